@@ -1,0 +1,27 @@
+# Two entry points: `make demo` and `make test`. Each builds .venv from pyproject.toml when needed.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test lint clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/anonbandits decompose examples/ads_60x4.json --C 3 --method auto -o examples/ads_60x4.decomposition.json
+	$(BIN)/anonbandits verify examples/ads_60x4.json examples/ads_60x4.decomposition.json --C 3
+
+test: $(STAMP)
+	$(BIN)/ruff check solvers src tests benchmarks
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check solvers src tests benchmarks
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

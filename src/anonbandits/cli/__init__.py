@@ -1,0 +1,1 @@
+"""Command-line interface: ``anonbandits decompose | verify | simulate | ...``."""

@@ -1,0 +1,54 @@
+"""Mean curve with a band over seeds, one line per label."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from anonbandits.experiments.runner import TaskResult
+
+
+def plot_curves(results: Sequence[TaskResult], path: str | Path, *, xlabel: str = "round",
+                ylabel: str = "cumulative pseudo-regret", title: str | None = None,
+                logx: bool = False) -> Path:
+    """Plot the mean of each label's curves with a 95% normal band over seeds and save to ``path``.
+
+    Curves of one label are interpolated onto the union of their x values, so runs may record different
+    checkpoints (e.g. a run stopped early).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups: dict[str, list[tuple[np.ndarray, np.ndarray]]] = defaultdict(list)
+    for r in results:
+        if r.curve is not None:
+            groups[r.label].append(r.curve)
+    if not groups:
+        raise ValueError("no run recorded a curve to plot")
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for label, curves in sorted(groups.items()):
+        x = np.unique(np.concatenate([np.asarray(c[0], float) for c in curves]))
+        ys = np.stack([np.interp(x, np.asarray(cx, float), np.asarray(cy, float)) for cx, cy in curves])
+        mean = ys.mean(axis=0)
+        half = 1.96 * ys.std(axis=0, ddof=1) / np.sqrt(len(ys)) if len(ys) > 1 else np.zeros_like(mean)
+        (line,) = ax.plot(x, mean, label=f"{label} (n={len(ys)})")
+        ax.fill_between(x, mean - half, mean + half, color=line.get_color(), alpha=0.2, linewidth=0)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if logx:
+        ax.set_xscale("log")
+    if title:
+        ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

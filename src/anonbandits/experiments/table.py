@@ -1,0 +1,40 @@
+"""The tidy results table: one row per run, written as CSV (or JSON lines for a ``.jsonl`` path)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+
+def _columns(rows: list[Mapping[str, Any]]) -> list[str]:
+    cols: dict[str, None] = {}
+    for row in rows:
+        cols.update(dict.fromkeys(row))
+    return list(cols)
+
+
+def write_table(rows: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
+    """Write ``rows`` atomically (a temporary file renamed into place, so no half-written table remains)."""
+    rows = list(rows)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", newline="") as fh:
+            if path.suffix == ".jsonl":
+                for row in rows:
+                    fh.write(json.dumps(row, default=float) + "\n")
+            else:
+                writer = csv.DictWriter(fh, fieldnames=_columns(rows))
+                writer.writeheader()
+                writer.writerows(rows)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return path
