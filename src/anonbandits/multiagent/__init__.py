@@ -1,0 +1,1 @@
+"""Multi-agent best-arm identification (papers 002 and 003)."""
