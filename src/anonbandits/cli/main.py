@@ -11,10 +11,10 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from anondecomp.errors import AnonDecompError
 from anonbandits.errors import AnonBanditsError
+from anondecomp.errors import AnonDecompError
 
-SUBCOMMANDS = ("simulate",)
+SUBCOMMANDS = ("decompose", "verify", "simulate")
 
 EXIT_USER_ERROR = 2
 

@@ -1,0 +1,29 @@
+"""anondecomp: C-anonymous decompositions of demand graphs (the solver layer of anonbandits).
+
+Standalone: depends only on numpy, scipy, highspy and networkx. Reference: Esfandiari, Mirrokni, Schneider,
+"Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (paper 000); spec
+``shared/specs/anonymous-bandits.md``.
+
+>>> import numpy as np, anondecomp
+>>> g = anondecomp.DemandGraph.from_batched(100, np.ones((12, 3), bool))
+>>> res = anondecomp.decompose(g, C=3, method="polytope")
+>>> res.total_assignments, anondecomp.verify(g, 3, res).valid
+(102, True)
+"""
+
+from anondecomp.caratheodory import CaratheodoryResult, caratheodory
+from anondecomp.decompose import METHODS, decompose
+from anondecomp.errors import AnonDecompError, InfeasibleError, InvalidInputError, MethodNotApplicableError
+from anondecomp.graph import DemandGraph
+from anondecomp.io import read_decomposition, read_graph, write_decomposition
+from anondecomp.polytope import Membership, check_membership, membership
+from anondecomp.result import Decomposition
+from anondecomp.ubatched import check_u_batched
+from anondecomp.verify import VerificationReport, coverage, verify
+
+__all__ = [
+    "METHODS", "AnonDecompError", "CaratheodoryResult", "Decomposition", "DemandGraph", "InfeasibleError",
+    "InvalidInputError", "Membership", "MethodNotApplicableError", "VerificationReport", "caratheodory",
+    "check_membership", "check_u_batched", "coverage", "decompose", "membership", "read_decomposition",
+    "read_graph", "verify", "write_decomposition",
+]

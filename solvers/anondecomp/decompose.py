@@ -1,0 +1,62 @@
+"""One entry point for every decomposition method, in the style of ``scipy.optimize.minimize(method=...)``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from anondecomp.errors import InvalidInputError
+from anondecomp.graph import DemandGraph
+from anondecomp.methods import (
+    block_decomposition,
+    greedy_decomposition,
+    polytope_decomposition,
+    randomized_decomposition,
+)
+from anondecomp.methods.polytope import polytope_applies
+from anondecomp.result import Decomposition
+
+METHODS = ("auto", "greedy", "block", "polytope", "randomized")
+
+
+def decompose(graph: DemandGraph, C: int, method: str = "auto", *, rng: np.random.Generator | None = None,
+              seed: int | None = 0, best_effort: bool = False) -> Decomposition:
+    """Compute a C-anonymous decomposition of ``graph`` (paper 000, Section 3).
+
+    Parameters
+    ----------
+    graph : the demand graph (:class:`~anondecomp.DemandGraph`).
+    C : anonymity parameter (>= 1): an arm is informative only with at least C+1 users on it.
+    method : ``"greedy"`` (alpha = K), ``"block"`` (alpha = ceil(K(C+1)/U)), ``"polytope"`` (alpha = 1, needs
+        every column of w/D to sum to >= C+1), ``"randomized"`` (the paper's simulation baseline), or
+        ``"auto"``: polytope when it applies, else block.
+    rng, seed : randomness for ``randomized`` (and for retries of the schedule); ``rng`` wins.
+    best_effort : cover what can be covered when some arm is wanted by at most C users, and list the
+        rest in ``result.uncovered`` instead of raising :class:`~anondecomp.InfeasibleError`.
+
+    Returns
+    -------
+    Decomposition : distinct assignments with integer multiplicities; see its attributes.
+
+    Examples
+    --------
+    >>> import numpy as np, anondecomp
+    >>> active = np.array([[1, 1], [1, 0], [0, 1], [1, 1], [1, 1], [1, 1]], bool)
+    >>> g = anondecomp.DemandGraph.from_batched(10, active)
+    >>> res = anondecomp.decompose(g, C=1)
+    >>> res.method, anondecomp.verify(g, 1, res).valid
+    ('polytope', True)
+    """
+    if method not in METHODS:
+        raise InvalidInputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    rng = rng if rng is not None else np.random.default_rng(seed)
+    if method == "auto":
+        from anondecomp.methods._common import prepare
+
+        prep = prepare(graph, C, best_effort)
+        method = "block" if len(polytope_applies(graph, prep.C, prep.required)) else "polytope"
+    if method == "greedy":
+        return greedy_decomposition(graph, C, best_effort=best_effort)
+    if method == "randomized":
+        return randomized_decomposition(graph, C, rng=rng, best_effort=best_effort)
+    solver = polytope_decomposition if method == "polytope" else block_decomposition
+    return solver(graph, C, best_effort=best_effort, rng=rng)

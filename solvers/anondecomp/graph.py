@@ -1,0 +1,157 @@
+"""The demand graph: users x arms, non-negative weights w_ij = feedback samples user i wants from arm j.
+
+Spec: ``shared/specs/anonymous-bandits.md`` section 3 (paper 000, Section 3.2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from anondecomp.errors import InvalidInputError
+
+
+def _names(given: Sequence[str] | None, n: int, prefix: str, what: str) -> tuple[str, ...]:
+    if given is None:
+        return tuple(f"{prefix}{k}" for k in range(n))
+    names = tuple(str(x) for x in given)
+    if len(names) != n:
+        raise InvalidInputError(f"{len(names)} {what} names given for {n} {what}s")
+    if len(set(names)) != n:
+        dup = next(x for x in names if names.count(x) > 1)
+        raise InvalidInputError(f"{what} name {dup!r} appears twice")
+    return names
+
+
+@dataclass(frozen=True, eq=False)
+class DemandGraph:
+    """A weighted bipartite demand graph (spec section 3).
+
+    Attributes
+    ----------
+    weights : (N, K) float array, ``w_ij >= 0``; ``w_ij > 0`` means user i may play arm j.
+    required : (N, K) int64 array, ``ceil(w_ij)``: the informative samples pair (i, j) must get. For a
+        batched graph it is computed exactly as ``ceil(D / |A_i|)`` in rational arithmetic.
+    users, arms : names, used in JSON input and output.
+    demand : the total demand D of a batched graph (``w_ij = D / |A_i|`` on A_i), else ``None``.
+
+    Every user must want at least one arm. Build one with :meth:`from_weights` or :meth:`from_batched`.
+    """
+
+    weights: np.ndarray
+    required: np.ndarray
+    users: tuple[str, ...]
+    arms: tuple[str, ...]
+    demand: float | None = None
+    support: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "support", self.weights > 0)
+
+    # -- construction ------------------------------------------------------------------------------
+    @classmethod
+    def from_weights(cls, weights, users: Sequence[str] | None = None,
+                     arms: Sequence[str] | None = None) -> DemandGraph:
+        """A graph from an (N, K) weight matrix; weights must be finite, non-negative, each row non-zero."""
+        try:
+            w = np.array(weights, dtype=float)
+        except (TypeError, ValueError):
+            raise InvalidInputError("weights must be numbers") from None
+        if w.ndim != 2 or w.shape[0] == 0 or w.shape[1] == 0:
+            raise InvalidInputError(f"weights must be a non-empty 2-D (users x arms) matrix, got shape {w.shape}")
+        users_t = _names(users, w.shape[0], "u", "user")
+        arms_t = _names(arms, w.shape[1], "a", "arm")
+        bad = ~np.isfinite(w) | (w < 0)
+        if bad.any():
+            i, j = np.argwhere(bad)[0]
+            raise InvalidInputError(f"weight of user {users_t[i]!r} on arm {arms_t[j]!r} is {w[i, j]}; "
+                                    "weights must be finite and non-negative")
+        empty = ~(w > 0).any(axis=1)
+        if empty.any():
+            raise InvalidInputError(f"user {users_t[int(np.argmax(empty))]!r} has no demand (all weights 0)")
+        return cls(w, np.ceil(w).astype(np.int64), users_t, arms_t)
+
+    @classmethod
+    def from_batched(cls, demand: float, active, users: Sequence[str] | None = None,
+                     arms: Sequence[str] | None = None) -> DemandGraph:
+        """A batched graph: ``w_ij = D / |A_i|`` for j in A_i (spec section 3).
+
+        ``active`` is an (N, K) boolean matrix whose row i marks A_i.
+        """
+        if isinstance(demand, bool) or not isinstance(demand, int | float | np.integer | np.floating):
+            raise InvalidInputError(f"demand D must be a number, got {demand!r}")
+        if not np.isfinite(demand) or demand <= 0:
+            raise InvalidInputError(f"demand D must be positive, got {demand}")
+        a = np.asarray(active)
+        if a.ndim != 2 or a.shape[0] == 0 or a.shape[1] == 0:
+            raise InvalidInputError(f"active sets must be a non-empty (users x arms) matrix, got shape {a.shape}")
+        a = a.astype(bool)
+        users_t = _names(users, a.shape[0], "u", "user")
+        sizes = a.sum(axis=1)
+        if (sizes == 0).any():
+            raise InvalidInputError(f"user {users_t[int(np.argmin(sizes))]!r} has an empty active set")
+        weights = np.where(a, demand / np.maximum(sizes, 1)[:, None], 0.0)
+        d = Fraction(demand)  # exact: ceil(D / s) without floating error
+        per_size = {int(s): -((-d.numerator) // (d.denominator * int(s))) for s in np.unique(sizes)}
+        req_row = np.array([per_size[int(s)] for s in sizes], dtype=np.int64)
+        required = np.where(a, req_row[:, None], 0).astype(np.int64)
+        return cls(weights, required, users_t, _names(arms, a.shape[1], "a", "arm"), demand=float(demand))
+
+    # -- derived quantities ----------------------------------------------------------------------
+    @property
+    def n_users(self) -> int:
+        return self.weights.shape[0]
+
+    @property
+    def n_arms(self) -> int:
+        return self.weights.shape[1]
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.weights.shape
+
+    @property
+    def lower_bound(self) -> int:
+        """``max_i sum_j ceil(w_ij)``: no decomposition has fewer assignments (one sample per user each)."""
+        return int(self.required.sum(axis=1).max())
+
+    @property
+    def arm_degrees(self) -> np.ndarray:
+        """``|B_j|``: how many users may play each arm."""
+        return self.support.sum(axis=0)
+
+    def thin_arms(self, C: int) -> np.ndarray:
+        """Indices of wanted arms with at most C users able to play them: they can never be observed."""
+        deg = self.arm_degrees
+        return np.flatnonzero((deg > 0) & (deg <= C) & (self.required > 0).any(axis=0))
+
+    def normalized(self) -> tuple[np.ndarray, float]:
+        """``(w_hat, D)`` with ``D = max_i sum_j w_ij`` and ``w_hat = w / D`` (row sums <= 1)."""
+        d = self.demand if self.demand is not None else float(self.weights.sum(axis=1).max())
+        return self.weights / d, d
+
+    def with_required(self, required: np.ndarray) -> DemandGraph:
+        """The same graph asking for other (smaller) integer demands; used by best-effort solving."""
+        return DemandGraph(self.weights, np.asarray(required, dtype=np.int64), self.users, self.arms,
+                           self.demand)
+
+    def arm_names(self, idx) -> list[str]:
+        return [self.arms[int(j)] for j in np.atleast_1d(idx)]
+
+
+def active_from_sets(active_sets: Mapping[str, Sequence[str]], arms: Sequence[str] | None = None
+                     ) -> tuple[np.ndarray, list[str], list[str]]:
+    """``{"user": ["arm", ...]}`` -> (N, K) boolean matrix, user names, arm names (first-seen order)."""
+    users = list(active_sets)
+    arm_list = list(arms) if arms is not None else list(dict.fromkeys(a for s in active_sets.values() for a in s))
+    index = {a: k for k, a in enumerate(arm_list)}
+    active = np.zeros((len(users), len(arm_list)), dtype=bool)
+    for i, (user, chosen) in enumerate(active_sets.items()):
+        for arm in chosen:
+            if arm not in index:
+                raise InvalidInputError(f"user {user!r} lists unknown arm {arm!r}")
+            active[i, index[arm]] = True
+    return active, users, arm_list

@@ -1,0 +1,194 @@
+"""JSON in and out (formats documented in docs/formats.md, JSON Schemas in anondecomp/schemas/).
+
+Input, detected automatically:
+
+* networkx node-link JSON of a bipartite graph: nodes carry ``"bipartite": 0`` (user) or ``1`` (arm); each
+  link (key ``"links"`` or ``"edges"``) joins a user and an arm with ``"weight"``, the samples wanted.
+* compact batched form: ``{"demand": D, "active_sets": {"user": ["arm", ...], ...}}``, w_ij = D / |A_i|.
+
+Either may carry ``"C"``. Output: the decomposition with every assignment listing every user by name.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from anondecomp.errors import InvalidInputError
+from anondecomp.graph import DemandGraph, active_from_sets
+from anondecomp.result import Decomposition, arm_dtype
+
+
+def load_json(path: str | os.PathLike) -> Any:
+    """Parse a JSON file; a missing, unreadable or malformed file raises :class:`InvalidInputError`."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        raise InvalidInputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"{path}: cannot read file ({getattr(exc, 'strerror', None) or exc})") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+
+
+def _number(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise InvalidInputError(f"{what} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def graph_from_document(doc: Any) -> tuple[DemandGraph, int | None]:
+    """A graph (and the document's ``C``, if any) from a parsed JSON document of either input format."""
+    if not isinstance(doc, dict):
+        raise InvalidInputError("the document must be a JSON object (node-link graph or batched form)")
+    C = doc.get("C")
+    if C is not None and (isinstance(C, bool) or not isinstance(C, int)):
+        raise InvalidInputError(f"field 'C' must be an integer, got {C!r}")
+    if "active_sets" in doc or "demand" in doc:
+        return _batched(doc), C
+    if "nodes" in doc:
+        return _node_link(doc), C
+    raise InvalidInputError("document is in neither format: expected 'nodes' and 'links' (node-link graph) "
+                            "or 'demand' and 'active_sets' (batched form)")
+
+
+def read_graph(path: str | os.PathLike) -> tuple[DemandGraph, int | None]:
+    """Read a graph file; returns the graph and the file's ``C`` (``None`` when absent)."""
+    return graph_from_document(load_json(path))
+
+
+def _batched(doc: dict) -> DemandGraph:
+    for key in ("demand", "active_sets"):
+        if key not in doc:
+            raise InvalidInputError(f"batched form needs field {key!r}")
+    demand = _number(doc["demand"], "field 'demand'")
+    if demand <= 0:
+        raise InvalidInputError(f"field 'demand' must be positive, got {doc['demand']!r}")
+    sets = doc["active_sets"]
+    if not isinstance(sets, dict) or not sets:
+        raise InvalidInputError("field 'active_sets' must be a non-empty object {user: [arm, ...]}")
+    for user, arms in sets.items():
+        if not isinstance(arms, list) or not all(isinstance(a, str | int) for a in arms):
+            raise InvalidInputError(f"active set of user {user!r} must be a list of arm names")
+        if not arms:
+            raise InvalidInputError(f"user {user!r} has no demand (empty active set)")
+    arms = doc.get("arms")
+    active, users, arm_list = active_from_sets({u: [str(a) for a in s] for u, s in sets.items()},
+                                               None if arms is None else [str(a) for a in arms])
+    return DemandGraph.from_batched(demand, active, users, arm_list)
+
+
+def _node_link(doc: dict) -> DemandGraph:
+    nodes = doc["nodes"]
+    links = doc.get("links", doc.get("edges"))
+    if not isinstance(nodes, list) or not isinstance(links, list):
+        raise InvalidInputError("node-link graph needs a list 'nodes' and a list 'links' (or 'edges')")
+    users: dict[str, int] = {}
+    arms: dict[str, int] = {}
+    for k, node in enumerate(nodes):
+        if not isinstance(node, dict) or "id" not in node:
+            raise InvalidInputError(f"node {k} must be an object with an 'id'")
+        side = node.get("bipartite")
+        name = str(node["id"])
+        if name in users or name in arms:
+            raise InvalidInputError(f"node id {name!r} appears twice")
+        if side == 0:
+            users[name] = len(users)
+        elif side == 1:
+            arms[name] = len(arms)
+        else:
+            raise InvalidInputError(f"node {name!r} needs \"bipartite\": 0 (user) or 1 (arm), got {side!r}")
+    if not users or not arms:
+        raise InvalidInputError("the graph needs at least one user node and one arm node")
+    w = np.zeros((len(users), len(arms)))
+    for k, link in enumerate(links):
+        if not isinstance(link, dict) or "source" not in link or "target" not in link:
+            raise InvalidInputError(f"link {k} must be an object with 'source' and 'target'")
+        a, b = str(link["source"]), str(link["target"])
+        if a in arms and b in users:
+            a, b = b, a
+        if a not in users or b not in arms:
+            raise InvalidInputError(f"link {k} ({a!r} - {b!r}) must join a user node and an arm node")
+        if "weight" not in link:
+            raise InvalidInputError(f"link {a!r} - {b!r} has no 'weight'")
+        weight = _number(link["weight"], f"weight of link {a!r} - {b!r}")
+        if weight <= 0:
+            raise InvalidInputError(f"weight of link {a!r} - {b!r} must be positive, got {link['weight']!r}")
+        w[users[a], arms[b]] += weight
+    return DemandGraph.from_weights(w, list(users), list(arms))
+
+
+def decomposition_header(result: Decomposition, extra: dict | None = None) -> dict:
+    """The output document without its assignments: C, method, R, lower bound, distinct count, extras."""
+    head = {"C": result.C, "method": result.method, "total_assignments": result.total_assignments,
+            "lower_bound": result.lower_bound, "distinct_assignments": result.n_distinct}
+    if len(result.uncovered):
+        g = result.graph
+        head["uncovered"] = [{"user": g.users[i], "arm": g.arms[j]} for i, j in result.uncovered]
+    return {**head, **(extra or {})}
+
+
+def write_decomposition(result: Decomposition, path: str | os.PathLike, extra: dict | None = None) -> None:
+    """Write the decomposition as JSON, streaming one assignment at a time.
+
+    The file is written under a temporary name and renamed at the end, so an interrupted or failed write
+    never leaves a partial output file behind.
+    """
+    g = result.graph
+    # "user": "arm" text of every (user, arm) pair, so one assignment is a gather plus a join
+    user_keys = np.array([json.dumps(u) + ": " for u in g.users], dtype=object)
+    arm_vals = np.array([json.dumps(a) for a in g.arms], dtype=object)
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.",
+                               suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            head = json.dumps(decomposition_header(result, extra))
+            fh.write(head[:-1] + ', "assignments": [')
+            for r, (row, m) in enumerate(zip(result.assignments, result.multiplicities, strict=True)):
+                pieces = user_keys + arm_vals[row]
+                fh.write(("," if r else "") + '\n  {"multiplicity": ' + str(int(m)) + ', "arms": {'
+                         + ", ".join(pieces) + "}}")
+            fh.write("\n]}\n")
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def read_decomposition(path: str | os.PathLike, graph: DemandGraph) -> tuple[np.ndarray, np.ndarray, Any]:
+    """Read a decomposition file against ``graph``: (assignments, multiplicities, the file's C or None)."""
+    doc = load_json(path)
+    if not isinstance(doc, dict) or not isinstance(doc.get("assignments"), list):
+        raise InvalidInputError(f"{path}: a decomposition needs a list 'assignments'")
+    user_index = {u: i for i, u in enumerate(graph.users)}
+    arm_index = {a: j for j, a in enumerate(graph.arms)}
+    n = len(doc["assignments"])
+    a = np.empty((n, graph.n_users), dtype=arm_dtype(graph.n_arms))
+    m = np.empty(n, dtype=np.int64)
+    for r, item in enumerate(doc["assignments"]):
+        if not isinstance(item, dict) or not isinstance(item.get("arms"), dict):
+            raise InvalidInputError(f"{path}: assignment {r} needs an object 'arms' {{user: arm}}")
+        mult = item.get("multiplicity", 1)
+        if isinstance(mult, bool) or not isinstance(mult, int) or mult < 1:
+            raise InvalidInputError(f"{path}: assignment {r} has multiplicity {mult!r}; need a positive integer")
+        m[r] = mult
+        arms = item["arms"]
+        missing = [u for u in graph.users if u not in arms]
+        if missing:
+            raise InvalidInputError(f"{path}: assignment {r} does not place user {missing[0]!r} "
+                                    "(assignments must list every user)")
+        for user, arm in arms.items():
+            if user not in user_index:
+                raise InvalidInputError(f"{path}: assignment {r} names unknown user {user!r}")
+            if arm not in arm_index:
+                raise InvalidInputError(f"{path}: assignment {r} puts user {user!r} on unknown arm {arm!r}")
+        a[r] = [arm_index[arms[u]] for u in graph.users]
+    return a, m, doc.get("C")

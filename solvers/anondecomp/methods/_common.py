@@ -1,0 +1,105 @@
+"""Pieces every method shares: input checks, best-effort reduction, vertices to assignments, repair."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from anondecomp.caratheodory import caratheodory
+from anondecomp.errors import InfeasibleError, InvalidInputError
+from anondecomp.graph import DemandGraph
+from anondecomp.result import arm_dtype, compress
+from anondecomp.schedule import phase_schedule
+from anondecomp.verify import coverage
+
+SCHEDULE_RETRIES = 3
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The demand a method must meet (``required``, thin arms removed in best-effort mode)."""
+
+    graph: DemandGraph
+    C: int
+    required: np.ndarray
+    uncovered: np.ndarray
+
+
+def prepare(graph: DemandGraph, C: int, best_effort: bool) -> Prepared:
+    """Check C and feasibility: an arm wanted by 1..C users can never be observed (paper 000, Sec. 3.2)."""
+    if isinstance(C, bool) or not isinstance(C, int | np.integer) or C < 1:
+        raise InvalidInputError(f"C must be an integer >= 1, got {C!r}")
+    C = int(C)
+    thin = graph.thin_arms(C)
+    required = graph.required
+    uncovered = np.empty((0, 2), dtype=np.int64)
+    if len(thin):
+        if not best_effort:
+            names = ", ".join(repr(a) for a in graph.arm_names(thin))
+            raise InfeasibleError(
+                f"arm(s) {names} are wanted by fewer than C+1 = {C + 1} users and can never be observed; "
+                "use best_effort to cover everything else", arms=graph.arm_names(thin))
+        required = required.copy()
+        mask = np.zeros(graph.n_arms, dtype=bool)
+        mask[thin] = True
+        uncovered = np.argwhere((required > 0) & mask[None, :])
+        required[:, thin] = 0
+    return Prepared(graph, C, required, uncovered)
+
+
+def park(graph: DemandGraph) -> np.ndarray:
+    """The arm a user sits on when an assignment has nothing for it: its first support arm."""
+    return np.argmax(graph.support, axis=1)
+
+
+def vertices_to_assignments(vertices: np.ndarray, graph: DemandGraph) -> np.ndarray:
+    """Carathéodory vertices (-1 = user not on any arm) -> total assignments (idle users parked)."""
+    return np.where(vertices >= 0, vertices, park(graph)[None, :]).astype(arm_dtype(graph.n_arms))
+
+
+def greedy_assignments(graph: DemandGraph, arms: np.ndarray) -> np.ndarray:
+    """For each arm j: every user who may play j is on j, the others parked (spec 4.1's M_j)."""
+    base = park(graph)
+    out = np.repeat(base[None, :], len(arms), axis=0)
+    for r, j in enumerate(arms):
+        out[r, graph.support[:, j]] = j
+    return out.astype(arm_dtype(graph.n_arms))
+
+
+def repair(prep: Prepared, assignments: np.ndarray, mult: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Add greedy assignments for any pair left short (floating-point rounding in Carathéodory weights).
+
+    Returns the compressed decomposition and the number of assignments the repair added.
+    """
+    got = coverage(assignments, mult, prep.C, prep.graph.n_arms)
+    short = np.maximum(prep.required - got, 0)
+    arms = np.flatnonzero(short.max(axis=0) > 0)
+    if len(arms) == 0:
+        return assignments, mult, 0
+    extra_m = short[:, arms].max(axis=0).astype(np.int64)
+    assignments = np.concatenate([assignments, greedy_assignments(prep.graph, arms)])
+    mult = np.concatenate([mult, extra_m])
+    return assignments, mult, int(extra_m.sum())
+
+
+def decompose_face(prep: Prepared, required: np.ndarray, x: np.ndarray, open_arms: np.ndarray,
+                   rng: np.random.Generator | None) -> tuple[np.ndarray, np.ndarray, str]:
+    """Decompose demand ``required`` whose normalised point ``x`` lies in P_C(open_arms).
+
+    Tries the phase schedule (deterministic, then a few randomised rotations); falls back to the exact
+    Carathéodory procedure, with multiplicities ``ceil(lambda_k * L)`` where L scales x up to the demand.
+    Returns assignments, multiplicities and which route was taken.
+    """
+    for attempt in range(SCHEDULE_RETRIES + 1):
+        sched = phase_schedule(required, prep.graph.support, prep.C,
+                               rng=None if attempt == 0 else (rng or np.random.default_rng(attempt)))
+        if sched.valid:
+            return sched.assignments, sched.multiplicities, "schedule"
+    res = caratheodory(x, prep.C, open_arms)
+    pos = x > 0
+    scale = float((required[pos] / x[pos]).max()) if pos.any() else 0.0
+    mult = np.ceil(res.weights * scale - 1e-9).astype(np.int64)
+    keep = mult > 0
+    a, m = compress(vertices_to_assignments(res.vertices[keep], prep.graph), mult[keep])
+    return a, m, "caratheodory"

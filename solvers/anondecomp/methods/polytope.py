@@ -1,0 +1,65 @@
+"""LP / polytope decomposition (paper 000, Lemma 3 and Corollary 1; spec 4.3-4.4).
+
+When every column of w_hat = w / D sums to at least C+1, w_hat lies in P_C([K]) and a Carathéodory
+decomposition of it, scaled by D, is a C-anonymous decomposition with at most D + NK + 1 assignments
+(alpha = 1; Lemma 5 shows the condition holds whenever U >= K(C+1)). The vertices come from the phase
+schedule of :mod:`anondecomp.schedule` (exactly the lower bound, when no slot is thin) or else from the
+exact Carathéodory procedure of :mod:`anondecomp.caratheodory`.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from anondecomp.errors import MethodNotApplicableError
+from anondecomp.graph import DemandGraph
+from anondecomp.methods._common import decompose_face, prepare, repair
+from anondecomp.result import Decomposition
+
+
+def column_sums(graph: DemandGraph, required: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(column sums of w_hat over the arms still wanted, mask of those arms), w_hat = w / max row sum."""
+    w = np.where(required > 0, graph.weights, 0.0)
+    wanted = (required > 0).any(axis=0)
+    return (w / w.sum(axis=1).max()).sum(axis=0), wanted
+
+
+def polytope_applies(graph: DemandGraph, C: int, required: np.ndarray | None = None) -> np.ndarray:
+    """Indices of wanted arms whose column sum of w_hat is below C+1 (empty: the method applies)."""
+    cols, wanted = column_sums(graph, graph.required if required is None else required)
+    return np.flatnonzero(wanted & (cols < C + 1 - 1e-12))
+
+
+def polytope_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
+                           rng: np.random.Generator | None = None) -> Decomposition:
+    """Decompose w_hat in P_C([K]) (Corollary 1); refuse with a clear message when it is not in it.
+
+    Raises
+    ------
+    MethodNotApplicableError naming the arms whose column sum of w / D is below C+1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = DemandGraph.from_batched(10, np.ones((8, 2), bool))
+    >>> polytope_decomposition(g, C=3).total_assignments
+    10
+    """
+    start = time.perf_counter()
+    prep = prepare(graph, C, best_effort)
+    low = polytope_applies(graph, prep.C, prep.required)
+    if len(low):
+        cols, _ = column_sums(graph, prep.required)
+        detail = ", ".join(f"{graph.arms[j]!r} ({cols[j]:.3g})" for j in low[:10])
+        raise MethodNotApplicableError(
+            f"polytope needs every arm's column sum of w/D to be at least C+1 = {prep.C + 1}; arm(s) {detail} "
+            f"fall short{' (and more)' if len(low) > 10 else ''}; use method='block'")
+    w = np.where(prep.required > 0, graph.weights, 0.0)
+    x = w / w.sum(axis=1).max()
+    open_arms = (prep.required > 0).any(axis=0)
+    a, m, route = decompose_face(prep, prep.required, x, open_arms, rng)
+    a, m, repaired = repair(prep, a, m)
+    return Decomposition(graph, prep.C, "polytope", a, m, uncovered=prep.uncovered,
+                         wall_time=time.perf_counter() - start, info={"route": route, "repaired": repaired})

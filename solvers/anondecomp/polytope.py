@@ -1,0 +1,145 @@
+"""The C-anonymity polytope P_C(S): its H-representation, membership, and the covering LP on HiGHS.
+
+Spec section 4.2 (paper 000, Lemma 4): x is in P_C(S) iff 0 <= x_ij <= 1, every row sums to at most 1,
+every column in S sums to at least C+1 and every column outside S is zero. The constraint matrix is a
+bipartite incidence matrix (totally unimodular), so these inequalities describe the convex hull of the
+0/1 points exactly, and LP vertices are integral.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from anondecomp.errors import InvalidInputError
+
+
+def arm_mask(S, n_arms: int) -> np.ndarray:
+    """Arms S (indices, or a boolean mask, or ``None`` for all) as a boolean mask of length n_arms."""
+    if S is None:
+        return np.ones(n_arms, dtype=bool)
+    S = np.asarray(S)
+    if S.dtype == bool:
+        if S.shape != (n_arms,):
+            raise InvalidInputError(f"arm mask must have length {n_arms}")
+        return S.copy()
+    mask = np.zeros(n_arms, dtype=bool)
+    if S.size and (S.min() < 0 or S.max() >= n_arms):
+        raise InvalidInputError(f"arm indices must lie in [0, {n_arms})")
+    mask[S.astype(int)] = True
+    return mask
+
+
+@dataclass(frozen=True)
+class Membership:
+    """Outcome of a membership check.
+
+    ``member``: x is in P_C(S). ``violated``: every failing H-constraint, one readable line each.
+    ``beta``: (LP only) the largest beta such that beta * x is dominated by a point of P_C(S); ``beta >= 1``
+    means x's demand can be met by a convex combination of vertices (Lemma 3 with beta).
+    """
+
+    member: bool
+    violated: tuple[str, ...]
+    beta: float | None = None
+
+
+def check_membership(x: np.ndarray, C: int, S=None, tol: float = 1e-9) -> Membership:
+    """Exact H-representation test of x in P_C(S) (Lemma 4), naming every violated constraint."""
+    x = np.asarray(x, dtype=float)
+    N, K = x.shape
+    S = arm_mask(S, K)
+    bad: list[str] = []
+    for i, j in np.argwhere(x < -tol)[:5]:
+        bad.append(f"x[{i},{j}] = {x[i, j]:.6g} < 0")
+    for i, j in np.argwhere(x > 1 + tol)[:5]:
+        bad.append(f"x[{i},{j}] = {x[i, j]:.6g} > 1")
+    rows = x.sum(axis=1)
+    for i in np.flatnonzero(rows > 1 + tol)[:5]:
+        bad.append(f"row sum of user {i} is {rows[i]:.6g} > 1")
+    cols = x.sum(axis=0)
+    for j in np.flatnonzero(S & (cols < C + 1 - tol)):
+        bad.append(f"column sum of arm {j} is {cols[j]:.6g} < C+1 = {C + 1}")
+    for j in np.flatnonzero(~S & (np.abs(x).sum(axis=0) > tol)):
+        bad.append(f"arm {j} is outside S but its column is not zero")
+    return Membership(member=not bad, violated=tuple(bad))
+
+
+def covering_lp(x: np.ndarray, C: int, S=None, support: np.ndarray | None = None,
+                time_limit: float | None = None):
+    """Build the covering LP ``max beta : beta * x <= y, y in P_C(S), y = 0 off support`` as a highspy model.
+
+    Variables are one y per support pair plus beta; rows are the N user rows, the |S| arm rows and one
+    covering row per pair with x > 0. The constraint matrix is assembled once, as a sparse CSC matrix.
+    Returns ``(highspy.Highs, n_pairs)``.
+    """
+    import highspy
+
+    x = np.asarray(x, dtype=float)
+    N, K = x.shape
+    S = arm_mask(S, K)
+    supp = (x > 0) if support is None else np.asarray(support, bool)
+    supp = supp & S[None, :]
+    ui, aj = np.nonzero(supp)
+    n = len(ui)
+    xv = x[ui, aj]
+    cover = np.flatnonzero(xv > 0)
+    # rows: users (<= 1), arms in S (>= C+1), covering (y_e - beta x_e >= 0)
+    s_idx = np.flatnonzero(S)
+    arm_row = np.full(K, -1)
+    arm_row[s_idx] = N + np.arange(len(s_idx))
+    cover_row = N + len(s_idx) + np.arange(len(cover))
+    r = np.concatenate([ui, arm_row[aj], cover_row, cover_row])
+    c = np.concatenate([np.arange(n), np.arange(n), cover, np.full(len(cover), n)])
+    v = np.concatenate([np.ones(n), np.ones(n), np.ones(len(cover)), -xv[cover]])
+    n_rows = N + len(s_idx) + len(cover)
+    A = sp.csc_matrix((v, (r, c)), shape=(n_rows, n + 1))
+    inf = highspy.kHighsInf
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n + 1, n_rows
+    lp.col_cost_ = np.concatenate([np.zeros(n), [1.0]])
+    lp.col_lower_ = np.zeros(n + 1)
+    lp.col_upper_ = np.concatenate([np.ones(n), [inf]])
+    lp.row_lower_ = np.concatenate([np.full(N, -inf), np.full(len(s_idx), C + 1.0), np.zeros(len(cover))])
+    lp.row_upper_ = np.concatenate([np.ones(N), np.full(len(s_idx), inf), np.full(len(cover), inf)])
+    lp.sense_ = highspy.ObjSense.kMaximize
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = A.indptr
+    lp.a_matrix_.index_ = A.indices
+    lp.a_matrix_.value_ = A.data
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", float(time_limit))
+    h.passModel(lp)
+    return h, n
+
+
+def membership(x: np.ndarray, C: int, S=None) -> Membership:
+    """Is x in P_C(S)? Exact H-representation check plus the HiGHS covering LP (spec 4.2).
+
+    ``member`` and ``violated`` come from Lemma 4's inequalities; ``beta`` is the covering LP's optimum, the
+    largest scaling of x that a point of P_C(S) dominates (0 when no point of P_C(S) fits the support).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = membership(np.full((6, 2), 0.5), C=2)
+    >>> m.member, round(m.beta, 6)
+    (True, 1.0)
+    """
+    import highspy
+
+    exact = check_membership(x, C, S)
+    h, _ = covering_lp(x, C, S)
+    h.run()
+    status = h.getModelStatus()
+    if status == highspy.HighsModelStatus.kOptimal:
+        beta = float(h.getInfo().objective_function_value)
+    elif status == highspy.HighsModelStatus.kInfeasible:
+        beta = 0.0
+    else:
+        raise RuntimeError(f"HiGHS could not solve the covering LP: {h.modelStatusToString(status)}")
+    return Membership(exact.member, exact.violated, beta)

@@ -1,0 +1,82 @@
+"""The decomposition result: distinct assignments with integer multiplicities (spec section 3 [DECISION])."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from anondecomp.graph import DemandGraph
+
+
+def arm_dtype(n_arms: int) -> np.dtype:
+    """Smallest signed integer type holding arm indices: assignments can be large (distinct x users)."""
+    for dt in (np.int8, np.int16, np.int32):
+        if n_arms <= np.iinfo(dt).max:
+            return np.dtype(dt)
+    return np.dtype(np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class Decomposition:
+    """A C-anonymous decomposition of a demand graph.
+
+    Attributes
+    ----------
+    assignments : (n_distinct, N) integer array; ``assignments[r, i]`` is user i's arm in assignment r.
+        Every assignment is a total function (every user on one arm of its support).
+    multiplicities : (n_distinct,) int64, each >= 1; R = ``total_assignments`` is their sum.
+    method : the method that produced it; ``C`` the anonymity parameter.
+    lower_bound : ``max_i sum_j ceil(w_ij)``, no decomposition is shorter.
+    uncovered : (m, 2) int array of (user, arm) pairs that cannot be covered (only with ``best_effort``).
+    wall_time : seconds spent by the method.
+    info : method-specific details (e.g. blocks used, fallback taken).
+    """
+
+    graph: DemandGraph
+    C: int
+    method: str
+    assignments: np.ndarray
+    multiplicities: np.ndarray
+    uncovered: np.ndarray = field(default_factory=lambda: np.empty((0, 2), dtype=np.int64))
+    wall_time: float = 0.0
+    info: dict = field(default_factory=dict)
+
+    @property
+    def total_assignments(self) -> int:
+        return int(self.multiplicities.sum())
+
+    @property
+    def n_distinct(self) -> int:
+        return int(self.multiplicities.size)
+
+    @property
+    def lower_bound(self) -> int:
+        return self.graph.lower_bound
+
+    @property
+    def ratio(self) -> float:
+        """R / lower bound (1.0 is optimal)."""
+        return self.total_assignments / self.lower_bound
+
+    def summary(self) -> str:
+        lines = [f"method               {self.method}",
+                 f"users x arms         {self.graph.n_users} x {self.graph.n_arms}, C = {self.C}",
+                 f"R (assignments)      {self.total_assignments}",
+                 f"lower bound          {self.lower_bound}   (max_i sum_j w_ij)",
+                 f"R / lower bound      {self.ratio:.4f}",
+                 f"distinct assignments {self.n_distinct}",
+                 f"wall time            {self.wall_time:.3f} s"]
+        if len(self.uncovered):
+            lines.append(f"uncovered pairs      {len(self.uncovered)} (best effort)")
+        return "\n".join(lines)
+
+
+def compress(assignments: np.ndarray, multiplicities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Merge identical assignments (adding their multiplicities) and drop zero multiplicities."""
+    keep = multiplicities > 0
+    a, m = assignments[keep], multiplicities[keep]
+    if len(a) <= 1:
+        return a, m.astype(np.int64)
+    uniq, inverse = np.unique(a, axis=0, return_inverse=True)
+    return uniq, np.bincount(inverse.ravel(), weights=m, minlength=len(uniq)).astype(np.int64)

@@ -1,0 +1,227 @@
+"""The anonymous feedback channel: the only interface between an anonymous-bandit learner and the world.
+
+Paper ``000_e91e148c589dfd32.txt`` Sections 2.1 and 3.1; spec ``anonymous-bandits.md`` Sections 1, 2 and 5.
+A learner holds an :class:`AnonymousChannel` and nothing else: it can *play* assignments without feedback
+(:meth:`~AnonymousChannel.play`) or *elicit* feedback on assignments with the 2C+2-round sub-algorithm
+(:meth:`~AnonymousChannel.elicit`). Rewards are drawn here, summed per group by the
+:class:`~anonbandits.elicitation.auditor.AnonymityAuditor` (which refuses groups smaller than C), and the
+learner gets back only the sub-algorithm's estimates computed from those sums. The channel also keeps the
+simulation's books: the round clock (it never plays past the horizon, even in the middle of a batch or of a
+2C+2-round elicitation) and the pseudo-regret of every round of every user.
+
+Speed **[DECISION]**: the m repetitions of one distinct assignment are i.i.d., so for each (user, round of
+the sub-algorithm) the channel draws the *sum* of that user's m rewards at once (one binomial draw for
+Bernoulli rewards: exact; clipped-Gaussian rewards are drawn one by one, vectorised). Group sums of these
+per-user sums are exactly the sums over the m repetitions of the group observations, and the group
+structure is kept exact (the estimates of one group share its round-0 sum). The auditor checks every group
+it serves and counts each served sum as m observations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from anonbandits.elicitation.auditor import AnonymityAuditor
+from anonbandits.elicitation.subalgorithm import (
+    elicitation_rounds,
+    estimates_from_sums,
+    partition_groups,
+    round_labels,
+)
+from anonbandits.envs.instances import MultiUserInstance
+from anonbandits.envs.rewards import sum_rewards
+from anonbandits.errors import ConfigError
+
+#: Upper bound on the entries of one vectorised chunk (rows x rounds x users, or individual draws).
+CHUNK_ENTRIES = 1 << 22
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """What an elicitation returns to the learner.
+
+    ``sums[i, j]`` is the sum of the unbiased estimates of mu_ij it produced and ``counts[i, j]`` their
+    number (both (N, K); zero where the pair got no informative sample).
+    """
+
+    sums: np.ndarray
+    counts: np.ndarray
+
+
+class AnonymousChannel:
+    """Rounds, rewards and audited feedback for N users on one instance.
+
+    Parameters
+    ----------
+    instance : the users' means and reward model.
+    C : anonymity parameter (observed groups have >= C users).
+    horizon : T, the number of rounds; nothing is played beyond it.
+    rng : source of all reward randomness.
+    """
+
+    def __init__(self, instance: MultiUserInstance, C: int, horizon: int, rng: np.random.Generator) -> None:
+        if horizon < 1:
+            raise ConfigError(f"horizon must be at least 1, got {horizon}")
+        self.instance = instance
+        self.auditor = AnonymityAuditor(C)
+        self.C = self.auditor.C
+        self.horizon = int(horizon)
+        self.t = 0
+        self.regret = 0.0
+        self._rng = rng
+        self._seg_rounds: list[np.ndarray] = []
+        self._seg_rates: list[np.ndarray] = []
+
+    # ------------------------------------------------------------------ clock and regret
+    @property
+    def remaining(self) -> int:
+        return self.horizon - self.t
+
+    @property
+    def done(self) -> bool:
+        return self.t >= self.horizon
+
+    @property
+    def observations(self) -> int:
+        return self.auditor.observations
+
+    @property
+    def min_group_size(self) -> int | None:
+        return self.auditor.min_group_size
+
+    def _charge(self, rounds: np.ndarray, rates: np.ndarray) -> None:
+        rounds = np.asarray(rounds, dtype=np.int64)
+        rates = np.asarray(rates, dtype=float)
+        self._seg_rounds.append(rounds)
+        self._seg_rates.append(rates)
+        self.t += int(rounds.sum())
+        self.regret += float(rounds @ rates)
+
+    def regret_curve(self, points: int = 200) -> tuple[np.ndarray, np.ndarray]:
+        """Cumulative pseudo-regret (summed over users) at ``points + 1`` evenly spaced rounds of [0, t].
+
+        Exact: regret is linear within each played segment, so interpolating between segment ends is exact.
+        """
+        rounds = np.concatenate([np.zeros(1, np.int64), *self._seg_rounds])
+        rates = np.concatenate([np.zeros(1), *self._seg_rates])
+        xb = np.cumsum(rounds)
+        yb = np.cumsum(rounds * rates)
+        x = np.unique(np.linspace(0, self.t, points + 1).round().astype(np.int64))
+        return x, np.interp(x, xb, yb)
+
+    # ------------------------------------------------------------------ playing
+    def play(self, arms: np.ndarray, rounds: int | None = None) -> int:
+        """Every user i plays ``arms[i]`` for ``rounds`` rounds (default: to the horizon), no feedback.
+
+        Returns the number of rounds actually played (cut at the horizon).
+        """
+        arms = np.asarray(arms)
+        if arms.shape != (self.instance.n_users,):
+            raise ValueError(f"arms must have shape ({self.instance.n_users},)")
+        n = self.remaining if rounds is None else min(int(rounds), self.remaining)
+        if n > 0:
+            self._charge(np.array([n]), np.array([self.instance.round_regret(arms)]))
+        return n
+
+    def elicit(self, assignments: np.ndarray, multiplicities: np.ndarray | None = None, *,
+               order: np.ndarray | None = None) -> Feedback:
+        """Run the 2C+2-round sub-algorithm on a sequence of assignments.
+
+        Parameters
+        ----------
+        assignments : (n, N) distinct assignments (arm of every user), or one (N,) assignment.
+        multiplicities : (n,) repetitions of each, played one distinct assignment after the other.
+        order : instead of ``multiplicities``, the sequence of assignment indices to play, one entry per
+            2C+2-round repetition.
+
+        Returns
+        -------
+        The estimates of every *complete* repetition played before the horizon. A repetition cut by the
+        horizon is played (its regret counted, its groups served by the auditor and counted as
+        observations) but yields no estimate: the run is over.
+        """
+        a = np.asarray(assignments)
+        if a.ndim == 1:
+            a = a[None, :]
+        n_dist, n_users = a.shape
+        if n_users != self.instance.n_users:
+            raise ValueError(f"assignments must have {self.instance.n_users} columns, got {n_users}")
+        if np.any((a < 0) | (a >= self.instance.n_arms)):
+            raise ValueError("assignment arm index out of range")
+        if order is None:
+            if multiplicities is None:
+                raise ValueError("give multiplicities or order")
+            order = np.repeat(np.arange(n_dist), np.asarray(multiplicities, dtype=np.int64))
+        order = np.asarray(order, dtype=np.int64)
+        r = elicitation_rounds(self.C)
+        n_full = min(order.size, self.remaining // r)
+        partial = self.remaining - n_full * r if n_full < order.size else 0
+        rates = self.instance.round_regret(a)
+        played = order[:n_full]
+        reps = np.bincount(played, minlength=n_dist)
+        if n_full:
+            starts = np.concatenate(([0], np.flatnonzero(np.diff(played)) + 1))
+            lengths = np.diff(np.append(starts, n_full))
+            self._charge(lengths * r, rates[played[starts]])
+        feedback = self._elicit_repeated(a[reps > 0], reps[reps > 0])
+        if partial:
+            self._charge(np.array([partial]), rates[order[n_full]:order[n_full] + 1])
+            self._serve_partial(a[order[n_full]], partial)
+        return feedback
+
+    # ------------------------------------------------------------------ internals
+    def _elicit_repeated(self, a: np.ndarray, reps: np.ndarray) -> Feedback:
+        n_users, n_arms, r = self.instance.n_users, self.instance.n_arms, elicitation_rounds(self.C)
+        sums = np.zeros(n_users * n_arms)
+        counts = np.zeros(n_users * n_arms, dtype=np.int64)
+        if not len(a):
+            return Feedback(sums.reshape(n_users, n_arms), counts.reshape(n_users, n_arms))
+        step = max(1, CHUNK_ENTRIES // (r * n_users))
+        users = np.arange(n_users)
+        for lo in range(0, len(a), step):
+            ac, mc = a[lo:lo + step], reps[lo:lo + step]
+            labels, positions = partition_groups(ac, n_arms, self.C)
+            released = self._serve(ac, labels, positions, mc, r)
+            est = estimates_from_sums(released, labels, positions)
+            ok = labels >= 0
+            pair = (users[None, :] * n_arms + ac)[ok]
+            sums += np.bincount(pair, weights=est[ok], minlength=n_users * n_arms)
+            counts += np.bincount(pair, weights=np.broadcast_to(mc[:, None], ok.shape)[ok],
+                                  minlength=n_users * n_arms).astype(np.int64)
+        return Feedback(sums.reshape(n_users, n_arms), counts.reshape(n_users, n_arms))
+
+    def _serve_partial(self, assignment: np.ndarray, rounds: int) -> None:
+        labels, positions = partition_groups(assignment[None, :], self.instance.n_arms, self.C)
+        self._serve(assignment[None, :], labels, positions, np.ones(1, np.int64), rounds)
+
+    def _serve(self, a: np.ndarray, labels: np.ndarray, positions: np.ndarray, reps: np.ndarray,
+               rounds: int) -> np.ndarray:
+        """Draw the rewards of ``rounds`` rounds (summed over ``reps`` repetitions) and have the auditor
+        release the group sums: (n, rounds, G)."""
+        n, n_users = a.shape
+        groups = round_labels(labels, positions, self.C)[:, :rounds]
+        rewards = np.zeros((n, n_users, rounds))
+        member = labels >= 0
+        rows, cols = np.nonzero(member)
+        rewards[rows, cols] = self._reward_sums(self.instance.mu[cols, a[rows, cols]], reps[rows], rounds)
+        released = self.auditor.release(groups.reshape(n * rounds, n_users),
+                                        np.broadcast_to(a[:, None, :], groups.shape).reshape(n * rounds, -1),
+                                        rewards.transpose(0, 2, 1).reshape(n * rounds, n_users),
+                                        np.repeat(reps, rounds))
+        return released.reshape(n, rounds, -1)
+
+    def _reward_sums(self, mu: np.ndarray, reps: np.ndarray, rounds: int) -> np.ndarray:
+        """(M, rounds): for each entry and round, the sum of ``reps`` i.i.d. rewards of mean parameter mu."""
+        model = self.instance.model
+        if model == "bernoulli":
+            return self._rng.binomial(reps[:, None], mu[:, None], size=(mu.size, rounds)).astype(float)
+        out = np.zeros((mu.size, rounds))
+        cap = max(1, CHUNK_ENTRIES // max(1, mu.size * rounds))
+        for start in range(0, int(reps.max(initial=0)), cap):
+            sel = np.flatnonzero(reps > start)
+            take = np.minimum(reps[sel] - start, cap)
+            out[sel] += sum_rewards(model, mu[sel, None], np.broadcast_to(take[:, None], (sel.size, rounds)),
+                                    self._rng)
+        return out
