@@ -19,7 +19,7 @@ METHODS = ("auto", "greedy", "block", "polytope", "randomized")
 
 
 def decompose(graph: DemandGraph, C: int, method: str = "auto", *, rng: np.random.Generator | None = None,
-              seed: int | None = 0, best_effort: bool = False) -> Decomposition:
+              seed: int | None = 0, best_effort: bool = False, vertices: str = "auto") -> Decomposition:
     """Compute a C-anonymous decomposition of ``graph`` (paper 000, Section 3).
 
     Parameters
@@ -32,6 +32,8 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, rng: np.rando
     rng, seed : randomness for ``randomized`` (and for retries of the schedule); ``rng`` wins.
     best_effort : cover what can be covered when some arm is wanted by at most C users, and list the
         rest in ``result.uncovered`` instead of raising :class:`~anondecomp.InfeasibleError`.
+    vertices : for polytope and block, how vertices of P_C are found: ``"auto"`` (phase schedule, exact
+        Carathéodory when a slot comes out thin), ``"schedule"`` or ``"caratheodory"``.
 
     Returns
     -------
@@ -59,4 +61,4 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, rng: np.rando
     if method == "randomized":
         return randomized_decomposition(graph, C, rng=rng, best_effort=best_effort)
     solver = polytope_decomposition if method == "polytope" else block_decomposition
-    return solver(graph, C, best_effort=best_effort, rng=rng)
+    return solver(graph, C, best_effort=best_effort, rng=rng, vertices=vertices)

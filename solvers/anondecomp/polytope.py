@@ -84,16 +84,21 @@ def covering_lp(x: np.ndarray, C: int, S=None, support: np.ndarray | None = None
     supp = supp & S[None, :]
     ui, aj = np.nonzero(supp)
     n = len(ui)
-    xv = x[ui, aj]
-    cover = np.flatnonzero(xv > 0)
-    # rows: users (<= 1), arms in S (>= C+1), covering (y_e - beta x_e >= 0)
+    var = np.full((N, K), -1)
+    var[ui, aj] = np.arange(n)
+    # one covering row per pair with x > 0; a pair without a variable (off support or outside S) can only
+    # be covered with beta = 0
+    ci, cj = np.nonzero(x > 0)
+    cv = var[ci, cj]
+    has = cv >= 0
     s_idx = np.flatnonzero(S)
     arm_row = np.full(K, -1)
     arm_row[s_idx] = N + np.arange(len(s_idx))
-    cover_row = N + len(s_idx) + np.arange(len(cover))
-    r = np.concatenate([ui, arm_row[aj], cover_row, cover_row])
-    c = np.concatenate([np.arange(n), np.arange(n), cover, np.full(len(cover), n)])
-    v = np.concatenate([np.ones(n), np.ones(n), np.ones(len(cover)), -xv[cover]])
+    cover_row = N + len(s_idx) + np.arange(len(ci))
+    r = np.concatenate([ui, arm_row[aj], cover_row[has], cover_row])
+    c = np.concatenate([np.arange(n), np.arange(n), cv[has], np.full(len(ci), n)])
+    v = np.concatenate([np.ones(n), np.ones(n), np.ones(int(has.sum())), -x[ci, cj]])
+    cover = ci
     n_rows = N + len(s_idx) + len(cover)
     A = sp.csc_matrix((v, (r, c)), shape=(n_rows, n + 1))
     inf = highspy.kHighsInf
@@ -133,6 +138,8 @@ def membership(x: np.ndarray, C: int, S=None) -> Membership:
     import highspy
 
     exact = check_membership(x, C, S)
+    if not (np.asarray(x) > 0).any():
+        return Membership(exact.member, exact.violated, np.inf)  # nothing to cover: any scaling works
     h, _ = covering_lp(x, C, S)
     h.run()
     status = h.getModelStatus()

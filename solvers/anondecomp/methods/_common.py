@@ -83,18 +83,25 @@ def repair(prep: Prepared, assignments: np.ndarray, mult: np.ndarray) -> tuple[n
     return assignments, mult, int(extra_m.sum())
 
 
+VERTEX_ROUTES = ("auto", "schedule", "caratheodory")
+
+
 def decompose_face(prep: Prepared, required: np.ndarray, x: np.ndarray, open_arms: np.ndarray,
-                   rng: np.random.Generator | None) -> tuple[np.ndarray, np.ndarray, str]:
+                   rng: np.random.Generator | None, vertices: str = "auto") -> tuple[np.ndarray, np.ndarray, str]:
     """Decompose demand ``required`` whose normalised point ``x`` lies in P_C(open_arms).
 
-    Tries the phase schedule (deterministic, then a few randomised rotations); falls back to the exact
-    Carathéodory procedure, with multiplicities ``ceil(lambda_k * L)`` where L scales x up to the demand.
-    Returns assignments, multiplicities and which route was taken.
+    ``vertices="auto"`` tries the phase schedule (deterministic, then a few randomised rotations) and falls
+    back to the exact Carathéodory procedure, with multiplicities ``ceil(lambda_k * L)`` where L scales x up
+    to the demand; ``"caratheodory"`` goes straight to it; ``"schedule"`` never falls back (a thin slot is
+    then left to the final repair). Returns assignments, multiplicities and the route taken.
     """
-    for attempt in range(SCHEDULE_RETRIES + 1):
+    if vertices not in VERTEX_ROUTES:
+        raise InvalidInputError(f"vertices must be one of {', '.join(VERTEX_ROUTES)}, got {vertices!r}")
+    tries = 0 if vertices == "caratheodory" else SCHEDULE_RETRIES + 1
+    for attempt in range(tries):
         sched = phase_schedule(required, prep.graph.support, prep.C,
                                rng=None if attempt == 0 else (rng or np.random.default_rng(attempt)))
-        if sched.valid:
+        if sched.valid or vertices == "schedule":
             return sched.assignments, sched.multiplicities, "schedule"
     res = caratheodory(x, prep.C, open_arms)
     pos = x > 0

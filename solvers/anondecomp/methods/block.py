@@ -40,7 +40,7 @@ def _block_point(prep: Prepared, block: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def block_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
-                        rng: np.random.Generator | None = None) -> Decomposition:
+                        rng: np.random.Generator | None = None, vertices: str = "auto") -> Decomposition:
     """Decompose block by block (Corollary 2); valid whenever every wanted arm has >= C+1 users.
 
     Examples
@@ -69,7 +69,7 @@ def block_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False
     for block, req, x in chosen:
         open_arms = np.zeros(graph.n_arms, dtype=bool)
         open_arms[block] = True
-        a, m, route = decompose_face(prep, req, x, open_arms, rng)
+        a, m, route = decompose_face(prep, req, x, open_arms, rng, vertices)
         parts.append(a)
         mults.append(m)
         routes.append(route)

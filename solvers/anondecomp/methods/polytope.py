@@ -23,7 +23,7 @@ def column_sums(graph: DemandGraph, required: np.ndarray) -> tuple[np.ndarray, n
     """(column sums of w_hat over the arms still wanted, mask of those arms), w_hat = w / max row sum."""
     w = np.where(required > 0, graph.weights, 0.0)
     wanted = (required > 0).any(axis=0)
-    return (w / w.sum(axis=1).max()).sum(axis=0), wanted
+    return (w / max(w.sum(axis=1).max(), 1e-300)).sum(axis=0), wanted
 
 
 def polytope_applies(graph: DemandGraph, C: int, required: np.ndarray | None = None) -> np.ndarray:
@@ -33,7 +33,7 @@ def polytope_applies(graph: DemandGraph, C: int, required: np.ndarray | None = N
 
 
 def polytope_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
-                           rng: np.random.Generator | None = None) -> Decomposition:
+                           rng: np.random.Generator | None = None, vertices: str = "auto") -> Decomposition:
     """Decompose w_hat in P_C([K]) (Corollary 1); refuse with a clear message when it is not in it.
 
     Raises
@@ -57,9 +57,9 @@ def polytope_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fa
             f"polytope needs every arm's column sum of w/D to be at least C+1 = {prep.C + 1}; arm(s) {detail} "
             f"fall short{' (and more)' if len(low) > 10 else ''}; use method='block'")
     w = np.where(prep.required > 0, graph.weights, 0.0)
-    x = w / w.sum(axis=1).max()
+    x = w / max(w.sum(axis=1).max(), 1e-300)
     open_arms = (prep.required > 0).any(axis=0)
-    a, m, route = decompose_face(prep, prep.required, x, open_arms, rng)
+    a, m, route = decompose_face(prep, prep.required, x, open_arms, rng, vertices)
     a, m, repaired = repair(prep, a, m)
     return Decomposition(graph, prep.C, "polytope", a, m, uncovered=prep.uncovered,
                          wall_time=time.perf_counter() - start, info={"route": route, "repaired": repaired})

@@ -2,15 +2,20 @@
 
 Every assignment sends each user to a uniformly random arm of its support; a pair is informative when its
 arm drew at least C+1 users. Assignments are drawn until every pair has its demand [spec DECISION], or
-fail after a cap of ``cap_factor * K * max_ij ceil(w_ij)`` assignments with an error naming uncovered pairs.
+fail after a cap with an error naming uncovered pairs. The cap is ``cap_factor`` times the larger of K * D
+(the spec's suggestion) and D / p, where p is a lower bound on any pair's chance of being informative in one
+assignment: user i picks arm j with probability 1/|A_i|, and each other user of B_j picks it with
+probability at least q_j = min 1/|A_k|, so at least C of them do with probability >= P(Bin(|B_j|-1, q_j) >= C).
 A baseline: it wastes the rounds in which an arm draws C or fewer users.
 """
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
+from scipy import stats
 
 from anondecomp.errors import InfeasibleError
 from anondecomp.graph import DemandGraph
@@ -19,6 +24,21 @@ from anondecomp.result import Decomposition, arm_dtype, compress
 from anondecomp.verify import coverage
 
 BATCH = 256
+MAX_EXPECTED = 10_000_000
+
+
+def informative_probability_bound(graph: DemandGraph, required: np.ndarray, C: int) -> float:
+    """Lower bound on the chance that a wanted pair is informative in one uniformly random assignment."""
+    size = graph.support.sum(axis=1)
+    wanted = required > 0
+    arms = np.flatnonzero(wanted.any(axis=0))
+    if len(arms) == 0:
+        return 1.0
+    inv = np.where(graph.support, 1.0 / size[:, None], np.inf)
+    q = inv[:, arms].min(axis=0)
+    crowd = stats.binom.sf(C - 1, graph.arm_degrees[arms] - 1, q)
+    own = np.where(wanted[:, arms], 1.0 / size[:, None], np.inf).min(axis=0)
+    return float((own * crowd).min())
 
 
 def randomized_decomposition(graph: DemandGraph, C: int, *, rng: np.random.Generator | None = None,
@@ -40,7 +60,12 @@ def randomized_decomposition(graph: DemandGraph, C: int, *, rng: np.random.Gener
     N, K = graph.shape
     size = graph.support.sum(axis=1)
     choices = np.argsort(~graph.support, axis=1, kind="stable")[:, :int(size.max())]
-    cap = cap_factor * K * max(int(prep.required.max()), 1)
+    D = max(int(prep.required.max()), 1)
+    p = informative_probability_bound(graph, prep.required, prep.C)
+    if D / max(p, 1e-300) > MAX_EXPECTED:
+        raise InfeasibleError(f"randomized decomposition would need about {D / max(p, 1e-300):.3g} assignments "
+                              "(arms rarely draw C+1 users at random); use method='polytope' or 'block'")
+    cap = cap_factor * max(K * D, math.ceil(D / p))
     need = prep.required.copy()
     drawn: list[np.ndarray] = []
     total = 0

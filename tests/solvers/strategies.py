@@ -1,0 +1,37 @@
+"""Hypothesis strategies for demand graphs."""
+
+import numpy as np
+from hypothesis import strategies as st
+
+from anondecomp import DemandGraph
+
+
+@st.composite
+def batched_graphs(draw, max_users=14, max_arms=4, max_C=3, feasible=True):
+    """(graph, C): random active sets; with ``feasible`` every arm has at least C+1 possible users."""
+    C = draw(st.integers(1, max_C))
+    K = draw(st.integers(1, max_arms))
+    N = draw(st.integers(C + 1, max(max_users, C + 1)))
+    bits = draw(st.lists(st.lists(st.booleans(), min_size=K, max_size=K), min_size=N, max_size=N))
+    active = np.array(bits, dtype=bool)
+    empty = ~active.any(axis=1)
+    active[empty, draw(st.integers(0, K - 1))] = True
+    if feasible:
+        for j in np.flatnonzero(active.sum(axis=0) < C + 1):
+            active[: C + 1, j] = True
+    demand = draw(st.one_of(st.integers(1, 60), st.floats(0.5, 60, allow_nan=False)))
+    return DemandGraph.from_batched(demand, active), C
+
+
+@st.composite
+def weighted_graphs(draw, max_users=12, max_arms=4, max_C=3):
+    """(graph, C): integer or fractional weights; every arm with demand has at least C+1 users."""
+    C = draw(st.integers(1, max_C))
+    K = draw(st.integers(1, max_arms))
+    N = draw(st.integers(C + 1, max(max_users, C + 1)))
+    w = np.array(draw(st.lists(st.lists(st.sampled_from([0, 0, 1, 2, 3, 5, 8, 0.5, 2.5]), min_size=K, max_size=K),
+                               min_size=N, max_size=N)), dtype=float)
+    w[~(w > 0).any(axis=1), 0] = 1.0
+    for j in np.flatnonzero(((w > 0).sum(axis=0) < C + 1) & ((w > 0).sum(axis=0) > 0)):
+        w[: C + 1, j] = np.maximum(w[: C + 1, j], 1.0)
+    return DemandGraph.from_weights(w), C

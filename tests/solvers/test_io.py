@@ -1,0 +1,103 @@
+"""JSON formats in and out (docs/formats.md), checked against the JSON Schemas and round-tripped."""
+
+import json
+
+import jsonschema
+import networkx as nx
+import numpy as np
+import pytest
+
+import anondecomp
+from anondecomp import InvalidInputError
+from anondecomp.io import graph_from_document, read_decomposition, write_decomposition
+from anondecomp.schemas import load_schema
+
+
+def node_link(weights, C=None):
+    G = nx.Graph()
+    for j in range(weights.shape[1]):
+        G.add_node(f"arm{j}", bipartite=1)
+    for i, row in enumerate(weights):
+        G.add_node(f"user{i}", bipartite=0)
+        for j, w in enumerate(row):
+            if w > 0:
+                G.add_edge(f"user{i}", f"arm{j}", weight=float(w))
+    doc = nx.node_link_data(G, edges="links")
+    if C is not None:
+        doc["C"] = C
+    return doc
+
+
+def test_networkx_node_link_reads_back_the_weights():
+    w = np.array([[2, 0, 1.5], [1, 1, 1], [0, 3, 0]], float)
+    doc = node_link(w, C=2)
+    jsonschema.validate(doc, load_schema("graph"))
+    graph, C = graph_from_document(doc)
+    assert C == 2
+    assert graph.users == ("user0", "user1", "user2")
+    np.testing.assert_array_equal(graph.weights, w)
+    np.testing.assert_array_equal(graph.required, np.ceil(w))
+
+
+def test_edges_key_and_reversed_links_are_accepted():
+    doc = node_link(np.ones((2, 1)))
+    doc["edges"] = [{"source": e["target"], "target": e["source"], "weight": e["weight"]} for e in doc.pop("links")]
+    graph, _ = graph_from_document(doc)
+    assert graph.weights.tolist() == [[1.0], [1.0]]
+
+
+def test_batched_form_rounds_up_exactly():
+    doc = {"demand": 10, "active_sets": {"a": ["x", "y", "z"], "b": ["y"]}, "C": 1}
+    jsonschema.validate(doc, load_schema("graph"))
+    graph, C = graph_from_document(doc)
+    assert graph.arms == ("x", "y", "z") and C == 1
+    assert graph.required.tolist() == [[4, 4, 4], [0, 10, 0]]
+    assert graph.lower_bound == 12
+
+
+@pytest.mark.parametrize("doc, message", [
+    ([], "must be a JSON object"),
+    ({"foo": 1}, "neither format"),
+    ({"demand": 0, "active_sets": {"a": ["x"]}}, "'demand' must be positive"),
+    ({"demand": -3, "active_sets": {"a": ["x"]}}, "'demand' must be positive"),
+    ({"demand": "ten", "active_sets": {"a": ["x"]}}, "'demand' must be a finite number"),
+    ({"demand": 5, "active_sets": {"a": []}}, "user 'a' has no demand"),
+    ({"demand": 5, "active_sets": {"a": ["x"]}, "C": "3"}, "'C' must be an integer"),
+    ({"nodes": [{"id": "u", "bipartite": 0}, {"id": "a", "bipartite": 1}],
+      "links": [{"source": "u", "target": "a", "weight": -1}]}, "weight of link 'u' - 'a' must be positive"),
+    ({"nodes": [{"id": "u", "bipartite": 0}, {"id": "a", "bipartite": 1}],
+      "links": [{"source": "u", "target": "a", "weight": "x"}]}, "weight of link 'u' - 'a' must be a finite"),
+    ({"nodes": [{"id": "u", "bipartite": 0}, {"id": "v", "bipartite": 0}, {"id": "a", "bipartite": 1}],
+      "links": [{"source": "u", "target": "a", "weight": 1}]}, "user 'v' has no demand"),
+    ({"nodes": [{"id": "u", "bipartite": 2}], "links": []}, "needs \"bipartite\": 0"),
+    ({"nodes": [{"id": "u", "bipartite": 0}, {"id": "w", "bipartite": 0}, {"id": "a", "bipartite": 1}],
+      "links": [{"source": "u", "target": "w", "weight": 1}]}, "must join a user node and an arm node"),
+])
+def test_bad_documents_name_the_problem(doc, message):
+    with pytest.raises(InvalidInputError, match=message.replace("(", r"\(")):
+        graph_from_document(doc)
+
+
+def test_output_validates_against_schema_and_round_trips(tmp_path):
+    graph, _ = graph_from_document({"demand": 7, "active_sets": {f"u{i}": ["p", "q"] if i % 2 else ["p"]
+                                                                 for i in range(8)}})
+    res = anondecomp.decompose(graph, 2, "auto")
+    out = tmp_path / "out.json"
+    write_decomposition(res, out)
+    doc = json.loads(out.read_text())
+    jsonschema.validate(doc, load_schema("decomposition"))
+    assert doc["total_assignments"] == res.total_assignments == sum(a["multiplicity"] for a in doc["assignments"])
+    assert doc["distinct_assignments"] == len(doc["assignments"])
+    assert all(set(a["arms"]) == set(graph.users) for a in doc["assignments"])
+    a, m, C = read_decomposition(out, graph)
+    assert C == 2
+    assert anondecomp.verify(graph, 2, a, m).valid
+
+
+def test_failed_write_leaves_no_file(tmp_path, monkeypatch):
+    graph, _ = graph_from_document({"demand": 3, "active_sets": {f"u{i}": ["p"] for i in range(3)}})
+    res = anondecomp.decompose(graph, 1, "greedy")
+    monkeypatch.setattr(anondecomp.io, "decomposition_header", lambda *a, **k: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        write_decomposition(res, tmp_path / "out.json")
+    assert list(tmp_path.iterdir()) == []
