@@ -7,8 +7,6 @@ feasible bounded flow problem below has an integral solution, which is a vertex 
 from __future__ import annotations
 
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import maximum_flow
 
 
 def bounded_assignment(allowed: np.ndarray, user_lo: np.ndarray, col_lo: np.ndarray,
@@ -25,6 +23,10 @@ def bounded_assignment(allowed: np.ndarray, user_lo: np.ndarray, col_lo: np.ndar
     -------
     (N,) int array of arm indices, -1 for unassigned users; ``None`` when infeasible.
     """
+    # deferred: only the exact Carathéodory route needs flows, and csgraph is slow to import
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_flow
+
     N, K = allowed.shape
     s, t, users, arms = 0, 1, 2, 2 + N
     ss, tt = 2 + N + K, 3 + N + K

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from anondecomp.errors import InvalidInputError
 
@@ -76,6 +75,7 @@ def covering_lp(x: np.ndarray, C: int, S=None, support: np.ndarray | None = None
     Returns ``(highspy.Highs, n_pairs)``.
     """
     import highspy
+    import scipy.sparse as sp
 
     x = np.asarray(x, dtype=float)
     N, K = x.shape
@@ -138,15 +138,15 @@ def membership(x: np.ndarray, C: int, S=None) -> Membership:
     import highspy
 
     exact = check_membership(x, C, S)
-    if not (np.asarray(x) > 0).any():
-        return Membership(exact.member, exact.violated, np.inf)  # nothing to cover: any scaling works
     h, _ = covering_lp(x, C, S)
     h.run()
     status = h.getModelStatus()
     if status == highspy.HighsModelStatus.kOptimal:
         beta = float(h.getInfo().objective_function_value)
     elif status == highspy.HighsModelStatus.kInfeasible:
-        beta = 0.0
+        beta = 0.0       # P_C(S) has no point on this support
+    elif status == highspy.HighsModelStatus.kUnbounded:
+        beta = np.inf    # x = 0: any scaling is covered
     else:
         raise RuntimeError(f"HiGHS could not solve the covering LP: {h.modelStatusToString(status)}")
     return Membership(exact.member, exact.violated, beta)

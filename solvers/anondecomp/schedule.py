@@ -22,6 +22,8 @@ import numpy as np
 
 from anondecomp.result import arm_dtype
 
+_CHUNK = 1 << 22
+
 
 @dataclass(frozen=True)
 class Schedule:
@@ -80,11 +82,20 @@ def phase_schedule(required: np.ndarray, support: np.ndarray, C: int,
     later[:, 0] = False
     ui, pi = np.nonzero(later)
     marker[ui, np.searchsorted(cuts, starts_[ui, pi])] = 1
-    phase = np.cumsum(marker[:, :n_slots], axis=1)
+    phase = np.cumsum(marker[:, :n_slots], axis=1, dtype=marker.dtype)
+    del marker
     parked = np.argmax(support, axis=1)       # users with no demand sit on their first support arm
-    arm_of = np.where(k[:, None] > 0, np.take_along_axis(order, phase.astype(np.intp), axis=1), parked[:, None])
-    assignments = np.ascontiguousarray(arm_of.T, dtype=arm_dtype(K))
-    thin = _thin_slots(assignments, (k > 0), K, C)
+    order = np.where(k[:, None] > 0, order, parked[:, None]).astype(arm_dtype(K))
+    assignments = np.empty((n_slots, N), dtype=arm_dtype(K))
+    thin = []
+    step = max(1, _CHUNK // max(N, 1))        # slots per chunk: bounds the int64 temporaries
+    for lo in range(0, n_slots, step):
+        block = np.take_along_axis(order, phase[:, lo:lo + step].astype(np.intp), axis=1).T
+        assignments[lo:lo + step] = block
+        t = _thin_slots(block, k > 0, K, C)
+        t[:, 0] += lo
+        thin.append(t)
+    thin = np.concatenate(thin) if thin else np.empty((0, 2), dtype=np.int64)
     return Schedule(assignments, mult, thin)
 
 

@@ -15,7 +15,6 @@ import math
 import time
 
 import numpy as np
-from scipy import stats
 
 from anondecomp.errors import InfeasibleError
 from anondecomp.graph import DemandGraph
@@ -29,6 +28,8 @@ MAX_EXPECTED = 10_000_000
 
 def informative_probability_bound(graph: DemandGraph, required: np.ndarray, C: int) -> float:
     """Lower bound on the chance that a wanted pair is informative in one uniformly random assignment."""
+    from scipy import stats  # deferred: importing scipy.stats costs half a second of command start-up
+
     size = graph.support.sum(axis=1)
     wanted = required > 0
     arms = np.flatnonzero(wanted.any(axis=0))
