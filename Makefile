@@ -7,10 +7,11 @@ STAMP  := $(VENV)/.installed
 .PHONY: demo test lint clean
 
 $(STAMP): pyproject.toml
+	@echo "setting up $(VENV) (log in $(VENV)/install.log)"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	@( $(BIN)/python -m pip install --upgrade pip && $(BIN)/python -m pip install -e '.[test]' ) \
+		> $(VENV)/install.log 2>&1 || { tail -n 30 $(VENV)/install.log; exit 1; }
+	@touch $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/anonbandits decompose examples/ads_60x4.json --C 3 --method auto -o examples/ads_60x4.decomposition.json

@@ -4,32 +4,33 @@ from __future__ import annotations
 
 import numpy as np
 
-from anondecomp.flows import bounded_assignment
-
 
 def check_u_batched(active: np.ndarray, U: int) -> np.ndarray:
-    """Arms that cannot receive U users in any assignment of users to their active arms.
+    """Arms that cannot receive U users in an assignment of users to their active arms.
 
-    An empty result means the graph is U-batched. Arms with fewer than U possible users are always
-    reported; otherwise a max-flow with lower bound U on every arm decides, and when it is infeasible the
-    arms short of U in a maximum flow are reported.
+    An empty result means the graph is U-batched. Decided by one max-flow: source -> user (capacity 1),
+    user -> active arm (1), arm -> sink (U). The graph is U-batched exactly when the flow saturates every
+    arm (users left over can join any active arm without harm); otherwise the arms below U in that maximum
+    flow are reported (a maximum flow leaves as few users missing as possible).
 
     Examples
     --------
     >>> import numpy as np
     >>> check_u_batched(np.array([[1, 0], [1, 1], [0, 1], [1, 1]], bool), 2).size
     0
+    >>> check_u_batched(np.array([[1, 1], [1, 0], [1, 0]], bool), 2).tolist()
+    [1]
     """
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_flow
+
     a = np.asarray(active, dtype=bool)
     N, K = a.shape
-    deg = a.sum(axis=0)
-    short = np.flatnonzero(deg < U)
-    if len(short):
-        return short
-    lo = np.full(K, U, dtype=np.int64)
-    if bounded_assignment(a, np.ones(N, np.int64), lo, np.full(K, N, dtype=np.int64)) is not None:
-        return np.empty(0, dtype=np.int64)
-    # infeasible: relax arm lower bounds to find which arms fall short in a best assignment
-    best = bounded_assignment(a, np.ones(N, np.int64), np.zeros(K, np.int64), np.full(K, N, dtype=np.int64))
-    counts = np.bincount(best[best >= 0], minlength=K) if best is not None else np.zeros(K, int)
-    return np.flatnonzero(counts < U)
+    s, t = N + K, N + K + 1
+    ui, aj = np.nonzero(a)
+    tail = np.concatenate([np.full(N, s), ui, N + np.arange(K)])
+    head = np.concatenate([np.arange(N), N + aj, np.full(K, t)])
+    cap = np.concatenate([np.ones(N + len(ui)), np.full(K, U)]).astype(np.int32)
+    flow = maximum_flow(csr_matrix((cap, (tail, head)), shape=(N + K + 2, N + K + 2)), s, t).flow.tocsr()
+    into_sink = np.asarray(flow[N + np.arange(K), np.full(K, t)]).ravel()
+    return np.flatnonzero(into_sink < U)

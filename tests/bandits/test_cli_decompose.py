@@ -78,6 +78,11 @@ def test_bad_input_is_one_line_and_exit_2(doc, extra, message, tmp_path, capsys)
     assert not out_file.exists()
 
 
+def test_unreadable_file_is_one_line(tmp_path, capsys):
+    code, _, err = run(["decompose", str(tmp_path), "--C", "2"], capsys)  # a directory, not a file
+    assert code == 2 and "cannot read file" in err and err.count("\n") == 1
+
+
 def test_unknown_method_is_rejected(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["decompose", EXAMPLE, "--method", "simplex"])
