@@ -157,6 +157,7 @@ def write_decomposition(result: Decomposition, path: str | os.PathLike, extra: d
                 fh.write(("," if r else "") + '\n  {"multiplicity": ' + str(int(m)) + ', "arms": {'
                          + ", ".join(pieces) + "}}")
             fh.write("\n]}\n")
+        os.chmod(tmp, 0o644 & ~_umask())  # mkstemp makes 0600; give the usual permissions of a new file
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
@@ -192,3 +193,9 @@ def read_decomposition(path: str | os.PathLike, graph: DemandGraph) -> tuple[np.
                 raise InvalidInputError(f"{path}: assignment {r} puts user {user!r} on unknown arm {arm!r}")
         a[r] = [arm_index[arms[u]] for u in graph.users]
     return a, m, doc.get("C")
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

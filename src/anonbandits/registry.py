@@ -22,6 +22,9 @@ from anonbandits.errors import ConfigError
 
 # One line per family package; each exports ALGORITHMS.
 _FAMILIES: tuple[str, ...] = (
+    "anonbandits.anonymous",
+    "anonbandits.dp.distributed",
+    "anonbandits.dp",
 )
 
 

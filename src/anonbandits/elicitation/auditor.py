@@ -43,56 +43,63 @@ class AnonymityAuditor:
 
         Parameters
         ----------
-        groups : (S, N) integer labels; row s is one round, column i one user. ``-1`` puts the user in no
-            group; labels ``0..G-1`` name groups *within the row* (one user appears at most once per row,
-            so the members of a group are distinct users by construction).
-        arms : (S, N) arm each user played in that round (broadcastable to ``groups``).
-        rewards : (S, N) each user's reward in that round, summed over ``repetitions[s]`` i.i.d. repetitions
-            of the round with the same groups.
-        repetitions : (S,) or scalar, positive.
+        groups : (..., N) integer labels; each row (all leading indices together, S rows) is one round,
+            column i one user. ``-1`` puts the user in no group; labels ``0..G-1`` name groups *within the
+            row* (one user appears at most once per row, so the members of a group are distinct users by
+            construction).
+        arms : arm each user played in that round (broadcastable to ``groups``).
+        rewards : each user's reward in that round (broadcastable to ``groups``), summed over the row's
+            repetitions: i.i.d. repetitions of the round with the same groups.
+        repetitions : scalar or one positive count per row (shape ``groups.shape[:-1]``).
 
         Returns
         -------
-        (S, G) array: entry (s, g) is the total reward of group g in row s; NaN where row s has no group g.
+        (..., G) array: entry (row, g) is the total reward of group g in that row; NaN where the row has no
+        group g.
 
         Raises
         ------
         AnonymityViolation : a group has fewer than C members, or members on different arms.
         """
         groups = np.asarray(groups)
-        if groups.ndim != 2:
-            raise ValueError("groups must be an (S, N) array of labels")
-        n_rows = groups.shape[0]
-        reps = np.broadcast_to(np.asarray(repetitions, dtype=np.int64), (n_rows,))
+        if groups.ndim < 2:
+            raise ValueError("groups must be an (..., N) array of labels, one row per round")
+        lead = groups.shape[:-1]
+        n_rows = int(np.prod(lead))
+        reps = np.broadcast_to(np.asarray(repetitions, dtype=np.int64), lead).ravel()
         if np.any(reps < 1):
             raise ValueError("repetitions must be positive")
+        arms = np.broadcast_to(arms, groups.shape).ravel()
+        rewards = np.broadcast_to(rewards, groups.shape).ravel()
+        groups = groups.reshape(n_rows, -1)
         member = groups >= 0
         n_labels = int(groups.max()) + 1 if groups.size else 0
         if n_labels == 0:
-            return np.full((n_rows, 0), np.nan)
-        row_of = np.broadcast_to(np.arange(n_rows, dtype=np.int64)[:, None], groups.shape)[member]
-        flat = row_of * n_labels + groups[member]
-        sizes = np.bincount(flat, minlength=n_rows * n_labels)
+            return np.full((*lead, 0), np.nan)
+        n_bins = n_rows * n_labels
+        # one flat bin per (row, group); users in no group go to an extra bin that is dropped
+        flat = groups + (np.arange(n_rows, dtype=np.int64) * n_labels)[:, None]
+        np.putmask(flat, ~member, n_bins)
+        flat = flat.ravel()
+        sizes = np.bincount(flat, minlength=n_bins + 1)[:n_bins]
         used = sizes > 0
         small = used & (sizes < self.C)
         if small.any():
             bad = int(np.flatnonzero(small)[0])
             raise AnonymityViolation(f"group {bad % n_labels} of round {bad // n_labels} has "
                                      f"{sizes[bad]} users, fewer than C = {self.C}")
-        member_arms = np.broadcast_to(arms, groups.shape)[member]
-        group_arm = np.empty(n_rows * n_labels, dtype=member_arms.dtype)
-        group_arm[flat] = member_arms
-        mixed = group_arm[flat] != member_arms
+        group_arm = np.empty(n_bins + 1, dtype=arms.dtype)
+        group_arm[flat] = arms
+        mixed = (group_arm[flat] != arms) & member.ravel()
         if mixed.any():
             bad = int(flat[np.flatnonzero(mixed)[0]])
             raise AnonymityViolation(f"group {bad % n_labels} of round {bad // n_labels} mixes users "
                                      "playing different arms")
-        sums = np.bincount(flat, weights=np.broadcast_to(rewards, groups.shape)[member],
-                           minlength=n_rows * n_labels)
+        sums = np.bincount(flat, weights=rewards, minlength=n_bins + 1)[:n_bins]
         sums[~used] = np.nan
         per_row = used.reshape(n_rows, n_labels).sum(axis=1)
         self.observations += int((per_row * reps).sum())
         self.groups_served += int(per_row.sum())
         smallest = int(sizes[used].min())
         self.min_group_size = smallest if self.min_group_size is None else min(self.min_group_size, smallest)
-        return sums.reshape(n_rows, n_labels)
+        return sums.reshape(*lead, n_labels)

@@ -55,7 +55,8 @@ class AnonymousChannel:
 
     Parameters
     ----------
-    instance : the users' means and reward model.
+    instance : the users' means and reward model (kept private: the learner sees ``n_users``,
+        ``n_arms``, the clock and the audited feedback only).
     C : anonymity parameter (observed groups have >= C users).
     horizon : T, the number of rounds; nothing is played beyond it.
     rng : source of all reward randomness.
@@ -64,7 +65,9 @@ class AnonymousChannel:
     def __init__(self, instance: MultiUserInstance, C: int, horizon: int, rng: np.random.Generator) -> None:
         if horizon < 1:
             raise ConfigError(f"horizon must be at least 1, got {horizon}")
-        self.instance = instance
+        self._instance = instance  # private: a learner sees only what elicit() and play() return
+        self.n_users = instance.n_users
+        self.n_arms = instance.n_arms
         self.auditor = AnonymityAuditor(C)
         self.C = self.auditor.C
         self.horizon = int(horizon)
@@ -118,11 +121,11 @@ class AnonymousChannel:
         Returns the number of rounds actually played (cut at the horizon).
         """
         arms = np.asarray(arms)
-        if arms.shape != (self.instance.n_users,):
-            raise ValueError(f"arms must have shape ({self.instance.n_users},)")
+        if arms.shape != (self.n_users,):
+            raise ValueError(f"arms must have shape ({self.n_users},)")
         n = self.remaining if rounds is None else min(int(rounds), self.remaining)
         if n > 0:
-            self._charge(np.array([n]), np.array([self.instance.round_regret(arms)]))
+            self._charge(np.array([n]), np.array([self._instance.round_regret(arms)]))
         return n
 
     def elicit(self, assignments: np.ndarray, multiplicities: np.ndarray | None = None, *,
@@ -146,9 +149,9 @@ class AnonymousChannel:
         if a.ndim == 1:
             a = a[None, :]
         n_dist, n_users = a.shape
-        if n_users != self.instance.n_users:
-            raise ValueError(f"assignments must have {self.instance.n_users} columns, got {n_users}")
-        if np.any((a < 0) | (a >= self.instance.n_arms)):
+        if n_users != self.n_users:
+            raise ValueError(f"assignments must have {self.n_users} columns, got {n_users}")
+        if np.any((a < 0) | (a >= self.n_arms)):
             raise ValueError("assignment arm index out of range")
         if order is None:
             if multiplicities is None:
@@ -158,7 +161,7 @@ class AnonymousChannel:
         r = elicitation_rounds(self.C)
         n_full = min(order.size, self.remaining // r)
         partial = self.remaining - n_full * r if n_full < order.size else 0
-        rates = self.instance.round_regret(a)
+        rates = self._instance.round_regret(a)
         played = order[:n_full]
         reps = np.bincount(played, minlength=n_dist)
         if n_full:
@@ -173,7 +176,7 @@ class AnonymousChannel:
 
     # ------------------------------------------------------------------ internals
     def _elicit_repeated(self, a: np.ndarray, reps: np.ndarray) -> Feedback:
-        n_users, n_arms, r = self.instance.n_users, self.instance.n_arms, elicitation_rounds(self.C)
+        n_users, n_arms, r = self.n_users, self.n_arms, elicitation_rounds(self.C)
         sums = np.zeros(n_users * n_arms)
         counts = np.zeros(n_users * n_arms, dtype=np.int64)
         if not len(a):
@@ -193,35 +196,32 @@ class AnonymousChannel:
         return Feedback(sums.reshape(n_users, n_arms), counts.reshape(n_users, n_arms))
 
     def _serve_partial(self, assignment: np.ndarray, rounds: int) -> None:
-        labels, positions = partition_groups(assignment[None, :], self.instance.n_arms, self.C)
+        labels, positions = partition_groups(assignment[None, :], self.n_arms, self.C)
         self._serve(assignment[None, :], labels, positions, np.ones(1, np.int64), rounds)
 
     def _serve(self, a: np.ndarray, labels: np.ndarray, positions: np.ndarray, reps: np.ndarray,
                rounds: int) -> np.ndarray:
         """Draw the rewards of ``rounds`` rounds (summed over ``reps`` repetitions) and have the auditor
         release the group sums: (n, rounds, G)."""
-        n, n_users = a.shape
         groups = round_labels(labels, positions, self.C)[:, :rounds]
-        rewards = np.zeros((n, n_users, rounds))
-        member = labels >= 0
-        rows, cols = np.nonzero(member)
-        rewards[rows, cols] = self._reward_sums(self.instance.mu[cols, a[rows, cols]], reps[rows], rounds)
-        released = self.auditor.release(groups.reshape(n * rounds, n_users),
-                                        np.broadcast_to(a[:, None, :], groups.shape).reshape(n * rounds, -1),
-                                        rewards.transpose(0, 2, 1).reshape(n * rounds, n_users),
-                                        np.repeat(reps, rounds))
-        return released.reshape(n, rounds, -1)
+        rewards = self._reward_sums(self._instance.mu[np.arange(a.shape[1]), a], reps, rounds)
+        return self.auditor.release(groups, a[:, None, :], rewards, reps[:, None])
 
     def _reward_sums(self, mu: np.ndarray, reps: np.ndarray, rounds: int) -> np.ndarray:
-        """(M, rounds): for each entry and round, the sum of ``reps`` i.i.d. rewards of mean parameter mu."""
-        model = self.instance.model
-        if model == "bernoulli":
-            return self._rng.binomial(reps[:, None], mu[:, None], size=(mu.size, rounds)).astype(float)
-        out = np.zeros((mu.size, rounds))
-        cap = max(1, CHUNK_ENTRIES // max(1, mu.size * rounds))
+        """(n, rounds, N): for each row's users and each round, the sum of ``reps[row]`` i.i.d. rewards of
+        mean parameter ``mu[row, user]`` (every user is drawn; the auditor ignores users in no group)."""
+        n, n_users = mu.shape
+        shape = (n, rounds, n_users)
+        if self._instance.model == "bernoulli":
+            if np.all(reps == 1):  # one repetition: a uniform draw is cheaper than a binomial one
+                return (self._rng.random(shape) < mu[:, None, :]).astype(float)
+            return self._rng.binomial(reps[:, None, None], mu[:, None, :], size=shape).astype(float)
+        out = np.zeros(shape)
+        cap = max(1, CHUNK_ENTRIES // (rounds * n_users))
         for start in range(0, int(reps.max(initial=0)), cap):
             sel = np.flatnonzero(reps > start)
             take = np.minimum(reps[sel] - start, cap)
-            out[sel] += sum_rewards(model, mu[sel, None], np.broadcast_to(take[:, None], (sel.size, rounds)),
+            out[sel] += sum_rewards(self._instance.model, mu[sel, None, :],
+                                    np.broadcast_to(take[:, None, None], (sel.size, rounds, n_users)),
                                     self._rng)
         return out

@@ -33,8 +33,15 @@ def write_table(rows: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
                 writer = csv.DictWriter(fh, fieldnames=_columns(rows))
                 writer.writeheader()
                 writer.writerows(rows)
+        os.chmod(tmp, 0o644 & ~_umask())  # mkstemp makes 0600; give the usual permissions of a new file
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
     return path
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,139 @@
+"""Algorithm 1 of paper 000: low-regret anonymous bandits with a pluggable anonymous decomposition.
+
+Paper ``000_e91e148c589dfd32.txt`` (Esfandiari, Mirrokni, Schneider, NeurIPS 2022), Section 3.3,
+Algorithm 1 and Theorem 1; spec ``anonymous-bandits.md`` Section 5.2. Every user runs its own BaSE
+(:class:`~anonbandits.batched.BatchedElimination`, all users in lock-step on one static grid) with horizon
+``T' = floor(T / (alpha (2C+2)))`` and ``B = ceil(log log T')`` batches (at least 2). In each exploration
+batch b the active sets define the batched graph (D_b, A_{.,b}); it is checked to be U-batched
+(``anondecomp.check_u_batched``), decomposed once by ``anondecomp.decompose`` into R_b assignments, and every
+assignment is run through the 2C+2-round sub-algorithm of the audited
+:class:`~anonbandits.elicitation.AnonymousChannel`; the estimates go to the users' BaSE.
+
+Decisions (spec 5.2):
+
+* **[DECISION]** the last batch needs no feedback: every user plays its committed arm to the horizon;
+* **[DECISION]** a graph that is not U-batched raises :class:`~anonbandits.anonymous.errors.NotUBatchedError`
+  naming the arms, unless ``best_effort`` (then the decomposer covers what it can);
+* the run stops exactly at T, even mid-batch; regret counts every round, elicitation rounds included.
+* alpha (the decomposer's approximation ratio, which sets T'): by default the method's guarantee from the
+  paper: ``greedy`` K (Section 3.4.1); every other method ``max(1, ceil(K(C+1)/U))`` (Corollaries 1 and 2 for
+  ``polytope``/``block``/``auto``; ``randomized`` has no guarantee and gets the same ratio **[DECISION]**).
+* BaSE samples are the sub-algorithm's estimates, whose sub-Gaussian variance proxy is at most
+  ``(4C+1)/4`` for rewards in [0, 1] (a difference of two sums of at most 2C+1 and 2C rewards); the
+  elimination radius is scaled by it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import anondecomp
+from anonbandits.anonymous.errors import NotUBatchedError
+from anonbandits.anonymous.result import AnonymousRun, BatchRecord
+from anonbandits.batched import BatchedElimination, default_batches, static_grid
+from anonbandits.elicitation import AnonymousChannel, elicitation_rounds
+from anonbandits.envs.instances import MultiUserInstance
+from anonbandits.errors import AnonBanditsError, ConfigError
+
+CURVE_POINTS = 200
+
+
+def guaranteed_ratio(method: str, n_arms: int, C: int, U: int) -> int:
+    """The approximation ratio alpha(C, U) Algorithm 1 assumes for ``method`` (module docstring)."""
+    if method == "greedy":
+        return n_arms
+    return max(1, math.ceil(n_arms * (C + 1) / U))
+
+
+def estimate_variance_proxy(C: int) -> float:
+    """Sub-Gaussian variance proxy of one elicitation estimate for rewards in [0, 1]: (4C+1)/4."""
+    return (4 * C + 1) / 4
+
+
+def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, decomposer: str = "auto",
+                 grid: str = "minimax", batches: int = 0, gamma: float = 4.0, threshold: str = "log",
+                 alpha: float = 0.0, best_effort: bool = False, rng: np.random.Generator,
+                 decomposer_rng: np.random.Generator | None = None) -> AnonymousRun:
+    """Run Algorithm 1 on ``instance`` for ``horizon`` rounds.
+
+    Parameters
+    ----------
+    instance : N x K means and reward model.
+    C : anonymity parameter (observed groups have at least C users).
+    horizon : T.
+    U : the user-cluster lower bound the algorithm is given (every arm optimal for >= U users), U >= C+1.
+    decomposer : any ``anondecomp.METHODS`` name.
+    grid : static grid of BaSE (``minimax``, ``geometric``, ``arithmetic``).
+    batches : number of BaSE batches; 0 means ``max(2, ceil(log log T'))``.
+    gamma, threshold : BaSE elimination constant and radius form (:mod:`anonbandits.batched.base`).
+    alpha : approximation ratio assumed for the decomposer; 0 means :func:`guaranteed_ratio`.
+    best_effort : do not abort when a batch graph is not U-batched; decompose what can be covered.
+    rng : randomness of the rewards; ``decomposer_rng`` that of randomized decomposers (default: ``rng``).
+
+    Returns
+    -------
+    AnonymousRun : regret, regret curve, audited observation counts and per-batch records.
+    """
+    n_users, n_arms = instance.n_users, instance.n_arms
+    if C < 1:
+        raise ConfigError(f"C must be at least 1, got {C}")
+    if U < C + 1:
+        raise ConfigError(f"cluster U = {U} must be at least C + 1 = {C + 1} for Algorithm 1")
+    if instance.min_cluster < U:
+        raise ConfigError(f"the instance has an arm that is optimal for only {instance.min_cluster} users, "
+                          f"fewer than U = {U}")
+    if decomposer not in anondecomp.METHODS:
+        raise ConfigError(f"decomposer must be one of {', '.join(anondecomp.METHODS)}, got {decomposer!r}")
+    if alpha < 0:
+        raise ConfigError(f"alpha must be >= 0 (0 = the decomposer's guarantee), got {alpha}")
+    r = elicitation_rounds(C)
+    alpha = alpha or guaranteed_ratio(decomposer, n_arms, C, U)
+    base_horizon = int(horizon // (alpha * r))
+    if base_horizon < 1:
+        raise ConfigError(f"horizon {horizon} is too short: T / (alpha (2C+2)) = {horizon / (alpha * r):.3g} "
+                          "leaves BaSE no round")
+    n_batches = batches or default_batches(base_horizon)
+    learner = BatchedElimination(n_users, n_arms, static_grid(grid, base_horizon, n_batches), gamma=gamma,
+                                 threshold=threshold, sigma2=estimate_variance_proxy(C))
+    channel = AnonymousChannel(instance, C, horizon, rng)
+    dec_rng = decomposer_rng if decomposer_rng is not None else rng
+    records: list[BatchRecord] = []
+    while learner.exploring and not channel.done:
+        demand = learner.batch_length()
+        if demand == 0:
+            learner.update(np.zeros((n_users, n_arms)), np.zeros((n_users, n_arms), np.int64))
+            continue
+        active = learner.active.copy()
+        short = anondecomp.check_u_batched(active, U)
+        if short.size and not best_effort:
+            raise NotUBatchedError(f"batch {learner.batch + 1}: the graph is not {U}-batched, arm(s) "
+                                   f"{', '.join(map(str, short))} cannot get {U} users (an optimal arm was "
+                                   "eliminated); rerun with best_effort to continue", arms=short,
+                                   batch=learner.batch + 1)
+        graph = anondecomp.DemandGraph.from_batched(float(demand), active)
+        res = anondecomp.decompose(graph, C, method=decomposer, rng=dec_rng, best_effort=best_effort)
+        t0 = channel.t
+        fb = channel.elicit(res.assignments, res.multiplicities)
+        complete = channel.t - t0 == res.total_assignments * r
+        if complete and not best_effort and np.any(fb.counts[active] < graph.required[active]):
+            raise AnonBanditsError(f"decomposer {res.method!r} left (user, arm) pairs below their demand in "
+                                   f"batch {learner.batch + 1}")
+        eliminated = learner.update(fb.sums, fb.counts) if complete else np.zeros(0, bool)
+        records.append(BatchRecord(demand=demand, assignments=res.total_assignments, distinct=res.n_distinct,
+                                   method=res.method, uncovered=len(res.uncovered), rounds=channel.t - t0,
+                                   eliminated=int(eliminated.sum())))
+    exploration = channel.t
+    committed = None
+    if not channel.done:
+        committed = learner.commit()
+        channel.play(committed)
+    return AnonymousRun(
+        regret=channel.regret, curve=channel.regret_curve(CURVE_POINTS), observations=channel.observations,
+        min_group_size=channel.min_group_size, horizon=channel.t, exploration_rounds=exploration,
+        committed=committed,
+        optimal_fraction=float(np.mean(committed == instance.optimal)) if committed is not None else math.nan,
+        batches=tuple(records),
+        info={"alpha": alpha, "base_horizon": base_horizon, "grid": learner.grid.tolist(),
+              "batches": n_batches})

@@ -1,0 +1,120 @@
+"""Registry entries ``anon-batched`` (Algorithm 1) and ``anon-etc`` (Algorithm 2) of paper 000.
+
+Both build a clustered instance (:func:`anonbandits.envs.clustered_instance`) from the run's seed, so for a
+given seed every algorithm faces the same instance (paired comparisons); ``instance_seed >= 0`` fixes one
+instance for all seeds instead. Randomness: ``np.random.default_rng(seed).spawn(3)`` gives independent
+streams for the instance, the rewards and the decomposer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+import anondecomp
+from anonbandits.anonymous.algorithm1 import anon_batched
+from anonbandits.anonymous.algorithm2 import anon_etc
+from anonbandits.anonymous.result import AnonymousRun
+from anonbandits.batched import GRIDS, THRESHOLDS
+from anonbandits.envs.instances import INSTANCE_REWARDS, MultiUserInstance, clustered_instance
+from anonbandits.registry import AlgorithmSpec, Param, RunOutput
+
+
+def parse_bool(value: str | bool) -> bool:
+    """``true/false``, ``yes/no``, ``1/0``, ``on/off`` (case-insensitive) -> bool."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "1", "on"):
+        return True
+    if text in ("false", "no", "0", "off"):
+        return False
+    raise ValueError(f"expected true or false, got {value!r}")
+
+
+INSTANCE_PARAMS = (
+    Param("users", int, 300, "number of users N"),
+    Param("arms", int, 5, "number of arms K"),
+    Param("C", int, 3, "anonymity parameter: every observed group has at least C users"),
+    Param("cluster", int, 0, "U: every arm is optimal for at least U users (0 = balanced, floor(N/K))"),
+    Param("horizon", int, 200_000, "number of rounds T"),
+    Param("gap", float, 0.1, "each user's gap between its best and second-best mean (others are larger)"),
+    Param("reward", str, "bernoulli", "reward model (gaussian = clipped N(mu, 0.5^2))",
+          choices=INSTANCE_REWARDS),
+    Param("instance_seed", int, -1, "seed of the instance; -1 draws a new instance from each run's seed"),
+)
+
+BATCHED_PARAMS = (
+    Param("decomposer", str, "auto", "anondecomp method decomposing each batch",
+          choices=tuple(anondecomp.METHODS)),
+    Param("grid", str, "minimax", "static BaSE grid", choices=GRIDS),
+    Param("batches", int, 0, "BaSE batches B (0 = max(2, ceil(log log T')))"),
+    Param("gamma", float, 4.0, "BaSE elimination constant"),
+    Param("threshold", str, "log", "BaSE radius: log = sqrt(gamma s2 log(T'K)/tau), "
+          "gao = sqrt(gamma s2 K log(T'K/t_m)/t_m)", choices=THRESHOLDS),
+    Param("alpha", float, 0.0, "decomposer ratio setting T' = T/(alpha(2C+2)) (0 = the method's guarantee)"),
+    Param("best_effort", parse_bool, False, "continue when a batch graph is not U-batched (true/false)"),
+)
+
+ETC_PARAMS = (
+    Param("arm_offset", parse_bool, True, "group s plays arm (r+s) mod K (true) or r mod K (false)"),
+    Param("explore_scale", float, 10.0, "constant of T_exp = scale C^(2/3) K^(1/3) T^(2/3) log(NKT)^(1/3)"),
+)
+
+
+def _instance(params: Mapping[str, Any], rng: np.random.Generator) -> MultiUserInstance:
+    if params["instance_seed"] >= 0:
+        rng = np.random.default_rng(params["instance_seed"])
+    return clustered_instance(params["users"], params["arms"], params["cluster"], params["gap"], rng,
+                              model=params["reward"])
+
+
+def _cluster(params: Mapping[str, Any]) -> int:
+    return params["cluster"] or params["users"] // params["arms"]
+
+
+def _output(run: AnonymousRun, label: str, extra: Mapping[str, Any]) -> RunOutput:
+    metrics = {**extra,
+               "regret": run.regret,
+               "observations": run.observations,
+               "min_group_size": run.min_group_size if run.min_group_size is not None else math.nan,
+               "exploration_rounds": run.exploration_rounds,
+               "assignments": sum(b.assignments for b in run.batches),
+               "optimal_fraction": run.optimal_fraction}
+    return RunOutput(metrics=metrics, curve=run.curve, label=label)
+
+
+def run_batched(params: Mapping[str, Any], seed: int) -> RunOutput:
+    """``anon-batched``: Algorithm 1 of paper 000 on a clustered instance."""
+    inst_rng, reward_rng, dec_rng = np.random.default_rng(seed).spawn(3)
+    instance = _instance(params, inst_rng)
+    run = anon_batched(instance, params["C"], params["horizon"], U=_cluster(params),
+                       decomposer=params["decomposer"], grid=params["grid"], batches=params["batches"],
+                       gamma=params["gamma"], threshold=params["threshold"], alpha=params["alpha"],
+                       best_effort=params["best_effort"], rng=reward_rng, decomposer_rng=dec_rng)
+    methods = "+".join(dict.fromkeys(b.method for b in run.batches))
+    return _output(run, f"anon-batched/{params['decomposer']}",
+                   {"methods_used": methods, "alpha_used": run.info["alpha"],
+                    "distinct_assignments": sum(b.distinct for b in run.batches)})
+
+
+def run_etc(params: Mapping[str, Any], seed: int) -> RunOutput:
+    """``anon-etc``: Algorithm 2 of paper 000 on a clustered instance."""
+    inst_rng, reward_rng, _ = np.random.default_rng(seed).spawn(3)
+    instance = _instance(params, inst_rng)
+    run = anon_etc(instance, params["C"], params["horizon"], arm_offset=params["arm_offset"],
+                   explore_scale=params["explore_scale"], rng=reward_rng)
+    return _output(run, "anon-etc", {})
+
+
+ALGORITHMS: tuple[AlgorithmSpec, ...] = (
+    AlgorithmSpec(name="anon-batched", run=run_batched, params=INSTANCE_PARAMS + BATCHED_PARAMS,
+                  summary="Algorithm 1 of paper 000: per-user BaSE + anonymous decomposition (C-anonymous)",
+                  family="anonymous"),
+    AlgorithmSpec(name="anon-etc", run=run_etc, params=INSTANCE_PARAMS + ETC_PARAMS,
+                  summary="Algorithm 2 of paper 000: anonymous explore-then-commit (no cluster assumption)",
+                  family="anonymous"),
+)

@@ -1,0 +1,130 @@
+"""Batched successive elimination (BaSE) for many independent learners at once.
+
+Gao, Han, Ren, Zhou, "Batched Multi-armed Bandits Problem" (NeurIPS 2019), used per user by Algorithm 1 of
+paper ``000_e91e148c589dfd32.txt`` (Sections 2.2 and 3.3); spec ``anonymous-bandits.md`` Section 5.1
+**[RECONSTRUCTED]**. Every learner has the same K arms and the same static grid; state is held as (N, K)
+arrays, so a batch update costs a few array operations whatever N is (no loop over learners).
+
+Per batch m = 1..M-1 a learner asks for ``t_m - t_{m-1}`` samples spread evenly over its active arms;
+after receiving them it eliminates every active arm k with ``max_j Ybar_j - Ybar_k >= r``, where Ybar are
+cumulative sample means and the confidence radius r has one of two forms (``sigma2`` is the variance proxy
+of one sample, ``T`` the learner's horizon, ``tau`` the fewest samples on any of its active arms so far):
+
+* ``log``: ``r = sqrt(gamma * sigma2 * log(T K) / tau)`` (the spec's form; Gao et al.'s analysis);
+* ``gao``: ``r = sqrt(gamma * sigma2 * K * log(T K / t_m) / t_m)`` (the shape used by Gao et al.'s public
+  code, ``gamma_code * sqrt(K log(TK/t_m) / t_m)``, i.e. ``gamma = gamma_code^2`` for ``sigma2 = 1``).
+
+With the ``log`` form a fixed optimal arm survives one comparison with probability at least
+``1 - (TK)^(-gamma/4)`` (sub-Gaussian tail of a difference of two means), hence the default gamma = 4.
+In the last batch each learner commits to its active arm with the best mean.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from anonbandits.errors import ConfigError
+
+THRESHOLDS = ("log", "gao")
+
+
+class BatchedElimination:
+    """N independent BaSE learners on one static grid.
+
+    Parameters
+    ----------
+    n_learners, n_arms : N and K.
+    grid : ``[t_0 = 0, ..., t_M = T]`` (see :func:`anonbandits.batched.grids.static_grid`).
+    gamma : tuning constant of the confidence radius (> 0).
+    threshold : ``log`` or ``gao`` (module docstring).
+    sigma2 : variance proxy of one sample (1/4 for rewards in [0, 1]).
+
+    Attributes
+    ----------
+    active : (N, K) bool, the arms still in play for each learner.
+    sums, counts : (N, K) cumulative sample sums and counts.
+    batch : number of batches completed (0..M-1; batch ``batch + 1`` is next).
+    """
+
+    def __init__(self, n_learners: int, n_arms: int, grid: np.ndarray, *, gamma: float = 4.0,
+                 threshold: str = "log", sigma2: float = 0.25) -> None:
+        grid = np.asarray(grid, dtype=np.int64)
+        if grid.ndim != 1 or grid.size < 2 or grid[0] != 0 or np.any(np.diff(grid) < 0):
+            raise ConfigError("grid must be non-decreasing, start at 0 and have at least two points")
+        if not gamma > 0:
+            raise ConfigError(f"gamma must be positive, got {gamma}")
+        if threshold not in THRESHOLDS:
+            raise ConfigError(f"threshold must be one of {', '.join(THRESHOLDS)}, got {threshold!r}")
+        if not sigma2 > 0:
+            raise ConfigError(f"sigma2 must be positive, got {sigma2}")
+        self.grid = grid
+        self.horizon = int(grid[-1])
+        self.gamma = float(gamma)
+        self.threshold = threshold
+        self.sigma2 = float(sigma2)
+        self.active = np.ones((n_learners, n_arms), dtype=bool)
+        self.sums = np.zeros((n_learners, n_arms))
+        self.counts = np.zeros((n_learners, n_arms), dtype=np.int64)
+        self.batch = 0
+
+    @property
+    def n_batches(self) -> int:
+        return self.grid.size - 1
+
+    @property
+    def exploring(self) -> bool:
+        """True while the next batch is an exploration batch (not the last, committing one)."""
+        return self.batch < self.n_batches - 1
+
+    def batch_length(self) -> int:
+        """Length ``t_m - t_{m-1}`` of the next batch m = ``batch + 1``."""
+        return int(self.grid[self.batch + 1] - self.grid[self.batch])
+
+    def demand(self) -> np.ndarray:
+        """(N, K) samples each learner wants from each arm in the next batch: D / |A_i| on active arms."""
+        return self.active * (self.batch_length() / self.active.sum(axis=1, keepdims=True))
+
+    def radius(self) -> np.ndarray:
+        """(N,) current confidence radius of each learner (inf when an active arm has no sample)."""
+        n_arms = self.active.shape[1]
+        if self.threshold == "log":
+            tau = np.where(self.active, self.counts, np.iinfo(np.int64).max).min(axis=1).astype(float)
+            with np.errstate(divide="ignore"):
+                return np.sqrt(self.gamma * self.sigma2 * np.log(self.horizon * n_arms) / tau)
+        t_m = float(self.grid[self.batch])
+        if t_m <= 0:
+            return np.full(self.active.shape[0], np.inf)
+        r = np.sqrt(self.gamma * self.sigma2 * n_arms * np.log(self.horizon * n_arms / t_m) / t_m)
+        has_all = np.all(~self.active | (self.counts > 0), axis=1)
+        return np.where(has_all, r, np.inf)
+
+    def means(self) -> np.ndarray:
+        """(N, K) sample means; -inf on inactive or unsampled arms."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            m = self.sums / self.counts
+        return np.where(self.active & (self.counts > 0), m, -np.inf)
+
+    def update(self, sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """Add one exploration batch's samples and eliminate; returns the (N, K) arms eliminated now."""
+        if not self.exploring:
+            raise RuntimeError("no exploration batch left: the last batch commits")
+        counts = np.asarray(counts, dtype=np.int64)
+        if np.any(counts[~self.active] > 0):
+            raise ValueError("samples given for an eliminated arm")
+        self.sums += sums
+        self.counts += counts
+        self.batch += 1
+        means = self.means()
+        best = means.max(axis=1, keepdims=True)
+        out = self.active & (self.counts > 0) & (best - means >= self.radius()[:, None])
+        self.active &= ~out
+        return out
+
+    def commit(self) -> np.ndarray:
+        """(N,) each learner's active arm with the highest mean (lowest index on ties; first active arm if
+        none was sampled)."""
+        means = self.means()
+        pick = np.argmax(means, axis=1)
+        none = ~np.isfinite(means.max(axis=1))
+        pick[none] = np.argmax(self.active[none], axis=1)
+        return pick

@@ -1,0 +1,226 @@
+"""Shared pieces of the single-learner private bandit algorithms: input checks, the exact pseudo-regret
+trace, the release ledger and the result type.
+
+The algorithms of this package simulate *event by event*: a block of consecutive rounds in which the played
+arm (or the cycle of arms) does not change is one call, and its rewards enter the algorithm only through
+their sum (one binomial draw for Bernoulli rewards). :class:`RegretTrace` turns those blocks back into the
+exact cumulative pseudo-regret at any round, and :class:`Ledger` records which block of rewards fed which
+noisy statistic, so that tests can check that a reward is used in at most one release.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from anonbandits.envs.rewards import REWARD_MODELS, model_means, parse_means, sum_rewards
+from anonbandits.errors import ConfigError
+
+#: ``sums(mu, counts, rng)``: the sum of ``counts[k]`` rewards of arm mean ``mu[k]`` for each k.
+RewardSum = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
+
+
+def check_means(means: str | Sequence[float] | np.ndarray) -> np.ndarray:
+    """Arm means as a float array (a ``"0.9,0.8"`` string is parsed); :class:`ConfigError` when invalid."""
+    return parse_means(means if isinstance(means, str) else [float(m) for m in np.ravel(means)])
+
+
+def check_epsilon(epsilon: float, name: str = "epsilon") -> float:
+    """A finite positive privacy parameter."""
+    eps = float(epsilon)
+    if not (eps > 0 and math.isfinite(eps)):
+        raise ConfigError(f"{name} must be a finite positive number, got {epsilon!r}")
+    return eps
+
+
+def check_horizon(horizon: int, minimum: int = 1) -> int:
+    """A horizon of at least ``minimum`` rounds."""
+    if isinstance(horizon, bool) or int(horizon) != horizon or int(horizon) < minimum:
+        raise ConfigError(f"horizon must be an integer of at least {minimum}, got {horizon!r}")
+    return int(horizon)
+
+
+def check_reward(reward: str | RewardSum) -> None:
+    """A reward model name of :mod:`anonbandits.envs.rewards` or a callable ``sums(mu, counts, rng)``."""
+    if not callable(reward) and reward not in REWARD_MODELS:
+        raise ConfigError(f"reward must be one of {', '.join(REWARD_MODELS)}, got {reward!r}")
+
+
+def reward_sums(reward: str | RewardSum) -> RewardSum:
+    """The block-sum sampler of ``reward`` (exact: one binomial draw per block for Bernoulli)."""
+    if callable(reward):
+        return reward
+    return lambda mu, counts, rng: sum_rewards(reward, mu, counts, rng)
+
+
+def expected_rewards(reward: str | RewardSum, means: np.ndarray,
+                     expected_means: Sequence[float] | None = None) -> np.ndarray:
+    """The arms' true expected rewards (the pseudo-regret's reference): ``expected_means`` if given, the
+    model's exact means for a named model (clipping shifts the Gaussian's), else ``means``."""
+    if expected_means is not None:
+        out = np.asarray(expected_means, dtype=float)
+        if out.shape != means.shape:
+            raise ConfigError(f"expected_means has {out.size} entries for {means.size} arms")
+        return out
+    return model_means(reward, means) if isinstance(reward, str) else means
+
+
+def checkpoint_grid(horizon: int, checkpoints: int | Sequence[int] | np.ndarray = 200) -> np.ndarray:
+    """Rounds at which the cumulative regret is recorded: ``checkpoints`` evenly spaced rounds ending at
+    ``horizon`` (an int), or the given rounds (sorted, each in [1, horizon])."""
+    if np.isscalar(checkpoints):
+        n = int(checkpoints)
+        if n < 1:
+            raise ConfigError(f"checkpoints must be at least 1, got {checkpoints!r}")
+        return np.unique(np.linspace(horizon / n, horizon, n).round().astype(np.int64).clip(1, horizon))
+    grid = np.unique(np.asarray(checkpoints, dtype=np.int64))
+    if grid.size == 0 or grid[0] < 1 or grid[-1] > horizon:
+        raise ConfigError(f"checkpoint rounds must lie in [1, {horizon}]")
+    return grid
+
+
+class RegretTrace:
+    """Exact cumulative pseudo-regret of a sequence of blocks of rounds.
+
+    A block plays a fixed tuple of distinct arms cyclically (one arm for UCB-type blocks; the active set in
+    round-robin order for successive elimination) for a number of rounds. :meth:`curve` evaluates the
+    cumulative pseudo-regret exactly at any rounds, including inside a block.
+    """
+
+    def __init__(self, gaps: np.ndarray) -> None:
+        self.gaps = np.asarray(gaps, dtype=float)
+        self.pulls = np.zeros(self.gaps.size, dtype=np.int64)
+        self.rounds = 0
+        self.regret = 0.0
+        self._starts: list[int] = []
+        self._before: list[float] = []
+        self._cycles: list[np.ndarray] = []
+
+    def play(self, arms: int | Sequence[int] | np.ndarray, rounds: int) -> None:
+        """Record ``rounds`` rounds playing ``arms`` cyclically (in the given order), from the next round."""
+        if rounds <= 0:
+            return
+        arms = np.atleast_1d(np.asarray(arms, dtype=np.int64))
+        full, rem = divmod(int(rounds), arms.size)
+        cum = np.concatenate(([0.0], np.cumsum(self.gaps[arms])))
+        self._starts.append(self.rounds)
+        self._before.append(self.regret)
+        self._cycles.append(cum)
+        self.pulls[arms] += full
+        self.pulls[arms[:rem]] += 1
+        self.rounds += int(rounds)
+        self.regret += full * cum[-1] + cum[rem]
+
+    def curve(self, rounds: np.ndarray) -> np.ndarray:
+        """Cumulative pseudo-regret after each of ``rounds`` (each in [0, rounds played])."""
+        rounds = np.asarray(rounds, dtype=np.int64)
+        if rounds.size and (rounds.min() < 0 or rounds.max() > self.rounds):
+            raise ValueError(f"rounds must lie in [0, {self.rounds}]")
+        starts = np.asarray(self._starts, dtype=np.int64)
+        seg = np.searchsorted(starts, rounds, side="left") - 1
+        out = np.zeros(rounds.size)
+        for j, (s, c) in enumerate(zip(seg, rounds, strict=True)):
+            if s < 0:
+                continue
+            cum = self._cycles[s]
+            full, rem = divmod(int(c - starts[s]), cum.size - 1)
+            out[j] = self._before[s] + full * cum[-1] + cum[rem]
+        return out
+
+
+@dataclass
+class Ledger:
+    """Which rewards fed which privatized statistic.
+
+    A *block* is a set of rewards of one arm (or, in the experts setting, the whole reward vectors of a set
+    of rounds, ``arm = -1``) entered into the algorithm as one sum. A *release* computes noisy statistics
+    from blocks; each of its noisy sums is one row of the ``noise_*`` columns (arm, true sum, noise draw,
+    Laplace scale). :meth:`release` refuses a block that already fed a release, so the rule "each reward
+    is used in at most one released statistic" is enforced when the run happens and checkable afterwards.
+    """
+
+    block_arm: list[int] = field(default_factory=list)
+    block_count: list[int] = field(default_factory=list)
+    block_sum: list[np.ndarray] = field(default_factory=list)
+    block_release: list[int] = field(default_factory=list)
+    release_round: list[int] = field(default_factory=list)
+    noise_release: list[int] = field(default_factory=list)
+    noise_arm: list[int] = field(default_factory=list)
+    noise_true_sum: list[float] = field(default_factory=list)
+    noise_value: list[float] = field(default_factory=list)
+    noise_scale: list[float] = field(default_factory=list)
+
+    def block(self, arm: int, count: int, reward_sum: float | np.ndarray) -> int:
+        """Record a block of ``count`` rewards (sum ``reward_sum``) of ``arm``; returns its id."""
+        self.block_arm.append(int(arm))
+        self.block_count.append(int(count))
+        self.block_sum.append(np.asarray(reward_sum, dtype=float))
+        self.block_release.append(-1)
+        return len(self.block_arm) - 1
+
+    def release(self, blocks: Sequence[int], arms: Sequence[int], true_sums: Sequence[float],
+                noises: Sequence[float], scales: Sequence[float] | float, round_: int) -> int:
+        """Record one release at round ``round_`` fed by ``blocks``: noisy sums ``true_sums + noises``."""
+        rid = len(self.release_round)
+        for b in blocks:
+            if self.block_release[b] != -1:
+                raise RuntimeError(f"block {b} already fed release {self.block_release[b]}")
+            self.block_release[b] = rid
+        self.release_round.append(int(round_))
+        n = len(arms)
+        self.noise_release.extend([rid] * n)
+        self.noise_arm.extend(int(a) for a in arms)
+        self.noise_true_sum.extend(float(s) for s in true_sums)
+        self.noise_value.extend(float(z) for z in noises)
+        self.noise_scale.extend(np.broadcast_to(np.asarray(scales, dtype=float), (n,)).tolist())
+        return rid
+
+    @property
+    def releases(self) -> int:
+        return len(self.release_round)
+
+
+@dataclass(frozen=True)
+class BanditRun:
+    """One simulated run.
+
+    Attributes
+    ----------
+    regret : cumulative pseudo-regret after the last round (the initialization rounds included).
+    checkpoints, curve : rounds and the cumulative pseudo-regret after each of them.
+    pulls : number of rounds each arm was played.
+    best_arm : the index of the truly best arm; ``best_arm_found`` says whether it was the most-played one.
+    releases : number of privatized releases (see each algorithm for what one release is).
+    ledger : blocks of rewards and the releases they fed (``None`` where the algorithm keeps none).
+    extra : algorithm-specific numbers (epochs, surviving arms, ...), reported as metrics.
+    """
+
+    regret: float
+    checkpoints: np.ndarray
+    curve: np.ndarray
+    pulls: np.ndarray
+    best_arm: int
+    releases: int
+    ledger: Ledger | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def best_arm_found(self) -> bool:
+        return int(np.argmax(self.pulls)) == self.best_arm
+
+    def metrics(self) -> dict[str, Any]:
+        """The results-table columns of this run."""
+        return {"regret": self.regret, "best_arm_found": int(self.best_arm_found),
+                "releases": self.releases, **self.extra}
+
+
+def finish(trace: RegretTrace, grid: np.ndarray, true_means: np.ndarray, releases: int,
+           ledger: Ledger | None = None, **extra: Any) -> BanditRun:
+    """Package a finished trace as a :class:`BanditRun`."""
+    return BanditRun(regret=float(trace.regret), checkpoints=grid, curve=trace.curve(grid),
+                     pulls=trace.pulls.copy(), best_arm=int(np.argmax(true_means)), releases=releases,
+                     ledger=ledger, extra=extra)

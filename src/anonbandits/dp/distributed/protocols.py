@@ -1,0 +1,362 @@
+"""The protocols P = (R, S, A) that plug into Algorithm 1 of paper 004 (../shared/papers/004_b05229be65bd7964.txt;
+spec distributed-dp.md, Sec. 3), one class per trust model / noise.
+
+Every protocol fixes, for a batch of ``n`` users, the precision ``g``, accuracy ``tau`` and modulus
+``m = n g + 2 tau + 1`` (:class:`BatchParams`), the per-user noise of the local randomizer R, the constants
+``(sigma, h)`` of the noise tail (Assumption 1) that enter the confidence radius ``beta(b)`` (Lemma 2), and
+its privacy guarantee.
+
+A batch's release can be simulated two ways, which agree in distribution:
+
+* :meth:`Protocol.release_users` is faithful: every user encodes her reward, adds her own noise, reduces
+  mod m, and the messages go through SecAgg (ideal modular sum, pairwise masking, or split-and-mix
+  shuffling) before the analyzer;
+* :meth:`Protocol.release_sums` starts from the block's encoded sum and draws the *aggregate* noise of the
+  ``n`` users in one call, using exact identities: ``n`` Polya(1/n, beta) differences sum to ``Lap_Z``;
+  ``n`` Skellam(0, v/n) sum to ``Sk(0, v)``; ``n`` i.i.d. ``Lap_Z(B)`` sum to ``Polya(n, beta) -
+  Polya(n, beta)``. Sums of discrete Gaussians have no closed form, so Dist-CDP-SE draws every user's
+  noise in both modes (spec Sec. 6, item 8). SecAgg's output ``(sum_i y_i) mod m`` equals
+  ``(sum xhat + sum eta) mod m``, so nothing else is lost.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from anonbandits.errors import ConfigError
+from anonbandits.privacy import (
+    DEFAULT_ORDERS,
+    analyze,
+    complete_pairs,
+    discrete_gaussian,
+    discrete_gaussian_sum_cdp,
+    discrete_laplace,
+    discrete_laplace_radius,
+    discrete_laplace_sum_radius,
+    masked_messages,
+    modulus,
+    polya,
+    rdp_to_dp,
+    ring_pairs,
+    secure_sum,
+    skellam,
+    skellam_radius,
+    skellam_rdp,
+    split_and_mix,
+    subgaussian_radius,
+    zcdp_to_dp,
+)
+
+#: Pairwise masking uses the complete graph up to this many users, a ring of degree 16 above it.
+COMPLETE_MASKING_MAX_USERS = 512
+RING_DEGREE = 16
+#: Shares per user in the split-and-mix shuffle stand-in.
+SPLIT_SHARES = 3
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class BatchParams:
+    """Public per-batch protocol parameters: ``n`` users, precision ``g``, accuracy ``tau``, modulus ``m``."""
+
+    n: int
+    g: int
+    tau: int
+    m: int
+
+    @property
+    def bits(self) -> int:
+        """Bits per user message, ``ceil(log2 m)``."""
+        return (self.m - 1).bit_length()
+
+
+@dataclass(frozen=True)
+class Release:
+    """One released statistic: the SecAgg output(s) and the analyzer's estimates of the blocks' sums.
+
+    ``exact`` is ``(sum xhat + sum eta)/g`` (plus the central noise), what the analyzer returns whenever
+    the total noise is within ``tau``; ``z != exact`` flags a modular wrap error.
+    """
+
+    yhat: np.ndarray
+    z: np.ndarray
+    exact: np.ndarray
+
+
+class Protocol:
+    """Base class: Dist-DP-SE's pure-DP SecAgg protocol with Polya noise (Theorem 1, Sec. 3.1).
+
+    Subclasses change the noise, the parameters and the radius; the release machinery is shared.
+    """
+
+    name = "dist-dp-se"
+    trust = "distributed"
+    pure = True
+
+    def __init__(self, epsilon: float, tau_confidence: float, scale: float = 1.0) -> None:
+        if not epsilon > 0:
+            raise ConfigError(f"epsilon must be positive, got {epsilon!r}")
+        if not 0 < tau_confidence <= 1:
+            raise ConfigError(f"tau_confidence must be in (0, 1], got {tau_confidence!r}")
+        if not scale >= 1:
+            raise ConfigError(f"scale must be at least 1, got {scale!r}")
+        self.epsilon = float(epsilon)
+        self.tau_confidence = float(tau_confidence)
+        self.scale = float(scale)
+
+    # --- parameters -------------------------------------------------------------------------------
+    def noise_epsilon(self) -> float:
+        """The epsilon that calibrates the noise (``eps/2`` for the shuffle protocol)."""
+        return self.epsilon
+
+    def precision(self, n: int) -> int:
+        """``g = ceil(eps sqrt(n))`` (at least 1)."""
+        return max(1, math.ceil(self.noise_epsilon() * math.sqrt(n)))
+
+    def accuracy(self, n: int, g: int) -> int:
+        """``tau = ceil((g/eps) log(2/p_tau))``: the ``Lap_Z(g/eps)`` total noise exceeds it w.p. <= p_tau."""
+        return math.ceil(discrete_laplace_radius(g / self.noise_epsilon(), self.tau_confidence))
+
+    def batch_params(self, n: int) -> BatchParams:
+        g = self.precision(n)
+        tau = self.accuracy(n, g)
+        return BatchParams(n=n, g=g, tau=tau, m=modulus(n, g, tau))
+
+    def noise_constants(self) -> tuple[float, float]:
+        """``(sigma, h)`` of Assumption 1: ``|total noise| <= sigma sqrt(log(2/p)) + h log(2/p)`` w.p. 1-2p."""
+        e = self.noise_epsilon()
+        return math.sqrt(2.0) / e, 1.0 / e
+
+    def radius(self, length: int, active: int, batch: int, p: float) -> float:
+        """Confidence radius ``beta(b)`` of Lemma 2 (spec Sec. 2.4) for batch length ``l(b)``."""
+        sigma, h = self.noise_constants()
+        log4 = math.log(4 * active * batch * batch / p)
+        log2 = math.log(2 * active * batch * batch / p)
+        return math.sqrt(log4 / (2 * length)) + sigma * math.sqrt(log2) / length + h * log2 / length
+
+    # --- noise ------------------------------------------------------------------------------------
+    def _beta(self, bp: BatchParams) -> float:
+        return math.exp(-self.noise_epsilon() / bp.g)
+
+    def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
+        """Each of the ``n`` users' noise: ``Polya(1/n, beta) - Polya(1/n, beta)``, ``beta = e^{-eps/g}``."""
+        beta = self._beta(bp)
+        return polya(1.0 / bp.n, beta, bp.n, rng) - polya(1.0 / bp.n, beta, bp.n, rng)
+
+    def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
+        """``count`` independent totals of ``n`` users' noise: exactly ``Lap_Z(g/eps)`` (Fact 1)."""
+        return discrete_laplace(bp.g / self.noise_epsilon(), count, rng)
+
+    def server_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray | None:
+        """Noise the analyzer adds itself (central model only)."""
+        return None
+
+    # --- releases ---------------------------------------------------------------------------------
+    def _analyze(self, yhat: np.ndarray, clean: np.ndarray, bp: BatchParams,
+                 rng: np.random.Generator) -> Release:
+        extra = self.server_noise(bp, yhat.size, rng)
+        y = yhat if extra is None else np.mod(yhat + np.mod(extra, bp.m), bp.m)
+        exact = clean if extra is None else clean + extra
+        return Release(yhat=yhat, z=analyze(y, bp.n, bp.g, bp.tau, bp.m), exact=exact / bp.g)
+
+    def release_sums(self, encoded: np.ndarray, bp: BatchParams, rng: np.random.Generator) -> Release:
+        """Releases for several blocks of ``n`` users from their encoded sums (aggregate-noise mode)."""
+        encoded = np.asarray(encoded, dtype=np.int64)
+        total = encoded + self.aggregate_noise(bp, encoded.size, rng)
+        return self._analyze(np.mod(total, bp.m), total, bp, rng)
+
+    def secure(self, messages: np.ndarray, bp: BatchParams, secagg: str, rng: np.random.Generator) -> int:
+        """The secure computation S on the users' messages: ideal SecAgg or one of its simulations."""
+        if secagg == "ideal":
+            return secure_sum(messages, bp.m)
+        if secagg == "masked":
+            n = messages.size
+            pairs = complete_pairs(n) if n <= COMPLETE_MASKING_MAX_USERS else ring_pairs(n, RING_DEGREE)
+            return secure_sum(masked_messages(messages, bp.m, rng, pairs), bp.m)
+        if secagg == "split-and-mix":
+            return secure_sum(split_and_mix(messages, bp.m, SPLIT_SHARES, rng), bp.m)
+        raise ConfigError(f"unknown secure computation {secagg!r}")
+
+    def release_users(self, xhat: np.ndarray, bp: BatchParams, secagg: str,
+                      rng: np.random.Generator) -> Release:
+        """Release for one block from every user's encoding (faithful per-user mode)."""
+        xhat = np.asarray(xhat, dtype=np.int64)
+        if xhat.size != bp.n:
+            raise ValueError(f"a batch of this protocol has {bp.n} users, got {xhat.size} encodings")
+        eta = self.user_noise(bp, rng)
+        messages = np.mod(xhat + eta, bp.m)  # local randomizer R: y_i = (xhat_i + eta_i) mod m
+        yhat = np.array([self.secure(messages, bp, secagg, rng)], dtype=np.int64)
+        clean = np.array([int(xhat.sum()) + int(eta.sum())], dtype=np.int64)
+        return self._analyze(yhat, clean, bp, rng)
+
+    # --- privacy ----------------------------------------------------------------------------------
+    def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
+        """``(eps, delta)``-DP of the whole run (users are unique, so the worst batch size counts)."""
+        return self.epsilon, 0.0
+
+
+class ShuffleProtocol(Protocol):
+    """Pure DP via secure shuffling (Theorem 3, Appendix D.2; spec Sec. 3.4).
+
+    A relaxed SecAgg built from shuffling (Cheu & Yan 2021) spends ``eps/4`` twice, so the noise is
+    calibrated to ``eps' = eps/2``: ``g = ceil(eps' sqrt n)``, Polya(1/n, e^{-eps'/g}) per user (total
+    ``Lap_Z(g/eps')``), ``tau`` at confidence ``p' = p_tau/2`` (``1/(2T)`` in theory mode). The simulated
+    S is the ideal "shuffle then modular sum", or split-and-mix (each user's message cut into uniform
+    additive shares, all shares shuffled), which is exactly correct but whose pure-DP security is not
+    proven: the privacy claim is Theorem 3's, for the Cheu-Yan construction the paper does not specify.
+    """
+
+    name = "shuffle-dp-se"
+    trust = "shuffle"
+
+    def noise_epsilon(self) -> float:
+        return self.epsilon / 2.0
+
+    def accuracy(self, n: int, g: int) -> int:
+        return math.ceil(discrete_laplace_radius(g / self.noise_epsilon(), self.tau_confidence / 2.0))
+
+
+class CentralProtocol(Protocol):
+    """CDP-SE, the central model with discrete Laplace noise (Theorem 5; Algorithms 2 and 3; Sec. 3.5).
+
+    Users send ``xhat_i mod m`` without noise; the trusted analyzer adds ``Lap_Z(g/eps)`` mod m to the
+    SecAgg output and applies the underflow correction.
+    """
+
+    name = "cdp-se"
+    trust = "central"
+
+    def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
+        return np.zeros(bp.n, dtype=np.int64)
+
+    def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
+        return np.zeros(count, dtype=np.int64)
+
+    def server_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
+        """Remark 7: ``eta = eta1 - eta2``, two geometric (Polya(1, e^{-eps/g})) variables: ``Lap_Z(g/eps)``."""
+        return discrete_laplace(bp.g / self.epsilon, count, rng)
+
+
+class LocalProtocol(Protocol):
+    """LDP-SE, the local model with discrete Laplace noise (Theorem 6; Algorithms 4 and 5; Sec. 3.6).
+
+    Every user adds her own ``Lap_Z(g/eps)`` (each message alone is eps-DP, the sensitivity of ``xhat_i``
+    being g). The total of ``n`` such noises is ``Polya(n, beta) - Polya(n, beta)`` exactly (a sum of n
+    geometric variables is negative binomial). ``tau`` and ``beta(b)`` use the derived constant of
+    Lemma 5 (spec Secs. 1.5, 3.6): ``tau = ceil((g/eps) max(3.01 sqrt(n log(2/p)), 4 log(2/p)))``.
+    """
+
+    name = "ldp-se"
+    trust = "local"
+
+    def accuracy(self, n: int, g: int) -> int:
+        return math.ceil(discrete_laplace_sum_radius(g / self.epsilon, n, self.tau_confidence))
+
+    def radius(self, length: int, active: int, batch: int, p: float) -> float:
+        log4 = math.log(4 * active * batch * batch / p)
+        log2 = math.log(2 * active * batch * batch / p)
+        e = self.epsilon
+        return (math.sqrt(log4 / (2 * length)) + (math.sqrt(2.0) / e) * math.sqrt(log2) / length
+                + (1.0 / e) * max(3.01 * math.sqrt(log2 / length), 4.0 * log2 / length))
+
+    def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
+        return discrete_laplace(bp.g / self.epsilon, bp.n, rng)
+
+    def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
+        beta = self._beta(bp)
+        return polya(bp.n, beta, count, rng) - polya(bp.n, beta, count, rng)
+
+
+class _ScaledProtocol(Protocol):
+    """Shared by the RDP/CDP protocols: ``g = ceil(s eps sqrt n)`` and total noise variance ``g^2/eps^2``."""
+
+    pure = False
+
+    def precision(self, n: int) -> int:
+        return max(1, math.ceil(self.scale * self.epsilon * math.sqrt(n)))
+
+    def _total_variance(self, bp: BatchParams) -> float:
+        return (bp.g / self.epsilon) ** 2
+
+
+class SkellamProtocol(_ScaledProtocol):
+    """Dist-RDP-SE: RDP via SecAgg with Skellam noise (Theorem 2, Sec. 3.2), scaling factor ``s``.
+
+    ``g = ceil(s eps sqrt n)``; user noise ``Sk(0, g^2/(n eps^2))``, total ``Sk(0, g^2/eps^2)``;
+    ``tau = ceil((2g/eps) sqrt(log(2/p)) + sqrt(2) log(2/p))`` (Proposition 1, with the square root the
+    extraction lost); ``sigma = 2/eps + sqrt(2)/(s eps)``, ``h = 1/(s eps)``.
+    """
+
+    name = "dist-rdp-se"
+
+    def accuracy(self, n: int, g: int) -> int:
+        return math.ceil(skellam_radius((g / self.epsilon) ** 2, self.tau_confidence))
+
+    def noise_constants(self) -> tuple[float, float]:
+        e, s = self.epsilon, self.scale
+        return 2.0 / e + math.sqrt(2.0) / (s * e), 1.0 / (s * e)
+
+    def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
+        return skellam(0, self._total_variance(bp) / bp.n, bp.n, rng)
+
+    def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
+        return skellam(0, self._total_variance(bp), count, rng)
+
+    def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
+        """Lemma 3 with the actual integer g of every batch size, converted by Lemma 10; worst batch."""
+        worst = 0.0
+        for n in batch_sizes:
+            bp = self.batch_params(n)
+            curve = skellam_rdp(DEFAULT_ORDERS, bp.g, self._total_variance(bp))
+            worst = max(worst, rdp_to_dp(curve, delta, DEFAULT_ORDERS))
+        return worst, delta
+
+
+class DiscreteGaussianProtocol(_ScaledProtocol):
+    """Dist-CDP-SE: CDP via SecAgg with discrete Gaussian noise (Theorem 4, Appendix F, Sec. 3.3).
+
+    ``g = ceil(s eps sqrt n)``; user noise ``N_Z(0, g^2/(n eps^2))`` sampled per user (the sum of discrete
+    Gaussians is not a discrete Gaussian, so no aggregate shortcut); ``tau = ceil((g/eps) sqrt(2 log(2/p)))``;
+    ``sigma = sqrt(2)/eps + sqrt(2)/(s eps)``, ``h = 0`` (sub-Gaussian noise).
+    """
+
+    name = "dist-cdp-se"
+
+    def accuracy(self, n: int, g: int) -> int:
+        return math.ceil(subgaussian_radius((g / self.epsilon) ** 2, self.tau_confidence))
+
+    def noise_constants(self) -> tuple[float, float]:
+        e, s = self.epsilon, self.scale
+        return math.sqrt(2.0) / e + math.sqrt(2.0) / (s * e), 0.0
+
+    def _user_sigma(self, bp: BatchParams) -> float:
+        return math.sqrt(self._total_variance(bp) / bp.n)
+
+    def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
+        return discrete_gaussian(self._user_sigma(bp), bp.n, rng)
+
+    def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
+        """Totals of ``n`` per-user discrete Gaussians, drawn user by user (vectorised, in chunks)."""
+        sigma = self._user_sigma(bp)
+        out = np.zeros(count, dtype=np.int64)
+        for k in range(count):
+            for start in range(0, bp.n, _CHUNK):
+                out[k] += int(discrete_gaussian(sigma, min(_CHUNK, bp.n - start), rng).sum())
+        return out
+
+    def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
+        """Lemma 4 per batch size (``(1/2) epsbar^2``-CDP), worst batch, converted to ``(eps', delta)``-DP."""
+        worst = 0.0
+        for n in batch_sizes:
+            bp = self.batch_params(n)
+            worst = max(worst, discrete_gaussian_sum_cdp(n, self._user_sigma(bp), bp.g))
+        return zcdp_to_dp(worst * worst / 2.0, delta), delta
+
+
+PROTOCOLS: dict[str, type[Protocol]] = {
+    cls.name: cls for cls in (CentralProtocol, LocalProtocol, Protocol, SkellamProtocol,
+                              DiscreteGaussianProtocol, ShuffleProtocol)
+}

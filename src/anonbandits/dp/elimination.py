@@ -1,0 +1,164 @@
+"""Successive elimination: DP-SE (Sajed & Sheffet 2019) and its non-private counterpart SE.
+
+DP-SE is the baseline of two papers, with different constants:
+
+* paper 001 (``shared/papers/001_e4d726ca676fc96e.txt``, Sec. 6; spec ``dp-ucb-and-dtol.md`` Sec. 2.3):
+  confidence beta = 1/T, arms pulled round-robin inside an epoch. These are the defaults.
+* paper 004 (``shared/papers/004_b05229be65bd7964.txt``, Sec. 7; spec ``distributed-dp.md`` Sec. 3.7):
+  confidence p = 0.1 (``confidence=0.1``), each active arm pulled for a block of consecutive users
+  (``order="blocks"``) and, for its figures, clipped Gaussian rewards of standard deviation 0.1 (pass a
+  ``reward`` callable and ``expected_means``).
+
+Both use the same epoch length, noise and elimination rule: epoch e has Delta_e = 2^-e and
+R_e = floor(max(32 ln(8|S|e^2/beta) / Delta_e^2, 8 ln(4|S|e^2/beta) / (eps Delta_e))) + 1 pulls of each active
+arm; each arm's epoch sum gets one fresh Lap(1/eps) (each reward enters exactly one noisy mean, earlier epochs
+are forgotten); arm j is eliminated when max_i mu~_i - mu~_j > 2 (h_e + c_e), with
+h_e = sqrt(ln(8|S|e^2/beta) / (2 R_e)) and c_e = ln(4|S|e^2/beta) / (R_e eps); |S| is the number of active arms
+at the start of the epoch. A horizon reached mid-epoch stops the run without a release; after one arm remains
+it is played to the horizon. SE is the same schedule with eps = infinity (no noise, c_e = 0).
+
+Simulation: one event per epoch; each active arm's epoch sum is one draw (binomial for Bernoulli).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from anonbandits.dp.common import (
+    BanditRun,
+    Ledger,
+    RegretTrace,
+    RewardSum,
+    check_epsilon,
+    check_horizon,
+    check_means,
+    check_reward,
+    checkpoint_grid,
+    expected_rewards,
+    finish,
+    reward_sums,
+)
+from anonbandits.errors import ConfigError
+
+ORDERS = ("round-robin", "blocks")
+
+
+def parse_confidence(value: str | float, horizon: int) -> float:
+    """The confidence beta: ``"1/T"`` means 1/horizon (paper 001), otherwise a number in (0, 1)."""
+    if isinstance(value, str) and value.strip().replace(" ", "").upper() == "1/T":
+        return 1.0 / horizon
+    try:
+        beta = float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"confidence must be '1/T' or a number in (0, 1), got {value!r}") from None
+    if not 0 < beta < 1:
+        raise ConfigError(f"confidence must be '1/T' or a number in (0, 1), got {value!r}")
+    return beta
+
+
+def epoch_length(active: int, epoch: int, beta: float, epsilon: float = math.inf) -> int:
+    """R_e: pulls of each active arm in epoch ``epoch`` (1-based) with ``active`` arms at its start."""
+    delta = 2.0 ** -epoch
+    stat = 32 * math.log(8 * active * epoch**2 / beta) / delta**2
+    priv = 8 * math.log(4 * active * epoch**2 / beta) / (epsilon * delta) if math.isfinite(epsilon) else 0.0
+    return math.floor(max(stat, priv)) + 1
+
+
+def elimination_threshold(active: int, epoch: int, length: int, beta: float,
+                          epsilon: float = math.inf) -> float:
+    """2 (h_e + c_e): an arm whose noisy mean is further than this below the best one is eliminated."""
+    h = math.sqrt(math.log(8 * active * epoch**2 / beta) / (2 * length))
+    c = math.log(4 * active * epoch**2 / beta) / (length * epsilon) if math.isfinite(epsilon) else 0.0
+    return 2 * (h + c)
+
+
+def _play(trace: RegretTrace, arms: np.ndarray, rounds: int, per_arm: int, order: str) -> None:
+    """Record ``rounds`` rounds of an epoch of ``per_arm`` pulls of each of ``arms``."""
+    if order == "round-robin":
+        trace.play(arms, rounds)
+        return
+    for arm in arms:
+        n = min(per_arm, rounds)
+        trace.play(arm, n)
+        rounds -= n
+
+
+def successive_elimination(means: str | Sequence[float] | np.ndarray, horizon: int,
+                           rng: np.random.Generator, *, epsilon: float = math.inf,
+                           confidence: str | float = "1/T", order: str = "round-robin",
+                           reward: str | RewardSum = "bernoulli",
+                           expected_means: Sequence[float] | None = None,
+                           checkpoints: int | Sequence[int] = 200) -> BanditRun:
+    """Run (DP-)SE once; ``epsilon = inf`` is non-private SE. See the module docstring for the algorithm.
+
+    Parameters
+    ----------
+    means : arm means (or a ``"0.9,0.8"`` string).
+    horizon : number of rounds T.
+    rng : the run's random generator.
+    epsilon : privacy parameter (``inf``: no noise).
+    confidence : beta, ``"1/T"`` (paper 001) or a number such as 0.1 (paper 004).
+    order : ``"round-robin"`` (paper 001) or ``"blocks"`` (each arm's R_e pulls consecutively, paper 004);
+        changes only when the regret accrues inside an epoch.
+    reward : a model of :mod:`anonbandits.envs.rewards`, or a callable ``sums(mu, counts, rng)``.
+    expected_means : true expected rewards for the pseudo-regret (default: the model's means).
+    checkpoints : number of evenly spaced curve points, or the rounds themselves.
+
+    Returns
+    -------
+    BanditRun
+        One release per arm per completed epoch (its noisy mean); extra metrics ``epochs`` (completed
+        epochs) and ``survivors`` (active arms at the end).
+    """
+    mu = check_means(means)
+    T = check_horizon(horizon)
+    eps = math.inf if math.isinf(float(epsilon)) else check_epsilon(epsilon)
+    beta = parse_confidence(confidence, T)
+    if order not in ORDERS:
+        raise ConfigError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
+    check_reward(reward)
+    draw = reward_sums(reward)
+    true = expected_rewards(reward, mu, expected_means)
+    grid = checkpoint_grid(T, checkpoints)
+    trace, ledger = RegretTrace(true.max() - true), Ledger()
+    active = np.arange(mu.size)
+    epoch = 0
+    while active.size > 1 and trace.rounds < T:
+        e, size = epoch + 1, active.size
+        length = epoch_length(size, e, beta, eps)
+        left = T - trace.rounds
+        if length * size > left:
+            _play(trace, active, left, length, order)
+            break
+        epoch = e
+        _play(trace, active, length * size, length, order)
+        sums = draw(mu[active], np.full(size, length), rng)
+        noise = rng.laplace(0.0, 1.0 / eps, size) if math.isfinite(eps) else np.zeros(size)
+        for arm, s, z in zip(active, sums, noise, strict=True):
+            block = ledger.block(arm, length, s)
+            ledger.release([block], [arm], [s], [z], 1.0 / eps, trace.rounds)
+        noisy = (sums + noise) / length
+        keep = noisy.max() - noisy <= elimination_threshold(size, e, length, beta, eps)
+        active = active[keep]
+    if trace.rounds < T:
+        trace.play(active[0], T - trace.rounds)
+    return finish(trace, grid, true, ledger.releases, ledger, epochs=epoch, survivors=int(active.size))
+
+
+def dp_se(means: str | Sequence[float] | np.ndarray, epsilon: float, horizon: int, rng: np.random.Generator,
+          **options) -> BanditRun:
+    """DP-SE (Sajed & Sheffet 2019), epsilon-DP; the baseline of papers 001 (Sec. 6) and 004 (Sec. 7).
+
+    ``options`` are those of :func:`successive_elimination` (``confidence``, ``order``, ``reward``,
+    ``expected_means``, ``checkpoints``).
+    """
+    return successive_elimination(means, horizon, rng, epsilon=check_epsilon(epsilon), **options)
+
+
+def se(means: str | Sequence[float] | np.ndarray, horizon: int, rng: np.random.Generator,
+       **options) -> BanditRun:
+    """Non-private successive elimination with DP-SE's epoch schedule at eps = infinity (reference)."""
+    return successive_elimination(means, horizon, rng, epsilon=math.inf, **options)

@@ -1,0 +1,102 @@
+"""Follow-the-Noisy-Leader for stochastic DTOL (experts, full information): paper 001
+(``shared/papers/001_e4d726ca676fc96e.txt``), Algorithm 2 with Report Noisy Max (Algorithm 3), Sec. 5.1,
+and the naive variant of Sec. 5 (spec ``dp-ucb-and-dtol.md`` Secs. 2.4, 2.5).
+
+Epoch s has 2^s rounds (epoch 0 = round 1 plays the initial action, A14/A15); every round the whole reward
+vector is observed. At the end of epoch s, RNM adds one Lap(b) to each action's epoch gain and the argmax is
+played during epoch s + 1; only epoch-s data enter (forgetfulness), so each reward vector feeds exactly one
+RNM call. b = noise_multiplier / eps with the paper's noise_multiplier = 1 (A13: 2 guarantees eps-DP for
+non-monotone gains); the naive variant gives each action its own (eps/K)-DP sum, b = K / eps. The horizon
+just stops the run (A16); the reward components are independent across actions (A7).
+
+Simulation: one event per epoch; the K epoch gains are drawn as sums (binomial for Bernoulli).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from anonbandits.dp.common import (
+    BanditRun,
+    Ledger,
+    RegretTrace,
+    RewardSum,
+    check_epsilon,
+    check_horizon,
+    check_means,
+    check_reward,
+    checkpoint_grid,
+    expected_rewards,
+    finish,
+    reward_sums,
+)
+from anonbandits.errors import ConfigError
+
+
+def parse_initial(value: str | int, actions: int, rng: np.random.Generator) -> int:
+    """The action of epoch 0: ``"random"`` (uniform) or an index in [0, actions)."""
+    if isinstance(value, str) and value.strip().lower() == "random":
+        return int(rng.integers(actions))
+    try:
+        index = int(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"initial must be 'random' or an action index, got {value!r}") from None
+    if not 0 <= index < actions:
+        raise ConfigError(f"initial must be 'random' or an action index in [0, {actions}), got {value!r}")
+    return index
+
+
+def ftnl(means: str | Sequence[float] | np.ndarray, epsilon: float, horizon: int, rng: np.random.Generator,
+         *, naive: bool = False, noise_multiplier: float = 1.0, initial: str | int = "random",
+         reward: str | RewardSum = "bernoulli", expected_means: Sequence[float] | None = None,
+         checkpoints: int | Sequence[int] = 200) -> BanditRun:
+    """Run FTNL (paper 001, Algorithms 2 and 3) or its naive variant once, in the experts setting.
+
+    Parameters
+    ----------
+    means : mean reward of each action (or a ``"0.9,0.8"`` string).
+    epsilon : privacy parameter.
+    horizon : number of rounds T.
+    rng : the run's random generator.
+    naive : naive FTNL (Lap(K/eps) per action) instead of Report Noisy Max with Lap(noise_multiplier/eps).
+    noise_multiplier : 1 (paper) or 2 (eps-DP for non-monotone gains, A13); ignored when ``naive``.
+    initial : action of epoch 0, ``"random"`` or an index.
+    reward : a model of :mod:`anonbandits.envs.rewards`, or a callable ``sums(mu, counts, rng)``.
+    expected_means : true expected rewards for the pseudo-regret (default: the model's means).
+    checkpoints : number of evenly spaced curve points, or the rounds themselves.
+
+    Returns
+    -------
+    BanditRun
+        ``pulls`` counts the rounds each action was played; one release per RNM call (with K noisy gains);
+        extra metric ``epochs`` (completed epochs).
+    """
+    mu = check_means(means)
+    eps = check_epsilon(epsilon)
+    T = check_horizon(horizon)
+    if not noise_multiplier > 0:
+        raise ConfigError(f"noise_multiplier must be positive, got {noise_multiplier!r}")
+    check_reward(reward)
+    draw = reward_sums(reward)
+    true = expected_rewards(reward, mu, expected_means)
+    grid = checkpoint_grid(T, checkpoints)
+    K = mu.size
+    scale = K / eps if naive else noise_multiplier / eps
+    trace, ledger = RegretTrace(true.max() - true), Ledger()
+    action = parse_initial(initial, K, rng)
+    epoch = 0
+    while trace.rounds < T:
+        length = 2**epoch
+        if trace.rounds + length >= T:           # last epoch: truncated at T, its data never used
+            trace.play(action, T - trace.rounds)
+            break
+        gains = draw(mu, np.full(K, length), rng)
+        trace.play(action, length)
+        noise = rng.laplace(0.0, scale, K)
+        block = ledger.block(-1, length, gains)
+        ledger.release([block], range(K), gains, noise, scale, trace.rounds)
+        action = int(np.argmax(gains + noise))
+        epoch += 1
+    return finish(trace, grid, true, ledger.releases, ledger, epochs=epoch)

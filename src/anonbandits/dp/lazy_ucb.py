@@ -1,0 +1,160 @@
+"""Anytime-Lazy-UCB: paper 001 (``shared/papers/001_e4d726ca676fc96e.txt``), Algorithm 1, Sec. 4.1 and
+Appendix A (spec ``dp-ucb-and-dtol.md`` Sec. 2.1).
+
+Each arm's observations go into arrays of sizes 1, 2, 4, ...; when an array is full its sum gets one fresh
+Lap(1/eps) and the arm's private mean becomes that noisy sum over the array size; older arrays are forgotten,
+so each reward enters exactly one noisy sum (epsilon-DP, Theorem 2). The index at round t is
+``mu~ + sqrt(3 ln t / lambda) + 3 ln t / (eps lambda)`` with lambda the size of the last full array.
+Resolutions of the spec: the initialization pull is noised too (A1), lambda^(0) = 1 (A2), the global round
+counter enters ln t (A3).
+
+Simulation (exact): between two array completions an arm's index moves only through ln t, so the played arm
+changes only when another arm's index overtakes it. An arm can only be overtaken by an arm with a smaller
+last-array size (its width grows faster); the crossing round solves a quadratic in sqrt(ln t) and is then
+checked on the integer rounds. Each block of consecutive pulls of one arm is one event whose rewards are drawn
+as one sum (binomial for Bernoulli). Ties between indices have probability zero (continuous noise) and go to
+the lowest index (A4).
+
+Two storage forms with the same decisions: ``storage="o1"`` keeps, per arm, the tuple (count, running sum,
+capacity) of the filling array plus the last noisy mean and its size (Appendix A, O(K) space);
+``storage="arrays"`` keeps every observation of the filling array as in the array form of Algorithm 1 (the
+individual rewards are drawn, then summed at completion).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from anonbandits.dp.common import (
+    BanditRun,
+    Ledger,
+    RegretTrace,
+    RewardSum,
+    check_epsilon,
+    check_horizon,
+    check_means,
+    check_reward,
+    checkpoint_grid,
+    expected_rewards,
+    finish,
+    reward_sums,
+)
+from anonbandits.errors import ConfigError
+
+STORAGES = ("o1", "arrays")
+
+
+def ucb_index(mean: np.ndarray, size: np.ndarray, epsilon: float, t: int) -> np.ndarray:
+    """Eq. (4): ``mean + sqrt(3 ln t / size) + 3 ln t / (epsilon size)``."""
+    log_t = math.log(t)
+    return mean + np.sqrt(3 * log_t / size) + 3 * log_t / (epsilon * size)
+
+
+def _overtaken_at(mean: np.ndarray, size: np.ndarray, epsilon: float, j: int, t: int, horizon: int) -> int:
+    """First round after ``t`` at which some arm's index exceeds that of ``j`` (the argmax at round ``t``),
+    with every array frozen; ``horizon + 1`` if none does by the horizon."""
+    a = np.sqrt(3 / size)
+    b = 3 / (epsilon * size)
+    rivals = np.flatnonzero(size < size[j])
+    if rivals.size == 0:
+        return horizon + 1
+    # index_k - index_j = db s^2 + da s + dm in s = sqrt(ln t), with db, da > 0: one positive root.
+    db, da, dm = b[rivals] - b[j], a[rivals] - a[j], mean[rivals] - mean[j]
+    root = 2 * np.maximum(-dm, 0.0) / (da + np.sqrt(da * da - 4 * db * np.minimum(dm, 0.0)))
+    log_cap = math.log(horizon + 1)
+    best = horizon + 1
+    for k, s in zip(rivals, root, strict=True):
+        if s * s >= log_cap + 1:
+            continue
+
+        def ahead(u: int, k: int = k) -> bool:
+            idx = ucb_index(mean[[k, j]], size[[k, j]], epsilon, u)
+            return bool(idx[0] > idx[1])
+
+        u = max(t + 1, math.floor(math.exp(s * s)) + 1)
+        while u - 1 > t and ahead(u - 1):
+            u -= 1
+        while u <= horizon and not ahead(u):
+            u += 1
+        best = min(best, u)
+    return best
+
+
+def anytime_lazy_ucb(means: str | Sequence[float] | np.ndarray, epsilon: float, horizon: int,
+                     rng: np.random.Generator, *, storage: str = "o1", reward: str | RewardSum = "bernoulli",
+                     expected_means: Sequence[float] | None = None,
+                     checkpoints: int | Sequence[int] = 200) -> BanditRun:
+    """Run Anytime-Lazy-UCB (paper 001, Algorithm 1) once.
+
+    Parameters
+    ----------
+    means : arm means (or a ``"0.9,0.8"`` string).
+    epsilon : privacy parameter.
+    horizon : number of rounds T (at least the number of arms); the algorithm itself does not use it.
+    rng : the run's random generator.
+    storage : ``"o1"`` (Appendix A tuples) or ``"arrays"`` (observations kept individually); same law.
+    reward : a model of :mod:`anonbandits.envs.rewards`, or a callable ``sums(mu, counts, rng)``.
+    expected_means : true expected rewards for the pseudo-regret (default: the model's means).
+    checkpoints : number of evenly spaced curve points, or the rounds themselves.
+
+    Returns
+    -------
+    BanditRun
+        One release per completed array (the K initialization pulls included); extra metrics
+        ``events`` (blocks simulated) and ``stored_values`` (peak number of stored numbers).
+    """
+    mu = check_means(means)
+    eps = check_epsilon(epsilon)
+    K = mu.size
+    T = check_horizon(horizon, K)
+    if storage not in STORAGES:
+        raise ConfigError(f"storage must be one of {', '.join(STORAGES)}, got {storage!r}")
+    check_reward(reward)
+    draw = reward_sums(reward)
+    true = expected_rewards(reward, mu, expected_means)
+    grid = checkpoint_grid(T, checkpoints)
+    trace, ledger = RegretTrace(true.max() - true), Ledger()
+
+    # Initialization: round j pulls arm j; array 0 (size 1) gets its own Lap(1/eps) (A1).
+    first = draw(mu, np.ones(K, dtype=np.int64), rng)
+    noise = rng.laplace(0.0, 1.0 / eps, K)
+    trace.play(np.arange(K), K)
+    for j in range(K):
+        ledger.release([ledger.block(j, 1, first[j])], [j], [first[j]], [noise[j]], 1.0 / eps, j + 1)
+    mean = first + noise                      # last full array's noisy mean
+    size = np.ones(K)                         # its size lambda (1, 2, 4, ...)
+    fill_n = np.zeros(K, dtype=np.int64)      # filling array: observations so far ...
+    fill_sum = np.zeros(K)                    # ... their sum (o1 form)
+    fill_obs: list[list[np.ndarray]] = [[] for _ in range(K)]   # ... or the observations (array form)
+    fill_blocks: list[list[int]] = [[] for _ in range(K)]
+    stored_peak = 5 * K
+    events = 0
+    while trace.rounds < T:
+        t = trace.rounds + 1
+        j = int(np.argmax(ucb_index(mean, size, eps, t)))
+        capacity = int(2 * size[j])
+        n = min(capacity - int(fill_n[j]), T - t + 1, _overtaken_at(mean, size, eps, j, t, T) - t)
+        if storage == "o1":
+            block_sum = float(draw(mu[j:j + 1], np.array([n]), rng)[0])
+            fill_sum[j] += block_sum
+        else:
+            obs = draw(np.full(n, mu[j]), np.ones(n, dtype=np.int64), rng)
+            fill_obs[j].append(obs)
+            block_sum = float(obs.sum())
+            stored_peak = max(stored_peak, 2 * K + int(fill_n.sum()) + n)
+        fill_blocks[j].append(ledger.block(j, n, block_sum))
+        trace.play(j, n)
+        fill_n[j] += n
+        events += 1
+        if fill_n[j] == capacity:
+            total = fill_sum[j] if storage == "o1" else float(np.concatenate(fill_obs[j]).sum())
+            z = rng.laplace(0.0, 1.0 / eps)
+            ledger.release(fill_blocks[j], [j], [total], [z], 1.0 / eps, trace.rounds)
+            mean[j] = (total + z) / capacity
+            size[j] = capacity
+            fill_n[j], fill_sum[j] = 0, 0.0
+            fill_obs[j], fill_blocks[j] = [], []
+    return finish(trace, grid, true, ledger.releases, ledger, events=events, stored_values=stored_peak)

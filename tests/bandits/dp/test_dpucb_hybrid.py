@@ -1,0 +1,91 @@
+"""Hybrid-UCB (paper 001, Algorithm 4) and its binary-mechanism noise."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from dpucb_helpers import exact_sums
+
+from anonbandits.dp import hybrid_ucb, hybrid_ucb_batch
+from anonbandits.dp.hybrid_ucb import TreeNoise
+from anonbandits.errors import ConfigError
+
+
+def test_tree_noise_is_the_sum_over_the_dyadic_decomposition():
+    leaves = 64
+    tree = TreeNoise(slots=2, capacity=leaves)
+    fresh = {}
+    for k in range(1, leaves + 1):
+        values = np.array([1000.0 + k, 2000.0 + 3 * k])           # distinct node noises, created at count k
+        fresh[k] = values
+        total = tree.advance(np.array([0, 1]), np.array([k, k]), values)
+        # blocks of the set bits of k; the block of bit j ends at count (k >> j) << j, where it was created
+        expected = sum(fresh[(k >> j) << j] for j in range(7) if k >> j & 1)
+        np.testing.assert_array_equal(total, expected)
+    # a new tree restarts at count 1 with fresh nodes only
+    np.testing.assert_array_equal(tree.advance(np.array([0]), np.array([1]), np.array([5.0])), [5.0])
+
+
+def _predicted_noise_var(pulls: np.ndarray, eps: float, shift: int) -> np.ndarray:
+    """Variance of the noise in the private mean after O pulls: one Lap(2/eps) per full array (arrays 0..r-1)
+    plus popcount(k) tree nodes with Lap(2(r + shift)/eps), where O = 2^r - 1 + k, 1 <= k <= 2^r."""
+    out = np.empty(pulls.shape)
+    for idx, o in np.ndenumerate(pulls):
+        if o == 1:
+            out[idx] = 2 * (2 / eps) ** 2
+            continue
+        r = int(o).bit_length() - 1
+        k = int(o) - (2**r - 1)
+        out[idx] = r * 2 * (2 / eps) ** 2 + bin(k).count("1") * 2 * (2 * (r + shift) / eps) ** 2
+    return out
+
+
+@pytest.mark.parametrize(("tree_noise", "shift"), [("paper", 0), ("exact", 1)])
+def test_laplace_noise_scales_of_arrays_and_tree_nodes(tree_noise, shift):
+    # A huge epsilon makes the decisions (almost surely) noise-free, so the private means at the end are
+    # not selected on their noise; each pull count's noise is rescaled by its predicted standard deviation.
+    mu, eps = np.array([0.75, 0.25]), 1e4
+    pulls, z = [], []
+    for horizon in (2, 3, 4, 6, 9, 16, 40):
+        batch = hybrid_ucb_batch(mu, np.full(2000, eps), horizon, np.random.default_rng(horizon),
+                                 tree_noise=tree_noise, reward=exact_sums)
+        noise = (batch.noisy_means - mu) * batch.pulls
+        z.append((noise / np.sqrt(_predicted_noise_var(batch.pulls, eps, shift))).ravel())
+        pulls.append(batch.pulls.ravel())
+    pulls, z = np.concatenate(pulls), np.concatenate(z)
+    groups = [o for o in np.unique(pulls) if (pulls == o).sum() >= 1000]
+    assert {1, 2, 3} <= set(groups) and len(groups) >= 8
+    for o in groups:
+        g = z[pulls == o]
+        assert abs(g.mean()) < 4 / np.sqrt(g.size)
+        assert abs(g.var() - 1) < 4 * np.sqrt(5 / g.size)     # Laplace sums: kurtosis at most 6
+
+
+def test_finds_best_arm_on_easy_instance():
+    batch = hybrid_ucb_batch(np.array([0.1, 0.5, 0.9]), np.full(12, 8.0), 20_000, np.random.default_rng(0))
+    assert np.all(batch.pulls.argmax(axis=1) == 2) and np.all(batch.best_arm == 2)
+    run = hybrid_ucb("0.9,0.5,0.1", 8.0, 20_000, np.random.default_rng(1))
+    assert run.best_arm_found and run.releases == 20_000
+
+
+def test_regret_is_sublinear():
+    batch = hybrid_ucb_batch(np.array([0.75, 0.5, 0.25]), np.full(10, 64.0), 2**16, np.random.default_rng(2),
+                             checkpoints=8)
+    assert np.all(np.diff(batch.curves, axis=1) >= 0)
+    np.testing.assert_allclose(batch.curves[:, -1], batch.regret)
+    assert batch.curves[:, -1].mean() / batch.curves[:, 0].mean() < 3.0     # R(T) / R(T/8); linear gives 8
+
+
+def test_larger_epsilon_gives_less_regret():
+    batch = hybrid_ucb_batch(np.array([0.75, 0.5, 0.25]), np.repeat([0.5, 64.0], 10), 20_000,
+                             np.random.default_rng(3))
+    assert batch.regret[10:].mean() < 0.5 * batch.regret[:10].mean()
+
+
+def test_inputs():
+    with pytest.raises(ConfigError, match="tree_noise"):
+        hybrid_ucb("0.5,0.4", 1.0, 10, np.random.default_rng(0), tree_noise="loose")
+    with pytest.raises(ConfigError, match="epsilon"):
+        hybrid_ucb_batch(np.array([0.5, 0.4]), [1.0, -1.0], 10, np.random.default_rng(0))
+    with pytest.raises(ConfigError, match="horizon"):
+        hybrid_ucb("0.5,0.4,0.3", 1.0, 2, np.random.default_rng(0))
