@@ -13,6 +13,9 @@ batch. Writes into docs/results/:
   (paper Figs. 1-4, 6-9, 11, 12b-h), 95% bands;
 * dp_ucb_paper001_final.png: final regret vs epsilon per setting (paper Figs. 5, 10, 12a);
 * dp_ucb_paper001_claims.md: the paper's qualitative claims, each checked against these numbers.
+
+With --quick (or a non-default --runs/--horizon) the names start with dp_ucb_paper001_quick instead, so the
+full reproduction's files are not overwritten.
 """
 
 from __future__ import annotations
@@ -92,7 +95,7 @@ def summarise(results: list[TaskResult]) -> tuple[list[dict], dict]:
     return rows, stats
 
 
-def plot_settings(results: list[TaskResult], horizon: int) -> None:
+def plot_settings(results: list[TaskResult], horizon: int, prefix: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -125,11 +128,11 @@ def plot_settings(results: list[TaskResult], horizon: int) -> None:
         fig.suptitle(f"paper 001, setting {s}: means {SETTINGS[s]}, T = {horizon}, "
                      f"{len(curves[(s, EPSILONS[0], ALGORITHMS[0])])} runs", fontsize=11)
         fig.tight_layout()
-        fig.savefig(RESULTS / f"dp_ucb_paper001_setting{s}.png", dpi=110)
+        fig.savefig(RESULTS / f"{prefix}_setting{s}.png", dpi=110)
         plt.close(fig)
 
 
-def plot_final(stats: dict) -> None:
+def plot_final(stats: dict, prefix: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -149,7 +152,7 @@ def plot_final(stats: dict) -> None:
         ax.grid(alpha=0.3, which="both")
     axes[0].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(RESULTS / "dp_ucb_paper001_final.png", dpi=110)
+    fig.savefig(RESULTS / f"{prefix}_final.png", dpi=110)
     plt.close(fig)
 
 
@@ -213,6 +216,8 @@ def main() -> None:
     args = parser.parse_args()
     horizon = args.horizon or (2**18 if args.quick else 2 * 2**21)
     runs = args.runs or (4 if args.quick else 15)
+    full = horizon == 2 * 2**21 and runs == 15
+    prefix = "dp_ucb_paper001" if full else "dp_ucb_paper001_quick"
     RESULTS.mkdir(parents=True, exist_ok=True)
 
     start = time.perf_counter()
@@ -224,11 +229,11 @@ def main() -> None:
     hybrid_time = time.perf_counter() - start
     print(f"Hybrid-UCB: {len(SETTINGS) * len(EPSILONS) * runs} runs in lockstep in {hybrid_time:.1f} s")
 
-    write_table([r.row for r in results], RESULTS / "dp_ucb_paper001_runs.csv")
+    write_table([r.row for r in results], RESULTS / f"{prefix}_runs.csv")
     rows, stats = summarise(results)
-    write_table(rows, RESULTS / "dp_ucb_paper001_summary.csv")
-    plot_settings(results, horizon)
-    plot_final(stats)
+    write_table(rows, RESULTS / f"{prefix}_summary.csv")
+    plot_settings(results, horizon, prefix)
+    plot_final(stats, prefix)
 
     print(f"\nfinal pseudo-regret at T = {horizon} (mean +- s.e. over {runs} runs)")
     print(f"{'setting':>7s} {'eps':>6s} " + " ".join(f"{a:>22s}" for a in ALGORITHMS))
@@ -243,7 +248,7 @@ def main() -> None:
     for text, ok, detail in claims:
         print(f"  [{'holds' if ok else 'FAILS'}] {text}: {detail}")
         lines.append(f"- **{'holds' if ok else 'does not hold'}**: {text}. {detail}")
-    (RESULTS / "dp_ucb_paper001_claims.md").write_text("\n".join(lines) + "\n")
+    (RESULTS / f"{prefix}_claims.md").write_text("\n".join(lines) + "\n")
     print(f"\ntotal {event_time + hybrid_time:.1f} s; results in {RESULTS}")
 
 

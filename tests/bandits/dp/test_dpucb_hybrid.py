@@ -69,17 +69,17 @@ def test_finds_best_arm_on_easy_instance():
 
 
 def test_regret_is_sublinear():
-    batch = hybrid_ucb_batch(np.array([0.75, 0.5, 0.25]), np.full(10, 64.0), 2**16, np.random.default_rng(2),
-                             checkpoints=8)
-    assert np.all(np.diff(batch.curves, axis=1) >= 0)
-    np.testing.assert_allclose(batch.curves[:, -1], batch.regret)
-    assert batch.curves[:, -1].mean() / batch.curves[:, 0].mean() < 3.0     # R(T) / R(T/8); linear gives 8
+    runs = [hybrid_ucb("0.75,0.5,0.25", 64.0, 2**16, np.random.default_rng(s), checkpoints=8) for s in range(6)]
+    curves = np.array([r.curve for r in runs])
+    assert np.all(np.diff(curves, axis=1) >= 0)
+    np.testing.assert_allclose(curves[:, -1], [r.regret for r in runs])
+    assert curves[:, -1].mean() / curves[:, 0].mean() < 3.0     # R(T) / R(T/8); linear regret gives 8
 
 
 def test_larger_epsilon_gives_less_regret():
-    batch = hybrid_ucb_batch(np.array([0.75, 0.5, 0.25]), np.repeat([0.5, 64.0], 10), 20_000,
-                             np.random.default_rng(3))
-    assert batch.regret[10:].mean() < 0.5 * batch.regret[:10].mean()
+    small = [hybrid_ucb("0.75,0.5,0.25", 0.5, 20_000, np.random.default_rng(s)).regret for s in range(8)]
+    large = [hybrid_ucb("0.75,0.5,0.25", 64.0, 20_000, np.random.default_rng(s)).regret for s in range(8)]
+    assert np.mean(large) < 0.5 * np.mean(small)
 
 
 def test_inputs():
@@ -89,3 +89,14 @@ def test_inputs():
         hybrid_ucb_batch(np.array([0.5, 0.4]), [1.0, -1.0], 10, np.random.default_rng(0))
     with pytest.raises(ConfigError, match="horizon"):
         hybrid_ucb("0.5,0.4,0.3", 1.0, 2, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize(("reward", "tree_noise"), [("bernoulli", "paper"), ("gaussian", "exact")])
+def test_single_run_equals_a_batch_of_one(reward, tree_noise):
+    mu = [0.75, 0.7, 0.6, 0.7]
+    single = hybrid_ucb(mu, 0.7, 9000, np.random.default_rng(5), reward=reward, tree_noise=tree_noise)
+    batch = hybrid_ucb_batch(np.array(mu), [0.7], 9000, np.random.default_rng(5), reward=reward,
+                             tree_noise=tree_noise)
+    np.testing.assert_array_equal(single.curve, batch.curves[0])
+    np.testing.assert_array_equal(single.pulls, batch.pulls[0])
+    assert single.extra["laplace_draws"] == batch.laplace_draws[0] > 9000
