@@ -25,6 +25,7 @@ _FAMILIES: tuple[str, ...] = (
     "anonbandits.anonymous",
     "anonbandits.dp.distributed",
     "anonbandits.dp",
+    "anonbandits.multiagent.mase",
 )
 
 

@@ -48,7 +48,7 @@ def run_tasks(tasks: Sequence[Task], *, workers: int | None = None, scheduler: s
 
     Each task seeds its own generator, so the table does not depend on the backend or on completion order.
     """
-    bar = tqdm(total=len(tasks), desc="runs", unit="run", disable=not progress)
+    bar = tqdm(total=len(tasks), desc="runs", unit="run", disable=not progress, leave=False)
     results: list[TaskResult | None] = [None] * len(tasks)
     try:
         if scheduler is not None:

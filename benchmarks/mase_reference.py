@@ -1,0 +1,175 @@
+"""Plain per-round, per-pull Python loops for paper 003's algorithms (the literal pseudo-code).
+
+These are the slow references the fast engines of :mod:`anonbandits.multiagent.mase` are checked against:
+``benchmarks/mase_speed.py`` times them, and the tests compare the distribution of their outcomes with the
+engines' on small instances. One loop iteration is one round: an agent is drawn from P_N restricted to the
+agents still in the pool, it pulls every arm of its local set one reward at a time, then applies its local
+elimination, votes, leaves the pool or synchronises, exactly in the order of Algorithms 2 and 3.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from anonbandits.multiagent.mase.formulas import dp_widths, epoch_length, eta_xi, voting_threshold
+
+
+@dataclass
+class ReferenceOutcome:
+    rounds: int
+    pulls: int
+    recommended: int
+    messages: int
+
+
+class _Pool:
+    """Draws agents from P_N restricted to the agents still in the pool."""
+
+    def __init__(self, probs: np.ndarray) -> None:
+        self.probs = [float(p) for p in probs]
+        self.members = list(range(len(self.probs)))
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        self.cum = []
+        total = 0.0
+        for n in self.members:
+            total += self.probs[n]
+            self.cum.append(total)
+
+    def draw(self, rng: np.random.Generator) -> int:
+        i = bisect.bisect_right(self.cum, rng.random() * self.cum[-1])
+        return self.members[min(i, len(self.members) - 1)]
+
+    def remove(self, n: int) -> None:
+        self.members.remove(n)
+        if self.members:
+            self._rebuild()
+
+
+def _reward(model: str, mu: float, sigma: float, rng: np.random.Generator) -> float:
+    if model == "bernoulli":
+        return 1.0 if rng.random() < mu else 0.0
+    return rng.normal(mu, sigma)
+
+
+def reference_se_voting(means, probs, seed: int, *, kind: str = "ce", eta: float = 0.9, xi: float = 0.0,
+                        beta: float = 0.5, delta: float = 0.05, model: str = "bernoulli",
+                        sigma: float = 0.5) -> ReferenceOutcome:
+    """CORRUPTED ELIMINATION (``kind="ce"``), MASE Alg. 1 (``"mase"``) or INDEPENDENT (``"independent"``)."""
+    rng = np.random.default_rng(seed)
+    mu = [float(m) for m in means]
+    k_arms, n_agents = len(mu), len(probs)
+    if kind == "ce":
+        conf = eta_xi(eta, xi, k_arms)
+        threshold = voting_threshold(delta, conf, n_agents)
+    elif kind == "mase":
+        conf, threshold = beta, voting_threshold(delta, beta, n_agents)
+    else:
+        conf, threshold = delta, None
+    local = [list(range(k_arms)) for _ in range(n_agents)]
+    sums = [[0.0] * k_arms for _ in range(n_agents)]
+    count = [0] * n_agents
+    glob = set(range(k_arms))
+    votes = [0] * k_arms
+    pool = _Pool(probs)
+    done = [False] * n_agents
+    rounds = pulls = messages = 0
+    while pool.members and (threshold is None or len(glob) > 1):
+        n = pool.draw(rng)
+        rounds += 1
+        if kind == "mase" and len(local[n]) <= 1:
+            pulls += len(local[n])
+            continue
+        count[n] += 1
+        t = count[n]
+        for k in local[n]:
+            sums[n][k] += _reward(model, mu[k], sigma, rng)
+            pulls += 1
+        width_sum = 2.0 * math.sqrt(t * max(math.log(k_arms * t * t / conf), 0.0))
+        top = max(sums[n][k] for k in local[n])
+        eliminated = [k for k in local[n] if top - sums[n][k] >= width_sum and top - sums[n][k] > 0]
+        delivered = [k for k in eliminated if rng.random() >= xi] if kind == "ce" else eliminated
+        local[n] = [k for k in local[n] if k not in eliminated]
+        if threshold is not None:
+            for k in delivered:
+                votes[k] += 1
+                messages += 1
+        if kind == "ce":
+            if len(local[n]) == 1:
+                pool.remove(n)
+            local[n] = [k for k in local[n] if k in glob]
+            if not local[n] and n in pool.members:
+                pool.remove(n)
+        elif kind == "independent" and len(local[n]) == 1:
+            pool.remove(n)
+            done[n] = True
+        if threshold is not None:
+            for k in eliminated:
+                if votes[k] >= threshold and k in glob and len(glob) > 1:
+                    glob.discard(k)
+                    if kind == "mase":
+                        for m in range(n_agents):
+                            if k in local[m]:
+                                local[m].remove(k)
+    if threshold is None:
+        finals = [local[n][0] for n in range(n_agents) if done[n]]
+        recommended = max(set(finals), key=finals.count)
+    else:
+        recommended = min(glob)
+    return ReferenceOutcome(rounds, pulls, recommended, messages)
+
+
+def reference_dp_mase(means, probs, seed: int, *, eps: float = 0.1, beta: float = 0.5, delta: float = 0.05,
+                      model: str = "bernoulli", sigma: float = 0.5) -> ReferenceOutcome:
+    """DP-MASE (Algorithm 2 with Algorithm 4a), one round and one pull at a time."""
+    rng = np.random.default_rng(seed)
+    mu = [float(m) for m in means]
+    k_arms, n_agents = len(mu), len(probs)
+    threshold = voting_threshold(delta, beta, n_agents)
+    local = [list(range(k_arms)) for _ in range(n_agents)]
+    sums = [[0.0] * k_arms for _ in range(n_agents)]
+    epoch = [1] * n_agents
+    step = [0] * n_agents
+    length = [int(epoch_length(1, k_arms, eps, beta))] * n_agents
+    glob = set(range(k_arms))
+    votes = [0] * k_arms
+    pool = _Pool(probs)
+    rounds = pulls = messages = 0
+    while len(glob) > 1 and pool.members:
+        n = pool.draw(rng)
+        rounds += 1
+        for k in local[n]:
+            sums[n][k] += _reward(model, mu[k], sigma, rng)
+            pulls += 1
+        step[n] += 1
+        if step[n] < length[n]:
+            continue
+        r, e, s = length[n], epoch[n], len(local[n])
+        h, c = (float(x) for x in dp_widths(e, s, eps, beta, r))
+        noisy = {k: sums[n][k] / r + rng.laplace(0.0, 1.0 / (eps * r)) for k in local[n]}
+        top = max(noisy.values())
+        eliminated = [k for k in local[n] if top - noisy[k] > 2.0 * (h + c)]
+        local[n] = [k for k in local[n] if k not in eliminated]
+        for k in eliminated:
+            votes[k] += 1
+            messages += 1
+        if len(local[n]) == 1:
+            pool.remove(n)
+        else:
+            epoch[n] += 1
+            sums[n] = [0.0] * k_arms
+            step[n] = 0
+            local[n] = [k for k in local[n] if k in glob]
+            if not local[n]:
+                pool.remove(n)
+            else:
+                length[n] = int(epoch_length(epoch[n], len(local[n]), eps, beta))
+        for k in eliminated:
+            if votes[k] >= threshold and k in glob and len(glob) > 1:
+                glob.discard(k)
+    return ReferenceOutcome(rounds, pulls, min(glob), messages)

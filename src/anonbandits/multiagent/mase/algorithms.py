@@ -1,0 +1,150 @@
+"""Registry entries of paper 003's algorithms: parameters (with the spec's defaults) and ``run`` functions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from anonbandits.errors import ConfigError
+from anonbandits.multiagent.mase.central import central
+from anonbandits.multiagent.mase.dp_mase import DPMASEConfig, dp_mase
+from anonbandits.multiagent.mase.instances import (
+    ACTIVITIES,
+    MODELS,
+    PROBLEMS,
+    activity_probabilities,
+    instance_from_params,
+)
+from anonbandits.multiagent.mase.result import MaseResult
+from anonbandits.multiagent.mase.voting import SAMPLINGS, STOP_RULES, corrupted_elimination, independent, mase
+from anonbandits.registry import AlgorithmSpec, Param, RunOutput
+
+FAMILY = "multi-agent BAI (paper 003)"
+ARMS_AXES = ("round", "arms left in the global set")
+
+
+def flag(text: str | bool) -> bool:
+    """Parse a boolean flag value (``1/0``, ``true/false``, ``yes/no``)."""
+    if isinstance(text, bool):
+        return text
+    value = str(text).strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"expected a boolean (true/false), got {text!r}")
+
+
+COMMON = (
+    Param("agents", int, 64, "number of agents N"),
+    Param("problem", str, "1", "paper 003's instance: 1 (Bernoulli) or 2 (Gaussian); --means overrides it",
+          choices=PROBLEMS),
+    Param("means", str, "", "custom arm means, comma-separated (overrides --problem)"),
+    Param("reward", str, "bernoulli", "reward model of --means (gaussian: unclipped, std --sigma)",
+          choices=MODELS),
+    Param("sigma", float, 0.5, "standard deviation of Gaussian rewards (Problem 2; spec A13)"),
+    Param("delta", float, 0.05, "global failure probability"),
+    Param("activity", str, "uniform", "agent distribution P_N: uniform or skewed, P(n) ∝ (n+a)^-gamma",
+          choices=ACTIVITIES),
+    Param("gamma", float, 0.8, "exponent of the skewed activity"),
+    Param("activity_offset", float, 0.0, "offset a of the skewed activity"),
+    Param("max_rounds", int, 10**9, "stop (truncated) after this many rounds"),
+)
+WIDTH = (
+    Param("width_c", float, 1.0, "constant c in the SE width 2 sqrt(log(c K t^2/b)/t) (spec A4)"),
+    Param("width_denominator", int, 1, "1: width uses t; 2: it uses 2t (spec A4)", choices=(1, 2)),
+)
+SAMPLING = Param("sampling", str, "active", "active: draw among agents still running (A10); fixed: keep "
+                 "drawing from P_N, finished agents' rounds are idle", choices=SAMPLINGS)
+RETIRE = Param("retire_on_sync", flag, False, "also retire agents left with <= 1 arm by a sync (A9)")
+
+
+def _setup(params: Mapping[str, Any], seed: int):
+    agents = int(params["agents"])
+    if agents < 1:
+        raise ConfigError(f"agents must be at least 1, got {agents}")
+    instance = instance_from_params(params)
+    probs = activity_probabilities(agents, params["activity"], float(params["gamma"]),
+                                   float(params["activity_offset"]))
+    if int(params["max_rounds"]) < 1:
+        raise ConfigError(f"max_rounds must be positive, got {params['max_rounds']}")
+    return instance, probs, np.random.default_rng(seed)
+
+
+def _output(result: MaseResult, instance) -> RunOutput:
+    metrics = {**result.metrics(), "instance": instance.name, "arms": instance.arms}
+    return RunOutput(metrics=metrics, curve=result.curve())
+
+
+def _width(params: Mapping[str, Any]) -> dict[str, Any]:
+    return {"width_c": float(params["width_c"]), "width_denominator": int(params["width_denominator"]),
+            "max_rounds": int(params["max_rounds"]), "delta": float(params["delta"])}
+
+
+def run_central(params: Mapping[str, Any], seed: int) -> RunOutput:
+    """Registry entry of :func:`~anonbandits.multiagent.mase.central.central`."""
+    instance, probs, rng = _setup(params, seed)
+    return _output(central(instance, probs, rng, **_width(params)), instance)
+
+
+def run_independent(params: Mapping[str, Any], seed: int) -> RunOutput:
+    """Registry entry of :func:`~anonbandits.multiagent.mase.voting.independent`."""
+    instance, probs, rng = _setup(params, seed)
+    result = independent(instance, probs, rng, stop=params["stop"], sampling=params["sampling"], **_width(params))
+    return _output(result, instance)
+
+
+def run_mase(params: Mapping[str, Any], seed: int) -> RunOutput:
+    """Registry entry of :func:`~anonbandits.multiagent.mase.voting.mase`."""
+    instance, probs, rng = _setup(params, seed)
+    return _output(mase(instance, probs, rng, beta=float(params["beta"]), **_width(params)), instance)
+
+
+def run_corrupted(params: Mapping[str, Any], seed: int) -> RunOutput:
+    """Registry entry of :func:`~anonbandits.multiagent.mase.voting.corrupted_elimination`."""
+    instance, probs, rng = _setup(params, seed)
+    result = corrupted_elimination(instance, probs, rng, eta=float(params["eta"]), xi=float(params["xi"]),
+                                   sampling=params["sampling"], retire_on_sync=flag(params["retire_on_sync"]),
+                                   **_width(params))
+    return _output(result, instance)
+
+
+def run_dp_mase(params: Mapping[str, Any], seed: int) -> RunOutput:
+    """Registry entry of :func:`~anonbandits.multiagent.mase.dp_mase.dp_mase`."""
+    instance, probs, rng = _setup(params, seed)
+    cfg = DPMASEConfig(eps=float(params["epsilon"]), beta=float(params["beta"]), delta=float(params["delta"]),
+                       literal_order=flag(params["literal_order"]),
+                       retire_on_sync=flag(params["retire_on_sync"]), sampling=params["sampling"],
+                       max_rounds=int(params["max_rounds"]))
+    return _output(dp_mase(instance, probs, cfg, rng), instance)
+
+
+ALGORITHMS: tuple[AlgorithmSpec, ...] = (
+    AlgorithmSpec(
+        "mase", run_mase, COMMON + WIDTH + (Param("beta", float, 0.5, "local failure probability of each "
+                                                   "agent's SE; M = ceil(log delta / log beta)"),),
+        "MASE (paper 003, Alg. 1): SE agents vote, immediate global sync", FAMILY, ARMS_AXES),
+    AlgorithmSpec(
+        "dp-mase", run_dp_mase,
+        COMMON + (Param("epsilon", float, 0.1, "differential-privacy level eps_dp"),
+                  Param("beta", float, 0.5, "local failure probability of each agent's DP-SE"),
+                  Param("literal_order", flag, False, "next epoch length before the sync (A8)"),
+                  RETIRE, SAMPLING),
+        "DP-MASE (paper 003, Alg. 2): epoch-wise DP-SE agents vote; eps-DP messages", FAMILY, ARMS_AXES),
+    AlgorithmSpec(
+        "corrupted-elimination", run_corrupted,
+        COMMON + WIDTH + (Param("eta", float, 0.9, "apparent privacy level eta"),
+                          Param("xi", float, 0.05, "probability that a vote is dropped (corruption)"),
+                          RETIRE, SAMPLING),
+        "Corrupted Elimination (paper 003, Alg. 3); xi=0 is Feraud et al.", FAMILY, ARMS_AXES),
+    AlgorithmSpec("central", run_central, COMMON + WIDTH,
+                  "CENTRAL baseline (paper 003, Sec. 6): SE on pooled raw rewards", FAMILY, ARMS_AXES),
+    AlgorithmSpec(
+        "independent", run_independent,
+        COMMON + WIDTH + (Param("stop", str, "all", "all: until every agent is done (A14); first: first done",
+                                choices=STOP_RULES), SAMPLING),
+        "INDEPENDENT baseline (paper 003, Sec. 6): every agent runs SE alone", FAMILY,
+        ("round", "agents still running")),
+)

@@ -1,0 +1,268 @@
+"""DP-MASE: Multi-Agent Successive Elimination with differentially private communications.
+
+Paper: 003_1b4f3a9c9d577fe2.txt (Rio, Barlier, Colin, Soare, ICML 2023), Algorithm 2 with its local routine
+"DP-MASE Local Elimination" (the paper's Algorithm 4 of App. B.1, called 4a in the spec), Sec. 4 and App. B.1;
+epoch length, widths and thresholds as reconstructed in spec sections 2.3-2.4 (A1-A3, A6-A9, A22).
+
+Every agent runs DP Successive Elimination (Sajed & Sheffet 2019) in epochs e = 1, 2, ...: during epoch e it
+pulls each arm of its local set ``R(e, s)`` times, then releases each epoch mean plus ``Lap(1/(eps R))`` noise
+and votes against every arm whose noisy mean is more than ``2(h(e) + c(e))`` below the best noisy mean. An arm
+leaves the global set once it has ``M* = ceil(log(delta)/log(beta))`` votes. Agents learn global eliminations
+only at their epoch ends (lazy synchronisation, essential to the privacy proof, spec A22).
+
+Simulation (exact in distribution, event by event)
+--------------------------------------------------
+Nothing an agent does inside an epoch is observable, so the engine only simulates epoch ends:
+
+* The epoch's reward sums are one exact draw per arm (``Binomial(R, mu)`` or ``N(R mu, R sigma^2)``).
+* Rounds run on a Poisson clock (agent n is activated at rate ``p_n``; see :mod:`.se_engine`), so the end of an
+  epoch of R activations comes ``Gamma(R)/p_n`` after its start.
+* Epoch ends are processed in time order in vectorised batches: the local decisions of a batch do not depend
+  on the global set, only the synchronisation after them does, and a batch is cut before the first event that
+  a newly started epoch could precede.
+* At the stopping time ``s*`` an agent in the middle of an epoch of R activations started at ``a`` and ending at
+  ``b > s*`` has made ``Binomial(R - 1, (s* - a)/(b - a))`` of them (its intermediate activation times are
+  uniform order statistics); the number of rounds T is the sum of these counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from anonbandits.errors import ConfigError
+from anonbandits.multiagent.mase.formulas import dp_widths, epoch_length, voting_threshold
+from anonbandits.multiagent.mase.instances import Instance
+from anonbandits.multiagent.mase.result import EliminationLog, MaseResult, NoiseAudit
+from anonbandits.multiagent.messages import MessageLog
+
+
+@dataclass(frozen=True)
+class DPMASEConfig:
+    """Parameters of DP-MASE (defaults are the spec's).
+
+    eps : differential-privacy level eps_dp. beta : local failure probability of each agent's DP-SE.
+    literal_order : compute the next epoch length before synchronising with the global set (the box's line
+        order, spec A8); by default the agent synchronises first.
+    retire_on_sync : also retire agents left with at most one arm by the synchronisation (spec A9).
+    sampling : ``"active"`` or ``"fixed"`` (spec A10, see :class:`.se_engine.SEProtocol`).
+    max_rounds : cap on the Poisson clock (about the number of rounds); the run is then ``truncated``.
+    """
+
+    eps: float = 0.1
+    beta: float = 0.5
+    delta: float = 0.05
+    literal_order: bool = False
+    retire_on_sync: bool = False
+    sampling: str = "active"
+    max_rounds: int = 10**9
+
+
+def dp_mase_local_elimination(eps: float, epoch: np.ndarray, means: np.ndarray, held: np.ndarray, beta: float,
+                              length: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Algorithm 4a for a batch of epoch ends (one row each); returns (eliminated mask, noisy means).
+
+    ``means`` are the epoch means of the arms ``held`` (a boolean mask) after ``length`` pulls each. Every held
+    arm's mean gets independent ``Lap(0, 1/(eps R))`` noise, computed once; arm k is eliminated when
+    ``max_l noisy_l - noisy_k > 2 (h(e) + c(e))`` with ``s = |K_n(e)|`` the number of arms sampled.
+    """
+    scale = 1.0 / (eps * length)
+    noisy = np.where(held, means + rng.laplace(0.0, 1.0, means.shape) * scale[:, None], -np.inf)
+    h, c = dp_widths(epoch, held.sum(axis=1), eps, beta, length)
+    top = noisy.max(axis=1)
+    eliminated = held & (top[:, None] - noisy > 2.0 * (h + c)[:, None])
+    return eliminated, noisy
+
+
+class _DPMASE:
+    def __init__(self, instance: Instance, probs: np.ndarray, cfg: DPMASEConfig, rng: np.random.Generator,
+                 record: bool) -> None:
+        self.inst, self.p, self.cfg, self.rng, self.record = instance, probs, cfg, rng, record
+        n, k = probs.size, instance.arms
+        self.K = k
+        self.threshold = voting_threshold(cfg.delta, cfg.beta, n, "beta")
+        self.Kn = np.ones((n, k), bool)
+        self.epoch = np.ones(n, np.int64)
+        self.length = epoch_length(1, k, cfg.eps, cfg.beta) * np.ones(n, np.int64)
+        self.start = np.zeros(n)
+        self.end = rng.standard_gamma(self.length) / probs
+        self.running = np.ones(n, bool)
+        self.exit_clock = np.full(n, np.inf)
+        self.G = np.ones(k, bool)
+        self.lam = np.zeros(k, np.int64)
+        # completed epochs: (agent, start, end, length, arms pulled per activation)
+        self.epochs: list[tuple[np.ndarray, ...]] = []
+        self.done_rounds = 0
+        self.done_pulls = 0
+        self.votes: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.global_elims: list[tuple[float, int]] = []
+        self.audit: list[tuple[np.ndarray, ...]] = []
+        self.stop_clock = np.inf
+
+    def run(self) -> None:
+        cfg = self.cfg
+        while self.G.sum() > 1:
+            pend = np.flatnonzero(self.running)
+            if pend.size == 0:
+                self.stop_clock = float(self.exit_clock[np.isfinite(self.exit_clock)].max())
+                return
+            order = np.argsort(self.end[pend])
+            agents = pend[order]
+            if self.end[agents[0]] > cfg.max_rounds:
+                self.stop_clock = float(cfg.max_rounds)
+                return
+            self._batch(agents)
+
+    def _batch(self, agents: np.ndarray) -> None:
+        """Process the epoch ends of ``agents`` (sorted by time) up to the first one the batch cannot settle."""
+        cfg, rng = self.cfg, self.rng
+        when = self.end[agents]
+        held = self.Kn[agents]
+        length = self.length[agents]
+        epoch = self.epoch[agents]
+        sums = self.inst.sums(rng, length[:, None] * held)
+        means = sums / length[:, None]
+        elim, noisy = dp_mase_local_elimination(cfg.eps, epoch, means, held, cfg.beta, length, rng)
+
+        # votes in time order; an arm leaves the global set at the vote that brings it to the threshold
+        tally = self.lam + np.cumsum(elim, axis=0)
+        removal_at = np.full(self.K, agents.size)
+        for arm in np.flatnonzero(self.G):
+            hit = np.flatnonzero(elim[:, arm] & (tally[:, arm] >= self.threshold))
+            if hit.size:
+                removal_at[arm] = hit[0]
+        G_before = np.repeat(self.G[None, :], agents.size, axis=0)
+        stop_index = agents.size
+        remaining = int(self.G.sum())
+        for arm in np.lexsort((np.arange(self.K), removal_at)):
+            i = removal_at[arm]
+            if i >= agents.size or remaining == 1:
+                break
+            G_before[i + 1:, arm] = False
+            remaining -= 1
+            if remaining == 1:
+                stop_index = i
+
+        # next epochs (lines 12-18): retire, or reset, synchronise and compute the next length
+        after = held & ~elim
+        leave = after.sum(axis=1) == 1
+        synced = after & G_before
+        size = synced.sum(axis=1)
+        leave |= size == 0
+        if cfg.retire_on_sync:
+            leave |= size <= 1
+        nxt = epoch + 1
+        s_next = after.sum(axis=1) if cfg.literal_order else size
+        new_length = np.where(leave, 1, epoch_length(nxt, np.maximum(s_next, 1), cfg.eps, cfg.beta))
+        new_end = when + np.where(leave, np.inf, rng.standard_gamma(new_length) / self.p[agents])
+
+        # keep the prefix of events that precede every epoch end started within the batch
+        earliest_new = np.minimum.accumulate(np.concatenate([[np.inf], new_end[:-1]]))
+        ok = when < earliest_new
+        keep = agents.size if ok.all() else int(np.argmin(ok))
+        keep = min(keep, stop_index + 1)
+        sl = slice(0, keep)
+        a = agents[sl]
+        self.epochs.append((a, self.start[a], when[sl], length[sl], held[sl].sum(axis=1)))
+        self.done_rounds += int(length[sl].sum())
+        self.done_pulls += int((length[sl] * held[sl].sum(axis=1)).sum())
+        er, ek = np.nonzero(elim[sl])
+        self.votes.append((a[er], ek, when[sl][er]))
+        np.add.at(self.lam, ek, 1)
+        if self.record:
+            hr, hk = np.nonzero(held[sl])
+            self.audit.append((a[hr], epoch[sl][hr], hk, length[sl][hr], means[sl][hr, hk], noisy[sl][hr, hk]))
+        for arm in np.argsort(removal_at, kind="stable"):
+            if removal_at[arm] < keep and self.G.sum() > 1:
+                self.G[arm] = False
+                self.global_elims.append((float(when[removal_at[arm]]), int(arm)))
+        gone = leave[sl]
+        self.running[a[gone]] = False
+        self.exit_clock[a[gone]] = when[sl][gone]
+        cont = a[~gone]
+        self.Kn[a] = np.where(gone[:, None], after[sl], synced[sl])
+        self.epoch[cont] = nxt[sl][~gone]
+        self.length[cont] = new_length[sl][~gone]
+        self.start[cont] = when[sl][~gone]
+        self.end[cont] = new_end[sl][~gone]
+        if stop_index < keep:
+            self.stop_clock = float(when[stop_index])
+
+    def count_rounds(self) -> tuple[int, int, np.ndarray]:
+        """Rounds and pulls up to the stopping clock, and every counted activation time (if recording)."""
+        s = self.stop_clock
+        rng = self.rng
+        rounds, pulls = self.done_rounds, self.done_pulls
+        pieces: list[np.ndarray] = []
+        run = np.flatnonzero(self.running)
+        a, b, r = self.start[run], self.end[run], self.length[run]
+        inside = rng.binomial(r - 1, np.clip((s - a) / (b - a), 0.0, 1.0))
+        rounds += int(inside.sum())
+        pulls += int((inside * self.Kn[run].sum(axis=1)).sum())
+        if self.record:
+            pieces.append(np.repeat(a, inside) + rng.random(inside.sum()) * np.repeat(s - a, inside))
+            for _, start, end, length, _ in self.epochs:
+                pieces.append(end)
+                pieces.append(np.repeat(start, length - 1) + rng.random(int((length - 1).sum()))
+                              * np.repeat(end - start, length - 1))
+        if self.cfg.sampling == "fixed":
+            gone = np.flatnonzero(np.isfinite(self.exit_clock) & (self.exit_clock < s))
+            idle = rng.poisson(self.p[gone] * (s - self.exit_clock[gone]))
+            rounds += int(idle.sum())
+            if self.record:
+                pieces.append(np.repeat(self.exit_clock[gone], idle)
+                              + rng.random(idle.sum()) * np.repeat(s - self.exit_clock[gone], idle))
+        times = np.concatenate(pieces) if pieces else np.empty(0)
+        return rounds, pulls, times
+
+
+def dp_mase(instance: Instance, probs: np.ndarray, cfg: DPMASEConfig, rng: np.random.Generator,
+            record: bool = True) -> MaseResult:
+    """Run DP-MASE (paper 003, Algorithm 2 with Algorithm 4a) with agents activated according to ``probs``.
+
+    With ``record`` the result carries every vote as a message (sender, round, arm index), every local
+    elimination, and the :class:`NoiseAudit` of the Laplace mechanism; without it only the counts.
+    """
+    if not cfg.eps > 0:
+        raise ConfigError(f"epsilon must be positive, got {cfg.eps}")
+    eng = _DPMASE(instance, probs, cfg, rng, record)
+    eng.run()
+    rounds, pulls, times = eng.count_rounds()
+    times.sort()
+    va = np.concatenate([v[0] for v in eng.votes]) if eng.votes else np.empty(0, np.int64)
+    vk = np.concatenate([v[1] for v in eng.votes]) if eng.votes else np.empty(0, np.int64)
+    vt = np.concatenate([v[2] for v in eng.votes]) if eng.votes else np.empty(0)
+    keep = vt <= eng.stop_clock
+    va, vk, vt = va[keep], vk[keep], vt[keep]
+    order = np.argsort(vt, kind="stable")
+    va, vk, vt = va[order], vk[order], vt[order]
+    messages = MessageLog(record=record)
+    elims = EliminationLog()
+    if record:
+        when = np.searchsorted(times, vt, "right")
+        messages.add(va, when, vk)
+        elims.extend(va, vk, when, np.ones(va.size, bool))
+        g_rounds = np.searchsorted(times, [c for c, _ in eng.global_elims], "right")
+    else:
+        messages.add(va, np.zeros(va.size, np.int64), vk)
+        elims.extend(va, vk, np.zeros(va.size, np.int64), np.ones(va.size, bool))
+        g_rounds = np.zeros(len(eng.global_elims), np.int64)
+    stalled = eng.G.sum() > 1 and not eng.running.any()
+    truncated = eng.G.sum() > 1 and not stalled
+    if eng.G.sum() == 1:
+        recommended = int(np.flatnonzero(eng.G)[0])
+    else:
+        left = np.flatnonzero(eng.G)
+        fewest = left[eng.lam[left] == eng.lam[left].min()]
+        recommended = int(rng.choice(fewest))
+    audit = None
+    if record and eng.audit:
+        cols = [np.concatenate([x[i] for x in eng.audit]) for i in range(6)]
+        audit = NoiseAudit(cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], 1.0 / (cfg.eps * cols[3]))
+    return MaseResult(
+        algorithm="dp-mase", recommended=recommended, correct=instance.is_best(recommended), rounds=rounds,
+        pulls=pulls, messages=messages, votes=eng.lam.copy(), threshold=eng.threshold, stalled=bool(stalled),
+        truncated=bool(truncated), eliminations=elims,
+        global_eliminations=[(int(r), arm) for r, (_, arm) in zip(g_rounds, eng.global_elims, strict=True)],
+        noise=audit, arms=instance.arms, best=instance.best)

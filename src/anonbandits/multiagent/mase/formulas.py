@@ -1,0 +1,79 @@
+"""Closed-form quantities of paper 003 (spec sections 2.0, 2.2, 2.4, 2.5 and 2.8).
+
+* the voting threshold ``M* = max(1, ceil(log(delta) / log(x)))`` (spec A6),
+* CORRUPTED ELIMINATION's local failure probability ``eta_xi`` (Prop. 5.1),
+* the Successive Elimination boundary in sum space, ``g(t) = t * alpha-width`` (Sec. 4.1, spec A4),
+* DP-MASE's epoch length ``R(e, s)`` and widths ``h(e)``, ``c(e)`` (Alg. 2 and 4, spec A2/A3).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from anonbandits.errors import ConfigError
+
+
+def _check_probability(name: str, value: float) -> None:
+    if not 0 < value < 1:
+        raise ConfigError(f"{name} must lie strictly between 0 and 1, got {value}")
+
+
+def voting_threshold(delta: float, local_failure: float, agents: int, name: str = "beta") -> int:
+    """``M* = max(1, ceil(log(delta)/log(local_failure)))``; :class:`ConfigError` if it exceeds ``agents``.
+
+    An arm leaves the global set once it has at least ``M*`` votes, which guarantees
+    ``local_failure ** M* <= delta`` (spec A6); ``M* > N`` could never terminate (spec A7).
+    """
+    _check_probability("delta", delta)
+    _check_probability(name, local_failure)
+    m_real = math.log(delta) / math.log(local_failure)
+    m_star = max(1, math.ceil(m_real - 1e-9))
+    if m_star > agents:
+        raise ConfigError(f"voting threshold M = {m_star} (log(delta)/log({name}) = {m_real:.3f}) exceeds the "
+                          f"{agents} agents: no arm could ever be eliminated; use more agents or a larger delta")
+    return m_star
+
+
+def eta_xi(eta: float, xi: float, arms: int) -> float:
+    """Local failure probability ``max(0, 1 - (1-eta)/(1-xi)^(K-1))`` that keeps apparent privacy eta."""
+    _check_probability("eta", eta)
+    if not 0 <= xi < 1:
+        raise ConfigError(f"xi must lie in [0, 1), got {xi}")
+    value = max(0.0, 1.0 - (1.0 - eta) / (1.0 - xi) ** (arms - 1))
+    if not value > 0:
+        limit = 1.0 - (1.0 - eta) ** (1.0 / (arms - 1))
+        raise ConfigError(f"xi = {xi} leaves no local failure budget (eta_xi = 0): with eta = {eta} and "
+                          f"K = {arms} arms xi must be below {limit:.4f}")
+    return value
+
+
+def se_boundary(t: np.ndarray, arms: int, conf: float, c: float = 1.0, denominator: int = 1) -> np.ndarray:
+    """Successive Elimination threshold in sum space after ``t`` samples per arm.
+
+    Arm k is eliminated when ``max_l S_l - S_k >= g(t)``, with
+    ``g(t) = t * 2 * sqrt(log(c K t^2 / conf) / (denominator * t))`` (the width ``2 alpha(t)`` of Sec. 4.1
+    and Alg. 4b times t; ``denominator`` 1 or 2 per spec A4; a negative log is clipped to 0).
+    """
+    t = np.asarray(t, dtype=float)
+    return 2.0 * np.sqrt(t * np.maximum(np.log(c * arms * t * t / conf), 0.0) / denominator)
+
+
+def epoch_length(e: np.ndarray, s: np.ndarray, eps: float, beta: float) -> np.ndarray:
+    """DP-MASE epoch length ``R(e, s) = ceil(max(32 log(8 s e^2/beta) 4^e, 8 log(4 s e^2/beta) 2^e / eps))``."""
+    e = np.asarray(e, dtype=float)
+    s = np.asarray(s, dtype=float)
+    hoeffding = 32.0 * np.log(8.0 * s * e * e / beta) * 4.0 ** e
+    laplace = 8.0 * np.log(4.0 * s * e * e / beta) * 2.0 ** e / eps
+    return np.ceil(np.maximum(hoeffding, laplace) - 1e-9).astype(np.int64)
+
+
+def dp_widths(e: np.ndarray, s: np.ndarray, eps: float, beta: float, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``h(e) = sqrt(log(8 s e^2/beta)/(2R))`` and ``c(e) = log(4 s e^2/beta)/(eps R)`` (Alg. 4, spec A3)."""
+    e = np.asarray(e, dtype=float)
+    s = np.asarray(s, dtype=float)
+    r = np.asarray(r, dtype=float)
+    h = np.sqrt(np.log(8.0 * s * e * e / beta) / (2.0 * r))
+    c = np.log(4.0 * s * e * e / beta) / (eps * r)
+    return h, c

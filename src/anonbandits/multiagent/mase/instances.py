@@ -1,0 +1,95 @@
+"""Bandit instances and agent-activity distributions of paper 003 (Rio et al., ICML 2023, App. C.1 and C.4).
+
+Rewards are drawn either one pull at a time (vectorised over rows and arms) or as exact sums of many pulls:
+a sum of n Bernoulli(mu) rewards is one Binomial(n, mu) draw (via :func:`anonbandits.envs.rewards.sum_rewards`)
+and a sum of n Gaussian N(mu, sigma^2) rewards is one N(n mu, n sigma^2) draw. The Gaussian model here is the
+*unclipped* one of Problem 2 (means around 11, spec A13), not the clipped model of :mod:`anonbandits.envs.rewards`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from anonbandits.envs.rewards import parse_means, sum_rewards
+from anonbandits.errors import ConfigError
+
+PROBLEMS = ("1", "2")
+MODELS = ("bernoulli", "gaussian")
+ACTIVITIES = ("uniform", "skewed")
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A K-armed instance: ``means``, reward ``model`` and (Gaussian) standard deviation ``sigma``."""
+
+    means: np.ndarray
+    model: str = "bernoulli"
+    sigma: float = 0.5
+    name: str = "custom"
+
+    @property
+    def arms(self) -> int:
+        return int(self.means.size)
+
+    @property
+    def best(self) -> int:
+        """Index of the best arm (the first one if several share the largest mean)."""
+        return int(np.argmax(self.means))
+
+    def is_best(self, arm: int) -> bool:
+        """Whether ``arm`` has the largest mean (ties count as correct)."""
+        return bool(0 <= arm < self.arms and self.means[arm] == self.means.max())
+
+    def draw(self, rng: np.random.Generator, cols: np.ndarray, rows: int) -> np.ndarray:
+        """One reward per (row, arm in ``cols``): an array of shape ``(rows, len(cols))``."""
+        mu = self.means[cols]
+        if self.model == "bernoulli":
+            return (rng.random((rows, mu.size)) < mu).astype(float)
+        return rng.normal(mu, self.sigma, (rows, mu.size))
+
+    def sums(self, rng: np.random.Generator, counts: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
+        """Exact sum of ``counts[..., j]`` rewards of arm ``cols[j]`` (all arms if ``cols`` is None)."""
+        counts = np.asarray(counts, dtype=np.int64)
+        mu = self.means if cols is None else self.means[cols]
+        if self.model == "bernoulli":
+            return sum_rewards("bernoulli", mu, counts, rng)
+        return rng.normal(counts * mu, self.sigma * np.sqrt(counts))
+
+
+def problem(name: str, sigma: float = 0.5) -> Instance:
+    """Paper 003's Problem 1 (Bernoulli) or Problem 2 (Gaussian, standard deviation ``sigma``; A13)."""
+    if name == "1":
+        return Instance(np.array([0.7, 0.5, 0.3] + [0.1] * 7), "bernoulli", sigma, "problem1")
+    if name == "2":
+        return Instance(np.array([11.0, 10.8] + [10.4] * 8), "gaussian", sigma, "problem2")
+    raise ConfigError(f"problem must be one of {', '.join(PROBLEMS)}, got {name!r}")
+
+
+def instance_from_params(params) -> Instance:
+    """The instance a parameter set describes: ``means`` (with ``reward``) if given, else ``problem``."""
+    sigma = float(params["sigma"])
+    if not sigma > 0:
+        raise ConfigError(f"sigma must be positive, got {sigma}")
+    if params["means"]:
+        model = params["reward"]
+        if model not in MODELS:
+            raise ConfigError(f"reward must be one of {', '.join(MODELS)}, got {model!r}")
+        return Instance(parse_means(params["means"]), model, sigma, "custom")
+    return problem(str(params["problem"]), sigma)
+
+
+def activity_probabilities(agents: int, activity: str = "uniform", gamma: float = 0.8,
+                           offset: float = 0.0) -> np.ndarray:
+    """P_N: uniform, or ``P(n) ∝ (n + offset)^(-gamma)`` for agents n = 1..N (App. C.4; spec A17)."""
+    if agents < 1:
+        raise ConfigError(f"agents must be at least 1, got {agents}")
+    if activity == "uniform":
+        return np.full(agents, 1.0 / agents)
+    if activity != "skewed":
+        raise ConfigError(f"activity must be one of {', '.join(ACTIVITIES)}, got {activity!r}")
+    if not gamma > 0 or not offset >= 0:
+        raise ConfigError(f"skewed activity needs gamma > 0 and activity_offset >= 0, got {gamma}, {offset}")
+    weights = (np.arange(1, agents + 1) + offset) ** (-gamma)
+    return weights / weights.sum()

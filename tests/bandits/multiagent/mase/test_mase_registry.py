@@ -1,0 +1,60 @@
+"""Registration, parameters with the spec's defaults, the results table, and one-line errors."""
+
+import csv
+
+import pytest
+
+from anonbandits import registry
+from anonbandits.cli.main import main
+
+NAMES = ["central", "corrupted-elimination", "dp-mase", "independent", "mase"]
+
+
+def test_registered_with_spec_defaults():
+    algorithms = registry.all_algorithms()
+    for name in NAMES:
+        d = algorithms[name].defaults()
+        assert d["delta"] == 0.05 and d["activity"] == "uniform" and d["problem"] == "1" and d["agents"] >= 1
+    assert algorithms["corrupted-elimination"].defaults()["eta"] == 0.9
+    assert algorithms["dp-mase"].defaults()["beta"] == 0.5
+    assert algorithms["dp-mase"].defaults()["epsilon"] > 0
+    assert algorithms["independent"].defaults()["stop"] == "all"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_cli_table_has_required_columns(tmp_path, name):
+    out = tmp_path / "r.csv"
+    code = main(["simulate", "--algorithm", name, "--agents", "8", "--means", "0.9,0.4,0.3", "--seeds", "2",
+                 "--workers", "1", "--no-progress", "--out", str(out), "--eta", "0.6", "--xi", "0.1"]
+                if name == "corrupted-elimination" else
+                ["simulate", "--algorithm", name, "--agents", "8", "--means", "0.9,0.4,0.3", "--seeds", "2",
+                 "--workers", "1", "--no-progress", "--out", str(out)])
+    assert code == 0
+    rows = list(csv.DictReader(open(out)))
+    assert len(rows) == 2
+    for col in ("algorithm", "seed", "agents", "samples", "rounds", "messages", "recommended", "correct",
+                "wall_time"):
+        assert col in rows[0]
+    for row in rows:
+        assert row["correct"] == "True" and row["recommended"] == "0" and int(row["samples"]) > 0
+
+
+def test_problem_two_and_skewed_activity_run(tmp_path):
+    spec = registry.get("dp-mase")
+    out = spec.run(spec.resolve({"problem": "2", "agents": 16, "activity": "skewed"}), 0)
+    assert out.metrics["instance"] == "problem2" and out.metrics["correct"]
+    x, y = out.curve
+    assert y[0] == 10 and y[-1] == 1 and x[-1] == out.metrics["rounds"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--algorithm", "corrupted-elimination", "--xi", "0.5"], "xi must be below"),
+    (["--algorithm", "corrupted-elimination", "--agents", "10"], "exceeds the 10 agents"),
+    (["--algorithm", "dp-mase", "--epsilon", "0"], "epsilon must be positive"),
+    (["--algorithm", "central", "--means", "0.5,1.5"], "outside [0, 1]"),
+    (["--algorithm", "mase", "--beta", "1.2"], "beta must lie strictly between 0 and 1"),
+])
+def test_bad_parameters_give_one_line_errors(capsys, argv, message):
+    assert main(["simulate", *argv, "--seeds", "1", "--workers", "1", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
