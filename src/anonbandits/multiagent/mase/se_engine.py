@@ -239,7 +239,7 @@ class _Engine:
                     break
                 keep = b > 0
                 idx, b = idx[keep], b[keep]
-                sums = self.inst.sums(rng, b[:, None] * kn[idx], cols)
+                sums = self.inst.sums_where(rng, b[:, None] * kn[idx], kn[idx], cols)
                 stages.append((idx, b, sums))
                 s[idx] += sums
                 t[idx] += b

@@ -8,6 +8,7 @@ from scipy import stats
 
 from anonbandits.errors import ConfigError
 from anonbandits.multiagent.mase.formulas import dp_widths, epoch_length, eta_xi, se_boundary, voting_threshold
+from anonbandits.multiagent.mase.instances import problem
 from anonbandits.multiagent.mase.se_engine import SEProtocol, safe_steps, sorted_uniform_segments
 
 
@@ -105,3 +106,20 @@ def test_sorted_uniform_segments_are_sorted_uniform_points():
     # the k-th of n sorted uniforms is Beta(k, n - k + 1): check the minimum of segments of length 5
     starts = (np.cumsum(counts) - counts)[counts == 5]
     assert stats.kstest(u[starts], stats.beta(1, 5).cdf).pvalue > 1e-3
+
+
+def test_sums_where_draws_the_held_entries_only():
+    """Bernoulli: bit-identical to ``sums`` (same draws, same generator state after); Gaussian: right law."""
+    rng = np.random.default_rng(4)
+    cols = np.array([0, 1, 3, 5])
+    held = rng.random((500, cols.size)) < 0.5
+    counts = rng.integers(1, 200, (500, cols.size)) * held
+    inst = problem("1")
+    a, b = np.random.default_rng(9), np.random.default_rng(9)
+    assert np.array_equal(inst.sums_where(a, counts, held, cols), inst.sums(b, counts, cols))
+    assert a.random() == b.random()
+    gauss = problem("2")
+    out = gauss.sums_where(rng, counts, held, cols)
+    assert not out[~held].any()
+    z = (out[held] - counts[held] * gauss.means[cols][np.nonzero(held)[1]]) / (0.5 * np.sqrt(counts[held]))
+    assert stats.kstest(z, "norm").pvalue > 1e-3
