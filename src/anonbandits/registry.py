@@ -26,6 +26,7 @@ _FAMILIES: tuple[str, ...] = (
     "anonbandits.dp.distributed",
     "anonbandits.dp",
     "anonbandits.multiagent.mase",
+    "anonbandits.multiagent.decentralized",
 )
 
 

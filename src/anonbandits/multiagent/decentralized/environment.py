@@ -1,0 +1,154 @@
+"""Arms and players of paper 002 (Féraud, Alami, Laroche, ICML 2019; 002_a84f5dc1d354d2b6.txt), Sec. 2 and 5.
+
+* :class:`Environment`: the arms' means as a function of the global time step ``t`` (1-based), stationary
+  (Problems 1 and 2), drifting (Problem 3: every arm but the initial best loses ``drift`` per step, clipped at 0;
+  spec A9) or switching once (``means_after`` from step ``switch_at`` on; the scenario of the DSER4 tests, spec
+  A18), and the reward model (Bernoulli by default, spec A8).
+* :func:`activity_probabilities` / :func:`activity_sampler`: the player distribution ``P_x``: ``uniform``
+  (Problem 1), ``skewed`` (Problem 2: half of the players generate 80% of the events) or any probability vector.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from anonbandits.envs.rewards import REWARD_MODELS, sum_rewards
+from anonbandits.errors import ConfigError
+
+#: ``sampler(mu, counts, rng) -> sums``: the sum of ``counts[i]`` rewards of mean ``mu[i]`` for every entry.
+RewardSampler = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
+
+ACTIVITIES = ("uniform", "skewed")
+SKEWED_SHARE = 0.8  # Problem 2: the first half of the players generates this share of the events
+
+
+@dataclass(frozen=True)
+class Environment:
+    """Arm means ``mu_k(t)`` at global step ``t`` and the reward model.
+
+    Parameters
+    ----------
+    means : the means at ``t = 0``.
+    reward : a model name of :mod:`anonbandits.envs.rewards` or a :data:`RewardSampler` (e.g. an unclipped
+        Gaussian for means outside [0, 1]).
+    drift : Problem 3: ``mu_k(t) = max(0, means_k - drift * t)`` for every arm but ``argmax(means)``.
+    switch_at, means_after : from step ``switch_at`` on (``switch_at > 0``), the means are ``means_after``.
+    """
+
+    means: np.ndarray
+    reward: str | RewardSampler = "bernoulli"
+    drift: float = 0.0
+    switch_at: int = 0
+    means_after: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        means = np.asarray(self.means, dtype=float)
+        object.__setattr__(self, "means", means)
+        if means.ndim != 1 or means.size < 2 or not np.all(np.isfinite(means)):
+            raise ConfigError(f"means must be a finite 1-D array of at least two arms, got {self.means!r}")
+        if isinstance(self.reward, str) and self.reward not in REWARD_MODELS:
+            raise ConfigError(f"reward must be one of {', '.join(REWARD_MODELS)}, got {self.reward!r}")
+        if not (np.isfinite(self.drift) and self.drift >= 0):
+            raise ConfigError(f"drift must be a non-negative number, got {self.drift}")
+        if self.switch_at < 0:
+            raise ConfigError(f"switch_at must be >= 0, got {self.switch_at}")
+        if self.switch_at > 0:
+            if self.means_after is None:
+                raise ConfigError("switch_at > 0 needs means_after")
+            after = np.asarray(self.means_after, dtype=float)
+            if after.shape != means.shape:
+                raise ConfigError(f"means_after must have {means.size} arms like means, got {after.size}")
+            if self.drift > 0:
+                raise ConfigError("give either drift or switch_at, not both")
+            object.__setattr__(self, "means_after", after)
+
+    @property
+    def arms(self) -> int:
+        return int(self.means.size)
+
+    @property
+    def bounded(self) -> bool:
+        """Rewards in [0, 1] (every named model); a custom sampler may produce any value."""
+        return isinstance(self.reward, str)
+
+    @property
+    def stationary(self) -> bool:
+        return self.drift == 0 and self.switch_at == 0
+
+    def mean(self, times: np.ndarray) -> np.ndarray:
+        """Means at the given steps: shape ``times.shape + (K,)`` for an array of steps."""
+        t = np.asarray(times, dtype=float)[..., None]
+        if self.switch_at > 0:
+            return np.where(t >= self.switch_at, self.means_after, self.means)
+        if self.drift > 0:
+            decayed = np.maximum(0.0, self.means - self.drift * t)
+            keep = np.arange(self.arms) == int(np.argmax(self.means))
+            return np.where(keep, self.means, decayed)
+        return np.broadcast_to(self.means, t.shape[:-1] + (self.arms,))
+
+    def arm_means(self, times: np.ndarray) -> np.ndarray:
+        """Mean of arm k at step ``times[..., k]``, for an array whose last axis runs over the arms."""
+        return np.diagonal(self.mean(times), axis1=-2, axis2=-1)
+
+    def best(self, t: int) -> int:
+        """The best arm at step ``t`` (the first one on ties)."""
+        return int(np.argmax(self.mean(np.array(t))))
+
+    def eps_optimal(self, t: int, eps: float) -> np.ndarray:
+        """Boolean mask of the eps-optimal arms at step ``t`` (Def. 1)."""
+        mu = self.mean(np.array(t))
+        return mu >= mu.max() - eps
+
+    def regimes(self) -> list[tuple[int, int]]:
+        """``(first step, best arm)`` of every interval on which the best arm is constant."""
+        first = [(1, self.best(1))]
+        if self.switch_at > 0 and self.best(self.switch_at) != first[0][1]:
+            first.append((self.switch_at, self.best(self.switch_at)))
+        return first
+
+    def sums(self, mu: np.ndarray, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Sum of ``counts`` rewards of mean ``mu`` per entry (one binomial draw each for Bernoulli)."""
+        if self.reward == "bernoulli":  # one binomial draw per entry (hot path: no further checks)
+            return rng.binomial(counts, mu).astype(float)
+        if isinstance(self.reward, str):
+            return sum_rewards(self.reward, mu, counts, rng)
+        return np.asarray(self.reward(mu, counts, rng), dtype=float)
+
+
+def activity_probabilities(activity: str | np.ndarray, n: int) -> np.ndarray:
+    """``P_x`` as a probability vector over ``n`` players (Problem 1 ``uniform``, Problem 2 ``skewed``)."""
+    if isinstance(activity, str):
+        if activity == "uniform":
+            return np.full(n, 1.0 / n)
+        if activity == "skewed":
+            if n % 2:
+                raise ConfigError(f"agents must be even for activity 'skewed' (two groups of N/2), got {n}")
+            half = n // 2
+            return np.concatenate([np.full(half, SKEWED_SHARE / half), np.full(half, (1 - SKEWED_SHARE) / half)])
+        raise ConfigError(f"activity must be one of {', '.join(ACTIVITIES)} or a probability vector, "
+                          f"got {activity!r}")
+    p = np.asarray(activity, dtype=float)
+    if p.shape != (n,) or np.any(p <= 0) or not np.isclose(p.sum(), 1.0):
+        raise ConfigError(f"activity must be a positive probability vector over the {n} agents "
+                          "(Assumption 3: every player is active)")
+    return p / p.sum()
+
+
+def activity_sampler(activity: str | np.ndarray, n: int) -> Callable[[int, np.random.Generator], np.ndarray]:
+    """``sample(size, rng)``: ``size`` i.i.d. players from ``P_x`` (player ids 0..n-1)."""
+    p = activity_probabilities(activity, n)
+    dtype = np.int16 if n < 2**15 else np.int32
+    if isinstance(activity, str) and activity == "uniform":
+        return lambda size, rng: rng.integers(0, n, size, dtype=dtype)
+    if isinstance(activity, str) and activity == "skewed":
+        half = n // 2
+
+        def skewed(size: int, rng: np.random.Generator) -> np.ndarray:
+            frequent = rng.random(size) < SKEWED_SHARE
+            return (rng.integers(0, half, size) + np.where(frequent, 0, half)).astype(dtype)
+
+        return skewed
+    return lambda size, rng: rng.choice(n, size, p=p).astype(dtype)

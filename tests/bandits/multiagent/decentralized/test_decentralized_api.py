@@ -1,0 +1,94 @@
+"""The simulator's view of paper 002 (registry, CLI, table columns), input checks, reproducibility and the
+options of the run functions (spec A7 ``draw_only_active``, the consensus stopping rule)."""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+
+from anonbandits import registry
+from anonbandits.cli.main import main
+from anonbandits.errors import ConfigError
+from anonbandits.multiagent.decentralized import run_decentralized_elimination, run_no_sharing
+
+REQUIRED = ["algorithm", "seed", "agents", "samples", "messages", "recommended", "correct", "wall_time"]
+
+
+def test_registered_with_the_spec_defaults() -> None:
+    algos = registry.all_algorithms()
+    for name in ("decentralized-elimination", "no-sharing", "full-sharing"):
+        assert algos[name].family == "decentralized"
+    de = algos["decentralized-elimination"].defaults()
+    assert (de["delta"], de["eta"], de["epsilon"], de["vote_rounding"]) == (0.05, 0.9, 0.25, "ceil")
+    assert de["means"] == "0.7,0.5,0.3,0.1,0.1,0.1,0.1,0.1,0.1,0.1" and de["activity"] == "uniform"
+    params = {p.name: p for p in algos["decentralized-elimination"].params}
+    assert set(params["subroutine"].choices) == {"naive", "median", "se", "ser3", "ser4", "ugapec"}
+    assert set(params["activity"].choices) == {"uniform", "skewed"}
+
+
+@pytest.mark.parametrize("argv", [
+    ["--algorithm", "decentralized-elimination", "--agents", "40", "--means", "0.9,0.8,0.7"],
+    ["--algorithm", "decentralized-elimination", "--agents", "40", "--subroutine", "ugapec", "--activity", "skewed"],
+    ["--algorithm", "decentralized-elimination", "--agents", "8", "--subroutine", "ser4", "--eta", "0.5",
+     "--delta", "0.25", "--horizon", "20000", "--phi", "0.0005", "--means", "0.9,0.5,0.1"],
+    ["--algorithm", "no-sharing", "--agents", "16", "--draw-only-active", "true"],
+    ["--algorithm", "full-sharing", "--agents", "16", "--subroutine", "median"],
+])
+def test_cli_table(tmp_path, argv) -> None:
+    out = tmp_path / "r.csv"
+    assert main(["simulate", *argv, "--seeds", "2", "--workers", "1", "--no-progress", "--out", str(out)]) == 0
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 2 and all(col in rows[0] for col in REQUIRED)
+    assert rows[0]["correct"] in ("True", "False") and int(rows[0]["samples"]) > 0
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--agents", "20"], "delta must be >= eta"),
+    (["--epsilon", "0"], "epsilon must be in"),
+    (["--agents", "41", "--activity", "skewed"], "agents must be even"),
+    (["--means", "0.5"], "at least two arms"),
+    (["--drift", "1e-5", "--draw-only-active", "yes"], "draw_only_active needs stationary"),
+    (["--switch-at", "100"], "switch_at > 0 needs means_after"),
+])
+def test_cli_rejects_bad_parameters(capsys, argv, message) -> None:
+    code = main(["simulate", "--algorithm", "decentralized-elimination", *argv, "--seeds", "1", "--workers", "1",
+                 "--no-progress"])
+    assert code == 2 and message in capsys.readouterr().err
+
+
+def test_same_seed_same_run() -> None:
+    kw = {"delta": 0.1, "eta": 0.6, "eps": 0.3, "subroutine": "ser3", "activity": "skewed"}
+    a, b, c = (run_decentralized_elimination([0.7, 0.5, 0.4], 10, rng=np.random.default_rng(s), **kw)
+               for s in (4, 4, 5))
+    assert a.samples == b.samples and np.array_equal(a.log.time, b.log.time)
+    assert np.array_equal(a.agent_arms, b.agent_arms) and a.t_consensus == b.t_consensus
+    assert (a.samples, a.t_consensus) != (c.samples, c.t_consensus)
+
+
+def test_draw_only_active_counts_only_unfinished_players() -> None:
+    """A7 option: finished players leave the pool, so the steps they would have taken are not counted."""
+    kw = {"delta": 0.1, "eta": 0.6, "eps": 0.3}
+    drawn = [run_decentralized_elimination([0.7, 0.5, 0.4], 10, rng=np.random.default_rng(s), **kw).samples
+             for s in range(6)]
+    leave = [run_decentralized_elimination([0.7, 0.5, 0.4], 10, rng=np.random.default_rng(s), draw_only_active=True,
+                                           **kw) for s in range(6)]
+    for res in leave:
+        assert res.samples == res.agent_pulls.sum() and res.log.time.max() <= res.samples
+        assert res.t_consensus is None or res.t_consensus <= res.samples
+    assert np.mean([r.samples for r in leave]) < np.mean(drawn)
+    alone = run_no_sharing([0.7, 0.5, 0.4], 10, rng=np.random.default_rng(0), delta=0.1, eps=0.3,
+                           draw_only_active=True)
+    assert alone.samples == alone.agent_pulls.sum()  # paper 003's INDEPENDENT: sum of the players' own runs
+
+
+def test_consensus_stopping_rule() -> None:
+    kw = {"delta": 0.1, "eta": 0.6, "eps": 0.3}
+    res = run_decentralized_elimination([0.7, 0.5, 0.4], 10, rng=np.random.default_rng(1), stop="consensus", **kw)
+    assert res.samples == res.t_consensus and res.recommended == 0
+    with pytest.raises(ConfigError, match="stop must be"):
+        run_decentralized_elimination([0.7, 0.5], 10, rng=np.random.default_rng(1), stop="never", **kw)
+    with pytest.raises(ConfigError, match="per_activation 'round'"):
+        run_decentralized_elimination([0.7, 0.5], 10, rng=np.random.default_rng(1), subroutine="ugapec",
+                                      per_activation="round", **kw)
