@@ -15,8 +15,10 @@ import json
 import math
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -138,25 +140,33 @@ def decomposition_header(result: Decomposition, extra: dict | None = None) -> di
 def write_decomposition(result: Decomposition, path: str | os.PathLike, extra: dict | None = None) -> None:
     """Write the decomposition as JSON, streaming one assignment at a time.
 
-    The file is written under a temporary name and renamed at the end, so an interrupted or failed write
-    never leaves a partial output file behind.
+    Written through :func:`atomic_open`: an interrupted or failed write leaves no partial output file.
     """
     g = result.graph
     # "user": "arm" text of every (user, arm) pair, so one assignment is a gather plus a join
     user_keys = np.array([json.dumps(u) + ": " for u in g.users], dtype=object)
     arm_vals = np.array([json.dumps(a) for a in g.arms], dtype=object)
+    with atomic_open(path) as fh:
+        head = json.dumps(decomposition_header(result, extra))
+        fh.write(head[:-1] + ', "assignments": [')
+        for r, (row, m) in enumerate(zip(result.assignments, result.multiplicities, strict=True)):
+            pieces = user_keys + arm_vals[row]
+            fh.write(("," if r else "") + '\n  {"multiplicity": ' + str(int(m)) + ', "arms": {'
+                     + ", ".join(pieces) + "}}")
+        fh.write("\n]}\n")
+
+
+@contextmanager
+def atomic_open(path: str | os.PathLike, newline: str | None = None) -> Iterator[TextIO]:
+    """Open ``path`` for writing text under a temporary name, renamed into place on success.
+
+    An interrupted or failed write never leaves a partial file behind (the temporary file is removed).
+    """
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.",
-                               suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            head = json.dumps(decomposition_header(result, extra))
-            fh.write(head[:-1] + ', "assignments": [')
-            for r, (row, m) in enumerate(zip(result.assignments, result.multiplicities, strict=True)):
-                pieces = user_keys + arm_vals[row]
-                fh.write(("," if r else "") + '\n  {"multiplicity": ' + str(int(m)) + ', "arms": {'
-                         + ", ".join(pieces) + "}}")
-            fh.write("\n]}\n")
+        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as fh:
+            yield fh
         os.chmod(tmp, 0o644 & ~_umask())  # mkstemp makes 0600; give the usual permissions of a new file
         os.replace(tmp, path)
     except BaseException:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from anondecomp.errors import InvalidInputError
+from anondecomp.highs import load_model, new_highs
 
 
 def arm_mask(S, n_arms: int) -> np.ndarray:
@@ -74,7 +75,6 @@ def covering_lp(x: np.ndarray, C: int, S=None, support: np.ndarray | None = None
     covering row per pair with x > 0. The constraint matrix is assembled once, as a sparse CSC matrix.
     Returns ``(highspy.Highs, n_pairs)``.
     """
-    import highspy
     import scipy.sparse as sp
 
     x = np.asarray(x, dtype=float)
@@ -101,24 +101,11 @@ def covering_lp(x: np.ndarray, C: int, S=None, support: np.ndarray | None = None
     cover = ci
     n_rows = N + len(s_idx) + len(cover)
     A = sp.csc_matrix((v, (r, c)), shape=(n_rows, n + 1))
-    inf = highspy.kHighsInf
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = n + 1, n_rows
-    lp.col_cost_ = np.concatenate([np.zeros(n), [1.0]])
-    lp.col_lower_ = np.zeros(n + 1)
-    lp.col_upper_ = np.concatenate([np.ones(n), [inf]])
-    lp.row_lower_ = np.concatenate([np.full(N, -inf), np.full(len(s_idx), C + 1.0), np.zeros(len(cover))])
-    lp.row_upper_ = np.concatenate([np.ones(N), np.full(len(s_idx), inf), np.full(len(cover), inf)])
-    lp.sense_ = highspy.ObjSense.kMaximize
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = A.indptr
-    lp.a_matrix_.index_ = A.indices
-    lp.a_matrix_.value_ = A.data
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    if time_limit is not None:
-        h.setOptionValue("time_limit", float(time_limit))
-    h.passModel(lp)
+    inf = np.inf  # rows and columns without a bound
+    h = new_highs(time_limit)
+    load_model(h, A, np.concatenate([np.zeros(n), [1.0]]), np.zeros(n + 1), np.concatenate([np.ones(n), [inf]]),
+               np.concatenate([np.full(N, -inf), np.full(len(s_idx), C + 1.0), np.zeros(len(cover))]),
+               np.concatenate([np.ones(N), np.full(len(s_idx), inf), np.full(len(cover), inf)]), maximize=True)
     return h, n
 
 

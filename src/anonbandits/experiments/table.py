@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+
+from anondecomp.io import atomic_open
 
 
 def _columns(rows: list[Mapping[str, Any]]) -> list[str]:
@@ -23,25 +23,13 @@ def write_table(rows: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
     rows = list(rows)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="") as fh:
-            if path.suffix == ".jsonl":
-                for row in rows:
-                    fh.write(json.dumps(row, default=float) + "\n")
-            else:
-                writer = csv.DictWriter(fh, fieldnames=_columns(rows))
-                writer.writeheader()
-                writer.writerows(rows)
-        os.chmod(tmp, 0o644 & ~_umask())  # mkstemp makes 0600; give the usual permissions of a new file
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    with atomic_open(path, newline="") as fh:
+        if path.suffix == ".jsonl":
+            for row in rows:
+                fh.write(json.dumps(row, default=float) + "\n")
+        else:
+            writer = csv.DictWriter(fh, fieldnames=_columns(rows))
+            writer.writeheader()
+            writer.writerows(rows)
     return path
 
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

@@ -13,6 +13,9 @@ a scalar) and returns integers (``int64``) for the discrete laws.
 * :func:`discrete_gaussian`: ``N_Z(0, sigma^2)`` by the rejection sampler of Canonne, Kamath and Steinke
   (2020): propose ``Y ~ Lap_Z(t)`` with ``t = floor(sigma) + 1`` and accept with probability
   ``exp(-(|Y| - sigma^2/t)^2 / (2 sigma^2))`` (Sec. 1.4), vectorised over the whole request.
+* :func:`discrete_gaussian_sum`: the total of ``n`` i.i.d. ``N_Z(0, sigma^2)`` (not itself a discrete
+  Gaussian, spec Sec. 6 item 8), drawn as the histogram of the ``n`` users' values: one multinomial over the
+  support instead of ``n`` draws.
 
 The acceptance test and the geometric draws use floating-point probabilities; the integer-arithmetic
 (bit-exact) variant of CKS20 is not needed for simulation.
@@ -105,3 +108,37 @@ def discrete_gaussian(sigma: float, size: Size, rng: np.random.Generator) -> np.
         out[filled:filled + take] = got[:take]
         filled += take
     return out.reshape(shape) if size is not None else out[0]
+
+
+def discrete_gaussian_pmf(sigma: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(support, pmf)`` of ``N_Z(0, sigma^2)`` over every integer whose weight ``exp(-x^2/(2 sigma^2))`` is
+    a positive double (beyond ``|x| ~ 38.6 sigma`` it underflows to 0, far below any sampling error)."""
+    sigma = _positive("sigma", sigma)
+    half = math.ceil(sigma * math.sqrt(2 * 745.2)) + 1
+    support = np.arange(-half, half + 1)
+    weights = np.exp(-(support.astype(float) ** 2) / (2.0 * sigma * sigma))
+    return support, weights / weights.sum()
+
+
+def discrete_gaussian_sum(sigma: float, n: int, size: Size, rng: np.random.Generator) -> np.ndarray:
+    """Totals of ``n`` i.i.d. ``N_Z(0, sigma^2)`` (one per element of ``size``).
+
+    The sum of discrete Gaussians is not a discrete Gaussian, so the users' values are drawn, but as their
+    histogram: ``N ~ Multinomial(n, pmf)`` over the support of :func:`discrete_gaussian_pmf`, total
+    ``sum_x x N_x``. This is the exact law of the total (the histogram is a sufficient statistic of the
+    users' values) in O(support) work instead of O(n); when ``n`` is below the support size the values are
+    drawn one by one with :func:`discrete_gaussian` instead.
+    """
+    sigma = _positive("sigma", sigma)
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
+        raise ConfigError(f"n must be a non-negative integer, got {n!r}")
+    shape = () if size is None else ((size,) if isinstance(size, int | np.integer) else tuple(size))
+    count = int(np.prod(shape, dtype=np.int64))
+    support, pmf = discrete_gaussian_pmf(sigma)
+    if n <= support.size:
+        totals = discrete_gaussian(sigma, (count, n), rng).sum(axis=1)
+    else:
+        totals = rng.multinomial(n, pmf, size=count) @ support
+    totals = totals.astype(np.int64)
+    return totals.reshape(shape) if size is not None else totals[0]
+

@@ -12,7 +12,15 @@ import pytest
 from scipy import stats
 
 from anonbandits.errors import ConfigError
-from anonbandits.privacy import discrete_gaussian, discrete_laplace, laplace, polya, skellam
+from anonbandits.privacy import (
+    discrete_gaussian,
+    discrete_gaussian_pmf,
+    discrete_gaussian_sum,
+    discrete_laplace,
+    laplace,
+    polya,
+    skellam,
+)
 
 ALPHA = 1e-3
 
@@ -105,6 +113,35 @@ def test_discrete_gaussian_matches_pmf(sigma):
     support = np.arange(-int(40 * sigma) - 10, int(40 * sigma) + 11)
     weights = np.exp(-support.astype(float) ** 2 / (2 * sigma**2))
     assert chi_square_pvalue(x, support, weights / weights.sum()) > ALPHA
+
+
+@pytest.mark.parametrize(("sigma", "n"), [(0.6, 5), (1.0, 40), (1.0, 300), (2.5, 500)])
+def test_discrete_gaussian_sum_matches_the_convolution_of_n_users(sigma, n):
+    """Both paths (users one by one for small n, the users' histogram otherwise) against the exact n-fold
+    convolution of the discrete Gaussian pmf; and not the discrete Gaussian of the total variance."""
+    support, pmf = discrete_gaussian_pmf(sigma)
+    total = np.array([1.0])
+    for _ in range(n):
+        total = np.convolve(total, pmf)
+    values = np.arange(total.size) + n * support[0]
+    window = np.abs(values) <= 12 * sigma * np.sqrt(n) + 5
+    x = discrete_gaussian_sum(sigma, n, 20_000, np.random.default_rng(11))
+    assert chi_square_pvalue(x, values[window], total[window] / total[window].sum()) > ALPHA
+    assert x.var() == pytest.approx(n * (support**2 * pmf).sum(), rel=0.05)
+
+
+def test_discrete_gaussian_sum_paths_agree_and_differ_from_total_variance_law():
+    rng = np.random.default_rng(12)
+    sigma, n = 0.5, 200            # per-user variance below sigma^2: the sum is narrower than N_Z(0, n sigma^2)
+    support, pmf = discrete_gaussian_pmf(sigma)
+    one_by_one = discrete_gaussian(sigma, (4000, n), rng).sum(axis=1)
+    histogram = discrete_gaussian_sum(sigma, n, 4000, rng)
+    assert stats.ks_2samp(one_by_one, histogram).pvalue > ALPHA
+    user_var = (support**2 * pmf).sum()
+    assert user_var < 0.9 * sigma**2
+    assert histogram.var() == pytest.approx(n * user_var, rel=0.08)
+    assert discrete_gaussian_sum(sigma, n, (2, 3), rng).shape == (2, 3)
+    assert np.ndim(discrete_gaussian_sum(sigma, n, None, rng)) == 0
 
 
 def test_discrete_gaussian_shape_and_scalar():

@@ -32,6 +32,7 @@ from anonbandits.privacy import (
     analyze,
     complete_pairs,
     discrete_gaussian,
+    discrete_gaussian_sum,
     discrete_gaussian_sum_cdp,
     discrete_laplace,
     discrete_laplace_radius,
@@ -55,7 +56,6 @@ COMPLETE_MASKING_MAX_USERS = 512
 RING_DEGREE = 16
 #: Shares per user in the split-and-mix shuffle stand-in.
 SPLIT_SHARES = 3
-_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -318,8 +318,9 @@ class SkellamProtocol(_ScaledProtocol):
 class DiscreteGaussianProtocol(_ScaledProtocol):
     """Dist-CDP-SE: CDP via SecAgg with discrete Gaussian noise (Theorem 4, Appendix F, Sec. 3.3).
 
-    ``g = ceil(s eps sqrt n)``; user noise ``N_Z(0, g^2/(n eps^2))`` sampled per user (the sum of discrete
-    Gaussians is not a discrete Gaussian, so no aggregate shortcut); ``tau = ceil((g/eps) sqrt(2 log(2/p)))``;
+    ``g = ceil(s eps sqrt n)``; user noise ``N_Z(0, g^2/(n eps^2))`` per user (the sum of discrete Gaussians is
+    not a discrete Gaussian, so the aggregate is the users' total, drawn exactly by
+    :func:`~anonbandits.privacy.samplers.discrete_gaussian_sum`); ``tau = ceil((g/eps) sqrt(2 log(2/p)))``;
     ``sigma = sqrt(2)/eps + sqrt(2)/(s eps)``, ``h = 0`` (sub-Gaussian noise).
     """
 
@@ -339,13 +340,8 @@ class DiscreteGaussianProtocol(_ScaledProtocol):
         return discrete_gaussian(self._user_sigma(bp), bp.n, rng)
 
     def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
-        """Totals of ``n`` per-user discrete Gaussians, drawn user by user (vectorised, in chunks)."""
-        sigma = self._user_sigma(bp)
-        out = np.zeros(count, dtype=np.int64)
-        for k in range(count):
-            for start in range(0, bp.n, _CHUNK):
-                out[k] += int(discrete_gaussian(sigma, min(_CHUNK, bp.n - start), rng).sum())
-        return out
+        """Totals of ``n`` per-user discrete Gaussians (their exact law, drawn as the users' histogram)."""
+        return discrete_gaussian_sum(self._user_sigma(bp), bp.n, count, rng)
 
     def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
         """Lemma 4 per batch size (``(1/2) epsbar^2``-CDP), worst batch, converted to ``(eps', delta)``-DP."""
