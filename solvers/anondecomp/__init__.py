@@ -11,19 +11,21 @@ Standalone: depends only on numpy, scipy, highspy and networkx. Reference: Esfan
 (102, True)
 """
 
+from anondecomp.beta import BetaResult, beta
 from anondecomp.caratheodory import CaratheodoryResult, caratheodory
 from anondecomp.decompose import METHODS, decompose
 from anondecomp.errors import AnonDecompError, InfeasibleError, InvalidInputError, MethodNotApplicableError
 from anondecomp.graph import DemandGraph
 from anondecomp.io import read_decomposition, read_graph, write_decomposition
+from anondecomp.lower_bound import LPBound, lp_lower_bound
 from anondecomp.polytope import Membership, check_membership, membership
 from anondecomp.result import Decomposition
 from anondecomp.ubatched import check_u_batched
 from anondecomp.verify import VerificationReport, coverage, verify
 
 __all__ = [
-    "METHODS", "AnonDecompError", "CaratheodoryResult", "Decomposition", "DemandGraph", "InfeasibleError",
-    "InvalidInputError", "Membership", "MethodNotApplicableError", "VerificationReport", "caratheodory",
-    "check_membership", "check_u_batched", "coverage", "decompose", "membership", "read_decomposition",
-    "read_graph", "verify", "write_decomposition",
+    "METHODS", "AnonDecompError", "BetaResult", "CaratheodoryResult", "Decomposition", "DemandGraph",
+    "InfeasibleError", "InvalidInputError", "LPBound", "Membership", "MethodNotApplicableError",
+    "VerificationReport", "beta", "caratheodory", "check_membership", "check_u_batched", "coverage", "decompose",
+    "lp_lower_bound", "membership", "read_decomposition", "read_graph", "verify", "write_decomposition",
 ]

@@ -9,17 +9,19 @@ from anondecomp.graph import DemandGraph
 from anondecomp.methods import (
     block_decomposition,
     greedy_decomposition,
+    optimal_decomposition,
     polytope_decomposition,
     randomized_decomposition,
 )
 from anondecomp.methods.polytope import polytope_applies
 from anondecomp.result import Decomposition
 
-METHODS = ("auto", "greedy", "block", "polytope", "randomized")
+METHODS = ("auto", "greedy", "block", "polytope", "randomized", "optimal")
 
 
 def decompose(graph: DemandGraph, C: int, method: str = "auto", *, rng: np.random.Generator | None = None,
-              seed: int | None = 0, best_effort: bool = False, vertices: str = "auto") -> Decomposition:
+              seed: int | None = 0, best_effort: bool = False, vertices: str = "auto",
+              time_limit: float | None = None) -> Decomposition:
     """Compute a C-anonymous decomposition of ``graph`` (paper 000, Section 3).
 
     Parameters
@@ -28,12 +30,14 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, rng: np.rando
     C : anonymity parameter (>= 1): an arm is informative only with at least C+1 users on it.
     method : ``"greedy"`` (alpha = K), ``"block"`` (alpha = ceil(K(C+1)/U)), ``"polytope"`` (alpha = 1, needs
         every column of w/D to sum to >= C+1), ``"randomized"`` (the paper's simulation baseline), or
-        ``"auto"``: polytope when it applies, else block.
+        ``"auto"``: polytope when it applies, else block; ``"optimal"`` (column generation and an integer
+        face program, spec 4.7; certified lower bound in ``result.info["lp_lower_bound"]``).
     rng, seed : randomness for ``randomized`` (and for retries of the schedule); ``rng`` wins.
     best_effort : cover what can be covered when some arm is wanted by at most C users, and list the
         rest in ``result.uncovered`` instead of raising :class:`~anondecomp.InfeasibleError`.
     vertices : for polytope and block, how vertices of P_C are found: ``"auto"`` (phase schedule, exact
         Carathéodory when a slot comes out thin), ``"schedule"`` or ``"caratheodory"``.
+    time_limit : seconds, for ``optimal`` only (best decomposition found, with its gap).
 
     Returns
     -------
@@ -60,5 +64,8 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, rng: np.rando
         return greedy_decomposition(graph, C, best_effort=best_effort)
     if method == "randomized":
         return randomized_decomposition(graph, C, rng=rng, best_effort=best_effort)
+    if method == "optimal":
+        return optimal_decomposition(graph, C, best_effort=best_effort, time_limit=time_limit, rng=rng,
+                                     vertices=vertices)
     solver = polytope_decomposition if method == "polytope" else block_decomposition
     return solver(graph, C, best_effort=best_effort, rng=rng, vertices=vertices)

@@ -1,4 +1,5 @@
-"""Integral assignments with per-arm bounds, by max-flow with lower bounds (scipy.sparse.csgraph).
+"""Integral bipartite flows with bounds (:func:`transport`), by max-flow with lower bounds
+(scipy.sparse.csgraph), and assignments of users to arms with per-arm bounds built on them.
 
 The constraint matrix of P_C(S) is a bipartite incidence matrix, hence totally unimodular (spec 4.2): every
 feasible bounded flow problem below has an integral solution, which is a vertex of the polytope.
@@ -7,6 +8,10 @@ feasible bounded flow problem below has an integral solution, which is a vertex 
 from __future__ import annotations
 
 import numpy as np
+
+from anondecomp.highs import load_model, new_highs
+
+_INT32_MAX = np.iinfo(np.int32).max
 
 
 def bounded_assignment(allowed: np.ndarray, user_lo: np.ndarray, col_lo: np.ndarray,
@@ -23,38 +28,73 @@ def bounded_assignment(allowed: np.ndarray, user_lo: np.ndarray, col_lo: np.ndar
     -------
     (N,) int array of arm indices, -1 for unassigned users; ``None`` when infeasible.
     """
-    # deferred: only the exact Carathéodory route needs flows, and csgraph is slow to import
-    from scipy.sparse import csr_matrix
+    N, K = allowed.shape
+    ui, aj = np.nonzero(allowed)
+    flow = transport(N, K, ui, aj, np.ones(len(ui), np.int64), user_lo, np.ones(N, np.int64), col_lo, col_hi)
+    if flow is None:
+        return None
+    out = np.full(N, -1, dtype=np.int64)
+    got = flow > 0
+    out[ui[got]] = aj[got]
+    return out
+
+
+def transport(n_rows: int, n_cols: int, er: np.ndarray, ec: np.ndarray, cap: np.ndarray,
+              row_lo: np.ndarray, row_hi: np.ndarray, col_lo: np.ndarray, col_hi: np.ndarray) -> np.ndarray | None:
+    """An integral bipartite flow with bounds, or ``None`` when none exists.
+
+    Edge e goes from row ``er[e]`` to column ``ec[e]`` and carries 0..``cap[e]``; row r sends between
+    ``row_lo[r]`` and ``row_hi[r]`` in total; column c receives between ``col_lo[c]`` and ``col_hi[c]``.
+    Edges must be distinct (row, column) pairs. Returns the flow on every edge.
+    """
+    row_lo, row_hi = np.asarray(row_lo, np.int64), np.asarray(row_hi, np.int64)
+    col_lo, col_hi = np.asarray(col_lo, np.int64), np.asarray(col_hi, np.int64)
+    cap = np.asarray(cap, np.int64)
+    if (row_lo > row_hi).any() or (col_lo > col_hi).any() or (cap < 0).any():
+        return None
+    if len(er) == 0:
+        return np.zeros(0, np.int64) if not row_lo.any() and not col_lo.any() else None
+    big = int(min(row_hi.sum(), col_hi.sum()))
+    if max(big, int(cap.max())) >= _INT32_MAX // 4:
+        return _transport_lp(n_rows, n_cols, er, ec, cap, row_lo, row_hi, col_lo, col_hi)
+    # deferred: csgraph is slow to import, and the fast paths of the methods never need a flow
+    from scipy.sparse import csr_array
     from scipy.sparse.csgraph import maximum_flow
 
-    N, K = allowed.shape
-    s, t, users, arms = 0, 1, 2, 2 + N
-    ss, tt = 2 + N + K, 3 + N + K
-    ui, aj = np.nonzero(allowed)
-    # edges (tail, head, lower, capacity)
-    tails = [np.full(N, s), users + ui, arms + np.arange(K), [t]]
-    heads = [users + np.arange(N), arms + aj, np.full(K, t), [s]]
-    lows = [user_lo, np.zeros(len(ui)), col_lo, [0]]
-    caps = [np.ones(N), np.ones(len(ui)), col_hi, [N]]
-    tail = np.concatenate(tails).astype(np.int64)
-    head = np.concatenate(heads).astype(np.int64)
-    low = np.concatenate(lows).astype(np.int64)
-    cap = np.concatenate(caps).astype(np.int64)
-    if (low > cap).any():
-        return None
-    excess = np.bincount(head, weights=low, minlength=tt + 1) - np.bincount(tail, weights=low, minlength=tt + 1)
-    excess = excess.astype(np.int64)
+    s, t, r0, c0 = 0, 1, 2, 2 + n_rows
+    ss, tt = c0 + n_cols, c0 + n_cols + 1
+    tail = np.concatenate([np.full(n_rows, s), r0 + er, c0 + np.arange(n_cols), [t]])
+    head = np.concatenate([r0 + np.arange(n_rows), c0 + ec, np.full(n_cols, t), [s]])
+    low = np.concatenate([row_lo, np.zeros(len(er), np.int64), col_lo, [0]])
+    high = np.concatenate([row_hi, cap, col_hi, [big]])
+    excess = (np.bincount(head, weights=low, minlength=tt + 1)
+              - np.bincount(tail, weights=low, minlength=tt + 1)).astype(np.int64)
     pos, neg = np.flatnonzero(excess > 0), np.flatnonzero(excess < 0)
     tail = np.concatenate([tail, np.full(len(pos), ss), neg])
     head = np.concatenate([head, pos, np.full(len(neg), tt)])
-    cap = np.concatenate([cap - low, excess[pos], -excess[neg]])
-    keep = cap > 0
-    graph = csr_matrix((cap[keep].astype(np.int32), (tail[keep], head[keep])), shape=(tt + 1, tt + 1))
+    width = np.concatenate([high - low, excess[pos], -excess[neg]])
+    keep = width > 0
+    graph = csr_array((width[keep].astype(np.int32), (tail[keep], head[keep])), shape=(tt + 1, tt + 1))
     result = maximum_flow(graph, ss, tt)
     if result.flow_value < excess[pos].sum():
         return None
     flow = result.flow.tocsr()
-    out = np.full(N, -1, dtype=np.int64)
-    got = np.asarray(flow[users + ui, arms + aj]).ravel() > 0
-    out[ui[got]] = aj[got]
-    return out
+    return np.asarray(flow[r0 + er, c0 + ec]).ravel().astype(np.int64)
+
+
+def _transport_lp(n_rows, n_cols, er, ec, cap, row_lo, row_hi, col_lo, col_hi) -> np.ndarray | None:
+    """:func:`transport` for capacities beyond int32, as a HiGHS LP (totally unimodular: vertices integral)."""
+    import highspy
+    import scipy.sparse as sp
+
+    n = len(er)
+    A = sp.csc_matrix((np.ones(2 * n), (np.concatenate([er, n_rows + ec]), np.tile(np.arange(n), 2))),
+                      shape=(n_rows + n_cols, n))
+    h = new_highs()
+    h.setOptionValue("solver", "simplex")
+    load_model(h, A, np.zeros(n), np.zeros(n), cap, np.concatenate([row_lo, col_lo]),
+               np.concatenate([row_hi, col_hi]))
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    return np.round(np.asarray(h.getSolution().col_value)).astype(np.int64)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from anonbandits.errors import AnonBanditsError
 from anondecomp.errors import AnonDecompError
 
-SUBCOMMANDS = ("decompose", "verify", "simulate")
+SUBCOMMANDS = ("decompose", "verify", "simulate", "beta", "bench")
 
 EXIT_USER_ERROR = 2
 

@@ -1,0 +1,1 @@
+"""The solver benchmark suite (issue 6): graph families and the runner behind ``anonbandits bench``."""

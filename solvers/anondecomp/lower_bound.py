@@ -1,0 +1,384 @@
+"""The column-generation LP: a certified lower bound on R for any decomposition (spec 4.7 [DECISION]).
+
+The LP ``min sum_r m_r  s.t.  sum_r m_r v_r >= ceil(w),  m >= 0`` over the vertices v_r of P_C has a value no
+decomposition can beat (every decomposition is an integral point of it). We solve it at the level of user
+*types* (users with identical demand rows are interchangeable, spec 4.7: by symmetry the type-level LP has
+the same value) and over *faces* instead of vertices: since P_C = conv(union_S P_C(S)), the LP equals
+
+    min sum_S mu_S  s.t.  sum_S Y^S >= n * q  (every type t, arm j: sum_S Y^S_tj >= n_t q_tj),
+                          Y^S in mu_S * P_C(S)  (type level: sum_j Y^S_tj <= n_t mu_S,
+                                                 sum_t Y^S_tj >= (C+1) mu_S for j in S, Y^S = 0 off S),
+
+and a face S enters the restricted master with its whole polytope, so few faces are ever needed. Pricing
+finds the best vertex of P_C under the covering duals with a HiGHS MIP (open arms z_j; each open arm gets
+>= C+1 users; each user at most one arm; users only on arms they want); its arm set is the next face.
+Farley's bound ``LP_restricted / max(1, best vertex value)`` is a valid lower bound at every iteration, so a
+time limit still returns a certified bound.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from anondecomp.graph import DemandGraph
+from anondecomp.highs import load_model, new_highs
+
+PRICING_TOL = 1e-7
+_EMPTY_I = np.empty(0, dtype=np.int32)
+_EMPTY_F = np.empty(0, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class UserTypes:
+    """Users grouped by identical demand rows.
+
+    ``required`` (T, K) the demand row of each type, ``counts`` (T,) its number of users, ``of_user`` (N,) the
+    type of every user; ``ti``, ``aj`` list the (type, arm) pairs with positive demand (the covering rows).
+    """
+
+    required: np.ndarray
+    counts: np.ndarray
+    of_user: np.ndarray
+    ti: np.ndarray
+    aj: np.ndarray
+
+    @classmethod
+    def from_required(cls, required: np.ndarray) -> UserTypes:
+        req = np.asarray(required, dtype=np.int64)
+        rows, of_user, counts = np.unique(req, axis=0, return_inverse=True, return_counts=True)
+        ti, aj = np.nonzero(rows > 0)
+        return cls(rows, counts.astype(np.int64), of_user.ravel(), ti, aj)
+
+    @property
+    def n_types(self) -> int:
+        return len(self.counts)
+
+    @property
+    def n_pairs(self) -> int:
+        return len(self.ti)
+
+    @property
+    def demand(self) -> np.ndarray:
+        """Right-hand sides of the covering rows: ``n_t * q_tj`` per pair."""
+        return (self.counts[self.ti] * self.required[self.ti, self.aj]).astype(np.float64)
+
+
+class FaceProgram:
+    """The covering LP (or, with :meth:`make_integer`, IP) over a growing list of faces, on HiGHS.
+
+    Columns: per face S one ``mu_S`` (cost 1; the face's length) and one ``Y^S_p`` per pair p with arm in S.
+    Rows: one covering row per pair, then per face one row per participating type and one per arm of S.
+    """
+
+    def __init__(self, types: UserTypes, C: int):
+        import highspy
+
+        self.types, self.C = types, C
+        self.inf = highspy.kHighsInf
+        self.h = new_highs()
+        self.h.setOptionValue("simplex_strategy", 4)  # primal simplex: the old basis stays feasible
+        self.h.setOptionValue("presolve", "off")      # keep the warm start between solves
+        P = types.n_pairs
+        self.h.addRows(P, types.demand, np.full(P, self.inf), 0, _EMPTY_I, _EMPTY_I, _EMPTY_F)
+        self.faces: list[np.ndarray] = []
+        self.mu_col: list[int] = []
+        self.y_cols: list[tuple[int, np.ndarray]] = []  # (first column, pair indices)
+        self._keys: dict[bytes, int] = {}
+
+    def index(self, mask: np.ndarray) -> int | None:
+        return self._keys.get(np.asarray(mask, bool).tobytes())
+
+    def add_face(self, mask: np.ndarray) -> int | None:
+        """Add face S (boolean arm mask); returns its index, or ``None`` if it is already present or empty."""
+        S = np.asarray(mask, dtype=bool)
+        key = S.tobytes()
+        if key in self._keys or not S.any():
+            return None
+        t = self.types
+        pairs = np.flatnonzero(S[t.aj])
+        arms = np.flatnonzero(S)
+        if len(np.setdiff1d(arms, t.aj[pairs])):
+            return None  # an arm of S nobody wants: P_C(S) has no point with demand support
+        tt = np.unique(t.ti[pairs])
+        h = self.h
+        row0, col0 = h.getNumRow(), h.getNumCol()
+        n_t, n_a = len(tt), len(arms)
+        h.addRows(n_t, np.full(n_t, -self.inf), np.zeros(n_t), 0, _EMPTY_I, _EMPTY_I, _EMPTY_F)
+        h.addRows(n_a, np.zeros(n_a), np.full(n_a, self.inf), 0, _EMPTY_I, _EMPTY_I, _EMPTY_F)
+        type_row = np.full(t.n_types, -1, dtype=np.int64)
+        type_row[tt] = row0 + np.arange(n_t)
+        arm_row = np.full(len(S), -1, dtype=np.int64)
+        arm_row[arms] = row0 + n_t + np.arange(n_a)
+        # mu_S: -n_t in each type row, -(C+1) in each arm row
+        idx = np.concatenate([type_row[tt], arm_row[arms]]).astype(np.int32)
+        val = np.concatenate([-t.counts[tt].astype(float), np.full(n_a, -(self.C + 1.0))])
+        h.addCols(1, np.ones(1), np.zeros(1), np.array([self.inf]), len(idx),
+                  np.zeros(1, np.int32), idx, val)
+        # Y^S_p: +1 in its covering row, its type row and its arm row
+        n = len(pairs)
+        index = np.stack([pairs, type_row[t.ti[pairs]], arm_row[t.aj[pairs]]], axis=1).ravel().astype(np.int32)
+        h.addCols(n, np.zeros(n), np.zeros(n), np.full(n, self.inf), 3 * n, (3 * np.arange(n)).astype(np.int32),
+                  index, np.ones(3 * n))
+        self.faces.append(S)
+        self.mu_col.append(col0)
+        self.y_cols.append((col0 + 1, pairs))
+        self._keys[key] = len(self.faces) - 1
+        return len(self.faces) - 1
+
+    def make_integer(self) -> None:
+        import highspy
+
+        n = self.h.getNumCol()
+        self.h.changeColsIntegrality(n, np.arange(n, dtype=np.int32),
+                                     np.full(n, highspy.HighsVarType.kInteger, dtype=np.uint8))
+
+    def set_start(self, lengths: np.ndarray, Y: np.ndarray) -> None:
+        """A starting (integer) solution: ``lengths`` (F,) and ``Y`` (F, P) in face order."""
+        x = np.zeros(self.h.getNumCol())
+        for f, (mu, (start, pairs)) in enumerate(zip(self.mu_col, self.y_cols, strict=True)):
+            x[mu] = lengths[f]
+            x[start:start + len(pairs)] = Y[f, pairs]
+        self.h.setSolution(len(x), np.arange(len(x), dtype=np.int32), x)
+
+    def solve(self, time_limit: float | None = None) -> bool:
+        """Solve; True when HiGHS has a feasible solution (optimal, or the IP's best at the time limit)."""
+        self.h.setOptionValue("time_limit", 1e6 if time_limit is None else max(float(time_limit), 1e-3))
+        self.h.run()
+        return self.h.getInfo().primal_solution_status == 2
+
+    @property
+    def optimal(self) -> bool:
+        import highspy
+
+        return self.h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+
+    @property
+    def value(self) -> float:
+        return float(self.h.getInfo().objective_function_value)
+
+    @property
+    def mip_bound(self) -> float:
+        return float(self.h.getInfo().mip_dual_bound)
+
+    def duals(self) -> np.ndarray:
+        return np.maximum(np.asarray(self.h.getSolution().row_dual[:self.types.n_pairs]), 0.0)
+
+    def solution(self) -> tuple[np.ndarray, np.ndarray]:
+        """(mu (F,), Y (F, P)): face lengths and type-level face points (Y^S_p = users x samples)."""
+        x = np.asarray(self.h.getSolution().col_value)
+        mu = x[self.mu_col] if self.mu_col else np.zeros(0)
+        Y = np.zeros((len(self.faces), self.types.n_pairs))
+        for f, (start, pairs) in enumerate(self.y_cols):
+            Y[f, pairs] = x[start:start + len(pairs)]
+        return mu, Y
+
+
+@dataclass(frozen=True)
+class PricingResult:
+    """Best type-level vertex found: ``x`` users of each pair's type on its arm; ``value`` its price;
+    ``bound`` an upper bound on the best price over all vertices (the MIP's dual bound)."""
+
+    x: np.ndarray
+    value: float
+    bound: float
+    others: tuple[np.ndarray, ...] = ()  # further improving vertices HiGHS met on the way
+
+    def open_arms(self, types: UserTypes, n_arms: int, x: np.ndarray | None = None) -> np.ndarray:
+        mask = np.zeros(n_arms, dtype=bool)
+        mask[types.aj[(self.x if x is None else x) > 0]] = True
+        return mask
+
+
+class VertexPricer:
+    """max sum_p price_p x_p over the type-level vertices of P_C, as a HiGHS MIP built once.
+
+    Variables: x_p in {0..n_t} per pair (users of type t on arm j), z_j in {0, 1} per arm (open).
+    Rows: sum_j x_tj <= n_t (a user is on at most one arm); sum_t x_tj >= (C+1) z_j (an open arm holds
+    C+1 users); x_tj <= n_t z_j (users only on open arms). For fixed z the rest is a bipartite transportation
+    problem (totally unimodular), so the MIP branches on the K arm variables only.
+    """
+
+    def __init__(self, types: UserTypes, C: int, n_arms: int):
+        import scipy.sparse as sp
+
+        self.types = types
+        ti, aj = types.ti, types.aj
+        P, T = types.n_pairs, types.n_types
+        arms = np.unique(aj)
+        z = P + np.searchsorted(arms, aj)  # z column of each pair's arm
+        nv, n_a = P + len(arms), len(arms)
+        r = np.concatenate([ti, T + np.searchsorted(arms, aj), T + n_a + np.arange(P),
+                            T + np.arange(n_a), T + n_a + np.arange(P)])
+        c = np.concatenate([np.arange(P), np.arange(P), np.arange(P), P + np.arange(n_a), z])
+        v = np.concatenate([np.ones(3 * P), np.full(n_a, -(C + 1.0)), -types.counts[ti].astype(float)])
+        nr = T + n_a + P
+        A = sp.csc_matrix((v, (r, c)), shape=(nr, nv))
+        self.h = new_highs()
+        self.h.setOptionValue("mip_rel_gap", 1e-7)
+        self.h.setOptionValue("presolve", "off")  # 3-4x faster here: the model is already tight and tiny
+        self.h.setOptionValue("mip_improving_solution_save", True)
+        load_model(self.h, A, np.zeros(nv), np.zeros(nv), np.concatenate([types.counts[ti], np.ones(n_a)]),
+                   np.concatenate([np.full(T, -np.inf), np.zeros(n_a), np.full(P, -np.inf)]),
+                   np.concatenate([types.counts, np.full(n_a, np.inf), np.zeros(P)]),
+                   maximize=True, integer=True)
+        self.P = P
+
+    def solve(self, prices: np.ndarray, time_limit: float | None = None) -> PricingResult | None:
+        """Best vertex for ``prices`` (one per pair, any sign); ``None`` if HiGHS found no solution in time."""
+        import highspy
+
+        self.h.changeColsCost(self.P, np.arange(self.P, dtype=np.int32), np.asarray(prices, dtype=np.float64))
+        self.h.setOptionValue("time_limit", 1e6 if time_limit is None else max(float(time_limit), 1e-3))
+        self.h.run()
+        info = self.h.getInfo()
+        if info.primal_solution_status != 2:
+            return None
+        x = np.round(np.asarray(self.h.getSolution().col_value[:self.P])).astype(np.int64)
+        value = float(np.dot(prices, x))
+        others = tuple(np.round(np.asarray(s.col_value[:self.P])).astype(np.int64)
+                       for s in self.h.getSavedMipSolutions())
+        bound = float(info.mip_dual_bound)
+        if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal and not np.isfinite(bound):
+            bound = np.inf
+        return PricingResult(x, value, max(value, bound), others)
+
+
+@dataclass(frozen=True)
+class LPBound:
+    """Outcome of :func:`lp_lower_bound`.
+
+    ``value``: a certified lower bound on R for every C-anonymous decomposition (the LP optimum when
+    ``converged``; Farley's bound otherwise). ``lp_value``: the restricted master's value (an upper bound on
+    the LP optimum). ``faces`` (F, K) the arm sets in the master, ``mu`` their LP lengths.
+    """
+
+    value: float
+    lp_value: float
+    converged: bool
+    iterations: int
+    faces: np.ndarray
+    mu: np.ndarray
+    wall_time: float
+
+
+class ColumnGeneration:
+    """Face column generation for the covering LP; keeps the master, pricer and types for reuse."""
+
+    def __init__(self, types: UserTypes, C: int, n_arms: int):
+        self.types, self.C, self.n_arms = types, C, n_arms
+        self.master = FaceProgram(types, C)
+        self.pricer = VertexPricer(types, C, n_arms) if types.n_pairs else None
+        self.bound = 0.0
+        self.iterations = 0
+        self.converged = types.n_pairs == 0
+
+    def add_initial_faces(self, faces) -> None:
+        """Singleton faces (always feasible after the thin-arm check), the all-arms face, then ``faces``."""
+        wanted = np.unique(self.types.aj)
+        for j in wanted:
+            S = np.zeros(self.n_arms, dtype=bool)
+            S[j] = True
+            self.master.add_face(S)
+        all_arms = np.zeros(self.n_arms, dtype=bool)
+        all_arms[wanted] = True
+        self.master.add_face(all_arms)
+        for S in faces:
+            self.master.add_face(S)
+
+    def run(self, deadline: float | None = None, max_iter: int = 100_000) -> None:
+        """Price until no face improves the master (converged) or the deadline passes."""
+        if self.pricer is None:
+            return
+        for _ in range(max_iter):
+            left = None if deadline is None else deadline - time.perf_counter()
+            if left is not None and left <= 0:
+                return
+            if not self.master.solve(left) or not self.master.optimal:
+                return
+            value = self.master.value
+            left = None if deadline is None else deadline - time.perf_counter()
+            priced = self.pricer.solve(self.master.duals(), left)
+            self.iterations += 1
+            if priced is None:
+                return
+            self.bound = max(self.bound, value / max(1.0, priced.bound))
+            if priced.value <= 1 + PRICING_TOL:
+                self.converged = priced.bound <= 1 + PRICING_TOL
+                if self.converged:
+                    self.bound = max(self.bound, value)
+                return
+            prices = self.master.duals()
+            added = self.master.add_face(priced.open_arms(self.types, self.n_arms)) is not None
+            for x in priced.others:  # other improving vertices the MIP met on the way: their faces help too
+                if float(np.dot(prices, x)) > 1 + PRICING_TOL:
+                    added |= self.master.add_face(priced.open_arms(self.types, self.n_arms, x)) is not None
+            if not added:
+                return  # numerical stall: every improving face is already in the master
+
+    def result(self, start: float) -> LPBound:
+        mu, _ = self.master.solution() if self.master.faces else (np.zeros(0), None)
+        lp_value = self.master.value if self.pricer is not None else 0.0
+        return LPBound(self.bound, lp_value, self.converged, self.iterations, np.array(self.master.faces),
+                       mu, time.perf_counter() - start)
+
+
+def open_sets(assignments: np.ndarray, multiplicities: np.ndarray, C: int, wanted: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Faces used by a decomposition: per distinct assignment, the wanted arms holding >= C+1 users.
+
+    Returns (faces (F, K) bool, total multiplicity of each face), most used first.
+    """
+    a = np.asarray(assignments, dtype=np.int64)
+    K = len(wanted)
+    rows = np.arange(len(a), dtype=np.int64)[:, None] * K
+    counts = np.bincount((rows + a).ravel(), minlength=len(a) * K).reshape(len(a), K)
+    masks = (counts >= C + 1) & wanted[None, :]
+    faces, inverse = np.unique(masks, axis=0, return_inverse=True)
+    weight = np.bincount(inverse.ravel(), weights=multiplicities, minlength=len(faces))
+    order = np.argsort(-weight, kind="stable")
+    keep = faces[order].any(axis=1)
+    return faces[order][keep], weight[order][keep]
+
+
+def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool = False,
+                   time_limit: float | None = None, max_seed_faces: int = 64) -> LPBound:
+    """Certified lower bound on R for every C-anonymous decomposition of ``graph`` (spec 4.7).
+
+    Parameters
+    ----------
+    graph, C : the demand graph and anonymity parameter.
+    seed : optional :class:`~anondecomp.Decomposition` of this graph; its faces start the master. If it
+        verifies and meets the trivial bound ``max_i sum_j ceil(w_ij)``, that is the LP value (no LP solved).
+    best_effort : bound the demand that can be covered (arms wanted by <= C users dropped).
+    time_limit : seconds; the bound is then Farley's bound from the last pricing round.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = DemandGraph.from_batched(10, np.ones((8, 2), bool))
+    >>> round(lp_lower_bound(g, 3).value, 6)
+    10.0
+    """
+    from anondecomp.methods._common import prepare
+    from anondecomp.verify import verify
+
+    start = time.perf_counter()
+    prep = prepare(graph, C, best_effort)
+    trivial = int(prep.required.sum(axis=1).max())
+    faces: list[np.ndarray] = []
+    if seed is not None:
+        wanted = (prep.required > 0).any(axis=0)
+        if seed.total_assignments == trivial and verify(graph, prep.C, seed, required=prep.required).valid:
+            return LPBound(float(trivial), float(trivial), True, 0, np.empty((0, graph.n_arms), bool),
+                           np.zeros(0), time.perf_counter() - start)
+        faces = list(open_sets(seed.assignments, seed.multiplicities, prep.C, wanted)[0][:max_seed_faces])
+    cg = ColumnGeneration(UserTypes.from_required(prep.required), prep.C, graph.n_arms)
+    cg.add_initial_faces(faces)
+    cg.run(None if time_limit is None else start + time_limit)
+    res = cg.result(start)
+    # max_i sum_j ceil(w_ij) bounds R and the LP optimum from below too; it only helps before convergence
+    return LPBound(max(res.value, float(trivial)), res.lp_value, res.converged, res.iterations, res.faces,
+                   res.mu, res.wall_time)

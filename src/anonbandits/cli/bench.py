@@ -1,0 +1,137 @@
+"""``anonbandits bench --suite quick|full --out bench.csv --plot bench.png``: the solver benchmark (issue 6).
+
+Runs every decomposition method on every graph of the suite (:mod:`anondecomp.bench`): random U-batched
+graphs with U above and below K(C+1), niche-group graphs where block is loose, graphs recorded from real
+Algorithm 1 runs and synthetic Algorithm-1-shaped graphs, from 18 to 100,000 users. One row per (graph,
+method); every decomposition goes through the exact verifier. The plot shows R / (LP lower bound) per family
+and method.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+from anonbandits.errors import ConfigError
+from anonbandits.experiments import write_table
+from anondecomp.bench import suite as bench
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("bench", help="run the decomposition benchmark suite",
+                       description="Run every decomposition method on the benchmark graphs; write one row per "
+                                   "(graph, method) with R, the lower bounds, time, memory and the exact check.")
+    p.add_argument("--suite", choices=bench.SUITES, default="quick",
+                   help="quick (under 5 minutes on 2 cores) or full (default quick)")
+    p.add_argument("--out", default="bench.csv", help="table of rows (CSV, or JSON lines for .jsonl)")
+    p.add_argument("--plot", default=None, help="bar chart of R / LP lower bound per family and method (PNG)")
+    p.add_argument("--methods", default=",".join(bench.METHODS),
+                   help=f"comma-separated methods (default {','.join(bench.METHODS)})")
+    p.add_argument("--families", default=None, help="comma-separated families to keep (default all)")
+    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                   help="per graph, for 'optimal' and the LP bound (default: 20 quick, 120 full)")
+    p.set_defaults(func=run)
+
+
+def _choose(text: str | None, allowed, what: str) -> list[str] | None:
+    if text is None:
+        return None
+    chosen = [x.strip() for x in text.split(",") if x.strip()]
+    bad = [x for x in chosen if x not in allowed]
+    if bad or not chosen:
+        raise ConfigError(f"unknown {what} {', '.join(bad) or '(none given)'}; choose from {', '.join(allowed)}")
+    return chosen
+
+
+def run(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    methods = _choose(args.methods, bench.METHODS, "method")
+    cases = bench.cases(args.suite)
+    families = _choose(args.families, sorted({c.family for c in cases}), "family")
+    if families is not None:
+        cases = [c for c in cases if c.family in families]
+    if args.time_limit is not None and args.time_limit <= 0:
+        raise ConfigError(f"--time-limit must be positive, got {args.time_limit}")
+    limit = args.time_limit or bench.TIME_LIMIT[args.suite]
+    start = time.perf_counter()
+    rows: list[dict] = []
+    with tqdm(total=len(cases) * len(methods), unit="row", desc=f"bench {args.suite}") as bar:
+        for case in cases:
+            bar.set_postfix_str(f"{case.family} {case.label}", refresh=False)
+            rows += bench.run_case(case, methods, time_limit=limit, on_row=lambda _row: bar.update(1))
+    write_table(rows, args.out)
+    print(format_summary(rows))
+    if args.plot:
+        plot_ratios(rows, args.plot)
+    bad = [r for r in rows if r["status"] == "ok" and not r["verified"]]
+    print(f"{len(rows)} rows in {time.perf_counter() - start:.1f} s; {len(bad)} failed verification; "
+          f"table {args.out}" + (f", plot {args.plot}" if args.plot else ""))
+    return 1 if bad else 0
+
+
+def format_summary(rows: list[dict]) -> str:
+    """R / LP bound and R / D against the paper's alpha per family and method, and how often optimal beats
+    block on scarce-cluster graphs."""
+    summary = bench.summarize(rows)
+    lines = [f"{'family':14} {'method':11} {'graphs':>6} {'mean R/LP':>10} {'max R/LP':>9} {'mean R/D':>9} "
+             f"{'alpha':>6} {'seconds':>8}"]
+    for (family, method), s in sorted(summary.items()):
+        alpha = "-" if np.isnan(s["mean_alpha"]) else f"{s['mean_alpha']:.2f}"
+        lines.append(f"{family:14} {method:11} {s['graphs']:>6} {s['mean_ratio']:>10.4f} {s['max_ratio']:>9.4f} "
+                     f"{s['mean_r_over_d']:>9.3f} {alpha:>6} {s['seconds']:>8.2f}")
+    wins = beats(rows, "optimal", "block", "scarce")
+    if wins is not None:
+        lines.append(f"optimal < block on {wins[0]} of {wins[1]} scarce-cluster graphs")
+    return "\n".join(lines)
+
+
+def beats(rows: list[dict], a: str, b: str, family: str) -> tuple[int, int] | None:
+    """(graphs of ``family`` where method a used strictly fewer assignments than b, graphs with both)."""
+    by_graph: dict[tuple, dict] = {}
+    for r in rows:
+        if r["family"] == family and r["status"] == "ok":
+            by_graph.setdefault((r["label"], r["users"], r["arms"]), {})[r["method"]] = r["total_assignments"]
+    pairs = [g for g in by_graph.values() if a in g and b in g]
+    return (sum(g[a] < g[b] for g in pairs), len(pairs)) if pairs else None
+
+
+def plot_ratios(rows: list[dict], path: str | Path) -> None:
+    """Two panels of grouped bars per family (groups) and method (bars): R / LP lower bound (mean, bar to the
+    max), and R / D with the paper's alpha for the method marked (how loose the guarantee is)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    summary = bench.summarize(rows)
+    families = sorted({f for f, _ in summary})
+    methods = [m for m in bench.METHODS if any(m == mm for _, mm in summary)]
+    width = 0.8 / max(len(methods), 1)
+    fig, axes = plt.subplots(1, 2, figsize=(3.0 + 3.0 * len(families), 4.4))
+    for k, m in enumerate(methods):
+        x = np.arange(len(families)) + (k - (len(methods) - 1) / 2) * width
+        get = [summary.get((f, m), {}) for f in families]
+        mean = np.array([s.get("mean_ratio", np.nan) for s in get])
+        top = np.array([s.get("max_ratio", np.nan) for s in get])
+        bars = axes[0].bar(x, mean, width, label=m, yerr=[np.zeros(len(x)), top - mean], capsize=2)
+        axes[1].bar(x, [s.get("mean_r_over_d", np.nan) for s in get], width, color=bars[0].get_facecolor())
+        axes[1].scatter(x, [s.get("mean_alpha", np.nan) for s in get], marker="_", s=200, color="k", zorder=3,
+                        label="paper's alpha" if k == 0 else None)
+    for ax, label in zip(axes, ["R / LP lower bound (mean; bar to max)", "R / D (bars) and the paper's alpha (-)"],
+                         strict=True):
+        ax.axhline(1.0, color="k", lw=0.8)
+        ax.set_xticks(np.arange(len(families)), families, rotation=20)
+        ax.set_yscale("log")
+        ax.set_ylabel(label)
+    axes[0].set_title("Length relative to the certified LP bound")
+    axes[1].set_title("Length in units of D against the guarantee")
+    axes[0].legend(fontsize=8, ncol=2)
+    axes[1].legend(fontsize=8)
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

@@ -1,0 +1,148 @@
+"""The optimal method and the column-generation LP bound (spec 4.7): brute force on tiny graphs, the bound
+below every verified decomposition, exact realisation steps, time limits and the command line."""
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import anondecomp
+from anonbandits.cli.main import main
+from anondecomp import DemandGraph, decompose, lp_lower_bound, verify
+from anondecomp.bench.families import niche_groups, scarce
+from anondecomp.realize import colour_face, split_type, transport
+from tests.solvers import brute
+from tests.solvers.strategies import batched_graphs, weighted_graphs
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize("case", range(40))
+def test_column_generation_reaches_the_brute_force_optimum(case):
+    graph, C = brute.tiny_graphs(40, seed=11)[case]
+    lp_value, ip_value = brute.optimum(graph, C)
+    bound = lp_lower_bound(graph, C)
+    assert bound.converged
+    assert bound.value == pytest.approx(lp_value, abs=1e-6)
+    res = decompose(graph, C, "optimal")
+    assert verify(graph, C, res).valid
+    assert res.total_assignments == ip_value
+    assert res.info["lp_lower_bound"] == pytest.approx(lp_value, abs=1e-6)
+
+
+@SETTINGS
+@given(st.one_of(batched_graphs(max_users=10), weighted_graphs(max_users=10)))
+def test_lp_bound_never_exceeds_a_verified_decomposition(case):
+    graph, C = case
+    bound = lp_lower_bound(graph, C).value
+    assert bound >= graph.lower_bound - 1e-9
+    for method in ("greedy", "block", "randomized", "optimal"):
+        res = decompose(graph, C, method)
+        assert verify(graph, C, res).valid
+        assert bound <= res.total_assignments + 1e-6
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_optimal_beats_block_on_scarce_clusters_and_is_certified(seed):
+    inst = scarce(80, 6, 3, 8, 120, seed=seed)
+    blk, opt = decompose(inst.graph, inst.C, "block"), decompose(inst.graph, inst.C, "optimal")
+    assert verify(inst.graph, inst.C, opt).valid
+    assert opt.total_assignments < blk.total_assignments
+    # certified: R / ceil(LP) - 1 is the reported gap, and it is within 1% here
+    assert opt.info["lp_converged"]
+    assert opt.total_assignments <= 1.01 * opt.info["lp_lower_bound"]
+    assert opt.info["gap"] == pytest.approx(opt.total_assignments / np.ceil(opt.info["lp_lower_bound"] - 1e-6) - 1)
+
+
+def test_identical_users_are_one_type_and_realised_exactly():
+    # 6 groups of 3 identical users (C = 2): block needs several blocks, rotating the groups meets D
+    inst = niche_groups(6, 2, 2, D=60, seed=0)
+    res = decompose(inst.graph, inst.C, "optimal")
+    assert verify(inst.graph, inst.C, res).valid
+    assert res.info["seed_total"] > inst.graph.lower_bound
+    assert res.total_assignments == inst.graph.lower_bound   # the rotation meets D exactly
+    assert res.info["status"] == "optimal" and res.info["gap"] == 0.0
+
+
+def test_time_limit_returns_a_valid_decomposition_with_its_gap():
+    inst = scarce(300, 8, 4, 12, 400, seed=0, niche=2)
+    res = decompose(inst.graph, inst.C, "optimal", time_limit=0.05)
+    assert verify(inst.graph, inst.C, res).valid
+    bound = res.info["lp_lower_bound"]
+    assert bound <= res.total_assignments
+    assert res.info["gap"] >= 0
+    assert res.total_assignments <= res.info["seed_total"]
+
+
+def test_best_effort_covers_everything_coverable():
+    active = np.array([[1, 1], [1, 0], [1, 0], [1, 1], [0, 1]], bool)   # arm 1 has 3 users, C = 3
+    graph = DemandGraph.from_batched(6, active)
+    with pytest.raises(anondecomp.InfeasibleError):
+        decompose(graph, 3, "optimal")
+    res = decompose(graph, 3, "optimal", best_effort=True)
+    assert {tuple(p) for p in res.uncovered} == {(0, 1), (3, 1), (4, 1)}
+    assert verify(graph, 3, res, required=np.where([False, True], 0, graph.required)).valid
+
+
+def test_split_type_is_exact_and_each_profile_feasible():
+    rng = np.random.default_rng(0)
+    lengths, q, k = np.array([5, 3, 4]), np.array([2, 3, 1, 0]), 7
+    allowed = rng.random((3, 4)) < 0.8
+    allowed[:, :3] = True
+    # a feasible total: k random feasible profiles added up
+    Y = np.zeros((3, 4), np.int64)
+    for _ in range(k):
+        P = np.zeros((3, 4), np.int64)
+        for j in range(3):
+            for _ in range(q[j]):
+                f = rng.choice(np.flatnonzero((P.sum(axis=1) < lengths) & allowed[:, j]))
+                P[f, j] += 1
+        Y += P
+    out = split_type(Y, allowed, lengths, q, k)
+    assert sum(c for _, c in out) == k
+    assert (sum(c * P for P, c in out) == Y).all()
+    for P, _ in out:
+        assert (P.sum(axis=1) <= lengths).all() and (P.sum(axis=0) >= q).all() and (P[~allowed] == 0).all()
+
+
+def test_colour_face_meets_every_degree_and_group_size():
+    rng = np.random.default_rng(1)
+    C, L, n, m = 2, 9, 12, 3
+    H = np.zeros((n, m), np.int64)
+    while not (H.sum(axis=0) >= (C + 1) * L).all():   # random rows with sum <= L, columns >= (C+1) L
+        H = np.stack([np.bincount(rng.integers(0, m, int(rng.integers(5, L + 1))), minlength=m) for _ in range(n)])
+    classes = colour_face(H, L, C)
+    assert sum(c for _, c in classes) == L
+    got = np.zeros_like(H)
+    for arm, c in classes:
+        on = arm >= 0
+        assert (np.bincount(arm[on], minlength=m) >= C + 1).all()
+        got[np.flatnonzero(on), arm[on]] += c
+    assert (got == H).all()
+
+
+def test_transport_reports_infeasible_bounds():
+    er, ec = np.array([0, 1]), np.array([0, 0])
+    assert transport(2, 1, er, ec, np.array([1, 1]), [1, 1], [1, 1], [3], [3]) is None
+    flow = transport(2, 1, er, ec, np.array([2, 2]), [1, 1], [2, 2], [3], [3])
+    assert flow is not None and flow.sum() == 3
+
+
+def test_cli_certify_and_optimal(tmp_path, capsys):
+    graph = {"C": 2, "demand": 12, "active_sets": {f"u{i}": ["a", "b"] if i < 3 else ["b", "c"] for i in range(6)}}
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(graph))
+    out = tmp_path / "d.json"
+    assert main(["decompose", str(path), "--method", "block", "--certify", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "LP lower bound" in text and "R / LP lower bound" in text
+    doc = json.loads(out.read_text())
+    assert doc["lp_lower_bound"] <= doc["total_assignments"]
+    assert main(["decompose", str(path), "--method", "optimal", "--time-limit", "30", "-o", str(out)]) == 0
+    assert "status" in capsys.readouterr().out
+    assert json.loads(out.read_text())["method"] == "optimal"
+    assert main(["verify", str(path), str(out)]) == 0
+    assert main(["decompose", str(path), "--method", "optimal", "--time-limit", "0"]) == 2
+    assert "--time-limit must be positive" in capsys.readouterr().err
