@@ -125,7 +125,10 @@ class RefSubroutine:
         beta = {a: math.sqrt(0.5 * math.log(4 * self.k * t**3 / self.conf) / self.cnt[a]) for a in self.S}
         mu = {a: self.sums[a] / self.cnt[a] for a in self.S}
         upper = {a: mu[a] + beta[a] for a in self.S}
-        b = {a: max(upper[i] for i in self.S if i != a) - (mu[a] - beta[a]) for a in self.S}
+        # max over the other arms in O(K): the largest upper index, or the second largest for its holder
+        ranked = sorted(self.S, key=upper.__getitem__, reverse=True)
+        first, second = upper[ranked[0]], upper[ranked[1]] if len(ranked) > 1 else -math.inf
+        b = {a: (second if a == ranked[0] else first) - (mu[a] - beta[a]) for a in self.S}
         j = self._argmax({a: -b[a] for a in self.S})
         return beta, upper, b, j
 

@@ -166,6 +166,7 @@ class Engine:
         self.V = np.zeros(self.k, np.int64)
         self.length = np.zeros(self.n, np.int64)
         self.e = np.full(self.n, NEVER, np.int64)
+        self.exact = np.zeros(self.n, bool)  # e is the block's end (else a lower bound past the drawn steps)
         self.v = np.full((self.n, self.k), NEVER, np.int64)  # earliest step of a possible vote, per arm
         self.active = np.ones(self.n, bool)
         self.absorbed = np.zeros(self.n, bool)
@@ -196,7 +197,12 @@ class Engine:
 
     def _plan(self, rows: np.ndarray, sub: State | None = None) -> None:
         """Next block (length in activations, end step ``e``) of the learners ``rows``, and the earliest steps
-        ``v`` at which they could vote against each arm (``sub``: their current state, if at hand)."""
+        ``v`` at which they could vote against each arm (``sub``: their current state, if at hand).
+
+        A block ending past the steps drawn so far gets a lower bound as ``e``, made exact (:meth:`_refine`)
+        only once the block is due: many planned blocks are cut by a global elimination long before their end,
+        and drawing the player sequence up to it would cost more than the rest of the run (median elimination).
+        """
         if not rows.size:
             return
         s = self.st["S"][rows] if sub is None else sub["S"]
@@ -209,9 +215,19 @@ class Engine:
             sub = self._gather(live) if sub is None else {key: v[keep] for key, v in sub.items()}
             length, ahead = self.sub.plan(sub, self.mode, self.env.bounded)
             self.length[live] = length
-            self.e[live] = self.clock.time_of(live, self.local[live] + np.maximum(length, 1))
-            if self.m is not None:
+            self.e[live] = self.clock.time_lower_bound(live, self.local[live] + np.maximum(length, 1))
+            self.exact[live] = self.e[live] <= self.clock.horizon
+            if self.m is not None and ahead is None:
+                self.v[live] = self.e[live][:, None]
+            elif self.m is not None:
                 self.v[live] = self.clock.time_lower_bound(live[:, None], self.local[live][:, None] + ahead)
+
+    def _refine(self, rows: np.ndarray) -> None:
+        """Exact block ends of ``rows`` (drawing steps as needed; NEVER past max_steps); no vote comes before."""
+        self.e[rows] = self.clock.time_of(rows, self.local[rows] + np.maximum(self.length[rows], 1))
+        self.exact[rows] = True
+        if self.m is not None:
+            self.v[rows] = np.maximum(self.v[rows], self.e[rows][:, None])
 
 
     def _context(self, rows: np.ndarray) -> Context:
@@ -302,6 +318,10 @@ class Engine:
         while True:
             live = np.flatnonzero(self.active)
             due = live[self.e[live] <= window]
+            rough = due[~self.exact[due]]
+            if rough.size:
+                self._refine(rough)
+                due = due[self.e[due] <= window]
             if not due.size:
                 break
             self._run_blocks(due, spec)

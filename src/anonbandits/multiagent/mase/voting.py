@@ -19,6 +19,7 @@ import numpy as np
 from anonbandits.errors import ConfigError
 from anonbandits.multiagent.mase.formulas import eta_xi, voting_threshold
 from anonbandits.multiagent.mase.instances import Instance
+from anonbandits.multiagent.mase.local_se import independent_all
 from anonbandits.multiagent.mase.result import MaseResult
 from anonbandits.multiagent.mase.se_engine import SEOutcome, SEProtocol, run_se_agents
 
@@ -113,7 +114,10 @@ def independent(instance: Instance, probs: np.ndarray, rng: np.random.Generator,
         raise ConfigError(f"delta must lie strictly between 0 and 1, got {delta}")
     proto = SEProtocol(conf=delta, threshold=None, sync="none", retire=True, sampling=sampling, stop=stop,
                        width_c=width_c, width_denominator=width_denominator, max_rounds=max_rounds)
-    out = run_se_agents(instance, probs, proto, rng, record)
+    if stop == "all" and sampling == "active" and instance.arms > 1:
+        out = independent_all(instance, probs, proto, rng)  # the agents never interact: no windows needed
+    else:
+        out = run_se_agents(instance, probs, proto, rng, record)
     finished = np.flatnonzero(out.finished)
     arms = np.argmax(out.local_sets[finished], axis=1)
     tally = np.bincount(arms, minlength=instance.arms)
