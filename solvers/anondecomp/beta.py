@@ -164,11 +164,11 @@ class _Disjunctive:
         return np.asarray(self.h.getSolution().col_value)[self.lam_col]
 
     def prices(self) -> np.ndarray:
-        """Pair duals, signed so that pi . w_hat > 0; clipped at 0 under domination (where only pi >= 0 bounds)."""
+        """Pair duals, signed so that pi . w_hat >= 0. Under domination any pi >= 0 certifies an upper bound
+        (:func:`_upper`), and the covering rows' duals share one sign, so their magnitudes are taken."""
         pi = np.asarray(self.h.getSolution().row_dual[:self.types.n_pairs])
         if self.sense == "dominate":
-            pi = np.abs(pi) if np.dot(np.abs(pi), self.what) > 0 else pi
-            return np.maximum(pi if np.dot(pi, self.what) >= 0 else -pi, 0.0)
+            return np.abs(pi)
         return -pi if np.dot(pi, self.what) < 0 else pi
 
 
