@@ -15,8 +15,10 @@ Simulation (exact in distribution, event by event)
 Nothing an agent does inside an epoch is observable, so the engine only simulates epoch ends:
 
 * The epoch's reward sums are one exact draw per arm (``Binomial(R, mu)`` or ``N(R mu, R sigma^2)``).
-* Rounds run on a Poisson clock (agent n is activated at rate ``p_n``; see :mod:`.se_engine`), so the end of an
-  epoch of R activations comes ``Gamma(R)/p_n`` after its start.
+* Rounds run on a Poisson clock: agent n is activated at the points of a Poisson process of rate ``p_n``; the
+  merged points of the agents in the pool are i.i.d. draws from P_N restricted to them (spec A10), and round
+  numbers are ranks of activation times. So the end of an epoch of R activations comes ``Gamma(R)/p_n``
+  after its start.
 * Epoch ends are processed in time order in vectorised batches: the local decisions of a batch do not depend
   on the global set, only the synchronisation after them does, and a batch is cut before the first event that
   a newly started epoch could precede.

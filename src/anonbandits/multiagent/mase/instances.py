@@ -57,24 +57,6 @@ class Instance:
             return sum_rewards("bernoulli", mu, counts, rng)
         return rng.normal(counts * mu, self.sigma * np.sqrt(counts))
 
-    def sums_where(self, rng: np.random.Generator, counts: np.ndarray, held: np.ndarray,
-                   cols: np.ndarray) -> np.ndarray:
-        """Like :meth:`sums` for a 2-D ``counts`` (rows x ``cols``), drawing only the entries where ``held``.
-
-        The other entries are 0 (their counts must be 0). For Bernoulli rewards the result and the generator's
-        state afterwards are exactly those of :meth:`sums`, since a Binomial with n = 0 consumes no randomness;
-        only the per-entry work on arms an agent no longer holds is saved.
-        """
-        out = np.zeros(counts.shape)
-        rows, j = np.nonzero(held)
-        n = counts[rows, j]
-        mu = self.means[cols][j]
-        if self.model == "bernoulli":
-            out[rows, j] = rng.binomial(n, mu)
-        else:
-            out[rows, j] = rng.normal(n * mu, self.sigma * np.sqrt(n))
-        return out
-
 
 def problem(name: str, sigma: float = 0.5) -> Instance:
     """Paper 003's Problem 1 (Bernoulli) or Problem 2 (Gaussian, standard deviation ``sigma``; A13)."""

@@ -9,7 +9,7 @@ Paper: 003_1b4f3a9c9d577fe2.txt (Rio, Barlier, Colin, Soare, ICML 2023).
   the SE local rule of Sec. 4.1 at local failure probability beta and immediate synchronisation.
 * :func:`independent`: the INDEPENDENT baseline of Sec. 6 (spec 2.7, A14).
 
-The simulation itself is :func:`anonbandits.multiagent.mase.se_engine.run_se_agents`.
+The simulation itself is :func:`anonbandits.multiagent.mase.se_engine.run_se_agents` (a compiled round loop).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import numpy as np
 from anonbandits.errors import ConfigError
 from anonbandits.multiagent.mase.formulas import eta_xi, voting_threshold
 from anonbandits.multiagent.mase.instances import Instance
-from anonbandits.multiagent.mase.local_se import independent_all
 from anonbandits.multiagent.mase.result import MaseResult
 from anonbandits.multiagent.mase.se_engine import SEOutcome, SEProtocol, run_se_agents
 
@@ -114,10 +113,7 @@ def independent(instance: Instance, probs: np.ndarray, rng: np.random.Generator,
         raise ConfigError(f"delta must lie strictly between 0 and 1, got {delta}")
     proto = SEProtocol(conf=delta, threshold=None, sync="none", retire=True, sampling=sampling, stop=stop,
                        width_c=width_c, width_denominator=width_denominator, max_rounds=max_rounds)
-    if stop == "all" and sampling == "active" and instance.arms > 1:
-        out = independent_all(instance, probs, proto, rng)  # the agents never interact: no windows needed
-    else:
-        out = run_se_agents(instance, probs, proto, rng, record)
+    out = run_se_agents(instance, probs, proto, rng, record)
     finished = np.flatnonzero(out.finished)
     arms = np.argmax(out.local_sets[finished], axis=1)
     tally = np.bincount(arms, minlength=instance.arms)

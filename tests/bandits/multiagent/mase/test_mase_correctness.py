@@ -39,12 +39,16 @@ ALGORITHMS = {
 
 @pytest.mark.parametrize("name", sorted(ALGORITHMS))
 def test_error_rate_stays_below_delta(name):
-    """Over many seeds the recommendation is wrong no more often than delta allows (binomial tolerance)."""
+    """Over many seeds the run fails no more often than delta allows (binomial tolerance).
+
+    A stall (every agent done, too few votes ever delivered) counts as a failure (spec 2.9); with 8 agents and
+    dropped votes it is a rare but legitimate outcome (about 1 run in 800 for CORRUPTED ELIMINATION here).
+    """
     n = 100 if name != "independent" else 40
     results = _runs(ALGORITHMS[name], 8, range(n), activity="skewed" if name == "mase" else "uniform")
-    errors = sum(not r.correct for r in results)
+    errors = sum(not r.correct or r.stalled for r in results)
     assert errors <= stats.binom.ppf(0.999, n, DELTA)
-    assert not any(r.stalled or r.truncated for r in results)
+    assert not any(r.truncated for r in results)
     for r in results:
         removed = [arm for _, arm in r.global_eliminations]
         assert len(removed) == len(set(removed)) and r.recommended not in removed

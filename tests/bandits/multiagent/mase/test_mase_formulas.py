@@ -1,15 +1,13 @@
-"""Closed forms of paper 003 against the values derived in spec section 4.5, and the engine's building blocks."""
+"""Closed forms of paper 003 against the values derived in spec section 4.5, and the kernel's safe-stretch bound."""
 
 import math
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from anonbandits.errors import ConfigError
 from anonbandits.multiagent.mase.formulas import dp_widths, epoch_length, eta_xi, se_boundary, voting_threshold
-from anonbandits.multiagent.mase.instances import problem
-from anonbandits.multiagent.mase.se_engine import SEProtocol, safe_steps, sorted_uniform_segments
+from anonbandits.multiagent.mase.se_kernel import boundary, safe_steps
 
 
 @pytest.mark.parametrize("local, expected", [(0.3, 3), (0.5, 5), (0.8, 14), (0.9, 29), (0.8413, 18),
@@ -79,12 +77,12 @@ def test_se_crossing_times_match_spec_table(conf, crossings):
 
 def test_safe_steps_never_allow_a_crossing():
     """Within the returned number of steps, even the worst-case path (+1 per step) stays below g."""
-    proto = SEProtocol(conf=0.3, threshold=None)
     rng = np.random.default_rng(1)
     t = rng.integers(1, 3000, 4000)
     g_now = se_boundary(t, 10, 0.3)
     spread = np.floor(g_now * rng.uniform(0, 1.2, t.size))
-    b = safe_steps(spread.astype(float), t, 10, proto)
+    table = np.array([0.0, *se_boundary(np.arange(1, 1000), 10, 0.3)])  # the kernel's table, then the formula
+    b = np.array([safe_steps(float(s), int(u), table, 10, 0.3, 1.0, 1) for s, u in zip(spread, t, strict=True)])
     assert b.max() > 50 and (b == 0).any()
     for i in np.flatnonzero(b > 0)[:400]:
         steps = np.arange(1, b[i] + 1)
@@ -92,34 +90,7 @@ def test_safe_steps_never_allow_a_crossing():
     # one more step would be unsafe for the simple bound when the boundary grows slower than the path
     tight = np.flatnonzero((b > 0) & (t > 100))[:200]
     assert np.any(spread[tight] + b[tight] + 1 >= se_boundary(t[tight] + b[tight] + 1, 10, 0.3))
-
-
-def test_sorted_uniform_segments_are_sorted_uniform_points():
-    rng = np.random.default_rng(2)
-    counts = rng.poisson(5, 3000)
-    u = sorted_uniform_segments(counts, rng)
-    seg = np.repeat(np.arange(counts.size), counts)
-    assert u.size == counts.sum() and np.all((u > 0) & (u < 1))
-    same = seg[1:] == seg[:-1]
-    assert np.all(u[1:][same] >= u[:-1][same])
-    assert stats.kstest(u, "uniform").pvalue > 1e-3
-    # the k-th of n sorted uniforms is Beta(k, n - k + 1): check the minimum of segments of length 5
-    starts = (np.cumsum(counts) - counts)[counts == 5]
-    assert stats.kstest(u[starts], stats.beta(1, 5).cdf).pvalue > 1e-3
-
-
-def test_sums_where_draws_the_held_entries_only():
-    """Bernoulli: bit-identical to ``sums`` (same draws, same generator state after); Gaussian: right law."""
-    rng = np.random.default_rng(4)
-    cols = np.array([0, 1, 3, 5])
-    held = rng.random((500, cols.size)) < 0.5
-    counts = rng.integers(1, 200, (500, cols.size)) * held
-    inst = problem("1")
-    a, b = np.random.default_rng(9), np.random.default_rng(9)
-    assert np.array_equal(inst.sums_where(a, counts, held, cols), inst.sums(b, counts, cols))
-    assert a.random() == b.random()
-    gauss = problem("2")
-    out = gauss.sums_where(rng, counts, held, cols)
-    assert not out[~held].any()
-    z = (out[held] - counts[held] * gauss.means[cols][np.nonzero(held)[1]]) / (0.5 * np.sqrt(counts[held]))
-    assert stats.kstest(z, "norm").pvalue > 1e-3
+    # the compiled boundary is the formula's, including the t vs 2t and c options
+    for c, d in ((1.0, 1), (4.0, 2)):
+        assert np.allclose([boundary(int(u), 10, 0.3, c, d) for u in t[:200]], se_boundary(t[:200], 10, 0.3, c, d),
+                           rtol=1e-12)

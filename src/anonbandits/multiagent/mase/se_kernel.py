@@ -1,0 +1,318 @@
+"""Compiled round loop for the SE-based voting schemes of paper 003 (MASE, CORRUPTED ELIMINATION, INDEPENDENT).
+
+The kernel is the algorithm itself, one main-loop iteration per round: an agent is drawn from P_N restricted to
+the agents still in the pool (spec A10), it pulls every arm of its local set, runs the SE test of Sec. 4.1 /
+Alg. 4b, votes, leaves the pool or synchronises, in the order of Algorithms 1 and 3 (spec 2.1, 2.5).
+
+One shortcut, exact in distribution: with Bernoulli rewards, after an SE test the agent's next
+:func:`safe_steps` activations provably cannot eliminate anything, whatever their rewards. During such a
+stretch nothing depends on the individual rewards, so they are not drawn; the arms' sums are drawn when the
+stretch ends, one Binomial per arm: by inversion of a tabulated CDF for stretches of up to ``_TABULATED``
+activations (about half the cost of ``rng.binomial``), by ``rng.binomial`` beyond. An
+arm that leaves the local set during a stretch (synchronisation) needs no sum at all, since it is never read
+again.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+RUNNING, IDLE, GONE = 0, 1, 2
+SYNC_NONE, SYNC_LAZY, SYNC_IMMEDIATE = 0, 1, 2
+STOP_GLOBAL, STOP_ALL, STOP_FIRST = 0, 1, 2
+_MIN_STRETCH = 4  # shorter safe stretches are not worth skipping the SE test for
+_TABULATED = 64  # stretches up to this length draw their sums from tabulated Binomial CDFs
+
+
+@njit(cache=True)
+def boundary(t: int, arms: int, conf: float, c: float, denominator: int) -> float:
+    """SE threshold in sum space after ``t`` samples per arm, as :func:`.formulas.se_boundary`."""
+    x = float(t)
+    log = math.log(c * arms * x * x / conf)
+    return 2.0 * math.sqrt(x * max(log, 0.0) / denominator)
+
+
+@njit(cache=True)
+def _g(table, t, arms, conf, c, denominator):
+    """``boundary(t)`` from the table of the first values when it holds ``t``."""
+    if t < table.size:
+        return table[t]
+    return boundary(t, arms, conf, c, denominator)
+
+
+@njit(cache=True)
+def _grow(table, t, arms, conf, c, denominator):
+    """The boundary table extended (by doubling) to hold ``t``."""
+    size = max(table.size, 1024)
+    while size <= t:
+        size *= 2
+    out = np.empty(size)
+    out[:table.size] = table
+    for x in range(table.size, size):
+        out[x] = boundary(x, arms, conf, c, denominator) if x > 0 else 0.0
+    return out
+
+
+@njit(cache=True)
+def safe_steps(spread, t, table, arms, conf, c, denominator):
+    """Activations after the ``t``-th during which SE cannot eliminate anything, whatever the [0, 1] rewards.
+
+    With ``spread = max_l S_l - min_k S_k`` over the local set after ``t`` samples, every pairwise difference
+    grows by at most 1 per activation, so step j is safe when ``spread + j < g(t + j)``. ``g`` is concave
+    (``sqrt(f)`` with ``f = t log(a t^2)``: ``2 f f'' <= f'^2``), so ``g(t + j) - j`` is concave in j and the
+    condition holds for all j in 1..b once it holds at j = 1 and j = b. Starting from b = 1,
+    ``b := ceil(g(t + b) - spread) - 1`` keeps the j = b condition (g is non-decreasing) and lengthens b.
+    ``table`` holds ``g`` for the first arguments (may be empty).
+    """
+    b = math.ceil(_g(table, t + 1, arms, conf, c, denominator) - spread) - 1
+    for _ in range(4):
+        if b < 1:
+            break
+        nxt = math.ceil(_g(table, t + b, arms, conf, c, denominator) - spread) - 1
+        if nxt <= b:
+            break
+        b = nxt
+    return max(b, 0)
+
+
+@njit(cache=True)
+def binomial_cdfs(mu, longest):
+    """CDFs of ``Binomial(n, min(mu_a, 1 - mu_a))`` for n = 1..``longest``; row n of arm a starts at column
+    ``(n - 1)(n + 2) / 2`` and has n + 1 entries, the last one exactly 1.
+
+    The smaller of the two success probabilities keeps ``pmf(0) >= 2^-longest`` (no underflow); arms with
+    mean 0 or 1 are deterministic and not tabulated.
+    """
+    width = (longest - 1) * (longest + 2) // 2 + longest + 1
+    cdf = np.ones((mu.size, width))
+    for a in range(mu.size):
+        p = min(mu[a], 1.0 - mu[a])
+        if p <= 0.0:
+            continue
+        ratio = p / (1.0 - p)
+        for n in range(1, longest + 1):
+            start = (n - 1) * (n + 2) // 2
+            pmf = math.exp(n * math.log1p(-p))
+            acc = pmf
+            cdf[a, start] = acc
+            for x in range(1, n):
+                pmf *= (n - x + 1) / x * ratio
+                acc += pmf
+                cdf[a, start + x] = min(acc, 1.0)
+    return cdf
+
+
+@njit(cache=True)
+def binomial_sum(rng, p, cdf, a, n, longest):
+    """Sum of ``n`` Bernoulli(``p``) rewards, one Binomial draw: by inversion of row n of arm a of ``cdf``
+    (:func:`binomial_cdfs` up to ``longest``) when it has one."""
+    if p <= 0.0 or p >= 1.0:
+        return n if p >= 1.0 else 0
+    if n > longest:
+        return rng.binomial(n, p)
+    start = (n - 1) * (n + 2) // 2
+    u = rng.random()
+    x = int(n * min(p, 1.0 - p))  # start near the mean: a few steps either way
+    if cdf[a, start + x] > u:
+        while x > 0 and cdf[a, start + x - 1] > u:
+            x -= 1
+    else:
+        while cdf[a, start + x] <= u:
+            x += 1
+    return x if p <= 0.5 else n - x
+
+
+@njit(cache=True)
+def _build_alias(probs, status, members, q, alias):
+    """Walker/Vose alias table of P_N restricted to the RUNNING agents; returns (table size, its mass)."""
+    m = 0
+    mass = 0.0
+    for n in range(probs.size):
+        if status[n] == RUNNING:
+            members[m] = n
+            mass += probs[n]
+            m += 1
+    small = np.empty(m, np.int64)
+    large = np.empty(m, np.int64)
+    ns = nl = 0
+    for j in range(m):
+        q[j] = probs[members[j]] * m / mass
+        alias[j] = j
+        if q[j] < 1.0:
+            small[ns] = j
+            ns += 1
+        else:
+            large[nl] = j
+            nl += 1
+    while ns > 0 and nl > 0:
+        ns -= 1
+        s = small[ns]
+        g = large[nl - 1]
+        alias[s] = g
+        q[g] -= 1.0 - q[s]
+        if q[g] < 1.0:
+            nl -= 1
+            small[ns] = g
+            ns += 1
+    for j in range(m):  # leftovers are 1 up to rounding
+        if alias[j] == j:
+            q[j] = 1.0
+    return m, mass
+
+
+@njit(cache=True)
+def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, threshold, xi, sync, retire,
+               retire_on_sync, fixed, stop, max_rounds):
+    """Simulate the agents until the stopping rule fires (see :func:`.se_engine.run_se_agents`).
+
+    ``threshold`` 0 means no communication (INDEPENDENT). Returns ``rounds, pulls, G, votes, held, status,
+    exit_round, elim (agent, arm, time, delivered; first n_elim rows), n_elim, glob (round, arm; first n_glob
+    rows), n_glob``.
+    """
+    k = mu.size
+    n_agents = probs.size
+    held = np.ones((n_agents, k), np.bool_)
+    nheld = np.full(n_agents, k, np.int64)
+    sums = np.zeros((n_agents, k))
+    t = np.zeros(n_agents, np.int64)
+    pending = np.zeros(n_agents, np.int64)
+    safe_until = np.zeros(n_agents, np.int64)
+    status = np.full(n_agents, RUNNING, np.int8)
+    synced = np.zeros(n_agents, np.int64)  # generation of the global set at the agent's last sync
+    exit_round = np.full(n_agents, -1, np.int64)
+    G = np.ones(k, np.bool_)
+    n_glob_left = k
+    generation = 0
+    votes = np.zeros(k, np.int64)
+    elim = np.zeros((n_agents * k, 4), np.int64)
+    n_elim = 0
+    glob = np.zeros((k, 2), np.int64)
+    n_glob = 0
+    dropped = np.empty(k, np.int64)
+    members = np.empty(n_agents, np.int64)
+    q = np.empty(n_agents)
+    alias = np.empty(n_agents, np.int64)
+    m, table_mass = _build_alias(probs, status, members, q, alias)
+    live_mass = table_mass
+    table = _grow(np.empty(0), 1, k, conf, width_c, denominator)
+    cdf = binomial_cdfs(mu, 0 if gaussian else _TABULATED)
+    running = n_agents
+    rounds = 0
+    pulls = 0
+    exited = False
+    while rounds < max_rounds and running > 0:
+        if stop == STOP_GLOBAL and n_glob_left <= 1:
+            break
+        if stop == STOP_FIRST and exited:
+            break
+        u = rng.random() * m
+        j = min(int(u), m - 1)
+        if q[j] < 1.0 and rng.random() >= q[j]:
+            j = alias[j]
+        n = members[j]
+        if status[n] != RUNNING:
+            if status[n] == IDLE:  # Alg. 1: an agent with one arm left keeps pulling it
+                rounds += 1
+                pulls += nheld[n]
+            elif fixed:  # spec A10 "fixed": a finished agent's round is idle but counts
+                rounds += 1
+            elif live_mass < 0.5 * table_mass:  # rejected draw; keep the acceptance rate above 1/2
+                m, table_mass = _build_alias(probs, status, members, q, alias)
+                live_mass = table_mass
+            continue
+        rounds += 1
+        t[n] += 1
+        pulls += nheld[n]
+        tn = t[n]
+        n_dropped = 0
+        if tn <= safe_until[n]:
+            pending[n] += 1
+        else:
+            p = pending[n]
+            if p > 0:
+                for a in range(k):
+                    if held[n, a]:
+                        sums[n, a] += binomial_sum(rng, mu[a], cdf, a, p, _TABULATED)
+                pending[n] = 0
+            top = -np.inf
+            for a in range(k):
+                if held[n, a]:
+                    if gaussian:
+                        sums[n, a] += rng.normal(mu[a], sigma)
+                    elif rng.random() < mu[a]:
+                        sums[n, a] += 1.0
+                    if sums[n, a] > top:
+                        top = sums[n, a]
+            if tn >= table.size:
+                table = _grow(table, tn, k, conf, width_c, denominator)
+            g = table[tn]
+            for a in range(k):
+                if held[n, a]:
+                    gap = top - sums[n, a]
+                    if gap >= g and gap > 0:
+                        dropped[n_dropped] = a
+                        n_dropped += 1
+            for i in range(n_dropped):
+                a = dropped[i]
+                held[n, a] = False
+                nheld[n] -= 1
+                if threshold > 0:
+                    delivered = xi == 0.0 or rng.random() >= xi
+                    elim[n_elim, 0] = n
+                    elim[n_elim, 1] = a
+                    elim[n_elim, 2] = rounds
+                    elim[n_elim, 3] = delivered
+                    n_elim += 1
+                    if delivered:
+                        votes[a] += 1
+        before_sync = nheld[n]
+        if sync == SYNC_LAZY and synced[n] != generation:  # Alg. 3 line 12, before this round's removals
+            for a in range(k):
+                if held[n, a] and not G[a]:
+                    held[n, a] = False
+                    nheld[n] -= 1
+            synced[n] = generation
+        after_sync = nheld[n]
+        if retire:
+            leave = before_sync == 1 or after_sync == 0 or (retire_on_sync and after_sync <= 1)
+        else:
+            leave = after_sync <= 1
+        if leave:
+            status[n] = GONE if retire else IDLE
+            exit_round[n] = rounds
+            running -= 1
+            exited = True
+            if retire:
+                live_mass -= probs[n]
+        elif not gaussian and tn > safe_until[n]:
+            lo = np.inf
+            hi = -np.inf
+            for a in range(k):
+                if held[n, a]:
+                    lo = min(lo, sums[n, a])
+                    hi = max(hi, sums[n, a])
+            b = safe_steps(hi - lo, tn, table, k, conf, width_c, denominator)
+            safe_until[n] = tn + b if b >= _MIN_STRETCH else tn
+        for i in range(n_dropped):
+            a = dropped[i]
+            if threshold > 0 and votes[a] >= threshold and G[a] and n_glob_left > 1:
+                G[a] = False
+                n_glob_left -= 1
+                generation += 1
+                glob[n_glob, 0] = rounds
+                glob[n_glob, 1] = a
+                n_glob += 1
+                if sync == SYNC_IMMEDIATE:  # Alg. 1: every agent loses the arm at once
+                    for other in range(n_agents):
+                        if held[other, a]:
+                            held[other, a] = False
+                            nheld[other] -= 1
+                            if status[other] == RUNNING and nheld[other] <= 1:
+                                status[other] = GONE if retire else IDLE
+                                running -= 1
+                                if retire:
+                                    live_mass -= probs[other]
+    return (rounds, pulls, G, votes, held, status, exit_round, elim, n_elim, glob, n_glob)

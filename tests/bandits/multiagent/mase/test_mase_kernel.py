@@ -1,0 +1,176 @@
+"""The compiled round loop of MASE, CORRUPTED ELIMINATION and INDEPENDENT: same law as literal per-pull loops
+(rounds, pulls, messages, elimination rounds) and the invariants of its logs."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from anonbandits.multiagent.mase import (
+    Instance,
+    activity_probabilities,
+    corrupted_elimination,
+    independent,
+    mase,
+)
+from anonbandits.multiagent.mase.formulas import eta_xi, voting_threshold
+from anonbandits.multiagent.mase.se_kernel import binomial_cdfs, binomial_sum
+
+QUICK = Instance(np.array([0.9, 0.4, 0.3]))
+EASY = Instance(np.array([0.8, 0.5, 0.4, 0.3]))
+WIDE = Instance(np.array([0.9, 0.5, 0.3, 0.2]))
+
+
+def _same_law(a, b):
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    if np.ptp(a) == np.ptp(b) == 0:  # a constant: both must be the same one
+        assert a[0] == b[0]
+        return
+    assert stats.ks_2samp(a, b).pvalue > 1e-3
+    assert stats.ttest_ind(a, b, equal_var=False).pvalue > 1e-3
+
+
+def _literal(means, probs, seed, kind, conf, threshold, xi):
+    """Algorithms 1 and 3 as printed, one pull at a time, logging when each arm is eliminated.
+
+    Returns (rounds, pulls, messages, local elimination rounds, global elimination rounds).
+    """
+    rng = np.random.default_rng(seed)
+    k, n_agents = len(means), len(probs)
+    local = [list(range(k)) for _ in range(n_agents)]
+    sums = np.zeros((n_agents, k))
+    count = np.zeros(n_agents, int)
+    glob, votes, pool = set(range(k)), np.zeros(k, int), list(range(n_agents))
+    rounds = pulls = messages = 0
+    local_times, global_times = [], []
+    while pool and len(glob) > 1:
+        cum = np.cumsum(probs[pool])
+        n = pool[min(int(np.searchsorted(cum, rng.random() * cum[-1], "right")), len(pool) - 1)]
+        rounds += 1
+        pulls += len(local[n])
+        if kind == "mase" and len(local[n]) <= 1:
+            continue
+        count[n] += 1
+        t = count[n]
+        for a in local[n]:
+            sums[n, a] += rng.random() < means[a]
+        width = 2.0 * math.sqrt(t * max(math.log(k * t * t / conf), 0.0))
+        top = max(sums[n, a] for a in local[n])
+        out = [a for a in local[n] if top - sums[n, a] >= width and top - sums[n, a] > 0]
+        local[n] = [a for a in local[n] if a not in out]
+        local_times += [rounds] * len(out)
+        for a in out:
+            if kind == "mase" or rng.random() >= xi:
+                votes[a] += 1
+                messages += 1
+        if kind == "ce":
+            if len(local[n]) == 1:
+                pool.remove(n)
+            local[n] = [a for a in local[n] if a in glob]
+            if not local[n] and n in pool:
+                pool.remove(n)
+        for a in out:
+            if votes[a] >= threshold and a in glob and len(glob) > 1:
+                glob.discard(a)
+                global_times.append(rounds)
+                if kind == "mase":
+                    for m in range(n_agents):
+                        if a in local[m]:
+                            local[m].remove(a)
+    return rounds, pulls, messages, local_times, global_times
+
+
+CASES = {
+    "ce-uniform": ("ce", QUICK, 8, "uniform", dict(eta=0.6, xi=0.1)),
+    "ce-skewed": ("ce", WIDE, 6, "skewed", dict(eta=0.6, xi=0.05)),
+    "mase": ("mase", QUICK, 6, "skewed", dict(beta=0.6)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_kernel_matches_literal_loop_including_elimination_rounds(case):
+    kind, inst, n_agents, activity, kw = CASES[case]
+    probs = activity_probabilities(n_agents, activity)
+    if kind == "ce":
+        conf = eta_xi(kw["eta"], kw["xi"], inst.arms)
+        runs = [corrupted_elimination(inst, probs, np.random.default_rng(s), **kw) for s in range(150)]
+    else:
+        conf = kw["beta"]
+        runs = [mase(inst, probs, np.random.default_rng(s), **kw) for s in range(150)]
+    threshold = voting_threshold(0.05, conf, n_agents)
+    slow = [_literal(inst.means, probs, 10_000 + s, kind, conf, threshold, kw.get("xi", 0.0)) for s in range(150)]
+    fast = [(r.rounds, r.pulls, r.messages.count, r.eliminations.time, [t for t, _ in r.global_eliminations])
+            for r in runs]
+    for j in range(3):  # rounds, pulls, messages
+        _same_law([f[j] for f in fast], [s[j] for s in slow])
+    _same_law([len(f[3]) for f in fast], [len(s[3]) for s in slow])
+    _same_law([np.median(f[3]) for f in fast], [np.median(s[3]) for s in slow])
+    _same_law([f[4][0] for f in fast], [s[4][0] for s in slow])  # first global elimination
+    _same_law([f[4][-1] for f in fast], [s[4][-1] for s in slow])  # the last one ends the run
+
+
+@pytest.mark.parametrize("kind", ["ce", "mase"])
+def test_logs_are_votes_in_round_order(kind):
+    """Messages are the delivered eliminations; an arm leaves the global set in the round of its M*-th vote."""
+    probs = activity_probabilities(24, "skewed")
+    for seed in range(5):
+        if kind == "ce":
+            r = corrupted_elimination(EASY, probs, np.random.default_rng(seed), eta=0.6, xi=0.1)
+        else:
+            r = mase(EASY, probs, np.random.default_rng(seed), beta=0.5)
+        el = r.eliminations
+        assert np.all(np.diff(el.time) >= 0) and el.time.max() <= r.rounds
+        sent = np.stack([r.messages.sender, r.messages.time, r.messages.content], axis=1)
+        assert np.array_equal(sent, np.stack([el.agent, el.time, el.arm], axis=1)[el.delivered])
+        assert r.messages.count == int(r.votes.sum()) == int(el.delivered.sum())
+        assert np.array_equal(r.votes, np.bincount(el.arm[el.delivered], minlength=EASY.arms))
+        pairs = el.agent * EASY.arms + el.arm
+        assert np.unique(pairs).size == pairs.size
+        assert len(r.global_eliminations) == EASY.arms - 1 and r.recommended == 0
+        assert r.global_eliminations[-1][0] == r.rounds
+        for when, arm in r.global_eliminations:
+            times = el.time[el.delivered & (el.arm == arm)]
+            assert np.sum(times < when) < r.threshold <= np.sum(times <= when)
+            if kind == "mase":  # Alg. 1: every agent loses the arm at once, so nobody votes on it afterwards
+                assert times.max() == when
+
+
+def test_independent_exit_rounds_and_gaussian_rewards(reference):
+    probs = activity_probabilities(6, "skewed")
+    for seed in range(5):
+        r = independent(QUICK, probs, np.random.default_rng(seed))
+        assert r.exit_rounds.size == 6 and np.unique(r.exit_rounds).size == 6 and r.exit_rounds.max() == r.rounds
+    inst = Instance(np.array([1.0, 0.6, 0.5]), "gaussian", 0.5)
+    probs = activity_probabilities(4)
+    fast = [independent(inst, probs, np.random.default_rng(s)) for s in range(60)]
+    slow = [reference.reference_se_voting(inst.means, probs, 10_000 + s, kind="independent", model="gaussian")
+            for s in range(60)]
+    _same_law([r.rounds for r in fast], [r.rounds for r in slow])
+    _same_law([r.pulls for r in fast], [r.pulls for r in slow])
+
+
+def test_caps_stop_at_exactly_max_rounds():
+    probs = activity_probabilities(8)
+    runs = [independent(QUICK, probs, np.random.default_rng(0), max_rounds=300),
+            corrupted_elimination(EASY, probs, np.random.default_rng(0), eta=0.6, max_rounds=300),
+            mase(EASY, probs, np.random.default_rng(0), max_rounds=300)]
+    for r in runs:
+        assert r.truncated and not r.stalled and r.rounds == 300
+    assert np.all(runs[0].exit_rounds <= 300)
+
+
+@pytest.mark.parametrize("n, p", [(1, 0.3), (5, 0.5), (37, 0.3), (64, 0.9), (64, 0.05), (200, 0.7)])
+def test_safe_stretch_sums_are_binomial(n, p):
+    """The sums drawn at the end of a safe stretch (tabulated inversion up to 64 pulls, then rng.binomial)."""
+    mu = np.array([p, 0.0, 1.0])
+    cdf = binomial_cdfs(mu, 64)
+    rng = np.random.default_rng(n)
+    draws = np.array([binomial_sum(rng, p, cdf, 0, n, 64) for _ in range(20_000)])
+    observed = np.bincount(draws, minlength=n + 1)
+    expected = stats.binom.pmf(np.arange(n + 1), n, p) * draws.size
+    keep = expected >= 5  # chi-square on the cells with enough mass, the tails pooled
+    f_obs = np.append(observed[keep], observed[~keep].sum())
+    f_exp = np.append(expected[keep], draws.size - expected[keep].sum())
+    assert stats.chisquare(f_obs, f_exp).pvalue > 1e-3
+    assert binomial_sum(rng, 0.0, cdf, 1, n, 64) == 0 and binomial_sum(rng, 1.0, cdf, 2, n, 64) == n
