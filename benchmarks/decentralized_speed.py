@@ -1,15 +1,17 @@
-"""Issue 5 (paper 002 half) performance: rounds (global steps, one pull each) per second of the event-driven
-simulation against a plain per-pull loop.
+"""Issue 5 (paper 002 half) performance: rounds (global steps, one pull each) per second of the simulation
+against a plain per-pull loop.
 
-* ``engine``: :mod:`anonbandits.multiagent.decentralized` (blocks of pulls drawn as binomial sums,
-  vectorised over players, exact synchronisation of the vote board with speculative windows);
+* ``engine``: :func:`run_decentralized_elimination` / :func:`run_no_sharing` of
+  :mod:`anonbandits.multiagent.decentralized`; for these configurations (stationary Bernoulli rewards, one
+  pull per activation) they run the compiled per-step kernel (:mod:`.kernel`: one loop iteration per global
+  step, rewards of a round drawn at its end);
 * ``reference``: ``benchmarks/decentralized_reference.py``, one Python iteration per global step (draw the
   player, read the board, one subroutine call, one reward draw), timed on at most ``REF_CAP`` steps of the
   same configuration (its rate does not depend on the run length: within 5% of a full run's).
 
 Both are timed ``REPEATS`` times in the same process (the engine after one untimed warm-up run that fills
-its caches) and the best rate of each is kept: the machine is shared, and the best of a few repeats is the
-least disturbed measurement of either.
+its caches and loads the compiled kernel) and the best rate of each is kept: the machine is shared, and the
+best of a few repeats is the least disturbed measurement of either.
 
 Configurations: paper 002's Problem 1 (K = 10, means 0.7, 0.5, 0.3, 0.1 x 7; eps = 0.25, delta = 0.05,
 eta = 0.9) for Decentralized SER3 / UGapEc / median elimination and 1-PRIVACY-SER3 at several N, plus the
@@ -93,7 +95,7 @@ def plot(rows: list[dict], path: Path) -> None:
     labels = [f"{r['case']}\nN={r['agents']}" for r in rows]
     x = np.arange(len(rows))
     fig, ax = plt.subplots(figsize=(max(7, 1.1 * len(rows)), 4.5))
-    ax.bar(x - 0.2, [r["engine_rate"] for r in rows], 0.4, label="event-driven engine")
+    ax.bar(x - 0.2, [r["engine_rate"] for r in rows], 0.4, label="simulation (compiled kernel)")
     ax.bar(x + 0.2, [r["reference_rate"] for r in rows], 0.4, label="per-pull loop")
     for xi, r in zip(x, rows, strict=True):
         ax.text(xi, r["engine_rate"] * 1.15, f"{r['ratio']:.0f}x", ha="center", fontsize=8)

@@ -1,5 +1,8 @@
 """Event-driven simulation of the decentralized exploration protocol (paper 002, Algorithms 1 and 2; spec 4.4).
 
+It runs every case the compiled per-step kernel (:mod:`.kernel`) does not: rewards other than Bernoulli,
+drifting or switching means, one round per activation, 0-PRIVACY and DSER4.
+
 Algorithm 2 draws one player per global step; she reads the vote board, applies the global eliminations,
 pulls one arm through her Arm Selection subroutine and broadcasts a vote for every arm it eliminates. This
 module produces the same process without visiting steps one by one:

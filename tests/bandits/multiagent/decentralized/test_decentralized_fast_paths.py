@@ -5,7 +5,8 @@
 * Bernoulli reward sums (a uniform draw per single pull, a binomial per block, nothing for no pull): mean and
   variance per count within a tolerance from the variance of the estimates;
 * the inverse of the SE/SER3 reach table equals the binary search it replaces;
-* 1-PRIVACY (no votes: blocks run back to back on the clock) has the law of the per-pull reference loop.
+* 1-PRIVACY has the law of the per-pull reference loop (on the compiled kernel; the engine's blocks run back
+  to back on the clock are compared with the kernel in ``test_decentralized_kernel.py``).
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
-"""The event-driven engine against the plain per-pull reference loop (benchmarks/decentralized_reference.py).
+"""The simulation against the plain per-pull reference loop (benchmarks/decentralized_reference.py).
 
-Both simulate Algorithm 2 of paper 002 (spec 4.4); the engine draws blocks, skips provably decision-free
-rounds, synchronises players through vote bounds and undoes speculative blocks, so it cannot share random
-numbers with the reference. The test compares the two laws over independent seeds: two-sample
-Kolmogorov-Smirnov tests on the stopping and consensus steps and on the number of players holding the best
-arm, and a chi-square-free check of the message counts (means within 4 standard errors). The instances sit
+Both simulate Algorithm 2 of paper 002 (spec 4.4). These runs (stationary Bernoulli rewards, one pull per
+activation) go to the compiled kernel, which draws a round's rewards at its end and settles lazily which arms
+a round had pulled when an arm leaves it, so it cannot share random numbers with the reference; the
+event-driven engine is compared with the kernel in ``test_decentralized_kernel.py``. The test compares the
+two laws over independent seeds: two-sample Kolmogorov-Smirnov tests on the stopping and consensus steps and
+on the number of players holding the best arm, and a chi-square-free check of the message counts (means
+within 4 standard errors). The instances sit
 in the hard regime (eps larger than the gaps, eta = 0.5) where players finish on different arms, vote
 against the best arm and restart after global eliminations (A5), so every branch of the protocol runs.
 """
@@ -36,7 +38,7 @@ CASES = [  # subroutine, activity, means, players, eps, runs
 
 @pytest.mark.parametrize(("subroutine", "activity", "means", "players", "eps", "runs"), CASES,
                          ids=[c[0] for c in CASES])
-def test_engine_and_per_pull_loop_have_the_same_law(subroutine, activity, means, players, eps, runs) -> None:
+def test_simulation_and_per_pull_loop_have_the_same_law(subroutine, activity, means, players, eps, runs) -> None:
     kw = {"delta": 0.25, "eta": 0.5, "eps": eps, "subroutine": subroutine, "activity": activity}
     ref = [reference.reference_decentralized(means, players, rng=np.random.default_rng(10**6 + s), **kw)
            for s in range(runs)]

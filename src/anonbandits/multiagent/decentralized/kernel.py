@@ -1,0 +1,589 @@
+"""Compiled per-step simulation of decentralized elimination and 1-PRIVACY (paper 002, Algorithms 1-2; spec 3,
+4.4, 6.1) for stationary Bernoulli rewards and one pull per activation.
+
+The kernel is the protocol itself, one global step per loop iteration: the active player (read off the
+player sequence, drawn in chunks by the same sampler as :class:`~.clock.ActivationClock`) reads the board
+lazily (A2: every global elimination since her last activation; A4 guard; A5 restart; line 11 adoption of
+the shared singleton), makes one call of her Arm Selection subroutine (one pull, one Bernoulli reward), and
+posts one vote per newly eliminated arm; an arm leaves the shared set at its M-th vote. Exactness holds by
+construction; the subroutines follow spec 3.1-3.4 and 3.6 with the decisions of :mod:`.subroutines`
+(random tie-breaks, SER3's reshuffled rounds, a round or phase completed by global eliminations is decided at
+the player's next activation before her pull).
+
+Randomness: the player sequence, the rewards and the shuffles/tie-breaks use the three streams of spec A20.
+A finished player's pull draws no reward (nothing observes it). Uniform integers come from one uniform double
+each (Lemire's multiply-and-reject on its 53 random bits: exactly uniform, unlike ``floor(u * q)``), as a
+``Generator.integers`` call costs about 30 ns inside numba.
+
+Each player keeps the list of her arms in index order next to her mask, so that the end of an SE/SER3 round
+costs O(|S|), not O(K): most pulls of SER3 are in two-arm rounds. Runs with other rewards, non-stationary
+means, one round per activation, 0-PRIVACY and DSER4 stay on the event-driven :mod:`.engine`.
+
+One kernel serves every subroutine (``kind``): numba compiles it once (cached on disk), and the per-step
+branch on ``kind`` costs far less than a pull. The helpers are inlined into it, and it runs without numba's
+reference counting (``_nrt=False``; its scratch arrays come from the caller): the atomic reference-count
+updates of the arrays it passes around took over half of its time.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+
+import numpy as np
+from numba import njit
+
+from anonbandits.multiagent.decentralized.engine import EngineResult
+
+KINDS = {"naive": 0, "median": 1, "se": 2, "ser3": 3, "ugapec": 4}
+NAIVE, MEDIAN, SE, SER3, UGAPEC = range(5)
+STOP_ALL, STOP_CONSENSUS = 0, 1
+
+# slots of the scalar state (an int64 array, so that a run resumes across chunks of the player sequence)
+T, RAW, DONE, VERSION, NG, GUARD, SUBOPT, T_CONS, STOPPED, N_VOTES, N_CURVE, N_ABSORBED = range(12)
+TWO53 = 1 << 53
+
+
+@njit(cache=True, inline="always")
+def _index(rng, q):
+    """Uniform integer in [0, q) from the 53 random bits of one ``rng.random()`` (Lemire, with rejection)."""
+    while True:
+        x = np.int64(rng.random() * 9007199254740992.0)
+        prod = x * q  # < 2^63 for q < 2^10 arms
+        low = prod & (TWO53 - 1)
+        if low >= q or low >= TWO53 % q:
+            return prod >> 53
+
+
+@njit(cache=True, inline="always")
+def _tie_argmax(values, mask, row, rng):
+    """Index of a largest ``values`` entry among ``mask[row]``, ties uniformly at random."""
+    best, ties, arm = -np.inf, 0, -1
+    for a in range(values.size):
+        if mask[row, a]:
+            v = values[a]
+            if v > best:
+                best, ties, arm = v, 1, a
+            elif v == best:
+                ties += 1
+    if ties > 1:
+        pick = _index(rng, ties)
+        for a in range(values.size):
+            if mask[row, a] and values[a] == best:
+                if pick == 0:
+                    return a
+                pick -= 1
+    return arm
+
+
+@njit(cache=True, inline="always")
+def _settle(p, S, ns, held, arms):
+    """Rebuild player ``p``'s list of arms (index order) from ``S``, their count and her single arm if she
+    holds one."""
+    c = 0
+    for a in range(S.shape[1]):
+        if S[p, a]:
+            arms[p, c] = a
+            c += 1
+    ns[p] = c
+    held[p] = arms[p, 0] if c == 1 else -1
+
+
+@njit(cache=True, inline="always")
+def _end_round(p, kind, means, best, eps, conf, se_c, two_radius, rewards, ties, scal, S, ns, held, arms, sums,
+               cnt_r, E, mu):
+    """End of an SE/SER3 round (spec 3.3, 3.4): one reward per arm of the set, the decision; returns the number
+    of arms eliminated. Runs over the player's list of arms only (most rounds have two arms, out of K): the
+    same draws in the same order as over the index range."""
+    k, r = S.shape[1], ns[p]
+    bad = 0
+    for i in range(r):
+        a = arms[p, i]
+        sums[p, a] += np.float64(rewards.random() < means[a])  # no branch: it would be mispredicted half the time
+        bad += not best[a]
+    scal[SUBOPT] += bad
+    cnt_r[p] += 1
+    tau = cnt_r[p]
+    tr = two_radius[tau] if tau < two_radius.size else _two_radius(kind, float(tau), k, conf, se_c)
+    top, n_top, pos = -np.inf, 0, -1
+    for i in range(r):
+        v = sums[p, arms[p, i]] / tau
+        mu[i] = v
+        if v > top:
+            top, n_top, pos = v, 1, i
+        elif v == top:
+            n_top += 1
+    if n_top > 1:  # uniformly among the tied arms (their index order, as _tie_argmax)
+        pick = _index(ties, n_top)
+        for i in range(r):
+            if mu[i] == top:
+                if pick == 0:
+                    pos = i
+                    break
+                pick -= 1
+    kept = 0
+    for i in range(r):
+        a = arms[p, i]
+        if i != pos and top - mu[i] + eps >= tr:
+            S[p, a] = False
+            E[a] = True
+        else:
+            arms[p, kept] = a
+            kept += 1
+    if kept < r:
+        ns[p] = kept
+        held[p] = arms[p, 0] if kept == 1 else -1
+    return r - kept
+
+
+@njit(cache=True, inline="always")
+def _two_radius(kind, tau, k_total, conf, se_c):
+    """``2 radius(tau)`` of SER3 (spec 3.4) or SE (3.3)."""
+    if kind == SER3:
+        return 2 * math.sqrt(math.log(4 * k_total * tau**2 / conf) / (2 * tau))
+    return 2 * math.sqrt(math.log(se_c * k_total * tau**2 / conf) / tau)
+
+
+@njit(cache=True, inline="always")
+def _ucb_log(t, k_total, conf):
+    """``log(4 K t^3/conf)/2``: UGapEc's ``beta_k^2 T_k`` (b = 1, c = 1/2; spec 3.6)."""
+    return 0.5 * math.log(4 * k_total * t**3 / conf)
+
+
+@njit(cache=True, inline="always")
+def _decide_phase(p, kind, S, ns, cnt, sums, cnt_r, E, ties, mu, keys):
+    """End of a naive phase (keep the empirical best) or a median phase (keep the ceil(|S|/2) best; spec 3.1,
+    3.2), ties at random."""
+    k = mu.size
+    for a in range(k):
+        mu[a] = sums[p, a] / max(cnt[p, a], 1) if S[p, a] else -np.inf
+    if kind == NAIVE:
+        b = _tie_argmax(mu, S, p, ties)
+        for a in range(k):
+            if S[p, a] and a != b:
+                S[p, a] = False
+                E[a] = True
+        return
+    # rank by (-mu, random key): arm a is kept when fewer than ceil(|S|/2) arms come before it
+    for a in range(k):
+        keys[a] = ties.random() if S[p, a] else 2.0
+    keep = (ns[p] + 1) // 2
+    for a in range(k):
+        if not S[p, a]:
+            continue
+        before = 0
+        for b in range(k):
+            if S[p, b] and (mu[b] > mu[a] or (mu[b] == mu[a] and keys[b] < keys[a])):
+                before += 1
+        if before >= keep:
+            E[a] = True
+    for a in range(k):
+        if E[a]:
+            S[p, a] = False
+        cnt[p, a] = 0
+        sums[p, a] = 0.0
+    cnt_r[p] += 1
+
+
+@njit(cache=True, inline="always")
+def _ugapec_indices(p, k_total, conf, S, cnt, sums, t_pulls, ucb_log, beta, upper, gap, ties):
+    """UGapEc's beta, U and -B over the active arms (every one pulled); returns J = argmin B (spec 3.6)."""
+    t = max(t_pulls, 1)
+    log_term = ucb_log[t] if t < ucb_log.size else _ucb_log(float(t), k_total, conf)
+    first, second = -np.inf, -np.inf
+    for a in range(beta.size):
+        if S[p, a]:
+            beta[a] = math.sqrt(log_term / cnt[p, a])
+            upper[a] = sums[p, a] / cnt[p, a] + beta[a]
+            if upper[a] > first:
+                first, second = upper[a], first
+            elif upper[a] > second:
+                second = upper[a]
+    for a in range(beta.size):
+        if S[p, a]:
+            other = second if upper[a] >= first else first
+            gap[a] = -(other - (sums[p, a] / cnt[p, a] - beta[a]))  # -B, for the argmax
+    return _tie_argmax(gap, S, p, ties)
+
+
+@njit(cache=True, inline="always")
+def _ugapec_partner(p, j, S, beta, upper, ties, mask):
+    """The arm to pull next: the more uncertain of J and u = argmax_{k != J} U_k (tie -> J)."""
+    for a in range(mask.shape[1]):
+        mask[0, a] = S[p, a] and a != j
+    u = _tie_argmax(upper, mask, 0, ties)
+    return j if beta[j] >= beta[u] else u
+
+
+@njit(cache=True, inline="always")
+def _materialise(p, S, best, cnt, jj, left, target, scal):
+    """Naive/median: the per-arm counts of ``p``'s open phase after its ``jj`` unsettled pulls (round-robin in
+    index order keeps them canonical: ``total // r`` each, one more for the first ``total % r`` arms), their
+    plays of arms that are not the best counted, and ``left`` recomputed."""
+    k = S.shape[1]
+    r, total = 0, jj[p]
+    for a in range(k):
+        if S[p, a]:
+            r += 1
+            total += cnt[p, a]
+    rank, left[p] = 0, 0
+    for a in range(k):
+        if S[p, a]:
+            new = total // r + (1 if rank < total % r else 0)
+            if not best[a]:
+                scal[SUBOPT] += new - cnt[p, a]
+            cnt[p, a] = new
+            left[p] += target - new
+            rank += 1
+    jj[p] = 0
+
+
+@njit(cache=True, inline="always")
+def _remove(p, a, kind, S, best, jj, left, opened, scal, ties):
+    """Arm ``a`` leaves ``p``'s set: in an open SE/SER3 round, settle whether it was pulled already (the
+    pulled arms are the first ``jj`` of the round in index order for SE, a uniformly random ``jj``-subset of
+    the ``jj + left`` arms for SER3) and count that pull."""
+    if opened[p] and (kind == SE or kind == SER3):
+        if kind == SE:
+            rank = 0
+            for b in range(a):
+                rank += S[p, b]
+            pulled = rank < jj[p]
+        else:
+            pulled = _index(ties, jj[p] + left[p]) < jj[p]
+        if pulled:
+            jj[p] -= 1
+            scal[SUBOPT] += not best[a]
+        else:
+            left[p] -= 1
+    S[p, a] = False
+
+
+@njit(cache=True, inline="always")
+def _end_unit(p, kind, means, best, eps, conf, se_c, target, two_radius, rewards, ties, scal, S, ns, held,
+              cnt, sums, cnt_r, jj, left, opened, E, mu, keys, arms):
+    """End of a round (SE/SER3) or phase (naive/median): draw its rewards (each arm of the set was pulled
+    once in the round, ``target`` times in the phase), count its plays, decide (spec 3.1-3.4). Returns the
+    number of arms eliminated (set in ``E``)."""
+    jj[p], left[p], opened[p] = 0, 0, False
+    if kind == SE or kind == SER3:
+        return _end_round(p, kind, means, best, eps, conf, se_c, two_radius, rewards, ties, scal, S, ns, held,
+                          arms, sums, cnt_r, E, mu)
+    before = ns[p]
+    for i in range(before):
+        a = arms[p, i]
+        sums[p, a] = rewards.binomial(target, means[a])
+        if not best[a]:
+            scal[SUBOPT] += target - cnt[p, a]
+        cnt[p, a] = target
+    _decide_phase(p, kind, S, ns, cnt, sums, cnt_r, E, ties, mu, keys)
+    _settle(p, S, ns, held, arms)
+    return before - ns[p]
+
+
+@njit(cache=True, _nrt=False)
+def simulate(players, kind, means, best, eps, conf, se_c, targets, two_radius, ucb_log, m, stop_rule, only_active,
+             max_steps, rewards, ties, scal, S, ns, held, arms, cnt, sums, cnt_r, jj, left, opened, aux, lam, seen,
+             local, absorbed, done_local, G, V, elim_time, vote_sender, vote_time, vote_arm, curve_t, curve_done,
+             E, mu, keys, beta, upper, gap, mask):
+    """Run the steps of ``players`` (one chunk of the player sequence) until the stopping rule fires.
+
+    Returns the number of entries of ``players`` consumed; ``scal[STOPPED]`` is 1 once the run is over
+    (stopping rule), 2 at ``max_steps`` raw steps (truncated). Every array is the run's state, updated in
+    place.
+
+    Round-robin units (an SE/SER3 round, a naive/median phase; ``opened``) are kept lazily: ``jj`` pulls made
+    and ``left`` pulls to go. Which arms the pulls went to is settled only when an arm leaves the set (SE:
+    index order; SER3: the pulled arms of a round are a uniformly random subset; naive/median: canonical
+    round-robin counts in ``cnt``), and the rewards are drawn at the unit's end (one per arm of a round, one
+    binomial per arm of a phase): the same law as pull by pull, since nothing looks at them earlier.
+    ``cnt_r``: SE/SER3 completed rounds, median phase, UGapEc pulls; ``aux``: UGapEc's next arm (-1: to be
+    chosen). ``two_radius[tau]``: ``2 radius(tau)`` of SE/SER3; ``ucb_log[t]``: UGapEc's log term (both
+    computed past their tables); ``targets``: pulls per arm of a phase, ``[ell]`` for naive elimination, by
+    phase for median elimination (a table: the formula's powers and logarithm cost more than a step).
+    """
+    n, k = S.shape
+    target = targets[0]
+    raw, t = scal[RAW], scal[T]  # kept in registers; written back on return
+    consumed = players.size
+    for i in range(players.size):
+        if raw >= max_steps:
+            scal[STOPPED] = 2
+            consumed = i
+            break
+        p = np.int64(players[i])
+        raw += 1
+        if absorbed[p]:
+            continue
+        t += 1
+        local[p] += 1
+        was_done = ns[p] == 1
+        gone = 0  # arms her subroutine eliminates at this step (set in E)
+        if kind == MEDIAN:
+            target = targets[cnt_r[p]]
+        # ---- read the board (A2): every global elimination since the last activation
+        if m > 0 and seen[p] != scal[VERSION]:
+            seen[p] = scal[VERSION]
+            lost = 0
+            for i in range(ns[p]):
+                lost += not G[arms[p, i]]
+            restart = lost == ns[p] or (scal[NG] == 1 and (ns[p] > 1 or lost > 0))  # A5 / line 11
+            if lost > 0 or restart:
+                if opened[p] and kind <= MEDIAN:
+                    _materialise(p, S, best, cnt, jj, left, target, scal)
+                for i in range(ns[p]):  # the list is rebuilt by _settle below
+                    a = arms[p, i]
+                    if restart or not G[a]:
+                        _remove(p, a, kind, S, best, jj, left, opened, scal, ties)
+                aux[p] = -1
+                if opened[p] and kind <= MEDIAN:  # the phase goes on with the arms that remain
+                    left[p] = 0
+                    for a in range(k):
+                        if S[p, a]:
+                            left[p] += target - cnt[p, a]
+                if restart:
+                    for a in range(k):
+                        S[p, a] = G[a]
+                        cnt[p, a] = 0
+                        sums[p, a] = 0.0
+                    cnt_r[p] = 1 if kind == MEDIAN else 0
+                    jj[p], left[p], opened[p] = 0, 0, False
+                    if kind == MEDIAN:
+                        target = targets[1]
+                _settle(p, S, ns, held, arms)
+                if opened[p] and left[p] == 0 and ns[p] > 1:  # a unit completed by the eliminations
+                    gone += _end_unit(p, kind, means, best, eps, conf, se_c, target, two_radius, rewards, ties,
+                                      scal, S, ns, held, cnt, sums, cnt_r, jj, left, opened, E, mu, keys, arms)
+                    if kind == MEDIAN:
+                        target = targets[cnt_r[p]]
+        # ---- one call of the subroutine: one pull
+        if ns[p] == 1:  # a finished player pulls her arm; nothing observes the reward
+            scal[SUBOPT] += not best[held[p]]
+        elif kind != UGAPEC:  # the pull goes into the unit; its arm and reward are settled later
+            if not opened[p]:
+                opened[p] = True
+                left[p] = ns[p] if kind == SE or kind == SER3 else ns[p] * target
+            jj[p] += 1
+            left[p] -= 1
+            if left[p] == 0:
+                gone += _end_unit(p, kind, means, best, eps, conf, se_c, target, two_radius, rewards, ties, scal,
+                                  S, ns, held, cnt, sums, cnt_r, jj, left, opened, E, mu, keys, arms)
+        else:
+            a = aux[p]
+            if a < 0:
+                untried = 0
+                for b in range(k):
+                    mask[0, b] = S[p, b] and cnt[p, b] == 0
+                    untried += mask[0, b]
+                if untried > 0:  # initialisation: every arm once, in random order
+                    for b in range(k):
+                        mu[b] = 0.0
+                    a = _tie_argmax(mu, mask, 0, ties)
+                else:
+                    j = _ugapec_indices(p, k, conf, S, cnt, sums, cnt_r[p], ucb_log, beta, upper, gap, ties)
+                    a = _ugapec_partner(p, j, S, beta, upper, ties, mask)
+            cnt[p, a] += 1
+            sums[p, a] += np.float64(rewards.random() < means[a])
+            cnt_r[p] += 1
+            aux[p] = -1
+            scal[SUBOPT] += not best[a]
+            tried = True
+            for b in range(k):
+                if S[p, b] and cnt[p, b] == 0:
+                    tried = False
+            if tried:  # the stopping test; its indices also fix the next arm
+                j = _ugapec_indices(p, k, conf, S, cnt, sums, cnt_r[p], ucb_log, beta, upper, gap, ties)
+                if -gap[j] < eps:
+                    gone += ns[p] - 1
+                    for b in range(k):
+                        E[b] = S[p, b] and b != j
+                        S[p, b] = b == j
+                    _settle(p, S, ns, held, arms)
+                else:
+                    aux[p] = _ugapec_partner(p, j, S, beta, upper, ties, mask)
+        # ---- votes (a player votes against an arm at most once) and global eliminations; E is cleared
+        if gone > 0:
+            for a in range(k):
+                if not E[a]:
+                    continue
+                E[a] = False
+                if m > 0 and not lam[p, a]:
+                    lam[p, a] = True
+                    V[a] += 1
+                    nv = scal[N_VOTES]
+                    vote_sender[nv], vote_time[nv], vote_arm[nv] = p, t, a
+                    scal[N_VOTES] = nv + 1
+                    if V[a] == m and G[a]:  # index order; never empty the shared set (A4)
+                        if scal[NG] > 1:
+                            G[a] = False
+                            scal[NG] -= 1
+                            scal[VERSION] += 1
+                            elim_time[a] = raw  # a raw step, as the engine's
+                        else:
+                            scal[GUARD] += 1
+            if m > 0 and scal[NG] == 1 and scal[T_CONS] < 0:
+                scal[T_CONS] = t
+        # ---- status and stopping
+        now_done = ns[p] == 1
+        if now_done == was_done:
+            if stop_rule == STOP_ALL or scal[NG] > 1:  # nothing else can have changed
+                continue
+        else:
+            scal[DONE] += 1 if now_done else -1
+            c = scal[N_CURVE]
+            curve_t[c], curve_done[c] = raw, scal[DONE]
+            scal[N_CURVE] = c + 1
+            if now_done and only_active:
+                absorbed[p] = True
+                done_local[p] = local[p]
+                scal[N_ABSORBED] += 1
+        if stop_rule == STOP_ALL:
+            if scal[DONE] == n:
+                scal[STOPPED] = 1
+                consumed = i + 1
+                break
+        else:
+            if scal[NG] == 1 or scal[N_ABSORBED] == n:
+                scal[STOPPED] = 1
+                consumed = i + 1
+                break
+            if scal[DONE] == n and now_done != was_done:  # nothing can change unless a read undoes a player
+                stale = False
+                for w in range(n):
+                    if not absorbed[w] and not G[held[w]]:
+                        stale = True
+                        break
+                if not stale:
+                    scal[STOPPED] = 1
+                    consumed = i + 1
+                    break
+    scal[RAW], scal[T] = raw, t
+    return consumed
+
+
+@njit(cache=True)
+def close_units(kind, best, S, cnt, jj, left, opened, scal, ties):
+    """At the end of a run, count the plays of arms that are not the best among the pulls of open units."""
+    n, k = S.shape
+    for p in range(n):
+        if not opened[p] or jj[p] == 0:
+            continue
+        if kind <= MEDIAN:
+            _materialise(p, S, best, cnt, jj, left, 0, scal)  # (``left`` is not needed any more)
+            continue
+        want, rest = jj[p], jj[p] + left[p]  # SE: the first jj arms; SER3: a uniform jj-subset
+        for a in range(k):
+            if S[p, a] and want > 0:
+                if kind == SE or _index(ties, rest) < want:
+                    want -= 1
+                    scal[SUBOPT] += not best[a]
+                rest -= 1
+
+
+def run_kernel(subroutine: str, means: np.ndarray, n: int, sample: Callable[[int, np.random.Generator], np.ndarray],
+               player_rng: np.random.Generator, rewards: np.random.Generator, ties: np.random.Generator, *,
+               eps: float, conf: float, se_c: float, ell: int, threshold: int | None, stop_rule: str,
+               draw_only_active: bool, max_steps: int) -> EngineResult:
+    """One run on the kernel; returns the engine's result record. With ``draw_only_active`` the vote steps and
+    the consensus step are those of the process without finished players (the public results' convention,
+    which the engine's caller converts to), while ``t_end``, the elimination steps and the status curve are
+    raw steps, as the engine's. ``ell``: naive elimination's pulls per arm; ``threshold``: M, ``None`` for
+    1-PRIVACY.
+
+    The player sequence is drawn with ``sample(size, player_rng)`` in chunks like the activation clock's
+    (first chunk ``max(2^15, 64 N)`` steps, so a run within it sees the clock's sequence).
+    """
+    k = means.size
+    m = threshold or 0
+    scal = np.zeros(12, np.int64)
+    scal[NG], scal[T_CONS] = k, -1
+    kind = KINDS[subroutine]
+    S = np.ones((n, k), np.bool_)
+    ns = np.full(n, k, np.int64)
+    held = np.full(n, -1, np.int64)
+    cnt_r = np.full(n, 1 if kind == MEDIAN else 0, np.int64)
+    arms = np.tile(np.arange(k, dtype=np.int64), (n, 1))
+    state = dict(S=S, ns=ns, held=held, arms=arms, cnt=np.zeros((n, k), np.int64), sums=np.zeros((n, k)), cnt_r=cnt_r,
+                 jj=np.zeros(n, np.int64), left=np.zeros(n, np.int64), opened=np.zeros(n, np.bool_),
+                 aux=np.full(n, -1, np.int64), lam=np.zeros((n, k), np.bool_), seen=np.zeros(n, np.int64),
+                 local=np.zeros(n, np.int64), absorbed=np.zeros(n, np.bool_),
+                 done_local=np.full(n, np.iinfo(np.int64).max, np.int64), G=np.ones(k, np.bool_),
+                 V=np.zeros(k, np.int64), elim_time=np.full(k, -1, np.int64))
+    two_radius, ucb_log = _tables(kind, k, conf, se_c)
+    targets = _median_targets(eps, conf, k) if kind == MEDIAN else np.array([ell], np.int64)
+    cap = m * k + k  # at most M votes per arm (a player reads the board before voting)
+    votes = [np.zeros(cap, np.int64) for _ in range(3)]
+    curve = [np.zeros(2 * n * k + 2, np.int64) for _ in range(2)]  # a player flips at most twice per arm
+    best = means == means.max()
+    # E (cleared by the kernel after use), mu, keys, beta, upper, gap, mask
+    scratch = (np.zeros(k, np.bool_), *np.empty((5, k)), np.empty((1, k), np.bool_))
+    drawn, size = 0, min(max_steps, max(1 << 15, 64 * n))
+    while scal[STOPPED] == 0:
+        chunk = sample(size, player_rng)
+        drawn += size
+        simulate(chunk, kind, means, best, eps, conf, se_c, targets, two_radius, ucb_log, m,
+                 STOP_ALL if stop_rule == "all" else STOP_CONSENSUS, draw_only_active, max_steps, rewards, ties,
+                 scal, *state.values(), *votes, *curve, *scratch)
+        if scal[STOPPED] == 0 and drawn >= max_steps:
+            scal[STOPPED] = 2
+        size = min(max_steps - drawn, drawn, 1 << 22)
+    close_units(kind, best, S, state["cnt"], state["jj"], state["left"], state["opened"], scal, ties)
+    outputs = _outputs(state, scal)
+    nv, nc = scal[N_VOTES], scal[N_CURVE]
+    eliminations = [(int(step), state["elim_time"] == step) for step in np.unique(state["elim_time"][
+        state["elim_time"] >= 0])]
+    return EngineResult(
+        t_end=int(scal[RAW]), stopped=bool(scal[STOPPED] == 1), t_consensus=None if scal[T_CONS] < 0 else int(
+            scal[T_CONS]), outputs=outputs, pulls=state["local"], votes=state["V"], global_set=state["G"],
+        vote_sender=votes[0][:nv], vote_time=votes[1][:nv], vote_arm=votes[2][:nv], eliminations=eliminations,
+        guard_fired=int(scal[GUARD]), suboptimal=int(scal[SUBOPT]), done_times=curve[0][:nc],
+        done_counts=curve[1][:nc], done_local=state["done_local"])
+
+
+@functools.lru_cache(maxsize=64)
+def _median_targets(eps: float, conf: float, k: int) -> np.ndarray:
+    """Median elimination's pulls per arm in phase ``l`` (index ``l``; spec 3.2): ``ceil(4 log(3/delta_l) /
+    eps_l^2)``, ``eps_l = eps/4 (3/4)^(l-1)``, ``delta_l = conf/2^l``. A phase at least halves the arms, so a
+    player's phase index (one past her last phase once she holds one arm) stays below ``log2 K + 3``."""
+    out = np.zeros(k.bit_length() + 3, np.int64)
+    for phase in range(1, out.size):
+        eps_l = eps / 4 * 0.75 ** (phase - 1)
+        delta_l = conf / 2.0**phase
+        out[phase] = math.ceil(4 * math.log(3 / delta_l) / eps_l**2)
+    return out
+
+
+TABLE = 1 << 16  # rounds / pulls covered by the radius tables (computed beyond)
+
+
+@functools.lru_cache(maxsize=64)
+def _tables(kind: int, k: int, conf: float, se_c: float) -> tuple[np.ndarray, np.ndarray]:
+    """``2 radius(tau)`` of SE/SER3 and UGapEc's ``log(4 K t^3/conf)/2`` for the integers below ``TABLE``
+    (index 0 unused); cached, as many runs share their parameters."""
+    x = np.arange(TABLE, dtype=float)
+    x[0] = 1.0
+    with np.errstate(divide="ignore"):
+        if kind == SER3:
+            two_radius = 2 * np.sqrt(np.log(4 * k * x**2 / conf) / (2 * x))
+        else:
+            two_radius = 2 * np.sqrt(np.log(se_c * k * x**2 / conf) / x)
+        ucb_log = 0.5 * np.log(4 * k * x**3 / conf)
+    return two_radius, ucb_log
+
+
+def _outputs(state: dict[str, np.ndarray], scal: np.ndarray) -> np.ndarray:
+    """Each player's single arm at the end, with the shared set as she would read it at her next activation
+    (the engine's convention): a finished player keeps her arm until that read; another one holds the arm
+    left by the read, if one."""
+    S, G, held = state["S"], state["G"], state["held"]
+    out = held.copy()
+    stale = (held < 0) & (state["seen"] != scal[VERSION]) & ~state["absorbed"]
+    if stale.any():
+        if G.sum() == 1:
+            out[stale] = int(np.flatnonzero(G)[0])
+        else:
+            left = S[stale] & G
+            single = left.sum(axis=1) == 1
+            out[np.flatnonzero(stale)[single]] = left[single].argmax(axis=1)
+    return out
