@@ -130,19 +130,27 @@ def _round_blocks(env: Environment, subroutine: str) -> bool:
 
 
 def _kernel_applies(env: Environment, per_activation: str) -> bool:
-    """Whether the compiled per-step kernel (:mod:`.kernel`) simulates the run: stationary Bernoulli rewards and
-    one pull per activation (the paper's setting). The event-driven engine covers the rest."""
+    """Stationary Bernoulli rewards with one pull per activation (the paper's setting) run on the compiled
+    per-step kernel (:mod:`.kernel`); the event-driven engine covers the rest."""
     return env.stationary and env.reward == "bernoulli" and per_activation == "pull"
 
 
-def _on_kernel(subroutine: str, sub: Subroutine, env: Environment, n_agents: int, activity: str | np.ndarray,
-               rngs: tuple[np.random.Generator, ...], *, eps: float, conf: float, se_c: float,
-               threshold: int | None, stop: str, draw_only_active: bool, max_steps: int) -> EngineResult:
-    """One run on the kernel, with the streams ``rngs`` = (players, rewards, ties) of spec A20."""
-    players, rewards, ties = rngs
-    return run_kernel(subroutine, env.means, n_agents, activity_sampler(activity, n_agents), players, rewards, ties,
-                      eps=eps, conf=conf, se_c=se_c, ell=getattr(sub, "ell", 0), threshold=threshold,
-                      stop_rule=stop, draw_only_active=draw_only_active, max_steps=max_steps)
+def _simulate(subroutine: str, sub: Subroutine, env: Environment, n_agents: int, activity: str | np.ndarray,
+              streams: tuple[np.random.Generator, ...], *, eps: float, conf: float, se_c: float,
+              threshold: int | None, per_activation: str, stop: str, draw_only_active: bool,
+              max_steps: int) -> tuple[EngineResult, ActivationClock | None]:
+    """One run with the streams (players, rewards, ties) of spec A20; returns the result and the activation
+    clock (``None`` on the kernel, see :func:`_kernel_applies`)."""
+    players, rewards, ties = streams
+    if _kernel_applies(env, per_activation):
+        res = run_kernel(subroutine, env.means, n_agents, activity_sampler(activity, n_agents), players, rewards,
+                         ties, eps=eps, conf=conf, se_c=se_c, ell=getattr(sub, "ell", 0), threshold=threshold,
+                         stop_rule=stop, draw_only_active=draw_only_active, max_steps=max_steps)
+        return res, None
+    clock = ActivationClock(activity_sampler(activity, n_agents), n_agents, players, max_steps)
+    res = Engine(sub, n_agents, clock, env, rewards, ties, threshold=threshold, per_activation=per_activation,
+                 end=max_steps, stop_rule=stop, draw_only_active=draw_only_active).run()
+    return res, clock
 
 
 def _streams(rng: np.random.Generator) -> tuple[np.random.Generator, ...]:
@@ -251,16 +259,11 @@ def run_decentralized_elimination(
     m = vote_threshold(delta, eta, vote_rounding)
     players, rewards, ties, _ = _streams(rng)
     sub = make_subroutine(subroutine, env.arms, eps, eta, round_blocks=_round_blocks(env, subroutine), se_c=se_c)
-    kernel = _kernel_applies(env, per_activation)
-    if kernel:
-        res = _on_kernel(subroutine, sub, env, n_agents, activity, (players, rewards, ties), eps=eps, conf=eta,
-                         se_c=se_c, threshold=m, stop=stop, draw_only_active=draw_only_active, max_steps=max_steps)
-    else:
-        clock = ActivationClock(activity_sampler(activity, n_agents), n_agents, players, max_steps)
-        res = Engine(sub, n_agents, clock, env, rewards, ties, threshold=m, per_activation=per_activation,
-                     end=max_steps, stop_rule=stop, draw_only_active=draw_only_active).run()
+    res, clock = _simulate(subroutine, sub, env, n_agents, activity, (players, rewards, ties), eps=eps, conf=eta,
+                           se_c=se_c, threshold=m, per_activation=per_activation, stop=stop,
+                           draw_only_active=draw_only_active, max_steps=max_steps)
     vote_time, samples, t_cons = res.vote_time, int(res.pulls.sum()), res.t_consensus
-    if draw_only_active and not kernel:  # the kernel's vote steps already leave out finished players' draws
+    if draw_only_active and clock is not None:  # the kernel's vote steps already leave out finished players' draws
         vote_time = _compress(clock, res, res.vote_time, n_agents)
         if t_cons is not None:
             t_cons = int(_compress(clock, res, np.array([t_cons]), n_agents)[0])
@@ -286,14 +289,9 @@ def run_no_sharing(
     conf = delta / n_agents
     players, rewards, ties, _ = _streams(rng)
     sub = make_subroutine(subroutine, env.arms, eps, conf, round_blocks=_round_blocks(env, subroutine), se_c=se_c)
-    if _kernel_applies(env, per_activation):
-        res = _on_kernel(subroutine, sub, env, n_agents, activity, (players, rewards, ties), eps=eps, conf=conf,
-                         se_c=se_c, threshold=None, stop="all", draw_only_active=draw_only_active,
-                         max_steps=max_steps)
-    else:
-        clock = ActivationClock(activity_sampler(activity, n_agents), n_agents, players, max_steps)
-        res = Engine(sub, n_agents, clock, env, rewards, ties, threshold=None, per_activation=per_activation,
-                     end=max_steps, stop_rule="all", draw_only_active=draw_only_active).run()
+    res, _ = _simulate(subroutine, sub, env, n_agents, activity, (players, rewards, ties), eps=eps, conf=conf,
+                       se_c=se_c, threshold=None, per_activation=per_activation, stop="all",
+                       draw_only_active=draw_only_active, max_steps=max_steps)
     return _result(f"no-sharing-{subroutine}", res, env, eps, n_agents, None, conf, MessageLog(), 0, 0, ties,
                    int(res.pulls.sum()), None)
 
