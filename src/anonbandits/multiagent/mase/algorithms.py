@@ -111,6 +111,12 @@ def run_corrupted(params: Mapping[str, Any], seed: int) -> RunOutput:
     return _output(result, instance)
 
 
+def run_feraud(params: Mapping[str, Any], seed: int) -> RunOutput:
+    """Registry entry of the Féraud et al. (2019) baseline as paper 003 runs it: Corrupted Elimination with
+    ``xi = 0`` (spec 2.6)."""
+    return run_corrupted({**params, "xi": 0.0}, seed)
+
+
 def run_dp_mase(params: Mapping[str, Any], seed: int) -> RunOutput:
     """Registry entry of :func:`~anonbandits.multiagent.mase.dp_mase.dp_mase`."""
     instance, probs, rng = _setup(params, seed)
@@ -139,6 +145,11 @@ ALGORITHMS: tuple[AlgorithmSpec, ...] = (
                           Param("xi", float, 0.05, "probability that a vote is dropped (corruption)"),
                           RETIRE, SAMPLING),
         "Corrupted Elimination (paper 003, Alg. 3); xi=0 is Feraud et al.", FAMILY, ARMS_AXES),
+    AlgorithmSpec(
+        "feraud", run_feraud,
+        COMMON + WIDTH + (Param("eta", float, 0.9, "apparent privacy level eta"), RETIRE, SAMPLING),
+        "Feraud et al. 2019 baseline as paper 003 runs it: Corrupted Elimination with xi = 0 (spec 2.6)", FAMILY,
+        ARMS_AXES),
     AlgorithmSpec("central", run_central, COMMON + WIDTH,
                   "CENTRAL baseline (paper 003, Sec. 6): SE on pooled raw rewards", FAMILY, ARMS_AXES),
     AlgorithmSpec(

@@ -7,7 +7,7 @@ import pytest
 from anonbandits import registry
 from anonbandits.cli.main import main
 
-NAMES = ["central", "corrupted-elimination", "dp-mase", "independent", "mase"]
+NAMES = ["central", "corrupted-elimination", "dp-mase", "feraud", "independent", "mase"]
 
 
 def test_registered_with_spec_defaults():
@@ -25,8 +25,9 @@ def test_registered_with_spec_defaults():
 def test_cli_table_has_required_columns(tmp_path, name):
     out = tmp_path / "r.csv"
     code = main(["simulate", "--algorithm", name, "--agents", "8", "--means", "0.9,0.4,0.3", "--seeds", "2",
-                 "--workers", "1", "--no-progress", "--out", str(out), "--eta", "0.6", "--xi", "0.1"]
-                if name == "corrupted-elimination" else
+                 "--workers", "1", "--no-progress", "--out", str(out), "--eta", "0.6"]
+                + (["--xi", "0.1"] if name == "corrupted-elimination" else [])
+                if name in ("corrupted-elimination", "feraud") else
                 ["simulate", "--algorithm", name, "--agents", "8", "--means", "0.9,0.4,0.3", "--seeds", "2",
                  "--workers", "1", "--no-progress", "--out", str(out)])
     assert code == 0
@@ -37,6 +38,16 @@ def test_cli_table_has_required_columns(tmp_path, name):
         assert col in rows[0]
     for row in rows:
         assert row["correct"] == "True" and row["recommended"] == "0" and int(row["samples"]) > 0
+
+
+def test_feraud_is_corrupted_elimination_without_corruption():
+    feraud, ce = registry.get("feraud"), registry.get("corrupted-elimination")
+    assert "xi" not in feraud.defaults() and feraud.defaults()["eta"] == 0.9
+    params = {"agents": 12, "means": "0.9,0.5,0.4", "eta": 0.6}
+    a = feraud.run(feraud.resolve(params), 3).metrics
+    b = ce.run(ce.resolve({**params, "xi": 0.0}), 3).metrics
+    c = ce.run(ce.resolve({**params, "xi": 0.3}), 3).metrics
+    assert (a["rounds"], a["messages"]) == (b["rounds"], b["messages"]) != (c["rounds"], c["messages"])
 
 
 def test_problem_two_and_skewed_activity_run(tmp_path):
