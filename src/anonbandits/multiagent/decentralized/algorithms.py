@@ -31,7 +31,7 @@ from anonbandits.multiagent.decentralized.environment import (
     activity_probabilities,
     activity_sampler,
 )
-from anonbandits.multiagent.decentralized.kernel import run_kernel
+from anonbandits.multiagent.decentralized.kernel import MAX_ARMS, run_kernel
 from anonbandits.multiagent.decentralized.subroutines import Subroutine, make_subroutine
 from anonbandits.multiagent.messages import MessageLog
 
@@ -132,7 +132,8 @@ def _round_blocks(env: Environment, subroutine: str) -> bool:
 def _kernel_applies(env: Environment, per_activation: str) -> bool:
     """Stationary Bernoulli rewards with one pull per activation (the paper's setting) run on the compiled
     per-step kernel (:mod:`.kernel`); the event-driven engine covers the rest."""
-    return env.stationary and env.reward == "bernoulli" and per_activation == "pull"
+    return (env.stationary and env.reward == "bernoulli" and per_activation == "pull"
+            and env.arms <= MAX_ARMS)
 
 
 def _simulate(subroutine: str, sub: Subroutine, env: Environment, n_agents: int, activity: str | np.ndarray,

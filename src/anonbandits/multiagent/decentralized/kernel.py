@@ -43,6 +43,7 @@ STOP_ALL, STOP_CONSENSUS = 0, 1
 # slots of the scalar state (an int64 array, so that a run resumes across chunks of the player sequence)
 T, RAW, DONE, VERSION, NG, GUARD, SUBOPT, T_CONS, STOPPED, N_VOTES, N_CURVE, N_ABSORBED = range(12)
 TWO53 = 1 << 53
+MAX_ARMS = (1 << 10) - 1  # _index's 53-bit product stays below 2^63
 
 
 @njit(cache=True, inline="always")
@@ -50,7 +51,7 @@ def _index(rng, q):
     """Uniform integer in [0, q) from the 53 random bits of one ``rng.random()`` (Lemire, with rejection)."""
     while True:
         x = np.int64(rng.random() * 9007199254740992.0)
-        prod = x * q  # < 2^63 for q < 2^10 arms
+        prod = x * q  # < 2^63 for q <= MAX_ARMS
         low = prod & (TWO53 - 1)
         if low >= q or low >= TWO53 % q:
             return prod >> 53
