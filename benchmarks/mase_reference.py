@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -24,6 +24,8 @@ class ReferenceOutcome:
     pulls: int
     recommended: int
     messages: int
+    local_times: list[int] = field(default_factory=list)  # round of every local elimination (SE voting)
+    global_times: list[int] = field(default_factory=list)  # round of every global elimination (SE voting)
 
 
 class _Pool:
@@ -79,6 +81,8 @@ def reference_se_voting(means, probs, seed: int, *, kind: str = "ce", eta: float
     pool = _Pool(probs)
     done = [False] * n_agents
     rounds = pulls = messages = 0
+    local_times: list[int] = []
+    global_times: list[int] = []
     while pool.members and (threshold is None or len(glob) > 1):
         n = pool.draw(rng)
         rounds += 1
@@ -95,6 +99,7 @@ def reference_se_voting(means, probs, seed: int, *, kind: str = "ce", eta: float
         eliminated = [k for k in local[n] if top - sums[n][k] >= width_sum and top - sums[n][k] > 0]
         delivered = [k for k in eliminated if rng.random() >= xi] if kind == "ce" else eliminated
         local[n] = [k for k in local[n] if k not in eliminated]
+        local_times += [rounds] * len(eliminated)
         if threshold is not None:
             for k in delivered:
                 votes[k] += 1
@@ -112,6 +117,7 @@ def reference_se_voting(means, probs, seed: int, *, kind: str = "ce", eta: float
             for k in eliminated:
                 if votes[k] >= threshold and k in glob and len(glob) > 1:
                     glob.discard(k)
+                    global_times.append(rounds)
                     if kind == "mase":
                         for m in range(n_agents):
                             if k in local[m]:
@@ -121,7 +127,7 @@ def reference_se_voting(means, probs, seed: int, *, kind: str = "ce", eta: float
         recommended = max(set(finals), key=finals.count)
     else:
         recommended = min(glob)
-    return ReferenceOutcome(rounds, pulls, recommended, messages)
+    return ReferenceOutcome(rounds, pulls, recommended, messages, local_times, global_times)
 
 
 def reference_dp_mase(means, probs, seed: int, *, eps: float = 0.1, beta: float = 0.5, delta: float = 0.05,

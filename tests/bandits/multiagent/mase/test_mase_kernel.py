@@ -1,7 +1,6 @@
 """The compiled round loop of MASE, CORRUPTED ELIMINATION and INDEPENDENT: same law as literal per-pull loops
 (rounds, pulls, messages, elimination rounds) and the invariants of its logs."""
 
-import math
 
 import numpy as np
 import pytest
@@ -14,7 +13,6 @@ from anonbandits.multiagent.mase import (
     independent,
     mase,
 )
-from anonbandits.multiagent.mase.formulas import eta_xi, voting_threshold
 from anonbandits.multiagent.mase.se_kernel import binomial_cdfs, binomial_sum
 
 QUICK = Instance(np.array([0.9, 0.4, 0.3]))
@@ -31,56 +29,6 @@ def _same_law(a, b):
     assert stats.ttest_ind(a, b, equal_var=False).pvalue > 1e-3
 
 
-def _literal(means, probs, seed, kind, conf, threshold, xi):
-    """Algorithms 1 and 3 as printed, one pull at a time, logging when each arm is eliminated.
-
-    Returns (rounds, pulls, messages, local elimination rounds, global elimination rounds).
-    """
-    rng = np.random.default_rng(seed)
-    k, n_agents = len(means), len(probs)
-    local = [list(range(k)) for _ in range(n_agents)]
-    sums = np.zeros((n_agents, k))
-    count = np.zeros(n_agents, int)
-    glob, votes, pool = set(range(k)), np.zeros(k, int), list(range(n_agents))
-    rounds = pulls = messages = 0
-    local_times, global_times = [], []
-    while pool and len(glob) > 1:
-        cum = np.cumsum(probs[pool])
-        n = pool[min(int(np.searchsorted(cum, rng.random() * cum[-1], "right")), len(pool) - 1)]
-        rounds += 1
-        pulls += len(local[n])
-        if kind == "mase" and len(local[n]) <= 1:
-            continue
-        count[n] += 1
-        t = count[n]
-        for a in local[n]:
-            sums[n, a] += rng.random() < means[a]
-        width = 2.0 * math.sqrt(t * max(math.log(k * t * t / conf), 0.0))
-        top = max(sums[n, a] for a in local[n])
-        out = [a for a in local[n] if top - sums[n, a] >= width and top - sums[n, a] > 0]
-        local[n] = [a for a in local[n] if a not in out]
-        local_times += [rounds] * len(out)
-        for a in out:
-            if kind == "mase" or rng.random() >= xi:
-                votes[a] += 1
-                messages += 1
-        if kind == "ce":
-            if len(local[n]) == 1:
-                pool.remove(n)
-            local[n] = [a for a in local[n] if a in glob]
-            if not local[n] and n in pool:
-                pool.remove(n)
-        for a in out:
-            if votes[a] >= threshold and a in glob and len(glob) > 1:
-                glob.discard(a)
-                global_times.append(rounds)
-                if kind == "mase":
-                    for m in range(n_agents):
-                        if a in local[m]:
-                            local[m].remove(a)
-    return rounds, pulls, messages, local_times, global_times
-
-
 CASES = {
     "ce-uniform": ("ce", QUICK, 8, "uniform", dict(eta=0.6, xi=0.1)),
     "ce-skewed": ("ce", WIDE, 6, "skewed", dict(eta=0.6, xi=0.05)),
@@ -89,17 +37,13 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_kernel_matches_literal_loop_including_elimination_rounds(case):
+def test_kernel_matches_literal_loop_including_elimination_rounds(case, reference):
     kind, inst, n_agents, activity, kw = CASES[case]
     probs = activity_probabilities(n_agents, activity)
-    if kind == "ce":
-        conf = eta_xi(kw["eta"], kw["xi"], inst.arms)
-        runs = [corrupted_elimination(inst, probs, np.random.default_rng(s), **kw) for s in range(150)]
-    else:
-        conf = kw["beta"]
-        runs = [mase(inst, probs, np.random.default_rng(s), **kw) for s in range(150)]
-    threshold = voting_threshold(0.05, conf, n_agents)
-    slow = [_literal(inst.means, probs, 10_000 + s, kind, conf, threshold, kw.get("xi", 0.0)) for s in range(150)]
+    algorithm = corrupted_elimination if kind == "ce" else mase
+    runs = [algorithm(inst, probs, np.random.default_rng(s), **kw) for s in range(150)]
+    slow = [reference.reference_se_voting(inst.means, probs, 10_000 + s, kind=kind, **kw) for s in range(150)]
+    slow = [(r.rounds, r.pulls, r.messages, r.local_times, r.global_times) for r in slow]
     fast = [(r.rounds, r.pulls, r.messages.count, r.eliminations.time, [t for t, _ in r.global_eliminations])
             for r in runs]
     for j in range(3):  # rounds, pulls, messages
