@@ -7,13 +7,13 @@ import numpy as np
 from anondecomp.errors import InvalidInputError
 from anondecomp.graph import DemandGraph
 from anondecomp.methods import (
+    auto_decomposition,
     block_decomposition,
     greedy_decomposition,
     optimal_decomposition,
     polytope_decomposition,
     randomized_decomposition,
 )
-from anondecomp.methods.polytope import polytope_applies
 from anondecomp.result import Decomposition
 
 METHODS = ("auto", "greedy", "block", "polytope", "randomized", "optimal")
@@ -56,10 +56,7 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, rng: np.rando
         raise InvalidInputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     rng = rng if rng is not None else np.random.default_rng(seed)
     if method == "auto":
-        from anondecomp.methods._common import prepare
-
-        prep = prepare(graph, C, best_effort)
-        method = "block" if len(polytope_applies(graph, prep.C, prep.required)) else "polytope"
+        return auto_decomposition(graph, C, best_effort=best_effort, rng=rng, vertices=vertices)
     if method == "greedy":
         return greedy_decomposition(graph, C, best_effort=best_effort)
     if method == "randomized":

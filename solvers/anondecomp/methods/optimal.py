@@ -29,6 +29,7 @@ import numpy as np
 from anondecomp.graph import DemandGraph
 from anondecomp.lower_bound import ColumnGeneration, FaceProgram, UserTypes, open_sets
 from anondecomp.methods._common import Prepared, park, prepare, repair
+from anondecomp.methods.auto import auto_decomposition
 from anondecomp.result import Decomposition, compress
 from anondecomp.verify import verify
 
@@ -64,15 +65,6 @@ def face_solution(assignments: np.ndarray, multiplicities: np.ndarray, types: Us
     return faces, lengths, Y
 
 
-def _seed(graph: DemandGraph, C: int, best_effort: bool, rng, vertices: str) -> Decomposition:
-    from anondecomp.methods.block import block_decomposition
-    from anondecomp.methods.polytope import polytope_applies, polytope_decomposition
-
-    prep = prepare(graph, C, best_effort)
-    method = block_decomposition if len(polytope_applies(graph, prep.C, prep.required)) else polytope_decomposition
-    return method(graph, C, best_effort=best_effort, rng=rng, vertices=vertices)
-
-
 def optimal_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False, time_limit: float | None = None,
                           rng: np.random.Generator | None = None, vertices: str = "auto") -> Decomposition:
     """A decomposition with the fewest assignments we can find, and a certified lower bound (spec 4.7).
@@ -103,7 +95,7 @@ def optimal_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fal
     start = time.perf_counter()
     deadline = None if time_limit is None else start + float(time_limit)
     prep = prepare(graph, C, best_effort)
-    seed = _seed(graph, prep.C, best_effort, rng, vertices)
+    seed = auto_decomposition(graph, prep.C, best_effort=best_effort, rng=rng, vertices=vertices)
     trivial = int(prep.required.sum(axis=1).max()) if prep.required.size else 0
     info = {"seed": seed.method, "seed_total": seed.total_assignments, "iterations": 0}
     if seed.total_assignments <= trivial:  # the seed meets max_i sum_j ceil(w_ij): optimal, LP = trivial
