@@ -95,7 +95,8 @@ def alg1_synth(N: int, K: int, C: int, D: float, seed: int, batch: int = 1, radi
 
 
 @cache
-def _recorded() -> list[dict]:
+def recorded_documents() -> list[dict]:
+    """The recorded graphs as stored: ``demand``, ``arms``, ``C``, ``U``, ``label`` and bitmask ``active``."""
     path = resources.files("anondecomp.bench").joinpath("data/alg1_graphs.json")
     return json.loads(path.read_text())["graphs"]
 
@@ -103,7 +104,7 @@ def _recorded() -> list[dict]:
 def recorded(index: int | None = None) -> list[Instance]:
     """Graphs recorded from real Algorithm 1 runs (all of them, or the one at ``index``)."""
     out = []
-    docs = _recorded() if index is None else [_recorded()[index]]
+    docs = recorded_documents() if index is None else [recorded_documents()[index]]
     for doc in docs:
         K = doc["arms"]
         masks = np.array(doc["active"], dtype=np.int64)

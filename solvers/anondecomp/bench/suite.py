@@ -75,9 +75,7 @@ def cases(suite: str) -> list[Case]:
             lambda N=N, K=K, C=C, U=U, D=D, s=s: fam.scarce(N, K, C, U, D, seed=s, niche=1 + (K >= 8)))
     for K, C, m in [(6, 2, 2), (8, 3, 3), (10, 3, 4)] + ([(12, 4, 4), (16, 5, 6)] if full else []):
         add("niche-groups", f"K={K} m={m}", lambda K=K, C=C, m=m: fam.niche_groups(K, C, m, D=120, seed=K))
-    n_recorded = len(fam._recorded())
-    for k in range(n_recorded):
-        doc = fam._recorded()[k]
+    for k, doc in enumerate(fam.recorded_documents()):
         if full or 300 <= doc["demand"] <= 5000:
             add("alg1", doc["label"], lambda k=k: fam.recorded(k)[0])
     for N, K, C, b in [(1000, 8, 3, 2), (10_000, 10, 5, 2)] + ([(100_000, 10, 5, 3)] if full else []):
