@@ -1,0 +1,139 @@
+"""The hostile-input corpus: every case in ``cases/*.toml`` runs the command line on crafted files.
+
+A case is a ``[[case]]`` table:
+
+* ``id``: unique name; ``args``: the argument list after ``anonbandits`` (paths are relative to a fresh
+  temporary directory, which is the working directory of the run);
+* ``files``: ``{name = content}`` written before the run; a content starting with ``@`` names a fixture of
+  :data:`FIXTURES` (``"@example"``, ``"@deep_json"``, ...); ``dirs``: directories to create;
+* ``exit``: the expected exit code; ``stderr``: a regular expression the one stderr line must match
+  (searched, case-insensitive); with ``exit = 0`` stderr may be empty and ``stdout`` (a regex) is checked;
+* ``creates``: files the run may add (every other file in the directory must be byte-for-byte unchanged
+  and no other file may appear, hidden temporary files included);
+* ``subprocess = true``: run the installed command in a child process instead of in-process (for signals
+  and broken pipes); ``pipe_to_head = true``: its stdout is closed after the first line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from anonbandits.cli.main import main
+
+CASES_DIR = Path(__file__).parent / "cases"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ads_60x4.json"
+
+
+def _deep_json(depth: int = 100_000) -> bytes:
+    return ("[" * depth + "]" * depth).encode()
+
+
+FIXTURES = {
+    "example": lambda: EXAMPLE.read_bytes(),
+    "deep_json": _deep_json,
+    "binary": lambda: bytes(range(256)) * 4,
+    "latin1": lambda: "demand = 1 # caf\xe9\n".encode("latin-1"),
+    "empty": lambda: b"",
+    "small_batched": lambda: json.dumps(
+        {"demand": 4, "active_sets": {f"u{i}": ["a", "b"] for i in range(8)}}).encode(),
+}
+
+
+def _load_cases() -> list[dict]:
+    cases = []
+    for path in sorted(CASES_DIR.glob("*.toml")):
+        for case in tomllib.loads(path.read_text())["case"]:
+            case["source"] = path.name
+            cases.append(case)
+    ids = [c["id"] for c in cases]
+    dupes = {i for i in ids if ids.count(i) > 1}
+    assert not dupes, f"duplicate case ids: {sorted(dupes)}"
+    return cases
+
+
+CASES = _load_cases()
+
+
+def _content(value: str) -> bytes:
+    if value.startswith("@"):
+        return FIXTURES[value[1:]]()
+    return value.encode()
+
+
+def _snapshot(root: Path) -> dict[str, bytes | None]:
+    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None)
+            for p in sorted(root.rglob("*"))}
+
+
+def _run_inprocess(args: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(args)
+        except SystemExit as exc:  # argparse's own exits (--help, --version)
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _run_subprocess(args: list[str], cwd: Path, pipe_to_head: bool) -> tuple[int, str, str]:
+    cmd = [sys.executable, "-m", "anonbandits.cli.main", *args]
+    if not pipe_to_head:
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120)
+        return p.returncode, p.stdout, p.stderr
+    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = p.stdout.readline()
+    p.stdout.close()
+    err = p.stderr.read()
+    return p.wait(timeout=120), first, err
+
+
+def test_corpus_is_large_enough():
+    assert len(CASES) >= 200, f"the hostile-input corpus has only {len(CASES)} cases"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_case(case, tmp_path, monkeypatch):
+    for d in case.get("dirs", []):
+        (tmp_path / d).mkdir(parents=True, exist_ok=True)
+    for name, value in case.get("files", {}).items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(_content(value))
+    before = _snapshot(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    if case.get("subprocess"):
+        code, out, err = _run_subprocess(case["args"], tmp_path, case.get("pipe_to_head", False))
+    else:
+        code, out, err = _run_inprocess(case["args"])
+    assert "Traceback" not in err, err
+    assert code == case["exit"], f"exit {code}, stderr: {err!r}"
+    lines = [line for line in err.splitlines() if line.strip()]
+    if case["exit"] != 0 or "stderr" in case:
+        assert len(lines) == 1, f"expected one stderr line, got {lines!r}"
+        assert re.search(case["stderr"], lines[0], re.IGNORECASE), lines[0]
+    if "stdout" in case:
+        assert re.search(case["stdout"], out, re.IGNORECASE | re.MULTILINE), out
+    after = _snapshot(tmp_path)
+    created = set(after) - set(before)
+    allowed = set(case.get("creates", []))
+    assert created <= allowed, f"unexpected new files: {sorted(created - allowed)}"
+    changed = [name for name, data in before.items() if after.get(name, b"<deleted>") != data]
+    assert not changed, f"files changed or deleted: {changed}"
+
+
+def test_harness_detects_a_changed_file(tmp_path):
+    """The unchanged-files check can fail: a case that overwrites its input is caught."""
+    (tmp_path / "g.json").write_bytes(FIXTURES["example"]())
+    before = _snapshot(tmp_path)
+    (tmp_path / "g.json").write_text("{}")
+    assert _snapshot(tmp_path) != before
+    os.remove(tmp_path / "g.json")
