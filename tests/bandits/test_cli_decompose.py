@@ -59,7 +59,7 @@ def _graph(tmp_path, doc):
     ("{not json", [], "malformed JSON at line 1"),
     ({"hello": 1}, [], "neither format"),
     ({"demand": 5, "active_sets": {"u": ["a"]}}, [], "no C given"),
-    ({"demand": 5, "active_sets": {"u": ["a"]}}, ["--C", "0"], "C must be at least 1"),
+    ({"demand": 5, "active_sets": {"u": ["a"]}, "C": 0}, [], "C must be at least 1"),
     ({"demand": 0, "active_sets": {"u": ["a"]}}, ["--C", "1"], "'demand' must be positive"),
     ({"demand": 5, "active_sets": {"u": []}}, ["--C", "1"], "user 'u' has no demand"),
     ({"nodes": [{"id": "u", "bipartite": 0}, {"id": "a", "bipartite": 1}],
@@ -93,7 +93,7 @@ def test_unknown_method_is_rejected(capsys):
 def test_polytope_refusal_names_arms_and_suggests_block(tmp_path, capsys):
     doc = {"demand": 6, "active_sets": {f"u{i}": ["x", "y"] if i < 4 else ["x"] for i in range(8)}}
     code, _, err = run(["decompose", _graph(tmp_path, doc), "--C", "3", "--method", "polytope"], capsys)
-    assert code == 2 and "'y' (2)" in err and "use method='block'" in err
+    assert code == 2 and "'y' (2)" in err and "use --method block" in err
 
 
 def test_best_effort_covers_the_rest_and_reports_it(tmp_path, capsys):
