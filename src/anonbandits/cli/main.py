@@ -30,6 +30,7 @@ EXIT_USER_ERROR = 2
 # The solver layer speaks Python (it is a library); on the command line the same advice names the flags.
 _CLI_WORDING = [
     (re.compile(r"\bbest_effort(=True)?"), "--best-effort"),
+    (re.compile(r"\bmethod='(\w+)' or '(\w+)'"), r"--method \1 or \2"),
     (re.compile(r"\bmethod='(\w+)'"), r"--method \1"),
     (re.compile(r"\boption 'time_limit'"), "--time-limit"),
     (re.compile(r"\boption 'seed'"), "--seed"),
