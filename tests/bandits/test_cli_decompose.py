@@ -1,6 +1,7 @@
 """``anonbandits decompose`` and ``verify``: summaries, output files, and one clear line per user mistake."""
 
 import json
+import signal
 import subprocess
 import sys
 
@@ -110,3 +111,53 @@ def test_installed_command_exits_2_without_traceback(tmp_path):
                            "--C", "2"], capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.strip().endswith("no such file") and "Traceback" not in proc.stderr
+
+
+SLOW_WRITE = """
+import contextlib, sys, time
+import anondecomp.io as io
+real_open = io.atomic_open
+
+@contextlib.contextmanager
+def slow_open(path, newline=None):
+    with real_open(path, newline) as fh:
+        fh.write("partial")
+        fh.flush()
+        print("writing", file=sys.stderr, flush=True)
+        time.sleep(60)
+        yield fh
+
+io.atomic_open = slow_open
+from anonbandits.cli.main import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_sigterm_during_a_write_leaves_no_temporary_file(tmp_path):
+    """SIGTERM unwinds like Ctrl-C: the atomic writer removes its hidden temporary file, and the run says so."""
+    graph = _graph(tmp_path, {"demand": 4, "active_sets": {f"u{i}": ["a", "b"] for i in range(8)}})
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_WRITE, "decompose", graph, "--C", "1",
+                             "-o", str(tmp_path / "out.json")], stderr=subprocess.PIPE, text=True)
+    assert proc.stderr.readline().strip() == "writing"
+    assert any(p.name.startswith(".out.json.") for p in tmp_path.iterdir())  # the write is under way
+    proc.send_signal(signal.SIGTERM)
+    err = proc.stderr.read()
+    assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+    assert err.strip() == "anonbandits: terminated"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.json"]
+
+
+def test_version_comes_from_the_package_metadata(capsys):
+    from importlib import metadata
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"anonbandits {metadata.version('anonbandits')}"
+
+
+def test_warnings_become_one_line_in_cli_wording(tmp_path, capsys):
+    graph = _graph(tmp_path, {"demand": 4, "active_sets": {f"u{i}": ["a", "b"] for i in range(8)}})
+    code, out, err = run(["decompose", graph, "--C", "1", "--method", "greedy", "--seed", "5"], capsys)
+    assert code == 0 and "R (assignments)" in out
+    assert err == "anonbandits: warning: method 'greedy' does not use --seed; ignored\n"

@@ -59,7 +59,8 @@ FIXTURES = {
     "digits_400": lambda: _one_arm_decomposition("9" * 400),
     "demand_5000_digits": lambda: ('{"demand": ' + "9" * 5000 + ', "active_sets": {"u0": ["a"]}}').encode(),
     # 5000 users: an invalid decomposition of it lists more than a pipe buffer holds (| head breaks the pipe)
-    "many_users": lambda: json.dumps({"demand": 2, "active_sets": {f"user{i:05d}": ["a"] for i in range(5000)}}).encode(),
+    "many_users": lambda: json.dumps(
+        {"demand": 2, "active_sets": {f"user{i:05d}": ["a"] for i in range(5000)}}).encode(),
     "small_batched": lambda: json.dumps(
         {"demand": 4, "active_sets": {f"u{i}": ["a", "b"] for i in range(8)}}).encode(),
 }
