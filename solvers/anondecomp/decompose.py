@@ -3,7 +3,8 @@
 Each method is a row of :data:`METHOD_TABLE`: its function and the options it reads. Every option is
 validated whatever the method; an option the chosen method does not read draws an
 :class:`~anondecomp.AnonDecompWarning` (as ``scipy.optimize.linprog`` warns about unused options) and an
-unknown option is an error.
+unknown option is an error. Randomness (``rng`` or ``seed``) is accepted silently by every method, so that a
+caller can hand one Generator to whichever method it runs: a deterministic method just draws nothing.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from anondecomp.result import Decomposition
 from anondecomp.validation import check_rng, check_seed, check_time_limit, check_vertices
 
 # option -> its check; ``rng`` and ``seed`` are two spellings of the method's randomness
+RANDOMNESS = frozenset({"rng", "seed"})
 OPTION_CHECKS: dict[str, Callable] = {"rng": check_rng, "seed": check_seed, "vertices": check_vertices,
                                       "time_limit": check_time_limit}
 
@@ -42,15 +44,14 @@ class Method:
     options: frozenset[str]
 
 
-_RANDOM = frozenset({"rng", "seed"})
-_FACES = _RANDOM | {"vertices"}
+_FACES = RANDOMNESS | {"vertices"}
 
 METHOD_TABLE: dict[str, Method] = {m.name: m for m in (
     Method("auto", auto_decomposition, _FACES),
     Method("greedy", greedy_decomposition, frozenset()),
     Method("block", block_decomposition, _FACES),
     Method("polytope", polytope_decomposition, _FACES),
-    Method("randomized", randomized_decomposition, _RANDOM),
+    Method("randomized", randomized_decomposition, RANDOMNESS),
     Method("optimal", optimal_decomposition, _FACES | {"time_limit"}),
 )}
 
@@ -81,7 +82,8 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, best_effort: 
     **options : read by some methods only (others warn with :class:`~anondecomp.AnonDecompWarning`):
 
         - ``rng`` (a numpy Generator) or ``seed`` (int >= 0, default 0; ``rng`` wins): randomness for
-          ``randomized``, and for the schedule's retries in ``auto``, ``block``, ``polytope``, ``optimal``;
+          ``randomized``, and for the schedule's retries in ``auto``, ``block``, ``polytope``, ``optimal``
+          (``greedy`` accepts it without a warning and draws nothing);
         - ``vertices``: for ``auto``, ``block``, ``polytope``, ``optimal``, how vertices of P_C are found:
           ``"auto"`` (phase schedule, exact Carathéodory when a slot comes out thin), ``"schedule"`` or
           ``"caratheodory"``;
@@ -109,7 +111,7 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, best_effort: 
     if unknown:
         raise InvalidInputError(f"unknown option {unknown[0]!r}; the options are {', '.join(OPTION_CHECKS)}")
     given = {name: OPTION_CHECKS[name](value) for name, value in options.items() if value is not None}
-    for name in sorted(set(given) - info.options):
+    for name in sorted(set(given) - info.options - RANDOMNESS):
         warnings.warn(f"method {method!r} does not use option {name!r}; ignored", AnonDecompWarning, stacklevel=2)
     kwargs = {name: value for name, value in given.items() if name in info.options and name != "seed"}
     if "rng" in info.options and "rng" not in kwargs:  # the seed only ever reaches a method as a Generator

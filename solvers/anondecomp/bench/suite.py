@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from anondecomp.bench import families as fam
-from anondecomp.decompose import decompose, method_info
+from anondecomp.decompose import decompose
 from anondecomp.errors import AnonDecompError, MethodNotApplicableError
 from anondecomp.lower_bound import lp_lower_bound
 from anondecomp.verify import verify
@@ -112,8 +112,7 @@ def run_method(inst: fam.Instance, method: str, time_limit: float | None = None,
     base = _rss_reset()
     start = time.perf_counter()
     try:
-        options = {"seed": seed, "time_limit": time_limit}
-        res = decompose(g, inst.C, method, **{k: v for k, v in options.items() if k in method_info(method).options})
+        res = decompose(g, inst.C, method, seed=seed, time_limit=time_limit if method == "optimal" else None)
     except MethodNotApplicableError:
         row["status"] = "not applicable"
         return row, None

@@ -98,10 +98,15 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); returns the exit code, also for usage errors,
+    ``--help`` and ``--version``."""
     parser = build_parser()
-    args, rest = parser.parse_known_args(argv)
-    if rest and not getattr(args, "accepts_extra", False):
-        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    try:
+        args, rest = parser.parse_known_args(argv)
+        if rest and not getattr(args, "accepts_extra", False):
+            parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    except SystemExit as exc:  # argparse has printed its one line (or the help) already
+        return exc.code if isinstance(exc.code, int) else EXIT_USER_ERROR
     args.extra = rest
     prefix = f"anonbandits {args.command}"
     try:
