@@ -91,14 +91,15 @@ def _batched(doc: dict) -> DemandGraph:
         raise InvalidInputError("field 'active_sets' must be a non-empty object {user: [arm, ...]}")
     for user, arms in sets.items():
         if not isinstance(arms, list) or not all(_is_name(a) for a in arms):
-            raise InvalidInputError(f"active set of user {user!r} must be a list of arm names (strings)")
+            raise InvalidInputError(f"active set of user {user!r} must be a list of arm names "
+                                    "(strings or integers)")
         if not arms:
             raise InvalidInputError(f"user {user!r} has no demand (empty active set)")
         if len(set(map(str, arms))) < len(arms):
             raise InvalidInputError(f"active set of user {user!r} lists an arm twice")
     arms = doc.get("arms")
     if arms is not None and (not isinstance(arms, list) or not all(_is_name(a) for a in arms)):
-        raise InvalidInputError("field 'arms' must be a list of arm names (strings)")
+        raise InvalidInputError("field 'arms' must be a list of arm names (strings or integers)")
     active, users, arm_list = active_from_sets({u: [str(a) for a in s] for u, s in sets.items()},
                                                None if arms is None else [str(a) for a in arms])
     return DemandGraph.from_batched(demand, active, users, arm_list)

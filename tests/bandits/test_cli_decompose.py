@@ -163,7 +163,5 @@ def test_warnings_become_one_line_in_cli_wording(tmp_path, capsys):
 def test_library_warnings_name_the_flags():
     from anonbandits.cli.main import cli_wording
 
-    assert cli_wording("method 'greedy' does not use option 'time_limit'; ignored") == (
-        "method 'greedy' does not use --time-limit; ignored")
     assert cli_wording("use best_effort to cover everything else") == "use --best-effort to cover everything else"
     assert cli_wording("use method='polytope' or 'block'") == "use --method polytope or block"

@@ -32,8 +32,6 @@ _CLI_WORDING = [
     (re.compile(r"\bbest_effort(=True)?"), "--best-effort"),
     (re.compile(r"\bmethod='(\w+)' or '(\w+)'"), r"--method \1 or \2"),
     (re.compile(r"\bmethod='(\w+)'"), r"--method \1"),
-    (re.compile(r"\boption 'time_limit'"), "--time-limit"),
-    (re.compile(r"\boption 'seed'"), "--seed"),
 ]
 
 
@@ -85,7 +83,8 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="anonbandits", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="anonbandits", description="C-anonymous decompositions of demand graphs and "
+                     "privacy-preserving bandit simulations (docs/ has the formats and the methods).")
     parser.add_argument("--version", action="version", version=f"anonbandits {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name in SUBCOMMANDS:
