@@ -12,7 +12,9 @@ import math
 import os
 import sys
 from collections.abc import Iterable
+from pathlib import Path
 
+from anonbandits.errors import ConfigError
 from anondecomp.io import check_writable
 
 
@@ -50,11 +52,16 @@ def nonnegative_int(text: str) -> int:
 def check_outputs(outputs: Iterable[tuple[str, str | None]], inputs: Iterable[str | os.PathLike] = (),
                   make_parents: bool = False) -> None:
     """Check every ``(flag, path)`` output (``None`` paths skipped) before any work: see
-    :func:`anondecomp.io.check_writable`."""
+    :func:`anondecomp.io.check_writable`; two flags naming the same file are refused too."""
     inputs = list(inputs)
+    seen: dict[Path, str] = {}
     for flag, path in outputs:
-        if path is not None:
-            check_writable(path, flag, inputs=inputs, make_parents=make_parents)
+        if path is None:
+            continue
+        check_writable(path, flag, inputs=inputs, make_parents=make_parents)
+        if Path(path).resolve() in seen:
+            raise ConfigError(f"{flag} {path} is also {seen[Path(path).resolve()]}; give each output its own file")
+        seen[Path(path).resolve()] = flag
 
 
 def silence_stdout() -> None:
