@@ -9,7 +9,6 @@ from anondecomp.graph import DemandGraph
 from anondecomp.result import arm_dtype, compress
 from anondecomp.schedule import phase_schedule
 from anondecomp.validation import Prepared, check_vertices
-from anondecomp.validation import prepare as prepare  # re-exported: methods/greedy.py imports it from here
 from anondecomp.verify import coverage
 
 SCHEDULE_RETRIES = 3

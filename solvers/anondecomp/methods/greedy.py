@@ -8,8 +8,9 @@ import time
 import numpy as np
 
 from anondecomp.graph import DemandGraph
-from anondecomp.methods._common import greedy_assignments, prepare
+from anondecomp.methods._common import greedy_assignments
 from anondecomp.result import Decomposition
+from anondecomp.validation import prepare
 
 
 def greedy_total_demand(graph: DemandGraph, required: np.ndarray | None = None) -> int:
