@@ -65,7 +65,7 @@ class BetaResult:
 
     @property
     def exact(self) -> bool:
-        return self.upper - self.lower <= 1e-6 * max(1.0, self.upper)
+        return bool(np.isfinite(self.upper)) and self.upper - self.lower <= 1e-6 * max(1.0, self.upper)
 
     @property
     def value(self) -> float:
@@ -255,7 +255,9 @@ def _column_generation(lp: _Disjunctive, pricer, usable, what, K, deadline) -> t
     every = np.zeros((1, K), dtype=bool)
     every[0, usable] = True
     lp.add_faces(np.concatenate([singles, every]))
-    lower, upper = 0.0, np.inf
+    # beta <= 1 always: the user with the largest row sum has sum_j w_hat_ij = 1 and a point of P_C has row
+    # sums <= 1, so an interrupted search still reports a finite, certified interval
+    lower, upper = 0.0, 1.0
     while True:
         left = None if deadline is None else deadline - time.perf_counter()
         if (left is not None and left <= 0) or not lp.solve(left):

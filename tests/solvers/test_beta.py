@@ -74,3 +74,10 @@ def test_cli_beta(tmp_path, capsys):
     doc = json.loads(out.read_text())
     assert doc["exact"] and doc["beta_lower"] == pytest.approx(1.0)
     assert main(["beta", str(path), "--time-limit", "-1"]) == 2
+
+
+def test_column_generation_cut_by_its_time_limit_is_not_called_exact():
+    inst = scarce(60, 6, 3, 6, D=100, seed=0)
+    res = beta(inst.graph, inst.C, method="colgen", time_limit=1e-9)
+    assert not res.exact
+    assert 0.0 <= res.lower <= res.upper <= 1.0
