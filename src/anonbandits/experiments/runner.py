@@ -124,7 +124,8 @@ def _iter_dask(tasks: Sequence[Task], scheduler: str) -> Iterator[tuple[int, Tas
 
 
 class Progress:
-    """Runs done out of a total: a tqdm bar on a terminal, otherwise a plain line every ``interval`` seconds.
+    """Runs done out of a total: a tqdm bar on a terminal, otherwise plain lines (after the first run, then
+    every ``interval`` seconds).
 
     Parameters
     ----------
@@ -154,7 +155,9 @@ class Progress:
             self.bar.update()
             return
         now = time.monotonic()
-        if self.enabled and now - self.last >= self.interval and self.done < self.total:
+        # the first line tells how long one run takes; later ones come at most every `interval` seconds
+        due = self.done == 1 or now - self.last >= self.interval
+        if self.enabled and due and self.done < self.total:
             self.last = now
             print(f"runs: {self.done}/{self.total} done, {now - self.start:.0f} s", file=self.stream,
                   flush=True)
