@@ -41,6 +41,7 @@ def _deep_json(depth: int = 100_000) -> bytes:
 FIXTURES = {
     "example": lambda: EXAMPLE.read_bytes(),
     "deep_json": _deep_json,
+    "deep_toml": lambda: b"runs = " + _deep_json(),
     "binary": lambda: bytes(range(256)) * 4,
     "latin1": lambda: "demand = 1 # caf\xe9\n".encode("latin-1"),
     "empty": lambda: b"",

@@ -26,7 +26,7 @@ from typing import Any, NoReturn
 from anonbandits import registry
 from anonbandits.errors import AnonBanditsError, ConfigError
 from anonbandits.experiments import load_grid, plot_curves, tasks_from_grid, write_table
-from anonbandits.experiments.grid import Task, seed_list
+from anonbandits.experiments.grid import MAX_SEEDS, Task, seed_list
 from anonbandits.experiments.runner import Progress, TaskResult, iter_results
 from anonbandits.experiments.table import TABLE_SUFFIXES, read_table, run_key, task_key
 from anondecomp.errors import AnonDecompError
@@ -84,6 +84,8 @@ def _tasks(args: argparse.Namespace) -> list[Task]:
                              ("--workers", args.workers, 1)):
         if value is not None and value < low:
             raise ConfigError(f"{flag} must be at least {low}, got {value}")
+    if args.seeds is not None and args.seeds > MAX_SEEDS:
+        raise ConfigError(f"--seeds must be at most {MAX_SEEDS}, got {args.seeds}")
     if args.config:
         if args.extra:
             raise ConfigError(f"unrecognized arguments with --config: {' '.join(args.extra)}")

@@ -42,6 +42,8 @@ class Task:
 
 GRID_SUFFIXES = (".toml", ".json")
 _TOP_LEVEL = ("seeds", "seed_offset", "defaults", "runs")
+#: more seeds than this is a typo, not an experiment (the seed list alone would fill memory)
+MAX_SEEDS = 1_000_000
 
 
 def load_grid(path: str | Path) -> dict[str, Any]:
@@ -101,8 +103,8 @@ def seed_list(seeds: int | Sequence[int], offset: int = 0) -> list[int]:
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise ConfigError(f"the seed offset must be a non-negative integer, got {offset!r}")
     if isinstance(seeds, int) and not isinstance(seeds, bool):
-        if seeds < 1:
-            raise ConfigError(f"'seeds' must be at least 1, got {seeds}")
+        if not 1 <= seeds <= MAX_SEEDS:
+            raise ConfigError(f"'seeds' must be at least 1 and at most {MAX_SEEDS}, got {seeds}")
         return list(range(offset, offset + seeds))
     if not isinstance(seeds, list) or not seeds or \
             not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds):

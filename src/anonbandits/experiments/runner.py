@@ -24,7 +24,7 @@ from anonbandits.errors import ConfigError
 from anonbandits.experiments.grid import Task
 
 #: seconds to wait for a Dask scheduler before giving up (an unreachable one must fail fast)
-SCHEDULER_TIMEOUT = 5
+SCHEDULER_TIMEOUT = 3
 
 
 @dataclass(frozen=True)
