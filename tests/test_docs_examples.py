@@ -8,7 +8,9 @@ substitutions of :data:`SMALL` keeping them fast.
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import importlib.util
 import io
 import re
 import shlex
@@ -97,3 +99,35 @@ def test_pages_cite_papers_not_files_a_clone_lacks(page):
     for target in re.findall(r"\]\(([^)#]+)\)", text):
         if not re.match(r"https?://", target):
             assert (page.parent / target).exists(), f"{page.name} links to missing {target}"
+
+
+BENCHMARKS = ROOT / "benchmarks"
+# anonymous_paper000.py is rewritten on its own branch (it joins this check when that lands);
+# record_alg1_graphs.py writes solver test data, not results; _output.py is where docs/results is named
+OWN_OUTPUT = {"anonymous_paper000.py", "record_alg1_graphs.py", "_output.py"}
+
+
+def _code_strings(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.FunctionDef | ast.ClassDef) and ast.get_docstring(node)}
+    return [node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs]
+
+
+@pytest.mark.parametrize("script", sorted(p.name for p in BENCHMARKS.glob("*.py") if p.name not in OWN_OUTPUT))
+def test_quick_benchmarks_never_write_the_committed_results(script):
+    """Only ``_output.results_dir(quick=False)`` names docs/results, so a --quick run cannot overwrite it."""
+    text = (BENCHMARKS / script).read_text(encoding="utf-8")
+    assert not [s for s in _code_strings(BENCHMARKS / script) if s == "docs" or s.startswith("docs/results")], script
+    if "--quick" in text:
+        assert "results_dir(" in text, f"{script} has --quick but does not use _output.results_dir"
+
+
+def test_results_dir_keeps_quick_runs_out_of_docs():
+    spec = importlib.util.spec_from_file_location("_output", BENCHMARKS / "_output.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.results_dir(True) == ROOT / "build" / "benchmarks"
+    assert module.results_dir(False) == ROOT / "docs" / "results"
+    assert "build/" in (ROOT / ".gitignore").read_text().splitlines()
