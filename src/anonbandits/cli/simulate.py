@@ -1,21 +1,14 @@
 """``anonbandits simulate``: run any registered algorithm over seeds, or a whole grid file.
 
-Two ways in:
-
-* ``anonbandits simulate --algorithm NAME [--PARAM VALUE ...] --seeds 10 --out r.csv --plot r.png``; the
-  parameters are the algorithm's own (``anonbandits simulate --algorithm NAME --help`` lists them with
-  their defaults).
-* ``anonbandits simulate --config grid.toml --out r.csv`` (see :mod:`anonbandits.experiments.grid`).
-
-Runs go to local worker processes by default, or to a Dask cluster with ``--scheduler tcp://HOST:PORT``.
-Every output path is checked before the first run. Ctrl-C (or SIGTERM) stops within seconds and writes
-the runs already finished to --out; the same command with --resume then runs only the missing ones.
+The command-line help (:data:`DESCRIPTION`) says how to use it; this module also checks every flag, grid
+entry and output path before the first run, and turns Ctrl-C or SIGTERM into a saved partial table.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -33,10 +26,26 @@ from anondecomp.errors import AnonDecompError
 
 EXIT_USER_ERROR = 2
 
+DESCRIPTION = """\
+Run any registered algorithm over seeds, or a whole grid file.
+
+  anonbandits simulate --algorithm NAME [--PARAM VALUE ...] --seeds 10 --out r.csv --plot r.png
+  anonbandits simulate --config grid.toml --out r.csv
+
+The parameters are the algorithm's own: 'anonbandits simulate --help --algorithm NAME' lists them with
+their defaults. A grid file (TOML or JSON) lists runs; a list value expands into one run per value, and
+every configuration runs once per seed (see examples/grid.toml).
+
+Runs go to local worker processes (--workers) or to a Dask cluster (--scheduler tcp://HOST:PORT). Every
+flag, grid entry and output path is checked before the first run. Ctrl-C (or SIGTERM) stops within seconds
+and writes the runs already finished to --out; the same command with --resume then runs only the missing
+ones and appends them.
+"""
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("simulate", help="simulate bandit algorithms over seeds; write a table and a plot",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
                        add_help=False, allow_abbrev=False)
     p.add_argument("-h", "--help", action="store_true", help="show this help (with --algorithm: its parameters)")
     p.add_argument("--algorithm", help="registered algorithm name")
@@ -186,7 +195,8 @@ def run(args: argparse.Namespace) -> int:
         signum = exc.args[0] if exc.args else signal.SIGINT
         return _stop(args, kept, finished, len(tasks), "interrupted", 128 + signum)
     except (AnonBanditsError, AnonDecompError) as exc:
-        return _stop(args, kept, finished, len(tasks), f"error: {exc}", EXIT_USER_ERROR)
+        message = _in_flag_words(str(exc), args.algorithm) if args.algorithm else str(exc)
+        return _stop(args, kept, finished, len(tasks), f"error: {message}", EXIT_USER_ERROR)
     except Exception as exc:  # a failing run is reported in one line, and the finished ones are kept
         return _stop(args, kept, finished, len(tasks), f"error: a run failed: {type(exc).__name__}: {exc}", 1)
     finally:
@@ -203,6 +213,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"resumed: {len(kept)} runs were already in {args.out}, {len(new)} run now")
     _summarise(rows, sys.stdout)
     return 0
+
+
+def _in_flag_words(message: str, algorithm: str) -> str:
+    """``explore_scale must be positive`` -> ``--explore-scale must be positive``: the algorithms check their
+    parameters under their Python names, but on the command line the user typed flags."""
+    names = [p.name for p in registry.get(algorithm).params if "_" in p.name]
+    if not names:
+        return message
+    pattern = r"(?<![\w-])(" + "|".join(map(re.escape, names)) + r")(?!\w)"
+    return re.sub(pattern, lambda m: "--" + m.group(1).replace("_", "-"), message)
 
 
 def _stop(args: argparse.Namespace, kept: list[dict[str, Any]], finished: dict[int, TaskResult], total: int,
@@ -248,6 +268,10 @@ def _summarise(rows, out) -> None:
     for row in rows:
         by_alg.setdefault(row["algorithm"], []).append(row)
     for alg, group in by_alg.items():
-        keys = [k for k in ("regret", "samples", "correct", "observations", "wall_time") if k in group[0]]
-        parts = [f"{k}={np.mean([_number(g[k]) for g in group]):.4g}" for k in keys]
+        parts = []
+        for key in ("regret", "samples", "correct", "observations", "wall_time"):
+            # a resumed CSV table has every column in every row, empty where an algorithm has no such metric
+            values = [_number(g[key]) for g in group if g.get(key) not in (None, "")]
+            if values:
+                parts.append(f"{key}={np.mean(values):.4g}")
         print(f"{alg}: {len(group)} runs, mean " + ", ".join(parts), file=out)
