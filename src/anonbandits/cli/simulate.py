@@ -12,6 +12,7 @@ import re
 import signal
 import sys
 import tempfile
+import threading
 from contextlib import closing
 from pathlib import Path
 from typing import Any, NoReturn
@@ -183,9 +184,19 @@ def run(args: argparse.Namespace) -> int:
         done = {run_key(row) for row in kept}
         tasks = [t for t in tasks if task_key(t) not in done]
 
+    # SIGTERM stops a grid like Ctrl-C, up to and including the final write (which then leaves no temp file)
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt) if in_main_thread else None
+    try:
+        return _run_and_save(args, tasks, kept)
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run_and_save(args: argparse.Namespace, tasks: list[Task], kept: list[dict[str, Any]]) -> int:
     finished: dict[int, TaskResult] = {}
     bar = Progress(len(tasks), enabled=not args.no_progress)
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         with closing(iter_results(tasks, workers=args.workers, scheduler=args.scheduler)) as results:
             for i, result in results:
@@ -200,7 +211,6 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # a failing run is reported in one line, and the finished ones are kept
         return _stop(args, kept, finished, len(tasks), f"error: a run failed: {type(exc).__name__}: {exc}", 1)
     finally:
-        signal.signal(signal.SIGTERM, previous)
         bar.close()
 
     new = [finished[i] for i in sorted(finished)]

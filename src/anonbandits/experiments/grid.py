@@ -14,7 +14,9 @@ A grid file::
     users = 300
 
 Every combination of list values in a ``runs`` entry is one configuration; each configuration runs once per
-seed. Parameter names are the algorithm's (see ``anonbandits simulate --algorithm NAME --help``).
+seed. Parameter names are the algorithm's (see ``anonbandits simulate --algorithm NAME --help``). The only
+top-level keys are ``seeds``, ``seed_offset`` (first seed when ``seeds`` is a count), ``defaults`` and
+``runs``; values are checked against each parameter's type (``horizon = 1.5`` is refused, not truncated).
 """
 
 from __future__ import annotations
