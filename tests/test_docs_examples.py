@@ -77,7 +77,8 @@ def test_readme_shell_examples_run_at_small_size(tmp_path, monkeypatch):
             code = main(shlex.split(small))
         assert code == 0, f"{command}\n{err.getvalue()}"
         assert out.getvalue().strip(), command
-    for name in ("ads.decomposition.json", "bench.csv", "bench.png", "results.csv", "curve.png", "grid.csv"):
+    for name in ("examples/ads_60x4.decomposition.json", "bench.csv", "bench.png", "results.csv", "curve.png",
+                 "grid.csv"):
         assert (tmp_path / name).stat().st_size > 0, name
 
 
