@@ -13,7 +13,6 @@ import signal
 import sys
 import tempfile
 import threading
-from contextlib import closing
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -21,7 +20,7 @@ from anonbandits import registry
 from anonbandits.errors import AnonBanditsError, ConfigError
 from anonbandits.experiments import load_grid, plot_curves, tasks_from_grid, write_table
 from anonbandits.experiments.grid import MAX_SEEDS, Task, seed_list
-from anonbandits.experiments.runner import Progress, TaskResult, iter_results
+from anonbandits.experiments.runner import TaskResult, collect
 from anonbandits.experiments.table import TABLE_SUFFIXES, read_table, run_key, task_key
 from anondecomp.errors import AnonDecompError
 
@@ -196,12 +195,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_and_save(args: argparse.Namespace, tasks: list[Task], kept: list[dict[str, Any]]) -> int:
     finished: dict[int, TaskResult] = {}
-    bar = Progress(len(tasks), enabled=not args.no_progress)
     try:
-        with closing(iter_results(tasks, workers=args.workers, scheduler=args.scheduler)) as results:
-            for i, result in results:
-                finished[i] = result
-                bar.update()
+        collect(tasks, finished, workers=args.workers, scheduler=args.scheduler, progress=not args.no_progress)
     except KeyboardInterrupt as exc:
         signum = exc.args[0] if exc.args else signal.SIGINT
         return _stop(args, kept, finished, len(tasks), "interrupted", 128 + signum)
@@ -210,8 +205,6 @@ def _run_and_save(args: argparse.Namespace, tasks: list[Task], kept: list[dict[s
         return _stop(args, kept, finished, len(tasks), f"error: {message}", EXIT_USER_ERROR)
     except Exception as exc:  # a failing run is reported in one line, and the finished ones are kept
         return _stop(args, kept, finished, len(tasks), f"error: a run failed: {type(exc).__name__}: {exc}", 1)
-    finally:
-        bar.close()
 
     new = [finished[i] for i in sorted(finished)]
     rows = kept + [r.row for r in new]

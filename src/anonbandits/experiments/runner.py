@@ -167,31 +167,32 @@ class Progress:
             self.bar.close()
 
 
-def run_tasks(tasks: Sequence[Task], *, workers: int | None = None, scheduler: str | None = None,
-              progress: bool = True) -> list[TaskResult]:
-    """Run every task and return the results in task order.
+def collect(tasks: Sequence[Task], finished: dict[int, TaskResult], *, workers: int | None = None,
+            scheduler: str | None = None, progress: bool = True) -> None:
+    """Run every task, storing each result in ``finished[index]`` as soon as it completes.
 
     Parameters
     ----------
-    tasks : the runs.
-    workers : number of local worker processes; ``None`` uses every core, ``1`` runs in this process.
-    scheduler : address of a Dask scheduler (``tcp://host:port``); when given, tasks run on that cluster
-        and ``workers`` is ignored.
+    tasks, workers, scheduler : as in :func:`iter_results`.
+    finished : filled in place, so after an exception or Ctrl-C it still holds the runs done so far.
     progress : show progress on stderr (see :class:`Progress`).
-
-    Returns
-    -------
-    list of TaskResult
-
-    Each task seeds its own generator, so the table does not depend on the backend or on completion order.
     """
-    results: list[TaskResult | None] = [None] * len(tasks)
     bar = Progress(len(tasks), enabled=progress)
     try:
-        with closing(iter_results(tasks, workers=workers, scheduler=scheduler)) as finished:
-            for i, result in finished:
-                results[i] = result
+        with closing(iter_results(tasks, workers=workers, scheduler=scheduler)) as results:
+            for i, result in results:
+                finished[i] = result
                 bar.update()
     finally:
         bar.close()
-    return results  # type: ignore[return-value]
+
+
+def run_tasks(tasks: Sequence[Task], *, workers: int | None = None, scheduler: str | None = None,
+              progress: bool = True) -> list[TaskResult]:
+    """Run every task and return the results in task order (arguments as in :func:`collect`).
+
+    Each task seeds its own generator, so the table does not depend on the backend or on completion order.
+    """
+    finished: dict[int, TaskResult] = {}
+    collect(tasks, finished, workers=workers, scheduler=scheduler, progress=progress)
+    return [finished[i] for i in range(len(tasks))]
