@@ -1,32 +1,32 @@
-"""Paper 000, Section 4: do the randomized and polytope (LP) variants of Algorithm 1 beat explore-then-commit
-(Algorithm 2) and the greedy variant?
+"""Paper 000, Section 4: do the randomized and LP (polytope) variants of Algorithm 1 beat explore-then-commit
+(Algorithm 2) and the greedy variant, in settings where the decomposition can matter?
 
-The paper's appendix with its simulation settings is lost, so this is the project's own documented grid
-(spec ``anonymous-bandits.md`` Section 7). Instances: :func:`anonbandits.envs.clustered_instance`, Bernoulli
-rewards, every user's best-vs-second-best gap 0.1 (other means uniform in [0.1, 0.8]); the instance of a seed
-is shared by all variants (paired comparison). Every parameter not listed is the algorithms' default
-(minimax grid, B = ceil(log log T'), gamma = 4, ``log`` radius, alpha = the decomposer's guarantee, ETC
-scale 10, arm offsets on).
+The paper's appendix with its simulation settings is lost, so the grid is the project's own, fixed before
+any result was seen (spec ``anonymous-bandits.md`` Section 7):
 
-Main grid (10 seeds, horizons 10^4, 10^5, 10^6):
-* setting A: N = 300, K = 5, C = 3, U = 60  (U >= K(C+1) = 20: polytope has alpha = 1);
-* setting B: N = 300, K = 10, C = 3, U = 20 (C+1 <= U < K(C+1) = 40: alpha = ceil(K(C+1)/U) = 2);
-* variants: anon-batched with polytope, randomized, block, greedy; anon-etc.
+* BaSE with gamma = 1 (``log`` radius), so arms are eliminated after the first batch and later batches
+  decompose graphs that are no longer all-active; ``best_effort`` on, because with gamma = 1 an optimal arm
+  is sometimes eliminated and a batch graph may stop being U-batched;
+* the arithmetic and the geometric BaSE grids; C in {1, 3};
+* U above K(C+1): N = 300, K = 5, U = 60 (balanced clusters); U below K(C+1): N = 150, K = 10, U = 15
+  (exact clusters);
+* horizons 10^4, 10^5, 10^6; 10 seeds; Bernoulli rewards, best-vs-second-best gap 0.1 (other means uniform
+  in [0.1, 0.8]); the instance of a seed is shared by every variant (paired comparisons).
 
-Sensitivity grid (same seeds, horizons 10^5 and 10^6), to explain what drives the main result:
-* ``greedy, alpha=a``: greedy with the same T' as the other variants (alpha = 1 in A, 2 in B) instead of K;
-* ``arithmetic``: arithmetic BaSE grid (a long first batch, so arms are eliminated before the second batch
-  and the decompositions differ): polytope and greedy with the paper's alpha, and greedy with equal alpha;
-* ``etc, scale=1``: Algorithm 2 with T_exp ten times shorter than the paper's constant.
+Variants: Algorithm 1 with ``polytope``, ``randomized``, ``block`` and the paper's ``greedy`` (D copies of
+every M_j), each budgeted with the paper's alpha (greedy K, the others max(1, ceil(K(C+1)/U))); the same four
+at **equal alpha** (greedy given the others' alpha; the other three already share it); ``polytope`` and
+``randomized`` with ``alpha = measured`` (their R/D on the all-active graph); Algorithm 2 (``etc``, the
+paper's constant 10).
 
-Reported: mean final regret with a 95% confidence interval (normal, over seeds) per variant, and for each
-claimed ordering (polytope < greedy, polytope < etc, randomized < greedy, randomized < etc) the 95% CI of the
-paired difference; "holds" when the whole CI is below zero, "reversed" when above, "tie" otherwise.
+Reported per cell: mean regret with a 95% CI, paired 95% CIs of the claimed orderings (polytope < greedy,
+randomized < greedy, polytope < etc, randomized < etc; "holds" when the CI is below zero, "reversed" when
+above, "tie" otherwise), R_b / D_b of every decomposed batch and the fraction of (user, arm) pairs eliminated
+before it.
 
 Usage: python benchmarks/anonymous_paper000.py [--quick] [--workers 2]
-(--quick: 3 seeds, horizons up to 10^5, outputs suffixed ``_quick``.)
-Writes docs/results/anonymous_paper000{,_summary,_pairs}.csv, anonymous_paper000.png and the main grid as
-anonymous_paper000_grid.toml (rerun it with ``anonbandits simulate --config``).
+A full run writes docs/results/anonymous_paper000{.csv,_summary.csv,_pairs.csv,_batches.csv,.png,_grid.toml};
+``--quick`` (3 seeds, horizons 10^4 and 10^5) writes to build/results/ instead.
 """
 
 from __future__ import annotations
@@ -43,37 +43,35 @@ import numpy as np
 from anonbandits.experiments import run_tasks, tasks_from_grid, write_table
 
 ROOT = Path(__file__).resolve().parents[1]
-SETTINGS = {"A": {"arms": 5, "cluster": 60}, "B": {"arms": 10, "cluster": 20}}
-PAPER_ALPHA = {"A": 1, "B": 2}  # max(1, ceil(K(C+1)/U)) for C = 3
-# block coincides with polytope in this grid: draw it dashed so both stay visible
-STYLE = {"block": {"linestyle": "--", "marker": "x"}}
-CLAIMS = [("polytope", "greedy"), ("polytope", "etc"), ("randomized", "greedy"), ("randomized", "etc")]
+SETTINGS = {"above": {"users": 300, "arms": 5, "cluster": 60}, "below": {"users": 150, "arms": 10, "cluster": 15}}
+GRIDS = ("arithmetic", "geometric")
+CS = (1, 3)
+CLAIMS = [("polytope", "greedy"), ("randomized", "greedy"), ("polytope", "etc"), ("randomized", "etc"),
+          ("polytope", "greedy, equal alpha")]
+DECOMPOSERS = ("polytope", "randomized", "block", "greedy")
 
 
-def main_grid(seeds: int, horizons: list[int]) -> str:
+def paper_alpha(setting: str, C: int) -> int:
+    s = SETTINGS[setting]
+    return max(1, math.ceil(s["arms"] * (C + 1) / s["cluster"]))
+
+
+def grid_text(seeds: int, horizons: list[int]) -> str:
+    """The whole grid as a file ``anonbandits simulate --config`` reruns."""
     runs = []
-    for s in SETTINGS.values():
-        runs.append(f'[[runs]]\nalgorithm = "anon-batched"\narms = {s["arms"]}\ncluster = {s["cluster"]}\n'
-                    'decomposer = ["polytope", "randomized", "block", "greedy"]\n')
-        runs.append(f'[[runs]]\nalgorithm = "anon-etc"\narms = {s["arms"]}\ncluster = {s["cluster"]}\n')
-    return (f"# paper 000 Section 4 reproduction, main grid (benchmarks/anonymous_paper000.py)\nseeds = {seeds}\n"
-            "[defaults]\nusers = 300\nC = 3\ngap = 0.1\nreward = \"bernoulli\"\n"
-            f"horizon = {horizons}\n\n" + "\n".join(runs))
-
-
-def sensitivity_grid(seeds: int, horizons: list[int]) -> str:
-    runs = []
-    for key, s in SETTINGS.items():
-        base = f'arms = {s["arms"]}\ncluster = {s["cluster"]}\n'
-        a = PAPER_ALPHA[key]
-        runs.append(f'[[runs]]\nalgorithm = "anon-batched"\n{base}decomposer = "greedy"\nalpha = {a}.0\n')
-        runs.append(f'[[runs]]\nalgorithm = "anon-batched"\n{base}grid = "arithmetic"\n'
-                    'decomposer = ["polytope", "greedy"]\n')
-        runs.append(f'[[runs]]\nalgorithm = "anon-batched"\n{base}grid = "arithmetic"\nalpha = {a}.0\n'
-                    'decomposer = "greedy"\n')
-        runs.append(f'[[runs]]\nalgorithm = "anon-etc"\n{base}explore_scale = 1.0\n')
-    return (f"seeds = {seeds}\n[defaults]\nusers = 300\nC = 3\ngap = 0.1\nreward = \"bernoulli\"\n"
-            f"horizon = {horizons}\n\n" + "\n".join(runs))
+    for setting, s in SETTINGS.items():
+        inst = f'users = {s["users"]}\narms = {s["arms"]}\ncluster = {s["cluster"]}\n'
+        for C in CS:
+            a = paper_alpha(setting, C)
+            head = (f'[[runs]]\nalgorithm = "anon-batched"\n{inst}C = {C}\ngrid = {list(GRIDS)}\n'
+                    'gamma = 1.0\nbest_effort = true\n')
+            runs.append(head + f'decomposer = {list(DECOMPOSERS)}\n')
+            runs.append(head + f'decomposer = "greedy"\nalpha = {a}.0\n')
+            runs.append(head + 'decomposer = ["polytope", "randomized"]\nalpha = "measured"\n')
+            runs.append(f'[[runs]]\nalgorithm = "anon-etc"\n{inst}C = {C}\n')
+    return ("# paper 000 Section 4 reproduction (benchmarks/anonymous_paper000.py)\n"
+            f"seeds = {seeds}\n[defaults]\ngap = 0.1\nreward = \"bernoulli\"\n"
+            f"horizon = {horizons}\n\n" + "\n".join(runs).replace("'", '"'))
 
 
 def setting_of(row: dict) -> str:
@@ -82,13 +80,22 @@ def setting_of(row: dict) -> str:
 
 def variant_of(row: dict) -> str:
     if row["algorithm"] == "anon-etc":
-        return "etc" if row["explore_scale"] == 10.0 else f"etc, scale={row['explore_scale']:g}"
-    name = row["decomposer"]
-    if row["grid"] != "minimax":
-        name += f", {row['grid']}"
+        return "etc"
+    if row["alpha"] == "measured":
+        return f"{row['decomposer']}, measured alpha"
     if row["alpha"]:
-        name += f", alpha={row['alpha']:g}"
-    return name
+        return f"{row['decomposer']}, equal alpha"
+    return row["decomposer"]
+
+
+def cells(rows: list[dict]) -> dict[tuple, dict[str, list[dict]]]:
+    """(setting, C, grid, horizon) -> variant -> rows; etc (no grid) joins both grids' cells."""
+    out: dict[tuple, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        grids = GRIDS if row["algorithm"] == "anon-etc" else (row["grid"],)
+        for g in grids:
+            out[(setting_of(row), row["C"], g, row["horizon"])][variant_of(row)].append(row)
+    return out
 
 
 def ci(values: np.ndarray) -> tuple[float, float]:
@@ -96,148 +103,99 @@ def ci(values: np.ndarray) -> tuple[float, float]:
     return float(values.mean() - half), float(values.mean() + half)
 
 
-def summarise(rows: list[dict]) -> tuple[list[dict], list[dict]]:
-    groups: dict[tuple, list[dict]] = defaultdict(list)
-    for row in rows:
-        groups[(row["study"], setting_of(row), row["horizon"], variant_of(row))].append(row)
-    summary = []
-    for (study, setting, horizon, variant), g in sorted(groups.items(), key=lambda kv: kv[0][:3]):
-        reg = np.array([r["regret"] for r in g])
-        lo, hi = ci(reg)
-        n_users = g[0]["users"]
-        summary.append({"study": study, "setting": setting, "users": n_users, "arms": g[0]["arms"],
-                        "C": g[0]["C"], "U": g[0]["cluster"], "horizon": horizon, "variant": variant,
-                        "seeds": len(g), "regret_mean": reg.mean(), "regret_ci_low": lo, "regret_ci_high": hi,
-                        "regret_per_user_round": reg.mean() / (n_users * horizon),
-                        "optimal_fraction": float(np.nanmean([r["optimal_fraction"] for r in g]))
-                        if not all(math.isnan(r["optimal_fraction"]) for r in g) else math.nan,
-                        "exploration_rounds": float(np.mean([r["exploration_rounds"] for r in g])),
-                        "wall_time_mean": float(np.mean([r["wall_time"] for r in g]))})
-    pairs = []
-    by_key = {(s["study"], s["setting"], s["horizon"], s["variant"]): s for s in summary}
-    for (study, setting, horizon, variant), g in groups.items():
-        if study != "main" or variant not in ("polytope", "randomized"):
-            continue
-        for better, worse in CLAIMS:
-            if better != variant or (study, setting, horizon, worse) not in by_key:
+def summarise(rows: list[dict]) -> tuple[list[dict], list[dict], list[dict]]:
+    summary, pairs, batches = [], [], []
+    for (setting, C, grid, horizon), variants in sorted(cells(rows).items()):
+        key = {"setting": setting, "C": C, "grid": grid, "horizon": horizon}
+        for variant, g in variants.items():
+            reg = np.array([r["regret"] for r in g])
+            lo, hi = ci(reg)
+            summary.append({**key, "variant": variant, "seeds": len(g), "regret_mean": reg.mean(),
+                            "regret_ci_low": lo, "regret_ci_high": hi,
+                            "alpha": float(np.mean([r.get("alpha_used", math.nan) for r in g])),
+                            "exploration_rounds": float(np.mean([r["exploration_rounds"] for r in g])),
+                            "optimal_fraction": float(np.nanmean([r["optimal_fraction"] for r in g]))
+                            if not all(math.isnan(r["optimal_fraction"]) for r in g) else math.nan})
+            if variant == "etc":
                 continue
-            a = {r["seed"]: r["regret"] for r in g}
-            b = {r["seed"]: r["regret"] for r in groups[(study, setting, horizon, worse)]}
+            for b in range(1, 1 + max(int(r["exploration_batches"]) for r in g)):
+                got = [r for r in g if f"R_over_D_b{b}" in r and r[f"R_over_D_b{b}"] != ""]
+                batches.append({**key, "variant": variant, "batch": b, "runs": len(got),
+                                "R_over_D": float(np.mean([r[f"R_over_D_b{b}"] for r in got])),
+                                "R_over_D_max": float(np.max([r[f"R_over_D_b{b}"] for r in got])),
+                                "eliminated_before": float(np.mean([r[f"eliminated_before_b{b}"] for r in got]))})
+        for better, worse in CLAIMS:
+            if better not in variants or worse not in variants:
+                continue
+            a = {r["seed"]: r["regret"] for r in variants[better]}
+            b = {r["seed"]: r["regret"] for r in variants[worse]}
             seeds = sorted(set(a) & set(b))
             diff = np.array([a[s] - b[s] for s in seeds])
             lo, hi = ci(diff)
-            pairs.append({"setting": setting, "horizon": horizon, "claim": f"{better} < {worse}",
-                          "seeds": len(seeds), "diff_mean": diff.mean(), "diff_ci_low": lo, "diff_ci_high": hi,
-                          "relative_diff": diff.mean() / by_key[(study, setting, horizon, worse)]["regret_mean"],
+            pairs.append({**key, "claim": f"{better} < {worse}", "seeds": len(seeds), "diff_mean": diff.mean(),
+                          "diff_ci_low": lo, "diff_ci_high": hi,
+                          "relative_diff": diff.mean() / np.mean(list(b.values())),
                           "verdict": "holds" if hi < 0 else ("reversed" if lo > 0 else "tie")})
-    pairs.sort(key=lambda p: (p["setting"], p["horizon"], p["claim"]))
-    return summary, pairs
+    return summary, pairs, batches
 
 
-def plot(summary: list[dict], results, path: Path) -> None:
+def plot(pairs: list[dict], path: Path) -> None:
+    """One heat map per claimed ordering: relative paired difference per cell, verdict written in it."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    main_variants = ["polytope", "randomized", "block", "greedy", "etc"]
-    fig, axes = plt.subplots(3, 2, figsize=(12, 13))
-    for col, setting in enumerate(SETTINGS):
-        ax = axes[0, col]
-        for v in main_variants:
-            pts = [s for s in summary if s["study"] == "main" and s["setting"] == setting and s["variant"] == v]
-            if not pts:
-                continue
-            x = np.array([p["horizon"] for p in pts], float)
-            y = np.array([p["regret_mean"] for p in pts])
-            err = np.array([[p["regret_mean"] - p["regret_ci_low"] for p in pts],
-                            [p["regret_ci_high"] - p["regret_mean"] for p in pts]])
-            ax.errorbar(x, y, yerr=err, capsize=3, label=v, **STYLE.get(v, {"marker": "o"}))
-        s = SETTINGS[setting]
-        ax.set_xscale("log")
-        ax.set_yscale("log")
+    rows = [(s, C, g) for s in SETTINGS for C in CS for g in GRIDS]
+    horizons = sorted({p["horizon"] for p in pairs})
+    fig, axes = plt.subplots(1, len(CLAIMS), figsize=(4.2 * len(CLAIMS), 5.2), sharey=True)
+    mark = {"holds": "holds", "reversed": "REVERSED", "tie": "tie"}
+    for ax, (better, worse) in zip(axes, CLAIMS, strict=True):
+        claim = f"{better} < {worse}"
+        grid = np.full((len(rows), len(horizons)), np.nan)
+        text = {}
+        for p in pairs:
+            if p["claim"] == claim:
+                i, j = rows.index((p["setting"], p["C"], p["grid"])), horizons.index(p["horizon"])
+                grid[i, j] = p["relative_diff"]
+                text[i, j] = f"{p['relative_diff']:+.0%}\n{mark[p['verdict']]}"
+        image = ax.imshow(np.clip(grid, -1, 1), cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
+        for (i, j), t in text.items():
+            ax.text(j, i, t, ha="center", va="center", fontsize=7)
+        ax.set_xticks(range(len(horizons)), [f"{h:.0e}" for h in horizons])
+        ax.set_yticks(range(len(rows)), [f"U {s}, C={C}, {g[:5]}" for s, C, g in rows])
         ax.set_xlabel("horizon T")
-        ax.set_ylabel("final regret (sum over users), mean and 95% CI")
-        ax.set_title(f"setting {setting}: N=300, K={s['arms']}, C=3, U={s['cluster']}")
-        ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize="small")
-
-        ax = axes[1, col]
-        t_max = max(p["horizon"] for p in summary if p["study"] == "main")
-        curves = defaultdict(list)
-        for r in results:
-            row = r.row
-            if row["study"] == "main" and setting_of(row) == setting and row["horizon"] == t_max:
-                curves[variant_of(row)].append(r.curve)
-        for v in main_variants:
-            if v not in curves:
-                continue
-            x = curves[v][0][0]
-            ys = np.stack([np.interp(x, cx, cy) for cx, cy in curves[v]])
-            m = ys.mean(axis=0)
-            half = 1.96 * ys.std(axis=0, ddof=1) / math.sqrt(len(ys)) if len(ys) > 1 else 0 * m
-            (line,) = ax.plot(x, m, label=v, **{k: w for k, w in STYLE.get(v, {}).items() if k != "marker"})
-            ax.fill_between(x, m - half, m + half, color=line.get_color(), alpha=0.2, linewidth=0)
-        ax.set_xlabel("round")
-        ax.set_ylabel("cumulative pseudo-regret (mean, 95% band)")
-        ax.set_title(f"setting {setting}: regret curves at T = {t_max:.0e}")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize="small")
-
-        ax = axes[2, col]
-        sens = [s for s in summary if s["setting"] == setting and s["horizon"] == t_max
-                and (s["study"] == "sensitivity" or s["variant"] in ("polytope", "greedy", "etc"))]
-        labels = [f"{s['variant']}" + (" *" if s["study"] == "sensitivity" else "") for s in sens]
-        y = [s["regret_mean"] for s in sens]
-        err = [[s["regret_mean"] - s["regret_ci_low"] for s in sens],
-               [s["regret_ci_high"] - s["regret_mean"] for s in sens]]
-        ax.barh(labels, y, xerr=err, capsize=3, color=["tab:orange" if "*" in lab else "tab:blue"
-                                                        for lab in labels])
-        ax.set_xlabel("final regret, mean and 95% CI")
-        ax.set_title(f"setting {setting}, T = {t_max:.0e}: sensitivity runs (*)")
-        ax.tick_params(axis="y", labelsize="small")
-        ax.grid(alpha=0.3, axis="x")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+        ax.set_title(f"{claim}\n(blue: claim holds)", fontsize=10)
+    fig.colorbar(image, ax=axes, shrink=0.8, label="paired regret difference / regret of the second")
+    fig.suptitle("Paper 000, Section 4: where the claimed orderings hold (gamma = 1, 10 seeds, paired 95% CIs)")
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="3 seeds, horizons 10^4 and 10^5")
+    parser.add_argument("--quick", action="store_true", help="3 seeds, horizons 10^4 and 10^5, output in build/")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--outdir", default=str(ROOT / "docs/results"))
     args = parser.parse_args()
-    seeds = 3 if args.quick else 10
-    horizons = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
-    suffix = "_quick" if args.quick else ""
-    out = Path(args.outdir)
+    seeds, horizons = (3, [10_000, 100_000]) if args.quick else (10, [10_000, 100_000, 1_000_000])
+    out = ROOT / ("build/results" if args.quick else "docs/results")
     out.mkdir(parents=True, exist_ok=True)
-    main_text = main_grid(seeds, horizons)
-    (out / f"anonymous_paper000_grid{suffix}.toml").write_text(main_text)
-    tasks = [("main", t) for t in tasks_from_grid(tomllib.loads(main_text))]
-    tasks += [("sensitivity", t) for t in tasks_from_grid(tomllib.loads(sensitivity_grid(seeds, horizons[-2:])))]
+    text = grid_text(seeds, horizons)
+    tasks = tasks_from_grid(tomllib.loads(text))
     start = time.perf_counter()
-    results = run_tasks([t for _, t in tasks], workers=args.workers)
+    rows = [r.row for r in run_tasks(tasks, workers=args.workers)]
     print(f"{len(tasks)} runs in {time.perf_counter() - start:.1f} s")
-    for (study, _), r in zip(tasks, results, strict=True):
-        r.row["study"] = study
-    rows = [r.row for r in results]
-    write_table(rows, out / f"anonymous_paper000{suffix}.csv")
-    summary, pairs = summarise(rows)
-    write_table(summary, out / f"anonymous_paper000_summary{suffix}.csv")
-    write_table(pairs, out / f"anonymous_paper000_pairs{suffix}.csv")
-    plot(summary, results, out / f"anonymous_paper000{suffix}.png")
-    print(f"\n{'study':11s} {'set':3s} {'T':>8s} {'variant':28s} {'regret mean [95% CI]':>36s} {'/(NT)':>8s}")
-    for s in summary:
-        print(f"{s['study']:11s} {s['setting']:3s} {s['horizon']:8d} {s['variant']:28s} "
-              f"{s['regret_mean']:12.4g} [{s['regret_ci_low']:10.4g}, {s['regret_ci_high']:10.4g}] "
-              f"{s['regret_per_user_round']:8.4f}")
-    print("\nclaimed orderings (paired by seed; diff = first - second):")
+    summary, pairs, batches = summarise(rows)
+    (out / "anonymous_paper000_grid.toml").write_text(text)
+    write_table(rows, out / "anonymous_paper000.csv")
+    write_table(summary, out / "anonymous_paper000_summary.csv")
+    write_table(pairs, out / "anonymous_paper000_pairs.csv")
+    write_table(batches, out / "anonymous_paper000_batches.csv")
+    plot(pairs, out / "anonymous_paper000.png")
     for p in pairs:
-        print(f"  setting {p['setting']} T={p['horizon']:>8d} {p['claim']:24s} diff {p['diff_mean']:11.4g} "
-              f"[{p['diff_ci_low']:11.4g}, {p['diff_ci_high']:11.4g}] ({p['relative_diff']:+.0%}) {p['verdict']}")
-    print(f"wrote {out}/anonymous_paper000{suffix}.{{csv,png}}, _summary, _pairs, _grid.toml")
+        print(f"U {p['setting']:5s} C={p['C']} {p['grid']:10s} T={p['horizon']:>8d} {p['claim']:32s} "
+              f"{p['relative_diff']:+7.0%} [{p['diff_ci_low']:10.4g}, {p['diff_ci_high']:10.4g}] {p['verdict']}")
+    print(f"wrote {out}/anonymous_paper000*")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,7 @@
 """anondecomp: C-anonymous decompositions of demand graphs (the solver layer of anonbandits).
 
 Standalone: depends only on numpy, scipy, highspy and networkx. Reference: Esfandiari, Mirrokni, Schneider,
-"Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (paper 000); spec
-``shared/specs/anonymous-bandits.md``.
+"Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (paper 000).
 
 >>> import numpy as np, anondecomp
 >>> g = anondecomp.DemandGraph.from_batched(100, np.ones((12, 3), bool))
@@ -13,8 +12,14 @@ Standalone: depends only on numpy, scipy, highspy and networkx. Reference: Esfan
 
 from anondecomp.beta import BetaResult, beta
 from anondecomp.caratheodory import CaratheodoryResult, caratheodory
-from anondecomp.decompose import METHODS, decompose
-from anondecomp.errors import AnonDecompError, InfeasibleError, InvalidInputError, MethodNotApplicableError
+from anondecomp.decompose import METHOD_TABLE, METHODS, Method, decompose, method_info
+from anondecomp.errors import (
+    AnonDecompError,
+    AnonDecompWarning,
+    InfeasibleError,
+    InvalidInputError,
+    MethodNotApplicableError,
+)
 from anondecomp.graph import DemandGraph
 from anondecomp.io import read_decomposition, read_graph, write_decomposition
 from anondecomp.lower_bound import LPBound, lp_lower_bound
@@ -24,8 +29,9 @@ from anondecomp.ubatched import check_u_batched
 from anondecomp.verify import VerificationReport, coverage, verify
 
 __all__ = [
-    "METHODS", "AnonDecompError", "BetaResult", "CaratheodoryResult", "Decomposition", "DemandGraph",
-    "InfeasibleError", "InvalidInputError", "LPBound", "Membership", "MethodNotApplicableError",
+    "METHODS", "METHOD_TABLE", "AnonDecompError", "AnonDecompWarning", "BetaResult",
+    "CaratheodoryResult", "Decomposition", "DemandGraph",
+    "InfeasibleError", "InvalidInputError", "LPBound", "Membership", "Method", "MethodNotApplicableError",
     "VerificationReport", "beta", "caratheodory", "check_membership", "check_u_batched", "coverage", "decompose",
-    "lp_lower_bound", "membership", "read_decomposition", "read_graph", "verify", "write_decomposition",
+    "lp_lower_bound", "membership", "method_info", "read_decomposition", "read_graph", "verify", "write_decomposition",
 ]

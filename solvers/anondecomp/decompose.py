@@ -1,10 +1,21 @@
-"""One entry point for every decomposition method, in the style of ``scipy.optimize.minimize(method=...)``."""
+"""One entry point for every decomposition method, in the style of ``scipy.optimize.minimize(method=...)``.
+
+Each method is a row of :data:`METHOD_TABLE`: its function and the options it reads. Every option is
+validated whatever the method; an option the chosen method does not read draws an
+:class:`~anondecomp.AnonDecompWarning` (as ``scipy.optimize.linprog`` warns about unused options) and an
+unknown option is an error. Randomness (``rng`` or ``seed``) is accepted silently by every method, so that a
+caller can hand one Generator to whichever method it runs: a deterministic method just draws nothing.
+"""
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import numpy as np
 
-from anondecomp.errors import InvalidInputError
+from anondecomp.errors import AnonDecompWarning, InvalidInputError
 from anondecomp.graph import DemandGraph
 from anondecomp.methods import (
     auto_decomposition,
@@ -15,13 +26,47 @@ from anondecomp.methods import (
     randomized_decomposition,
 )
 from anondecomp.result import Decomposition
+from anondecomp.validation import check_rng, check_seed, check_time_limit, check_vertices
 
-METHODS = ("auto", "greedy", "block", "polytope", "randomized", "optimal")
+# option -> its check; ``rng`` and ``seed`` are two spellings of the method's randomness
+RANDOMNESS = frozenset({"rng", "seed"})
+OPTION_CHECKS: dict[str, Callable] = {"rng": check_rng, "seed": check_seed, "vertices": check_vertices,
+                                      "time_limit": check_time_limit}
 
 
-def decompose(graph: DemandGraph, C: int, method: str = "auto", *, rng: np.random.Generator | None = None,
-              seed: int | None = 0, best_effort: bool = False, vertices: str = "auto",
-              time_limit: float | None = None) -> Decomposition:
+@dataclass(frozen=True)
+class Method:
+    """A decomposition method: ``function(graph, C, best_effort=..., **options)`` and the options it reads
+    (every method reads ``best_effort``)."""
+
+    name: str
+    function: Callable[..., Decomposition]
+    options: frozenset[str]
+
+
+_FACES = RANDOMNESS | {"vertices"}
+
+METHOD_TABLE: dict[str, Method] = {m.name: m for m in (
+    Method("auto", auto_decomposition, _FACES),
+    Method("greedy", greedy_decomposition, frozenset()),
+    Method("block", block_decomposition, _FACES),
+    Method("polytope", polytope_decomposition, _FACES),
+    Method("randomized", randomized_decomposition, RANDOMNESS),
+    Method("optimal", optimal_decomposition, _FACES | {"time_limit"}),
+)}
+
+METHODS = tuple(METHOD_TABLE)
+
+
+def method_info(method: str) -> Method:
+    """The row of :data:`METHOD_TABLE` for ``method``; an unknown name raises :class:`InvalidInputError`."""
+    if method not in METHOD_TABLE:
+        raise InvalidInputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    return METHOD_TABLE[method]
+
+
+def decompose(graph: DemandGraph, C: int, method: str = "auto", *, best_effort: bool = False,
+              **options) -> Decomposition:
     """Compute a C-anonymous decomposition of ``graph`` (paper 000, Section 3).
 
     Parameters
@@ -32,16 +77,25 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, rng: np.rando
         every column of w/D to sum to >= C+1), ``"randomized"`` (the paper's simulation baseline), or
         ``"auto"``: polytope when it applies, else block; ``"optimal"`` (column generation and an integer
         face program, spec 4.7; certified lower bound in ``result.info["lp_lower_bound"]``).
-    rng, seed : randomness for ``randomized`` (and for retries of the schedule); ``rng`` wins.
     best_effort : cover what can be covered when some arm is wanted by at most C users, and list the
         rest in ``result.uncovered`` instead of raising :class:`~anondecomp.InfeasibleError`.
-    vertices : for polytope and block, how vertices of P_C are found: ``"auto"`` (phase schedule, exact
-        Carathéodory when a slot comes out thin), ``"schedule"`` or ``"caratheodory"``.
-    time_limit : seconds, for ``optimal`` only (best decomposition found, with its gap).
+    **options : read by some methods only (others warn with :class:`~anondecomp.AnonDecompWarning`):
+
+        - ``rng`` (a numpy Generator) or ``seed`` (int >= 0, default 0; ``rng`` wins): randomness for
+          ``randomized``, and for the schedule's retries in ``auto``, ``block``, ``polytope``, ``optimal``
+          (``greedy`` accepts it without a warning and draws nothing);
+        - ``vertices``: for ``auto``, ``block``, ``polytope``, ``optimal``, how vertices of P_C are found:
+          ``"auto"`` (phase schedule, exact Carathéodory when a slot comes out thin), ``"schedule"`` or
+          ``"caratheodory"``;
+        - ``time_limit``: seconds, for ``optimal`` only (best decomposition found, with its gap).
 
     Returns
     -------
     Decomposition : distinct assignments with integer multiplicities; see its attributes.
+
+    Raises
+    ------
+    InvalidInputError for an unknown method or option, or an invalid option value (whatever the method).
 
     Examples
     --------
@@ -52,17 +106,14 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, rng: np.rando
     >>> res.method, anondecomp.verify(g, 1, res).valid
     ('polytope', True)
     """
-    if method not in METHODS:
-        raise InvalidInputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    rng = rng if rng is not None else np.random.default_rng(seed)
-    if method == "auto":
-        return auto_decomposition(graph, C, best_effort=best_effort, rng=rng, vertices=vertices)
-    if method == "greedy":
-        return greedy_decomposition(graph, C, best_effort=best_effort)
-    if method == "randomized":
-        return randomized_decomposition(graph, C, rng=rng, best_effort=best_effort)
-    if method == "optimal":
-        return optimal_decomposition(graph, C, best_effort=best_effort, time_limit=time_limit, rng=rng,
-                                     vertices=vertices)
-    solver = polytope_decomposition if method == "polytope" else block_decomposition
-    return solver(graph, C, best_effort=best_effort, rng=rng, vertices=vertices)
+    info = method_info(method)
+    unknown = sorted(set(options) - set(OPTION_CHECKS))
+    if unknown:
+        raise InvalidInputError(f"unknown option {unknown[0]!r}; the options are {', '.join(OPTION_CHECKS)}")
+    given = {name: OPTION_CHECKS[name](value) for name, value in options.items() if value is not None}
+    for name in sorted(set(given) - info.options - RANDOMNESS):
+        warnings.warn(f"method {method!r} does not use option {name!r}; ignored", AnonDecompWarning, stacklevel=2)
+    kwargs = {name: value for name, value in given.items() if name in info.options and name != "seed"}
+    if "rng" in info.options and "rng" not in kwargs:  # the seed only ever reaches a method as a Generator
+        kwargs["rng"] = np.random.default_rng(given.get("seed", 0))
+    return info.function(graph, C, best_effort=best_effort, **kwargs)

@@ -27,3 +27,8 @@ class InfeasibleError(AnonDecompError):
 
 class MethodNotApplicableError(AnonDecompError):
     """The chosen method's precondition does not hold for this graph (e.g. ``polytope`` with a thin arm)."""
+
+
+class AnonDecompWarning(UserWarning):
+    """A call did something the caller may not expect but that is not an error, e.g. an option the chosen
+    method does not read (as ``scipy.optimize.OptimizeWarning`` does for ``linprog``)."""

@@ -13,6 +13,28 @@ import numpy as np
 
 from anondecomp.errors import InvalidInputError
 
+MAX_DEMAND = 2**53
+"""Largest demand of one user, ``sum_j ceil(w_ij)``, the solver layer accepts (also bounds every weight and D).
+
+Up to 2^53 every integer count is exact in float64, which the LP-based methods work in, and a user's demand
+fits int64; larger graphs are refused with an error naming the limit rather than rounded."""
+
+LIMIT_TEXT = f"2^53 = {MAX_DEMAND}"
+
+
+def exact_sum(values, axis: int | None = None):
+    """Sum of integers that never overflows: int64 when the sum provably fits, else Python integers.
+
+    Returns a Python ``int`` for ``axis=None``, else an int64 or object array.
+    """
+    v = np.asarray(values)
+    n = v.size if axis is None else v.shape[axis]
+    if v.dtype != object and (v.size == 0 or int(np.abs(v).max()) * max(n, 1) < 2**63):
+        total = v.sum(axis=axis, dtype=np.int64)
+    else:
+        total = v.astype(object).sum(axis=axis)
+    return int(total) if axis is None else total
+
 
 def _names(given: Sequence[str] | None, n: int, prefix: str, what: str) -> tuple[str, ...]:
     if given is None:
@@ -24,6 +46,24 @@ def _names(given: Sequence[str] | None, n: int, prefix: str, what: str) -> tuple
         dup = next(x for x in names if names.count(x) > 1)
         raise InvalidInputError(f"{what} name {dup!r} appears twice")
     return names
+
+
+def describe(x) -> str:
+    """A number for a message; integers too large for a float (JSON allows 400 digits) by their size."""
+    try:
+        return f"{x:.6g}"
+    except OverflowError:
+        return f"an integer of about {int(x.bit_length() * 0.30103) + 1} digits"
+
+
+def _checked_totals(required: np.ndarray, users: Sequence[str]) -> np.ndarray:
+    """``required`` itself, after checking every user's demand against :data:`MAX_DEMAND`."""
+    totals = exact_sum(required, axis=1)
+    if (totals > MAX_DEMAND).any():
+        i = int(np.argmax(totals > MAX_DEMAND))
+        raise InvalidInputError(f"user {users[i]!r} asks for {totals[i]} samples in all (sum of ceil(w_ij)); "
+                                f"the limit is {LIMIT_TEXT}")
+    return required
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,6 +98,8 @@ class DemandGraph:
         """A graph from an (N, K) weight matrix; weights must be finite, non-negative, each row non-zero."""
         try:
             w = np.array(weights, dtype=float)
+        except OverflowError:
+            raise InvalidInputError(f"weights must be at most {LIMIT_TEXT}") from None
         except (TypeError, ValueError):
             raise InvalidInputError("weights must be numbers") from None
         if w.ndim != 2 or w.shape[0] == 0 or w.shape[1] == 0:
@@ -69,10 +111,14 @@ class DemandGraph:
             i, j = np.argwhere(bad)[0]
             raise InvalidInputError(f"weight of user {users_t[i]!r} on arm {arms_t[j]!r} is {w[i, j]}; "
                                     "weights must be finite and non-negative")
+        if (w > MAX_DEMAND).any():
+            i, j = np.argwhere(w > MAX_DEMAND)[0]
+            raise InvalidInputError(f"weight of user {users_t[i]!r} on arm {arms_t[j]!r} is {w[i, j]:.6g}; "
+                                    f"weights must be at most {LIMIT_TEXT}")
         empty = ~(w > 0).any(axis=1)
         if empty.any():
             raise InvalidInputError(f"user {users_t[int(np.argmax(empty))]!r} has no demand (all weights 0)")
-        return cls(w, np.ceil(w).astype(np.int64), users_t, arms_t)
+        return cls(w, _checked_totals(np.ceil(w).astype(np.int64), users_t), users_t, arms_t)
 
     @classmethod
     def from_batched(cls, demand: float, active, users: Sequence[str] | None = None,
@@ -83,8 +129,10 @@ class DemandGraph:
         """
         if isinstance(demand, bool) or not isinstance(demand, int | float | np.integer | np.floating):
             raise InvalidInputError(f"demand D must be a number, got {demand!r}")
-        if not np.isfinite(demand) or demand <= 0:
+        if not demand > 0:  # also catches NaN
             raise InvalidInputError(f"demand D must be positive, got {demand}")
+        if demand > MAX_DEMAND:  # compared before any float conversion: D may be a 400-digit integer
+            raise InvalidInputError(f"demand D is {describe(demand)}; the limit is {LIMIT_TEXT}")
         a = np.asarray(active)
         if a.ndim != 2 or a.shape[0] == 0 or a.shape[1] == 0:
             raise InvalidInputError(f"active sets must be a non-empty (users x arms) matrix, got shape {a.shape}")
@@ -97,7 +145,7 @@ class DemandGraph:
         d = Fraction(demand)  # exact: ceil(D / s) without floating error
         per_size = {int(s): -((-d.numerator) // (d.denominator * int(s))) for s in np.unique(sizes)}
         req_row = np.array([per_size[int(s)] for s in sizes], dtype=np.int64)
-        required = np.where(a, req_row[:, None], 0).astype(np.int64)
+        required = _checked_totals(np.where(a, req_row[:, None], 0).astype(np.int64), users_t)
         return cls(weights, required, users_t, _names(arms, a.shape[1], "a", "arm"), demand=float(demand))
 
     # -- derived quantities ----------------------------------------------------------------------
@@ -116,7 +164,7 @@ class DemandGraph:
     @property
     def lower_bound(self) -> int:
         """``max_i sum_j ceil(w_ij)``: no decomposition has fewer assignments (one sample per user each)."""
-        return int(self.required.sum(axis=1).max())
+        return int(exact_sum(self.required, axis=1).max())
 
     @property
     def arm_degrees(self) -> np.ndarray:

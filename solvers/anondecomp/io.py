@@ -23,7 +23,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from anondecomp.errors import InvalidInputError
-from anondecomp.graph import DemandGraph, active_from_sets
+from anondecomp.graph import LIMIT_TEXT, MAX_DEMAND, DemandGraph, active_from_sets, describe
 from anondecomp.result import Decomposition, arm_dtype
 
 
@@ -38,21 +38,34 @@ def load_json(path: str | os.PathLike) -> Any:
         raise InvalidInputError(f"{path}: cannot read file ({getattr(exc, 'strerror', None) or exc})") from None
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise InvalidInputError(f"{path}: JSON nested too deeply to read") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits (Python's int conversion limit)
+        raise InvalidInputError(f"{path}: unreadable JSON value ({exc})") from None
 
 
-def _number(value: Any, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise InvalidInputError(f"{what} must be a finite number, got {value!r}")
-    return float(value)
+def _number(value: Any, what: str) -> int | float:
+    """A finite number of at most :data:`MAX_DEMAND`, checked before any float conversion (may overflow)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or (
+            isinstance(value, float) and not math.isfinite(value)):
+        raise InvalidInputError(f"{what} must be a finite number, got {value!r:.40}")
+    if value > MAX_DEMAND:
+        raise InvalidInputError(f"{what} is {describe(value)}; the limit is {LIMIT_TEXT}")
+    return value
+
+
+def _c_field(doc: dict, where: str = "field 'C'") -> int | None:
+    C = doc.get("C")
+    if C is not None and (isinstance(C, bool) or not isinstance(C, int)):
+        raise InvalidInputError(f"{where} must be an integer, got {C!r:.40}")
+    return C
 
 
 def graph_from_document(doc: Any) -> tuple[DemandGraph, int | None]:
     """A graph (and the document's ``C``, if any) from a parsed JSON document of either input format."""
     if not isinstance(doc, dict):
         raise InvalidInputError("the document must be a JSON object (node-link graph or batched form)")
-    C = doc.get("C")
-    if C is not None and (isinstance(C, bool) or not isinstance(C, int)):
-        raise InvalidInputError(f"field 'C' must be an integer, got {C!r}")
+    C = _c_field(doc)
     if "active_sets" in doc or "demand" in doc:
         return _batched(doc), C
     if "nodes" in doc:
@@ -77,14 +90,24 @@ def _batched(doc: dict) -> DemandGraph:
     if not isinstance(sets, dict) or not sets:
         raise InvalidInputError("field 'active_sets' must be a non-empty object {user: [arm, ...]}")
     for user, arms in sets.items():
-        if not isinstance(arms, list) or not all(isinstance(a, str | int) for a in arms):
-            raise InvalidInputError(f"active set of user {user!r} must be a list of arm names")
+        if not isinstance(arms, list) or not all(_is_name(a) for a in arms):
+            raise InvalidInputError(f"active set of user {user!r} must be a list of arm names "
+                                    "(strings or integers)")
         if not arms:
             raise InvalidInputError(f"user {user!r} has no demand (empty active set)")
+        if len(set(map(str, arms))) < len(arms):
+            raise InvalidInputError(f"active set of user {user!r} lists an arm twice")
     arms = doc.get("arms")
+    if arms is not None and (not isinstance(arms, list) or not all(_is_name(a) for a in arms)):
+        raise InvalidInputError("field 'arms' must be a list of arm names (strings or integers)")
     active, users, arm_list = active_from_sets({u: [str(a) for a in s] for u, s in sets.items()},
                                                None if arms is None else [str(a) for a in arms])
     return DemandGraph.from_batched(demand, active, users, arm_list)
+
+
+def _is_name(x: Any) -> bool:
+    """Names of users and arms are JSON strings or integers (not null, booleans, numbers with a fraction)."""
+    return isinstance(x, str | int) and not isinstance(x, bool)
 
 
 def _node_link(doc: dict) -> DemandGraph:
@@ -98,6 +121,8 @@ def _node_link(doc: dict) -> DemandGraph:
         if not isinstance(node, dict) or "id" not in node:
             raise InvalidInputError(f"node {k} must be an object with an 'id'")
         side = node.get("bipartite")
+        if not _is_name(node["id"]):
+            raise InvalidInputError(f"node {k} has id {node['id']!r:.40}; ids must be strings or integers")
         name = str(node["id"])
         if name in users or name in arms:
             raise InvalidInputError(f"node id {name!r} appears twice")
@@ -110,9 +135,10 @@ def _node_link(doc: dict) -> DemandGraph:
     if not users or not arms:
         raise InvalidInputError("the graph needs at least one user node and one arm node")
     w = np.zeros((len(users), len(arms)))
+    seen: set[tuple[str, str]] = set()
     for k, link in enumerate(links):
-        if not isinstance(link, dict) or "source" not in link or "target" not in link:
-            raise InvalidInputError(f"link {k} must be an object with 'source' and 'target'")
+        if not isinstance(link, dict) or not _is_name(link.get("source")) or not _is_name(link.get("target")):
+            raise InvalidInputError(f"link {k} must be an object with node ids 'source' and 'target'")
         a, b = str(link["source"]), str(link["target"])
         if a in arms and b in users:
             a, b = b, a
@@ -120,10 +146,14 @@ def _node_link(doc: dict) -> DemandGraph:
             raise InvalidInputError(f"link {k} ({a!r} - {b!r}) must join a user node and an arm node")
         if "weight" not in link:
             raise InvalidInputError(f"link {a!r} - {b!r} has no 'weight'")
+        if (a, b) in seen:  # summing would hide a mistake; a multigraph's parallel edges are not a demand
+            raise InvalidInputError(f"link {k} joins {a!r} and {b!r} again (duplicate edge); give one link "
+                                    "per pair with the total weight")
+        seen.add((a, b))
         weight = _number(link["weight"], f"weight of link {a!r} - {b!r}")
         if weight <= 0:
             raise InvalidInputError(f"weight of link {a!r} - {b!r} must be positive, got {link['weight']!r}")
-        w[users[a], arms[b]] += weight
+        w[users[a], arms[b]] = weight
     return DemandGraph.from_weights(w, list(users), list(arms))
 
 
@@ -156,6 +186,43 @@ def write_decomposition(result: Decomposition, path: str | os.PathLike, extra: d
         fh.write("\n]}\n")
 
 
+def check_writable(path: str | os.PathLike, what: str = "output", *, inputs=(), make_parents: bool = False) -> None:
+    """Refuse, before any work, an output path that cannot be written or would replace an input file.
+
+    Parameters
+    ----------
+    path : the output file.
+    what : how the caller names it in messages (a command-line flag such as ``-o``).
+    inputs : files the run reads; writing over one of them (same file after resolving ``.``, ``..`` and
+        symbolic links, or a hard link to it) is refused.
+    make_parents : the writer creates missing directories; check the nearest existing one instead.
+
+    Raises
+    ------
+    InvalidInputError naming ``what`` and the problem. Writability is probed by creating (and removing) a
+    hidden temporary file, since permission bits do not tell (root ignores them; /proc refuses anyway).
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise InvalidInputError(f"{what} {path}: is a directory; give a file name")
+    for src in inputs:
+        if p.resolve() == Path(src).resolve() or (p.exists() and Path(src).exists() and p.samefile(src)):
+            raise InvalidInputError(f"{what} {path} is the input file {src}; write the output elsewhere")
+    parent = p.parent
+    while make_parents and not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.exists():
+        raise InvalidInputError(f"{what} {path}: directory {parent} does not exist")
+    if not parent.is_dir():
+        raise InvalidInputError(f"{what} {path}: {parent} is not a directory")
+    try:
+        fd, probe = tempfile.mkstemp(dir=parent, prefix=f".{p.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise InvalidInputError(f"{what} {path}: cannot write there ({exc.strerror})") from None
+    os.close(fd)
+    os.unlink(probe)
+
+
 @contextmanager
 def atomic_open(path: str | os.PathLike, newline: str | None = None) -> Iterator[TextIO]:
     """Open ``path`` for writing text under a temporary name, renamed into place on success.
@@ -175,34 +242,41 @@ def atomic_open(path: str | os.PathLike, newline: str | None = None) -> Iterator
 
 
 def read_decomposition(path: str | os.PathLike, graph: DemandGraph) -> tuple[np.ndarray, np.ndarray, Any]:
-    """Read a decomposition file against ``graph``: (assignments, multiplicities, the file's C or None)."""
+    """Read a decomposition file against ``graph``: (assignments, multiplicities, the file's C or None).
+
+    Multiplicities are returned as int64, or as an object array of Python ints when one does not fit int64
+    (:func:`~anondecomp.verify` counts exactly either way).
+    """
     doc = load_json(path)
     if not isinstance(doc, dict) or not isinstance(doc.get("assignments"), list):
         raise InvalidInputError(f"{path}: a decomposition needs a list 'assignments'")
+    C = _c_field(doc, f"{path}: field 'C'")
     user_index = {u: i for i, u in enumerate(graph.users)}
     arm_index = {a: j for j, a in enumerate(graph.arms)}
     n = len(doc["assignments"])
     a = np.empty((n, graph.n_users), dtype=arm_dtype(graph.n_arms))
-    m = np.empty(n, dtype=np.int64)
+    mults: list[int] = []
     for r, item in enumerate(doc["assignments"]):
         if not isinstance(item, dict) or not isinstance(item.get("arms"), dict):
             raise InvalidInputError(f"{path}: assignment {r} needs an object 'arms' {{user: arm}}")
         mult = item.get("multiplicity", 1)
         if isinstance(mult, bool) or not isinstance(mult, int) or mult < 1:
-            raise InvalidInputError(f"{path}: assignment {r} has multiplicity {mult!r}; need a positive integer")
-        m[r] = mult
+            raise InvalidInputError(f"{path}: assignment {r} has multiplicity {mult!r:.40}; "
+                                    "need a positive integer")
+        mults.append(mult)
         arms = item["arms"]
-        missing = [u for u in graph.users if u not in arms]
-        if missing:
-            raise InvalidInputError(f"{path}: assignment {r} does not place user {missing[0]!r} "
-                                    "(assignments must list every user)")
         for user, arm in arms.items():
             if user not in user_index:
                 raise InvalidInputError(f"{path}: assignment {r} names unknown user {user!r}")
-            if arm not in arm_index:
-                raise InvalidInputError(f"{path}: assignment {r} puts user {user!r} on unknown arm {arm!r}")
+            if not isinstance(arm, str) or arm not in arm_index:
+                raise InvalidInputError(f"{path}: assignment {r} puts user {user!r} on unknown arm {arm!r:.40}")
+        if len(arms) < graph.n_users:
+            missing = next(u for u in graph.users if u not in arms)
+            raise InvalidInputError(f"{path}: assignment {r} does not place user {missing!r} "
+                                    "(assignments must list every user)")
         a[r] = [arm_index[arms[u]] for u in graph.users]
-    return a, m, doc.get("C")
+    fits = all(m < 2**63 for m in mults)
+    return a, np.array(mults, dtype=np.int64 if fits else object), C
 
 
 def _umask() -> int:

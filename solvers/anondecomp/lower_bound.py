@@ -362,7 +362,7 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     >>> round(lp_lower_bound(g, 3).value, 6)
     10.0
     """
-    from anondecomp.methods._common import prepare
+    from anondecomp.validation import prepare
     from anondecomp.verify import verify
 
     start = time.perf_counter()

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from anondecomp.graph import DemandGraph
+from anondecomp.graph import DemandGraph, exact_sum
 
 
 def arm_dtype(n_arms: int) -> np.dtype:
@@ -25,7 +25,7 @@ class Decomposition:
     ----------
     assignments : (n_distinct, N) integer array; ``assignments[r, i]`` is user i's arm in assignment r.
         Every assignment is a total function (every user on one arm of its support).
-    multiplicities : (n_distinct,) int64, each >= 1; R = ``total_assignments`` is their sum.
+    multiplicities : (n_distinct,) int64, each >= 1; R = ``total_assignments`` is their sum (exact, a Python int).
     method : the method that produced it; ``C`` the anonymity parameter.
     lower_bound : ``max_i sum_j ceil(w_ij)``, no decomposition is shorter.
     uncovered : (m, 2) int array of (user, arm) pairs that cannot be covered (only with ``best_effort``).
@@ -44,7 +44,7 @@ class Decomposition:
 
     @property
     def total_assignments(self) -> int:
-        return int(self.multiplicities.sum())
+        return exact_sum(self.multiplicities)
 
     @property
     def n_distinct(self) -> int:
@@ -79,4 +79,6 @@ def compress(assignments: np.ndarray, multiplicities: np.ndarray) -> tuple[np.nd
     if len(a) <= 1:
         return a, m.astype(np.int64)
     uniq, inverse = np.unique(a, axis=0, return_inverse=True)
-    return uniq, np.bincount(inverse.ravel(), weights=m, minlength=len(uniq)).astype(np.int64)
+    merged = np.zeros(len(uniq), dtype=np.int64)
+    np.add.at(merged, inverse.ravel(), m.astype(np.int64))  # integer sums: bincount's float weights round above 2^53
+    return uniq, merged

@@ -1,31 +1,36 @@
 """Exact verification of a decomposition (spec section 6).
 
 All counting is in integers: a pair's informative count is a sum of integer multiplicities, compared with
-``ceil(w_ij)``. Nothing here trusts the method that produced the decomposition.
+``ceil(w_ij)``. Multiplicities may be any positive integers (an object array of Python ints when they do not
+fit int64): coverage is summed in float64 only while every partial sum is below 2^53, where float64 is
+exact, and in Python integers above. Nothing here trusts the method that produced the decomposition.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from anondecomp.errors import InvalidInputError
-from anondecomp.graph import DemandGraph
+from anondecomp.graph import DemandGraph, exact_sum
 
 _CHUNK = 1 << 24  # entries of (assignments x users) handled at once, bounds the memory of verification
 
 
 def coverage(assignments: np.ndarray, multiplicities: np.ndarray, C: int, n_arms: int) -> np.ndarray:
-    """Informative samples per (user, arm): an (N, K) int64 matrix.
+    """Informative samples per (user, arm): an (N, K) int64 matrix (object, of Python ints, above 2^53).
 
     Pair (i, j) is informative in assignment r when ``assignments[r, i] == j`` and arm j has at least C+1
     users in assignment r; it then earns ``multiplicities[r]`` samples.
     """
     a = np.asarray(assignments)
-    m = np.asarray(multiplicities, dtype=np.int64)
+    m = np.asarray(multiplicities)
     n, N = a.shape
-    out = np.zeros(N * n_arms, dtype=np.int64)
+    # float64 bincount is exact while every partial sum stays below 2^53, which the total bounds
+    exact_in_float = exact_sum(m) < 2**53
+    out = np.zeros(N * n_arms, dtype=np.int64 if exact_in_float else object)
     step = max(1, _CHUNK // max(N, 1))
     for lo in range(0, n, step):
         block = a[lo:lo + step].astype(np.int64)
@@ -35,8 +40,11 @@ def coverage(assignments: np.ndarray, multiplicities: np.ndarray, C: int, n_arms
         informative = counts[rows + block] >= C + 1
         r_idx, i_idx = np.nonzero(informative)
         keys = i_idx * n_arms + block[r_idx, i_idx]
-        # multiplicities are integers and every partial sum stays far below 2**53, so this is exact
-        out += np.bincount(keys, weights=m[lo + r_idx], minlength=N * n_arms).astype(np.int64)
+        if exact_in_float:
+            out += np.bincount(keys, weights=m[lo + r_idx].astype(np.float64), minlength=N * n_arms
+                               ).astype(np.int64)
+        else:
+            np.add.at(out, keys, m[lo + r_idx].astype(object))
     return out.reshape(N, n_arms)
 
 
@@ -57,7 +65,10 @@ class VerificationReport:
 
     @property
     def ratio(self) -> float:
-        return self.total_assignments / self.lower_bound
+        try:
+            return self.total_assignments / self.lower_bound
+        except OverflowError:  # R may be any integer a file holds; the ratio is then beyond float range
+            return math.inf
 
     def summary(self, limit: int = 20) -> str:
         head = "valid" if self.valid else "INVALID"
@@ -83,7 +94,8 @@ def verify(graph: DemandGraph, C: int, assignments, multiplicities=None, *,
     C : anonymity parameter; a pair is informative only on an arm with >= C+1 users (elicitation leaves
         one user out of a group and must still observe >= C).
     assignments : a :class:`~anondecomp.Decomposition`, or an (n, N) integer array of arm indices.
-    multiplicities : (n,) positive integers (omit when passing a Decomposition).
+    multiplicities : (n,) positive integers of any size (int64, or an object array of Python ints); omit
+        when passing a Decomposition.
     required : demands to check against (default ``graph.required``, i.e. ``ceil(w_ij)``).
 
     Examples
@@ -101,7 +113,7 @@ def verify(graph: DemandGraph, C: int, assignments, multiplicities=None, *,
         raise InvalidInputError(f"C must be at least 1, got {C}")
     if a.ndim != 2 or a.shape[1] != graph.n_users:
         raise InvalidInputError(f"assignments must have shape (n, {graph.n_users}), got {a.shape}")
-    if m.shape != (a.shape[0],) or not np.issubdtype(m.dtype, np.integer) or (m < 1).any():
+    if m.shape != (a.shape[0],) or not _integers(m) or (m < 1).any():
         raise InvalidInputError("multiplicities must be one positive integer per assignment")
     if not np.issubdtype(a.dtype, np.integer) or ((a < 0) | (a >= graph.n_arms)).any():
         raise InvalidInputError(f"assignment entries must be arm indices in [0, {graph.n_arms})")
@@ -111,6 +123,13 @@ def verify(graph: DemandGraph, C: int, assignments, multiplicities=None, *,
     need = graph.required if required is None else required
     short = np.argwhere(got < need)
     deficits = [(graph.users[i], graph.arms[j], int(need[i, j]), int(got[i, j])) for i, j in short]
-    return VerificationReport(valid=not deficits and not len(off), total_assignments=int(m.sum()),
+    return VerificationReport(valid=not deficits and not len(off), total_assignments=exact_sum(m),
                               lower_bound=graph.lower_bound, n_distinct=int(len(m)), deficits=deficits,
                               off_support=off_support)
+
+
+def _integers(m: np.ndarray) -> bool:
+    """Whether ``m`` holds integers only: an integer dtype, or Python ints (not bools) in an object array."""
+    if m.dtype == object:
+        return all(isinstance(x, int | np.integer) and not isinstance(x, bool) for x in m)
+    return np.issubdtype(m.dtype, np.integer)

@@ -1,6 +1,7 @@
 """``anonbandits decompose`` and ``verify``: summaries, output files, and one clear line per user mistake."""
 
 import json
+import signal
 import subprocess
 import sys
 
@@ -59,7 +60,7 @@ def _graph(tmp_path, doc):
     ("{not json", [], "malformed JSON at line 1"),
     ({"hello": 1}, [], "neither format"),
     ({"demand": 5, "active_sets": {"u": ["a"]}}, [], "no C given"),
-    ({"demand": 5, "active_sets": {"u": ["a"]}}, ["--C", "0"], "C must be at least 1"),
+    ({"demand": 5, "active_sets": {"u": ["a"]}, "C": 0}, [], "C must be at least 1"),
     ({"demand": 0, "active_sets": {"u": ["a"]}}, ["--C", "1"], "'demand' must be positive"),
     ({"demand": 5, "active_sets": {"u": []}}, ["--C", "1"], "user 'u' has no demand"),
     ({"nodes": [{"id": "u", "bipartite": 0}, {"id": "a", "bipartite": 1}],
@@ -84,16 +85,14 @@ def test_unreadable_file_is_one_line(tmp_path, capsys):
 
 
 def test_unknown_method_is_rejected(capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        main(["decompose", EXAMPLE, "--method", "simplex"])
-    assert exit_info.value.code == 2
+    assert main(["decompose", EXAMPLE, "--method", "simplex"]) == 2
     assert "invalid choice: 'simplex'" in capsys.readouterr().err
 
 
 def test_polytope_refusal_names_arms_and_suggests_block(tmp_path, capsys):
     doc = {"demand": 6, "active_sets": {f"u{i}": ["x", "y"] if i < 4 else ["x"] for i in range(8)}}
     code, _, err = run(["decompose", _graph(tmp_path, doc), "--C", "3", "--method", "polytope"], capsys)
-    assert code == 2 and "'y' (2)" in err and "use method='block'" in err
+    assert code == 2 and "'y' (2)" in err and "use --method block" in err
 
 
 def test_best_effort_covers_the_rest_and_reports_it(tmp_path, capsys):
@@ -110,3 +109,59 @@ def test_installed_command_exits_2_without_traceback(tmp_path):
                            "--C", "2"], capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.strip().endswith("no such file") and "Traceback" not in proc.stderr
+
+
+SLOW_WRITE = """
+import contextlib, sys, time
+import anondecomp.io as io
+real_open = io.atomic_open
+
+@contextlib.contextmanager
+def slow_open(path, newline=None):
+    with real_open(path, newline) as fh:
+        fh.write("partial")
+        fh.flush()
+        print("writing", file=sys.stderr, flush=True)
+        time.sleep(60)
+        yield fh
+
+io.atomic_open = slow_open
+from anonbandits.cli.main import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_sigterm_during_a_write_leaves_no_temporary_file(tmp_path):
+    """SIGTERM unwinds like Ctrl-C: the atomic writer removes its hidden temporary file, and the run says so."""
+    graph = _graph(tmp_path, {"demand": 4, "active_sets": {f"u{i}": ["a", "b"] for i in range(8)}})
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_WRITE, "decompose", graph, "--C", "1",
+                             "-o", str(tmp_path / "out.json")], stderr=subprocess.PIPE, text=True)
+    assert proc.stderr.readline().strip() == "writing"
+    assert any(p.name.startswith(".out.json.") for p in tmp_path.iterdir())  # the write is under way
+    proc.send_signal(signal.SIGTERM)
+    err = proc.stderr.read()
+    assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+    assert err.strip() == "anonbandits: terminated"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.json"]
+
+
+def test_version_comes_from_the_package_metadata(capsys):
+    from importlib import metadata
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"anonbandits {metadata.version('anonbandits')}"
+
+
+def test_warnings_become_one_line_in_cli_wording(tmp_path, capsys):
+    graph = _graph(tmp_path, {"demand": 4, "active_sets": {f"u{i}": ["a", "b"] for i in range(8)}})
+    code, out, err = run(["decompose", graph, "--C", "1", "--method", "block", "--time-limit", "5"], capsys)
+    assert code == 0 and "R (assignments)" in out
+    assert err == ("anonbandits: warning: --time-limit is read only by --method optimal and --certify; "
+                   "ignored for --method block\n")
+
+
+def test_library_warnings_name_the_flags():
+    from anonbandits.cli.main import cli_wording
+
+    assert cli_wording("use best_effort to cover everything else") == "use --best-effort to cover everything else"
+    assert cli_wording("use method='polytope' or 'block'") == "use --method polytope or block"

@@ -38,6 +38,16 @@ def _deep_json(depth: int = 100_000) -> bytes:
     return ("[" * depth + "]" * depth).encode()
 
 
+def _deep_object(depth: int = 100_000) -> bytes:
+    return ('{"a": ' * depth + "0" + "}" * depth).encode()
+
+
+def _one_arm_decomposition(multiplicity: str) -> bytes:
+    """A decomposition of the three-user, one-arm graph ``{"u0", "u1", "u2"} -> "a"`` (any multiplicity text)."""
+    return ('{"assignments": [{"multiplicity": ' + multiplicity
+            + ', "arms": {"u0": "a", "u1": "a", "u2": "a"}}]}').encode()
+
+
 FIXTURES = {
     "example": lambda: EXAMPLE.read_bytes(),
     "deep_json": _deep_json,
@@ -45,6 +55,13 @@ FIXTURES = {
     "binary": lambda: bytes(range(256)) * 4,
     "latin1": lambda: "demand = 1 # caf\xe9\n".encode("latin-1"),
     "empty": lambda: b"",
+    "deep_object": _deep_object,
+    "digits_5000": lambda: _one_arm_decomposition("9" * 5000),
+    "digits_400": lambda: _one_arm_decomposition("9" * 400),
+    "demand_5000_digits": lambda: ('{"demand": ' + "9" * 5000 + ', "active_sets": {"u0": ["a"]}}').encode(),
+    # 5000 users: an invalid decomposition of it lists more than a pipe buffer holds (| head breaks the pipe)
+    "many_users": lambda: json.dumps(
+        {"demand": 2, "active_sets": {f"user{i:05d}": ["a"] for i in range(5000)}}).encode(),
     "small_batched": lambda: json.dumps(
         {"demand": 4, "active_sets": {f"u{i}": ["a", "b"] for i in range(8)}}).encode(),
 }

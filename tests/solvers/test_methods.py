@@ -32,12 +32,36 @@ def _assert_valid(graph, C, res):
 
 @SETTINGS
 @given(graphs)
-def test_greedy_valid_and_at_most_K_times_D(case):
+def test_greedy_is_the_papers_K_times_D(case):
     graph, C = case
     res = decompose(graph, C, "greedy")
     _assert_valid(graph, C, res)
     K, _, _ = _U_alpha(graph, C)
-    assert res.total_assignments <= K * int(graph.required.max())
+    D = math.ceil(graph.demand) if graph.demand is not None else graph.lower_bound
+    assert res.total_assignments == K * D
+    assert res.n_distinct == K
+
+
+@pytest.mark.parametrize("K, D", [(5, 100), (3, 7), (8, 1)])
+def test_greedy_on_an_all_active_graph_uses_K_times_D(K, D):
+    """Section 3.4.1: D copies of each M_j, K D in all, although D assignments would do here."""
+    graph = DemandGraph.from_batched(D, np.ones((K * 4, K), bool))
+    res = decompose(graph, 3, "greedy")
+    _assert_valid(graph, 3, res)
+    assert res.total_assignments == K * D
+    assert decompose(graph, 3, "polytope").total_assignments <= D + K * 3 + 1
+
+
+def test_greedy_on_a_scarce_graph_uses_K_times_D():
+    """U = C+1 users per arm, each user with one or two active arms: still exactly K D."""
+    K, C, D = 4, 2, 9
+    active = np.zeros((K * (C + 1), K), bool)
+    active[np.arange(K * (C + 1)), np.repeat(np.arange(K), C + 1)] = True
+    active[::2, 0] = True
+    graph = DemandGraph.from_batched(D, active)
+    res = decompose(graph, C, "greedy")
+    _assert_valid(graph, C, res)
+    assert res.total_assignments == K * D
 
 
 @SETTINGS

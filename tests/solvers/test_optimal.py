@@ -145,4 +145,4 @@ def test_cli_certify_and_optimal(tmp_path, capsys):
     assert json.loads(out.read_text())["method"] == "optimal"
     assert main(["verify", str(path), str(out)]) == 0
     assert main(["decompose", str(path), "--method", "optimal", "--time-limit", "0"]) == 2
-    assert "--time-limit must be positive" in capsys.readouterr().err
+    assert "argument --time-limit: must be a positive finite number" in capsys.readouterr().err

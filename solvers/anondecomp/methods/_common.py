@@ -1,51 +1,18 @@
-"""Pieces every method shares: input checks, best-effort reduction, vertices to assignments, repair."""
+"""Pieces the methods share: vertices to assignments, repair, faces (input checks: :mod:`anondecomp.validation`)."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 
 from anondecomp.caratheodory import caratheodory
-from anondecomp.errors import InfeasibleError, InvalidInputError
 from anondecomp.graph import DemandGraph
 from anondecomp.result import arm_dtype, compress
 from anondecomp.schedule import phase_schedule
+from anondecomp.validation import Prepared, check_vertices
+from anondecomp.validation import prepare as prepare  # re-exported: methods/greedy.py imports it from here
 from anondecomp.verify import coverage
 
 SCHEDULE_RETRIES = 3
-
-
-@dataclass(frozen=True)
-class Prepared:
-    """The demand a method must meet (``required``, thin arms removed in best-effort mode)."""
-
-    graph: DemandGraph
-    C: int
-    required: np.ndarray
-    uncovered: np.ndarray
-
-
-def prepare(graph: DemandGraph, C: int, best_effort: bool) -> Prepared:
-    """Check C and feasibility: an arm wanted by 1..C users can never be observed (paper 000, Sec. 3.2)."""
-    if isinstance(C, bool) or not isinstance(C, int | np.integer) or C < 1:
-        raise InvalidInputError(f"C must be an integer >= 1, got {C!r}")
-    C = int(C)
-    thin = graph.thin_arms(C)
-    required = graph.required
-    uncovered = np.empty((0, 2), dtype=np.int64)
-    if len(thin):
-        if not best_effort:
-            names = ", ".join(repr(a) for a in graph.arm_names(thin))
-            raise InfeasibleError(
-                f"arm(s) {names} are wanted by fewer than C+1 = {C + 1} users and can never be observed; "
-                "use best_effort to cover everything else", arms=graph.arm_names(thin))
-        required = required.copy()
-        mask = np.zeros(graph.n_arms, dtype=bool)
-        mask[thin] = True
-        uncovered = np.argwhere((required > 0) & mask[None, :])
-        required[:, thin] = 0
-    return Prepared(graph, C, required, uncovered)
 
 
 def park(graph: DemandGraph) -> np.ndarray:
@@ -83,9 +50,6 @@ def repair(prep: Prepared, assignments: np.ndarray, mult: np.ndarray) -> tuple[n
     return assignments, mult, int(extra_m.sum())
 
 
-VERTEX_ROUTES = ("auto", "schedule", "caratheodory")
-
-
 def decompose_face(prep: Prepared, required: np.ndarray, x: np.ndarray, open_arms: np.ndarray,
                    rng: np.random.Generator | None, vertices: str = "auto") -> tuple[np.ndarray, np.ndarray, str]:
     """Decompose demand ``required`` whose normalised point ``x`` lies in P_C(open_arms).
@@ -95,8 +59,7 @@ def decompose_face(prep: Prepared, required: np.ndarray, x: np.ndarray, open_arm
     to the demand; ``"caratheodory"`` goes straight to it; ``"schedule"`` never falls back (a thin slot is
     then left to the final repair). Returns assignments, multiplicities and the route taken.
     """
-    if vertices not in VERTEX_ROUTES:
-        raise InvalidInputError(f"vertices must be one of {', '.join(VERTEX_ROUTES)}, got {vertices!r}")
+    check_vertices(vertices)
     tries = 0 if vertices == "caratheodory" else SCHEDULE_RETRIES + 1
     for attempt in range(tries):
         sched = phase_schedule(required, prep.graph.support, prep.C,

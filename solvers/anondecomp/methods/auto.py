@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from anondecomp.graph import DemandGraph
-from anondecomp.methods._common import prepare
 from anondecomp.methods.block import block_decomposition
 from anondecomp.methods.polytope import polytope_applies, polytope_decomposition
 from anondecomp.result import Decomposition
+from anondecomp.validation import prepare
 
 
 def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,

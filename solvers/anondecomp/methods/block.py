@@ -16,8 +16,9 @@ import time
 import numpy as np
 
 from anondecomp.graph import DemandGraph
-from anondecomp.methods._common import Prepared, decompose_face, prepare, repair
+from anondecomp.methods._common import decompose_face, repair
 from anondecomp.result import Decomposition
+from anondecomp.validation import Prepared, prepare
 
 
 def partition_arms(arms: np.ndarray, degrees: np.ndarray, n_blocks: int) -> list[np.ndarray]:

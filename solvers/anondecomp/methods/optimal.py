@@ -28,9 +28,10 @@ import numpy as np
 
 from anondecomp.graph import DemandGraph
 from anondecomp.lower_bound import ColumnGeneration, FaceProgram, UserTypes, open_sets
-from anondecomp.methods._common import Prepared, park, prepare, repair
+from anondecomp.methods._common import park, repair
 from anondecomp.methods.auto import auto_decomposition
 from anondecomp.result import Decomposition, compress
+from anondecomp.validation import Prepared, prepare
 from anondecomp.verify import verify
 
 DEFAULT_IP_SECONDS = 60.0  # for the integer programs when no time limit is given

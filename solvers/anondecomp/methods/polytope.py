@@ -15,8 +15,9 @@ import numpy as np
 
 from anondecomp.errors import MethodNotApplicableError
 from anondecomp.graph import DemandGraph
-from anondecomp.methods._common import decompose_face, prepare, repair
+from anondecomp.methods._common import decompose_face, repair
 from anondecomp.result import Decomposition
+from anondecomp.validation import prepare
 
 
 def column_sums(graph: DemandGraph, required: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -18,8 +18,8 @@ import numpy as np
 
 from anondecomp.errors import InfeasibleError
 from anondecomp.graph import DemandGraph
-from anondecomp.methods._common import prepare
 from anondecomp.result import Decomposition, arm_dtype, compress
+from anondecomp.validation import prepare
 from anondecomp.verify import coverage
 
 BATCH = 256

@@ -1,7 +1,7 @@
 """Algorithm 1 of paper 000: low-regret anonymous bandits with a pluggable anonymous decomposition.
 
-Paper ``000_e91e148c589dfd32.txt`` (Esfandiari, Mirrokni, Schneider, NeurIPS 2022), Section 3.3,
-Algorithm 1 and Theorem 1; spec ``anonymous-bandits.md`` Section 5.2. Every user runs its own BaSE
+Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems" (NeurIPS 2022), Section 3.3,
+Algorithm 1 and Theorem 1. Every user runs its own BaSE
 (:class:`~anonbandits.batched.BatchedElimination`, all users in lock-step on one static grid) with horizon
 ``T' = floor(T / (alpha (2C+2)))`` and ``B = ceil(log log T')`` batches (at least 2). In each exploration
 batch b the active sets define the batched graph (D_b, A_{.,b}); it is checked to be U-batched
@@ -9,7 +9,7 @@ batch b the active sets define the batched graph (D_b, A_{.,b}); it is checked t
 assignment is run through the 2C+2-round sub-algorithm of the audited
 :class:`~anonbandits.elicitation.AnonymousChannel`; the estimates go to the users' BaSE.
 
-Decisions (spec 5.2):
+Decisions:
 
 * **[DECISION]** the last batch needs no feedback: every user plays its committed arm to the horizon;
 * **[DECISION]** a graph that is not U-batched raises :class:`~anonbandits.anonymous.errors.NotUBatchedError`
@@ -18,6 +18,9 @@ Decisions (spec 5.2):
 * alpha (the decomposer's approximation ratio, which sets T'): by default the method's guarantee from the
   paper: ``greedy`` K (Section 3.4.1); every other method ``max(1, ceil(K(C+1)/U))`` (Corollaries 1 and 2 for
   ``polytope``/``block``/``auto``; ``randomized`` has no guarantee and gets the same ratio **[DECISION]**).
+  ``alpha="measured"`` instead uses the ratio R/D the decomposer achieves on what is known before T' is
+  fixed: the all-active graph of the instance's N users and K arms, at the demand D_1 of the first batch of
+  the grid for T / (2C+2) (:func:`measured_ratio`); a number sets alpha by hand.
 * BaSE samples are the sub-algorithm's estimates, whose sub-Gaussian variance proxy is at most
   ``(4C+1)/4`` for rewards in [0, 1] (a difference of two sums of at most 2C+1 and 2C rewards); the
   elimination radius is scaled by it.
@@ -47,6 +50,20 @@ def guaranteed_ratio(method: str, n_arms: int, C: int, U: int) -> int:
     return max(1, math.ceil(n_arms * (C + 1) / U))
 
 
+def measured_ratio(method: str, n_users: int, n_arms: int, C: int, demand: int, *,
+                   rng: np.random.Generator | None = None) -> float:
+    """R / D of ``method`` on the all-active batched graph of ``n_users`` x ``n_arms`` at demand ``demand``.
+
+    Every user starts with every arm active, so this graph is known before any reward is seen; Algorithm 1
+    with ``alpha="measured"`` budgets T' with this ratio instead of the method's worst-case guarantee.
+
+    >>> measured_ratio("greedy", 40, 4, 3, 100), measured_ratio("polytope", 40, 4, 3, 100)
+    (4.0, 1.0)
+    """
+    graph = anondecomp.DemandGraph.from_batched(demand, np.ones((n_users, n_arms), bool))
+    return anondecomp.decompose(graph, C, method=method, rng=rng).total_assignments / demand
+
+
 def estimate_variance_proxy(C: int) -> float:
     """Sub-Gaussian variance proxy of one elicitation estimate for rewards in [0, 1]: (4C+1)/4."""
     return (4 * C + 1) / 4
@@ -54,7 +71,7 @@ def estimate_variance_proxy(C: int) -> float:
 
 def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, decomposer: str = "auto",
                  grid: str = "minimax", batches: int = 0, gamma: float = 4.0, threshold: str = "log",
-                 alpha: float = 0.0, best_effort: bool = False, rng: np.random.Generator,
+                 alpha: float | str = 0.0, best_effort: bool = False, rng: np.random.Generator,
                  decomposer_rng: np.random.Generator | None = None) -> AnonymousRun:
     """Run Algorithm 1 on ``instance`` for ``horizon`` rounds.
 
@@ -68,7 +85,8 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
     grid : static grid of BaSE (``minimax``, ``geometric``, ``arithmetic``).
     batches : number of BaSE batches; 0 means ``max(2, ceil(log log T'))``.
     gamma, threshold : BaSE elimination constant and radius form (:mod:`anonbandits.batched.base`).
-    alpha : approximation ratio assumed for the decomposer; 0 means :func:`guaranteed_ratio`.
+    alpha : approximation ratio assumed for the decomposer; 0 means :func:`guaranteed_ratio`,
+        ``"measured"`` :func:`measured_ratio` on the all-active graph (module docstring).
     best_effort : do not abort when a batch graph is not U-batched; decompose what can be covered.
     rng : randomness of the rewards; ``decomposer_rng`` that of randomized decomposers (default: ``rng``).
 
@@ -86,9 +104,14 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
                           f"fewer than U = {U}")
     if decomposer not in anondecomp.METHODS:
         raise ConfigError(f"decomposer must be one of {', '.join(anondecomp.METHODS)}, got {decomposer!r}")
-    if alpha < 0:
-        raise ConfigError(f"alpha must be >= 0 (0 = the decomposer's guarantee), got {alpha}")
     r = elicitation_rounds(C)
+    dec_rng = decomposer_rng if decomposer_rng is not None else rng
+    if alpha == "measured":
+        first = static_grid(grid, max(1, horizon // r), batches or default_batches(max(1, horizon // r)))[1]
+        alpha = measured_ratio(decomposer, n_users, n_arms, C, max(1, int(first)), rng=dec_rng)
+    elif isinstance(alpha, str) or not alpha >= 0:
+        raise ConfigError(f"alpha must be a number >= 0 (0 = the decomposer's guarantee) or 'measured', "
+                          f"got {alpha!r}")
     alpha = alpha or guaranteed_ratio(decomposer, n_arms, C, U)
     base_horizon = int(horizon // (alpha * r))
     if base_horizon < 1:
@@ -98,7 +121,6 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
     learner = BatchedElimination(n_users, n_arms, static_grid(grid, base_horizon, n_batches), gamma=gamma,
                                  threshold=threshold, sigma2=estimate_variance_proxy(C))
     channel = AnonymousChannel(instance, C, horizon, rng)
-    dec_rng = decomposer_rng if decomposer_rng is not None else rng
     records: list[BatchRecord] = []
     while learner.exploring and not channel.done:
         demand = learner.batch_length()
@@ -123,7 +145,7 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
         eliminated = learner.update(fb.sums, fb.counts) if complete else np.zeros(0, bool)
         records.append(BatchRecord(demand=demand, assignments=res.total_assignments, distinct=res.n_distinct,
                                    method=res.method, uncovered=len(res.uncovered), rounds=channel.t - t0,
-                                   eliminated=int(eliminated.sum())))
+                                   eliminated=int(eliminated.sum()), active_pairs=int(active.sum())))
     exploration = channel.t
     committed = None
     if not channel.done:

@@ -76,7 +76,8 @@ def anon_etc(instance: MultiUserInstance, C: int, horizon: int, *, arm_offset: b
         committed = np.argmax(score, axis=1)
         channel.play(committed)
     record = BatchRecord(demand=phases, assignments=min(phases, exploration // r), distinct=n_arms,
-                         method="etc", uncovered=0, rounds=exploration, eliminated=0)
+                         method="etc", uncovered=0, rounds=exploration, eliminated=0,
+                         active_pairs=instance.n_users * n_arms)
     return AnonymousRun(
         regret=channel.regret, curve=channel.regret_curve(CURVE_POINTS), observations=channel.observations,
         min_group_size=channel.min_group_size, horizon=channel.t, exploration_rounds=exploration,

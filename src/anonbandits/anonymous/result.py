@@ -13,7 +13,9 @@ class BatchRecord:
 
     ``demand`` is D_b; ``assignments`` R_b (sum of multiplicities); ``distinct`` their number of distinct
     assignments; ``method`` the decomposition method that ran; ``uncovered`` pairs left uncovered (best
-    effort); ``rounds`` rounds played; ``eliminated`` arms eliminated after the batch (over all users).
+    effort); ``rounds`` rounds played; ``eliminated`` arms eliminated after the batch (over all users);
+    ``active_pairs`` the (user, arm) pairs still active when the batch was decomposed (N K before any
+    elimination).
     """
 
     demand: int
@@ -23,6 +25,7 @@ class BatchRecord:
     uncovered: int
     rounds: int
     eliminated: int
+    active_pairs: int
 
 
 @dataclass(frozen=True, eq=False)

@@ -22,6 +22,16 @@ from anonbandits.batched import GRIDS, THRESHOLDS
 from anonbandits.envs.instances import INSTANCE_REWARDS, MultiUserInstance, clustered_instance
 from anonbandits.registry import AlgorithmSpec, Param, RunOutput, parse_bool
 
+def parse_alpha(value: str | float) -> float | str:
+    """``measured`` or a number >= 0 (0 = the decomposer's guarantee)."""
+    if isinstance(value, str) and value.strip().lower() == "measured":
+        return "measured"
+    alpha = float(value)
+    if not alpha >= 0:
+        raise ValueError(f"alpha must be >= 0 or 'measured', got {value!r}")
+    return alpha
+
+
 INSTANCE_PARAMS = (
     Param("users", int, 300, "number of users N"),
     Param("arms", int, 5, "number of arms K"),
@@ -42,7 +52,8 @@ BATCHED_PARAMS = (
     Param("gamma", float, 4.0, "BaSE elimination constant"),
     Param("threshold", str, "log", "BaSE radius: log = sqrt(gamma s2 log(T'K)/tau), "
           "gao = sqrt(gamma s2 K log(T'K/t_m)/t_m)", choices=THRESHOLDS),
-    Param("alpha", float, 0.0, "decomposer ratio setting T' = T/(alpha(2C+2)) (0 = the method's guarantee)"),
+    Param("alpha", parse_alpha, 0.0, "decomposer ratio setting T' = T/(alpha(2C+2)): 0 = the method's "
+          "guarantee (paper), 'measured' = its R/D on the all-active graph, or a number"),
     Param("best_effort", parse_bool, False, "continue when a batch graph is not U-batched (true/false)"),
 )
 
@@ -83,9 +94,15 @@ def run_batched(params: Mapping[str, Any], seed: int) -> RunOutput:
                        gamma=params["gamma"], threshold=params["threshold"], alpha=params["alpha"],
                        best_effort=params["best_effort"], rng=reward_rng, decomposer_rng=dec_rng)
     methods = "+".join(dict.fromkeys(b.method for b in run.batches))
+    pairs = instance.n_users * instance.n_arms
+    per_batch = {}
+    for b, rec in enumerate(run.batches, start=1):
+        per_batch[f"R_over_D_b{b}"] = rec.assignments / rec.demand
+        per_batch[f"eliminated_before_b{b}"] = (pairs - rec.active_pairs) / pairs
     return _output(run, f"anon-batched/{params['decomposer']}",
                    {"methods_used": methods, "alpha_used": run.info["alpha"],
-                    "distinct_assignments": sum(b.distinct for b in run.batches)})
+                    "distinct_assignments": sum(b.distinct for b in run.batches),
+                    "exploration_batches": len(run.batches), **per_batch})
 
 
 def run_etc(params: Mapping[str, Any], seed: int) -> RunOutput:

@@ -15,9 +15,12 @@ from pathlib import Path
 
 import numpy as np
 
+from anonbandits.cli.options import check_outputs, positive_seconds
 from anonbandits.errors import ConfigError
 from anonbandits.experiments import write_table
 from anondecomp.bench import suite as bench
+
+PLOT_FORMATS = (".png", ".pdf", ".svg")
 
 
 def add_parser(sub) -> None:
@@ -31,7 +34,7 @@ def add_parser(sub) -> None:
     p.add_argument("--methods", default=",".join(bench.METHODS),
                    help=f"comma-separated methods (default {','.join(bench.METHODS)})")
     p.add_argument("--families", default=None, help="comma-separated families to keep (default all)")
-    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--time-limit", type=positive_seconds, default=None, metavar="SECONDS",
                    help="per graph, for 'optimal' and the LP bound (default: 20 quick, 120 full)")
     p.set_defaults(func=run)
 
@@ -54,8 +57,10 @@ def run(args: argparse.Namespace) -> int:
     families = _choose(args.families, sorted({c.family for c in cases}), "family")
     if families is not None:
         cases = [c for c in cases if c.family in families]
-    if args.time_limit is not None and args.time_limit <= 0:
-        raise ConfigError(f"--time-limit must be positive, got {args.time_limit}")
+    if args.plot is not None and Path(args.plot).suffix.lower() not in PLOT_FORMATS:
+        raise ConfigError(f"--plot {args.plot}: unknown image format; use one of {', '.join(PLOT_FORMATS)}")
+    # the table and the plot create missing directories; everything else must be writable before the runs
+    check_outputs([("--out", args.out), ("--plot", args.plot)], make_parents=True)
     limit = args.time_limit or bench.TIME_LIMIT[args.suite]
     start = time.perf_counter()
     rows: list[dict] = []

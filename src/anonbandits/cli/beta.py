@@ -13,7 +13,7 @@ import json
 
 import anondecomp
 from anonbandits.cli.decompose import resolve_C
-from anondecomp.errors import InvalidInputError
+from anonbandits.cli.options import check_outputs, positive_int, positive_seconds
 from anondecomp.io import atomic_open
 
 
@@ -22,23 +22,22 @@ def add_parser(sub) -> None:
                        description="Compute beta(G), the largest beta with beta * w/D in the C-anonymity "
                                    "polytope (Lemma 3 of paper 000; Open Problem 1).")
     p.add_argument("graph", help="graph file (JSON)")
-    p.add_argument("--C", type=int, default=None, help="anonymity parameter (overrides the file's 'C')")
+    p.add_argument("--C", type=positive_int, default=None, help="anonymity parameter (overrides the file's 'C')")
     p.add_argument("--method", choices=("auto", "disjunctive", "colgen"), default="auto",
                    help="disjunctive LP over every arm set (exact), column generation, or auto (default)")
     p.add_argument("--sense", choices=("dominate", "equal"), default="dominate",
                    help="beta*w/D dominated by a point of P_C (default; Lemma 3 in both directions) or equal "
                         "to one (the literal statement)")
-    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--time-limit", type=positive_seconds, default=None, metavar="SECONDS",
                    help="stop column generation after this long, with the interval found")
     p.add_argument("--json", dest="json_out", default=None, help="also write the result here (JSON)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    check_outputs([("--json", args.json_out)], inputs=[args.graph])
     graph, file_C = anondecomp.read_graph(args.graph)
     C = resolve_C(args.C, file_C)
-    if args.time_limit is not None and args.time_limit <= 0:
-        raise InvalidInputError(f"--time-limit must be positive, got {args.time_limit}")
     res = anondecomp.beta(graph, C, method=args.method, sense=args.sense, time_limit=args.time_limit)
     _, D = graph.normalized()
     if res.exact:

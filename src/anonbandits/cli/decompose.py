@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import time
+import warnings
 
 import anondecomp
+from anonbandits.cli.options import check_outputs, nonnegative_int, positive_int, positive_seconds
 from anondecomp.errors import InvalidInputError
 
 
@@ -14,16 +16,17 @@ def add_parser(sub) -> None:
                        description="Solve a C-anonymous decomposition of a demand graph (node-link JSON or "
                                    "batched form; see docs/formats.md) and print its summary.")
     p.add_argument("graph", help="graph file (JSON)")
-    p.add_argument("--C", type=int, default=None, help="anonymity parameter (overrides the file's 'C')")
+    p.add_argument("--C", type=positive_int, default=None, help="anonymity parameter (overrides the file's 'C')")
     p.add_argument("--method", default="auto", choices=anondecomp.METHODS, help="decomposition method (default auto)")
     p.add_argument("-o", "--output", help="write the decomposition here (JSON)")
-    p.add_argument("--seed", type=int, default=0, help="seed for randomized choices (default 0)")
+    p.add_argument("--seed", type=nonnegative_int, default=None,
+                   help="seed for randomized choices of randomized, block, polytope, auto, optimal (default 0)")
     p.add_argument("--best-effort", action="store_true",
                    help="cover every pair that can be covered and report the rest instead of failing")
     p.add_argument("--certify", action="store_true",
                    help="also compute the column-generation LP lower bound on R (valid for every method) and "
                         "report it as lp_lower_bound")
-    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--time-limit", type=positive_seconds, default=None, metavar="SECONDS",
                    help="time limit for 'optimal' (best decomposition found, with its gap) and for --certify")
     p.set_defaults(func=run)
 
@@ -56,14 +59,26 @@ def certify(result: anondecomp.Decomposition, args: argparse.Namespace) -> tuple
     return {"lp_lower_bound": value}, lines
 
 
+def method_options(args: argparse.Namespace) -> dict:
+    """The options given on the command line, for :func:`anondecomp.decompose`, which warns about those the
+    method ignores; --time-limit also serves --certify, so it is passed only to a method that reads it."""
+    options = {} if args.seed is None else {"seed": args.seed}
+    if args.time_limit is not None:
+        if "time_limit" in anondecomp.method_info(args.method).options:
+            options["time_limit"] = args.time_limit
+        elif not args.certify:
+            warnings.warn(f"--time-limit is read only by --method optimal and --certify; ignored for "
+                          f"--method {args.method}", anondecomp.AnonDecompWarning, stacklevel=2)
+    return options
+
+
 def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
+    check_outputs([("-o", args.output)], inputs=[args.graph])
     graph, file_C = anondecomp.read_graph(args.graph)
     C = resolve_C(args.C, file_C)
-    if args.time_limit is not None and args.time_limit <= 0:
-        raise InvalidInputError(f"--time-limit must be positive, got {args.time_limit}")
-    result = anondecomp.decompose(graph, C, method=args.method, seed=args.seed, best_effort=args.best_effort,
-                                  time_limit=args.time_limit)
+    result = anondecomp.decompose(graph, C, method=args.method, best_effort=args.best_effort,
+                                  **method_options(args))
     extra, certificate = certify(result, args) if args.certify or result.method == "optimal" else ({}, [])
     if args.output:
         anondecomp.write_decomposition(result, args.output, extra=extra)

@@ -1,16 +1,25 @@
-"""Entry point of the ``anonbandits`` command.
+"""Entry point of the anonbandits command.
 
 Each subcommand is a module of this package with ``add_parser(subparsers)`` and ``run(args) -> int``.
-Errors a user can cause (from either layer) become one line on stderr and exit code 2, never a traceback.
+Errors a user can cause (from either layer) become one line on stderr and exit code 2, never a traceback;
+a closed output pipe (``| head``) ends the command quietly; SIGTERM unwinds like Ctrl-C, so atomic writers
+remove their temporary files.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import re
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+import warnings
+from collections.abc import Iterator, Sequence
+from importlib import metadata
 
+from anonbandits.cli.options import silence_stdout
 from anonbandits.errors import AnonBanditsError
 from anondecomp.errors import AnonDecompError
 
@@ -18,36 +27,109 @@ SUBCOMMANDS = ("decompose", "verify", "simulate", "beta", "bench")
 
 EXIT_USER_ERROR = 2
 
+# The solver layer speaks Python (it is a library); on the command line the same advice names the flags.
+_CLI_WORDING = [
+    (re.compile(r"\bbest_effort(=True)?"), "--best-effort"),
+    (re.compile(r"\bmethod='(\w+)' or '(\w+)'"), r"--method \1 or \2"),
+    (re.compile(r"\bmethod='(\w+)'"), r"--method \1"),
+]
+
+
+def cli_wording(message: str) -> str:
+    """``message`` with the solver layer's Python spellings (``best_effort``) replaced by flags."""
+    for pattern, flag in _CLI_WORDING:
+        message = pattern.sub(flag, message)
+    return message
+
 
 class _Parser(argparse.ArgumentParser):
-    """argparse exits with 2 on usage errors already; keep its one-line message, drop the usage dump."""
+    """argparse exits with 2 on usage errors already; keep its one-line message, drop the usage dump.
+
+    Help text comes from docstrings, so reST literals (double backquotes) are shown as plain text.
+    """
 
     def error(self, message: str):  # type: ignore[override]
         self.exit(EXIT_USER_ERROR, f"{self.prog}: error: {message}\n")
 
+    def format_help(self) -> str:
+        return super().format_help().replace("``", "")
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that ``finally`` blocks (temporary files) run."""
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise _Terminated
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _version() -> str:
+    try:
+        return metadata.version("anonbandits")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="anonbandits", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="anonbandits", description="C-anonymous decompositions of demand graphs and "
+                     "privacy-preserving bandit simulations (docs/ has the formats and the methods).")
+    parser.add_argument("--version", action="version", version=f"anonbandits {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name in SUBCOMMANDS:
         importlib.import_module(f"anonbandits.cli.{name}").add_parser(sub)
     return parser
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"anonbandits: warning: {cli_wording(str(message))}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); returns the exit code, also for usage errors,
+    ``--help`` and ``--version``."""
     parser = build_parser()
-    args, rest = parser.parse_known_args(argv)
-    if rest and not getattr(args, "accepts_extra", False):
-        parser.error(f"unrecognized arguments: {' '.join(rest)}")
-    args.extra = rest
     try:
-        return int(args.func(args) or 0)
+        args, rest = parser.parse_known_args(argv)
+        if rest and not getattr(args, "accepts_extra", False):
+            parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    except SystemExit as exc:  # argparse has printed its one line (or the help) already
+        return exc.code if isinstance(exc.code, int) else EXIT_USER_ERROR
+    args.extra = rest
+    prefix = f"anonbandits {args.command}"
+    try:
+        with _sigterm_unwinds(), warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            code = int(args.func(args) or 0)
+            sys.stdout.flush()  # inside the try: a closed pipe must surface here, not at interpreter exit
+            return code
     except (AnonDecompError, AnonBanditsError) as exc:
-        print(f"anonbandits {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{prefix}: error: {cli_wording(str(exc))}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except BrokenPipeError:
+        silence_stdout()
+        return 0
+    except OSError as exc:  # the environment, not the input: a full disk, a file vanishing mid-run
+        print(f"{prefix}: error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""),
+              file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("anonbandits: interrupted", file=sys.stderr)
         return 130
+    except _Terminated:
+        print("anonbandits: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
 
 
 if __name__ == "__main__":

@@ -1,0 +1,87 @@
+"""Checks every decomposition method shares: the anonymity parameter, feasibility, and method options.
+
+:func:`prepare` is the first step of every method (and of :func:`~anondecomp.lp_lower_bound`): it checks C
+and removes, in best-effort mode, the arms that can never be observed. The ``check_*`` functions validate
+the options of :func:`~anondecomp.decompose` whether or not the chosen method reads them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from anondecomp.errors import InfeasibleError, InvalidInputError
+from anondecomp.graph import DemandGraph
+
+VERTEX_ROUTES = ("auto", "schedule", "caratheodory")
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The demand a method must meet (``required``, thin arms removed in best-effort mode)."""
+
+    graph: DemandGraph
+    C: int
+    required: np.ndarray
+    uncovered: np.ndarray
+
+
+def prepare(graph: DemandGraph, C: int, best_effort: bool) -> Prepared:
+    """Check C and feasibility: an arm wanted by 1..C users can never be observed (paper 000, Sec. 3.2).
+
+    Raises
+    ------
+    InvalidInputError when C is not an integer >= 1; InfeasibleError naming the thin arms unless
+    ``best_effort``, which instead drops their demand and lists it in ``uncovered``.
+    """
+    if isinstance(C, bool) or not isinstance(C, int | np.integer) or C < 1:
+        raise InvalidInputError(f"C must be an integer >= 1, got {C!r}")
+    C = int(C)
+    thin = graph.thin_arms(C)
+    required = graph.required
+    uncovered = np.empty((0, 2), dtype=np.int64)
+    if len(thin):
+        if not best_effort:
+            names = ", ".join(repr(a) for a in graph.arm_names(thin))
+            raise InfeasibleError(
+                f"arm(s) {names} are wanted by fewer than C+1 = {C + 1} users and can never be observed; "
+                "use best_effort to cover everything else", arms=graph.arm_names(thin))
+        required = required.copy()
+        mask = np.zeros(graph.n_arms, dtype=bool)
+        mask[thin] = True
+        uncovered = np.argwhere((required > 0) & mask[None, :])
+        required[:, thin] = 0
+    return Prepared(graph, C, required, uncovered)
+
+
+def check_vertices(vertices: str) -> str:
+    """How vertices of P_C are found: one of :data:`VERTEX_ROUTES`."""
+    if vertices not in VERTEX_ROUTES:
+        raise InvalidInputError(f"vertices must be one of {', '.join(VERTEX_ROUTES)}, got {vertices!r}")
+    return vertices
+
+
+def check_time_limit(time_limit: float | None) -> float | None:
+    """``None`` (no limit) or a positive, finite number of seconds."""
+    if time_limit is None:
+        return None
+    if (isinstance(time_limit, bool) or not isinstance(time_limit, int | float | np.integer | np.floating)
+            or not math.isfinite(time_limit) or time_limit <= 0):
+        raise InvalidInputError(f"time_limit must be a positive finite number of seconds, got {time_limit!r}")
+    return float(time_limit)
+
+
+def check_seed(seed: int | None) -> int | None:
+    """``None`` or a non-negative integer (what :func:`numpy.random.default_rng` accepts)."""
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0):
+        raise InvalidInputError(f"seed must be a non-negative integer, got {seed!r}")
+    return seed
+
+
+def check_rng(rng: np.random.Generator | None) -> np.random.Generator | None:
+    """``None`` or a :class:`numpy.random.Generator`."""
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        raise InvalidInputError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    return rng

@@ -1,0 +1,72 @@
+"""Argument types, output-path checks and stdout handling shared by the subcommands.
+
+Each type rejects a bad value with argparse's one-line error (``argument --seed: ...``); output paths are
+checked before any computing starts, so a long run never ends in an unwritable path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import os
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from anonbandits.errors import ConfigError
+from anondecomp.io import check_writable
+
+
+def positive_seconds(text: str) -> float:
+    """A finite number of seconds > 0 (``nan`` and ``inf`` parse as floats but are no time limit)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive finite number of seconds, got {text!r}")
+    return value
+
+
+def _integer(text: str, low: int, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be {what}, got {value}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An integer >= 1."""
+    return _integer(text, 1, "at least 1")
+
+
+def nonnegative_int(text: str) -> int:
+    """An integer >= 0 (seeds: numpy refuses negative ones)."""
+    return _integer(text, 0, "0 or more")
+
+
+def check_outputs(outputs: Iterable[tuple[str, str | None]], inputs: Iterable[str | os.PathLike] = (),
+                  make_parents: bool = False) -> None:
+    """Check every ``(flag, path)`` output (``None`` paths skipped) before any work: see
+    :func:`anondecomp.io.check_writable`; two flags naming the same file are refused too."""
+    inputs = list(inputs)
+    seen: dict[Path, str] = {}
+    for flag, path in outputs:
+        if path is None:
+            continue
+        check_writable(path, flag, inputs=inputs, make_parents=make_parents)
+        if Path(path).resolve() in seen:
+            raise ConfigError(f"{flag} {path} is also {seen[Path(path).resolve()]}; give each output its own file")
+        seen[Path(path).resolve()] = flag
+
+
+def silence_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
