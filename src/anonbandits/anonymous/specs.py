@@ -22,6 +22,7 @@ from anonbandits.batched import GRIDS, THRESHOLDS
 from anonbandits.envs.instances import INSTANCE_REWARDS, MultiUserInstance, clustered_instance
 from anonbandits.registry import AlgorithmSpec, Param, RunOutput, parse_bool
 
+
 def parse_alpha(value: str | float) -> float | str:
     """``measured`` or a number >= 0 (0 = the decomposer's guarantee)."""
     if isinstance(value, str) and value.strip().lower() == "measured":

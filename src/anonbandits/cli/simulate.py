@@ -7,16 +7,15 @@ entry and output path before the first run, and turns Ctrl-C or SIGTERM into a s
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import signal
 import sys
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any, NoReturn
 
 from anonbandits import registry
+from anonbandits.cli.options import check_outputs, nonnegative_int, positive_int
 from anonbandits.errors import AnonBanditsError, ConfigError
 from anonbandits.experiments import load_grid, plot_curves, tasks_from_grid, write_table
 from anonbandits.experiments.grid import MAX_SEEDS, Task, seed_list
@@ -50,14 +49,14 @@ def add_parser(sub) -> None:
     p.add_argument("-h", "--help", action="store_true", help="show this help (with --algorithm: its parameters)")
     p.add_argument("--algorithm", help="registered algorithm name")
     p.add_argument("--config", help="grid file (.toml or .json) instead of --algorithm")
-    p.add_argument("--seeds", type=int, default=None,
+    p.add_argument("--seeds", type=positive_int, default=None,
                    help="number of seeds, offset..offset+n-1 (default 10; a grid file's own 'seeds' wins)")
-    p.add_argument("--seed-offset", type=int, default=None, help="first seed (default 0)")
+    p.add_argument("--seed-offset", type=nonnegative_int, default=None, help="first seed (default 0)")
     p.add_argument("--out", help="results table (.csv, or .jsonl for JSON lines)")
     p.add_argument("--plot", help="image of the mean curve with a 95%% band over seeds (.png, .pdf, .svg, ...)")
     p.add_argument("--resume", action="store_true",
                    help="keep the runs already in --out and run only the missing ones (same arguments)")
-    p.add_argument("--workers", type=int, default=None, help="local worker processes (default: all cores)")
+    p.add_argument("--workers", type=positive_int, default=None, help="local worker processes (default: all cores)")
     p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://127.0.0.1:8786")
     p.add_argument("--no-progress", action="store_true",
                    help="hide progress (a bar on a terminal, otherwise a line every 10 s on stderr)")
@@ -89,10 +88,6 @@ def _print_algorithms() -> None:
 
 
 def _tasks(args: argparse.Namespace) -> list[Task]:
-    for flag, value, low in (("--seeds", args.seeds, 1), ("--seed-offset", args.seed_offset, 0),
-                             ("--workers", args.workers, 1)):
-        if value is not None and value < low:
-            raise ConfigError(f"{flag} must be at least {low}, got {value}")
     if args.seeds is not None and args.seeds > MAX_SEEDS:
         raise ConfigError(f"--seeds must be at most {MAX_SEEDS}, got {args.seeds}")
     if args.config:
@@ -124,38 +119,16 @@ def _plot_suffixes() -> tuple[str, ...]:
     return tuple(f".{ext}" for ext in sorted(FigureCanvasBase.get_supported_filetypes()))
 
 
-def _check_output(flag: str, path: Path, suffixes: tuple[str, ...]) -> None:
-    """Refuse, before any run, an output path that could not be written at the end."""
-    if path.suffix.lower() not in suffixes:
-        raise ConfigError(f"{flag} {path}: unsupported extension {path.suffix or '(none)'!r}; "
-                          f"use one of {', '.join(suffixes)}")
-    if path.is_dir():
-        raise ConfigError(f"{flag} {path}: is a directory, not a file")
-    parent = path.parent
-    if not parent.is_dir():
-        raise ConfigError(f"{flag} {path}: directory {str(parent)!r} does not exist")
-    try:
-        fd, probe = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as exc:
-        raise ConfigError(f"{flag} {path}: cannot write there: {exc.strerror}") from None
-    os.close(fd)
-    os.unlink(probe)
-
-
 def _check_outputs(args: argparse.Namespace) -> None:
-    named = {"--out": args.out, "--plot": args.plot, "--config": args.config}
-    seen: dict[Path, str] = {}
-    for flag, value in named.items():
-        if value is None:
+    """Refuse, before any run, an output that could not be written at the end (or would replace the grid)."""
+    for flag, path, suffixes in (("--out", args.out, TABLE_SUFFIXES), ("--plot", args.plot, None)):
+        if path is None:
             continue
-        where = Path(value).resolve()
-        if where in seen:
-            raise ConfigError(f"{flag} {value} is the same file as {seen[where]}; it would be overwritten")
-        seen[where] = flag
-    if args.out:
-        _check_output("--out", Path(args.out), TABLE_SUFFIXES)
-    if args.plot:
-        _check_output("--plot", Path(args.plot), _plot_suffixes())
+        suffixes = suffixes or _plot_suffixes()
+        if Path(path).suffix.lower() not in suffixes:
+            raise ConfigError(f"{flag} {path}: unsupported extension {Path(path).suffix or '(none)'!r}; "
+                              f"use one of {', '.join(suffixes)}")
+    check_outputs([("--out", args.out), ("--plot", args.plot)], inputs=[args.config] if args.config else [])
     if args.resume and not args.out:
         raise ConfigError("--resume needs --out: the table whose runs are kept")
 

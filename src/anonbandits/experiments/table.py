@@ -43,7 +43,7 @@ def write_table(rows: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_open(path, newline="") as fh:
-        if path.suffix == ".jsonl":
+        if path.suffix.lower() == ".jsonl":
             for row in rows:
                 fh.write(json.dumps(row, default=float) + "\n")
         else:
@@ -64,7 +64,7 @@ def read_table(path: str | Path) -> list[dict[str, Any]]:
     path = Path(path)
     try:
         with open(path, encoding="utf-8", newline="") as fh:
-            if path.suffix == ".jsonl":
+            if path.suffix.lower() == ".jsonl":
                 rows = [json.loads(line) for line in fh if line.strip()]
             else:
                 rows = list(csv.DictReader(fh))
