@@ -95,7 +95,7 @@ def iter_results(tasks: Sequence[Task], *, workers: int | None = None,
         pool.join()
 
 
-def connect(scheduler: str) -> Any:
+def _connect(scheduler: str) -> Any:
     """A ``distributed.Client`` connected to ``scheduler``, or :class:`ConfigError` within a few seconds."""
     try:
         from distributed import Client
@@ -111,7 +111,7 @@ def connect(scheduler: str) -> Any:
 def _iter_dask(tasks: Sequence[Task], scheduler: str) -> Iterator[tuple[int, TaskResult]]:
     from distributed import as_completed as dask_completed
 
-    client = connect(scheduler)
+    client = _connect(scheduler)
     futures = []
     try:
         futures = client.map(run_task, list(tasks), pure=False)
