@@ -9,12 +9,13 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import closing
 
 import pytest
 
 from anonbandits.cli.main import main
 from anonbandits.experiments import load_grid, run_tasks, tasks_from_grid, write_table
-from anonbandits.experiments.runner import Progress
+from anonbandits.experiments.runner import Progress, iter_results
 
 DOCUMENTED = ["algorithm", "decomposer", "seed", "users", "arms", "C", "horizon", "regret", "observations",
               "min_group_size", "wall_time"]
@@ -98,6 +99,12 @@ def test_local_processes_and_dask_give_the_same_table(tmp_path):
                                   host="127.0.0.1", dashboard_address=None) as cluster:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
         remote = run_tasks(tasks, scheduler=cluster.scheduler_address, progress=False)
+        # stopping early (what Ctrl-C does) cancels the queued futures and returns at once
+        started = time.monotonic()
+        with closing(iter_results(tasks, scheduler=cluster.scheduler_address)) as results:
+            i, first = next(results)
+        assert first.row == remote[i].row | {"wall_time": first.row["wall_time"]}
+        assert time.monotonic() - started < 10
     assert _comparable(local) == _comparable(remote) == _comparable(serial)
     for a, b in zip(local, remote, strict=True):
         assert a.label == b.label
