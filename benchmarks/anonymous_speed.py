@@ -16,7 +16,7 @@ throughput against a plain per-round reference loop.
    Target ratio (fast / reference): >= 50x. A sanity check compares the two paths' mean estimates.
 
 Usage: python benchmarks/anonymous_speed.py [--quick]
-Writes docs/results/anonymous_speed.csv and .png (``anonymous_speed_quick.*`` with --quick).
+Writes docs/results/anonymous_speed.csv and .png (build/benchmarks/ with --quick).
 """
 
 from __future__ import annotations
@@ -26,13 +26,13 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _output import results_dir
 
 from anonbandits.anonymous import anon_batched
 from anonbandits.elicitation import AnonymousChannel, elicitation_rounds
 from anonbandits.envs import clustered_instance
 from anonbandits.experiments import write_table
 
-ROOT = Path(__file__).resolve().parents[1]
 N, K, C, U, T, GAP = 1000, 10, 5, 100, 10**6, 0.1
 
 
@@ -187,9 +187,10 @@ def plot(rows: list[dict], path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer seeds and repetitions")
-    parser.add_argument("--out", help="table path (default docs/results/anonymous_speed[_quick].csv)")
+    parser.add_argument("--out", help="table path (default docs/results/anonymous_speed.csv; with --quick "
+                        "build/benchmarks/anonymous_speed.csv)")
     args = parser.parse_args()
-    args.out = args.out or str(ROOT / f"docs/results/anonymous_speed{'_quick' if args.quick else ''}.csv")
+    args.out = args.out or str(results_dir(args.quick) / "anonymous_speed.csv")
     rows = time_full_runs(2 if args.quick else 5, "polytope", "bernoulli")
     # arithmetic grid: a long first batch eliminates arms, so batch 2 decomposes a heterogeneous graph
     rows += time_full_runs(1 if args.quick else 3, "polytope", "bernoulli", grid="arithmetic")

@@ -15,7 +15,8 @@ the paper states 28).
 
 Usage: python benchmarks/decentralized_paper002.py [--quick] [--workers 2]
   --quick: N in {32, 64, 128, 256}, 5 seeds (default: N up to 1024, 20 seeds as in the paper).
-Writes docs/results/decentralized_paper002.csv (one row per run), decentralized_paper002_summary.csv,
+Writes (build/benchmarks/ instead with --quick) docs/results/decentralized_paper002.csv (one row per run),
+decentralized_paper002_summary.csv,
 decentralized_paper002_claims.csv and decentralized_paper002.png.
 """
 
@@ -26,12 +27,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _output import results_dir
 
 from anonbandits.experiments import Task, run_tasks, write_table
 from anonbandits.registry import get
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "docs" / "results"
 MEANS = "0.7,0.5,0.3,0.1,0.1,0.1,0.1,0.1,0.1,0.1"
 PROBLEMS = {"P1": {"activity": "uniform"}, "P2": {"activity": "skewed"},
             "P3": {"activity": "uniform", "drift": 1e-5}}
@@ -188,6 +188,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="N up to 256 and 5 seeds")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
+    out_dir = results_dir(args.quick)
     grid = [32, 64, 128, 256] if args.quick else [32, 64, 128, 256, 512, 1024]
     seeds = 5 if args.quick else 20
     todo, tags = tasks(grid, seeds)
@@ -196,9 +197,9 @@ def main() -> None:
     rows = [{**tag, **r.row} for tag, r in zip(tags, results, strict=True)]
     print(f"{len(rows)} runs in {time.perf_counter() - start:.0f} s")
     summary = summarise(rows)
-    write_table(rows, OUT / "decentralized_paper002.csv")
-    write_table(list(summary.values()), OUT / "decentralized_paper002_summary.csv")
-    plot(summary, grid, OUT / "decentralized_paper002.png")
+    write_table(rows, out_dir / "decentralized_paper002.csv")
+    write_table(list(summary.values()), out_dir / "decentralized_paper002_summary.csv")
+    plot(summary, grid, out_dir / "decentralized_paper002.png")
     print(f"\n{'problem':7s} {'algorithm':18s} " + " ".join(f"N={n:<9d}" for n in grid))
     for problem in PROBLEMS:
         for label in ALGORITHMS:
@@ -208,11 +209,11 @@ def main() -> None:
         f"{label} " + "/".join(f"{summary[('P1', label, n)]['messages_mean']:.3g}" for n in grid)
         for label in ALGORITHMS))
     found = claims(summary, grid)
-    write_table(found, OUT / "decentralized_paper002_claims.csv")
+    write_table(found, out_dir / "decentralized_paper002_claims.csv")
     print("\nclaims of the paper (spec 9.3):")
     for c in found:
         print(f"  [{c['reproduced']:>3s}] {c['claim']}: {c['found']}")
-    print(f"\nwrote {OUT}/decentralized_paper002*.csv and decentralized_paper002.png")
+    print(f"\nwrote {out_dir}/decentralized_paper002*.csv and decentralized_paper002.png")
 
 
 if __name__ == "__main__":

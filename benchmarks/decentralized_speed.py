@@ -18,7 +18,7 @@ eta = 0.9) for Decentralized SER3 / UGapEc / median elimination and 1-PRIVACY-SE
 issue's example (N = 1000, means 0.9, 0.8, 0.7). Target ratio: >= 100x.
 
 Usage: python benchmarks/decentralized_speed.py [--quick]
-Writes docs/results/decentralized_speed.csv and docs/results/decentralized_speed.png.
+Writes docs/results/decentralized_speed.csv and .png (a --quick run writes to build/benchmarks/ instead).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from anonbandits.multiagent.decentralized import run_decentralized_elimination, 
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from _output import results_dir  # noqa: E402
 from decentralized_reference import reference_decentralized, reference_no_sharing  # noqa: E402
 
 PAPER = [0.7, 0.5, 0.3] + [0.1] * 7
@@ -128,7 +129,7 @@ def main() -> None:
         print(f"{label:24s} N={n:5d}: engine {row['engine_rate']:12,.0f} steps/s ({e_steps / seeds:11,.0f} "
               f"steps/run, {e_time / seeds:6.2f} s/run); per-pull loop {row['reference_rate']:9,.0f} steps/s; "
               f"ratio {row['ratio']:6.1f}x", flush=True)
-    out = ROOT / "docs" / "results"
+    out = results_dir(args.quick)
     write_table(rows, out / "decentralized_speed.csv")
     plot(rows, out / "decentralized_speed.png")
     met = [r for r in rows if r["ratio"] >= TARGET]

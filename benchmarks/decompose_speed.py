@@ -11,7 +11,8 @@ decomposition time / LP time (target <= 1, aim 0.25). The decomposition is timed
 Also runs a large graph (default 100,000 x 50) through the same command and reports its time and peak
 memory (targets: under 60 s and 4 GiB).
 
-Usage: python benchmarks/decompose_speed.py [--quick] [--out docs/results/decompose_speed.csv]
+Usage: python benchmarks/decompose_speed.py [--quick] [--out PATH]  (default docs/results/decompose_speed.csv;
+       build/benchmarks/ with --quick)
 """
 
 from __future__ import annotations
@@ -27,11 +28,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _output import results_dir
 
 from anondecomp import DemandGraph
 from anondecomp.polytope import covering_lp
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def random_batched(N: int, K: int, seed: int) -> tuple[list[str], dict[str, list[str]], np.ndarray]:
@@ -90,8 +90,10 @@ def case(N: int, K: int, C: int, D: int, seed: int, with_lp: bool, tmp: Path) ->
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
-    parser.add_argument("--out", default=str(ROOT / "docs/results/decompose_speed.csv"))
+    parser.add_argument("--out", help="table path (default docs/results/decompose_speed.csv; with --quick "
+                        "build/benchmarks/decompose_speed.csv)")
     args = parser.parse_args()
+    args.out = args.out or str(results_dir(args.quick) / "decompose_speed.csv")
     sizes = [(2000, 20, 10, 1000, True), (10000, 50, 10, 1000, False)] if args.quick else \
         [(10_000, 20, 10, 1000, True), (100_000, 50, 10, 1000, False)]
     rows = []

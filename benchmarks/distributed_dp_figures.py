@@ -12,7 +12,8 @@ radius and in tau; 20 runs. The metric is the time-average pseudo-regret Reg(t)/
 DP-SE is the implementation of paper 001's family (``anonbandits.dp.dp_se``), called with the same clipped
 Gaussian rewards, confidence 0.1 and block order.
 
-Writes docs/results/distributed_dp_figures_runs.csv (one row per run), ..._summary.csv, ..._checks.md and
+Writes (build/benchmarks/ instead with --quick) docs/results/distributed_dp_figures_runs.csv (one row per run),
+..._summary.csv, ..._checks.md and
 one PNG per figure. ``--quick`` uses 5 runs instead of 20.
 """
 
@@ -25,6 +26,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
+from _output import results_dir
 
 from anonbandits import registry
 from anonbandits.dp import dp_se
@@ -32,7 +34,6 @@ from anonbandits.dp.distributed.elimination import checkpoint_grid
 from anonbandits.envs.rewards import model_means
 from anonbandits.experiments import Task, run_tasks, write_table
 
-RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
 K, SIGMA, P = 10, 0.1, 0.1
 EPSILONS = (0.1, 0.5, 1.0)
 INSTANCES = {"easy": (0.5, 10**6), "hard": (0.1, 10**7)}
@@ -192,6 +193,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="5 runs per setting instead of 20")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
     args = parser.parse_args()
+    out_dir = results_dir(args.quick)
     runs = 5 if args.quick else 20
     start = time.perf_counter()
     tags, tasks, dp_tags, dp_jobs = build(runs)
@@ -215,20 +217,20 @@ def main() -> None:
         rows.append({**tag, **metrics})
         curves.append(curve)
     summary, avg = summarise(rows, curves, grid_of)
-    write_table(rows, RESULTS / "distributed_dp_figures_runs.csv")
-    write_table(summary, RESULTS / "distributed_dp_figures_summary.csv")
-    plot(avg, grid_of, "fig1-3", "easy", [DPSE, *FIG23], RESULTS / "distributed_dp_fig2_easy.png")
-    plot(avg, grid_of, "fig1-3", "hard", [DPSE, *FIG23], RESULTS / "distributed_dp_fig3_hard.png")
-    plot(avg, grid_of, "fig4", "easy", list(FIG4), RESULTS / "distributed_dp_fig4.png")
+    write_table(rows, out_dir / "distributed_dp_figures_runs.csv")
+    write_table(summary, out_dir / "distributed_dp_figures_summary.csv")
+    plot(avg, grid_of, "fig1-3", "easy", [DPSE, *FIG23], out_dir / "distributed_dp_fig2_easy.png")
+    plot(avg, grid_of, "fig1-3", "hard", [DPSE, *FIG23], out_dir / "distributed_dp_fig3_hard.png")
+    plot(avg, grid_of, "fig4", "easy", list(FIG4), out_dir / "distributed_dp_fig4.png")
     lines = [f"# Paper 004 figures: measured claims ({runs} runs per setting, total {total:.0f} s)", "",
              *checks(avg, grid_of, summary), *tau_check(rows, tasks, tags, args.workers)]
-    (RESULTS / "distributed_dp_figures_checks.md").write_text("\n".join(lines) + "\n")
+    (out_dir / "distributed_dp_figures_checks.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     for s in summary:
         print(f"{s['figure']:7s} {s['instance']:5s} eps={s['epsilon']:<4} {s['algorithm']:20s} "
               f"Reg(T)={s['regret_mean']:10.1f} +- {s['regret_se']:8.1f}  Reg(T)/T={s['avg_regret_at_T']:.5f}  "
               f"identified={s['identified']:.2f}  batches={s['batches']:.1f}")
-    print(f"wrote {RESULTS}/distributed_dp_figures_*.csv, _checks.md and distributed_dp_fig*.png")
+    print(f"wrote {out_dir}/distributed_dp_figures_*.csv, _checks.md and distributed_dp_fig*.png")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ analyzer and the elimination run at block and batch ends. The fast implementatio
 (one binomial/multinomial draw per block, exact aggregate noise). Both are run on the same instance; their
 mean regrets over a few seeds are printed as a sanity check (they are the same algorithm).
 
-Writes docs/results/distributed_dp_speed.csv and .png. ``--quick`` shortens the reference loop.
+Writes docs/results/distributed_dp_speed.csv and .png (a --quick run writes to build/benchmarks/ instead).
+``--quick`` shortens the reference loop.
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _output import results_dir
 
 from anonbandits import registry
 from anonbandits.dp.distributed.protocols import Protocol
 from anonbandits.experiments import write_table
 from anonbandits.privacy import analyze
 
-RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
 NAMES = ("dist-dp-se", "dist-rdp-se", "dist-cdp-se", "cdp-se", "ldp-se", "shuffle-dp-se")
 
 
@@ -85,6 +86,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shorter reference loop")
     args = parser.parse_args()
+    out_dir = results_dir(args.quick)
     means = hard_instance()
     means_text = ",".join(f"{m:.17g}" for m in means)
     eps, horizon = 0.5, 10**7
@@ -119,9 +121,9 @@ def main() -> None:
                              speedup=rate / ref_rate))
             print(f"{name:14s} {reward:9s} T=1e7: {wall * 1e3:8.1f} ms  {rate:.3g} rounds/s  "
                   f"{rate / ref_rate:,.0f}x the per-round loop")
-    write_table(rows, RESULTS / "distributed_dp_speed.csv")
-    plot(rows, RESULTS / "distributed_dp_speed.png")
-    print(f"wrote {RESULTS / 'distributed_dp_speed.csv'} and .png")
+    write_table(rows, out_dir / "distributed_dp_speed.csv")
+    plot(rows, out_dir / "distributed_dp_speed.png")
+    print(f"wrote {out_dir / 'distributed_dp_speed.csv'} and .png")
 
 
 def plot(rows: list[dict], path: Path) -> None:

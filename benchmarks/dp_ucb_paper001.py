@@ -5,7 +5,7 @@
 
 Anytime-Lazy-UCB and DP-SE go through the experiment runner (one task per run, event-by-event simulation);
 Hybrid-UCB needs a decision every round, so all its runs (every setting and epsilon) advance in one lockstep
-batch. Writes into docs/results/:
+batch. Writes into docs/results/ (build/benchmarks/ for a --quick or non-default run):
 
 * dp_ucb_paper001_runs.csv: one row per run (final pseudo-regret);
 * dp_ucb_paper001_summary.csv: mean, standard deviation and standard error per (setting, epsilon, algorithm);
@@ -26,12 +26,12 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from _output import results_dir
 
 from anonbandits.dp import hybrid_ucb_batch
 from anonbandits.experiments import Task, TaskResult, run_tasks, write_table
 from anonbandits.registry import get
 
-RESULTS = Path(__file__).resolve().parent.parent / "docs" / "results"
 SETTINGS = {
     1: (0.75, 0.70, 0.70, 0.70, 0.70),
     2: (0.75, 0.625, 0.5, 0.375, 0.25),
@@ -95,7 +95,7 @@ def summarise(results: list[TaskResult]) -> tuple[list[dict], dict]:
     return rows, stats
 
 
-def plot_settings(results: list[TaskResult], horizon: int, prefix: str) -> None:
+def plot_settings(results: list[TaskResult], horizon: int, out_dir: Path, prefix: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -128,11 +128,11 @@ def plot_settings(results: list[TaskResult], horizon: int, prefix: str) -> None:
         fig.suptitle(f"paper 001, setting {s}: means {SETTINGS[s]}, T = {horizon}, "
                      f"{len(curves[(s, EPSILONS[0], ALGORITHMS[0])])} runs", fontsize=11)
         fig.tight_layout()
-        fig.savefig(RESULTS / f"{prefix}_setting{s}.png", dpi=110)
+        fig.savefig(out_dir / f"{prefix}_setting{s}.png", dpi=110)
         plt.close(fig)
 
 
-def plot_final(stats: dict, prefix: str) -> None:
+def plot_final(stats: dict, out_dir: Path, prefix: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -152,7 +152,7 @@ def plot_final(stats: dict, prefix: str) -> None:
         ax.grid(alpha=0.3, which="both")
     axes[0].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(RESULTS / f"{prefix}_final.png", dpi=110)
+    fig.savefig(out_dir / f"{prefix}_final.png", dpi=110)
     plt.close(fig)
 
 
@@ -218,7 +218,7 @@ def main() -> None:
     runs = args.runs or (4 if args.quick else 15)
     full = horizon == 2 * 2**21 and runs == 15
     prefix = "dp_ucb_paper001" if full else "dp_ucb_paper001_quick"
-    RESULTS.mkdir(parents=True, exist_ok=True)
+    out_dir = results_dir(not full)
 
     start = time.perf_counter()
     results = run_event_driven(horizon, runs)
@@ -229,11 +229,11 @@ def main() -> None:
     hybrid_time = time.perf_counter() - start
     print(f"Hybrid-UCB: {len(SETTINGS) * len(EPSILONS) * runs} runs in lockstep in {hybrid_time:.1f} s")
 
-    write_table([r.row for r in results], RESULTS / f"{prefix}_runs.csv")
+    write_table([r.row for r in results], out_dir / f"{prefix}_runs.csv")
     rows, stats = summarise(results)
-    write_table(rows, RESULTS / f"{prefix}_summary.csv")
-    plot_settings(results, horizon, prefix)
-    plot_final(stats, prefix)
+    write_table(rows, out_dir / f"{prefix}_summary.csv")
+    plot_settings(results, horizon, out_dir, prefix)
+    plot_final(stats, out_dir, prefix)
 
     print(f"\nfinal pseudo-regret at T = {horizon} (mean +- s.e. over {runs} runs)")
     print(f"{'setting':>7s} {'eps':>6s} " + " ".join(f"{a:>22s}" for a in ALGORITHMS))
@@ -248,8 +248,8 @@ def main() -> None:
     for text, ok, detail in claims:
         print(f"  [{'holds' if ok else 'FAILS'}] {text}: {detail}")
         lines.append(f"- **{'holds' if ok else 'does not hold'}**: {text}. {detail}")
-    (RESULTS / f"{prefix}_claims.md").write_text("\n".join(lines) + "\n")
-    print(f"\ntotal {event_time + hybrid_time:.1f} s; results in {RESULTS}")
+    (out_dir / f"{prefix}_claims.md").write_text("\n".join(lines) + "\n")
+    print(f"\ntotal {event_time + hybrid_time:.1f} s; results in {out_dir}")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ a round, would be slower still).
 
     .venv/bin/python benchmarks/dp_ucb_speed.py [--quick]
 
-Writes docs/results/dp_ucb_speed.csv and docs/results/dp_ucb_speed.png.
+Writes docs/results/dp_ucb_speed.csv and .png (a --quick run writes to build/benchmarks/ instead).
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _output import results_dir
 
 from anonbandits.dp import anytime_lazy_ucb, dp_se, ftnl, hybrid_ucb, hybrid_ucb_batch, se
 from anonbandits.dp.elimination import elimination_threshold, epoch_length
 from anonbandits.experiments import write_table
 
-RESULTS = Path(__file__).resolve().parent.parent / "docs" / "results"
 MEANS = np.array([0.75, 0.70, 0.70, 0.70, 0.70])       # paper 001, setting 1
 EPSILON = 0.5
 
@@ -90,6 +90,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats and shorter reference loops")
     args = parser.parse_args()
+    out_dir = results_dir(args.quick)
     repeats = 2 if args.quick else 5
     ref_rounds = 50_000 if args.quick else 300_000
     horizon = 10**7
@@ -139,9 +140,8 @@ def main() -> None:
                      "rounds_per_s": runs * hybrid_rounds / seconds,
                      "speedup_vs_per_round_loop": runs * hybrid_rounds / seconds / ref_speed["anytime-lazy-ucb"],
                      "meets_target": ""})
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    write_table(rows, RESULTS / "dp_ucb_speed.csv")
-    _plot(rows, RESULTS / "dp_ucb_speed.png")
+    write_table(rows, out_dir / "dp_ucb_speed.csv")
+    _plot(rows, out_dir / "dp_ucb_speed.png")
     print(f"{'algorithm':28s} {'mode':34s} {'T':>9s} {'seconds':>9s} {'rounds/s':>10s} {'x loop':>9s}")
     for r in rows:
         print(f"{r['algorithm']:28s} {r['mode']:34s} {r['horizon']:9d} {r['seconds']:9.4f} "

@@ -10,7 +10,8 @@ Problems 1 (Bernoulli) and 2 (Gaussian, sigma = 0.5), delta = 0.05, N in {64, 12
 * Fig. 5: DP-MASE with eps_dp = 0.5 and beta in {0.3, 0.5, 0.8};
 * Fig. 6: Problem 1, uniform against skewed activity (gamma = 0.8), DP-MASE (0.1, 0.5) and CE (xi = 0.05).
 
-Writes to docs/results/: ``mase_paper003.csv`` (one row per run), ``mase_paper003_summary.csv`` (mean and 95%
+Writes to docs/results/ (build/benchmarks/ with --quick): ``mase_paper003.csv`` (one row per run),
+``mase_paper003_summary.csv`` (mean and 95%
 t-interval of the rounds T per configuration), ``mase_paper003_claims.md`` (the claims of spec 4.4 as found)
 and the figures ``mase_fig{1,2,3,4,5,6}*.png``. ``--quick`` uses N in {64, 256, 1024}; ``--replot`` redraws
 everything from an existing table.
@@ -29,12 +30,12 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from _output import results_dir
 from scipy import stats
 
 from anonbandits import registry
 from anonbandits.experiments import Task, run_tasks, write_table
 
-RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
 FULL_N = (64, 128, 256, 512, 1024)
 QUICK_N = (64, 256, 1024)
 ETA_N = (64, 256, 1024)
@@ -246,44 +247,44 @@ def main(argv=None) -> int:
     parser.add_argument("--replot", action="store_true",
                         help="recompute summary, claims and figures from the existing mase_paper003.csv")
     args = parser.parse_args(argv)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    meta_path = RESULTS / "mase_paper003_run.json"
+    out_dir = results_dir(args.quick)
+    meta_path = out_dir / "mase_paper003_run.json"
     if args.replot:
         meta = json.loads(meta_path.read_text())
         n_grid, curves = tuple(meta["n_grid"]), configurations(tuple(meta["n_grid"]))
-        with open(RESULTS / "mase_paper003.csv") as fh:
+        with open(out_dir / "mase_paper003.csv") as fh:
             rows = list(csv.DictReader(fh))
     else:
         n_grid = QUICK_N if args.quick else FULL_N
         curves, rows, wall = run(n_grid, args.workers)
         meta = {"n_grid": list(n_grid), "workers": args.workers, "wall_seconds": wall, "seeds": SEEDS}
         meta_path.write_text(json.dumps(meta, indent=1) + "\n")
-        write_table(rows, RESULTS / "mase_paper003.csv")
+        write_table(rows, out_dir / "mase_paper003.csv")
     summary = summarise(rows)
     described = {_key(a, p): _describe(a, p) for points in curves.values() for _, a, p in points}
     write_table([{"config_id": k, **v, "config": described[k]} for k, v in summary.items()],
-                RESULTS / "mase_paper003_summary.csv")
+                out_dir / "mase_paper003_summary.csv")
 
     both = [(f"Problem {p}: {title}", [f"P{p}|{x}" for x in labels]) for p in ("1", "2") for title, labels in (
         ("DP-MASE", ["DP-MASE eps=0.05", "DP-MASE eps=0.1", "DP-MASE eps=0.25", "CENTRAL", "INDEPENDENT"]),
         ("Corrupted Elimination (eta = 0.9)", ["CE xi=0.0", "CE xi=0.05", "CE xi=0.1", "CENTRAL",
                                                "INDEPENDENT"]))]
-    plot(curves, summary, RESULTS / "mase_fig1_problem1.png", both[:2], "agents N", logy=True)
-    plot(curves, summary, RESULTS / "mase_fig3_problem2.png", both[2:], "agents N", logy=True)
-    plot(curves, summary, RESULTS / "mase_fig1_problem1_pulls.png",
+    plot(curves, summary, out_dir / "mase_fig1_problem1.png", both[:2], "agents N", logy=True)
+    plot(curves, summary, out_dir / "mase_fig3_problem2.png", both[2:], "agents N", logy=True)
+    plot(curves, summary, out_dir / "mase_fig1_problem1_pulls.png",
          [("Problem 1: pulls, with paper 002's Decentralized Elimination (SE)",
            [f"P1|{x}" for x in ("CE xi=0.0", "CE xi=0.05", "CE xi=0.1", "Feraud (paper 002 DE-SE)", "CENTRAL",
                                 "INDEPENDENT")])], "agents N", logy=True, ncols=1, metric="pulls")
-    plot(curves, summary, RESULTS / "mase_fig4_no_baselines.png",
+    plot(curves, summary, out_dir / "mase_fig4_no_baselines.png",
          [(t, [x for x in labs if "CENTRAL" not in x and "INDEPENDENT" not in x]) for t, labs in both],
          "agents N")
-    plot(curves, summary, RESULTS / "mase_fig2_eta.png",
+    plot(curves, summary, out_dir / "mase_fig2_eta.png",
          [(f"Problem {p}: Féraud et al. (CE, xi = 0)", [f"P{p}|Feraud N={n}" for n in ETA_N]) for p in ("1", "2")],
          "eta", logy=True)
-    plot(curves, summary, RESULTS / "mase_fig5_beta.png",
+    plot(curves, summary, out_dir / "mase_fig5_beta.png",
          [(f"Problem {p}: DP-MASE, eps = 0.5", [f"P{p}|DP-MASE eps=0.5 beta={b}" for b in (0.3, 0.5, 0.8)])
           for p in ("1", "2")], "agents N")
-    plot(curves, summary, RESULTS / "mase_fig6_activity.png",
+    plot(curves, summary, out_dir / "mase_fig6_activity.png",
          [(f"Problem 1: {alg}", [f"P1|{alg} uniform", f"P1|{alg} skewed"]) for alg in ("DP-MASE", "CE")],
          "agents N", logy=True)
 
@@ -300,9 +301,9 @@ def main(argv=None) -> int:
     lines += [f"| {a} | {b} | {c} |" for a, b, c in found]
     lines += ["", "Vectors list one value per N of the grid (per eta for claim 6); claim 6's verdict lists the N",
               "of the eta sweep at which T rises strictly at every step."]
-    (RESULTS / "mase_paper003_claims.md").write_text("\n".join(lines) + "\n")
+    (out_dir / "mase_paper003_claims.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
-    print(f"\nwrote {RESULTS}/mase_paper003*.csv, mase_paper003_claims.md and mase_fig*.png")
+    print(f"\nwrote {out_dir}/mase_paper003*.csv, mase_paper003_claims.md and mase_fig*.png")
     return 0
 
 

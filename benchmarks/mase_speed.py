@@ -5,7 +5,8 @@ For each algorithm on Problem 1 (delta = 0.05): rounds and pulls per second of t
 the event-driven engine for DP-MASE) at N = 64 and N = 1024 agents, and of the literal reference loop of
 ``benchmarks/mase_reference.py`` at N = 64 (one round per iteration, one reward per pull). The speed-up is
 the ratio of pulls per second (the target is >= 100x). Each simulator runs once before it is timed, so the
-one-off numba compilation (or cache load) is not counted. Writes docs/results/mase_speed.csv and .png.
+one-off numba compilation (or cache load) is not counted. Writes docs/results/mase_speed.csv and .png
+(build/benchmarks/ with --quick).
 
     .venv/bin/python benchmarks/mase_speed.py [--quick]
 """
@@ -21,6 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _output import results_dir  # noqa: E402
 from mase_reference import reference_dp_mase, reference_se_voting  # noqa: E402
 
 from anonbandits.experiments import write_table  # noqa: E402
@@ -35,7 +37,6 @@ from anonbandits.multiagent.mase import (  # noqa: E402
     problem,
 )
 
-RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
 INSTANCE = problem("1")
 
 FAST = {
@@ -68,6 +69,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     args = parser.parse_args(argv)
+    out_dir = results_dir(args.quick)
     small, large = activity_probabilities(64), activity_probabilities(1024)
     fast_seeds_small = range(3 if args.quick else 10)
     fast_seeds_large = range(1 if args.quick else 3)
@@ -89,9 +91,9 @@ def main(argv=None) -> int:
             rows.append({"algorithm": name, "engine": "simulator", "agents": n_agents, "rounds": r, "pulls": p,
                          "seconds": t, "rounds_per_s": r / t, "pulls_per_s": p / t, "speedup": speedup})
             print(f"{name:24s} {'fast':>10s} {n_agents:5d} {r / t:12.3g} {p / t:12.3g} {speedup:9.1f}")
-    write_table(rows, RESULTS / "mase_speed.csv")
-    _plot(rows, RESULTS / "mase_speed.png")
-    print(f"wrote {RESULTS / 'mase_speed.csv'} and {RESULTS / 'mase_speed.png'}")
+    write_table(rows, out_dir / "mase_speed.csv")
+    _plot(rows, out_dir / "mase_speed.png")
+    print(f"wrote {out_dir / 'mase_speed.csv'} and {out_dir / 'mase_speed.png'}")
     return 0
 
 

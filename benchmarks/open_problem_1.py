@@ -13,7 +13,8 @@ Block's guarantee (Lemma 6 / Corollary 2) gives beta >= 1 / ceil(K(C+1)/U); Lemm
 U >= K(C+1). For each (K, C), U rises from C+1 until the search finds only beta = 1 for two U in a row.
 
 Writes docs/results/open_problem_1.csv, open_problem_1.md and the attaining graphs (batched JSON, usable as
-``anonbandits beta FILE``) under docs/results/open_problem_1_graphs/.
+``anonbandits beta FILE``) under docs/results/open_problem_1_graphs/ (a --quick run writes to build/benchmarks/
+instead).
 
 Usage: python benchmarks/open_problem_1.py [--quick] [--seed 0]
 """
@@ -27,11 +28,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _output import results_dir
 
 from anondecomp import DemandGraph, beta
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "docs/results"
 KC = [(2, 1), (2, 2), (2, 3), (3, 1), (3, 2), (3, 3), (4, 1), (4, 2), (4, 3), (5, 1), (5, 2), (6, 1), (6, 2)]
 STARTS = 5  # local searches, from the best random graphs
 STOP_AFTER = 2  # per (K, C): stop raising U after this many consecutive U where the search found only beta = 1
@@ -91,9 +91,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer settings and evaluations (a smoke run)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    out_dir = results_dir(args.quick)
     kc = KC[:2] if args.quick else KC
     n_random, budget = (20, 60) if args.quick else (300, 4000)
-    gdir = OUT / "open_problem_1_graphs"
+    gdir = out_dir / "open_problem_1_graphs"
     gdir.mkdir(parents=True, exist_ok=True)
     rows = []
     for K, C in kc:
@@ -116,7 +117,7 @@ def main() -> None:
     cols = ["K", "C", "U", "users", "block_alpha", "one_over_alpha", "beta_random", "beta_min", "exact",
             "evaluations", "seconds", "graph"]
     suffix = "_quick" if args.quick else ""
-    with open(OUT / f"open_problem_1{suffix}.csv", "w") as fh:
+    with open(out_dir / f"open_problem_1{suffix}.csv", "w") as fh:
         fh.write(",".join(cols) + "\n")
         for r in rows:
             fh.write(",".join(str(r[c]) for c in cols) + "\n")
@@ -125,8 +126,8 @@ def main() -> None:
     for r in rows:
         lines.append(f"| {r['K']} | {r['C']} | {r['U']} | {r['users']} | {r['block_alpha']} "
                      f"| {r['one_over_alpha']:.4f} | {r['beta_random']:.4f} | {r['beta_min']:.4f} | {r['exact']} |")
-    (OUT / f"open_problem_1{suffix}.md").write_text("\n".join(lines) + "\n")
-    print(f"wrote {OUT / f'open_problem_1{suffix}.csv'} and {len(rows)} graphs under {gdir}")
+    (out_dir / f"open_problem_1{suffix}.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {out_dir / f'open_problem_1{suffix}.csv'} and {len(rows)} graphs under {gdir}")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@
 4. the share of the quick suite's scarce-cluster graphs on which optimal uses strictly fewer assignments
    than block (target >= 90%).
 
-Usage: python benchmarks/solver_suite.py [--quick]
+Usage: python benchmarks/solver_suite.py [--quick]   (--quick writes to build/benchmarks/, not docs/results/)
 """
 
 from __future__ import annotations
@@ -21,19 +21,18 @@ import sys
 import time
 from pathlib import Path
 
+from _output import results_dir
+
 from anonbandits.cli.bench import beats
 from anonbandits.experiments import write_table
 from anondecomp import decompose, verify
 from anondecomp.bench.families import scarce
 from anondecomp.bench.suite import summarize
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "docs/results"
 
-
-def bench(suite: str, name: str) -> tuple[float, list[dict]]:
+def bench(suite: str, name: str, out_dir: Path) -> tuple[float, list[dict]]:
     """Run ``anonbandits bench`` in a fresh process; (wall seconds, rows)."""
-    out, png = RESULTS / f"{name}.csv", RESULTS / f"{name}.png"
+    out, png = out_dir / f"{name}.csv", out_dir / f"{name}.png"
     cmd = [str(Path(sys.executable).with_name("anonbandits")), "bench", "--suite", suite, "--out", str(out),
            "--plot", str(png)]
     t0 = time.perf_counter()
@@ -71,26 +70,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="quick suite and the performance checks only")
     args = parser.parse_args()
-    wall, quick_rows = bench("quick", "solver_suite_quick")
+    out_dir = results_dir(args.quick)
+    wall, quick_rows = bench("quick", "solver_suite_quick", out_dir)
     wins, total = beats(quick_rows, "optimal", "block", "scarce")
     print(f"quick suite: {wall:.1f} s wall (target < 300 s); optimal < block on {wins}/{total} scarce-cluster "
           f"graphs ({100 * wins / total:.0f}%, target >= 90%)")
     figures = [{"figure": "quick suite wall seconds", "value": round(wall, 1)},
                {"figure": "optimal < block on scarce graphs (quick)", "value": f"{wins}/{total}"}]
     if not args.quick:
-        wall_full, rows = bench("full", "solver_suite")
+        wall_full, rows = bench("full", "solver_suite", out_dir)
         print(f"full suite: {wall_full:.1f} s wall")
         figures.append({"figure": "full suite wall seconds", "value": round(wall_full, 1)})
         wins_f, total_f = beats(rows, "optimal", "block", "scarce")
         figures.append({"figure": "optimal < block on scarce graphs (full)", "value": f"{wins_f}/{total_f}"})
         summary = [{"family": f, "method": m, **{k: (round(v, 4) if isinstance(v, float) else v) for k, v in s.items()}}
                    for (f, m), s in sorted(summarize(rows).items())]
-        write_table(summary, RESULTS / "solver_suite_summary.csv")
+        write_table(summary, out_dir / "solver_suite_summary.csv")
     perf = perf_1000()
-    write_table(perf, RESULTS / "solver_perf.csv")
+    write_table(perf, out_dir / "solver_perf.csv")
     worst = max(r["optimal_seconds"] for r in perf)
     figures.append({"figure": "optimal 1000x10 C=5 scarce: max seconds over 5 seeds", "value": worst})
-    write_table(figures, RESULTS / "solver_figures.csv")
+    write_table(figures, out_dir / "solver_figures.csv")
     print(f"optimal on 1000 x 10, C = 5, U = 20: at most {worst:.1f} s (target < 60 s)")
 
 

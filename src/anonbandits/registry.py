@@ -30,6 +30,68 @@ _FAMILIES: tuple[str, ...] = (
 )
 
 
+def parse_bool(value: str | bool) -> bool:
+    """``true/false``, ``yes/no``, ``1/0``, ``on/off`` (case-insensitive) -> bool.
+
+    Parameters
+    ----------
+    value : the text of a flag value, or a bool (from a TOML grid) taken as is.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    ValueError
+        For any other text.
+    """
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "1", "on"):
+        return True
+    if text in ("false", "no", "0", "off"):
+        return False
+    raise ValueError(f"expected true or false, got {value!r}")
+
+
+def _convert(kind: Callable[[str], Any], value: Any) -> Any:
+    """``value`` (flag text or a TOML/JSON scalar) as ``kind``; ``ValueError`` says what was expected.
+
+    Grid files hand over typed values, so a float where an integer is meant (``horizon = 1.5``) or a bool
+    where a number is meant must be refused rather than truncated by ``int()``.
+    """
+    if isinstance(value, list | dict):
+        raise ValueError(f"expected a single value, got a {'list' if isinstance(value, list) else 'table'}")
+    if kind is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str):
+            try:
+                return int(value.strip())
+            except ValueError:
+                pass
+        raise ValueError(f"expected an integer, got {value!r}")
+    if kind is float:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str):
+            try:
+                return float(value)
+            except ValueError:
+                pass
+        raise ValueError(f"expected a number, got {value!r}")
+    if kind is str:
+        if isinstance(value, bool):
+            raise ValueError(f"expected text, got {value!r}")
+        # a TOML grid may write problem = 1 for the choice "1"; integral floats stay as written
+        return value if isinstance(value, str) else str(value)
+    return kind(value)
+
+
 @dataclass(frozen=True)
 class Param:
     """One algorithm parameter; becomes the flag ``--name`` (underscores as dashes) of ``simulate``."""
@@ -69,26 +131,42 @@ class AlgorithmSpec:
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params}
 
-    def resolve(self, given: Mapping[str, Any]) -> dict[str, Any]:
-        """Defaults overlaid with ``given``; unknown names and bad values raise :class:`ConfigError`."""
+    def resolve(self, given: Mapping[str, Any], *, as_flags: bool = False) -> dict[str, Any]:
+        """Defaults overlaid with ``given``; unknown names and bad values raise :class:`ConfigError`.
+
+        Parameters
+        ----------
+        given : parameter values by name, as flag text or as scalars from a grid file.
+        as_flags : name parameters as command-line flags (``--best-effort``) in error messages instead of
+            as grid keys (``'best_effort'``).
+
+        Returns
+        -------
+        dict
+            Every parameter of the algorithm with its value converted to the parameter's type.
+        """
         known = {p.name: p for p in self.params}
+
+        def called(name: str) -> str:
+            return f"--{name.replace('_', '-')}" if as_flags else f"parameter {name!r}"
+
         unknown = sorted(set(given) - set(known))
         if unknown:
-            raise ConfigError(f"algorithm {self.name!r} has no parameter(s) {', '.join(unknown)}; "
-                              f"known: {', '.join(sorted(known))}")
+            names = ", ".join(called(n) for n in unknown)
+            raise ConfigError(f"algorithm {self.name!r} has no {names}; "
+                              f"known: {', '.join(called(n) for n in sorted(known))}")
         out = self.defaults()
         for name, value in given.items():
             p = known[name]
             try:
-                value = p.type(value) if isinstance(value, str) or p.type in (int, float) else value
-            except (TypeError, ValueError) as exc:
-                raise ConfigError(f"parameter {name!r} of {self.name!r}: {exc}") from None
+                value = _convert(p.type, value)
+            except (TypeError, ValueError, OverflowError) as exc:
+                raise ConfigError(f"{called(name)} of {self.name!r}: {exc}") from None
             if p.choices is not None and value not in p.choices:
-                raise ConfigError(f"parameter {name!r} of {self.name!r} must be one of "
+                raise ConfigError(f"{called(name)} of {self.name!r} must be one of "
                                   f"{', '.join(map(str, p.choices))}, got {value!r}")
             out[name] = value
         return out
-
 
 def all_algorithms() -> dict[str, AlgorithmSpec]:
     """Every registered algorithm, by name."""

@@ -51,6 +51,7 @@ def _one_arm_decomposition(multiplicity: str) -> bytes:
 FIXTURES = {
     "example": lambda: EXAMPLE.read_bytes(),
     "deep_json": _deep_json,
+    "deep_toml": lambda: b"runs = " + _deep_json(),
     "binary": lambda: bytes(range(256)) * 4,
     "latin1": lambda: "demand = 1 # caf\xe9\n".encode("latin-1"),
     "empty": lambda: b"",

@@ -20,19 +20,7 @@ from anonbandits.anonymous.algorithm2 import anon_etc
 from anonbandits.anonymous.result import AnonymousRun
 from anonbandits.batched import GRIDS, THRESHOLDS
 from anonbandits.envs.instances import INSTANCE_REWARDS, MultiUserInstance, clustered_instance
-from anonbandits.registry import AlgorithmSpec, Param, RunOutput
-
-
-def parse_bool(value: str | bool) -> bool:
-    """``true/false``, ``yes/no``, ``1/0``, ``on/off`` (case-insensitive) -> bool."""
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("true", "yes", "1", "on"):
-        return True
-    if text in ("false", "no", "0", "off"):
-        return False
-    raise ValueError(f"expected true or false, got {value!r}")
+from anonbandits.registry import AlgorithmSpec, Param, RunOutput, parse_bool
 
 
 def parse_alpha(value: str | float) -> float | str:

@@ -1,50 +1,83 @@
 """``anonbandits simulate``: run any registered algorithm over seeds, or a whole grid file.
 
-Two ways in:
-
-* ``anonbandits simulate --algorithm NAME [--PARAM VALUE ...] --seeds 10 --out r.csv --plot r.png``; the
-  parameters are the algorithm's own (``anonbandits simulate --algorithm NAME --help`` lists them with
-  their defaults).
-* ``anonbandits simulate --config grid.toml --out r.csv`` (see :mod:`anonbandits.experiments.grid`).
-
-Runs go to local worker processes by default, or to a Dask cluster with ``--scheduler tcp://HOST:PORT``.
+The command-line help (:data:`DESCRIPTION`) says how to use it; this module also checks every flag, grid
+entry and output path before the first run, and turns Ctrl-C or SIGTERM into a saved partial table.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
+import signal
 import sys
+import threading
+from pathlib import Path
+from typing import Any, NoReturn
 
 from anonbandits import registry
-from anonbandits.errors import ConfigError
-from anonbandits.experiments import load_grid, plot_curves, run_tasks, tasks_from_grid, write_table
-from anonbandits.experiments.grid import Task, seed_list
+from anonbandits.cli.options import check_outputs, nonnegative_int, positive_int
+from anonbandits.errors import AnonBanditsError, ConfigError
+from anonbandits.experiments import load_grid, plot_curves, tasks_from_grid, write_table
+from anonbandits.experiments.grid import MAX_SEEDS, Task, seed_list
+from anonbandits.experiments.runner import TaskResult, collect
+from anonbandits.experiments.table import TABLE_SUFFIXES, read_table, run_key, task_key
+from anondecomp.errors import AnonDecompError
+
+EXIT_USER_ERROR = 2
+
+DESCRIPTION = """\
+Run any registered algorithm over seeds, or a whole grid file.
+
+  anonbandits simulate --algorithm NAME [--PARAM VALUE ...] --seeds 10 --out r.csv --plot r.png
+  anonbandits simulate --config grid.toml --out r.csv
+
+The parameters are the algorithm's own: 'anonbandits simulate --help --algorithm NAME' lists them with
+their defaults. A grid file (TOML or JSON) lists runs; a list value expands into one run per value, and
+every configuration runs once per seed (see examples/grid.toml).
+
+Runs go to local worker processes (--workers) or to a Dask cluster (--scheduler tcp://HOST:PORT). Every
+flag, grid entry and output path is checked before the first run. Ctrl-C (or SIGTERM) stops within seconds
+and writes the runs already finished to --out; the same command with --resume then runs only the missing
+ones and appends them.
+"""
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("simulate", help="simulate bandit algorithms over seeds; write a table and a plot",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
-                       add_help=False)
+                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
+                       add_help=False, allow_abbrev=False)
     p.add_argument("-h", "--help", action="store_true", help="show this help (with --algorithm: its parameters)")
     p.add_argument("--algorithm", help="registered algorithm name")
-    p.add_argument("--config", help="grid file (TOML or JSON) instead of --algorithm")
-    p.add_argument("--seeds", type=int, default=10, help="number of seeds, 0..n-1 (default 10)")
-    p.add_argument("--seed-offset", type=int, default=0, help="first seed (default 0)")
-    p.add_argument("--out", help="results table (CSV; .jsonl for JSON lines)")
-    p.add_argument("--plot", help="PNG of the mean curve with a 95%% band over seeds")
-    p.add_argument("--workers", type=int, default=None, help="local worker processes (default: all cores)")
+    p.add_argument("--config", help="grid file (.toml or .json) instead of --algorithm")
+    p.add_argument("--seeds", type=positive_int, default=None,
+                   help="number of seeds, offset..offset+n-1 (default 10; a grid file's own 'seeds' wins)")
+    p.add_argument("--seed-offset", type=nonnegative_int, default=None, help="first seed (default 0)")
+    p.add_argument("--out", help="results table (.csv, or .jsonl for JSON lines)")
+    p.add_argument("--plot", help="image of the mean curve with a 95%% band over seeds (.png, .pdf, .svg, ...)")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the runs already in --out and run only the missing ones (same arguments)")
+    p.add_argument("--workers", type=positive_int, default=None, help="local worker processes (default: all cores)")
     p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://127.0.0.1:8786")
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument("--no-progress", action="store_true",
+                   help="hide progress (a bar on a terminal, otherwise a line every 10 s on stderr)")
     p.set_defaults(func=run, accepts_extra=True, parser=p)
 
 
+class _AlgorithmParser(argparse.ArgumentParser):
+    """An algorithm's flags; a mistake is one line naming the flag (no usage dump)."""
+
+    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+        raise ConfigError(f"{message} (see {self.prog} --help)")
+
+
 def _algorithm_parser(spec: registry.AlgorithmSpec) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=f"anonbandits simulate --algorithm {spec.name}", description=spec.summary,
-                                add_help=False)
+    # Values stay text here: spec.resolve converts them, so a bad value gets the same message as in a grid.
+    p = _AlgorithmParser(prog=f"anonbandits simulate --algorithm {spec.name}", description=spec.summary,
+                         add_help=False, allow_abbrev=False)
     for param in spec.params:
-        p.add_argument(f"--{param.name.replace('_', '-')}", dest=param.name, type=param.type,
-                       default=param.default, choices=param.choices,
-                       help=f"{param.help} (default: {param.default})")
+        choices = f"; one of {', '.join(map(str, param.choices))}" if param.choices else ""
+        p.add_argument(f"--{param.name.replace('_', '-')}", dest=param.name, default=argparse.SUPPRESS,
+                       metavar=param.name.upper(), help=f"{param.help} (default: {param.default}{choices})")
     return p
 
 
@@ -54,41 +87,153 @@ def _print_algorithms() -> None:
         print(f"  {name:28s} {spec.summary}")
 
 
-def run(args: argparse.Namespace) -> int:
-    if args.help:
-        args.parser.print_help()
-        if args.algorithm:
-            print()
-            _algorithm_parser(registry.get(args.algorithm)).print_help()
-        else:
-            print()
-            _print_algorithms()
-        return 0
-    if bool(args.algorithm) == bool(args.config):
-        raise ConfigError("give exactly one of --algorithm NAME or --config GRID")
+def _tasks(args: argparse.Namespace) -> list[Task]:
+    if args.seeds is not None and args.seeds > MAX_SEEDS:
+        raise ConfigError(f"--seeds must be at most {MAX_SEEDS}, got {args.seeds}")
     if args.config:
         if args.extra:
             raise ConfigError(f"unrecognized arguments with --config: {' '.join(args.extra)}")
         grid = load_grid(args.config)
-        grid.setdefault("seeds", args.seeds)
-        tasks = tasks_from_grid(grid)
-    else:
-        spec = registry.get(args.algorithm)
-        ns, rest = _algorithm_parser(spec).parse_known_args(args.extra)
-        if rest:
-            raise ConfigError(f"unrecognized arguments for {spec.name}: {' '.join(rest)}")
-        params = spec.resolve(vars(ns))
-        tasks = [Task(spec.name, params, s) for s in seed_list(args.seeds, args.seed_offset)]
+        grid.setdefault("seeds", 10 if args.seeds is None else args.seeds)
+        grid.setdefault("seed_offset", args.seed_offset or 0)
+        return tasks_from_grid(grid)
+    spec = registry.get(args.algorithm)
+    parser = _algorithm_parser(spec)
+    ns, rest = parser.parse_known_args(args.extra)
+    if rest:
+        k = next((i for i, token in enumerate(rest) if token.startswith("-")), None)
+        if k is None:
+            raise ConfigError(f"algorithm {spec.name!r} takes --FLAG VALUE pairs, got a stray {rest[0]!r}")
+        value = rest[k + 1] if k + 1 < len(rest) and not rest[k + 1].startswith("-") else None
+        given = f" (given {value!r})" if value is not None else ""
+        raise ConfigError(f"algorithm {spec.name!r} has no flag {rest[k]}{given}; see {parser.prog} --help")
+    given = vars(ns)
+    params = spec.resolve(given, as_flags=True)
+    return [Task(spec.name, params, s) for s in seed_list(10 if args.seeds is None else args.seeds,
+                                                          args.seed_offset or 0)]
 
-    results = run_tasks(tasks, workers=args.workers, scheduler=args.scheduler, progress=not args.no_progress)
-    rows = [r.row for r in results]
+
+def _plot_suffixes() -> tuple[str, ...]:
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    return tuple(f".{ext}" for ext in sorted(FigureCanvasBase.get_supported_filetypes()))
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before any run, an output that could not be written at the end (or would replace the grid)."""
+    for flag, path, suffixes in (("--out", args.out, TABLE_SUFFIXES), ("--plot", args.plot, None)):
+        if path is None:
+            continue
+        suffixes = suffixes or _plot_suffixes()
+        if Path(path).suffix.lower() not in suffixes:
+            raise ConfigError(f"{flag} {path}: unsupported extension {Path(path).suffix or '(none)'!r}; "
+                              f"use one of {', '.join(suffixes)}")
+    check_outputs([("--out", args.out), ("--plot", args.plot)], inputs=[args.config] if args.config else [])
+    if args.resume and not args.out:
+        raise ConfigError("--resume needs --out: the table whose runs are kept")
+
+
+def _raise_interrupt(signum: int, frame: Any) -> NoReturn:
+    raise KeyboardInterrupt(signum)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.help:
+        args.parser.print_help()
+        print()
+        if args.algorithm:
+            _algorithm_parser(registry.get(args.algorithm)).print_help()
+        else:
+            _print_algorithms()
+        return 0
+    if bool(args.algorithm) == bool(args.config):
+        raise ConfigError("give exactly one of --algorithm NAME or --config GRID")
+    tasks = _tasks(args)
+    _check_outputs(args)
+    kept: list[dict[str, Any]] = []
+    if args.resume and Path(args.out).exists():
+        kept = read_table(args.out)
+        done = {run_key(row) for row in kept}
+        tasks = [t for t in tasks if task_key(t) not in done]
+
+    # SIGTERM stops a grid like Ctrl-C, up to and including the final write (which then leaves no temp file)
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt) if in_main_thread else None
+    try:
+        return _run_and_save(args, tasks, kept)
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run_and_save(args: argparse.Namespace, tasks: list[Task], kept: list[dict[str, Any]]) -> int:
+    finished: dict[int, TaskResult] = {}
+    try:
+        collect(tasks, finished, workers=args.workers, scheduler=args.scheduler, progress=not args.no_progress)
+    except KeyboardInterrupt as exc:
+        signum = exc.args[0] if exc.args else signal.SIGINT
+        return _stop(args, kept, finished, len(tasks), "interrupted", 128 + signum)
+    except (AnonBanditsError, AnonDecompError) as exc:
+        message = _in_flag_words(str(exc), args.algorithm) if args.algorithm else str(exc)
+        return _stop(args, kept, finished, len(tasks), f"error: {message}", EXIT_USER_ERROR)
+    except Exception as exc:  # a failing run is reported in one line, and the finished ones are kept
+        return _stop(args, kept, finished, len(tasks), f"error: a run failed: {type(exc).__name__}: {exc}", 1)
+
+    new = [finished[i] for i in sorted(finished)]
+    rows = kept + [r.row for r in new]
     if args.out:
         write_table(rows, args.out)
     if args.plot:
-        spec = registry.get(tasks[0].algorithm)
-        plot_curves(results, args.plot, xlabel=spec.curve_axes[0], ylabel=spec.curve_axes[1])
+        _plot(new, args.plot, resumed=len(kept))
+    if kept:
+        print(f"resumed: {len(kept)} runs were already in {args.out}, {len(new)} run now")
     _summarise(rows, sys.stdout)
     return 0
+
+
+def _in_flag_words(message: str, algorithm: str) -> str:
+    """``explore_scale must be positive`` -> ``--explore-scale must be positive``: the algorithms check their
+    parameters under their Python names, but on the command line the user typed flags."""
+    names = [p.name for p in registry.get(algorithm).params if "_" in p.name]
+    if not names:
+        return message
+    pattern = r"(?<![\w-])(" + "|".join(map(re.escape, names)) + r")(?!\w)"
+    return re.sub(pattern, lambda m: "--" + m.group(1).replace("_", "-"), message)
+
+
+def _stop(args: argparse.Namespace, kept: list[dict[str, Any]], finished: dict[int, TaskResult], total: int,
+          what: str, code: int) -> int:
+    """Save the finished runs (if there is a table to save them to) and say in one line how to go on."""
+    rows = kept + [finished[i].row for i in sorted(finished)]
+    if args.out and rows:
+        write_table(rows, args.out)
+        how = (f"{len(rows)} finished runs are in {args.out}; "
+               "run the same command with --resume to run only the missing ones")
+    else:
+        how = "nothing saved (no --out)" if finished else "no run had finished"
+    if rows or code > 128:
+        what += f" (after {len(finished)} of {total} runs; {how})"
+    print(f"anonbandits simulate: {what}", file=sys.stderr)
+    return code
+
+
+def _plot(results: list[TaskResult], path: str, *, resumed: int) -> None:
+    if not results:
+        print(f"plot {path}: not drawn, every run was already in the table")
+        return
+    spec = registry.get(results[0].row["algorithm"])
+    try:
+        plot_curves(results, path, xlabel=spec.curve_axes[0], ylabel=spec.curve_axes[1])
+    except ValueError as exc:
+        raise ConfigError(f"--plot {path}: {exc}") from None
+    if resumed:
+        print(f"plot {path}: the {len(results)} runs of this invocation (curves of the {resumed} resumed "
+              "runs are not stored in the table)")
+
+
+def _number(value: Any) -> float:
+    # rows read back from a CSV table hold text, booleans included
+    return float(value == "True") if value in ("True", "False") else float(value)
 
 
 def _summarise(rows, out) -> None:
@@ -99,6 +244,10 @@ def _summarise(rows, out) -> None:
     for row in rows:
         by_alg.setdefault(row["algorithm"], []).append(row)
     for alg, group in by_alg.items():
-        keys = [k for k in ("regret", "samples", "correct", "observations", "wall_time") if k in group[0]]
-        parts = [f"{k}={np.mean([float(g[k]) for g in group]):.4g}" for k in keys]
+        parts = []
+        for key in ("regret", "samples", "correct", "observations", "wall_time"):
+            # a resumed CSV table has every column in every row, empty where an algorithm has no such metric
+            values = [_number(g[key]) for g in group if g.get(key) not in (None, "")]
+            if values:
+                parts.append(f"{key}={np.mean(values):.4g}")
         print(f"{alg}: {len(group)} runs, mean " + ", ".join(parts), file=out)

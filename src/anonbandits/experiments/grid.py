@@ -14,7 +14,9 @@ A grid file::
     users = 300
 
 Every combination of list values in a ``runs`` entry is one configuration; each configuration runs once per
-seed. Parameter names are the algorithm's (see ``anonbandits simulate --algorithm NAME --help``).
+seed. Parameter names are the algorithm's (see ``anonbandits simulate --algorithm NAME --help``). The only
+top-level keys are ``seeds``, ``seed_offset`` (first seed when ``seeds`` is a count), ``defaults`` and
+``runs``; values are checked against each parameter's type (``horizon = 1.5`` is refused, not truncated).
 """
 
 from __future__ import annotations
@@ -40,49 +42,107 @@ class Task:
     seed: int
 
 
+GRID_SUFFIXES = (".toml", ".json")
+_TOP_LEVEL = ("seeds", "seed_offset", "defaults", "runs")
+#: more seeds than this is a typo, not an experiment (the seed list alone would fill memory)
+MAX_SEEDS = 1_000_000
+
+
 def load_grid(path: str | Path) -> dict[str, Any]:
-    """Read a grid file (``.toml`` or ``.json``); :class:`ConfigError` on any problem."""
+    """Read a grid file (``.toml`` or ``.json``).
+
+    Parameters
+    ----------
+    path : the grid file.
+
+    Returns
+    -------
+    dict
+        The parsed grid, with a non-empty list ``runs`` and only the keys ``seeds``, ``seed_offset``,
+        ``defaults`` and ``runs``.
+
+    Raises
+    ------
+    ConfigError
+        On any problem: wrong extension, unreadable, not UTF-8, not valid TOML/JSON, nested too deeply, or
+        not shaped like a grid.
+    """
     path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in GRID_SUFFIXES:
+        raise ConfigError(f"--config {path}: a grid file must end in .toml or .json")
     try:
-        text = path.read_text()
+        text = path.read_bytes().decode("utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read grid file {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"grid file {path} is not UTF-8 text (byte {exc.start})") from None
     try:
-        data = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
+        data = tomllib.loads(text) if suffix == ".toml" else json.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"grid file {path} is not valid {path.suffix.lstrip('.').upper()}: {exc}") from None
+        raise ConfigError(f"grid file {path} is not valid {suffix.lstrip('.').upper()}: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"grid file {path} nests too deeply") from None
     if not isinstance(data, dict) or not isinstance(data.get("runs"), list) or not data["runs"]:
         raise ConfigError(f"grid file {path} needs a non-empty list 'runs' of algorithm entries")
+    unknown = sorted(set(data) - set(_TOP_LEVEL))
+    if unknown:
+        raise ConfigError(f"grid file {path} has unknown key(s) {', '.join(map(repr, unknown))}; "
+                          f"known: {', '.join(_TOP_LEVEL)}")
+    if not isinstance(data.get("defaults", {}), dict):
+        raise ConfigError(f"grid file {path}: 'defaults' must be a table of parameter values")
     return data
 
 
 def seed_list(seeds: int | Sequence[int], offset: int = 0) -> list[int]:
-    """``n`` -> ``[offset, ..., offset + n - 1]``; a list is taken as is."""
-    if isinstance(seeds, bool):
-        raise ConfigError("'seeds' must be a positive integer or a list of integers")
-    if isinstance(seeds, int):
-        if seeds < 1:
-            raise ConfigError(f"'seeds' must be at least 1, got {seeds}")
+    """``n`` -> ``[offset, ..., offset + n - 1]``; a list is taken as is.
+
+    Raises
+    ------
+    ConfigError
+        For a count below 1, a negative offset or seed, or anything that is not an integer.
+    """
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise ConfigError(f"the seed offset must be a non-negative integer, got {offset!r}")
+    if isinstance(seeds, int) and not isinstance(seeds, bool):
+        if not 1 <= seeds <= MAX_SEEDS:
+            raise ConfigError(f"'seeds' must be at least 1 and at most {MAX_SEEDS}, got {seeds}")
         return list(range(offset, offset + seeds))
-    if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds):
-        raise ConfigError("'seeds' must be a positive integer or a list of non-negative integers")
+    if not isinstance(seeds, list) or not seeds or \
+            not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds):
+        raise ConfigError(f"'seeds' must be a positive integer or a non-empty list of non-negative integers, "
+                          f"got {seeds!r}")
+    if len(set(seeds)) != len(seeds):
+        raise ConfigError(f"'seeds' lists a seed twice: {seeds!r}")
     return list(seeds)
 
 
 def tasks_from_grid(grid: Mapping[str, Any]) -> list[Task]:
-    """Expand a grid (as returned by :func:`load_grid`) into tasks, configuration-major, seed-minor."""
-    seeds = seed_list(grid.get("seeds", 1), int(grid.get("seed_offset", 0)))
+    """Expand a grid (as returned by :func:`load_grid`) into tasks, configuration-major, seed-minor.
+
+    Raises
+    ------
+    ConfigError
+        Naming the entry and key of an empty list, an unknown algorithm or parameter, or a bad value.
+    """
+    seeds = seed_list(grid.get("seeds", 1), grid.get("seed_offset", 0))
     defaults = dict(grid.get("defaults", {}))
     tasks: list[Task] = []
     for k, entry in enumerate(grid["runs"]):
         if not isinstance(entry, Mapping) or "algorithm" not in entry:
             raise ConfigError(f"runs[{k}] must be a table with an 'algorithm' key")
         merged = {**defaults, **entry}
+        empty = [key for key, v in merged.items() if isinstance(v, list) and not v]
+        if empty:
+            raise ConfigError(f"runs[{k}].{empty[0]} is an empty list, so the grid expands to no runs")
         keys = list(merged)
         values = [v if isinstance(v, list) else [v] for v in merged.values()]
         for combo in itertools.product(*values):
             params = dict(zip(keys, combo, strict=True))
-            spec = registry.get(params.pop("algorithm"))
+            name = params.pop("algorithm")
+            if not isinstance(name, str):
+                raise ConfigError(f"runs[{k}].algorithm must be a name, got {name!r}")
+            spec = registry.get(name)
             resolved = spec.resolve(params)
             tasks.extend(Task(spec.name, resolved, s) for s in seeds)
     return tasks

@@ -1,19 +1,30 @@
-"""Run tasks in this process, in local worker processes, or on a Dask cluster; same seeds, same table."""
+"""Run tasks in this process, in local worker processes, or on a Dask cluster; same seeds, same table.
+
+:func:`iter_results` yields results as runs finish and stops every backend promptly when its consumer
+stops (Ctrl-C, an error, or closing the generator): queued runs are cancelled, local worker processes are
+terminated and Dask futures are cancelled, so the runs already finished can still be saved.
+"""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import signal
+import sys
 import time
-from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from anonbandits import registry
+from anonbandits.errors import ConfigError
 from anonbandits.experiments.grid import Task
+
+#: seconds to wait for a Dask scheduler before giving up (an unreachable one must fail fast)
+SCHEDULER_TIMEOUT = 3
 
 
 @dataclass(frozen=True)
@@ -35,48 +46,153 @@ def run_task(task: Task) -> TaskResult:
     return TaskResult(row=row, curve=out.curve, label=out.label or task.algorithm)
 
 
-def run_tasks(tasks: Sequence[Task], *, workers: int | None = None, scheduler: str | None = None,
-              progress: bool = True) -> list[TaskResult]:
-    """Run every task and return the results in task order.
+def _run_indexed(item: tuple[int, Task]) -> tuple[int, TaskResult]:
+    return item[0], run_task(item[1])
+
+
+def _worker_init() -> None:
+    # Only the parent reacts to Ctrl-C (a terminal sends it to the whole process group); it then
+    # terminates the workers. SIGTERM must kill a worker, not run a handler inherited from the parent.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def iter_results(tasks: Sequence[Task], *, workers: int | None = None,
+                 scheduler: str | None = None) -> Iterator[tuple[int, TaskResult]]:
+    """Yield ``(index into tasks, result)`` as runs finish, in completion order.
 
     Parameters
     ----------
+    tasks : the runs.
     workers : number of local worker processes; ``None`` uses every core, ``1`` runs in this process.
     scheduler : address of a Dask scheduler (``tcp://host:port``); when given, tasks run on that cluster
         and ``workers`` is ignored.
-    progress : show a progress bar over runs (on stderr).
 
-    Each task seeds its own generator, so the table does not depend on the backend or on completion order.
+    Yields
+    ------
+    tuple of (int, TaskResult)
+
+    Notes
+    -----
+    When the consumer stops early (an exception, ``KeyboardInterrupt`` or ``close()``), queued runs are
+    cancelled and local worker processes terminated before control returns.
     """
-    bar = tqdm(total=len(tasks), desc="runs", unit="run", disable=not progress, leave=False)
-    results: list[TaskResult | None] = [None] * len(tasks)
+    if not tasks:
+        return
+    if scheduler is not None:
+        yield from _iter_dask(tasks, scheduler)
+        return
+    workers = workers or os.cpu_count() or 1
+    if workers == 1 or len(tasks) == 1:
+        for i, task in enumerate(tasks):
+            yield i, run_task(task)
+        return
+    pool = multiprocessing.get_context().Pool(min(workers, len(tasks)), initializer=_worker_init)
     try:
-        if scheduler is not None:
-            _run_dask(tasks, scheduler, results, bar)
-        else:
-            workers = workers or os.cpu_count() or 1
-            if workers == 1 or len(tasks) == 1:
-                for i, task in enumerate(tasks):
-                    results[i] = run_task(task)
-                    bar.update()
-            else:
-                with ProcessPoolExecutor(max_workers=min(workers, len(tasks))) as pool:
-                    futures = {pool.submit(run_task, t): i for i, t in enumerate(tasks)}
-                    for fut in as_completed(futures):
-                        results[futures[fut]] = fut.result()
-                        bar.update()
+        yield from pool.imap_unordered(_run_indexed, enumerate(tasks))
     finally:
-        bar.close()
-    return results  # type: ignore[return-value]
+        pool.terminate()
+        pool.join()
 
 
-def _run_dask(tasks: Sequence[Task], scheduler: str, results: list, bar: tqdm) -> None:
-    from distributed import Client
+def _connect(scheduler: str) -> Any:
+    """A ``distributed.Client`` connected to ``scheduler``, or :class:`ConfigError` within a few seconds."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ConfigError("--scheduler needs the 'distributed' package (pip install distributed)") from None
+    try:
+        return Client(scheduler, timeout=SCHEDULER_TIMEOUT)
+    except (OSError, ValueError, TypeError, TimeoutError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ConfigError(f"--scheduler {scheduler}: cannot connect: {reason}") from None
+
+
+def _iter_dask(tasks: Sequence[Task], scheduler: str) -> Iterator[tuple[int, TaskResult]]:
     from distributed import as_completed as dask_completed
 
-    with Client(scheduler) as client:
+    client = _connect(scheduler)
+    futures = []
+    try:
         futures = client.map(run_task, list(tasks), pure=False)
         index = {f.key: i for i, f in enumerate(futures)}
         for fut in dask_completed(futures):
-            results[index[fut.key]] = fut.result()
-            bar.update()
+            yield index[fut.key], fut.result()
+    finally:
+        client.cancel(futures)
+        client.close()
+
+
+class Progress:
+    """Runs done out of a total: a tqdm bar on a terminal, otherwise plain lines (after the first run, then
+    every ``interval`` seconds).
+
+    Parameters
+    ----------
+    total : number of runs.
+    stream : where progress goes (stderr by default).
+    interval : seconds between two plain lines when ``stream`` is not a terminal, so logs and CI output
+        get no carriage-return noise.
+    enabled : ``False`` shows nothing.
+    """
+
+    def __init__(self, total: int, *, stream: TextIO | None = None, interval: float = 10.0,
+                 enabled: bool = True) -> None:
+        self.total, self.done = total, 0
+        self.stream = stream if stream is not None else sys.stderr
+        self.interval = interval
+        self.start = self.last = time.monotonic()
+        self.bar = None
+        self.enabled = enabled
+        if enabled and self.stream.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc="runs", unit="run", leave=False, file=self.stream)
+
+    def update(self) -> None:
+        self.done += 1
+        if self.bar is not None:
+            self.bar.update()
+            return
+        now = time.monotonic()
+        # the first line tells how long one run takes; later ones come at most every `interval` seconds
+        due = self.done == 1 or now - self.last >= self.interval
+        if self.enabled and due and self.done < self.total:
+            self.last = now
+            print(f"runs: {self.done}/{self.total} done, {now - self.start:.0f} s", file=self.stream,
+                  flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def collect(tasks: Sequence[Task], finished: dict[int, TaskResult], *, workers: int | None = None,
+            scheduler: str | None = None, progress: bool = True) -> None:
+    """Run every task, storing each result in ``finished[index]`` as soon as it completes.
+
+    Parameters
+    ----------
+    tasks, workers, scheduler : as in :func:`iter_results`.
+    finished : filled in place, so after an exception or Ctrl-C it still holds the runs done so far.
+    progress : show progress on stderr (see :class:`Progress`).
+    """
+    bar = Progress(len(tasks), enabled=progress)
+    try:
+        with closing(iter_results(tasks, workers=workers, scheduler=scheduler)) as results:
+            for i, result in results:
+                finished[i] = result
+                bar.update()
+    finally:
+        bar.close()
+
+
+def run_tasks(tasks: Sequence[Task], *, workers: int | None = None, scheduler: str | None = None,
+              progress: bool = True) -> list[TaskResult]:
+    """Run every task and return the results in task order (arguments as in :func:`collect`).
+
+    Each task seeds its own generator, so the table does not depend on the backend or on completion order.
+    """
+    finished: dict[int, TaskResult] = {}
+    collect(tasks, finished, workers=workers, scheduler=scheduler, progress=progress)
+    return [finished[i] for i in range(len(tasks))]

@@ -1,4 +1,8 @@
-"""The tidy results table: one row per run, written as CSV (or JSON lines for a ``.jsonl`` path)."""
+"""The tidy results table: one row per run, written as CSV (or JSON lines for a ``.jsonl`` path).
+
+A table can be read back (:func:`read_table`) and matched against tasks (:func:`run_key`, :func:`task_key`)
+so that an interrupted grid resumes with only the runs missing from its table.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from anonbandits import registry
+from anonbandits.errors import ConfigError
+from anonbandits.experiments.grid import Task
 from anondecomp.io import atomic_open
+
+TABLE_SUFFIXES = (".csv", ".jsonl")
 
 
 def _columns(rows: list[Mapping[str, Any]]) -> list[str]:
@@ -19,12 +28,22 @@ def _columns(rows: list[Mapping[str, Any]]) -> list[str]:
 
 
 def write_table(rows: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
-    """Write ``rows`` atomically (a temporary file renamed into place, so no half-written table remains)."""
+    """Write ``rows`` atomically (a temporary file renamed into place, so no half-written table remains).
+
+    Parameters
+    ----------
+    rows : one mapping per run; the columns are the union of their keys, in first-seen order.
+    path : ``.jsonl`` writes JSON lines, anything else CSV; missing parent directories are created.
+
+    Returns
+    -------
+    Path
+    """
     rows = list(rows)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_open(path, newline="") as fh:
-        if path.suffix == ".jsonl":
+        if path.suffix.lower() == ".jsonl":
             for row in rows:
                 fh.write(json.dumps(row, default=float) + "\n")
         else:
@@ -33,3 +52,47 @@ def write_table(rows: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
             writer.writerows(rows)
     return path
 
+
+def read_table(path: str | Path) -> list[dict[str, Any]]:
+    """The rows of a table written by :func:`write_table` (CSV values come back as text).
+
+    Raises
+    ------
+    ConfigError
+        When the file cannot be read or is not a results table (no ``algorithm`` and ``seed`` columns).
+    """
+    path = Path(path)
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            if path.suffix.lower() == ".jsonl":
+                rows = [json.loads(line) for line in fh if line.strip()]
+            else:
+                rows = list(csv.DictReader(fh))
+    except OSError as exc:
+        raise ConfigError(f"cannot read the table {path}: {exc.strerror}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, csv.Error, RecursionError) as exc:
+        raise ConfigError(f"{path} is not a results table: {exc}") from None
+    for k, row in enumerate(rows):
+        if not isinstance(row, dict) or "algorithm" not in row or "seed" not in row:
+            raise ConfigError(f"{path} is not a results table: row {k + 1} has no 'algorithm' and 'seed'")
+    return rows
+
+
+def _text(value: Any) -> str:
+    # CSV stores str(value) and JSON lines keep the type; comparing as text matches both
+    return "" if value is None else str(value)
+
+
+def task_key(task: Task) -> tuple[str, ...]:
+    """What identifies a run in a table: the algorithm, every one of its parameters, and the seed."""
+    spec = registry.get(task.algorithm)
+    return (task.algorithm, *(_text(task.params[p.name]) for p in spec.params), _text(task.seed))
+
+
+def run_key(row: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """:func:`task_key` of the run a table row records; ``None`` for an algorithm no longer registered."""
+    try:
+        spec = registry.get(str(row["algorithm"]))
+    except ConfigError:
+        return None
+    return (spec.name, *(_text(row.get(p.name)) for p in spec.params), _text(row["seed"]))

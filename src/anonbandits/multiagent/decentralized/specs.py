@@ -33,21 +33,10 @@ from anonbandits.multiagent.decentralized.algorithms import (
 from anonbandits.multiagent.decentralized.environment import ACTIVITIES
 from anonbandits.multiagent.decentralized.subroutines import SUBROUTINES
 from anonbandits.registry import AlgorithmSpec, Param, RunOutput
+from anonbandits.registry import parse_bool as flag
 
 PAPER_MEANS = "0.7,0.5,0.3,0.1,0.1,0.1,0.1,0.1,0.1,0.1"
 CURVE_AXES = ("global step", "fraction of players holding one arm")
-
-
-def flag(text: str | bool) -> bool:
-    """``true/false``, ``yes/no``, ``1/0`` -> bool."""
-    if isinstance(text, bool):
-        return text
-    low = str(text).strip().lower()
-    if low in ("true", "yes", "1", "on"):
-        return True
-    if low in ("false", "no", "0", "off"):
-        return False
-    raise ValueError(f"expected true or false, got {text!r}")
 
 
 _COMMON = (

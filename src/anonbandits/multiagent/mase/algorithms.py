@@ -20,21 +20,10 @@ from anonbandits.multiagent.mase.instances import (
 from anonbandits.multiagent.mase.result import MaseResult
 from anonbandits.multiagent.mase.voting import SAMPLINGS, STOP_RULES, corrupted_elimination, independent, mase
 from anonbandits.registry import AlgorithmSpec, Param, RunOutput
+from anonbandits.registry import parse_bool as flag
 
 FAMILY = "multi-agent BAI (paper 003)"
 ARMS_AXES = ("round", "arms left in the global set")
-
-
-def flag(text: str | bool) -> bool:
-    """Parse a boolean flag value (``1/0``, ``true/false``, ``yes/no``)."""
-    if isinstance(text, bool):
-        return text
-    value = str(text).strip().lower()
-    if value in ("1", "true", "yes", "on"):
-        return True
-    if value in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(f"expected a boolean (true/false), got {text!r}")
 
 
 COMMON = (

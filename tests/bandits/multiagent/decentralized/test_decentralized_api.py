@@ -49,8 +49,8 @@ def test_cli_table(tmp_path, argv) -> None:
     (["--epsilon", "0"], "epsilon must be in"),
     (["--agents", "41", "--activity", "skewed"], "agents must be even"),
     (["--means", "0.5"], "at least two arms"),
-    (["--drift", "1e-5", "--draw-only-active", "yes"], "draw_only_active needs stationary"),
-    (["--switch-at", "100"], "switch_at > 0 needs means_after"),
+    (["--drift", "1e-5", "--draw-only-active", "yes"], "--draw-only-active needs stationary"),
+    (["--switch-at", "100"], "--switch-at > 0 needs --means-after"),
 ])
 def test_cli_rejects_bad_parameters(capsys, argv, message) -> None:
     code = main(["simulate", "--algorithm", "decentralized-elimination", *argv, "--seeds", "1", "--workers", "1",
