@@ -26,7 +26,7 @@ before it.
 
 Usage: python benchmarks/anonymous_paper000.py [--quick] [--workers 2]
 A full run writes docs/results/anonymous_paper000{.csv,_summary.csv,_pairs.csv,_batches.csv,.png,_grid.toml};
-``--quick`` (3 seeds, horizons 10^4 and 10^5) writes to build/results/ instead.
+``--quick`` (3 seeds, horizons 10^4 and 10^5) writes to build/benchmarks/ instead.
 """
 
 from __future__ import annotations
@@ -39,10 +39,10 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from _output import results_dir
 
 from anonbandits.experiments import run_tasks, tasks_from_grid, write_table
 
-ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = {"above": {"users": 300, "arms": 5, "cluster": 60}, "below": {"users": 150, "arms": 10, "cluster": 15}}
 GRIDS = ("arithmetic", "geometric")
 CS = (1, 3)
@@ -174,12 +174,11 @@ def plot(pairs: list[dict], path: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="3 seeds, horizons 10^4 and 10^5, output in build/")
+    parser.add_argument("--quick", action="store_true", help="3 seeds, T up to 10^5, output in build/benchmarks/")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     seeds, horizons = (3, [10_000, 100_000]) if args.quick else (10, [10_000, 100_000, 1_000_000])
-    out = ROOT / ("build/results" if args.quick else "docs/results")
-    out.mkdir(parents=True, exist_ok=True)
+    out = results_dir(args.quick)
     text = grid_text(seeds, horizons)
     tasks = tasks_from_grid(tomllib.loads(text))
     start = time.perf_counter()

@@ -89,11 +89,7 @@ def test_readme_starts_with_the_two_make_commands_and_says_where_the_command_is(
     assert ".venv/bin/anonbandits" in text and "source .venv/bin/activate" in text
 
 
-# docs/anonymous-bandits.md is being rewritten on its own branch; it joins this check when that lands
-LINKED = [p for p in PAGES if p.name != "anonymous-bandits.md"]
-
-
-@pytest.mark.parametrize("page", LINKED, ids=[p.name for p in LINKED])
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
 def test_pages_cite_papers_not_files_a_clone_lacks(page):
     text = page.read_text(encoding="utf-8")
     assert not re.search(r"(\.\./)?shared/", text), f"{page.name} points at a shared/ file"
@@ -103,9 +99,8 @@ def test_pages_cite_papers_not_files_a_clone_lacks(page):
 
 
 BENCHMARKS = ROOT / "benchmarks"
-# anonymous_paper000.py is rewritten on its own branch (it joins this check when that lands);
 # record_alg1_graphs.py writes solver test data, not results; _output.py is where docs/results is named
-OWN_OUTPUT = {"anonymous_paper000.py", "record_alg1_graphs.py", "_output.py"}
+OWN_OUTPUT = {"record_alg1_graphs.py", "_output.py"}
 
 
 def _code_strings(path: Path) -> list[str]:
