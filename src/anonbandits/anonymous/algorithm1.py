@@ -104,6 +104,7 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
                           f"fewer than U = {U}")
     if decomposer not in anondecomp.METHODS:
         raise ConfigError(f"decomposer must be one of {', '.join(anondecomp.METHODS)}, got {decomposer!r}")
+    channel = AnonymousChannel(instance, C, horizon, rng)
     r = elicitation_rounds(C)
     dec_rng = decomposer_rng if decomposer_rng is not None else rng
     if alpha == "measured":
@@ -120,7 +121,6 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
     n_batches = batches or default_batches(base_horizon)
     learner = BatchedElimination(n_users, n_arms, static_grid(grid, base_horizon, n_batches), gamma=gamma,
                                  threshold=threshold, sigma2=estimate_variance_proxy(C))
-    channel = AnonymousChannel(instance, C, horizon, rng)
     records: list[BatchRecord] = []
     while learner.exploring and not channel.done:
         demand = learner.batch_length()

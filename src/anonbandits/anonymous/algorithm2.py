@@ -61,11 +61,11 @@ def anon_etc(instance: MultiUserInstance, C: int, horizon: int, *, arm_offset: b
         raise ConfigError(f"Algorithm 2 needs more users than C: users = {n_users}, C = {C}")
     if not explore_scale > 0:
         raise ConfigError(f"explore_scale must be positive, got {explore_scale}")
+    channel = AnonymousChannel(instance, C, horizon, rng)
     r = elicitation_rounds(C)
     t_exp = exploration_length(n_users, n_arms, C, horizon, explore_scale)
     phases = max(1, int(t_exp // r))
     assignments = etc_assignments(n_users, n_arms, C, arm_offset)
-    channel = AnonymousChannel(instance, C, horizon, rng)
     order = np.arange(1, phases + 1) % n_arms
     fb = channel.elicit(assignments, order=order)
     exploration = channel.t

@@ -27,9 +27,12 @@ def parse_alpha(value: str | float) -> float | str:
     """``measured`` or a number >= 0 (0 = the decomposer's guarantee)."""
     if isinstance(value, str) and value.strip().lower() == "measured":
         return "measured"
-    alpha = float(value)
-    if not alpha >= 0:
-        raise ValueError(f"alpha must be >= 0 or 'measured', got {value!r}")
+    try:
+        alpha = float(value)
+    except (TypeError, ValueError):
+        alpha = math.nan
+    if not alpha >= 0 or math.isinf(alpha):
+        raise ValueError(f"expected a number >= 0 or 'measured', got {value!r}")
     return alpha
 
 

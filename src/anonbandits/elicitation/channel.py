@@ -35,6 +35,8 @@ from anonbandits.envs.rewards import sum_rewards
 from anonbandits.errors import ConfigError
 
 #: Upper bound on the entries of one vectorised chunk (rows x rounds x users, or individual draws).
+# the longest simulated horizon: Algorithm 2 keeps one entry per exploration phase (about T^(2/3))
+MAX_HORIZON = 10**9
 CHUNK_ENTRIES = 1 << 22
 
 
@@ -63,8 +65,8 @@ class AnonymousChannel:
     """
 
     def __init__(self, instance: MultiUserInstance, C: int, horizon: int, rng: np.random.Generator) -> None:
-        if horizon < 1:
-            raise ConfigError(f"horizon must be at least 1, got {horizon}")
+        if not 1 <= horizon <= MAX_HORIZON:
+            raise ConfigError(f"horizon must be between 1 and {MAX_HORIZON:.0e} rounds, got {horizon}")
         self._instance = instance  # private: a learner sees only what elicit() and play() return
         self.n_users = instance.n_users
         self.n_arms = instance.n_arms
