@@ -50,7 +50,7 @@ def _choose(text: str | None, allowed, what: str) -> list[str] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
+    from anonbandits.experiments.runner import Progress
 
     methods = _choose(args.methods, bench.METHODS, "method")
     cases = bench.cases(args.suite)
@@ -64,10 +64,12 @@ def run(args: argparse.Namespace) -> int:
     limit = args.time_limit or bench.TIME_LIMIT[args.suite]
     start = time.perf_counter()
     rows: list[dict] = []
-    with tqdm(total=len(cases) * len(methods), unit="row", desc=f"bench {args.suite}") as bar:
+    progress = Progress(len(cases) * len(methods), label="rows")
+    try:
         for case in cases:
-            bar.set_postfix_str(f"{case.family} {case.label}", refresh=False)
-            rows += bench.run_case(case, methods, time_limit=limit, on_row=lambda _row: bar.update(1))
+            rows += bench.run_case(case, methods, time_limit=limit, on_row=lambda _row: progress.update())
+    finally:
+        progress.close()
     write_table(rows, args.out)
     print(format_summary(rows))
     if args.plot:

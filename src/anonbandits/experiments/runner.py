@@ -134,11 +134,12 @@ class Progress:
     interval : seconds between two plain lines when ``stream`` is not a terminal, so logs and CI output
         get no carriage-return noise.
     enabled : ``False`` shows nothing.
+    label : what is counted (``runs``, ``rows``, ...).
     """
 
     def __init__(self, total: int, *, stream: TextIO | None = None, interval: float = 10.0,
-                 enabled: bool = True) -> None:
-        self.total, self.done = total, 0
+                 enabled: bool = True, label: str = "runs") -> None:
+        self.total, self.done, self.label = total, 0, label
         self.stream = stream if stream is not None else sys.stderr
         self.interval = interval
         self.start = self.last = time.monotonic()
@@ -147,7 +148,7 @@ class Progress:
         if enabled and self.stream.isatty():
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, desc="runs", unit="run", leave=False, file=self.stream)
+            self.bar = tqdm(total=total, desc=label, unit=label.rstrip("s"), leave=False, file=self.stream)
 
     def update(self) -> None:
         self.done += 1
@@ -159,7 +160,7 @@ class Progress:
         due = self.done == 1 or now - self.last >= self.interval
         if self.enabled and due and self.done < self.total:
             self.last = now
-            print(f"runs: {self.done}/{self.total} done, {now - self.start:.0f} s", file=self.stream,
+            print(f"{self.label}: {self.done}/{self.total} done, {now - self.start:.0f} s", file=self.stream,
                   flush=True)
 
     def close(self) -> None:
