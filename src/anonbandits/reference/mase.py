@@ -1,5 +1,9 @@
 """Plain per-round, per-pull Python loops for paper 003's algorithms (the literal pseudo-code).
 
+Paper: Rio, Barlier, Colin and Soare, *Multi-Agent Best Arm Identification with Private Communications*
+(ICML 2023), Algorithms 1-4 (MASE, DP-MASE with Algorithm 4a, CORRUPTED ELIMINATION with Algorithm 4b) and
+the INDEPENDENT baseline of its Section 6.
+
 These are the slow references the fast engines of :mod:`anonbandits.multiagent.mase` are checked against:
 ``benchmarks/mase_speed.py`` times them, and the tests compare the distribution of their outcomes with the
 engines' on small instances. One loop iteration is one round: an agent is drawn from P_N restricted to the
