@@ -23,12 +23,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from anonbandits.errors import ConfigError
+from anonbandits.multiagent.activity import activity_probabilities
 from anonbandits.multiagent.decentralized.clock import ActivationClock, IdentityClock
 from anonbandits.multiagent.decentralized.engine import Engine, EngineResult
 from anonbandits.multiagent.decentralized.environment import (
     Environment,
     RewardSampler,
-    activity_probabilities,
     activity_sampler,
 )
 from anonbandits.multiagent.decentralized.kernel import MAX_ARMS, run_kernel
@@ -322,7 +322,7 @@ def run_full_sharing(
         per_player = np.bincount(senders, minlength=n_agents)
     else:
         log.count = steps
-        per_player = players.multinomial(steps, activity_probabilities(activity, n_agents))
+        per_player = players.multinomial(steps, activity_probabilities(n_agents, activity, skew="halves"))
     # every player outputs the shared learner's arm
     res = replace(res, outputs=np.full(n_agents, res.outputs[0]), pulls=per_player)
     return _result(f"full-sharing-{subroutine}", res, env, eps, n_agents, None, delta, log, steps,

@@ -20,6 +20,7 @@ import numpy as np
 
 from anonbandits.envs.rewards import REWARD_MODELS, parse_means
 from anonbandits.errors import ConfigError
+from anonbandits.multiagent.activity import ACTIVITIES
 from anonbandits.multiagent.decentralized.algorithms import (
     DEFAULT_MAX_STEPS,
     STOP_RULES,
@@ -30,7 +31,6 @@ from anonbandits.multiagent.decentralized.algorithms import (
     run_full_sharing,
     run_no_sharing,
 )
-from anonbandits.multiagent.decentralized.environment import ACTIVITIES
 from anonbandits.multiagent.decentralized.subroutines import SUBROUTINES
 from anonbandits.registry import AlgorithmSpec, Param, RunOutput
 
