@@ -60,3 +60,51 @@ def per_round_lazy_ucb(mu: np.ndarray, eps: float, horizon: int, rng: np.random.
             mean[j] = (total[j] + rng.laplace(0, 1 / eps)) / size[j]
             count[j], total[j] = 0, 0.0
     return regret
+
+
+def per_round_hybrid_ucb(mu: np.ndarray, eps: float, horizon: int, rng: np.random.Generator, *,
+                         exact_rewards: bool = False, tree_noise: str = "paper") -> tuple[float, list[int]]:
+    """Hybrid-UCB (paper 001, Algorithm 4) round by round from the paper; returns (pseudo-regret, pulls per arm).
+
+    Each arm keeps its full arrays' noisy sums (one Lap(2/eps) each) and its current tree r of 2^r leaves with
+    one persistent Lap(2r/eps) per dyadic node (Lap(2(r+1)/eps) with ``tree_noise="exact"``), drawn when the
+    node is first read; its private mean is (full arrays + noisy prefix sum of the tree) / O. ``exact_rewards``
+    makes every reward equal its mean (Bernoulli otherwise).
+    """
+    K = mu.size
+    shift = int(tree_noise == "exact")
+    best = float(mu.max())
+
+    def reward(j: int) -> float:
+        return float(mu[j]) if exact_rewards else float(rng.random() < mu[j])
+
+    full = [reward(j) + rng.laplace(0, 2 / eps) for j in range(K)]
+    leaves: list[list[float]] = [[] for _ in range(K)]
+    nodes: list[dict[tuple[int, int], float]] = [{} for _ in range(K)]
+    tree = [1] * K
+    pulls = [1] * K
+    mean = list(full)
+    regret = float(sum(best - m for m in mu))
+    for t in range(K + 1, horizon + 1):
+        log_t = math.log2(t)
+        index = [mean[j] + math.sqrt(3 * log_t / pulls[j])
+                 + 6 * math.sqrt(8) * log_t * math.floor(math.log2(pulls[j] + 1)) / (eps * pulls[j])
+                 for j in range(K)]
+        j = index.index(max(index))
+        regret += best - mu[j]
+        pulls[j] += 1
+        leaves[j].append(reward(j))
+        k, r = len(leaves[j]), tree[j]
+        prefix, start = 0.0, 0
+        for level in range(r, -1, -1):  # the dyadic blocks of leaves 1..k, largest first
+            if k >> level & 1:
+                key = (start, level)
+                if key not in nodes[j]:
+                    nodes[j][key] = rng.laplace(0, 2 * (r + shift) / eps)
+                prefix += sum(leaves[j][start:start + 2**level]) + nodes[j][key]
+                start += 2**level
+        mean[j] = (full[j] + prefix) / pulls[j]
+        if k == 2**r:  # the tree is full: it becomes an array with its own Lap(2/eps)
+            full[j] += sum(leaves[j]) + rng.laplace(0, 2 / eps)
+            leaves[j], nodes[j], tree[j] = [], {}, r + 1
+    return regret, pulls
