@@ -5,9 +5,11 @@ engine that ran them before (and still runs every other case), and the invariant
 The two cannot share random numbers (the engine draws blocks of rewards, the kernel one reward per pull, and
 settles the arms of a round lazily), so they are compared in law over independent seeds: two-sample
 Kolmogorov-Smirnov tests on the stopping and consensus steps and on the number of players holding the best
-arm, and means within 4 standard errors for the message and suboptimal-pull counts. The law against the
-per-pull reference loop is tested in ``test_decentralized_reference.py`` (the public functions run the
-kernel there). Instances are in the hard regime (eps larger than the gaps, eta = 0.5): players finish on
+arm, and means within 4 standard errors for the message and suboptimal-pull counts. Both engines were written
+from the same resolutions of the spec, so agreement here is a regression test, not an independent check;
+the independent one is the law against the per-pull reference loop written from the paper
+(:mod:`anonbandits.reference.decentralized`), in ``test_decentralized_reference.py`` (the public functions
+run the kernel there). Instances are in the hard regime (eps larger than the gaps, eta = 0.5): players finish on
 different arms, vote against the best arm, restart after global eliminations (A5) and read eliminations in
 the middle of a round or phase.
 """
