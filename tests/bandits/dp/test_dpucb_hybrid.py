@@ -106,6 +106,7 @@ def test_noise_free_decisions_follow_the_papers_index(tree_noise):
     assert run.extra["laplace_draws"] > 3000 and run.releases == 3000
 
 
+@pytest.mark.slow
 def test_batch_has_the_law_of_the_per_round_loop():
     """Private Bernoulli runs: the lockstep batch and the per-round loop from the paper give the same law of
     the regret and of the best arm's pulls (two-sample Kolmogorov-Smirnov tests, independent streams). At these

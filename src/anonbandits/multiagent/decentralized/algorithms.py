@@ -239,9 +239,16 @@ def run_decentralized_elimination(
     se_c : constant c of the SE radius ``sqrt(log(c K r^2/conf)/r)``.
     record_messages : keep every vote in the log (else only the count).
 
-    Example: the "Féraud et al." baseline of paper 003 is
-    ``run_decentralized_elimination(means, N, rng=rng, delta=0.05, eta=0.9, eps=0.0, subroutine="se",
-    se_c=1.0, draw_only_active=True, stop="consensus", per_activation="round")``.
+    Examples
+    --------
+    Paper 003's reading of the Féraud et al. baseline (its ``feraud``: one SE round per activation, c = 1, no
+    eps slack, finished players leave, stop at consensus; docs/multi-agent-bai.md compares the two):
+
+    >>> res = run_decentralized_elimination([0.7, 0.5, 0.3] + [0.1] * 7, 32, rng=np.random.default_rng(0),
+    ...                                     delta=0.05, eta=0.9, eps=0.0, subroutine="se", se_c=1.0,
+    ...                                     draw_only_active=True, stop="consensus", per_activation="round")
+    >>> int(res.recommended), res.threshold
+    (0, 29)
     """
     env = _environment(means, reward, drift, switch_at, means_after)
     _check_common(n_agents, delta, eps, max_steps, per_activation, subroutine)

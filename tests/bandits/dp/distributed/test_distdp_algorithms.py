@@ -46,6 +46,7 @@ def test_all_six_are_registered_with_the_spec_defaults():
     assert "delta" in registry.get("dist-cdp-se").defaults()
 
 
+@pytest.mark.slow
 def test_dist_dp_se_has_the_law_of_the_per_user_loop():
     """Dist-DP-SE (Algorithm 1 with the Sec. 4 protocol) against the plain loop written from the paper, one
     Python iteration per user (randomized rounding, Polya-difference shares, sum modulo m, analyzer): the

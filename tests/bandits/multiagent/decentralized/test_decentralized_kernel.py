@@ -47,8 +47,9 @@ def _run(case: tuple, seed: int, *, kernel: bool, monkeypatch: pytest.MonkeyPatc
     return run_no_sharing(MEANS, players, rng=rng, delta=0.3, **kw)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"{c[0]}-{c[1]}-{c[4]}-{'doa' if c[5] else 'raw'}-"
-                                             f"{'de' if c[6] else '1p'}" for c in CASES])
+@pytest.mark.parametrize("case", [  # UGapEc's engine runs pull by pull: its cases take 3-5 s
+    pytest.param(c, id=f"{c[0]}-{c[1]}-{c[4]}-{'doa' if c[5] else 'raw'}-{'de' if c[6] else '1p'}",
+                 marks=[pytest.mark.slow] if c[0] == "ugapec" else []) for c in CASES])
 def test_kernel_and_engine_have_the_same_law(case: tuple, monkeypatch: pytest.MonkeyPatch) -> None:
     ker = [_run(case, s, kernel=True, monkeypatch=monkeypatch) for s in range(RUNS)]
     eng = [_run(case, 10**6 + s, kernel=False, monkeypatch=monkeypatch) for s in range(RUNS)]
