@@ -23,7 +23,6 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from anonbandits.errors import ConfigError
-from anonbandits.multiagent.activity import activity_probabilities
 from anonbandits.multiagent.decentralized.clock import ActivationClock, IdentityClock
 from anonbandits.multiagent.decentralized.engine import Engine, EngineResult
 from anonbandits.multiagent.decentralized.environment import (
@@ -34,10 +33,10 @@ from anonbandits.multiagent.decentralized.environment import (
 from anonbandits.multiagent.decentralized.kernel import MAX_ARMS, run_kernel
 from anonbandits.multiagent.decentralized.subroutines import Subroutine, make_subroutine
 from anonbandits.multiagent.messages import MessageLog
+from anonbandits.multiagent.shared import activity_probabilities, vote_threshold
 
 KIND_VOTE = 0
 KIND_REWARD = 1
-VOTE_ROUNDINGS = ("ceil", "floor")
 STOP_RULES = ("all", "consensus")
 PER_ACTIVATION = ("pull", "round")
 DEFAULT_MAX_STEPS = 10**8
@@ -90,14 +89,6 @@ class DecentralizedResult:
                 "t_consensus": -1 if self.t_consensus is None else self.t_consensus,
                 "truncated": self.truncated, "suboptimal_pulls": self.suboptimal_pulls, "resets": self.resets,
                 "guard_fired": self.guard_fired}
-
-
-def vote_threshold(delta: float, eta: float, rounding: str = "ceil") -> int:
-    """``M = ceil(log(delta)/log(eta))`` (spec 4.2, A1; ``floor`` gives the paper's 28 for 0.05 and 0.9)."""
-    if rounding not in VOTE_ROUNDINGS:
-        raise ConfigError(f"vote_rounding must be one of {', '.join(VOTE_ROUNDINGS)}, got {rounding!r}")
-    ratio = math.log(delta) / math.log(eta)
-    return math.ceil(ratio - 1e-9) if rounding == "ceil" else math.floor(ratio + 1e-9)
 
 
 def _environment(means, reward, drift: float, switch_at: int, means_after) -> Environment:

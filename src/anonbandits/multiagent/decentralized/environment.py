@@ -17,7 +17,7 @@ import numpy as np
 
 from anonbandits.envs.rewards import REWARD_MODELS, sum_rewards
 from anonbandits.errors import ConfigError
-from anonbandits.multiagent.activity import SKEWED_SHARE, activity_probabilities
+from anonbandits.multiagent.shared import SKEWED_SHARE, activity_probabilities
 
 #: ``sampler(mu, counts, rng) -> sums``: the sum of ``counts[i]`` rewards of mean ``mu[i]`` for every entry.
 RewardSampler = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]

@@ -20,11 +20,9 @@ import numpy as np
 
 from anonbandits.envs.rewards import REWARD_MODELS, parse_means
 from anonbandits.errors import ConfigError
-from anonbandits.multiagent.activity import ACTIVITIES
 from anonbandits.multiagent.decentralized.algorithms import (
     DEFAULT_MAX_STEPS,
     STOP_RULES,
-    VOTE_ROUNDINGS,
     DecentralizedResult,
     run_decentralized_elimination,
     run_dser4,
@@ -32,6 +30,7 @@ from anonbandits.multiagent.decentralized.algorithms import (
     run_no_sharing,
 )
 from anonbandits.multiagent.decentralized.subroutines import SUBROUTINES
+from anonbandits.multiagent.shared import ACTIVITIES, VOTE_ROUNDINGS
 from anonbandits.registry import AlgorithmSpec, Param, RunOutput
 
 PAPER_MEANS = "0.7,0.5,0.3,0.1,0.1,0.1,0.1,0.1,0.1,0.1"

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from anonbandits.errors import ConfigError
+from anonbandits.multiagent.shared import vote_threshold
 
 
 def _check_probability(name: str, value: float) -> None:
@@ -29,9 +30,9 @@ def voting_threshold(delta: float, local_failure: float, agents: int, name: str 
     """
     _check_probability("delta", delta)
     _check_probability(name, local_failure)
-    m_real = math.log(delta) / math.log(local_failure)
-    m_star = max(1, math.ceil(m_real - 1e-9))
+    m_star = max(1, vote_threshold(delta, local_failure))
     if m_star > agents:
+        m_real = math.log(delta) / math.log(local_failure)
         raise ConfigError(f"voting threshold M = {m_star} (log(delta)/log({name}) = {m_real:.3f}) exceeds the "
                           f"{agents} agents: no arm could ever be eliminated; use more agents or a larger delta")
     return m_star

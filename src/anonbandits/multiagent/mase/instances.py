@@ -14,7 +14,7 @@ import numpy as np
 
 from anonbandits.envs.rewards import parse_means, sum_rewards
 from anonbandits.errors import ConfigError
-from anonbandits.multiagent.activity import ACTIVITIES, activity_probabilities  # noqa: F401 (paper 003's public names)
+from anonbandits.multiagent.shared import ACTIVITIES, activity_probabilities  # noqa: F401 (paper 003's public names)
 
 PROBLEMS = ("1", "2")
 MODELS = ("bernoulli", "gaussian")
