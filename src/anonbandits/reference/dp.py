@@ -1,10 +1,11 @@
 """Plain per-round Python loops for the single-learner private bandits (paper 001 and its DP-SE baseline).
 
 Papers: Hu, Huang and Mehta, *Near-Optimal Algorithms for Private Online Learning in a Stochastic
-Environment* (arXiv v2), Algorithm 1 (Anytime-Lazy-UCB); Sajed and Sheffet, *An Optimal Private Stochastic-MAB
-Algorithm Based on an Optimal Private Stopping Rule* (ICML 2019), DP-SE. One Bernoulli draw and one decision
-per loop iteration, written for clarity; ``benchmarks/dp_ucb_speed.py`` times them against the vectorised
-simulators of :mod:`anonbandits.dp`.
+Environment* (arXiv v2), Algorithm 1 (Anytime-Lazy-UCB) and Algorithm 4 (Hybrid-UCB); Sajed and Sheffet,
+*An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule* (ICML 2019), DP-SE.
+One reward draw and one decision per loop iteration, written for clarity; ``benchmarks/dp_ucb_speed.py`` times
+the first two against the simulators of :mod:`anonbandits.dp`, and the tests compare Hybrid-UCB's with
+:func:`anonbandits.dp.hybrid_ucb_batch`.
 """
 
 from __future__ import annotations

@@ -96,7 +96,8 @@ def test_inputs():
 @pytest.mark.parametrize("tree_noise", ["paper", "exact"])
 def test_noise_free_decisions_follow_the_papers_index(tree_noise):
     """With rewards equal to their means and a huge epsilon, every decision is the argmax of Algorithm 4's
-    index without noise: the pulls equal those of the plain per-round loop written from the paper."""
+    statistical index (noise and privacy width vanish; the law test below covers them): the pulls equal those
+    of the plain per-round loop written from the paper, through the per-round (non-Bernoulli) path."""
     mu = np.array([0.75, 0.5, 0.625, 0.25])
     run = hybrid_ucb(mu, 1e9, 3000, np.random.default_rng(0), reward=exact_sums, tree_noise=tree_noise)
     regret, pulls = per_round_hybrid_ucb(mu, 1e9, 3000, np.random.default_rng(1), exact_rewards=True,

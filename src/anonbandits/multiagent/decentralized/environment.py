@@ -23,7 +23,6 @@ from anonbandits.multiagent.shared import SKEWED_SHARE, activity_probabilities
 RewardSampler = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
 
 
-
 @dataclass(frozen=True)
 class Environment:
     """Arm means ``mu_k(t)`` at global step ``t`` and the reward model.
