@@ -5,7 +5,7 @@ against a plain per-pull loop.
   :mod:`anonbandits.multiagent.decentralized`; for these configurations (stationary Bernoulli rewards, one
   pull per activation) they run the compiled per-step kernel (:mod:`.kernel`: one loop iteration per global
   step, rewards of a round drawn at its end);
-* ``reference``: ``benchmarks/decentralized_reference.py``, one Python iteration per global step (draw the
+* ``reference``: :mod:`anonbandits.reference.decentralized`, one Python iteration per global step (draw the
   player, read the board, one subroutine call, one reward draw), timed on at most ``REF_CAP`` steps of the
   same configuration (its rate does not depend on the run length: within 5% of a full run's).
 
@@ -24,19 +24,15 @@ Writes docs/results/decentralized_speed.csv and .png (a --quick run writes to bu
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from _output import results_dir
 
 from anonbandits.experiments import write_table
 from anonbandits.multiagent.decentralized import run_decentralized_elimination, run_no_sharing
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from _output import results_dir  # noqa: E402
-from decentralized_reference import reference_decentralized, reference_no_sharing  # noqa: E402
+from anonbandits.reference.decentralized import reference_decentralized, reference_no_sharing
 
 PAPER = [0.7, 0.5, 0.3] + [0.1] * 7
 ISSUE = [0.9, 0.8, 0.7]

@@ -30,7 +30,7 @@ from _output import results_dir
 
 from anonbandits import registry
 from anonbandits.dp import dp_se
-from anonbandits.dp.distributed.elimination import checkpoint_grid
+from anonbandits.dp.common import checkpoint_grid
 from anonbandits.envs.rewards import model_means
 from anonbandits.experiments import Task, run_tasks, write_table
 
@@ -65,7 +65,7 @@ def run_dp_se(job: tuple[np.ndarray, float, int, int]) -> tuple[dict, np.ndarray
     start = time.perf_counter()
     res = dp_se(means, eps, horizon, np.random.default_rng(seed), confidence=P, order="blocks",
                 reward=clipped_gaussian_sums, expected_means=model_means("gaussian", means, SIGMA),
-                checkpoints=checkpoint_grid(horizon, 200))
+                checkpoints=checkpoint_grid(horizon, 200, spacing="log-even"))
     metrics = {"regret": res.regret, "batches": res.extra["epochs"], "identified": int(res.best_arm_found
                                                                                        and res.extra["survivors"] == 1),
                "bits": "", "wrap_errors": "", "wall_time": time.perf_counter() - start}
@@ -205,7 +205,7 @@ def main() -> None:
     print(f"{len(tasks)} runs of the distributed family in {mine:.1f} s, {len(dp_jobs)} DP-SE runs in "
           f"{total - mine:.1f} s ({args.workers} workers)")
 
-    grid_of = {inst: checkpoint_grid(horizon, 200) for inst, (_, horizon) in INSTANCES.items()}
+    grid_of = {inst: checkpoint_grid(horizon, 200, spacing="log-even") for inst, (_, horizon) in INSTANCES.items()}
     rows, curves = [], []
     for tag, res in zip(tags, results, strict=True):
         keep = ("regret", "batches", "identified", "bits", "wrap_errors", "wall_time")

@@ -13,7 +13,6 @@ Writes docs/results/distributed_dp_speed.csv and .png (a --quick run writes to b
 from __future__ import annotations
 
 import argparse
-import math
 import time
 from pathlib import Path
 
@@ -21,9 +20,8 @@ import numpy as np
 from _output import results_dir
 
 from anonbandits import registry
-from anonbandits.dp.distributed.protocols import Protocol
 from anonbandits.experiments import write_table
-from anonbandits.privacy import analyze
+from anonbandits.reference.distributed_dp import per_round_dist_dp_se
 
 NAMES = ("dist-dp-se", "dist-rdp-se", "dist-cdp-se", "cdp-se", "ldp-se", "shuffle-dp-se")
 
@@ -31,42 +29,6 @@ NAMES = ("dist-dp-se", "dist-rdp-se", "dist-cdp-se", "cdp-se", "ldp-se", "shuffl
 def hard_instance(k: int = 10, run: int = 0, width: float = 0.1) -> np.ndarray:
     """Paper 004's synthetic instance as in its code: ``np.random.seed(run)``, ``w U(0,1)^K + 0.5 - w/2``."""
     return width * np.random.RandomState(run).random_sample(k) + 0.5 - width / 2
-
-
-def per_round_dist_dp_se(means: np.ndarray, eps: float, horizon: int, rng: np.random.Generator,
-                         base: int = 2, p: float = 0.1, p_tau: float = 0.1) -> float:
-    """Dist-DP-SE with Bernoulli rewards, one Python iteration per user; returns the pseudo-regret."""
-    proto = Protocol(eps, p_tau)
-    gaps = means.max() - means
-    active = list(range(means.size))
-    regret, t, b = 0.0, 0, 0
-    while t < horizon:
-        if len(active) == 1:
-            regret += gaps[active[0]] * (horizon - t)
-            break
-        b += 1
-        length = base**b
-        bp = proto.batch_params(length)
-        beta = math.exp(-eps / bp.g)
-        odds = beta / (1 - beta)
-        muhat = []
-        for arm in active:
-            secure = 0
-            for _ in range(length):
-                if t == horizon:
-                    return regret
-                x = 1.0 if rng.random() < means[arm] else 0.0
-                scaled = x * bp.g
-                xhat = math.floor(scaled) + (1 if rng.random() < scaled - math.floor(scaled) else 0)
-                eta = (int(rng.poisson(rng.gamma(1 / length, odds))) - int(rng.poisson(rng.gamma(1 / length, odds))))
-                secure = (secure + (xhat + eta) % bp.m) % bp.m
-                regret += gaps[arm]
-                t += 1
-            muhat.append(float(analyze(secure, bp.n, bp.g, bp.tau, bp.m)) / length)
-        radius = proto.radius(length, len(active), b, p)
-        best_lcb = max(m - radius for m in muhat)
-        active = [a for a, m in zip(active, muhat, strict=True) if m + radius >= best_lcb]
-    return regret
 
 
 def time_fast(name: str, params: dict, seeds: range) -> tuple[float, float]:

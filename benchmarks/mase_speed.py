@@ -3,7 +3,7 @@
 For each algorithm on Problem 1 (delta = 0.05): rounds and pulls per second of the package's simulator
 (:mod:`anonbandits.multiagent.mase`: the compiled round loop for MASE, CORRUPTED ELIMINATION and INDEPENDENT,
 the event-driven engine for DP-MASE) at N = 64 and N = 1024 agents, and of the literal reference loop of
-``benchmarks/mase_reference.py`` at N = 64 (one round per iteration, one reward per pull). The speed-up is
+:mod:`anonbandits.reference.mase` at N = 64 (one round per iteration, one reward per pull). The speed-up is
 the ratio of pulls per second (the target is >= 100x). Each simulator runs once before it is timed, so the
 one-off numba compilation (or cache load) is not counted. Writes docs/results/mase_speed.csv and .png
 (build/benchmarks/ with --quick).
@@ -14,19 +14,14 @@ one-off numba compilation (or cache load) is not counted. Writes docs/results/ma
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from _output import results_dir
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _output import results_dir  # noqa: E402
-from mase_reference import reference_dp_mase, reference_se_voting  # noqa: E402
-
-from anonbandits.experiments import write_table  # noqa: E402
-from anonbandits.multiagent.mase import (  # noqa: E402
+from anonbandits.experiments import write_table
+from anonbandits.multiagent.mase import (
     DPMASEConfig,
     activity_probabilities,
     central,
@@ -36,6 +31,7 @@ from anonbandits.multiagent.mase import (  # noqa: E402
     mase,
     problem,
 )
+from anonbandits.reference.mase import reference_dp_mase, reference_se_voting
 
 INSTANCE = problem("1")
 

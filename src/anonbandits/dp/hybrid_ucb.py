@@ -10,12 +10,13 @@ Lap(2r/eps), or Lap(2(r+1)/eps) with ``tree_noise="exact"``, A6), divided by the
 Laplace group with a fresh Z (A21, A22).
 
 Simulation: the index of the pulled arm changes after every pull, so the algorithm genuinely needs a decision
-every round. What is vectorised is the *batch of runs*: :func:`hybrid_ucb_batch` advances many independent
-runs (each with its own means and epsilon) in lockstep, one round per step, with numpy over the runs (the
-paper-001 reproduction runs all its 315 Hybrid-UCB runs as one batch). A single run (:func:`hybrid_ucb`, the
-simulator's entry) uses a scalar loop that performs the same floating-point operations on the same random
-numbers, hence returns exactly the batch-of-one result, several times faster. The binary mechanism costs O(1)
-per pull: the noisy prefix sum at tree count k is the one stored when the count was k - lowbit(k) plus a fresh
+every round. :func:`hybrid_ucb_batch` advances a batch of independent runs (each with its own means and
+epsilon) in lockstep, one round per step, in a compiled loop over the rounds of a chunk and the runs (the
+paper-001 reproduction runs all its 315 Hybrid-UCB runs as one batch); a single run (:func:`hybrid_ucb`, the
+simulator's entry) is a batch of one. The loop returns to Python only where the generator must draw in the
+middle of a chunk (a completed tree's array noise; every round for a reward model other than Bernoulli), so
+the random stream is the one a round-by-round numpy loop would consume. The binary mechanism costs O(1) per
+pull: the noisy prefix sum at tree count k is the one stored when the count was k - lowbit(k) plus a fresh
 node noise (nodes are created once, at the count that completes them, and reused while their bit is set).
 Random numbers are drawn in chunks of rounds (Laplace node noises, Bernoulli uniforms). Ties have probability
 zero and go to the lowest index.
@@ -28,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from anonbandits.dp.common import (
     BanditRun,
@@ -74,10 +76,21 @@ class TreeNoise:
         self.stored = np.zeros(slots * _LEVELS)
 
     def advance(self, slot: np.ndarray, count: np.ndarray, fresh: np.ndarray) -> np.ndarray:
-        base = slot * _LEVELS
-        total = self.stored[base + self._high_level.take(count)] + fresh
-        self.stored[base + self._low_level[count]] = total
-        return total
+        """Total noise of leaves 1..``count`` of every tree in ``slot``, whose fresh node noise is ``fresh``."""
+        out = np.empty(len(slot))
+        for i in range(len(slot)):
+            out[i] = _node_advance(self.stored, self._low_level, self._high_level, int(slot[i]), int(count[i]),
+                                   float(fresh[i]))
+        return out
+
+
+@njit(cache=True)
+def _node_advance(stored, low_level, high_level, slot, count, fresh):
+    """One tree's step of :meth:`TreeNoise.advance` (shared with the compiled round loop)."""
+    base = slot * _LEVELS
+    total = stored[base + high_level[count]] + fresh
+    stored[base + low_level[count]] = total
+    return total
 
 
 @dataclass(frozen=True)
@@ -174,133 +187,112 @@ def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], 
     early = grid <= K
     curves[:, early] = init_cum[:, grid[early] - 1]
     regret = init_cum[:, -1].copy()
-    next_cp = int(np.searchsorted(grid, K, side="right"))
-    rows = np.arange(R) * K
-    index = np.empty(R * K)
+    cursor = np.array([np.searchsorted(grid, K, side="right")], dtype=np.int64)   # next checkpoint
+    arm = np.empty(R, dtype=np.int64)
+    done = np.zeros(R, dtype=np.bool_)
+    state = (mu_flat, gaps, mean, width_a, width_b, full, pulls, tree_k, tree_sum, tree_leaves, node_scale,
+             priv_width, log2_table, tree.stored, tree._low_level, tree._high_level, regret, curves, grid, cursor,
+             arm, done)
     bernoulli = reward == "bernoulli"
     for start in range(K + 1, T + 1, _CHUNK):
         stop = min(start + _CHUNK, T + 1)
         lap = rng.laplace(0.0, 1.0, (stop - start, R))
-        if bernoulli:
-            uniform = rng.random((stop - start, R))
-        for t in range(start, stop):
-            log_t = math.log2(t)
-            np.multiply(width_a, math.sqrt(log_t), out=index)
-            index += width_b * log_t
-            index += mean
-            f = rows + index.reshape(R, K).argmax(axis=1)
-            x = uniform[t - start] < mu_flat[f] if bernoulli else draw(mu_flat[f])
-            o = pulls[f] + 1
-            pulls[f] = o
-            k = tree_k[f] + 1
-            tree_k[f] = k
-            s = tree_sum[f] + x
-            tree_sum[f] = s
-            noise = tree.advance(f, k, lap[t - start] * node_scale[f])
-            mean[f] = (full[f] + s + noise) / o
-            width_a[f] = np.sqrt(3.0 / o)
-            width_b[f] = priv_width[f] * log2_table[o + 1] / o
-            regret += gaps[f]
-            done = k == tree_leaves[f]
-            if done.any():
-                g = f[done]
+        uniform = rng.random((stop - start, R)) if bernoulli else None
+        t = start
+        while t < stop:
+            if bernoulli:
+                t = _bernoulli_rounds(t, stop, start, lap, uniform, *state)
+            else:
+                _choose(t, K, mean, width_a, width_b, arm)
+                _update(t, t - start, draw(mu_flat[arm]), lap, *state)
+                t += 1
+            if done.any():  # the completed trees' arrays join the Laplace group with a fresh Z (A21, A22)
+                g = arm[done]
                 full[g] += tree_sum[g] + rng.laplace(0.0, 2.0 / eps_flat[g])
                 tree_sum[g], tree_k[g] = 0.0, 0
                 tree_r[g] += 1
                 tree_leaves[g] *= 2
                 node_scale[g] = 2.0 * (tree_r[g] + shift) / eps_flat[g]
                 laplace_draws[done] += 1
-            if next_cp < grid.size and t == grid[next_cp]:
-                curves[:, next_cp] = regret
-                next_cp += 1
+                done[:] = False
         laplace_draws += stop - start
     return HybridBatch(checkpoints=grid, curves=curves, regret=regret, pulls=pulls.reshape(R, K),
                        noisy_means=mean.reshape(R, K), best_arm=true.argmax(axis=1), laplace_draws=laplace_draws)
 
 
-def _hybrid_single(mu: np.ndarray, eps: float, T: int, rng: np.random.Generator, shift: int,
-                   reward: str | RewardSum, gaps: np.ndarray, grid: np.ndarray):
-    """One run of Hybrid-UCB with scalar Python state (several times faster than a batch of one run).
+@njit(cache=True)
+def _choose(t, K, mean, width_a, width_b, arm):
+    """Every run's arm of round ``t`` (flat index): the largest index, the lowest arm on ties."""
+    log_t = math.log2(t)
+    root = math.sqrt(log_t)
+    for r in range(arm.size):
+        best, j = -math.inf, 0
+        for a in range(r * K, r * K + K):
+            v = width_a[a] * root + width_b[a] * log_t + mean[a]
+            if v > best:
+                best, j = v, a
+        arm[r] = j
 
-    It performs the floating-point operations of :func:`hybrid_ucb_batch` in the same order and draws the
-    same random numbers in the same order, so it returns exactly what a batch of this single run returns.
-    """
-    K = mu.size
-    draw = _single_draws(reward, rng)
-    full = (draw(mu) + rng.laplace(0.0, 2.0 / np.full(K, eps))).tolist()
-    pulls, tree_r, tree_k = [1] * K, [1] * K, [0] * K
-    tree_leaves, tree_sum = [2] * K, [0.0] * K
-    node_scale = [2.0 * (1 + shift) / eps] * K
-    priv_width = _PRIVACY_WIDTH / eps
-    stored = [[0.0] * _LEVELS for _ in range(K)]
-    mean = list(full)
-    width_a = [math.sqrt(3.0)] * K
-    width_b = [priv_width] * K                            # floor(log2(2)) / 1 = 1
-    gap = gaps.tolist()
-    init_cum = np.cumsum(gaps)
-    curve = np.zeros(grid.size)
-    early = grid <= K
-    curve[early] = init_cum[grid[early] - 1]
-    regret = float(init_cum[-1])
-    next_cp = int(np.searchsorted(grid, K, side="right"))
-    cp = grid.tolist() + [T + 1]
-    laplace_draws = K
-    bernoulli = reward == "bernoulli"
-    arms = range(K)
-    for start in range(K + 1, T + 1, _CHUNK):
-        stop = min(start + _CHUNK, T + 1)
-        lap = rng.laplace(0.0, 1.0, (stop - start, 1)).ravel().tolist()
-        if bernoulli:
-            uniform = rng.random((stop - start, 1)).ravel().tolist()
-        for t in range(start, stop):
-            log_t = math.log2(t)
-            root = math.sqrt(log_t)
-            best, j = -math.inf, 0
-            for a in arms:
-                v = width_a[a] * root + width_b[a] * log_t + mean[a]
-                if v > best:
-                    best, j = v, a
-            i = t - start
-            x = float(uniform[i] < mu[j]) if bernoulli else float(draw(mu[j:j + 1])[0])
-            o = pulls[j] = pulls[j] + 1
-            k = tree_k[j] = tree_k[j] + 1
-            s = tree_sum[j] = tree_sum[j] + x
-            low = k & -k
-            high = k - low
-            levels = stored[j]
-            noise = (levels[(high & -high).bit_length() - 1] if high else 0.0) + lap[i] * node_scale[j]
-            levels[low.bit_length() - 1] = noise
-            mean[j] = (full[j] + s + noise) / o
-            width_a[j] = math.sqrt(3.0 / o)
-            width_b[j] = priv_width * ((o + 1).bit_length() - 1) / o
-            regret += gap[j]
-            if k == tree_leaves[j]:
-                full[j] += s + float(rng.laplace(0.0, 2.0 / np.full(1, eps))[0])
-                tree_sum[j], tree_k[j] = 0.0, 0
-                tree_r[j] += 1
-                tree_leaves[j] *= 2
-                node_scale[j] = 2.0 * (tree_r[j] + shift) / eps
-                laplace_draws += 1
-            if t == cp[next_cp]:
-                curve[next_cp] = regret
-                next_cp += 1
-        laplace_draws += stop - start
-    return curve, regret, np.array(pulls), laplace_draws
+
+@njit(cache=True)
+def _update(t, row, x, lap, mu_flat, gaps, mean, width_a, width_b, full, pulls, tree_k, tree_sum, tree_leaves,
+            node_scale, priv_width, log2_table, stored, low_level, high_level, regret, curves, grid, cursor, arm,
+            done):
+    """Round ``t``'s pulls (rewards ``x``, node noises from row ``row`` of ``lap``): new private means and
+    widths, regret, checkpoint; ``done`` marks the runs whose tree just completed."""
+    for r in range(arm.size):
+        j = arm[r]
+        o = pulls[j] + 1
+        pulls[j] = o
+        k = tree_k[j] + 1
+        tree_k[j] = k
+        s = tree_sum[j] + x[r]
+        tree_sum[j] = s
+        noise = _node_advance(stored, low_level, high_level, j, k, lap[row, r] * node_scale[j])
+        mean[j] = (full[j] + s + noise) / o
+        width_a[j] = math.sqrt(3.0 / o)
+        width_b[j] = priv_width[j] * log2_table[o + 1] / o
+        regret[r] += gaps[j]
+        done[r] = k == tree_leaves[j]
+    if cursor[0] < grid.size and t == grid[cursor[0]]:
+        curves[:, cursor[0]] = regret
+        cursor[0] += 1
+
+
+@njit(cache=True)
+def _bernoulli_rounds(t, stop, start, lap, uniform, mu_flat, gaps, mean, width_a, width_b, full, pulls, tree_k,
+                      tree_sum, tree_leaves, node_scale, priv_width, log2_table, stored, low_level, high_level,
+                      regret, curves, grid, cursor, arm, done):
+    """Rounds ``t``.. of the chunk starting at ``start``, up to ``stop`` or just after a round that completes a
+    tree (whose array noise the caller draws); returns the next round."""
+    K = mu_flat.size // arm.size
+    x = np.empty(arm.size)
+    while t < stop:
+        _choose(t, K, mean, width_a, width_b, arm)
+        for r in range(arm.size):
+            x[r] = 1.0 if uniform[t - start, r] < mu_flat[arm[r]] else 0.0
+        _update(t, t - start, x, lap, mu_flat, gaps, mean, width_a, width_b, full, pulls, tree_k, tree_sum,
+                tree_leaves, node_scale, priv_width, log2_table, stored, low_level, high_level, regret, curves,
+                grid, cursor, arm, done)
+        t += 1
+        for r in range(arm.size):
+            if done[r]:
+                return t
+    return t
 
 
 def hybrid_ucb(means: str | Sequence[float] | np.ndarray, epsilon: float, horizon: int,
                rng: np.random.Generator, *, tree_noise: str = "paper", reward: str | RewardSum = "bernoulli",
                expected_means: Sequence[float] | None = None,
                checkpoints: int | Sequence[int] = 200) -> BanditRun:
-    """Run Hybrid-UCB (paper 001, Algorithm 4) once, with scalar state; the options are those of
-    :func:`hybrid_ucb_batch`, whose single-run batch gives exactly the same result (same generator).
+    """Run Hybrid-UCB (paper 001, Algorithm 4) once: a batch of one run of :func:`hybrid_ucb_batch`, whose
+    options these are.
 
     One release is one noisy mean (every round, the K initialization rounds included); the extra metric
     ``laplace_draws`` counts the noise draws (array noises and tree-node noises).
     """
-    mu, eps, T, shift, true, grid = _validate(check_means(means), [check_epsilon(epsilon)], horizon, tree_noise,
-                                              reward, expected_means, checkpoints)
-    curve, regret, pulls, draws = _hybrid_single(mu[0], float(eps[0]), T, rng, shift, reward,
-                                                    true[0].max() - true[0], grid)
-    return BanditRun(regret=regret, checkpoints=grid, curve=curve, pulls=pulls, best_arm=int(true[0].argmax()),
-                     releases=T, extra={"laplace_draws": draws})
+    batch = hybrid_ucb_batch(check_means(means), [check_epsilon(epsilon)], horizon, rng, tree_noise=tree_noise,
+                             reward=reward, expected_means=expected_means, checkpoints=checkpoints)
+    return BanditRun(regret=float(batch.regret[0]), checkpoints=batch.checkpoints, curve=batch.curves[0],
+                     pulls=batch.pulls[0], best_arm=int(batch.best_arm[0]), releases=int(batch.pulls[0].sum()),
+                     extra={"laplace_draws": int(batch.laplace_draws[0])})

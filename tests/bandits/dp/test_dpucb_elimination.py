@@ -22,6 +22,20 @@ def test_epoch_lengths_match_the_spec():
     assert epoch_length(5, 1, beta) == 2425  # SE: statistical term only
 
 
+def test_epoch_length_is_the_ceiling_paper_003_states_at_every_reachable_length():
+    """One R_e serves DP-SE (paper 001's spec: floor + 1) and DP-MASE (paper 003's spec: ceiling): the two rules
+    differ only at an integer bound, which never occurs over the papers' parameter ranges below 1e12 pulls."""
+    s, e, beta, eps = np.meshgrid(np.arange(1, 21), np.arange(1, 16), np.linspace(0.01, 0.99, 40),
+                                  [0.05, 0.1, 0.25, 0.5, 1.0, 8.0, 128.0], indexing="ij")
+    delta = 2.0**-e
+    bound = np.maximum(32 * np.log(8 * s * e**2 / beta) / delta**2, 8 * np.log(4 * s * e**2 / beta) / (eps * delta))
+    length = epoch_length(s, e, beta, eps)
+    assert np.all((length > bound) & (length - 1 <= bound))
+    reachable = bound < 1e12
+    assert reachable.sum() > 0.9 * bound.size
+    assert np.array_equal(length[reachable], np.ceil(bound[reachable]))
+
+
 def _reference_dp_se(mu, eps, horizon, rng, beta):
     """Per-round DP-SE, literally (round-robin, rewards equal to their means)."""
     K = len(mu)

@@ -9,24 +9,36 @@ import pytest
 
 from anonbandits import registry
 from anonbandits.cli.main import main
+from anonbandits.dp import dp_se, ftnl, hybrid_ucb, se
 from anonbandits.errors import ConfigError
 
 NAMES = ("se", "dp-se", "anytime-lazy-ucb", "hybrid-ucb", "ftnl", "naive-ftnl")
 
 
-def test_family_is_registered_with_the_spec_defaults():
-    algorithms = registry.all_algorithms()
-    for name in NAMES:
-        spec = algorithms[name]
-        defaults = spec.defaults()
-        assert defaults["means"] == "0.9,0.8,0.7" and defaults["reward"] == "bernoulli"
-        assert defaults["horizon"] == 4_194_304
-        if name != "se":
-            assert defaults["epsilon"] == 0.5
-    assert registry.get("dp-se").defaults()["confidence"] == "1/T"
-    assert registry.get("dp-se").defaults()["order"] == "round-robin"
-    assert registry.get("ftnl").defaults()["noise_multiplier"] == 1.0
-    assert registry.get("hybrid-ucb").defaults()["tree_noise"] == "paper"
+SETTING_1 = "0.75,0.7,0.7,0.7,0.7"   # paper 001, Sec. 6, setting 1
+PAPER_T = 2 * 2**21                  # "2 x 2^21" rounds (spec A10)
+PAPER_RUNS = {  # the library call with paper 001's stated settings, for a given generator
+    "se": lambda rng: se(SETTING_1, PAPER_T, rng, confidence=1 / PAPER_T, order="round-robin"),
+    "dp-se": lambda rng: dp_se(SETTING_1, 0.25, PAPER_T, rng, confidence=1 / PAPER_T, order="round-robin"),
+    "hybrid-ucb": lambda rng: hybrid_ucb(SETTING_1, 0.25, 20_000, rng, tree_noise="paper"),
+    "ftnl": lambda rng: ftnl(SETTING_1, 0.25, 20_000, rng, noise_multiplier=1.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAPER_RUNS))
+def test_defaults_run_paper_001s_settings(name):
+    """Given only the means and epsilon (and a short horizon for the per-round algorithms), the simulator runs
+    the paper's settings: T = 2 x 2^21 and beta = 1/T with round-robin epochs for (DP-)SE, the paper's tree
+    noise Lap(2r/eps) for Hybrid-UCB, Report Noisy Max with Lap(1/eps) for FTNL: the run equals the library
+    call with those values on the same seed."""
+    given = {"means": SETTING_1} if name == "se" else {"means": SETTING_1, "epsilon": "0.25"}
+    if name in ("hybrid-ucb", "ftnl"):
+        given["horizon"] = "20000"
+    spec = registry.get(name)
+    out = spec.run(spec.resolve(given), 4)
+    run = PAPER_RUNS[name](np.random.default_rng(4))
+    assert out.metrics["regret"] == run.regret
+    np.testing.assert_array_equal(out.curve[1], run.curve)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonbandits.dp.common import checkpoint_grid
 from anonbandits.dp.distributed.protocols import BatchParams, Protocol
 from anonbandits.dp.distributed.rewards import encoded_sums, user_rewards
 from anonbandits.envs.rewards import model_means
@@ -61,14 +62,6 @@ class EliminationResult:
     wrap_errors: int
     blocks: np.ndarray
     releases: tuple[BlockRelease, ...]
-
-
-def checkpoint_grid(horizon: int, count: int) -> np.ndarray:
-    """About ``count`` rounds in [1, T]: half log-spaced (early behaviour), half evenly spaced, and T."""
-    half = max(1, count // 2)
-    grid = np.concatenate([np.geomspace(1, horizon, half), np.linspace(horizon / max(1, count - half), horizon,
-                                                                      max(1, count - half))])
-    return np.unique(np.clip(np.round(grid), 1, horizon)).astype(np.int64)
 
 
 def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, reward_sigma: float, horizon: int,
@@ -143,7 +136,7 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
     pulls = np.bincount(block_arr[:, 0], weights=sizes, minlength=means.size).astype(np.int64)
     knots_t = np.concatenate(([0], block_arr[:, 2]))
     knots_r = np.concatenate(([0.0], np.cumsum(gaps[block_arr[:, 0]] * sizes)))
-    grid = checkpoint_grid(horizon, checkpoints)
+    grid = checkpoint_grid(horizon, checkpoints, spacing="log-even")
     return EliminationResult(
         regret=float(gaps @ pulls), pulls=pulls, batches=batches, active=active, checkpoints=grid,
         cumulative_regret=np.interp(grid, knots_t, knots_r), max_bits=max_bits, wrap_errors=wraps,

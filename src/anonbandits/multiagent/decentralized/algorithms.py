@@ -28,16 +28,15 @@ from anonbandits.multiagent.decentralized.engine import Engine, EngineResult
 from anonbandits.multiagent.decentralized.environment import (
     Environment,
     RewardSampler,
-    activity_probabilities,
     activity_sampler,
 )
 from anonbandits.multiagent.decentralized.kernel import MAX_ARMS, run_kernel
 from anonbandits.multiagent.decentralized.subroutines import Subroutine, make_subroutine
 from anonbandits.multiagent.messages import MessageLog
+from anonbandits.multiagent.shared import activity_probabilities, vote_threshold
 
 KIND_VOTE = 0
 KIND_REWARD = 1
-VOTE_ROUNDINGS = ("ceil", "floor")
 STOP_RULES = ("all", "consensus")
 PER_ACTIVATION = ("pull", "round")
 DEFAULT_MAX_STEPS = 10**8
@@ -90,14 +89,6 @@ class DecentralizedResult:
                 "t_consensus": -1 if self.t_consensus is None else self.t_consensus,
                 "truncated": self.truncated, "suboptimal_pulls": self.suboptimal_pulls, "resets": self.resets,
                 "guard_fired": self.guard_fired}
-
-
-def vote_threshold(delta: float, eta: float, rounding: str = "ceil") -> int:
-    """``M = ceil(log(delta)/log(eta))`` (spec 4.2, A1; ``floor`` gives the paper's 28 for 0.05 and 0.9)."""
-    if rounding not in VOTE_ROUNDINGS:
-        raise ConfigError(f"vote_rounding must be one of {', '.join(VOTE_ROUNDINGS)}, got {rounding!r}")
-    ratio = math.log(delta) / math.log(eta)
-    return math.ceil(ratio - 1e-9) if rounding == "ceil" else math.floor(ratio + 1e-9)
 
 
 def _environment(means, reward, drift: float, switch_at: int, means_after) -> Environment:
@@ -239,9 +230,16 @@ def run_decentralized_elimination(
     se_c : constant c of the SE radius ``sqrt(log(c K r^2/conf)/r)``.
     record_messages : keep every vote in the log (else only the count).
 
-    Example: the "Féraud et al." baseline of paper 003 is
-    ``run_decentralized_elimination(means, N, rng=rng, delta=0.05, eta=0.9, eps=0.0, subroutine="se",
-    se_c=1.0, draw_only_active=True, stop="consensus", per_activation="round")``.
+    Examples
+    --------
+    Paper 003's reading of the Féraud et al. baseline (its ``feraud``: one SE round per activation, c = 1, no
+    eps slack, finished players leave, stop at consensus; docs/multi-agent-bai.md compares the two):
+
+    >>> res = run_decentralized_elimination([0.7, 0.5, 0.3] + [0.1] * 7, 32, rng=np.random.default_rng(0),
+    ...                                     delta=0.05, eta=0.9, eps=0.0, subroutine="se", se_c=1.0,
+    ...                                     draw_only_active=True, stop="consensus", per_activation="round")
+    >>> int(res.recommended), res.threshold
+    (0, 29)
     """
     env = _environment(means, reward, drift, switch_at, means_after)
     _check_common(n_agents, delta, eps, max_steps, per_activation, subroutine)
@@ -322,7 +320,7 @@ def run_full_sharing(
         per_player = np.bincount(senders, minlength=n_agents)
     else:
         log.count = steps
-        per_player = players.multinomial(steps, activity_probabilities(activity, n_agents))
+        per_player = players.multinomial(steps, activity_probabilities(n_agents, activity, skew="halves"))
     # every player outputs the shared learner's arm
     res = replace(res, outputs=np.full(n_agents, res.outputs[0]), pulls=per_player)
     return _result(f"full-sharing-{subroutine}", res, env, eps, n_agents, None, delta, log, steps,

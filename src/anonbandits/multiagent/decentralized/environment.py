@@ -4,7 +4,7 @@
   (Problems 1 and 2), drifting (Problem 3: every arm but the initial best loses ``drift`` per step, clipped at 0;
   spec A9) or switching once (``means_after`` from step ``switch_at`` on; the scenario of the DSER4 tests, spec
   A18), and the reward model (Bernoulli by default, spec A8).
-* :func:`activity_probabilities` / :func:`activity_sampler`: the player distribution ``P_x``: ``uniform``
+* :func:`activity_sampler`: draws from the player distribution ``P_x``: ``uniform``
   (Problem 1), ``skewed`` (Problem 2: half of the players generate 80% of the events) or any probability vector.
 """
 
@@ -17,12 +17,10 @@ import numpy as np
 
 from anonbandits.envs.rewards import REWARD_MODELS, sum_rewards
 from anonbandits.errors import ConfigError
+from anonbandits.multiagent.shared import SKEWED_SHARE, activity_probabilities
 
 #: ``sampler(mu, counts, rng) -> sums``: the sum of ``counts[i]`` rewards of mean ``mu[i]`` for every entry.
 RewardSampler = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
-
-ACTIVITIES = ("uniform", "skewed")
-SKEWED_SHARE = 0.8  # Problem 2: the first half of the players generates this share of the events
 
 
 @dataclass(frozen=True)
@@ -127,28 +125,9 @@ class Environment:
         return np.asarray(self.reward(mu, counts, rng), dtype=float)
 
 
-def activity_probabilities(activity: str | np.ndarray, n: int) -> np.ndarray:
-    """``P_x`` as a probability vector over ``n`` players (Problem 1 ``uniform``, Problem 2 ``skewed``)."""
-    if isinstance(activity, str):
-        if activity == "uniform":
-            return np.full(n, 1.0 / n)
-        if activity == "skewed":
-            if n % 2:
-                raise ConfigError(f"agents must be even for activity 'skewed' (two groups of N/2), got {n}")
-            half = n // 2
-            return np.concatenate([np.full(half, SKEWED_SHARE / half), np.full(half, (1 - SKEWED_SHARE) / half)])
-        raise ConfigError(f"activity must be one of {', '.join(ACTIVITIES)} or a probability vector, "
-                          f"got {activity!r}")
-    p = np.asarray(activity, dtype=float)
-    if p.shape != (n,) or np.any(p <= 0) or not np.isclose(p.sum(), 1.0):
-        raise ConfigError(f"activity must be a positive probability vector over the {n} agents "
-                          "(Assumption 3: every player is active)")
-    return p / p.sum()
-
-
 def activity_sampler(activity: str | np.ndarray, n: int) -> Callable[[int, np.random.Generator], np.ndarray]:
     """``sample(size, rng)``: ``size`` i.i.d. players from ``P_x`` (player ids 0..n-1)."""
-    p = activity_probabilities(activity, n)
+    p = activity_probabilities(n, activity, skew="halves")
     dtype = np.int16 if n < 2**15 else np.int32
     if isinstance(activity, str) and activity == "uniform":
         return lambda size, rng: rng.integers(0, n, size, dtype=dtype)

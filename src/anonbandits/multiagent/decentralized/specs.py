@@ -23,15 +23,14 @@ from anonbandits.errors import ConfigError
 from anonbandits.multiagent.decentralized.algorithms import (
     DEFAULT_MAX_STEPS,
     STOP_RULES,
-    VOTE_ROUNDINGS,
     DecentralizedResult,
     run_decentralized_elimination,
     run_dser4,
     run_full_sharing,
     run_no_sharing,
 )
-from anonbandits.multiagent.decentralized.environment import ACTIVITIES
 from anonbandits.multiagent.decentralized.subroutines import SUBROUTINES
+from anonbandits.multiagent.shared import ACTIVITIES, VOTE_ROUNDINGS
 from anonbandits.registry import AlgorithmSpec, Param, RunOutput
 from anonbandits.registry import parse_bool as flag
 

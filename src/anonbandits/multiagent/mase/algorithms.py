@@ -55,8 +55,8 @@ def _setup(params: Mapping[str, Any], seed: int):
     if agents < 1:
         raise ConfigError(f"agents must be at least 1, got {agents}")
     instance = instance_from_params(params)
-    probs = activity_probabilities(agents, params["activity"], float(params["gamma"]),
-                                   float(params["activity_offset"]))
+    probs = activity_probabilities(agents, params["activity"], gamma=float(params["gamma"]),
+                                   offset=float(params["activity_offset"]))
     if int(params["max_rounds"]) < 1:
         raise ConfigError(f"max_rounds must be positive, got {params['max_rounds']}")
     return instance, probs, np.random.default_rng(seed)

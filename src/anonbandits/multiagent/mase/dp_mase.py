@@ -33,8 +33,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonbandits.dp.elimination import epoch_length
 from anonbandits.errors import ConfigError
-from anonbandits.multiagent.mase.formulas import dp_widths, epoch_length, voting_threshold
+from anonbandits.multiagent.mase.formulas import dp_widths, voting_threshold
 from anonbandits.multiagent.mase.instances import Instance
 from anonbandits.multiagent.mase.result import EliminationLog, MaseResult, NoiseAudit
 from anonbandits.multiagent.messages import MessageLog
@@ -86,7 +87,7 @@ class _DPMASE:
         self.threshold = voting_threshold(cfg.delta, cfg.beta, n, "beta")
         self.Kn = np.ones((n, k), bool)
         self.epoch = np.ones(n, np.int64)
-        self.length = epoch_length(1, k, cfg.eps, cfg.beta) * np.ones(n, np.int64)
+        self.length = epoch_length(k, 1, cfg.beta, cfg.eps) * np.ones(n, np.int64)
         self.start = np.zeros(n)
         self.end = rng.standard_gamma(self.length) / probs
         self.running = np.ones(n, bool)
@@ -156,7 +157,7 @@ class _DPMASE:
             leave |= size <= 1
         nxt = epoch + 1
         s_next = after.sum(axis=1) if cfg.literal_order else size
-        new_length = np.where(leave, 1, epoch_length(nxt, np.maximum(s_next, 1), cfg.eps, cfg.beta))
+        new_length = np.where(leave, 1, epoch_length(np.maximum(s_next, 1), nxt, cfg.beta, cfg.eps))
         new_end = when + np.where(leave, np.inf, rng.standard_gamma(new_length) / self.p[agents])
 
         # keep the prefix of events that precede every epoch end started within the batch

@@ -3,7 +3,8 @@
 * the voting threshold ``M* = max(1, ceil(log(delta) / log(x)))`` (spec A6),
 * CORRUPTED ELIMINATION's local failure probability ``eta_xi`` (Prop. 5.1),
 * the Successive Elimination boundary in sum space, ``g(t) = t * alpha-width`` (Sec. 4.1, spec A4),
-* DP-MASE's epoch length ``R(e, s)`` and widths ``h(e)``, ``c(e)`` (Alg. 2 and 4, spec A2/A3).
+* DP-MASE's widths ``h(e)``, ``c(e)`` (Alg. 2 and 4, spec A3); its epoch length ``R(e, s)`` is DP-SE's,
+  :func:`anonbandits.dp.elimination.epoch_length`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import math
 import numpy as np
 
 from anonbandits.errors import ConfigError
+from anonbandits.multiagent.shared import vote_threshold
 
 
 def _check_probability(name: str, value: float) -> None:
@@ -28,9 +30,9 @@ def voting_threshold(delta: float, local_failure: float, agents: int, name: str 
     """
     _check_probability("delta", delta)
     _check_probability(name, local_failure)
-    m_real = math.log(delta) / math.log(local_failure)
-    m_star = max(1, math.ceil(m_real - 1e-9))
+    m_star = max(1, vote_threshold(delta, local_failure))
     if m_star > agents:
+        m_real = math.log(delta) / math.log(local_failure)
         raise ConfigError(f"voting threshold M = {m_star} (log(delta)/log({name}) = {m_real:.3f}) exceeds the "
                           f"{agents} agents: no arm could ever be eliminated; use more agents or a larger delta")
     return m_star
@@ -58,15 +60,6 @@ def se_boundary(t: np.ndarray, arms: int, conf: float, c: float = 1.0, denominat
     """
     t = np.asarray(t, dtype=float)
     return 2.0 * np.sqrt(t * np.maximum(np.log(c * arms * t * t / conf), 0.0) / denominator)
-
-
-def epoch_length(e: np.ndarray, s: np.ndarray, eps: float, beta: float) -> np.ndarray:
-    """DP-MASE epoch length ``R(e, s) = ceil(max(32 log(8 s e^2/beta) 4^e, 8 log(4 s e^2/beta) 2^e / eps))``."""
-    e = np.asarray(e, dtype=float)
-    s = np.asarray(s, dtype=float)
-    hoeffding = 32.0 * np.log(8.0 * s * e * e / beta) * 4.0 ** e
-    laplace = 8.0 * np.log(4.0 * s * e * e / beta) * 2.0 ** e / eps
-    return np.ceil(np.maximum(hoeffding, laplace) - 1e-9).astype(np.int64)
 
 
 def dp_widths(e: np.ndarray, s: np.ndarray, eps: float, beta: float, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -14,10 +14,10 @@ import numpy as np
 
 from anonbandits.envs.rewards import parse_means, sum_rewards
 from anonbandits.errors import ConfigError
+from anonbandits.multiagent.shared import ACTIVITIES, activity_probabilities  # noqa: F401 (paper 003's public names)
 
 PROBLEMS = ("1", "2")
 MODELS = ("bernoulli", "gaussian")
-ACTIVITIES = ("uniform", "skewed")
 
 
 @dataclass(frozen=True)
@@ -78,18 +78,3 @@ def instance_from_params(params) -> Instance:
             raise ConfigError(f"reward must be one of {', '.join(MODELS)}, got {model!r}")
         return Instance(parse_means(params["means"]), model, sigma, "custom")
     return problem(str(params["problem"]), sigma)
-
-
-def activity_probabilities(agents: int, activity: str = "uniform", gamma: float = 0.8,
-                           offset: float = 0.0) -> np.ndarray:
-    """P_N: uniform, or ``P(n) ∝ (n + offset)^(-gamma)`` for agents n = 1..N (App. C.4; spec A17)."""
-    if agents < 1:
-        raise ConfigError(f"agents must be at least 1, got {agents}")
-    if activity == "uniform":
-        return np.full(agents, 1.0 / agents)
-    if activity != "skewed":
-        raise ConfigError(f"activity must be one of {', '.join(ACTIVITIES)}, got {activity!r}")
-    if not gamma > 0 or not offset >= 0:
-        raise ConfigError(f"skewed activity needs gamma > 0 and activity_offset >= 0, got {gamma}, {offset}")
-    weights = (np.arange(1, agents + 1) + offset) ** (-gamma)
-    return weights / weights.sum()

@@ -16,16 +16,25 @@ from anonbandits.multiagent.decentralized import run_decentralized_elimination, 
 REQUIRED = ["algorithm", "seed", "agents", "samples", "messages", "recommended", "correct", "wall_time"]
 
 
-def test_registered_with_the_spec_defaults() -> None:
+def test_registered_with_the_papers_subroutines() -> None:
     algos = registry.all_algorithms()
     for name in ("decentralized-elimination", "no-sharing", "full-sharing"):
         assert algos[name].family == "decentralized"
-    de = algos["decentralized-elimination"].defaults()
-    assert (de["delta"], de["eta"], de["epsilon"], de["vote_rounding"]) == (0.05, 0.9, 0.25, "ceil")
-    assert de["means"] == "0.7,0.5,0.3,0.1,0.1,0.1,0.1,0.1,0.1,0.1" and de["activity"] == "uniform"
     params = {p.name: p for p in algos["decentralized-elimination"].params}
     assert set(params["subroutine"].choices) == {"naive", "median", "se", "ser3", "ser4", "ugapec"}
     assert set(params["activity"].choices) == {"uniform", "skewed"}
+
+
+def test_defaults_run_paper_002s_problem_1() -> None:
+    """Given only N, the simulator runs Problem 1 (Sec. 5: means 0.7, 0.5, 0.3 and seven arms at 0.1; eps = 0.25,
+    delta = 0.05, eta = 0.9, uniform players) with Decentralized SER3: the run equals the library call with those
+    values, and an arm leaves at its 29th vote (M = ceil(log delta / log eta), Sec. 3.2)."""
+    spec = registry.get("decentralized-elimination")
+    out = spec.run(spec.resolve({"agents": 32}), 6)
+    res = run_decentralized_elimination([0.7, 0.5, 0.3] + [0.1] * 7, 32, rng=np.random.default_rng(6), delta=0.05,
+                                        eta=0.9, eps=0.25, subroutine="ser3", activity="uniform")
+    assert out.metrics == res.metrics()
+    assert res.threshold == 29 and res.votes.max() == 29 and res.votes[0] == 0
 
 
 @pytest.mark.parametrize("argv", [

@@ -11,9 +11,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 from scipy import stats
@@ -22,11 +19,7 @@ from anonbandits.multiagent.decentralized import Environment, run_no_sharing
 from anonbandits.multiagent.decentralized.clock import NEVER, ActivationClock
 from anonbandits.multiagent.decentralized.environment import activity_sampler
 from anonbandits.multiagent.decentralized.subroutines import SER3, SuccessiveElimination, _first_reaching, _reach_table
-
-_PATH = Path(__file__).resolve().parents[4] / "benchmarks" / "decentralized_reference.py"
-_SPEC = importlib.util.spec_from_file_location("decentralized_reference", _PATH)
-reference = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(reference)
+from anonbandits.reference import decentralized as reference
 
 
 def _sequence(clock: ActivationClock) -> np.ndarray:

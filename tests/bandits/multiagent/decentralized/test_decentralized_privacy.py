@@ -55,11 +55,11 @@ def test_what_an_adversary_sees_of_one_player(runs) -> None:
                 assert res.agent_arms[n] not in set(content.tolist()) or res.votes[res.agent_arms[n]] < res.threshold
 
 
-def test_local_confidence_and_vote_threshold(runs) -> None:
+def test_vote_threshold_and_distinct_voters(runs) -> None:
+    # That every message comes from a subroutine at confidence 1 - eta is checked on its timing: in
+    # test_decentralized_accounting.py the votes fall exactly at the round the radius gives at failure eta.
     for res in runs:
-        assert res.local_confidence == 0.6  # the subroutine that produces every message runs at 1 - eta
-        assert res.threshold == math.ceil(math.log(0.1) / math.log(0.6)) == 5
-        assert 2 <= res.threshold <= 12
+        assert res.threshold == math.ceil(math.log(0.1) / math.log(0.6)) == 5  # M of Algorithm 2
         # an arm can only be eliminated by M distinct players; the shared answer is never one player's
         first = {}
         for sender, arm in zip(res.log.sender, res.log.content, strict=True):

@@ -1,4 +1,4 @@
-"""The simulation against the plain per-pull reference loop (benchmarks/decentralized_reference.py).
+"""The simulation against the plain per-pull reference loop (:mod:`anonbandits.reference.decentralized`).
 
 Both simulate Algorithm 2 of paper 002 (spec 4.4). These runs (stationary Bernoulli rewards, one pull per
 activation) go to the compiled kernel, which draws a round's rewards at its end and settles lazily which arms
@@ -13,19 +13,12 @@ against the best arm and restart after global eliminations (A5), so every branch
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 from scipy import stats
 
 from anonbandits.multiagent.decentralized import run_decentralized_elimination
-
-_PATH = Path(__file__).resolve().parents[4] / "benchmarks" / "decentralized_reference.py"
-_SPEC = importlib.util.spec_from_file_location("decentralized_reference", _PATH)
-reference = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(reference)
+from anonbandits.reference import decentralized as reference
 
 CASES = [  # subroutine, activity, means, players, eps, runs
     ("ser3", "uniform", [0.6, 0.55, 0.5, 0.45], 5, 0.6, 80),

@@ -18,6 +18,7 @@ from anonbandits.multiagent.mase import (
     mase,
 )
 from anonbandits.multiagent.mase.formulas import eta_xi, voting_threshold
+from anonbandits.reference import mase as reference
 
 EASY = Instance(np.array([0.8, 0.5, 0.4, 0.3]))
 DELTA = 0.05
@@ -149,7 +150,7 @@ def _agree(fast, slow):
 
 
 @pytest.mark.parametrize("activity", ["uniform", "skewed"])
-def test_corrupted_elimination_matches_per_pull_reference(reference, activity):
+def test_corrupted_elimination_matches_per_pull_reference(activity):
     probs = activity_probabilities(8, activity)
     kw = dict(eta=0.6, xi=0.1)
     fast = np.array([(r.rounds, r.pulls, r.messages.count) for r in
@@ -161,7 +162,7 @@ def test_corrupted_elimination_matches_per_pull_reference(reference, activity):
     assert abs(fast[:, 2].mean() - slow[:, 2].mean()) < 1.0
 
 
-def test_dp_mase_matches_per_pull_reference(reference):
+def test_dp_mase_matches_per_pull_reference():
     probs = activity_probabilities(6, "skewed")
     fast = np.array([(r.rounds, r.pulls) for r in
                      (dp_mase(QUICK, probs, DPMASEConfig(eps=0.5, beta=0.5), np.random.default_rng(s))
@@ -173,7 +174,7 @@ def test_dp_mase_matches_per_pull_reference(reference):
 
 
 @pytest.mark.parametrize("kind", ["mase", "independent"])
-def test_mase_and_independent_match_per_pull_reference(reference, kind):
+def test_mase_and_independent_match_per_pull_reference(kind):
     probs = activity_probabilities(6)
     if kind == "mase":
         fast_runs = [mase(QUICK, probs, np.random.default_rng(s), beta=0.6) for s in range(60)]
@@ -186,7 +187,7 @@ def test_mase_and_independent_match_per_pull_reference(reference, kind):
     _agree(fast, slow)
 
 
-def test_gaussian_problem_two_engines_agree_with_reference(reference):
+def test_gaussian_problem_two_engines_agree_with_reference():
     inst = Instance(np.array([1.0, 0.6, 0.5]), "gaussian", 0.5)
     probs = activity_probabilities(6)
     fast = np.array([(r.rounds, r.pulls) for r in

@@ -5,8 +5,9 @@ import math
 import numpy as np
 import pytest
 
+from anonbandits.dp.elimination import epoch_length
 from anonbandits.errors import ConfigError
-from anonbandits.multiagent.mase.formulas import dp_widths, epoch_length, eta_xi, se_boundary, voting_threshold
+from anonbandits.multiagent.mase.formulas import dp_widths, eta_xi, se_boundary, voting_threshold
 from anonbandits.multiagent.mase.se_kernel import boundary, safe_steps
 
 
@@ -38,7 +39,7 @@ def test_eta_xi_and_its_limits():
 ])
 def test_dp_mase_epoch_quantities_match_spec_table(eps, cells):
     for e, s, length, threshold, scale in cells:
-        r = epoch_length(e, s, eps, 0.5)
+        r = epoch_length(s, e, 0.5, eps)
         h, c = dp_widths(e, s, eps, 0.5, r)
         assert r == length
         assert abs(2 * (h + c) - threshold) < 0.0006
@@ -47,7 +48,7 @@ def test_dp_mase_epoch_quantities_match_spec_table(eps, cells):
 
 
 def test_first_epoch_length_over_beta():
-    assert [int(epoch_length(1, 10, 0.5, b)) for b in (0.3, 0.5, 0.8)] == [716, 650, 590]
+    assert [epoch_length(10, 1, b, 0.5) for b in (0.3, 0.5, 0.8)] == [716, 650, 590]
 
 
 def test_epoch_length_makes_both_widths_at_most_an_eighth_of_the_gap():
@@ -57,7 +58,7 @@ def test_epoch_length_makes_both_widths_at_most_an_eighth_of_the_gap():
     eps = rng.uniform(0.01, 2, 500)
     beta = rng.uniform(0.01, 0.99, 500)
     for i in range(500):
-        r = epoch_length(e[i], s[i], eps[i], beta[i])
+        r = epoch_length(s[i], e[i], beta[i], eps[i])
         h, c = dp_widths(e[i], s[i], eps[i], beta[i], r)
         assert h <= 2.0 ** -e[i] / 8 + 1e-12 and c <= 2.0 ** -e[i] / 8 + 1e-12
 

@@ -14,6 +14,7 @@ from anonbandits.multiagent.mase import (
     mase,
 )
 from anonbandits.multiagent.mase.se_kernel import binomial_cdfs, binomial_sum
+from anonbandits.reference import mase as reference
 
 QUICK = Instance(np.array([0.9, 0.4, 0.3]))
 EASY = Instance(np.array([0.8, 0.5, 0.4, 0.3]))
@@ -37,7 +38,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_kernel_matches_literal_loop_including_elimination_rounds(case, reference):
+def test_kernel_matches_literal_loop_including_elimination_rounds(case):
     kind, inst, n_agents, activity, kw = CASES[case]
     probs = activity_probabilities(n_agents, activity)
     algorithm = corrupted_elimination if kind == "ce" else mase
@@ -80,7 +81,7 @@ def test_logs_are_votes_in_round_order(kind):
                 assert times.max() == when
 
 
-def test_independent_exit_rounds_and_gaussian_rewards(reference):
+def test_independent_exit_rounds_and_gaussian_rewards():
     probs = activity_probabilities(6, "skewed")
     for seed in range(5):
         r = independent(QUICK, probs, np.random.default_rng(seed))

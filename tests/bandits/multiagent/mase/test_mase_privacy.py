@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from anonbandits.dp.elimination import epoch_length
 from anonbandits.multiagent.mase import (
     DPMASEConfig,
     Instance,
@@ -12,7 +13,6 @@ from anonbandits.multiagent.mase import (
     dp_mase,
     problem,
 )
-from anonbandits.multiagent.mase.formulas import epoch_length
 
 
 def _audits(eps, seeds, n_agents=12):
@@ -37,7 +37,7 @@ def test_dp_mase_noise_is_laplace_with_scale_one_over_eps_r(eps):
     # the scale is 1/(eps R(e, s)) with s the number of arms the agent sampled in that epoch
     for a, e in {(int(x), int(y)) for x, y in zip(agent, epoch, strict=True)}:
         rows = (agent == a) & (epoch == e)
-        assert np.all(length[rows] == epoch_length(e, rows.sum(), eps, 0.5))
+        assert np.all(length[rows] == epoch_length(rows.sum(), e, 0.5, eps))
     assert np.allclose(scale, 1.0 / (eps * length))
     z = noise / scale
     assert z.size > 400

@@ -2,23 +2,35 @@
 
 import csv
 
+import numpy as np
 import pytest
 
 from anonbandits import registry
 from anonbandits.cli.main import main
+from anonbandits.multiagent.mase import DPMASEConfig, Instance, corrupted_elimination, dp_mase, independent, mase
 
 NAMES = ["central", "corrupted-elimination", "dp-mase", "feraud", "independent", "mase"]
 
 
-def test_registered_with_spec_defaults():
-    algorithms = registry.all_algorithms()
-    for name in NAMES:
-        d = algorithms[name].defaults()
-        assert d["delta"] == 0.05 and d["activity"] == "uniform" and d["problem"] == "1" and d["agents"] >= 1
-    assert algorithms["corrupted-elimination"].defaults()["eta"] == 0.9
-    assert algorithms["dp-mase"].defaults()["beta"] == 0.5
-    assert algorithms["dp-mase"].defaults()["epsilon"] > 0
-    assert algorithms["independent"].defaults()["stop"] == "all"
+PROBLEM_1 = Instance(np.array([0.7, 0.5, 0.3] + [0.1] * 7), "bernoulli", 0.5, "problem1")  # paper 003, App. C.1
+PAPER_RUNS = {  # the library call with paper 003's stated settings (delta = 0.05, uniform activity)
+    "mase": lambda p, rng: mase(PROBLEM_1, p, rng, beta=0.5, delta=0.05),
+    "corrupted-elimination": lambda p, rng: corrupted_elimination(PROBLEM_1, p, rng, eta=0.9, xi=0.05, delta=0.05),
+    "dp-mase": lambda p, rng: dp_mase(PROBLEM_1, p, DPMASEConfig(eps=0.1, beta=0.5, delta=0.05), rng),
+    "independent": lambda p, rng: independent(PROBLEM_1, p, rng, delta=0.05),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAPER_RUNS))
+def test_defaults_run_paper_003s_problem_1(name):
+    """Given only the number of agents, the simulator runs Problem 1 with the paper's settings (delta = 0.05,
+    beta = 0.5, eta = 0.9, uniform activity; xi = 0.05 and eps_dp = 0.1 from Fig. 6): the run equals the library
+    call with those values on the same seed."""
+    spec = registry.get(name)
+    out = spec.run(spec.resolve({"agents": 32}), 5)
+    result = PAPER_RUNS[name](np.full(32, 1 / 32), np.random.default_rng(5))
+    assert out.metrics["instance"] == "problem1"
+    assert {k: out.metrics[k] for k in result.metrics()} == result.metrics()
 
 
 @pytest.mark.parametrize("name", NAMES)

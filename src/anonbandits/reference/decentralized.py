@@ -1,12 +1,17 @@
-"""Plain per-pull reference simulation of paper 002 (002_a84f5dc1d354d2b6.txt, Algorithms 1-2; spec 3, 4.4, 6).
+"""Plain per-pull reference simulation of paper 002's Decentralized Elimination.
+
+Paper: Féraud, Alami and Laroche, *Decentralized Exploration in Multi-Armed Bandits* (ICML 2019),
+Algorithm 1 (the Arm Selection subroutines: successive elimination, SER3, median elimination, naive
+elimination, UGapEc) and Algorithm 2 (DECENTRALIZED ELIMINATION), plus the 1-PRIVACY baseline of Section 5.1.
 
 One Python loop iteration per global step: draw the active player, let her read the board, make one call of
 her Arm Selection subroutine (one pull, one reward draw), post her votes. Written for clarity, not speed; it
 is the baseline of ``benchmarks/decentralized_speed.py`` and the independent implementation the tests
-compare the event-driven engine (:mod:`anonbandits.multiagent.decentralized`) against, in distribution.
+compare the simulation (:mod:`anonbandits.multiagent.decentralized`) against, in distribution.
 
-Same resolutions as the engine: A1-A7 of the spec, a round (phase) completed by global eliminations is
-decided at the player's next call before her pull, stop when every player holds one arm.
+Same resolutions as the engine (see ``docs/decentralized-elimination.md``): a round (phase) completed by
+global eliminations is decided at the player's next call before her pull, stop when every player holds one
+arm.
 """
 
 from __future__ import annotations

@@ -1,5 +1,9 @@
 """Plain per-round, per-pull Python loops for paper 003's algorithms (the literal pseudo-code).
 
+Paper: Rio, Barlier, Colin and Soare, *Multi-Agent Best Arm Identification with Private Communications*
+(ICML 2023), Algorithms 1-4 (MASE, DP-MASE with Algorithm 4a, CORRUPTED ELIMINATION with Algorithm 4b) and
+the INDEPENDENT baseline of its Section 6.
+
 These are the slow references the fast engines of :mod:`anonbandits.multiagent.mase` are checked against:
 ``benchmarks/mase_speed.py`` times them, and the tests compare the distribution of their outcomes with the
 engines' on small instances. One loop iteration is one round: an agent is drawn from P_N restricted to the
@@ -15,7 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from anonbandits.multiagent.mase.formulas import dp_widths, epoch_length, eta_xi, voting_threshold
+from anonbandits.dp.elimination import epoch_length
+from anonbandits.multiagent.mase.formulas import dp_widths, eta_xi, voting_threshold
 
 
 @dataclass
@@ -141,7 +146,7 @@ def reference_dp_mase(means, probs, seed: int, *, eps: float = 0.1, beta: float 
     sums = [[0.0] * k_arms for _ in range(n_agents)]
     epoch = [1] * n_agents
     step = [0] * n_agents
-    length = [int(epoch_length(1, k_arms, eps, beta))] * n_agents
+    length = [epoch_length(k_arms, 1, beta, eps)] * n_agents
     glob = set(range(k_arms))
     votes = [0] * k_arms
     pool = _Pool(probs)
@@ -174,7 +179,7 @@ def reference_dp_mase(means, probs, seed: int, *, eps: float = 0.1, beta: float 
             if not local[n]:
                 pool.remove(n)
             else:
-                length[n] = int(epoch_length(epoch[n], len(local[n]), eps, beta))
+                length[n] = epoch_length(len(local[n]), epoch[n], beta, eps)
         for k in eliminated:
             if votes[k] >= threshold and k in glob and len(glob) > 1:
                 glob.discard(k)

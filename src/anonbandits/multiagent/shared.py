@@ -1,0 +1,94 @@
+"""What the two multi-agent papers share: the agent-activity distribution and the vote threshold.
+
+Paper 002 (Decentralized Elimination) and paper 003 (MASE and its variants) both let agents vote against the
+arms they eliminate locally; an arm leaves the shared set at its M-th vote, with
+``M = ceil(log(delta) / log(local failure probability))`` (:func:`vote_threshold`). Both papers draw the
+active agent i.i.d. from a fixed distribution over the N agents, uniform or skewed, but their skewed
+distributions differ:
+
+* ``skew="power"``: Rio, Barlier, Colin and Soare, *Multi-Agent Best Arm Identification with Private
+  Communications* (ICML 2023), App. C.4: ``P(n) ∝ (n + offset)^(-gamma)`` for agents n = 1..N;
+* ``skew="halves"``: Féraud, Alami and Laroche, *Decentralized Exploration in Multi-Armed Bandits*
+  (ICML 2019), Problem 2: the first half of the players generates 80% of the events, uniformly within each
+  half (N even).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from anonbandits.errors import ConfigError
+
+ACTIVITIES = ("uniform", "skewed")
+SKEWS = ("power", "halves")
+VOTE_ROUNDINGS = ("ceil", "floor")
+SKEWED_SHARE = 0.8  # paper 002, Problem 2: the first half of the players generates this share of the events
+
+
+def activity_probabilities(agents: int, activity: str | np.ndarray = "uniform", *, skew: str = "power",
+                           gamma: float = 0.8, offset: float = 0.0) -> np.ndarray:
+    """The activity distribution as a probability vector over ``agents`` agents.
+
+    Parameters
+    ----------
+    agents : number of agents N (at least 1).
+    activity : ``"uniform"``, ``"skewed"`` or a positive probability vector of length N.
+    skew : which paper's skewed distribution ``"skewed"`` means: ``"power"`` (paper 003) or ``"halves"``
+        (paper 002).
+    gamma, offset : exponent and offset of the power law (``skew="power"`` only).
+
+    Returns
+    -------
+    np.ndarray
+        Probabilities of agents 0..N-1, summing to one.
+
+    Examples
+    --------
+    >>> activity_probabilities(4, "skewed", skew="halves").round(12).tolist()
+    [0.4, 0.4, 0.1, 0.1]
+    >>> bool(np.isclose(activity_probabilities(3, "skewed", gamma=1.0)[0], 6 / 11))
+    True
+    """
+    if agents < 1:
+        raise ConfigError(f"agents must be at least 1, got {agents}")
+    if not isinstance(activity, str):
+        p = np.asarray(activity, dtype=float)
+        if p.shape != (agents,) or np.any(p <= 0) or not np.isclose(p.sum(), 1.0):
+            raise ConfigError(f"activity must be a positive probability vector over the {agents} agents "
+                              "(every agent is active)")
+        return p / p.sum()
+    if activity == "uniform":
+        return np.full(agents, 1.0 / agents)
+    if activity != "skewed":
+        raise ConfigError(f"activity must be one of {', '.join(ACTIVITIES)}, got {activity!r}")
+    if skew == "halves":
+        if agents % 2:
+            raise ConfigError(f"agents must be even for activity 'skewed' (two groups of N/2), got {agents}")
+        half = agents // 2
+        return np.concatenate([np.full(half, SKEWED_SHARE / half), np.full(half, (1 - SKEWED_SHARE) / half)])
+    if skew != "power":
+        raise ConfigError(f"skew must be one of {', '.join(SKEWS)}, got {skew!r}")
+    if not gamma > 0 or not offset >= 0:
+        raise ConfigError(f"skewed activity needs gamma > 0 and activity_offset >= 0, got {gamma}, {offset}")
+    weights = (np.arange(1, agents + 1) + offset) ** (-gamma)
+    return weights / weights.sum()
+
+
+def vote_threshold(delta: float, local_failure: float, rounding: str = "ceil") -> int:
+    """``M = ceil(log(delta) / log(local_failure))`` votes remove an arm, so that ``local_failure^M <= delta``.
+
+    ``rounding="floor"`` gives paper 002's printed 28 for delta = 0.05 and eta = 0.9 (its spec, A1). The 1e-9
+    keeps a ratio that is an integer up to rounding error at that integer. The callers check M against their
+    own limits (M >= 2 in paper 002, M <= N in paper 003).
+
+    Examples
+    --------
+    >>> vote_threshold(0.05, 0.9), vote_threshold(0.05, 0.9, "floor"), vote_threshold(0.25, 0.5)
+    (29, 28, 2)
+    """
+    if rounding not in VOTE_ROUNDINGS:
+        raise ConfigError(f"vote_rounding must be one of {', '.join(VOTE_ROUNDINGS)}, got {rounding!r}")
+    ratio = math.log(delta) / math.log(local_failure)
+    return math.ceil(ratio - 1e-9) if rounding == "ceil" else math.floor(ratio + 1e-9)

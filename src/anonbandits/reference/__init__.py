@@ -1,0 +1,11 @@
+"""Plain reference loops written from the papers: one round, one pull or one user per Python iteration.
+
+They are written for clarity, not speed, and serve twice: as the test oracles the fast simulators are
+compared with (in law, over independent seeds) and as the baselines the speed benchmarks time. One module per
+family:
+
+* :mod:`anonbandits.reference.dp`: DP-SE, Anytime-Lazy-UCB and Hybrid-UCB (paper 001 and its DP-SE baseline);
+* :mod:`anonbandits.reference.distributed_dp`: Dist-DP-SE (paper 004);
+* :mod:`anonbandits.reference.decentralized`: Decentralized Elimination and 1-PRIVACY (paper 002);
+* :mod:`anonbandits.reference.mase`: MASE, DP-MASE, CORRUPTED ELIMINATION and INDEPENDENT (paper 003).
+"""
