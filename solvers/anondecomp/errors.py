@@ -27,3 +27,11 @@ class InfeasibleError(AnonDecompError):
 
 class MethodNotApplicableError(AnonDecompError):
     """The chosen method's precondition does not hold for this graph (e.g. ``polytope`` with a thin arm)."""
+
+
+class SolverError(AnonDecompError, RuntimeError):
+    """An internal step of a solver failed (a bug or a numerical breakdown, never the caller's input).
+
+    The message is one line naming the step; it also subclasses ``RuntimeError`` so that code written against
+    the old behaviour keeps catching it.
+    """
