@@ -107,7 +107,9 @@ def decompose_face(prep: Prepared, required: np.ndarray, x: np.ndarray, open_arm
             if sched.valid or vertices == "schedule":
                 return sched.assignments, sched.multiplicities, "schedule"
     if vertices in ("auto", "colouring"):
-        found = colour_demand(prep, required, x, open_arms)
+        pos = (required > 0) & open_arms[None, :]
+        hi = int(np.ceil((required[pos] / x[pos]).max() - 1e-9)) if pos.any() else 0
+        found = colour_demand(prep, required, open_arms, hi)
         if found is not None:
             return *found, "colouring"
     res = caratheodory(x, prep.C, open_arms)
@@ -119,17 +121,19 @@ def decompose_face(prep: Prepared, required: np.ndarray, x: np.ndarray, open_arm
     return a, m, "caratheodory"
 
 
-def colour_demand(prep: Prepared, required: np.ndarray, x: np.ndarray, open_arms: np.ndarray
+def colour_demand(prep: Prepared, required: np.ndarray, open_arms: np.ndarray, hi: int | None = None
                   ) -> tuple[np.ndarray, np.ndarray] | None:
     """Exactly L assignments covering integer demand ``required`` on the face P_C(open_arms), or ``None``.
 
     Find the smallest L (from the face's lower bound max_i sum_j r_ij up) with an integer H >= required on the
     support, rows <= L and every open arm's column >= (C+1) L: a bounded flow, integral because the constraint
     matrix is totally unimodular. H lies in L * P_C(S), and :func:`~anondecomp.realize.colour_face` cuts it
-    into L assignments in each of which every open arm holds >= C+1 users (equitable edge colouring). Since
-    x is in P_C(S), L* = max ceil(r_ij / x_ij) always works (L* x is a point of L* P_C(S) above the demand,
-    and the flow polytope then has an integral point); on a batched graph L* is the lower bound itself.
-    ``None`` only if no L up to L* is found feasible (not expected).
+    into L assignments in each of which every open arm holds >= C+1 users (equitable edge colouring).
+
+    L is searched up to ``hi`` (default: four times the lower bound). When the demand's normalised point x is
+    in P_C(S), ``hi`` = max ceil(r_ij / x_ij) always works (hi * x is a point of hi * P_C(S) above the demand,
+    so the flow polytope has an integral point); on a batched graph that is the lower bound itself.
+    ``None`` when no L up to ``hi`` is feasible.
     """
     from anondecomp.realize import colour_face
 
@@ -141,9 +145,8 @@ def colour_demand(prep: Prepared, required: np.ndarray, x: np.ndarray, open_arms
     ui, aj = np.nonzero(allowed[users][:, arms])
     r = req[users][:, arms]
     rows, cols = r.sum(axis=1), r.sum(axis=0)
-    pos = req > 0
     lo = int(rows.max()) if len(rows) else 0
-    hi = max(lo, int(np.ceil((req[pos] / x[pos]).max() - 1e-9))) if pos.any() else lo
+    hi = max(lo, 4 * lo if hi is None else hi)
 
     def solve(L: int) -> np.ndarray | None:
         flow = transport(len(users), len(arms), ui, aj, L - r[ui, aj], np.zeros(len(users), np.int64), L - rows,
