@@ -105,7 +105,7 @@ def optimal_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fal
     seed_faces, seed_lengths, seed_Y = face_solution(seed.assignments, seed.multiplicities, types, prep)
     cg = ColumnGeneration(types, prep.C, graph.n_arms)
     cg.add_initial_faces(seed_faces)
-    cg.run(None if deadline is None else start + CG_SHARE * float(time_limit))
+    cg.run(None if deadline is None else start + CG_SHARE * float(time_limit), floor=float(trivial))
     bound = max(cg.bound, float(trivial))
     info["iterations"] = cg.iterations
     best = (seed.assignments, seed.multiplicities)
