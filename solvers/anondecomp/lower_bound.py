@@ -27,6 +27,7 @@ from anondecomp.graph import DemandGraph
 from anondecomp.highs import load_model, new_highs
 
 PRICING_TOL = 1e-7
+TIMESHARE_SHARE = 0.3  # of a time limit, for the time-shared seed of lp_lower_bound
 _EMPTY_I = np.empty(0, dtype=np.int32)
 _EMPTY_F = np.empty(0, dtype=np.float64)
 
@@ -373,6 +374,9 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     graph, C : the demand graph and anonymity parameter.
     seed : optional :class:`~anondecomp.Decomposition` of this graph; its faces start the master. If it
         verifies and meets the trivial bound ``max_i sum_j ceil(w_ij)``, that is the LP value (no LP solved).
+        Without such a seed, and when the polytope method does not apply, a time-shared decomposition
+        (:mod:`anondecomp.methods.timeshare`) is built first and used the same way: on dense graphs its faces
+        carry the LP optimum, so the bound comes without pricing.
     best_effort : bound the demand that can be covered (arms wanted by <= C users dropped).
     time_limit : seconds; the bound is then Farley's bound from the last pricing round.
 
@@ -389,13 +393,16 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     start = time.perf_counter()
     prep = prepare(graph, C, best_effort)
     trivial = int(prep.required.sum(axis=1).max())
+    wanted = (prep.required > 0).any(axis=0)
+    seeds = [] if seed is None else [(seed.assignments, seed.multiplicities)]
+    if seed is None or seed.total_assignments > trivial:
+        seeds += _timeshare_seed(prep, time_limit)
     faces: list[np.ndarray] = []
-    if seed is not None:
-        wanted = (prep.required > 0).any(axis=0)
-        if seed.total_assignments == trivial and verify(graph, prep.C, seed, required=prep.required).valid:
+    for a, m in seeds:
+        if int(m.sum()) == trivial and verify(graph, prep.C, a, m, required=prep.required).valid:
             return LPBound(float(trivial), float(trivial), True, 0, np.empty((0, graph.n_arms), bool),
                            np.zeros(0), time.perf_counter() - start)
-        faces = list(open_sets(seed.assignments, seed.multiplicities, prep.C, wanted)[0][:max_seed_faces])
+        faces += list(open_sets(a, m, prep.C, wanted)[0][:max_seed_faces])
     cg = ColumnGeneration(UserTypes.from_required(prep.required), prep.C, graph.n_arms)
     cg.add_initial_faces(faces)
     cg.run(None if time_limit is None else start + time_limit, floor=float(trivial))
@@ -403,3 +410,15 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     # max_i sum_j ceil(w_ij) bounds R and the LP optimum from below too; it only helps before convergence
     return LPBound(max(res.value, float(trivial)), res.lp_value, res.converged, res.iterations, res.faces,
                    res.mu, res.wall_time)
+
+
+def _timeshare_seed(prep, time_limit: float | None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """A time-shared decomposition as an extra seed when the polytope method does not apply (else [])."""
+    from anondecomp.methods.polytope import polytope_applies
+    from anondecomp.methods.timeshare import timeshare
+
+    if not prep.required.any() or not len(polytope_applies(prep.graph, prep.C, prep.required)):
+        return []
+    budget = TIMESHARE_SHARE * time_limit if time_limit is not None else None
+    found = timeshare(prep, budget, stop_at=int(prep.required.sum(axis=1).max()))
+    return [] if found is None else [found[:2]]

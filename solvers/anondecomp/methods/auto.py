@@ -15,8 +15,6 @@ from anondecomp.methods.polytope import polytope_applies, polytope_decomposition
 from anondecomp.methods.timeshare import timeshare
 from anondecomp.result import Decomposition
 
-TIMESHARE_SECONDS = 30.0
-
 
 def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
                        rng: np.random.Generator | None = None, vertices: str = "auto") -> Decomposition:
@@ -42,7 +40,7 @@ def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
     lower = int(prep.required.sum(axis=1).max()) if prep.required.size else 0
     if block.total_assignments <= lower:
         return block
-    found = timeshare(prep, TIMESHARE_SECONDS, stop_at=lower)
+    found = timeshare(prep, stop_at=lower)
     if found is None or found[1].sum() >= block.total_assignments:
         return block
     a, m, info = found

@@ -31,6 +31,7 @@ from anondecomp.methods._common import Prepared, colour_demand
 
 FACE_COUNTS = (3, 4, 6, 8)
 TARGETS = (1.0, 1.03, 1.06, 1.1)   # target length T as a multiple of the lower bound
+BUDGET = 30.0                      # seconds after which no new trial starts
 
 
 def arm_faces(demand: np.ndarray, C: int, G: int, T: int) -> np.ndarray:
@@ -96,18 +97,20 @@ def split_demand(required: np.ndarray, faces: np.ndarray, caps: np.ndarray, C: i
     return out
 
 
-def timeshare(prep: Prepared, budget: float = 20.0, stop_at: int | None = None
+def timeshare(prep: Prepared, budget: float | None = None, stop_at: int | None = None
               ) -> tuple[np.ndarray, np.ndarray, dict] | None:
-    """The shortest time-shared decomposition found within ``budget`` seconds: (assignments, multiplicities,
-    info), or ``None`` when no trial succeeds. Stops early once R <= ``stop_at``."""
+    """The shortest time-shared decomposition found (assignments, multiplicities, info), or ``None`` when no
+    trial succeeds. No new trial starts after ``budget`` seconds (default ``BUDGET``) or once R <= ``stop_at``.
+    """
     start = time.perf_counter()
+    budget = BUDGET if budget is None else budget
     req = prep.required
     LB = int(req.sum(axis=1).max())
     demand = req.sum(axis=0)
     best = None
     for factor in TARGETS:
         T = int(np.ceil(factor * LB))
-        if best is not None and best[1].sum() <= T:   # a longer target cannot do better
+        if best is not None and best[1].sum() <= T:   # a longer target would not do better
             return best
         for G in FACE_COUNTS:
             if time.perf_counter() - start > budget or (best is not None and best[1].sum() <= (stop_at or 0)):
