@@ -395,7 +395,7 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     trivial = int(prep.required.sum(axis=1).max())
     wanted = (prep.required > 0).any(axis=0)
     seeds = [] if seed is None else [(seed.assignments, seed.multiplicities)]
-    if seed is None or seed.total_assignments > trivial:
+    if seed is None or (seed.total_assignments > trivial and seed.method != "timeshare"):
         seeds += _timeshare_seed(prep, time_limit)
     faces: list[np.ndarray] = []
     for a, m in seeds:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from anondecomp.errors import SolverError
 from anondecomp.flows import transport
 from anondecomp.result import arm_dtype
 
@@ -59,7 +60,7 @@ def split_type(Y: np.ndarray, allowed: np.ndarray, lengths: np.ndarray, q: np.nd
             if flow is not None:
                 break
         else:  # c = 1 is always feasible (integer decomposition property); reaching here is a bug
-            raise RuntimeError("profile split failed: the type's totals are not a sum of feasible profiles")
+            raise SolverError("profile split failed: the type's totals are not a sum of feasible profiles")
         P = np.zeros((F, K), dtype=np.int64)
         P[fr, ac] = flow
         out.append((P, c))
@@ -93,7 +94,7 @@ def colour_face(H: np.ndarray, L: int, C: int) -> list[tuple[np.ndarray, int]]:
             if flow is not None:
                 break
         else:  # c = 1 is always feasible (equitable edge colouring); reaching here is a bug
-            raise RuntimeError("face colouring failed: the face's degrees admit no colour class")
+            raise SolverError("face colouring failed: the face's degrees admit no colour class")
         arm = np.full(n, -1, dtype=np.int64)
         arm[ui[flow > 0]] = aj[flow > 0]
         c = _max_copies(H, arm, rows, slack, L, C)

@@ -29,8 +29,8 @@ import numpy as np
 from anondecomp.flows import transport
 from anondecomp.methods._common import Prepared, colour_demand
 
-FACE_COUNTS = (3, 4, 6, 8)
-TARGETS = (1.0, 1.03, 1.06, 1.1)   # target length T as a multiple of the lower bound
+FACE_COUNTS = (3, 4, 6, 8)        # tried in this order (raised to the fewest faces that can work)
+TARGETS = (1.0, 1.03, 1.06, 1.1, 1.2, 1.35, 1.5)  # target length T, a multiple of the lower bound
 BUDGET = 30.0                      # seconds after which no new trial starts
 
 
@@ -107,12 +107,15 @@ def timeshare(prep: Prepared, budget: float | None = None, stop_at: int | None =
     req = prep.required
     LB = int(req.sum(axis=1).max())
     demand = req.sum(axis=0)
+    # a face opens at most N / (C+1) arms, and every wanted arm needs a face: at least this many faces
+    fewest = -(-int((demand > 0).sum()) // max(req.shape[0] // (prep.C + 1), 1))
+    counts = sorted({max(G, fewest) for G in FACE_COUNTS} | {k * fewest + 1 for k in range(1, 5)})
     best = None
     for factor in TARGETS:
         T = int(np.ceil(factor * LB))
         if best is not None and best[1].sum() <= T:   # a longer target would not do better
             return best
-        for G in FACE_COUNTS:
+        for G in counts:
             if time.perf_counter() - start > budget or (best is not None and best[1].sum() <= (stop_at or 0)):
                 return best
             faces = arm_faces(demand, prep.C, G, T)
