@@ -8,23 +8,22 @@ decomposition, as ``--certify`` does), R / LP bound, R / trivial bound (max_i su
 of the decomposition and of the certification, and whether the decomposition verifies (exact check).
 
 Usage: python benchmarks/dense_quality.py [--quick] [--out FILE]
-(full run: docs/results/dense_quality.csv; --quick: two small graphs, written to the temporary directory)
+(full run: docs/results/dense_quality.csv; --quick: two graphs, written to build/benchmarks/)
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import tempfile
 import time
 from pathlib import Path
 
+from _output import results_dir
 from decompose_speed import random_batched
 
 import anondecomp
 from anondecomp import DemandGraph
 
-ROOT = Path(__file__).resolve().parents[1]
 # randomized is left out: on these graphs an arm draws C+1 of its users too rarely (minutes per graph)
 METHODS = ("greedy", "block", "auto", "optimal")
 OPTIMAL_SECONDS = 60.0
@@ -57,11 +56,10 @@ def run(N: int, K: int, C: int, seed: int, method: str) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="two small graphs (a smoke run)")
+    parser.add_argument("--quick", action="store_true", help="two of the graphs (a smoke run)")
     parser.add_argument("--out", default=None, help="CSV to write (default: see the module docstring)")
     args = parser.parse_args()
-    out = Path(args.out) if args.out else (Path(tempfile.gettempdir()) / "dense_quality_quick.csv" if args.quick
-                                           else ROOT / "docs/results/dense_quality.csv")
+    out = Path(args.out) if args.out else results_dir(args.quick) / "dense_quality.csv"
     rows = []
     for N, K, C, seed in QUICK if args.quick else GRAPHS:
         for method in METHODS:

@@ -2,7 +2,7 @@
 
 Beyond paper 000 (which leaves optimal decompositions open: Lemma 3 and Open Problem 1). Steps:
 
-1. **Seed**: the polytope decomposition when it applies, else block (Corollaries 1-2). If it already meets
+1. **Seed**: ``auto`` (polytope when it applies, else the better of block and time-shared faces). If it meets
    the trivial bound max_i sum_j ceil(w_ij) it is optimal and returned as is.
 2. **LP bound**: face column generation over user types (:mod:`anondecomp.lower_bound`), the master seeded
    with the seed's faces; its value is a certified lower bound on R for every method.
@@ -75,7 +75,7 @@ def optimal_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fal
     time_limit : seconds for column generation (at most 60% of it) and the integer programs; the exact
         realisation of the solution found comes after. ``None`` runs column generation to convergence and
         gives the integer programs 60 s.
-    rng, vertices : passed to the seed method (polytope or block).
+    rng, vertices : passed to the seed method (``auto``).
 
     Returns
     -------
