@@ -106,6 +106,20 @@ def colour_face(H: np.ndarray, L: int, C: int) -> list[tuple[np.ndarray, int]]:
     return out
 
 
+def colour_assignments(H: np.ndarray, L: int, C: int, users: np.ndarray, arms: np.ndarray, park: np.ndarray
+                       ) -> tuple[list[np.ndarray], list[int]]:
+    """:func:`colour_face` of ``H`` (rows: ``users``, columns: ``arms``) as whole assignments (the other users
+    parked on ``park``) with their counts."""
+    assignments, counts = [], []
+    for arm, count in colour_face(H, L, C):
+        a = park.copy()
+        on = arm >= 0
+        a[users[on]] = arms[arm[on]]
+        assignments.append(a)
+        counts.append(count)
+    return assignments, counts
+
+
 def _max_copies(H, arm, rows, slack, L, C) -> int:
     """Largest c with the remainder (H - c*class, L - c) still colourable (ratio test over the invariants)."""
     on = arm >= 0
@@ -154,12 +168,9 @@ def realize(types, faces: np.ndarray, lengths: np.ndarray, Y: np.ndarray, C: int
         for users, P in blocks:
             H_all[users] = P[f, S]
         users = np.flatnonzero(H_all.sum(axis=1) > 0)
-        for arm, count in colour_face(H_all[users], int(lengths[f]), C):
-            a = park.copy()
-            on = arm >= 0
-            a[users[on]] = S[arm[on]]
-            assignments.append(a)
-            mults.append(count)
+        a, m = colour_assignments(H_all[users], int(lengths[f]), C, users, S, park)
+        assignments += a
+        mults += m
     if not assignments:
         return np.empty((0, N), dtype=arm_dtype(n_arms)), np.empty(0, np.int64)
     return np.array(assignments, dtype=arm_dtype(n_arms)), np.array(mults, dtype=np.int64)

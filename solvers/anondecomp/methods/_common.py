@@ -135,7 +135,7 @@ def colour_demand(prep: Prepared, required: np.ndarray, open_arms: np.ndarray, h
     so the flow polytope has an integral point); on a batched graph that is the lower bound itself.
     ``None`` when no L up to ``hi`` is feasible.
     """
-    from anondecomp.realize import colour_face
+    from anondecomp.realize import colour_assignments
 
     C = prep.C
     req = np.where(open_arms[None, :], np.asarray(required, np.int64), 0)
@@ -159,7 +159,7 @@ def colour_demand(prep: Prepared, required: np.ndarray, open_arms: np.ndarray, h
 
     best = solve(lo)
     L = lo
-    if best is None:  # smallest feasible L in (lo, hi] by bisection (feasibility grows with L here)
+    if best is None:  # bisection on (lo, hi]; should feasibility not grow with L, a larger L still works
         best, L = solve(hi), hi
         if best is None:
             return None
@@ -171,15 +171,8 @@ def colour_demand(prep: Prepared, required: np.ndarray, open_arms: np.ndarray, h
                 left = mid
             else:
                 best, L = H, mid
-    assignments, mults = [], []
-    base = park(prep.graph)
     busy = best.sum(axis=1) > 0
-    for arm, count in colour_face(best[busy], L, C):
-        a = base.copy()
-        on = arm >= 0
-        a[users[busy][on]] = arms[arm[on]]
-        assignments.append(a)
-        mults.append(count)
-    if not assignments:
+    a, m = colour_assignments(best[busy], L, C, users[busy], arms, park(prep.graph))
+    if not a:
         return np.empty((0, prep.graph.n_users), dtype=arm_dtype(prep.graph.n_arms)), np.empty(0, np.int64)
-    return compress(np.array(assignments, dtype=arm_dtype(prep.graph.n_arms)), np.array(mults, dtype=np.int64))
+    return compress(np.array(a, dtype=arm_dtype(prep.graph.n_arms)), np.array(m, dtype=np.int64))
