@@ -29,9 +29,10 @@ import numpy as np
 from anondecomp.flows import transport
 from anondecomp.methods._common import Prepared, colour_demand
 
-FACE_COUNTS = (3, 4, 6, 8)        # tried in this order (raised to the fewest faces that can work)
+FACE_COUNTS = (3, 4, 6, 8)        # tried in increasing order (raised to the fewest faces that can work)
 TARGETS = (1.0, 1.03, 1.06, 1.1, 1.2, 1.35, 1.5)  # target length T, a multiple of the lower bound
 BUDGET = 30.0                      # seconds after which no new trial starts
+MAX_LP_EDGES = 2_000_000           # larger splits are skipped: one LP would outlast the budget
 
 
 def arm_faces(demand: np.ndarray, C: int, G: int, T: int) -> np.ndarray:
@@ -47,7 +48,8 @@ def arm_faces(demand: np.ndarray, C: int, G: int, T: int) -> np.ndarray:
 
 
 def split_demand(required: np.ndarray, faces: np.ndarray, caps: np.ndarray, C: int) -> np.ndarray | None:
-    """(G, N, K) integer per-face demands summing to ``required`` (step 2), or ``None`` if none fits ``caps``.
+    """(G, N, K) integer per-face demands summing to ``required`` (step 2), or ``None`` if none fits ``caps``
+    (or the LP would have more than ``MAX_LP_EDGES`` variables).
 
     An LP on HiGHS spreads each pair over its arm's faces with at most ``caps[g]`` per user in face g, and
     minimises the coverage shortfall below (C+1) ``caps[g]`` per (face, arm); its solution is then rounded by
@@ -65,6 +67,8 @@ def split_demand(required: np.ndarray, faces: np.ndarray, caps: np.ndarray, C: i
     r = required[pi, pj]
     p, g = np.nonzero(faces[:, pj].T)                      # (pair, face) edges
     E, P = len(p), len(r)
+    if E > MAX_LP_EDGES:
+        return None
     node = pi[p] * G + g                                   # the (user, face) row of each edge
     cover = g * K + pj[p]                                  # the (face, arm) row of each edge
     used = np.unique(cover)
