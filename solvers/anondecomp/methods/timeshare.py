@@ -33,6 +33,7 @@ FACE_COUNTS = (3, 4, 6, 8)        # tried in increasing order (raised to the few
 TARGETS = (1.0, 1.03, 1.06, 1.1, 1.2, 1.35, 1.5)  # target length T, a multiple of the lower bound
 BUDGET = 30.0                      # seconds after which no new trial starts
 MAX_LP_EDGES = 2_000_000           # larger splits are skipped: one LP would outlast the budget
+CROSSOVER_EDGES = 50_000           # up to this size the LP's point is made a vertex: it rounds better
 
 
 def arm_faces(demand: np.ndarray, C: int, G: int, T: int) -> np.ndarray:
@@ -55,7 +56,8 @@ def split_demand(required: np.ndarray, faces: np.ndarray, caps: np.ndarray, C: i
     minimises the coverage shortfall below (C+1) ``caps[g]`` per (face, arm); its solution is then rounded by
     one integral bounded flow that keeps every entry within floor / ceil of the LP value (the user and pair
     constraints form a bipartite, totally unimodular system that the LP point satisfies). The LP runs on the
-    interior-point solver without crossover: any feasible point rounds, and it is 10x faster here.
+    interior-point solver, without crossover above ``CROSSOVER_EDGES`` variables: any feasible point rounds,
+    and that is 10x faster than simplex there; smaller LPs get a vertex, which rounds with less loss.
     """
     import highspy
     import scipy.sparse as sp
@@ -80,7 +82,7 @@ def split_demand(required: np.ndarray, faces: np.ndarray, caps: np.ndarray, C: i
     need = (C + 1) * caps[used // K].astype(float)
     h = new_highs()
     h.setOptionValue("solver", "ipm")
-    h.setOptionValue("run_crossover", "off")
+    h.setOptionValue("run_crossover", "on" if E <= CROSSOVER_EDGES else "off")
     load_model(h, A, np.concatenate([np.zeros(E), np.ones(len(used))]), np.zeros(E + len(used)),
                np.concatenate([r[p].astype(float), need]),
                np.concatenate([r, np.full(N * G, -np.inf), need]),
