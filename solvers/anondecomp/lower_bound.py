@@ -374,9 +374,9 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     graph, C : the demand graph and anonymity parameter.
     seed : optional :class:`~anondecomp.Decomposition` of this graph; its faces start the master. If it
         verifies and meets the trivial bound ``max_i sum_j ceil(w_ij)``, that is the LP value (no LP solved).
-        Without such a seed, and when the polytope method does not apply, a time-shared decomposition
-        (:mod:`anondecomp.methods.timeshare`) is built first and used the same way: on dense graphs its faces
-        carry the LP optimum, so the bound comes without pricing.
+        Without such a seed, a polytope decomposition (when polytope applies) or else a time-shared one
+        (:mod:`anondecomp.methods.timeshare`) is built first and used the same way: it usually meets the
+        trivial bound, or its faces carry the LP optimum, so the bound comes without pricing.
     best_effort : bound the demand that can be covered (arms wanted by <= C users dropped).
     time_limit : seconds; the bound is then Farley's bound from the last pricing round.
 
@@ -395,8 +395,8 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     trivial = int(prep.required.sum(axis=1).max())
     wanted = (prep.required > 0).any(axis=0)
     seeds = [] if seed is None else [(seed.assignments, seed.multiplicities)]
-    if seed is None or (seed.total_assignments > trivial and seed.method != "timeshare"):
-        seeds += _timeshare_seed(prep, time_limit)
+    if seed is None or (seed.total_assignments > trivial and seed.method not in ("polytope", "timeshare")):
+        seeds += _fast_seed(prep, best_effort, time_limit)
     faces: list[np.ndarray] = []
     for a, m in seeds:
         if int(m.sum()) == trivial and verify(graph, prep.C, a, m, required=prep.required).valid:
@@ -412,13 +412,17 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
                    res.mu, res.wall_time)
 
 
-def _timeshare_seed(prep, time_limit: float | None) -> list[tuple[np.ndarray, np.ndarray]]:
-    """A time-shared decomposition as an extra seed when the polytope method does not apply (else [])."""
-    from anondecomp.methods.polytope import polytope_applies
+def _fast_seed(prep, best_effort: bool, time_limit: float | None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """An extra seed that often meets the trivial bound: the polytope method when it applies, else
+    time-shared faces (``[]`` if those find nothing)."""
+    from anondecomp.methods.polytope import polytope_applies, polytope_decomposition
     from anondecomp.methods.timeshare import timeshare
 
-    if not prep.required.any() or not len(polytope_applies(prep.graph, prep.C, prep.required)):
+    if not prep.required.any():
         return []
+    if not len(polytope_applies(prep.graph, prep.C, prep.required)):
+        res = polytope_decomposition(prep.graph, prep.C, best_effort=best_effort)
+        return [(res.assignments, res.multiplicities)]
     budget = TIMESHARE_SHARE * time_limit if time_limit is not None else None
     found = timeshare(prep, budget, stop_at=int(prep.required.sum(axis=1).max()))
     return [] if found is None else [found[:2]]
