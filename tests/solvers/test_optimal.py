@@ -13,7 +13,7 @@ from anonbandits.cli.main import main
 from anondecomp import DemandGraph, decompose, lp_lower_bound, verify
 from anondecomp.bench.families import niche_groups, scarce
 from anondecomp.lower_bound import UserTypes
-from anondecomp.methods._common import prepare
+from anondecomp.methods._common import Prepared
 from anondecomp.methods.optimal import _realize, face_solution
 from anondecomp.realize import colour_face, split_type, transport
 from tests.solvers import brute
@@ -68,7 +68,7 @@ def test_identical_users_are_one_type_and_realised_exactly():
     assert res.total_assignments == inst.graph.lower_bound   # the rotation meets D exactly
     assert res.info["gap"] == 0.0
     # the exact realisation of an integer face solution over user types, from block's faces
-    prep = prepare(inst.graph, inst.C, False)
+    prep = Prepared(inst.graph, inst.C, inst.graph.required, np.empty((0, 2), np.int64))
     types = UserTypes.from_required(prep.required)
     assert types.n_types == 6
     blk = decompose(inst.graph, inst.C, "block")
