@@ -75,7 +75,8 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, best_effort: 
     C : anonymity parameter (>= 1): an arm is informative only with at least C+1 users on it.
     method : ``"greedy"`` (alpha = K), ``"block"`` (alpha = ceil(K(C+1)/U)), ``"polytope"`` (alpha = 1, needs
         every column of w/D to sum to >= C+1), ``"randomized"`` (the paper's simulation baseline), or
-        ``"auto"``: polytope when it applies, else block; ``"optimal"`` (column generation and an integer
+        ``"auto"``: polytope when it applies, else the shorter of block and time-shared faces (method
+        ``"timeshare"``); ``"optimal"`` (column generation and an integer
         face program, spec 4.7; certified lower bound in ``result.info["lp_lower_bound"]``).
     best_effort : cover what can be covered when some arm is wanted by at most C users, and list the
         rest in ``result.uncovered`` instead of raising :class:`~anondecomp.InfeasibleError`.
@@ -85,8 +86,8 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, best_effort: 
           ``randomized``, and for the schedule's retries in ``auto``, ``block``, ``polytope``, ``optimal``
           (``greedy`` accepts it without a warning and draws nothing);
         - ``vertices``: for ``auto``, ``block``, ``polytope``, ``optimal``, how vertices of P_C are found:
-          ``"auto"`` (phase schedule, exact Carathéodory when a slot comes out thin), ``"schedule"`` or
-          ``"caratheodory"``;
+          ``"auto"`` (phase schedule, then the exact colouring route, then exact Carathéodory),
+          ``"schedule"``, ``"colouring"`` or ``"caratheodory"``;
         - ``time_limit``: seconds, for ``optimal`` only (best decomposition found, with its gap).
 
     Returns

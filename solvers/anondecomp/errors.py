@@ -32,3 +32,11 @@ class MethodNotApplicableError(AnonDecompError):
 class AnonDecompWarning(UserWarning):
     """A call did something the caller may not expect but that is not an error, e.g. an option the chosen
     method does not read (as ``scipy.optimize.OptimizeWarning`` does for ``linprog``)."""
+
+
+class SolverError(AnonDecompError, RuntimeError):
+    """An internal step of a solver failed (a bug or a numerical breakdown, never the caller's input).
+
+    The message is one line naming the step; it also subclasses ``RuntimeError`` so that code written against
+    the old behaviour keeps catching it.
+    """

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anondecomp.errors import InvalidInputError
+from anondecomp.errors import InvalidInputError, SolverError
 from anondecomp.highs import load_model, new_highs
 
 
@@ -135,5 +135,5 @@ def membership(x: np.ndarray, C: int, S=None) -> Membership:
     elif status == highspy.HighsModelStatus.kUnbounded:
         beta = np.inf    # x = 0: any scaling is covered
     else:
-        raise RuntimeError(f"HiGHS could not solve the covering LP: {h.modelStatusToString(status)}")
+        raise SolverError(f"HiGHS could not solve the covering LP: {h.modelStatusToString(status)}")
     return Membership(exact.member, exact.violated, beta)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from anondecomp.errors import SolverError
 from anondecomp.flows import transport
 from anondecomp.result import arm_dtype
 
@@ -59,7 +60,7 @@ def split_type(Y: np.ndarray, allowed: np.ndarray, lengths: np.ndarray, q: np.nd
             if flow is not None:
                 break
         else:  # c = 1 is always feasible (integer decomposition property); reaching here is a bug
-            raise RuntimeError("profile split failed: the type's totals are not a sum of feasible profiles")
+            raise SolverError("profile split failed: the type's totals are not a sum of feasible profiles")
         P = np.zeros((F, K), dtype=np.int64)
         P[fr, ac] = flow
         out.append((P, c))
@@ -93,7 +94,7 @@ def colour_face(H: np.ndarray, L: int, C: int) -> list[tuple[np.ndarray, int]]:
             if flow is not None:
                 break
         else:  # c = 1 is always feasible (equitable edge colouring); reaching here is a bug
-            raise RuntimeError("face colouring failed: the face's degrees admit no colour class")
+            raise SolverError("face colouring failed: the face's degrees admit no colour class")
         arm = np.full(n, -1, dtype=np.int64)
         arm[ui[flow > 0]] = aj[flow > 0]
         c = _max_copies(H, arm, rows, slack, L, C)
@@ -103,6 +104,20 @@ def colour_face(H: np.ndarray, L: int, C: int) -> list[tuple[np.ndarray, int]]:
         L -= c
         c_try = 2 * c
     return out
+
+
+def colour_assignments(H: np.ndarray, L: int, C: int, users: np.ndarray, arms: np.ndarray, park: np.ndarray
+                       ) -> tuple[list[np.ndarray], list[int]]:
+    """:func:`colour_face` of ``H`` (rows: ``users``, columns: ``arms``) as whole assignments (the other users
+    parked on ``park``) with their counts."""
+    assignments, counts = [], []
+    for arm, count in colour_face(H, L, C):
+        a = park.copy()
+        on = arm >= 0
+        a[users[on]] = arms[arm[on]]
+        assignments.append(a)
+        counts.append(count)
+    return assignments, counts
 
 
 def _max_copies(H, arm, rows, slack, L, C) -> int:
@@ -153,12 +168,9 @@ def realize(types, faces: np.ndarray, lengths: np.ndarray, Y: np.ndarray, C: int
         for users, P in blocks:
             H_all[users] = P[f, S]
         users = np.flatnonzero(H_all.sum(axis=1) > 0)
-        for arm, count in colour_face(H_all[users], int(lengths[f]), C):
-            a = park.copy()
-            on = arm >= 0
-            a[users[on]] = S[arm[on]]
-            assignments.append(a)
-            mults.append(count)
+        a, m = colour_assignments(H_all[users], int(lengths[f]), C, users, S, park)
+        assignments += a
+        mults += m
     if not assignments:
         return np.empty((0, N), dtype=arm_dtype(n_arms)), np.empty(0, np.int64)
     return np.array(assignments, dtype=arm_dtype(n_arms)), np.array(mults, dtype=np.int64)

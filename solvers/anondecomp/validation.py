@@ -15,7 +15,7 @@ import numpy as np
 from anondecomp.errors import InfeasibleError, InvalidInputError
 from anondecomp.graph import DemandGraph
 
-VERTEX_ROUTES = ("auto", "schedule", "caratheodory")
+VERTEX_ROUTES = ("auto", "schedule", "colouring", "caratheodory")
 
 
 @dataclass(frozen=True)

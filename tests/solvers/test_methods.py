@@ -76,7 +76,7 @@ def test_block_valid_and_within_corollary_2(case):
 
 
 @SETTINGS
-@given(graphs, st.sampled_from(["auto", "caratheodory"]))
+@given(graphs, st.sampled_from(["auto", "colouring", "caratheodory"]))
 def test_polytope_valid_and_within_corollary_1(case, vertices):
     graph, C = case
     if len(polytope_applies(graph, C)):

@@ -12,6 +12,9 @@ import anondecomp
 from anonbandits.cli.main import main
 from anondecomp import DemandGraph, decompose, lp_lower_bound, verify
 from anondecomp.bench.families import niche_groups, scarce
+from anondecomp.lower_bound import UserTypes
+from anondecomp.methods._common import Prepared
+from anondecomp.methods.optimal import _realize, face_solution
 from anondecomp.realize import colour_face, split_type, transport
 from tests.solvers import brute
 from tests.solvers.strategies import batched_graphs, weighted_graphs
@@ -59,11 +62,19 @@ def test_optimal_beats_block_on_scarce_clusters_and_is_certified(seed):
 def test_identical_users_are_one_type_and_realised_exactly():
     # 6 groups of 3 identical users (C = 2): block needs several blocks, rotating the groups meets D
     inst = niche_groups(6, 2, 2, D=60, seed=0)
+    assert decompose(inst.graph, inst.C, "block").total_assignments > inst.graph.lower_bound
     res = decompose(inst.graph, inst.C, "optimal")
     assert verify(inst.graph, inst.C, res).valid
-    assert res.info["seed_total"] > inst.graph.lower_bound
     assert res.total_assignments == inst.graph.lower_bound   # the rotation meets D exactly
-    assert res.info["status"] == "optimal" and res.info["gap"] == 0.0
+    assert res.info["gap"] == 0.0
+    # the exact realisation of an integer face solution over user types, from block's faces
+    prep = Prepared(inst.graph, inst.C, inst.graph.required, np.empty((0, 2), np.int64))
+    types = UserTypes.from_required(prep.required)
+    assert types.n_types == 6
+    blk = decompose(inst.graph, inst.C, "block")
+    faces, lengths, Y = face_solution(blk.assignments, blk.multiplicities, types, prep)
+    a, m = _realize(prep, types, faces, lengths, Y)
+    assert verify(inst.graph, inst.C, a, m).valid and m.sum() == lengths.sum()
 
 
 def test_time_limit_returns_a_valid_decomposition_with_its_gap():

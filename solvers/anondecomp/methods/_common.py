@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from anondecomp.caratheodory import caratheodory
+from anondecomp.flows import transport
 from anondecomp.graph import DemandGraph
 from anondecomp.result import arm_dtype, compress
 from anondecomp.schedule import phase_schedule
@@ -53,18 +54,26 @@ def decompose_face(prep: Prepared, required: np.ndarray, x: np.ndarray, open_arm
                    rng: np.random.Generator | None, vertices: str = "auto") -> tuple[np.ndarray, np.ndarray, str]:
     """Decompose demand ``required`` whose normalised point ``x`` lies in P_C(open_arms).
 
-    ``vertices="auto"`` tries the phase schedule (deterministic, then a few randomised rotations) and falls
-    back to the exact Carathéodory procedure, with multiplicities ``ceil(lambda_k * L)`` where L scales x up
-    to the demand; ``"caratheodory"`` goes straight to it; ``"schedule"`` never falls back (a thin slot is
-    then left to the final repair). Returns assignments, multiplicities and the route taken.
+    Routes (``vertices``): ``"schedule"``, the phase schedule (deterministic, then a few randomised rotations;
+    a thin slot is left to the final repair); ``"colouring"``, the exact integer route of
+    :func:`colour_demand` (R = the face's length L, the lower bound on batched graphs); ``"caratheodory"``,
+    the exact Carathéodory procedure with multiplicities ``ceil(lambda_k * scale)``, scale taking x up to the
+    demand (up to one extra assignment per vertex); ``"auto"``: schedule, then colouring, then Carathéodory.
+    Returns assignments, multiplicities and the route taken.
     """
     check_vertices(vertices)
-    tries = 0 if vertices == "caratheodory" else SCHEDULE_RETRIES + 1
-    for attempt in range(tries):
-        sched = phase_schedule(required, prep.graph.support, prep.C,
-                               rng=None if attempt == 0 else (rng or np.random.default_rng(attempt)))
-        if sched.valid or vertices == "schedule":
-            return sched.assignments, sched.multiplicities, "schedule"
+    if vertices in ("auto", "schedule"):
+        for attempt in range(SCHEDULE_RETRIES + 1):
+            sched = phase_schedule(required, prep.graph.support, prep.C,
+                                   rng=None if attempt == 0 else (rng or np.random.default_rng(attempt)))
+            if sched.valid or vertices == "schedule":
+                return sched.assignments, sched.multiplicities, "schedule"
+    if vertices in ("auto", "colouring"):
+        pos = (required > 0) & open_arms[None, :]
+        hi = int(np.ceil((required[pos] / x[pos]).max() - 1e-9)) if pos.any() else 0
+        found = colour_demand(prep, required, open_arms, hi)
+        if found is not None:
+            return *found, "colouring"
     res = caratheodory(x, prep.C, open_arms)
     pos = x > 0
     scale = float((required[pos] / x[pos]).max()) if pos.any() else 0.0
@@ -72,3 +81,60 @@ def decompose_face(prep: Prepared, required: np.ndarray, x: np.ndarray, open_arm
     keep = mult > 0
     a, m = compress(vertices_to_assignments(res.vertices[keep], prep.graph), mult[keep])
     return a, m, "caratheodory"
+
+
+def colour_demand(prep: Prepared, required: np.ndarray, open_arms: np.ndarray, hi: int | None = None
+                  ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Exactly L assignments covering integer demand ``required`` on the face P_C(open_arms), or ``None``.
+
+    Find the smallest L (from the face's lower bound max_i sum_j r_ij up) with an integer H >= required on the
+    support, rows <= L and every open arm's column >= (C+1) L: a bounded flow, integral because the constraint
+    matrix is totally unimodular. H lies in L * P_C(S), and :func:`~anondecomp.realize.colour_face` cuts it
+    into L assignments in each of which every open arm holds >= C+1 users (equitable edge colouring).
+
+    L is searched up to ``hi`` (default: four times the lower bound). When the demand's normalised point x is
+    in P_C(S), ``hi`` = max ceil(r_ij / x_ij) always works (hi * x is a point of hi * P_C(S) above the demand,
+    so the flow polytope has an integral point); on a batched graph that is the lower bound itself.
+    ``None`` when no L up to ``hi`` is feasible.
+    """
+    from anondecomp.realize import colour_assignments
+
+    C = prep.C
+    req = np.where(open_arms[None, :], np.asarray(required, np.int64), 0)
+    allowed = prep.graph.support & open_arms[None, :]
+    users = np.flatnonzero(allowed.any(axis=1))
+    arms = np.flatnonzero(open_arms)
+    ui, aj = np.nonzero(allowed[users][:, arms])
+    r = req[users][:, arms]
+    rows, cols = r.sum(axis=1), r.sum(axis=0)
+    lo = int(rows.max()) if len(rows) else 0
+    hi = max(lo, 4 * lo if hi is None else hi)
+
+    def solve(L: int) -> np.ndarray | None:
+        flow = transport(len(users), len(arms), ui, aj, L - r[ui, aj], np.zeros(len(users), np.int64), L - rows,
+                         np.maximum((C + 1) * L - cols, 0), np.full(len(arms), len(users) * L))
+        if flow is None:
+            return None
+        H = r.copy()
+        H[ui, aj] += flow
+        return H
+
+    best = solve(lo)
+    L = lo
+    if best is None:  # bisection on (lo, hi]; should feasibility not grow with L, a larger L still works
+        best, L = solve(hi), hi
+        if best is None:
+            return None
+        left = lo
+        while L - left > 1:
+            mid = (left + L) // 2
+            H = solve(mid)
+            if H is None:
+                left = mid
+            else:
+                best, L = H, mid
+    busy = best.sum(axis=1) > 0
+    a, m = colour_assignments(best[busy], L, C, users[busy], arms, park(prep.graph))
+    if not a:
+        return np.empty((0, prep.graph.n_users), dtype=arm_dtype(prep.graph.n_arms)), np.empty(0, np.int64)
+    return compress(np.array(a, dtype=arm_dtype(prep.graph.n_arms)), np.array(m, dtype=np.int64))

@@ -1,22 +1,51 @@
-"""``auto``: the polytope method when it applies (Corollary 1), else the block method (Corollary 2)."""
+"""``auto``: the polytope method when it applies (Corollary 1), else the better of block (Corollary 2) and
+time-shared faces (:mod:`anondecomp.methods.timeshare`), the latter tried only when block is above the lower
+bound max_i sum_j ceil(w_ij)."""
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 
 from anondecomp.graph import DemandGraph
+from anondecomp.methods._common import repair
 from anondecomp.methods.block import block_decomposition
 from anondecomp.methods.polytope import polytope_applies, polytope_decomposition
+from anondecomp.methods.timeshare import timeshare
 from anondecomp.result import Decomposition
 from anondecomp.validation import prepare
 
 
 def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
                        rng: np.random.Generator | None = None, vertices: str = "auto") -> Decomposition:
-    """Polytope (alpha = 1) when every column of w/D sums to >= C+1, else block (alpha = ceil(K(C+1)/U)).
+    """Polytope (alpha = 1) when every column of w/D sums to >= C+1, else block or time-shared faces.
 
-    The result's ``method`` names the one used.
+    The result's ``method`` names the one used (``"polytope"``, ``"block"`` or ``"timeshare"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> active = np.zeros((12, 4), bool)
+    >>> active[:, :2] = True
+    >>> active[6:, 2:] = True
+    >>> d = auto_decomposition(DemandGraph.from_batched(8, active), C=3)
+    >>> d.method, d.total_assignments, d.lower_bound
+    ('timeshare', 8, 8)
     """
+    start = time.perf_counter()
     prep = prepare(graph, C, best_effort)
-    solver = block_decomposition if len(polytope_applies(graph, prep.C, prep.required)) else polytope_decomposition
-    return solver(graph, C, best_effort=best_effort, rng=rng, vertices=vertices)
+    if not len(polytope_applies(graph, prep.C, prep.required)):
+        return polytope_decomposition(graph, C, best_effort=best_effort, rng=rng, vertices=vertices)
+    block = block_decomposition(graph, C, best_effort=best_effort, rng=rng, vertices=vertices)
+    lower = int(prep.required.sum(axis=1).max()) if prep.required.size else 0
+    if block.total_assignments <= lower:
+        return block
+    found = timeshare(prep, stop_at=lower)
+    if found is None or found[1].sum() >= block.total_assignments:
+        return block
+    a, m, info = found
+    a, m, repaired = repair(prep, a, m)
+    return Decomposition(graph, prep.C, "timeshare", a, m, uncovered=prep.uncovered,
+                         wall_time=time.perf_counter() - start,
+                         info={**info, "block_total": block.total_assignments, "repaired": repaired})

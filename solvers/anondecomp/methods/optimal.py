@@ -2,7 +2,7 @@
 
 Beyond paper 000 (which leaves optimal decompositions open: Lemma 3 and Open Problem 1). Steps:
 
-1. **Seed**: the polytope decomposition when it applies, else block (Corollaries 1-2). If it already meets
+1. **Seed**: ``auto`` (polytope when it applies, else the better of block and time-shared faces). If it meets
    the trivial bound max_i sum_j ceil(w_ij) it is optimal and returned as is.
 2. **LP bound**: face column generation over user types (:mod:`anondecomp.lower_bound`), the master seeded
    with the seed's faces; its value is a certified lower bound on R for every method.
@@ -76,7 +76,7 @@ def optimal_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fal
     time_limit : seconds for column generation (at most 60% of it) and the integer programs; the exact
         realisation of the solution found comes after. ``None`` runs column generation to convergence and
         gives the integer programs 60 s.
-    rng, vertices : passed to the seed method (polytope or block).
+    rng, vertices : passed to the seed method (``auto``).
 
     Returns
     -------
@@ -89,9 +89,9 @@ def optimal_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fal
     --------
     >>> from anondecomp.bench.families import niche_groups
     >>> inst = niche_groups(6, 2, 2, D=60, seed=0)   # 6 groups of 3 users; block needs 100 assignments
-    >>> d = optimal_decomposition(inst.graph, C=2)
-    >>> d.total_assignments, d.info["gap"], d.info["seed"], d.info["seed_total"]
-    (60, 0.0, 'block', 100)
+    >>> d = optimal_decomposition(inst.graph, C=2)   # the seed (auto: time-shared faces) meets the bound
+    >>> d.total_assignments, d.info["gap"], d.info["seed"], d.info["seed_total"], d.info["status"]
+    (60, 0.0, 'timeshare', 60, 'seed meets the trivial bound')
     """
     start = time.perf_counter()
     deadline = None if time_limit is None else start + float(time_limit)
@@ -106,7 +106,7 @@ def optimal_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fal
     seed_faces, seed_lengths, seed_Y = face_solution(seed.assignments, seed.multiplicities, types, prep)
     cg = ColumnGeneration(types, prep.C, graph.n_arms)
     cg.add_initial_faces(seed_faces)
-    cg.run(None if deadline is None else start + CG_SHARE * float(time_limit))
+    cg.run(None if deadline is None else start + CG_SHARE * float(time_limit), floor=float(trivial))
     bound = max(cg.bound, float(trivial))
     info["iterations"] = cg.iterations
     best = (seed.assignments, seed.multiplicities)
