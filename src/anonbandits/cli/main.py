@@ -32,6 +32,7 @@ _CLI_WORDING = [
     (re.compile(r"\bbest_effort(=True)?"), "--best-effort"),
     (re.compile(r"\bmethod='(\w+)' or '(\w+)'"), r"--method \1 or \2"),
     (re.compile(r"\bmethod='(\w+)'"), r"--method \1"),
+    (re.compile(r"\bdemand=D\b"), "--demand D"),
 ]
 
 

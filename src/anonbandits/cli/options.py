@@ -50,18 +50,42 @@ def nonnegative_int(text: str) -> int:
 
 
 def check_outputs(outputs: Iterable[tuple[str, str | None]], inputs: Iterable[str | os.PathLike] = (),
-                  make_parents: bool = False) -> None:
+                  make_parents: bool = False, parts: Iterable[str] = ()) -> None:
     """Check every ``(flag, path)`` output (``None`` paths skipped) before any work: see
-    :func:`anondecomp.io.check_writable`; two flags naming the same file are refused too."""
+    :func:`anondecomp.io.check_writable`; two flags naming the same file are refused too. The flags in
+    ``parts`` may name a directory of Parquet part files (``OUT/``)."""
     inputs = list(inputs)
+    parts = set(parts)
     seen: dict[Path, str] = {}
     for flag, path in outputs:
         if path is None:
             continue
-        check_writable(path, flag, inputs=inputs, make_parents=make_parents)
+        check_writable(path, flag, inputs=inputs, make_parents=make_parents, parts=flag in parts)
         if Path(path).resolve() in seen:
             raise ConfigError(f"{flag} {path} is also {seen[Path(path).resolve()]}; give each output its own file")
         seen[Path(path).resolve()] = flag
+
+
+def demand_value(text: str) -> int | float:
+    """A total demand D > 0: an integer (exact, any size; the solver refuses D > 2^53) or a finite number."""
+    try:
+        value: int | float = int(text)
+    except ValueError:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text!r}")
+    return value
+
+
+def add_graph_arguments(p: argparse.ArgumentParser) -> None:
+    """The graph file and the demand of a batched table, shared by decompose, verify and beta."""
+    p.add_argument("graph", help="graph file: JSON (node-link or batched form), or a Parquet or CSV table "
+                                 "(docs/formats.md)")
+    p.add_argument("--demand", type=demand_value, default=None, metavar="D",
+                   help="total demand D of a batched table (columns user, arm; w_ij = D / |A_i|)")
 
 
 def silence_stdout() -> None:
