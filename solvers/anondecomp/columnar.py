@@ -31,17 +31,15 @@ CSV_SUFFIXES = (".csv",)
 
 def file_kind(path: str | os.PathLike) -> str:
     """``"parquet"``, ``"csv"`` or ``"json"``: by extension, else by content (Parquet's magic bytes, a JSON
-    document's opening brace); a directory is a Parquet dataset of part files."""
+    document's opening brace); a directory not named ``*.json`` is a Parquet dataset of part files."""
     p = Path(path)
-    if p.is_dir():
-        return "parquet"
     suffix = p.suffix.lower()
-    if suffix in PARQUET_SUFFIXES:
+    if suffix == ".json":
+        return "json"
+    if suffix in PARQUET_SUFFIXES or p.is_dir():
         return "parquet"
     if suffix in CSV_SUFFIXES:
         return "csv"
-    if suffix == ".json":
-        return "json"
     try:
         with open(p, "rb") as fh:
             head = fh.read(512)
