@@ -1,7 +1,8 @@
 """anondecomp: C-anonymous decompositions of demand graphs (the solver layer of anonbandits).
 
-Standalone: depends only on numpy, scipy, highspy and networkx. Reference: Esfandiari, Mirrokni, Schneider,
-"Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (paper 000).
+Standalone: depends only on numpy, scipy, highspy and pyarrow (imported when a Parquet or CSV file is read or
+written). Reference: Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022
+(paper 000).
 
 >>> import numpy as np, anondecomp
 >>> g = anondecomp.DemandGraph.from_batched(100, np.ones((12, 3), bool))
