@@ -58,7 +58,7 @@ def parquet_files(path: str | os.PathLike) -> list[Path]:
         return [p]
     parts = sorted(q for q in p.iterdir() if q.suffix.lower() in PARQUET_SUFFIXES and not q.name.startswith("."))
     if not parts:
-        raise InvalidInputError(f"{path}: directory holds no .parquet part files")
+        raise InvalidInputError(f"{path}: cannot read file (a directory holding no .parquet part files)")
     return parts
 
 
