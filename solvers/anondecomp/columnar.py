@@ -62,13 +62,14 @@ def parquet_files(path: str | os.PathLike) -> list[Path]:
     return parts
 
 
-def open_parquet(path: Path):
-    """A :class:`pyarrow.parquet.ParquetFile`; a missing or malformed file raises :class:`InvalidInputError`."""
+def open_parquet(path: Path, **options):
+    """A :class:`pyarrow.parquet.ParquetFile` (``options`` passed on); a missing or malformed file raises
+    :class:`InvalidInputError`."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        return pq.ParquetFile(path)
+        return pq.ParquetFile(path, **options)
     except FileNotFoundError:
         raise InvalidInputError(f"{path}: no such file") from None
     except (pa.ArrowException, OSError) as exc:

@@ -156,12 +156,15 @@ def _ids_in(col, names, what: str, start: int, path) -> np.ndarray:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if pa.types.is_dictionary(col.type):
-        col = col.cast(col.type.value_type)
-    if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type) or pa.types.is_integer(col.type)):
-        raise InvalidInputError(f"{path}: column {what!r} must hold strings or integers, got {col.type}")
-    col = col.cast(pa.string())
-    idx = pc.index_in(col, value_set=names)
+    value_type = col.type.value_type if pa.types.is_dictionary(col.type) else col.type
+    if not (pa.types.is_string(value_type) or pa.types.is_large_string(value_type) or pa.types.is_integer(value_type)):
+        raise InvalidInputError(f"{path}: column {what!r} must hold strings or integers, got {value_type}")
+    if pa.types.is_dictionary(col.type):  # look up each distinct name once (the reader asks for dictionaries)
+        idx = pc.index_in(col.dictionary.cast(pa.string()), value_set=names).take(col.indices)
+        col = col.cast(pa.string())
+    else:
+        col = col.cast(pa.string())
+        idx = pc.index_in(col, value_set=names)
     if idx.null_count:
         k = int(np.argmax(pc.is_null(idx).to_numpy(zero_copy_only=False)))
         value = col[k].as_py()
@@ -193,7 +196,7 @@ def _batches(files: list[Path], graph: DemandGraph, progress: Callable[[int, int
     import pyarrow as pa
 
     users, arms = pa.array(graph.users, pa.string()), pa.array(graph.arms, pa.string())
-    pfs = [open_parquet(p) for p in files]
+    pfs = [open_parquet(p, read_dictionary=["user", "arm"]) for p in files]
     total = sum(pf.metadata.num_rows for pf in pfs)
     done = 0
     for path, pf in zip(files, pfs, strict=True):
@@ -243,13 +246,12 @@ class _Problems:
 
 
 def _merge_events(arm: np.ndarray, time: np.ndarray, delta: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Sum ``delta`` over equal (arm, time), sorted by arm then time."""
-    order = np.lexsort((time, arm))
-    arm, time, delta = arm[order], time[order], delta[order]
-    head = np.ones(len(arm), dtype=bool)
-    head[1:] = (arm[1:] != arm[:-1]) | (time[1:] != time[:-1])
-    starts = np.flatnonzero(head)
-    return arm[starts], time[starts], np.add.reduceat(delta, starts) if len(starts) else delta[:0]
+    """Sum ``delta`` over equal (arm, time): a hash aggregation (pyarrow), linear in the rows of a batch;
+    the result has one entry per (arm, time) and is unsorted."""
+    import pyarrow as pa
+
+    table = pa.table({"a": arm, "t": time, "d": delta}).group_by(["a", "t"]).aggregate([("d", "sum")])
+    return tuple(table.column(c).to_numpy() for c in ("a", "t", "d_sum"))
 
 
 def verify_compact(graph: DemandGraph, C: int, path: str | os.PathLike, *,
@@ -311,7 +313,8 @@ def verify_compact(graph: DemandGraph, C: int, path: str | os.PathLike, *,
     short = np.flatnonzero(seen & (user_end < R))
     problems.add((f"user {graph.users[i]!r}: not placed in rounds {user_end[i]}..{R - 1}" for i in short), len(short))
 
-    ev_arm, ev_time, ev_delta = ev
+    order = np.lexsort((ev[1], ev[0]))  # by arm, then time: at most arms x (distinct + 1) entries
+    ev_arm, ev_time, ev_delta = (x[order] for x in ev)
     count = np.cumsum(ev_delta)  # each arm's deltas sum to 0, so a global running sum restarts at every arm
     seg = np.zeros(len(ev_time), dtype=np.int64)
     inside = ev_arm[1:] == ev_arm[:-1]
