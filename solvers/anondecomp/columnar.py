@@ -23,6 +23,7 @@ import numpy as np
 
 from anondecomp.errors import InvalidInputError
 from anondecomp.graph import LIMIT_TEXT, MAX_DEMAND, DemandGraph, describe
+from anondecomp.io import _number
 
 PARQUET_MAGIC = b"PAR1"
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -186,18 +187,6 @@ def _check_pairs(u: np.ndarray, a: np.ndarray, n_arms: int, users: list[str], ar
                                 "(duplicate pair); give one row per pair")
 
 
-def demand_from(value: Any, where: str) -> int | float:
-    """A demand D: a positive finite number of at most 2^53 (``where`` names its source in messages)."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or (
-            isinstance(value, float) and not np.isfinite(value)):
-        raise InvalidInputError(f"{where} must be a number, got {value!r:.40}")
-    if value > MAX_DEMAND:
-        raise InvalidInputError(f"{where} is {describe(value)}; the limit is {LIMIT_TEXT}")
-    if value <= 0:
-        raise InvalidInputError(f"{where} must be positive, got {value!r}")
-    return value
-
-
 def read_table_graph(path: str | os.PathLike, kind: str, demand: int | float | None = None
                      ) -> tuple[DemandGraph, int | None]:
     """Read an edge table or a batched table (``kind`` ``"parquet"`` or ``"csv"``).
@@ -237,7 +226,9 @@ def read_table_graph(path: str | os.PathLike, kind: str, demand: int | float | N
         if "demand" not in meta:
             raise InvalidInputError(f"{path} is a batched table (columns user, arm; no 'weight'): give its total "
                                     "demand with demand=D or a 'demand' key in the Parquet metadata")
-        demand = demand_from(meta["demand"], f"{path}: metadata 'demand'")
+        demand = _number(meta["demand"], f"{path}: metadata 'demand'")
+        if demand <= 0:
+            raise InvalidInputError(f"{path}: metadata 'demand' must be positive, got {demand!r}")
     active = np.zeros((len(users), len(arms)), dtype=bool)
     active[u, a] = True
     return DemandGraph.from_batched(demand, active, users, arms), C

@@ -18,15 +18,20 @@ from anonbandits.errors import ConfigError
 from anondecomp.io import check_writable
 
 
-def positive_seconds(text: str) -> float:
-    """A finite number of seconds > 0 (``nan`` and ``inf`` parse as floats but are no time limit)."""
+def _positive_finite(text: str, unit: str = "") -> float:
+    of = f" of {unit}" if unit else ""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a number{of}, got {text!r}") from None
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive finite number of seconds, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a positive finite number{of}, got {text!r}")
     return value
+
+
+def positive_seconds(text: str) -> float:
+    """A finite number of seconds > 0 (``nan`` and ``inf`` parse as floats but are no time limit)."""
+    return _positive_finite(text, "seconds")
 
 
 def _integer(text: str, low: int, what: str) -> int:
@@ -67,17 +72,9 @@ def check_outputs(outputs: Iterable[tuple[str, str | None]], inputs: Iterable[st
 
 
 def demand_value(text: str) -> int | float:
-    """A total demand D > 0: an integer (exact, any size; the solver refuses D > 2^53) or a finite number."""
-    try:
-        value: int | float = int(text)
-    except ValueError:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text!r}")
-    return value
+    """A total demand D > 0: an integer, kept exact (the solver refuses D > 2^53 by name), or a finite number."""
+    value = _positive_finite(text)
+    return int(text) if text.strip().lstrip("+").isdigit() else value
 
 
 def add_graph_arguments(p: argparse.ArgumentParser) -> None:
