@@ -176,9 +176,15 @@ def _weights(table, path, users: list[str], arms: list[str], u: np.ndarray, a: n
     return values.astype(np.float64)
 
 
-def _check_pairs(u: np.ndarray, a: np.ndarray, n_arms: int, users: list[str], arms: list[str], path) -> None:
-    """Refuse a (user, arm) pair given twice, naming it (as the JSON reader does; summing would hide it)."""
-    key = u.astype(np.int64) * n_arms + a
+def _check_pairs(marked: np.ndarray, u: np.ndarray, a: np.ndarray, users: list[str], arms: list[str], path
+                 ) -> None:
+    """Refuse a (user, arm) pair given twice, naming it (as the JSON reader does; summing would hide it).
+
+    ``marked`` is the (users x arms) matrix after ``marked[u, a] = nonzero``: fewer non-zero entries than
+    rows mean a repeated pair, which only then is searched for (a sort)."""
+    if np.count_nonzero(marked) == len(u):
+        return
+    key = u.astype(np.int64) * marked.shape[1] + a
     order = np.argsort(key, kind="stable")
     dup = np.flatnonzero(key[order[1:]] == key[order[:-1]])
     if len(dup):
@@ -214,13 +220,14 @@ def read_table_graph(path: str | os.PathLike, kind: str, demand: int | float | N
         raise InvalidInputError(f"{path}: metadata 'C' must be an integer, got {C!r:.40}")
     u, users = _ids(table, "user", path)
     a, arms = _ids(table, "arm", path)
-    _check_pairs(u, a, len(arms), users, arms, path)
     if "weight" in table.column_names:
         if demand is not None:
             raise InvalidInputError(f"{path} has a 'weight' column (an edge table): its weights are the demand; "
                                     "demand=D is only for a batched table (columns user, arm)")
         w = np.zeros((len(users), len(arms)))
-        w[u, a] = _weights(table, path, users, arms, u, a)
+        w[u, a] = _weights(table, path, users, arms, u, a)  # positive: zeros are refused
+        del table
+        _check_pairs(w, u, a, users, arms, path)
         return DemandGraph.from_weights(w, users, arms), C
     if demand is None:
         if "demand" not in meta:
@@ -229,6 +236,8 @@ def read_table_graph(path: str | os.PathLike, kind: str, demand: int | float | N
         demand = _number(meta["demand"], f"{path}: metadata 'demand'")
         if demand <= 0:
             raise InvalidInputError(f"{path}: metadata 'demand' must be positive, got {demand!r}")
+    del table
     active = np.zeros((len(users), len(arms)), dtype=bool)
     active[u, a] = True
+    _check_pairs(active, u, a, users, arms, path)
     return DemandGraph.from_batched(demand, active, users, arms), C
