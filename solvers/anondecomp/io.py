@@ -7,6 +7,9 @@ Input, detected automatically:
 * compact batched form: ``{"demand": D, "active_sets": {"user": ["arm", ...], ...}}``, w_ij = D / |A_i|.
 
 Either may carry ``"C"``. Output: the decomposition with every assignment listing every user by name.
+:func:`read_graph` also reads Parquet and CSV tables (:mod:`anondecomp.columnar`), and
+:func:`write_decomposition` writes compact Parquet schedules (:mod:`anondecomp.compact`) for ``.parquet``
+paths and part directories.
 """
 
 from __future__ import annotations
