@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -53,11 +54,13 @@ def file_kind(path: str | os.PathLike) -> str:
 
 
 def parquet_files(path: str | os.PathLike) -> list[Path]:
-    """The files of a Parquet dataset: ``path`` itself, or a directory's ``*.parquet`` part files in name order."""
+    """The files of a Parquet dataset: ``path`` itself, or a directory's ``*.parquet`` part files in natural
+    name order (``part.2`` before ``part.10``, as Dask numbers them)."""
     p = Path(path)
     if not p.is_dir():
         return [p]
-    parts = sorted(q for q in p.iterdir() if q.suffix.lower() in PARQUET_SUFFIXES and not q.name.startswith("."))
+    parts = sorted((q for q in p.iterdir() if q.suffix.lower() in PARQUET_SUFFIXES and not q.name.startswith(".")),
+                   key=lambda q: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", q.name)])
     if not parts:
         raise InvalidInputError(f"{path}: cannot read file (a directory holding no .parquet part files)")
     return parts

@@ -281,3 +281,17 @@ def test_sigterm_during_a_parquet_write_leaves_nothing(tmp_path, out):
     assert proc.wait(timeout=30) == 128 + signal.SIGTERM
     assert err.strip() == "anonbandits: terminated"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.json"]
+
+
+def test_part_files_are_read_in_natural_order(tmp_path):
+    """Dask numbers parts part.0, part.9, part.10: a user's rows may go on from part.9 into part.10 (in text
+    order part.10 would come first and split them)."""
+    graph, _ = graph_from_document({"demand": 2, "active_sets": {f"u{i}": ["p"] for i in range(3)}})
+    (tmp_path / "d").mkdir()
+    parts = {0: ("u0", 0, 2), 9: ("u1", 0, 1), 10: ("u1", 1, 1), 11: ("u2", 0, 2)}
+    for k, (user, first, rounds) in parts.items():
+        pq.write_table(pa.table({"user": [user], "arm": ["p"], "first_round": [first], "rounds": [rounds]}),
+                       tmp_path / "d" / f"part.{k}.parquet")
+    assert [p.name for p in anondecomp.columnar.parquet_files(tmp_path / "d")] == [
+        f"part.{k}.parquet" for k in parts]
+    assert compact.verify_compact(graph, 2, tmp_path / "d").valid
