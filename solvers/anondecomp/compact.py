@@ -151,26 +151,28 @@ def read_header(path: str | os.PathLike) -> dict[str, Any]:
     return metas[0]
 
 
-def _ids_in(col, names, what: str, start: int, path) -> np.ndarray:
-    """Indices of the ``user`` or ``arm`` values in the graph's names; an unknown or empty one is refused."""
+def _ids_in(col, lookup: dict[str, int], what: str, start: int, path) -> np.ndarray:
+    """Indices of the ``user`` or ``arm`` values in the graph (``lookup``: name -> index); an unknown or
+    empty one is refused. Each distinct value of the batch is looked up once: the reader asks for
+    dictionary-encoded columns, whose dictionary holds the names of one row group."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     value_type = col.type.value_type if pa.types.is_dictionary(col.type) else col.type
     if not (pa.types.is_string(value_type) or pa.types.is_large_string(value_type) or pa.types.is_integer(value_type)):
         raise InvalidInputError(f"{path}: column {what!r} must hold strings or integers, got {value_type}")
-    if pa.types.is_dictionary(col.type):  # look up each distinct name once (the reader asks for dictionaries)
-        idx = pc.index_in(col.dictionary.cast(pa.string()), value_set=names).take(col.indices)
-        col = col.cast(pa.string())
-    else:
-        col = col.cast(pa.string())
-        idx = pc.index_in(col, value_set=names)
-    if idx.null_count:
-        k = int(np.argmax(pc.is_null(idx).to_numpy(zero_copy_only=False)))
-        value = col[k].as_py()
-        problem = f"names unknown {what} {value!r:.60}" if value is not None else f"has no {what}"
-        raise InvalidInputError(f"{path}: row {start + k + 1} {problem}")
-    return idx.to_numpy(zero_copy_only=False).astype(np.int64)
+    if col.null_count:
+        k = int(np.argmax(pc.is_null(col).to_numpy(zero_copy_only=False)))
+        raise InvalidInputError(f"{path}: row {start + k + 1} has no {what}")
+    if not pa.types.is_dictionary(col.type):
+        col = pc.dictionary_encode(col)
+    names = col.dictionary.cast(pa.string()).to_pylist()
+    codes = np.array([lookup.get(name, -1) for name in names], dtype=np.int64)
+    idx = codes[col.indices.to_numpy(zero_copy_only=False)]
+    if (idx < 0).any():
+        k = int(np.argmax(idx < 0))
+        raise InvalidInputError(f"{path}: row {start + k + 1} names unknown {what} {col[k].as_py()!r:.60}")
+    return idx
 
 
 def _counts(col, what: str, start: int, path) -> np.ndarray:
@@ -190,12 +192,14 @@ def _counts(col, what: str, start: int, path) -> np.ndarray:
     return values.astype(np.int64)
 
 
-def _batches(files: list[Path], graph: DemandGraph, progress: Callable[[int, int], None] | None
+def _batches(files: list[Path], lookups: tuple[dict[str, int], dict[str, int]],
+             progress: Callable[[int, int], None] | None
              ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
-    """(user, arm, first_round, end) of every row, in record batches, checked for malformed values."""
+    """(user, arm, first_round, end) of every row, in record batches, checked for malformed values;
+    ``lookups`` map user and arm names to their indices in the graph."""
     import pyarrow as pa
 
-    users, arms = pa.array(graph.users, pa.string()), pa.array(graph.arms, pa.string())
+    users, arms = lookups
     pfs = [open_parquet(p, read_dictionary=["user", "arm"]) for p in files]
     total = sum(pf.metadata.num_rows for pf in pfs)
     done = 0
@@ -279,7 +283,9 @@ def verify_compact(graph: DemandGraph, C: int, path: str | os.PathLike, *,
     carry_u, carry_e = -1, 0
     pass_progress = None if progress is None else (lambda d, t: progress(d, 2 * t))
     total_rows = 0
-    for u, a, f, e in _batches(files, graph, pass_progress):
+    # name -> index, built once for both passes (about 60 bytes per user)
+    lookups = ({name: i for i, name in enumerate(graph.users)}, {name: j for j, name in enumerate(graph.arms)})
+    for u, a, f, e in _batches(files, lookups, pass_progress):
         total_rows += len(u)
         prev_u = np.concatenate([[carry_u], u[:-1]])
         prev_e = np.concatenate([[carry_e], e[:-1]])
@@ -330,7 +336,7 @@ def verify_compact(graph: DemandGraph, C: int, path: str | os.PathLike, *,
     n_short = 0
     held: tuple[np.ndarray, ...] | None = None
     second = None if progress is None else (lambda d, t: progress(total_rows + d, 2 * t))
-    for batch in _batches(files, graph, second):
+    for batch in _batches(files, lookups, second):
         if held is not None:
             batch = tuple(np.concatenate([h, b]) for h, b in zip(held, batch, strict=True))
         u = batch[0]
