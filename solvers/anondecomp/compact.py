@@ -151,10 +151,44 @@ def read_header(path: str | os.PathLike) -> dict[str, Any]:
     return metas[0]
 
 
-def _ids_in(col, lookup: dict[str, int], what: str, start: int, path) -> np.ndarray:
-    """Indices of the ``user`` or ``arm`` values in the graph (``lookup``: name -> index); an unknown or
-    empty one is refused. Each distinct value of the batch is looked up once: the reader asks for
-    dictionary-encoded columns, whose dictionary holds the names of one row group."""
+class _Index:
+    """Graph names -> indices for the names of one batch's dictionary at a time.
+
+    Files written by :func:`write_compact` hold the users in graph order, so a batch's dictionary is a run of
+    the graph's names that starts where the previous one ended, one name before (a user whose rows straddle
+    two batches), or where it started (a row group's dictionary again, grown): these are recognised by
+    comparing lists. Other files are looked up in a dict, built on first need (about 60 bytes per name)."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+        self.cursor = self.start = 0
+        self._lookup: dict[str, int] | None = None
+
+    def codes(self, values: list[str]) -> np.ndarray:
+        """Index of every value, -1 for a name the graph does not have."""
+        if not values:
+            return np.empty(0, np.int64)
+        lo = next((k for k in (self.cursor, self.cursor - 1, self.start)
+                   if 0 <= k < len(self.names) and self.names[k] == values[0]), None)
+        if lo is None:
+            lo = self.lookup.get(values[0], -1)
+        if lo >= 0 and list(self.names[lo:lo + len(values)]) == values:
+            codes = np.arange(lo, lo + len(values), dtype=np.int64)
+            self.start, self.cursor = lo, lo + len(values)
+        else:
+            codes = np.array([self.lookup.get(v, -1) for v in values], dtype=np.int64)
+        return codes
+
+    @property
+    def lookup(self) -> dict[str, int]:
+        if self._lookup is None:
+            self._lookup = {name: i for i, name in enumerate(self.names)}
+        return self._lookup
+
+
+def _ids_in(col, index: _Index, what: str, start: int, path) -> np.ndarray:
+    """Indices of the ``user`` or ``arm`` values in the graph; an unknown or empty one is refused. Each
+    distinct value of the batch is looked up once (the reader asks for dictionary-encoded columns)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -166,9 +200,7 @@ def _ids_in(col, lookup: dict[str, int], what: str, start: int, path) -> np.ndar
         raise InvalidInputError(f"{path}: row {start + k + 1} has no {what}")
     if not pa.types.is_dictionary(col.type):
         col = pc.dictionary_encode(col)
-    names = col.dictionary.cast(pa.string()).to_pylist()
-    codes = np.array([lookup.get(name, -1) for name in names], dtype=np.int64)
-    idx = codes[col.indices.to_numpy(zero_copy_only=False)]
+    idx = index.codes(col.dictionary.cast(pa.string()).to_pylist())[col.indices.to_numpy(zero_copy_only=False)]
     if (idx < 0).any():
         k = int(np.argmax(idx < 0))
         raise InvalidInputError(f"{path}: row {start + k + 1} names unknown {what} {col[k].as_py()!r:.60}")
@@ -192,14 +224,12 @@ def _counts(col, what: str, start: int, path) -> np.ndarray:
     return values.astype(np.int64)
 
 
-def _batches(files: list[Path], lookups: tuple[dict[str, int], dict[str, int]],
-             progress: Callable[[int, int], None] | None
+def _batches(files: list[Path], users: _Index, arms: _Index, progress: Callable[[int, int], None] | None
              ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
-    """(user, arm, first_round, end) of every row, in record batches, checked for malformed values;
-    ``lookups`` map user and arm names to their indices in the graph."""
+    """(user, arm, first_round, end) of every row, in record batches, checked for malformed values."""
     import pyarrow as pa
 
-    users, arms = lookups
+    users.cursor = users.start = arms.cursor = arms.start = 0
     pfs = [open_parquet(p, read_dictionary=["user", "arm"]) for p in files]
     total = sum(pf.metadata.num_rows for pf in pfs)
     done = 0
@@ -283,9 +313,8 @@ def verify_compact(graph: DemandGraph, C: int, path: str | os.PathLike, *,
     carry_u, carry_e = -1, 0
     pass_progress = None if progress is None else (lambda d, t: progress(d, 2 * t))
     total_rows = 0
-    # name -> index, built once for both passes (about 60 bytes per user)
-    lookups = ({name: i for i, name in enumerate(graph.users)}, {name: j for j, name in enumerate(graph.arms)})
-    for u, a, f, e in _batches(files, lookups, pass_progress):
+    indexes = _Index(graph.users), _Index(graph.arms)  # shared by both passes
+    for u, a, f, e in _batches(files, *indexes, pass_progress):
         total_rows += len(u)
         prev_u = np.concatenate([[carry_u], u[:-1]])
         prev_e = np.concatenate([[carry_e], e[:-1]])
@@ -336,7 +365,7 @@ def verify_compact(graph: DemandGraph, C: int, path: str | os.PathLike, *,
     n_short = 0
     held: tuple[np.ndarray, ...] | None = None
     second = None if progress is None else (lambda d, t: progress(total_rows + d, 2 * t))
-    for batch in _batches(files, lookups, second):
+    for batch in _batches(files, *indexes, second):
         if held is not None:
             batch = tuple(np.concatenate([h, b]) for h, b in zip(held, batch, strict=True))
         u = batch[0]
