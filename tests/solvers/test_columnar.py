@@ -295,3 +295,16 @@ def test_part_files_are_read_in_natural_order(tmp_path):
     assert [p.name for p in anondecomp.columnar.parquet_files(tmp_path / "d")] == [
         f"part.{k}.parquet" for k in parts]
     assert compact.verify_compact(graph, 2, tmp_path / "d").valid
+
+
+@pytest.mark.parametrize("batch", [1, 2, 1 << 20])
+def test_users_in_any_order_and_batches_of_any_size(tmp_path, batch, monkeypatch):
+    """Rows grouped by user in an order of their own (not the graph's) are read by name, batch after batch."""
+    graph, _ = graph_from_document({"demand": 4, "active_sets": {f"u{i}": ["a", "b"] for i in range(6)}})
+    order = ["u3", "u0", "u5", "u1", "u4", "u2"]
+    table = pa.table({"user": [u for u in order for _ in "ab"], "arm": ["a", "b"] * 6,
+                      "first_round": [0, 2] * 6, "rounds": [2, 2] * 6})
+    pq.write_table(table, tmp_path / "d.parquet", row_group_size=5)
+    monkeypatch.setattr(compact, "_BATCH", batch)
+    report = compact.verify_compact(graph, 2, tmp_path / "d.parquet")
+    assert report.valid and report.total_assignments == 4 and report.n_distinct == 2
