@@ -24,7 +24,7 @@ import numpy as np
 
 from anondecomp.errors import InvalidInputError
 from anondecomp.graph import LIMIT_TEXT, MAX_DEMAND, DemandGraph, describe
-from anondecomp.io import _number
+from anondecomp.io import _c_field, _number
 
 PARQUET_MAGIC = b"PAR1"
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -218,9 +218,7 @@ def read_table_graph(path: str | os.PathLike, kind: str, demand: int | float | N
                                     "); a graph table needs 'user', 'arm' and, for an edge table, 'weight'")
     if table.num_rows == 0:
         raise InvalidInputError(f"{path}: the table has no rows")
-    C = meta.get("C")
-    if C is not None and (isinstance(C, bool) or not isinstance(C, int)):
-        raise InvalidInputError(f"{path}: metadata 'C' must be an integer, got {C!r:.40}")
+    C = _c_field(meta, f"{path}: metadata 'C'")
     u, users = _ids(table, "user", path)
     a, arms = _ids(table, "arm", path)
     if "weight" in table.column_names:
