@@ -17,6 +17,7 @@ exactly, as :func:`anondecomp.verify` checks a JSON decomposition.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -264,19 +265,65 @@ def _batches(files: list[Path], users: _Index, arms: _Index, progress: Callable[
             raise InvalidInputError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from None
 
 
-class _Problems:
-    """Schedule problems (overlaps, gaps, missing users): counted exactly, the first ones kept as text."""
+class _FirstPass:
+    """Pass 1 of :func:`verify_compact`: the tiling of each user's rows, placements off the support, and
+    the occupancy of every arm over time (as +1/-1 events summed per (arm, round))."""
 
-    def __init__(self) -> None:
-        self.count = 0
-        self.lines: list[str] = []
+    def __init__(self, graph: DemandGraph, path) -> None:
+        self.graph, self.path = graph, path
+        self.seen = np.zeros(graph.n_users, dtype=bool)
+        self.user_end = np.zeros(graph.n_users, dtype=np.int64)
+        self.problems: list[str] = []
+        self.n_problems = self.n_off = self.rows = 0
+        self.off_support: list[tuple[int, str, str]] = []
+        self.events = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.int64))
+        self.carry = (-1, 0)  # user and end of the last row so far: a user's rows may straddle batches
 
-    def add(self, lines: Iterator[str] | list[str], count: int) -> None:
-        self.count += count
-        for line in lines:
-            if len(self.lines) >= _LISTED:
-                break
-            self.lines.append(line)
+    def problem(self, lines, count: int) -> None:
+        self.n_problems += count
+        self.problems.extend(itertools.islice(lines, max(0, _LISTED - len(self.problems))))
+
+    def add(self, u: np.ndarray, a: np.ndarray, f: np.ndarray, e: np.ndarray) -> None:
+        g = self.graph
+        self.rows += len(u)
+        prev_u = np.concatenate([[self.carry[0]], u[:-1]])
+        prev_e = np.concatenate([[self.carry[1]], e[:-1]])
+        same = u == prev_u
+        new = np.flatnonzero(~same)
+        again = self.seen[u[new]] | _repeated(u[new])
+        if again.any():
+            k = new[int(np.argmax(again))]
+            raise InvalidInputError(f"{self.path}: the rows of user {g.users[u[k]]!r} are not consecutive; a "
+                                    "compact decomposition lists each user's rows together")
+        self.seen[u[new]] = True
+        expect = np.where(same, prev_e, 0)  # a user's first row starts at round 0, the others where it left
+        wrong = np.flatnonzero(f != expect)
+        self.problem((f"user {g.users[u[k]]!r}: "
+                      + (f"rounds {f[k]}..{expect[k] - 1} placed twice (overlapping rows)" if f[k] < expect[k]
+                         else f"not placed in rounds {expect[k]}..{f[k] - 1}") for k in wrong), len(wrong))
+        last = np.ones(len(u), dtype=bool)
+        last[:-1] = u[1:] != u[:-1]
+        self.user_end[u[last]] = e[last]
+        self.carry = (int(u[-1]), int(e[-1]))
+        bad = np.flatnonzero(~g.support[u, a])
+        self.n_off += len(bad)
+        self.off_support.extend((int(f[k]), g.users[u[k]], g.arms[a[k]])
+                                for k in bad[:max(0, _LISTED - len(self.off_support))])
+        ones = np.ones(len(a), np.int64)
+        self.events = _merge_events(np.concatenate([self.events[0], a, a]), np.concatenate([self.events[1], f, e]),
+                                    np.concatenate([self.events[2], ones, -ones]))
+
+    def finish(self) -> int:
+        """R, after noting users without rows or ending before R."""
+        g = self.graph
+        R = int(self.user_end.max()) if self.seen.any() else 0
+        missing = np.flatnonzero(~self.seen)
+        self.problem((f"user {g.users[i]!r} has no rows (every user is placed in every round)" for i in missing),
+                     len(missing))
+        early = np.flatnonzero(self.seen & (self.user_end < R))
+        self.problem((f"user {g.users[i]!r}: not placed in rounds {self.user_end[i]}..{R - 1}" for i in early),
+                     len(early))
+        return R
 
 
 def _merge_events(arm: np.ndarray, time: np.ndarray, delta: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -286,6 +333,54 @@ def _merge_events(arm: np.ndarray, time: np.ndarray, delta: np.ndarray) -> tuple
 
     table = pa.table({"a": arm, "t": time, "d": delta}).group_by(["a", "t"]).aggregate([("d", "sum")])
     return tuple(table.column(c).to_numpy() for c in ("a", "t", "d_sum"))
+
+
+class _Occupancy:
+    """Informative rounds of any row, from the arm occupancy over time: at most arms x (distinct + 1)
+    events, whatever the number of users."""
+
+    def __init__(self, events: tuple[np.ndarray, ...], C: int) -> None:
+        order = np.lexsort((events[1], events[0]))  # by arm, then time
+        arm, time, delta = (x[order] for x in events)
+        count = np.cumsum(delta)  # users on the arm from each event on: each arm's deltas sum to 0
+        seg = np.zeros(len(time), dtype=np.int64)
+        seg[:-1] = np.where(arm[1:] == arm[:-1], time[1:] - time[:-1], 0)
+        # good rounds before each event; the int64 running sum may wrap across arms, but the difference of
+        # two values of one arm is at most R < 2^63, so modular arithmetic gives it exactly
+        with np.errstate(over="ignore"):
+            self.good = np.concatenate([[0], np.cumsum(np.where(count >= C + 1, seg, 0))])[:-1]
+        self.times = np.unique(time)
+        self.keys = self._keys(arm, time)
+
+    def _keys(self, arm: np.ndarray, time: np.ndarray) -> np.ndarray:
+        """One sortable int64 key per (arm, time): arm-major, time by its rank among all event times."""
+        return arm * len(self.times) + np.searchsorted(self.times, time)
+
+    @property
+    def n_blocks(self) -> int:
+        """Blocks of rounds between consecutive run boundaries: the distinct assignments of the schedule."""
+        return max(len(self.times) - 1, 0)
+
+    def informative(self, a: np.ndarray, f: np.ndarray, e: np.ndarray) -> np.ndarray:
+        """Rounds of ``[f, e)`` in which arm ``a`` holds at least C+1 users, capped at :data:`_SATURATE`."""
+        lo, hi = np.searchsorted(self.keys, self._keys(a, f)), np.searchsorted(self.keys, self._keys(a, e))
+        with np.errstate(over="ignore"):
+            return np.minimum(self.good[hi] - self.good[lo], _SATURATE)
+
+
+def _whole_users(batches: Iterator[tuple[np.ndarray, ...]]) -> Iterator[tuple[np.ndarray, ...]]:
+    """The rows of ``batches`` regrouped so that no user's rows are split (the last user of a batch is held
+    back until the next; pass 1 has checked that each user's rows are consecutive)."""
+    held: tuple[np.ndarray, ...] | None = None
+    for batch in batches:
+        if held is not None:
+            batch = tuple(np.concatenate([h, b]) for h, b in zip(held, batch, strict=True))
+        u = batch[0]
+        cut = int(np.flatnonzero(np.concatenate([[True], u[1:] != u[:-1]]))[-1])
+        held = tuple(x[cut:] for x in batch)
+        yield tuple(x[:cut] for x in batch)
+    if held is not None:
+        yield held
 
 
 def verify_compact(graph: DemandGraph, C: int, path: str | os.PathLike, *,
@@ -304,82 +399,21 @@ def verify_compact(graph: DemandGraph, C: int, path: str | os.PathLike, *,
     if C < 1:
         raise InvalidInputError(f"C must be at least 1, got {C}")
     files = parquet_files(path)
-    N, K = graph.shape
-    seen = np.zeros(N, dtype=bool)
-    user_end = np.zeros(N, dtype=np.int64)
-    problems, n_off = _Problems(), 0
-    off_support: list[tuple[int, str, str]] = []
-    ev = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.int64))
-    carry_u, carry_e = -1, 0
-    pass_progress = None if progress is None else (lambda d, t: progress(d, 2 * t))
-    total_rows = 0
     indexes = _Index(graph.users), _Index(graph.arms)  # shared by both passes
-    for u, a, f, e in _batches(files, *indexes, pass_progress):
-        total_rows += len(u)
-        prev_u = np.concatenate([[carry_u], u[:-1]])
-        prev_e = np.concatenate([[carry_e], e[:-1]])
-        same = u == prev_u
-        new = np.flatnonzero(~same)
-        again = seen[u[new]] | _repeated(u[new])
-        if again.any():
-            k = new[int(np.argmax(again))]
-            raise InvalidInputError(f"{path}: the rows of user {graph.users[u[k]]!r} are not consecutive; a compact "
-                                    "decomposition lists each user's rows together")
-        seen[u[new]] = True
-        expect = np.where(same, prev_e, 0)
-        wrong = np.flatnonzero(f != expect)
-        problems.add((f"user {graph.users[u[k]]!r}: "
-                      + (f"rounds {f[k]}..{expect[k] - 1} placed twice (overlapping rows)" if f[k] < expect[k]
-                         else f"not placed in rounds {expect[k]}..{f[k] - 1}") for k in wrong), len(wrong))
-        last = np.ones(len(u), dtype=bool)
-        last[:-1] = u[1:] != u[:-1]
-        user_end[u[last]] = e[last]
-        carry_u, carry_e = int(u[-1]), int(e[-1])
-        bad = np.flatnonzero(~graph.support[u, a])
-        n_off += len(bad)
-        off_support.extend((int(f[k]), graph.users[u[k]], graph.arms[a[k]])
-                           for k in bad[:max(0, _LISTED - len(off_support))])
-        ev = _merge_events(np.concatenate([ev[0], a, a]), np.concatenate([ev[1], f, e]),
-                           np.concatenate([ev[2], np.ones(len(a), np.int64), -np.ones(len(a), np.int64)]))
-    R = int(user_end.max()) if seen.any() else 0
-    missing = np.flatnonzero(~seen)
-    problems.add((f"user {graph.users[i]!r} has no rows (every user is placed in every round)" for i in missing),
-                 len(missing))
-    short = np.flatnonzero(seen & (user_end < R))
-    problems.add((f"user {graph.users[i]!r}: not placed in rounds {user_end[i]}..{R - 1}" for i in short), len(short))
-
-    order = np.lexsort((ev[1], ev[0]))  # by arm, then time: at most arms x (distinct + 1) entries
-    ev_arm, ev_time, ev_delta = (x[order] for x in ev)
-    count = np.cumsum(ev_delta)  # each arm's deltas sum to 0, so a global running sum restarts at every arm
-    seg = np.zeros(len(ev_time), dtype=np.int64)
-    inside = ev_arm[1:] == ev_arm[:-1]
-    seg[:-1] = np.where(inside, ev_time[1:] - ev_time[:-1], 0)
-    # good rounds before each event; the int64 running sum may wrap across arms, but the difference of two
-    # values of one arm is at most R < 2^63, so modular arithmetic gives it exactly
-    with np.errstate(over="ignore"):
-        good = np.concatenate([[0], np.cumsum(np.where(count >= C + 1, seg, 0))])[:-1]
-    times = np.unique(ev_time)
-    key_of = _event_keys(ev_arm, ev_time, times)
-
+    first = _FirstPass(graph, path)
+    for batch in _batches(files, *indexes, None if progress is None else (lambda d, t: progress(d, 2 * t))):
+        first.add(*batch)
+    R = first.finish()
+    occupancy = _Occupancy(first.events, C)
     deficits: list[tuple[str, str, int, int]] = []
     n_short = 0
-    held: tuple[np.ndarray, ...] | None = None
-    second = None if progress is None else (lambda d, t: progress(total_rows + d, 2 * t))
-    for batch in _batches(files, *indexes, second):
-        if held is not None:
-            batch = tuple(np.concatenate([h, b]) for h, b in zip(held, batch, strict=True))
-        u = batch[0]
-        cut = int(np.flatnonzero(np.concatenate([[True], u[1:] != u[:-1]]))[-1])  # the last user may go on
-        held = tuple(x[cut:] for x in batch)
-        n_short += _pair_deficits(graph, [x[:cut] for x in batch], ev_arm, good, key_of, times, deficits)
-    if held is not None:
-        n_short += _pair_deficits(graph, list(held), ev_arm, good, key_of, times, deficits)
-    report = VerificationReport(valid=not (n_short or n_off or problems.count), total_assignments=R,
-                                lower_bound=graph.lower_bound, n_distinct=max(len(times) - 1, 0),
-                                deficits=deficits, off_support=off_support, problems=problems.lines,
-                                n_short=n_short, n_off_support=n_off, n_problems=problems.count,
-                                unit="round")
-    return report
+    second = None if progress is None else (lambda d, t: progress(first.rows + d, 2 * t))
+    for u, a, f, e in _whole_users(_batches(files, *indexes, second)):
+        n_short += _pair_deficits(graph, u, a, occupancy.informative(a, f, e), deficits)
+    return VerificationReport(valid=not (n_short or first.n_off or first.n_problems), total_assignments=R,
+                              lower_bound=graph.lower_bound, n_distinct=occupancy.n_blocks, deficits=deficits,
+                              off_support=first.off_support, problems=first.problems, n_short=n_short,
+                              n_off_support=first.n_off, n_problems=first.n_problems, unit="round")
 
 
 def _repeated(x: np.ndarray) -> np.ndarray:
@@ -390,21 +424,11 @@ def _repeated(x: np.ndarray) -> np.ndarray:
     return mask
 
 
-def _event_keys(arm: np.ndarray, time: np.ndarray, times: np.ndarray) -> np.ndarray:
-    """One sortable int64 key per (arm, time): arm-major, time by its rank among all event times."""
-    return arm * len(times) + np.searchsorted(times, time)
-
-
-def _pair_deficits(graph: DemandGraph, rows: list[np.ndarray], ev_arm, good, key_of, times,
-                   deficits: list) -> int:
-    """Compare the informative rounds of whole users' rows with their demands; appends the first deficits
-    (user, arm, required, informative) to ``deficits`` and returns how many pairs are short."""
-    u, a, f, e = rows
+def _pair_deficits(graph: DemandGraph, u: np.ndarray, a: np.ndarray, info: np.ndarray, deficits: list) -> int:
+    """Compare the informative rounds ``info`` of whole users' rows ``(u, a)`` with their demands; appends
+    the first deficits (user, arm, required, informative) to ``deficits`` and returns how many pairs are short."""
     if not len(u):
         return 0
-    at = np.searchsorted(key_of, _event_keys(a, f, times)), np.searchsorted(key_of, _event_keys(a, e, times))
-    with np.errstate(over="ignore"):
-        info = np.minimum(good[at[1]] - good[at[0]], _SATURATE)
     people, local = np.unique(u, return_inverse=True)
     K = graph.n_arms
     # float sums of integers are exact below 2^53 and, rounding being monotone, stay >= 2^53 above it:
