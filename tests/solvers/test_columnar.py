@@ -308,3 +308,27 @@ def test_users_in_any_order_and_batches_of_any_size(tmp_path, batch, monkeypatch
     monkeypatch.setattr(compact, "_BATCH", batch)
     report = compact.verify_compact(graph, 2, tmp_path / "d.parquet")
     assert report.valid and report.total_assignments == 4 and report.n_distinct == 2
+
+
+def test_verify_shows_a_progress_bar_only_on_a_terminal(tmp_path, monkeypatch, capsys):
+    import io
+
+    from anonbandits.cli import verify as verify_cli
+
+    graph, _ = graph_from_document({"demand": 5, "active_sets": {f"u{i}": ["p"] for i in range(4)}})
+    anondecomp.write_decomposition(anondecomp.decompose(graph, 1, "greedy"), tmp_path / "d.parquet")
+    (tmp_path / "g.json").write_text(json.dumps({"demand": 5, "active_sets": {f"u{i}": ["p"] for i in range(4)}}))
+    monkeypatch.chdir(tmp_path)
+    assert main(["verify", "g.json", "d.parquet", "--C", "1"]) == 0
+    assert capsys.readouterr().err == ""  # not a terminal: nothing on stderr
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    show = verify_cli._progress_bar()
+    show(4, 8)
+    show(8, 8)
+    assert sys.stderr.getvalue() == ("\rverifying [" + "#" * 15 + "." * 15 + "] 4/8 rows"
+                                     "\rverifying [" + "#" * 30 + "] 8/8 rows\n")
