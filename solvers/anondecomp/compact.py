@@ -31,6 +31,7 @@ import numpy as np
 from anondecomp.columnar import PARQUET_SUFFIXES, _first_line, open_parquet, parquet_files, read_metadata
 from anondecomp.errors import InvalidInputError
 from anondecomp.graph import MAX_DEMAND, DemandGraph
+from anondecomp.io import _c_field
 from anondecomp.result import Decomposition
 from anondecomp.verify import VerificationReport
 
@@ -146,9 +147,7 @@ def read_header(path: str | os.PathLike) -> dict[str, Any]:
     Cs = {json.dumps(m.get("C")) for m in metas}
     if len(Cs) > 1:
         raise InvalidInputError(f"{path}: part files name different C ({', '.join(sorted(Cs))})")
-    C = metas[0].get("C")
-    if C is not None and (isinstance(C, bool) or not isinstance(C, int)):
-        raise InvalidInputError(f"{path}: metadata 'C' must be an integer, got {C!r:.40}")
+    _c_field(metas[0], f"{path}: metadata 'C'")
     return metas[0]
 
 
