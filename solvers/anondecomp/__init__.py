@@ -1,7 +1,8 @@
 """anondecomp: C-anonymous decompositions of demand graphs (the solver layer of anonbandits).
 
-Standalone: depends only on numpy, scipy, highspy and networkx. Reference: Esfandiari, Mirrokni, Schneider,
-"Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (paper 000).
+Standalone: depends only on numpy, scipy, highspy and pyarrow (imported when a Parquet or CSV file is read or
+written). Reference: Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022
+(paper 000).
 
 >>> import numpy as np, anondecomp
 >>> g = anondecomp.DemandGraph.from_batched(100, np.ones((12, 3), bool))
@@ -19,6 +20,7 @@ from anondecomp.errors import (
     InfeasibleError,
     InvalidInputError,
     MethodNotApplicableError,
+    SolverError,
 )
 from anondecomp.graph import DemandGraph
 from anondecomp.io import read_decomposition, read_graph, write_decomposition
@@ -32,6 +34,7 @@ __all__ = [
     "METHODS", "METHOD_TABLE", "AnonDecompError", "AnonDecompWarning", "BetaResult",
     "CaratheodoryResult", "Decomposition", "DemandGraph",
     "InfeasibleError", "InvalidInputError", "LPBound", "Membership", "Method", "MethodNotApplicableError",
-    "VerificationReport", "beta", "caratheodory", "check_membership", "check_u_batched", "coverage", "decompose",
-    "lp_lower_bound", "membership", "method_info", "read_decomposition", "read_graph", "verify", "write_decomposition",
+    "SolverError", "VerificationReport", "beta", "caratheodory", "check_membership", "check_u_batched", "coverage",
+    "decompose", "lp_lower_bound", "membership", "method_info", "read_decomposition", "read_graph", "verify",
+    "write_decomposition",
 ]

@@ -8,16 +8,26 @@ from __future__ import annotations
 import numpy as np
 
 
-def new_highs(time_limit: float | None = None):
-    """A HiGHS instance that prints nothing.
+def _solver_class():
+    """The one shim over highspy's private API: the class :func:`new_highs` instantiates.
 
-    ``highspy.Highs()`` logs its banner to stdout while enabling its callback layer, before ``output_flag``
-    can be turned off; the core class it wraps is the same solver without that layer, which we do not use.
+    ``highspy.Highs()`` (checked up to highspy 1.16) prints the "Running HiGHS ..." banner on stdout in its
+    constructor, which enables its Python callback layer, before any option such as ``output_flag`` can be
+    set; HiGHS's maintainers keep ``output_flag`` true by default (HiGHS issue 1702), and highspy offers no
+    constructor argument or class option to start silent. Its base class ``_Highs`` (the compiled solver
+    without the callback layer, which we never use) prints nothing, and highspy lists it in ``__all__``.
+    When a highspy release drops it, the public class is used: results are the same, and the banner line
+    may then appear once per solver instance.
     """
     import highspy
 
-    core = getattr(getattr(highspy, "_core", None), "_Highs", None)
-    h = core() if core is not None else highspy.Highs()
+    core = getattr(highspy, "_Highs", None) or getattr(getattr(highspy, "_core", None), "_Highs", None)
+    return core if core is not None else highspy.Highs
+
+
+def new_highs(time_limit: float | None = None):
+    """A HiGHS instance that prints nothing (see :func:`_solver_class`)."""
+    h = _solver_class()()
     h.setOptionValue("output_flag", False)
     if time_limit is not None:
         h.setOptionValue("time_limit", max(float(time_limit), 1e-3))

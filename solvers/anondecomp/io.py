@@ -7,6 +7,9 @@ Input, detected automatically:
 * compact batched form: ``{"demand": D, "active_sets": {"user": ["arm", ...], ...}}``, w_ij = D / |A_i|.
 
 Either may carry ``"C"``. Output: the decomposition with every assignment listing every user by name.
+:func:`read_graph` also reads Parquet and CSV tables (:mod:`anondecomp.columnar`), and
+:func:`write_decomposition` writes compact Parquet schedules (:mod:`anondecomp.compact`) for ``.parquet``
+paths and part directories.
 """
 
 from __future__ import annotations
@@ -74,8 +77,21 @@ def graph_from_document(doc: Any) -> tuple[DemandGraph, int | None]:
                             "or 'demand' and 'active_sets' (batched form)")
 
 
-def read_graph(path: str | os.PathLike) -> tuple[DemandGraph, int | None]:
-    """Read a graph file; returns the graph and the file's ``C`` (``None`` when absent)."""
+def read_graph(path: str | os.PathLike, demand: int | float | None = None) -> tuple[DemandGraph, int | None]:
+    """Read a graph file: JSON (either form), or a Parquet or CSV table (:mod:`anondecomp.columnar`).
+
+    The format is told by the extension, else by the content. ``demand`` is the total demand D of a batched
+    table (see :func:`~anondecomp.columnar.read_table_graph`); JSON files carry their own. Returns the graph
+    and the file's ``C`` (``None`` when absent).
+    """
+    from anondecomp import columnar
+
+    kind = columnar.file_kind(path)
+    if kind != "json":
+        return columnar.read_table_graph(path, kind, demand)
+    if demand is not None:
+        raise InvalidInputError(f"{path} is a JSON graph, which carries its own demand; demand=D is only for "
+                                "a batched table (Parquet or CSV)")
     return graph_from_document(load_json(path))
 
 
@@ -168,10 +184,17 @@ def decomposition_header(result: Decomposition, extra: dict | None = None) -> di
 
 
 def write_decomposition(result: Decomposition, path: str | os.PathLike, extra: dict | None = None) -> None:
-    """Write the decomposition as JSON, streaming one assignment at a time.
+    """Write the decomposition: compact Parquet for ``*.parquet`` paths and part directories (``OUT/``; see
+    :mod:`anondecomp.compact`), else JSON, streaming one assignment at a time.
 
-    Written through :func:`atomic_open`: an interrupted or failed write leaves no partial output file.
+    Written under a temporary name (:func:`atomic_open` for JSON): an interrupted or failed write leaves no
+    partial output behind.
     """
+    from anondecomp import compact
+
+    if compact.is_compact_output(path):
+        compact.write_compact(result, path, decomposition_header(result, extra))
+        return
     g = result.graph
     # "user": "arm" text of every (user, arm) pair, so one assignment is a gather plus a join
     user_keys = np.array([json.dumps(u) + ": " for u in g.users], dtype=object)
@@ -186,7 +209,8 @@ def write_decomposition(result: Decomposition, path: str | os.PathLike, extra: d
         fh.write("\n]}\n")
 
 
-def check_writable(path: str | os.PathLike, what: str = "output", *, inputs=(), make_parents: bool = False) -> None:
+def check_writable(path: str | os.PathLike, what: str = "output", *, inputs=(), make_parents: bool = False,
+                   parts: bool = False) -> None:
     """Refuse, before any work, an output path that cannot be written or would replace an input file.
 
     Parameters
@@ -196,15 +220,24 @@ def check_writable(path: str | os.PathLike, what: str = "output", *, inputs=(), 
     inputs : files the run reads; writing over one of them (same file after resolving ``.``, ``..`` and
         symbolic links, or a hard link to it) is refused.
     make_parents : the writer creates missing directories; check the nearest existing one instead.
+    parts : the writer accepts a directory of Parquet part files (``OUT/``, see
+        :func:`anondecomp.compact.is_directory_output`): it must be new or empty, in a writable directory.
 
     Raises
     ------
     InvalidInputError naming ``what`` and the problem. Writability is probed by creating (and removing) a
     hidden temporary file, since permission bits do not tell (root ignores them; /proc refuses anyway).
     """
+    from anondecomp.compact import is_directory_output
+
     p = Path(path)
-    if p.is_dir():
-        raise InvalidInputError(f"{what} {path}: is a directory; give a file name")
+    if parts and is_directory_output(path):
+        if p.exists() and (not p.is_dir() or any(p.iterdir())):
+            raise InvalidInputError(f"{what} {path}: " + ("is not a directory" if not p.is_dir() else
+                                    "directory is not empty; Parquet part files go to a new or empty directory"))
+    elif p.is_dir():
+        raise InvalidInputError(f"{what} {path}: is a directory; give a file name"
+                                + (" (or end it with / for Parquet part files)" if parts else ""))
     for src in inputs:
         if p.resolve() == Path(src).resolve() or (p.exists() and Path(src).exists() and p.samefile(src)):
             raise InvalidInputError(f"{what} {path} is the input file {src}; write the output elsewhere")

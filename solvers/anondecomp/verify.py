@@ -9,7 +9,7 @@ exact, and in Python integers above. Nothing here trusts the method that produce
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -52,8 +52,12 @@ def coverage(assignments: np.ndarray, multiplicities: np.ndarray, C: int, n_arms
 class VerificationReport:
     """Outcome of :func:`verify`.
 
-    ``deficits`` lists (user, arm, required, informative) for every pair below its demand;
-    ``off_support`` lists (assignment, user, arm) where a user is put on an arm it has no demand for.
+    ``deficits`` lists (user, arm, required, informative) for pairs below their demand; ``off_support``
+    lists (assignment, user, arm) where a user is put on an arm it has no demand for (for a compact schedule,
+    ``unit`` is ``"round"`` and the number is the row's first round); ``problems`` describes schedules that
+    are not total functions of time (overlapping rows, gaps, users without rows). The lists may be cut
+    short (the compact verifier keeps the first 1000); ``n_short``, ``n_off_support`` and ``n_problems``
+    count them all (they default to the lengths of the lists).
     """
 
     valid: bool
@@ -62,6 +66,17 @@ class VerificationReport:
     n_distinct: int
     deficits: list[tuple[str, str, int, int]]
     off_support: list[tuple[int, str, str]]
+    problems: list[str] = field(default_factory=list)
+    n_short: int = -1
+    n_off_support: int = -1
+    n_problems: int = -1
+    unit: str = "assignment"
+
+    def __post_init__(self) -> None:
+        for count, items in (("n_short", self.deficits), ("n_off_support", self.off_support),
+                             ("n_problems", self.problems)):
+            if getattr(self, count) < 0:
+                object.__setattr__(self, count, len(items))
 
     @property
     def ratio(self) -> float:
@@ -74,11 +89,14 @@ class VerificationReport:
         head = "valid" if self.valid else "INVALID"
         lines = [f"{head}: R = {self.total_assignments}, lower bound = {self.lower_bound}, "
                  f"R / lower bound = {self.ratio:.4f}, distinct assignments = {self.n_distinct}"]
+        for text in self.problems[:limit]:
+            lines.append(f"  {text}")
         for r, user, arm in self.off_support[:limit]:
-            lines.append(f"  assignment {r}: user {user!r} is on arm {arm!r}, which it has no demand for")
+            lines.append(f"  {self.unit} {r}: user {user!r} is on arm {arm!r}, which it has no demand for")
         for user, arm, req, got in self.deficits[:limit]:
             lines.append(f"  user {user!r}, arm {arm!r}: {got} informative samples, needs {req}")
-        hidden = len(self.off_support[limit:]) + len(self.deficits[limit:])
+        hidden = (self.n_problems + self.n_off_support + self.n_short
+                  - len(self.problems[:limit]) - len(self.off_support[:limit]) - len(self.deficits[:limit]))
         if hidden:
             lines.append(f"  ... and {hidden} more")
         return "\n".join(lines)
@@ -125,7 +143,7 @@ def verify(graph: DemandGraph, C: int, assignments, multiplicities=None, *,
     deficits = [(graph.users[i], graph.arms[j], int(need[i, j]), int(got[i, j])) for i, j in short]
     return VerificationReport(valid=not deficits and not len(off), total_assignments=exact_sum(m),
                               lower_bound=graph.lower_bound, n_distinct=int(len(m)), deficits=deficits,
-                              off_support=off_support)
+                              off_support=off_support, n_off_support=len(off))
 
 
 def _integers(m: np.ndarray) -> bool:

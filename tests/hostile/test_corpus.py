@@ -48,6 +48,43 @@ def _one_arm_decomposition(multiplicity: str) -> bytes:
             + ', "arms": {"u0": "a", "u1": "a", "u2": "a"}}]}').encode()
 
 
+def _parquet(columns: dict, metadata: dict | None = None, types: dict | None = None) -> bytes:
+    """A Parquet file of ``columns`` (``types`` forces Arrow types; ``metadata`` values are stored as JSON)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    types = types or {}
+    table = pa.table({k: pa.array(v, types.get(k)) for k, v in columns.items()})
+    if metadata:
+        table = table.replace_schema_metadata({k: json.dumps(v) for k, v in metadata.items()})
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    return sink.getvalue().to_pybytes()
+
+
+SMALL_USERS = [f"u{i}" for i in range(8)]  # the users of "small_batched": each wants arms a and b, demand 4
+
+
+def _edges(weights: list, users=SMALL_USERS, arms=("a", "b"), **kw) -> bytes:
+    """An edge table giving every user of ``users`` each arm of ``arms`` with the next weight of ``weights``."""
+    rows = [(u, a) for u in users for a in arms]
+    w = (weights * len(rows))[:len(rows)]
+    return _parquet({"user": [u for u, _ in rows], "arm": [a for _, a in rows], "weight": w}, **kw)
+
+
+def _schedule(rows: list[tuple], metadata: dict | None = None, types: dict | None = None) -> bytes:
+    """A compact decomposition: (user, arm, first_round, rounds) rows, C = 1 unless ``metadata`` says."""
+    return _parquet({name: [r[k] for r in rows] for k, name in enumerate(("user", "arm", "first_round", "rounds"))},
+                    {"C": 1} if metadata is None else metadata,
+                    {"first_round": "int64", "rounds": "int64", **(types or {})})
+
+
+def _small_schedule(b_rounds: int = 2, start: int = 0, users=SMALL_USERS, a_rounds: int = 2, **kw) -> bytes:
+    """Every user of "small_batched" on arm a for ``a_rounds`` rounds from ``start``, then on b for ``b_rounds``."""
+    return _schedule([row for u in users for row in ((u, "a", start, a_rounds), (u, "b", start + a_rounds, b_rounds))],
+                     **kw)
+
+
 FIXTURES = {
     "example": lambda: EXAMPLE.read_bytes(),
     "deep_json": _deep_json,
@@ -64,6 +101,61 @@ FIXTURES = {
         {"demand": 2, "active_sets": {f"user{i:05d}": ["a"] for i in range(5000)}}).encode(),
     "small_batched": lambda: json.dumps(
         {"demand": 4, "active_sets": {f"u{i}": ["a", "b"] for i in range(8)}}).encode(),
+    # -- columnar graphs (tests/hostile/cases/columnar.toml): the small_batched graph as tables ----------
+    "pq_edges": lambda: _edges([2]),
+    "pq_edges_int_ids": lambda: _parquet({"user": [1, 1, 2, 2, 3, 3], "arm": [10, 20] * 3, "weight": [3] * 6},
+                                         types={"user": "int32", "arm": "int8", "weight": "uint16"}),
+    "pq_batched": lambda: _parquet({"user": [u for u in SMALL_USERS for _ in "ab"], "arm": ["a", "b"] * 8}),
+    "pq_batched_meta": lambda: _parquet({"user": [u for u in SMALL_USERS for _ in "ab"], "arm": ["a", "b"] * 8},
+                                        {"demand": 4, "C": 1}),
+    "pq_batched_demand_text": lambda: _parquet({"user": ["u0", "u1"], "arm": ["a", "a"]}, {"demand": "ten"}),
+    "pq_batched_demand_negative": lambda: _parquet({"user": ["u0", "u1"], "arm": ["a", "a"]}, {"demand": -4}),
+    "pq_batched_demand_huge": lambda: _parquet({"user": ["u0", "u1"], "arm": ["a", "a"]}, {"demand": 10**20}),
+    "pq_batched_C_text": lambda: _parquet({"user": ["u0", "u1"], "arm": ["a", "a"]}, {"demand": 2, "C": "one"}),
+    "pq_no_arm": lambda: _parquet({"user": ["u0"], "weight": [1]}),
+    "pq_float_users": lambda: _parquet({"user": [0.5, 1.5], "arm": ["a", "a"], "weight": [1, 1]}),
+    "pq_null_user": lambda: _parquet({"user": ["u0", None], "arm": ["a", "a"], "weight": [1, 1]}),
+    "pq_null_weight": lambda: _parquet({"user": ["u0", "u1"], "arm": ["a", "a"], "weight": [1.0, None]}),
+    "pq_text_weight": lambda: _parquet({"user": ["u0", "u1"], "arm": ["a", "a"], "weight": ["1", "2"]}),
+    "pq_bool_weight": lambda: _parquet({"user": ["u0", "u1"], "arm": ["a", "a"], "weight": [True, True]}),
+    "pq_nan_weight": lambda: _edges([2.0, float("nan")]),
+    "pq_inf_weight": lambda: _edges([float("inf")]),
+    "pq_negative_weight": lambda: _edges([2, -1]),
+    "pq_zero_weight": lambda: _edges([0.0]),
+    "pq_weight_over_limit": lambda: _edges([2**53 + 1], types={"weight": "int64"}),
+    "pq_weight_uint64_max": lambda: _edges([2**64 - 1], types={"weight": "uint64"}),
+    "pq_weight_1e300": lambda: _edges([1e300]),
+    "pq_user_total_over_limit": lambda: _edges([2**53], types={"weight": "int64"}),
+    "pq_duplicate_pair": lambda: _parquet({"user": ["u0", "u1", "u2", "u0"], "arm": ["a"] * 4, "weight": [1] * 4}),
+    "pq_empty": lambda: _parquet({"user": [], "arm": [], "weight": []},
+                                 types={"user": "string", "arm": "string", "weight": "float64"}),
+    "pq_thin_arm": lambda: _parquet({"user": ["u0", "u1", "u1"], "arm": ["a", "a", "z"], "weight": [1, 1, 1]}),
+    "pq_truncated": lambda: _edges([2])[:300],
+    # -- compact decompositions of the small_batched graph (C = 1) -----------------------------------
+    "pq_schedule": lambda: _small_schedule(),
+    "pq_schedule_short": lambda: _small_schedule(b_rounds=1),
+    "pq_schedule_overlap": lambda: _schedule([("u0", "a", 0, 3), *[r for u in SMALL_USERS for r in (
+        (u, "a", 0, 2), (u, "b", 2, 2))][1:]]),
+    "pq_schedule_gap": lambda: _schedule([("u0", "a", 0, 1), *[r for u in SMALL_USERS for r in (
+        (u, "a", 0, 2), (u, "b", 2, 2))][1:]]),
+    "pq_schedule_missing_user": lambda: _small_schedule(users=SMALL_USERS[:-1]),
+    "pq_schedule_late_start": lambda: _small_schedule(start=1),
+    "pq_schedule_unknown_user": lambda: _small_schedule(users=["nobody", *SMALL_USERS]),
+    "pq_schedule_unknown_arm": lambda: _schedule([("u0", "zz", 0, 4)]),
+    "pq_schedule_zero_rounds": lambda: _schedule([("u0", "a", 0, 0)]),
+    "pq_schedule_negative_first": lambda: _schedule([("u0", "a", -1, 2)]),
+    "pq_schedule_end_overflows": lambda: _schedule([("u0", "a", 2**62, 2**62)]),
+    "pq_schedule_uint64_rounds": lambda: _schedule([("u0", "a", 0, 2**63)], types={"rounds": "uint64"}),
+    "pq_schedule_float_rounds": lambda: _schedule([("u0", "a", 0, 2.0)], types={"rounds": "float64"}),
+    "pq_schedule_null_rounds": lambda: _schedule([("u0", "a", 0, None)]),
+    "pq_schedule_no_rounds": lambda: _parquet({"user": ["u0"], "arm": ["a"], "first_round": [0]}, {"C": 1}),
+    "pq_schedule_not_consecutive": lambda: _schedule([("u0", "a", 0, 2), ("u1", "a", 0, 4), ("u0", "b", 2, 2)]),
+    "pq_schedule_C2": lambda: _small_schedule(metadata={"C": 2}),
+    "pq_schedule_C_text": lambda: _small_schedule(metadata={"C": "one"}),
+    "pq_schedule_huge_R": lambda: _small_schedule(a_rounds=2**61, b_rounds=2**61),
+    "pq_schedule_first_half": lambda: _small_schedule(users=SMALL_USERS[:4]),
+    "pq_schedule_second_half": lambda: _small_schedule(users=SMALL_USERS[4:]),
+    "pq_schedule_second_half_C2": lambda: _small_schedule(users=SMALL_USERS[4:], metadata={"C": 2}),
 }
 
 

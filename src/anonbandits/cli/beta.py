@@ -13,7 +13,7 @@ import json
 
 import anondecomp
 from anonbandits.cli.decompose import resolve_C
-from anonbandits.cli.options import check_outputs, positive_int, positive_seconds
+from anonbandits.cli.options import add_graph_arguments, check_outputs, positive_int, positive_seconds
 from anondecomp.io import atomic_open
 
 
@@ -21,7 +21,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("beta", help="beta(G) of Lemma 3: exact for K <= 12, a certified interval above",
                        description="Compute beta(G), the largest beta with beta * w/D in the C-anonymity "
                                    "polytope (Lemma 3 of paper 000; Open Problem 1).")
-    p.add_argument("graph", help="graph file (JSON)")
+    add_graph_arguments(p)
     p.add_argument("--C", type=positive_int, default=None, help="anonymity parameter (overrides the file's 'C')")
     p.add_argument("--method", choices=("auto", "disjunctive", "colgen"), default="auto",
                    help="disjunctive LP over every arm set (exact), column generation, or auto (default)")
@@ -36,7 +36,7 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_outputs([("--json", args.json_out)], inputs=[args.graph])
-    graph, file_C = anondecomp.read_graph(args.graph)
+    graph, file_C = anondecomp.read_graph(args.graph, demand=args.demand)
     C = resolve_C(args.C, file_C)
     res = anondecomp.beta(graph, C, method=args.method, sense=args.sense, time_limit=args.time_limit)
     _, D = graph.normalized()

@@ -1,4 +1,5 @@
-"""``anonbandits decompose GRAPH.json --C 3 [--method ...] [-o OUT.json] [--certify]``: solve and summarise."""
+"""``anonbandits decompose GRAPH --C 3 [--method ...] [-o OUT.json|OUT.parquet|OUT/] [--certify]``: solve and
+summarise."""
 
 from __future__ import annotations
 
@@ -7,18 +8,26 @@ import time
 import warnings
 
 import anondecomp
-from anonbandits.cli.options import check_outputs, nonnegative_int, positive_int, positive_seconds
+from anonbandits.cli.options import (
+    add_graph_arguments,
+    check_outputs,
+    nonnegative_int,
+    positive_int,
+    positive_seconds,
+)
 from anondecomp.errors import InvalidInputError
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("decompose", help="solve a C-anonymous decomposition of a JSON demand graph",
-                       description="Solve a C-anonymous decomposition of a demand graph (node-link JSON or "
-                                   "batched form; see docs/formats.md) and print its summary.")
-    p.add_argument("graph", help="graph file (JSON)")
+    p = sub.add_parser("decompose", help="solve a C-anonymous decomposition of a demand graph",
+                       description="Solve a C-anonymous decomposition of a demand graph (node-link JSON, "
+                                   "batched form, or a Parquet or CSV table; see docs/formats.md) and print "
+                                   "its summary.")
+    add_graph_arguments(p)
     p.add_argument("--C", type=positive_int, default=None, help="anonymity parameter (overrides the file's 'C')")
     p.add_argument("--method", default="auto", choices=anondecomp.METHODS, help="decomposition method (default auto)")
-    p.add_argument("-o", "--output", help="write the decomposition here (JSON)")
+    p.add_argument("-o", "--output", help="write the decomposition here: JSON (every assignment), or a compact "
+                                          "Parquet schedule for OUT.parquet, or part files for OUT/")
     p.add_argument("--seed", type=nonnegative_int, default=None,
                    help="seed for randomized choices of randomized, block, polytope, auto, optimal (default 0)")
     p.add_argument("--best-effort", action="store_true",
@@ -74,8 +83,8 @@ def method_options(args: argparse.Namespace) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
-    check_outputs([("-o", args.output)], inputs=[args.graph])
-    graph, file_C = anondecomp.read_graph(args.graph)
+    check_outputs([("-o", args.output)], inputs=[args.graph], parts=["-o"])
+    graph, file_C = anondecomp.read_graph(args.graph, demand=args.demand)
     C = resolve_C(args.C, file_C)
     result = anondecomp.decompose(graph, C, method=args.method, best_effort=args.best_effort,
                                   **method_options(args))

@@ -17,7 +17,6 @@ import sys
 import threading
 import warnings
 from collections.abc import Iterator, Sequence
-from importlib import metadata
 
 from anonbandits.cli.options import silence_stdout
 from anonbandits.errors import AnonBanditsError
@@ -32,6 +31,7 @@ _CLI_WORDING = [
     (re.compile(r"\bbest_effort(=True)?"), "--best-effort"),
     (re.compile(r"\bmethod='(\w+)' or '(\w+)'"), r"--method \1 or \2"),
     (re.compile(r"\bmethod='(\w+)'"), r"--method \1"),
+    (re.compile(r"\bdemand=D\b"), "--demand D"),
 ]
 
 
@@ -75,21 +75,61 @@ def _sigterm_unwinds() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _version() -> str:
-    try:
-        return metadata.version("anonbandits")
-    except metadata.PackageNotFoundError:
-        return "unknown (not installed)"
+class _Version(argparse.Action):
+    """``--version``, looked up only when asked for (importlib.metadata costs startup time)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from importlib import metadata
+
+        try:
+            version = metadata.version("anonbandits")
+        except metadata.PackageNotFoundError:
+            version = "unknown (not installed)"
+        print(f"anonbandits {version}")
+        parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command's parser. When ``argv`` starts with a subcommand, only that subcommand's module is
+    imported: ``decompose`` and ``verify`` never load the simulation stack (numba, dask, matplotlib, tqdm)."""
     parser = _Parser(prog="anonbandits", description="C-anonymous decompositions of demand graphs and "
                      "privacy-preserving bandit simulations (docs/ has the formats and the methods).")
-    parser.add_argument("--version", action="version", version=f"anonbandits {_version()}")
+    parser.add_argument("--version", action=_Version, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name in SUBCOMMANDS:
-        importlib.import_module(f"anonbandits.cli.{name}").add_parser(sub)
+    first = next((a for a in argv or () if not a.startswith("-")), None)
+    for name in (first,) if first in SUBCOMMANDS else SUBCOMMANDS:
+        try:
+            module = importlib.import_module(f"anonbandits.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if not _needs_sim(exc):
+                raise
+            _unavailable(sub, name, _sim_hint(exc))
+            continue
+        module.add_parser(sub)
     return parser
+
+
+SIM_PACKAGES = ("numba", "dask", "distributed", "matplotlib", "tqdm")
+
+
+def _needs_sim(exc: ModuleNotFoundError) -> bool:
+    """Whether ``exc`` is a package of the ``[sim]`` extra missing from a base install."""
+    return (exc.name or "").split(".")[0] in SIM_PACKAGES
+
+
+def _sim_hint(exc: ModuleNotFoundError) -> str:
+    return f"needs the simulation packages ({exc.name} is not installed): pip install 'anonbandits[sim]'"
+
+
+def _unavailable(sub, name: str, hint: str) -> None:
+    """A subcommand whose module cannot be imported on a base install: listed, and explains itself when run."""
+    def run(args: argparse.Namespace) -> int:
+        raise AnonBanditsError(hint)
+
+    sub.add_parser(name, help=f"(unavailable: {hint})", add_help=False).set_defaults(func=run, accepts_extra=True)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -99,7 +139,9 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``); returns the exit code, also for usage errors,
     ``--help`` and ``--version``."""
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(argv)
     try:
         args, rest = parser.parse_known_args(argv)
         if rest and not getattr(args, "accepts_extra", False):
@@ -116,6 +158,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return code
     except (AnonDecompError, AnonBanditsError) as exc:
         print(f"{prefix}: error: {cli_wording(str(exc))}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except ModuleNotFoundError as exc:  # a subcommand importing a [sim] package only when it runs
+        if not _needs_sim(exc):
+            raise
+        print(f"{prefix}: error: {_sim_hint(exc)}", file=sys.stderr)
         return EXIT_USER_ERROR
     except BrokenPipeError:
         silence_stdout()

@@ -18,15 +18,20 @@ from anonbandits.errors import ConfigError
 from anondecomp.io import check_writable
 
 
-def positive_seconds(text: str) -> float:
-    """A finite number of seconds > 0 (``nan`` and ``inf`` parse as floats but are no time limit)."""
+def _positive_finite(text: str, unit: str = "") -> float:
+    of = f" of {unit}" if unit else ""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a number{of}, got {text!r}") from None
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive finite number of seconds, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a positive finite number{of}, got {text!r}")
     return value
+
+
+def positive_seconds(text: str) -> float:
+    """A finite number of seconds > 0 (``nan`` and ``inf`` parse as floats but are no time limit)."""
+    return _positive_finite(text, "seconds")
 
 
 def _integer(text: str, low: int, what: str) -> int:
@@ -50,18 +55,34 @@ def nonnegative_int(text: str) -> int:
 
 
 def check_outputs(outputs: Iterable[tuple[str, str | None]], inputs: Iterable[str | os.PathLike] = (),
-                  make_parents: bool = False) -> None:
+                  make_parents: bool = False, parts: Iterable[str] = ()) -> None:
     """Check every ``(flag, path)`` output (``None`` paths skipped) before any work: see
-    :func:`anondecomp.io.check_writable`; two flags naming the same file are refused too."""
+    :func:`anondecomp.io.check_writable`; two flags naming the same file are refused too. The flags in
+    ``parts`` may name a directory of Parquet part files (``OUT/``)."""
     inputs = list(inputs)
+    parts = set(parts)
     seen: dict[Path, str] = {}
     for flag, path in outputs:
         if path is None:
             continue
-        check_writable(path, flag, inputs=inputs, make_parents=make_parents)
+        check_writable(path, flag, inputs=inputs, make_parents=make_parents, parts=flag in parts)
         if Path(path).resolve() in seen:
             raise ConfigError(f"{flag} {path} is also {seen[Path(path).resolve()]}; give each output its own file")
         seen[Path(path).resolve()] = flag
+
+
+def demand_value(text: str) -> int | float:
+    """A total demand D > 0: an integer, kept exact (the solver refuses D > 2^53 by name), or a finite number."""
+    value = _positive_finite(text)
+    return int(text) if text.strip().lstrip("+").isdigit() else value
+
+
+def add_graph_arguments(p: argparse.ArgumentParser) -> None:
+    """The graph file and the demand of a batched table, shared by decompose, verify and beta."""
+    p.add_argument("graph", help="graph file: JSON (node-link or batched form), or a Parquet or CSV table "
+                                 "(docs/formats.md)")
+    p.add_argument("--demand", type=demand_value, default=None, metavar="D",
+                   help="total demand D of a batched table (columns user, arm; w_ij = D / |A_i|)")
 
 
 def silence_stdout() -> None:

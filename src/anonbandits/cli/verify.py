@@ -1,4 +1,4 @@
-"""``anonbandits verify GRAPH.json OUT.json --C 3``: exact check of any decomposition."""
+"""``anonbandits verify GRAPH OUT.json|OUT.parquet --C 3``: exact check of any decomposition."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 import anondecomp
 from anonbandits.cli.decompose import resolve_C
-from anonbandits.cli.options import nonnegative_int, positive_int, silence_stdout
+from anonbandits.cli.options import add_graph_arguments, nonnegative_int, positive_int, silence_stdout
 from anondecomp.errors import InvalidInputError
 
 
@@ -16,27 +16,51 @@ def add_parser(sub) -> None:
                        description="Check a decomposition exactly (integer arithmetic): every assignment "
                                    "stays on each user's arms and every pair gets ceil(w_ij) informative "
                                    "samples. Exit code 1 when it is not valid.")
-    p.add_argument("graph", help="graph file (JSON)")
-    p.add_argument("decomposition", help="decomposition file (JSON, as written by 'decompose -o')")
+    add_graph_arguments(p)
+    p.add_argument("decomposition", help="decomposition as written by 'decompose -o': JSON, a compact Parquet "
+                                         "schedule, or a directory of Parquet part files")
     p.add_argument("--C", type=positive_int, default=None, help="anonymity parameter (default: the files' 'C')")
     p.add_argument("--limit", type=nonnegative_int, default=20, help="at most this many problems listed (default 20)")
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    graph, graph_C = anondecomp.read_graph(args.graph)
-    assignments, mult, out_C = anondecomp.read_decomposition(args.decomposition, graph)
-    if args.C is None and None not in (graph_C, out_C) and graph_C != out_C:
+def _choose_C(cli_C: int | None, graph_C: int | None, out_C: int | None) -> int:
+    if cli_C is None and None not in (graph_C, out_C) and graph_C != out_C:
         raise InvalidInputError(f"the graph file says C = {graph_C} but the decomposition says C = {out_C}; "
                                 "pass --C to choose")
-    C = resolve_C(args.C, graph_C if graph_C is not None else out_C)
-    report = anondecomp.verify(graph, C, assignments, mult)
+    return resolve_C(cli_C, graph_C if graph_C is not None else out_C)
+
+
+def _progress_bar():
+    """A one-line progress bar on stderr when it is a terminal (nothing otherwise, e.g. in logs)."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        filled = 30 * done // max(total, 1)
+        end = "\n" if done >= total else ""
+        print(f"\rverifying [{'#' * filled}{'.' * (30 - filled)}] {done}/{total} rows", end=end, file=sys.stderr,
+              flush=True)
+    return show
+
+
+def run(args: argparse.Namespace) -> int:
+    from anondecomp import columnar, compact
+
+    graph, graph_C = anondecomp.read_graph(args.graph, demand=args.demand)
+    if columnar.file_kind(args.decomposition) == "parquet":
+        C = _choose_C(args.C, graph_C, compact.read_header(args.decomposition).get("C"))
+        report = compact.verify_compact(graph, C, args.decomposition, progress=_progress_bar())
+    else:
+        assignments, mult, out_C = anondecomp.read_decomposition(args.decomposition, graph)
+        report = anondecomp.verify(graph, _choose_C(args.C, graph_C, out_C), assignments, mult)
     try:
         print(report.summary(limit=args.limit))
         sys.stdout.flush()
     except BrokenPipeError:  # a reader that stopped early (| head) does not change the verdict
         silence_stdout()
     if not report.valid:
-        print(f"anonbandits verify: invalid decomposition: {len(report.deficits)} pair(s) short of their "
-              f"demand, {len(report.off_support)} placement(s) off a user's arms", file=sys.stderr)
+        schedule = f", {report.n_problems} schedule problem(s)" if report.n_problems else ""
+        print(f"anonbandits verify: invalid decomposition: {report.n_short} pair(s) short of their "
+              f"demand, {report.n_off_support} placement(s) off a user's arms{schedule}", file=sys.stderr)
     return 0 if report.valid else 1

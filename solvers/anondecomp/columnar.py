@@ -1,0 +1,244 @@
+"""Demand graphs as tables: Parquet or CSV edge tables and batched tables (schemas in docs/formats.md).
+
+* **edge table**: columns ``user``, ``arm``, ``weight`` -- one row per (user, arm) pair with its weight;
+* **batched table**: columns ``user``, ``arm`` (no ``weight``) -- the rows give the active sets A_i, and the
+  total demand D comes from the caller (``--demand D``) or from the key ``demand`` of the Parquet file's
+  key-value metadata; w_ij = D / |A_i|.
+
+Ids are strings or integers (integers are read as their decimal text, as in JSON). Everything is vectorised:
+ids are factorised with :func:`pyarrow.compute.dictionary_encode` (users and arms numbered in order of first
+appearance) into int32 indices, so a table of 10^7 rows is read without a Python loop over rows. Every bad
+table raises :class:`~anondecomp.errors.InvalidInputError` with one line naming the file, column and row.
+Row numbers count data rows from 1 (a CSV file's header is not a row).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from anondecomp.errors import InvalidInputError
+from anondecomp.graph import LIMIT_TEXT, MAX_DEMAND, DemandGraph, describe
+from anondecomp.io import _c_field, _number
+
+PARQUET_MAGIC = b"PAR1"
+PARQUET_SUFFIXES = (".parquet", ".pq")
+CSV_SUFFIXES = (".csv",)
+
+
+def file_kind(path: str | os.PathLike) -> str:
+    """``"parquet"``, ``"csv"`` or ``"json"``: by extension, else by content (Parquet's magic bytes, a JSON
+    document's opening brace); a directory not named ``*.json`` is a Parquet dataset of part files."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix == ".json":
+        return "json"
+    if suffix in PARQUET_SUFFIXES or p.is_dir():
+        return "parquet"
+    if suffix in CSV_SUFFIXES:
+        return "csv"
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(512)
+    except OSError:
+        return "json"  # the JSON reader reports the missing or unreadable file
+    if head.startswith(PARQUET_MAGIC):
+        return "parquet"
+    first = head.lstrip()[:1]
+    return "json" if first in (b"{", b"[", b"") else "csv"
+
+
+def parquet_files(path: str | os.PathLike) -> list[Path]:
+    """The files of a Parquet dataset: ``path`` itself, or a directory's ``*.parquet`` part files in natural
+    name order (``part.2`` before ``part.10``, as Dask numbers them)."""
+    p = Path(path)
+    if not p.is_dir():
+        return [p]
+    parts = sorted((q for q in p.iterdir() if q.suffix.lower() in PARQUET_SUFFIXES and not q.name.startswith(".")),
+                   key=lambda q: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", q.name)])
+    if not parts:
+        raise InvalidInputError(f"{path}: cannot read file (a directory holding no .parquet part files)")
+    return parts
+
+
+def open_parquet(path: Path, **options):
+    """A :class:`pyarrow.parquet.ParquetFile` (``options`` passed on); a missing or malformed file raises
+    :class:`InvalidInputError`."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(path, **options)
+    except FileNotFoundError:
+        raise InvalidInputError(f"{path}: no such file") from None
+    except (pa.ArrowException, OSError) as exc:
+        raise InvalidInputError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(getattr(exc, "strerror", None) or exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def read_metadata(pf, path) -> dict[str, Any]:
+    """A Parquet file's key-value metadata, each value parsed as JSON (keys written by other tools are kept
+    as text when they are not JSON)."""
+    raw = pf.schema_arrow.metadata or {}
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        k = key.decode("utf-8", "replace")
+        try:
+            out[k] = json.loads(value)
+        except (ValueError, UnicodeDecodeError):
+            out[k] = value.decode("utf-8", "replace")
+    return out
+
+
+def _read_table(path: str | os.PathLike, kind: str):
+    """(table, metadata dict) of a Parquet dataset or a CSV file."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    if kind == "csv":
+        # ids stay text as written ("007" is not 7); weight's type is inferred (int64 or double)
+        opts = pacsv.ConvertOptions(column_types={"user": pa.string(), "arm": pa.string()})
+        try:
+            return pacsv.read_csv(path, convert_options=opts), {}
+        except FileNotFoundError:
+            raise InvalidInputError(f"{path}: no such file") from None
+        except (pa.ArrowException, OSError) as exc:
+            raise InvalidInputError(f"{path}: not a readable CSV table ({_first_line(exc)})") from None
+    tables, meta = [], {}
+    for part in parquet_files(path):
+        pf = open_parquet(part)
+        meta = meta or read_metadata(pf, part)
+        try:
+            tables.append(pf.read())
+        except (pa.ArrowException, OSError) as exc:
+            raise InvalidInputError(f"{part}: not a readable Parquet file ({_first_line(exc)})") from None
+    try:
+        table = pa.concat_tables(tables, promote_options="permissive") if len(tables) > 1 else tables[0]
+    except pa.ArrowException as exc:
+        raise InvalidInputError(f"{path}: part files have different columns ({_first_line(exc)})") from None
+    return table, meta
+
+
+def _ids(table, name: str, path) -> tuple[np.ndarray, list[str]]:
+    """Factorise id column ``name``: (int32 codes, names in order of first appearance)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    col = table.column(name)
+    if pa.types.is_dictionary(col.type):
+        col = col.cast(col.type.value_type)
+    if not (pa.types.is_integer(col.type) or pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+        raise InvalidInputError(f"{path}: column {name!r} must hold strings or integers, got {col.type}")
+    _no_nulls(col, name, path)
+    if not pa.types.is_string(col.type):
+        col = col.cast(pa.string())
+    encoded = pc.dictionary_encode(col).combine_chunks()
+    return encoded.indices.to_numpy().astype(np.int32, copy=False), encoded.dictionary.to_pylist()
+
+
+def _no_nulls(col, name: str, path) -> None:
+    import pyarrow.compute as pc
+
+    if col.null_count:
+        row = int(np.argmax(pc.is_null(col).to_numpy(zero_copy_only=False))) + 1
+        raise InvalidInputError(f"{path}: column {name!r} is empty in row {row}")
+
+
+def _weights(table, path, users: list[str], arms: list[str], u: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """The ``weight`` column as float64, after checking every value (positive, finite, at most 2^53) in the
+    column's own type, so an integer beyond 2^53 is refused before a float could round it."""
+    import pyarrow as pa
+
+    col = table.column("weight")
+    if pa.types.is_dictionary(col.type):
+        col = col.cast(col.type.value_type)
+    if not (pa.types.is_integer(col.type) or pa.types.is_floating(col.type)):
+        raise InvalidInputError(f"{path}: column 'weight' must hold numbers, got {col.type}")
+    _no_nulls(col, "weight", path)
+    values = col.to_numpy()
+    if np.issubdtype(values.dtype, np.floating):
+        bad = ~np.isfinite(values) | (values <= 0) | (values > MAX_DEMAND)
+    else:  # compared as integers: uint64 and int64 both hold values beyond 2^53 exactly
+        bad = (values <= 0) | (values > MAX_DEMAND)
+    if bad.any():
+        k = int(np.argmax(bad))
+        v = values[k]
+        what = f"{path}: weight of user {users[u[k]]!r} on arm {arms[a[k]]!r} (row {k + 1})"
+        if v > MAX_DEMAND and np.isfinite(v):
+            raise InvalidInputError(f"{what} is {describe(float(v))}; the limit is {LIMIT_TEXT}")
+        raise InvalidInputError(f"{what} is {v}; weights must be positive and finite")
+    return values.astype(np.float64)
+
+
+def _check_pairs(marked: np.ndarray, u: np.ndarray, a: np.ndarray, users: list[str], arms: list[str], path
+                 ) -> None:
+    """Refuse a (user, arm) pair given twice, naming it (as the JSON reader does; summing would hide it).
+
+    ``marked`` is the (users x arms) matrix after ``marked[u, a] = nonzero``: fewer non-zero entries than
+    rows mean a repeated pair, which only then is searched for (a sort)."""
+    if np.count_nonzero(marked) == len(u):
+        return
+    key = u.astype(np.int64) * marked.shape[1] + a
+    order = np.argsort(key, kind="stable")
+    dup = np.flatnonzero(key[order[1:]] == key[order[:-1]])
+    if len(dup):
+        k = int(order[dup[0] + 1])
+        raise InvalidInputError(f"{path}: row {k + 1} gives user {users[u[k]]!r} and arm {arms[a[k]]!r} again "
+                                "(duplicate pair); give one row per pair")
+
+
+def read_table_graph(path: str | os.PathLike, kind: str, demand: int | float | None = None
+                     ) -> tuple[DemandGraph, int | None]:
+    """Read an edge table or a batched table (``kind`` ``"parquet"`` or ``"csv"``).
+
+    Parameters
+    ----------
+    path : a Parquet file, a directory of Parquet part files, or a CSV file.
+    kind : ``"parquet"`` or ``"csv"`` (see :func:`file_kind`).
+    demand : the total demand D of a batched table; wins over the file's ``demand`` metadata; refused for an
+        edge table (its weights are the demand).
+
+    Returns
+    -------
+    The graph and the ``C`` of the file's metadata (``None`` when absent; CSV files have none).
+    """
+    table, meta = _read_table(path, kind)
+    for name in ("user", "arm"):
+        if name not in table.column_names:
+            raise InvalidInputError(f"{path}: no column {name!r} (columns: {', '.join(table.column_names) or 'none'}"
+                                    "); a graph table needs 'user', 'arm' and, for an edge table, 'weight'")
+    if table.num_rows == 0:
+        raise InvalidInputError(f"{path}: the table has no rows")
+    C = _c_field(meta, f"{path}: metadata 'C'")
+    u, users = _ids(table, "user", path)
+    a, arms = _ids(table, "arm", path)
+    if "weight" in table.column_names:
+        if demand is not None:
+            raise InvalidInputError(f"{path} has a 'weight' column (an edge table): its weights are the demand; "
+                                    "demand=D is only for a batched table (columns user, arm)")
+        w = np.zeros((len(users), len(arms)))
+        w[u, a] = _weights(table, path, users, arms, u, a)  # positive: zeros are refused
+        del table
+        _check_pairs(w, u, a, users, arms, path)
+        return DemandGraph.from_weights(w, users, arms), C
+    if demand is None:
+        if "demand" not in meta:
+            raise InvalidInputError(f"{path} is a batched table (columns user, arm; no 'weight'): give its total "
+                                    "demand with demand=D or a 'demand' key in the Parquet metadata")
+        demand = _number(meta["demand"], f"{path}: metadata 'demand'")
+        if demand <= 0:
+            raise InvalidInputError(f"{path}: metadata 'demand' must be positive, got {demand!r}")
+    del table
+    active = np.zeros((len(users), len(arms)), dtype=bool)
+    active[u, a] = True
+    _check_pairs(active, u, a, users, arms, path)
+    return DemandGraph.from_batched(demand, active, users, arms), C
