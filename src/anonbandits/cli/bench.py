@@ -59,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
         cases = [c for c in cases if c.family in families]
     if args.plot is not None and Path(args.plot).suffix.lower() not in PLOT_FORMATS:
         raise ConfigError(f"--plot {args.plot}: unknown image format; use one of {', '.join(PLOT_FORMATS)}")
+    if args.plot is not None:
+        import matplotlib  # noqa: F401  (before the runs: a base install without it learns so at once)
     # the table and the plot create missing directories; everything else must be writable before the runs
     check_outputs([("--out", args.out), ("--plot", args.plot)], make_parents=True)
     limit = args.time_limit or bench.TIME_LIMIT[args.suite]
