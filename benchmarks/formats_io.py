@@ -10,7 +10,7 @@ process per step measures wall time and peak memory (ru_maxrss of the child):
 * ``verify``: the streaming exact check of that file.
 
 Usage: python benchmarks/formats_io.py [--quick] [--sizes 10000,100000,...]
-A full run writes docs/results/formats_io.csv; ``--quick`` (10^4 and 10^5 users) writes build/results/.
+A full run writes docs/results/formats_io.csv; ``--quick`` (10^4 and 10^5 users) writes build/benchmarks/.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _output import results_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 ARMS, DEMAND, C = 20, 1000, 10
@@ -101,7 +102,7 @@ def main() -> None:
         return
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else (
         [10**4, 10**5] if args.quick else [10**4, 10**5, 10**6, 10**7])
-    out_dir = ROOT / ("build/results" if args.quick else "docs/results")
+    out_dir = results_dir(args.quick)
     work = ROOT / "build" / "formats_io"
     rows = []
     for n in sizes:
@@ -115,7 +116,6 @@ def main() -> None:
             row.update({f"{name}_s": m.pop("seconds"), f"{name}_peak_mb": m.pop("peak_mb"), **m})
         print(json.dumps(row), flush=True)
         rows.append(row)
-    out_dir.mkdir(parents=True, exist_ok=True)
     keys = list(dict.fromkeys(k for r in rows for k in r))
     lines = [",".join(keys)] + [",".join(str(r.get(k, "")) for k in keys) for r in rows]
     (out_dir / "formats_io.csv").write_text("\n".join(lines) + "\n")
