@@ -1,0 +1,383 @@
+"""Batched decompositions at platform scale: compact support, feasible shards, streamed part files.
+
+Paper: Esfandiari, Mirrokni, Schneider, *Anonymous Bandits for Multi-User Systems*, NeurIPS 2022, Section 3
+(batched graphs, demand D on every arm of A_i; Lemma 3 / Corollary 1). Beyond the paper: the graph is held as
+its support (N x K booleans) and D, never as dense float64 weights; users are split into shards, each
+decomposed on its own (locally or on a Dask ``distributed`` cluster) and written as one part file of the
+compact schedule (:mod:`anondecomp.compact`). Shards run their assignments in the same rounds, so the merged
+R is the maximum over shards, not the sum. docs/decompositions.md, "Sharded decompositions", proves that the
+merge is a valid C-anonymous decomposition and that every shard is feasible.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from anondecomp.columnar import _first_line, open_parquet, parquet_files, read_metadata
+from anondecomp.errors import InfeasibleError, InvalidInputError
+
+SHARD_USERS = 1 << 20  # users per shard when the caller does not choose: about 20 MB of support at K = 20
+
+
+@dataclass(frozen=True, eq=False)
+class BatchedSupport:
+    """A batched graph as its support: ``support[i, j]`` when user i wants arm j; total demand D per user
+    (``w_ij = D / |A_i|``, as :meth:`~anondecomp.DemandGraph.from_batched`).
+
+    ``users`` holds the user ids (int64 when the table's ids are integers, else strings), ``arms`` the arm
+    names. 1 byte per (user, arm) instead of the 16 of :class:`~anondecomp.DemandGraph`'s float64 weights and
+    int64 requirements.
+    """
+
+    support: np.ndarray
+    demand: int | float
+    users: np.ndarray
+    arms: tuple[str, ...]
+
+    def required(self, sizes: np.ndarray) -> np.ndarray:
+        """ceil(D / k) for every active-set size k in ``sizes``, exact (rational), int64."""
+        return required_per_arm(self.demand, sizes)
+
+    @property
+    def lower_bound(self) -> int:
+        """max_i |A_i| ceil(D / |A_i|) = max_i sum_j ceil(w_ij), the trivial lower bound on R."""
+        k = np.unique(self.support.sum(axis=1))
+        return int((k * self.required(k)).max())
+
+
+@dataclass(frozen=True)
+class ShardedResult:
+    """Summary of a sharded decomposition (the schedule itself is in the part files)."""
+
+    C: int
+    total_assignments: int
+    lower_bound: int
+    n_users: int
+    n_arms: int
+    shard_rounds: tuple[int, ...]
+    shard_users: tuple[int, ...]
+    shard_methods: tuple[str, ...]
+    rows: int
+    wall_time: float = 0.0
+    info: dict = field(default_factory=dict)
+
+    def header(self) -> dict:
+        """The summary fields stored in every part file's metadata (as the JSON output's header)."""
+        methods = sorted(set(self.shard_methods))
+        return {"C": self.C, "method": "sharded:" + "+".join(methods), "total_assignments": self.total_assignments,
+                "lower_bound": self.lower_bound, "distinct_assignments": None, "shards": len(self.shard_users)}
+
+    def summary(self) -> str:
+        return "\n".join([
+            f"method               sharded ({', '.join(sorted(set(self.shard_methods)))})",
+            f"users x arms         {self.n_users} x {self.n_arms}, C = {self.C}",
+            f"R (assignments)      {self.total_assignments}",
+            f"lower bound          {self.lower_bound}   (max_i sum_j w_ij)",
+            f"R / lower bound      {self.total_assignments / max(self.lower_bound, 1):.4f}",
+            f"shards               {len(self.shard_users)} (R per shard {min(self.shard_rounds)}.."
+            f"{max(self.shard_rounds)}; merged R = the maximum)",
+            f"schedule rows        {self.rows}",
+            f"wall time            {self.wall_time:.3f} s"])
+
+
+def required_per_arm(demand: int | float, sizes: np.ndarray) -> np.ndarray:
+    """ceil(D / k) per entry of ``sizes`` in rational arithmetic (no floating error), as from_batched."""
+    d = Fraction(demand)
+    k, inverse = np.unique(np.asarray(sizes, dtype=np.int64), return_inverse=True)
+    table = np.array([-((-d.numerator) // (d.denominator * max(int(s), 1))) for s in k], dtype=np.int64)
+    return table[inverse.reshape(np.shape(sizes))]
+
+
+def read_batched(path: str | os.PathLike, demand: float | None = None) -> BatchedSupport:
+    """Read a batched Parquet table (columns ``user``, ``arm``) straight into its support, in record batches.
+
+    Integer user ids index the support rows directly (no factorisation of 10^8 rows); string ids, or a CSV or
+    an edge table, go through :func:`anondecomp.read_graph` and are refused here when they carry weights.
+    Memory: the support (N x K bools) plus one record batch.
+    """
+    import pyarrow as pa
+
+    from anondecomp.columnar import file_kind
+    from anondecomp.io import _number
+
+    if file_kind(path) != "parquet":
+        return _from_graph(path, demand)
+    files = parquet_files(path)
+    first = open_parquet(files[0])
+    names = first.schema_arrow.names
+    if "weight" in names or "user" not in names or "arm" not in names \
+            or not pa.types.is_integer(first.schema_arrow.field("user").type):
+        return _from_graph(path, demand)
+    meta = read_metadata(first, files[0])
+    if demand is None:
+        if "demand" not in meta:
+            raise InvalidInputError(f"{path} is a batched table (columns user, arm; no 'weight'): give its total "
+                                    "demand with demand=D or a 'demand' key in the Parquet metadata")
+        demand = _number(meta["demand"], f"{path}: metadata 'demand'")
+    if demand <= 0:
+        raise InvalidInputError(f"{path}: demand must be positive, got {demand!r}")
+    arm_codes: dict = {}
+    support = np.zeros((0, 0), dtype=bool)
+    n_rows = 0
+    for part in files:
+        pf = open_parquet(part)
+        try:
+            batches = list(pf.iter_batches(columns=["user", "arm"], batch_size=1 << 22))
+        except (pa.ArrowException, OSError) as exc:
+            raise InvalidInputError(f"{part}: not a readable Parquet file ({_first_line(exc)})") from None
+        for batch in batches:
+            if batch.column(0).null_count or batch.column(1).null_count:
+                raise InvalidInputError(f"{part}: columns 'user' and 'arm' must have no missing values")
+            u = batch.column(0).to_numpy().astype(np.int64, copy=False)
+            a = _arm_codes(batch.column(1), arm_codes)
+            if len(u) and u.min() < 0:
+                raise InvalidInputError(f"{part}: user ids must be non-negative integers, got {int(u.min())}")
+            top = int(u.max()) + 1 if len(u) else 0
+            if top > support.shape[0] or len(arm_codes) > support.shape[1]:
+                grown = np.zeros((max(top, 2 * support.shape[0]), max(len(arm_codes), support.shape[1])), bool)
+                grown[:support.shape[0], :support.shape[1]] = support
+                support = grown
+            support[u, a] = True
+            n_rows += len(u)
+    present = np.flatnonzero(support.any(axis=1))
+    if len(present) == 0:
+        raise InvalidInputError(f"{path}: the table has no rows")
+    support = support[present] if len(present) < support.shape[0] else support
+    if int(np.count_nonzero(support)) != n_rows:
+        raise InvalidInputError(f"{path}: {n_rows - int(np.count_nonzero(support))} (user, arm) pairs appear "
+                                "more than once; give one row per pair")
+    return BatchedSupport(support, demand, present.astype(np.int64), tuple(map(str, arm_codes)))
+
+
+def _arm_codes(col, codes: dict) -> np.ndarray:
+    """Arm codes of one batch in order of first appearance over the whole table (few distinct arms)."""
+    import pyarrow.compute as pc
+
+    enc = pc.dictionary_encode(col)
+    local = np.array([codes.setdefault(v, len(codes)) for v in enc.dictionary.to_pylist()], dtype=np.int64)
+    return local[enc.indices.to_numpy(zero_copy_only=False)]
+
+
+def _from_graph(path, demand) -> BatchedSupport:
+    """Any other graph file: read it whole and keep its support, if it is batched (equal demands per user)."""
+    from anondecomp.io import read_graph
+
+    graph, _ = read_graph(path, demand=demand)
+    return from_graph(graph)
+
+
+def from_graph(graph) -> BatchedSupport:
+    """The support form of a :class:`~anondecomp.DemandGraph` whose positive demands all equal one D."""
+    if graph.demand is None:
+        raise InvalidInputError("sharding needs a batched graph (active sets and a total demand D); this graph "
+                                "has weights: decompose it without --shards/--scheduler")
+    return BatchedSupport(graph.support, graph.demand, np.asarray(graph.users, dtype=object), tuple(graph.arms))
+
+
+def make_shards(support: np.ndarray, C: int, n_shards: int, seed: int = 0) -> np.ndarray:
+    """Shard id (0..n_shards-1) of every user, such that every arm holds 0 or at least C+1 users per shard.
+
+    Users are dealt at random (balanced), then repaired towards shard 0, the *sink*: a user of shard s >= 1
+    on an arm that holds 1..C users in s moves to shard 0; an arm that holds 1..C users in shard 0 pulls all
+    its users into shard 0. Users only ever move into shard 0, so this stops after at most N moves, and at the
+    fixed point no shard has a thin arm (an arm thin in shard 0 would have all its |B_j| >= C+1 users there).
+    Thin arms (wanted by few users) thus keep their users together in shard 0.
+    """
+    N, K = support.shape
+    degree = support.sum(axis=0)
+    thin = np.flatnonzero((degree > 0) & (degree <= C))
+    if len(thin):
+        raise InfeasibleError(f"arms {thin[:10].tolist()} are wanted by 1..C = {C} users and can never be observed")
+    rng = np.random.default_rng(seed)
+    shard = (rng.permutation(N) % max(1, n_shards)).astype(np.int32)
+    while True:
+        counts = shard_counts(support, shard, n_shards)
+        bad = (counts > 0) & (counts <= C)
+        if not bad.any():
+            return shard
+        move = (support & bad[shard]).any(axis=1)
+        move |= support[:, bad[0]].any(axis=1)
+        shard[move] = 0
+
+
+def shard_counts(support: np.ndarray, shard: np.ndarray, n_shards: int) -> np.ndarray:
+    """(n_shards, K) users per shard and arm."""
+    return np.stack([np.bincount(shard[support[:, j]], minlength=n_shards) for j in range(support.shape[1])],
+                    axis=1)
+
+
+def phase_rows(support: np.ndarray, D: int | float, L: int, C: int
+               ) -> tuple[tuple[np.ndarray, ...], bool]:
+    """The phase schedule of a batched shard written directly as schedule rows, and whether it is valid.
+
+    User i takes its |A_i| = k arms one after the other in index order rotated by an offset that cycles over
+    the users with the same k (as :func:`anondecomp.schedule.phase_schedule`), each phase r = ceil(D / k)
+    rounds plus an even share of the idle time L - k r, so every user's rows tile [0, L). Valid when every arm
+    holds 0 or at least C+1 users in every round; then every pair gets at least r informative rounds and
+    R = L.
+    Returns (user, arm, first_round, rounds) with users local to ``support`` and user-major order.
+    """
+    N, K = support.shape
+    users, arms = np.nonzero(support)  # row-major: each user's arms in index order, users consecutive
+    k = np.bincount(users, minlength=N)
+    base = np.cumsum(k) - k            # first row of each user
+    by_k = np.argsort(k, kind="stable")
+    rank = np.empty(N, dtype=np.int64)
+    rank[by_k] = np.arange(N) - np.searchsorted(k[by_k], k[by_k], side="left")
+    kk = np.maximum(k, 1)
+    offset = rank % kk
+    # phase p of user i: its arm number (p + offset_i) mod k_i; lengths and starts depend on (k, p) only
+    phase = np.arange(len(users)) - base[users]
+    ku = k[users]
+    arm = arms[base[users] + (phase + offset[users]) % ku]
+    sizes = np.arange(K + 1)
+    r = required_per_arm(D, np.maximum(sizes, 1))
+    idle = L - sizes * r
+    p = np.arange(K)[None, :]
+    length = np.where(p < sizes[:, None], r[:, None] + idle[:, None] // np.maximum(sizes, 1)[:, None]
+                      + (p < (idle % np.maximum(sizes, 1))[:, None]), 0)
+    start = np.cumsum(length, axis=1) - length
+    # occupancy: +1 where a phase starts, -1 where it ends, per (arm, boundary); every user works in every row
+    cuts = np.unique(np.concatenate([start[length > 0], [L]]))
+    n = len(cuts)
+    s_slot = np.searchsorted(cuts, start)
+    e_slot = np.searchsorted(cuts, start + length)
+    delta = np.bincount(arm * n + s_slot[ku, phase], minlength=K * n) \
+        - np.bincount(arm * n + e_slot[ku, phase], minlength=K * n)
+    occupancy = np.cumsum(delta.reshape(K, n), axis=1)
+    ok = not ((occupancy > 0) & (occupancy <= C)).any()
+    return (users, arm, start[ku, phase], length[ku, phase]), ok
+
+
+def solve_shard(support: np.ndarray, D: int | float, L: int, C: int, seed: int = 0
+                ) -> tuple[tuple[np.ndarray, ...], int, str]:
+    """Schedule rows of one shard, its R and the method used: the phase schedule when valid at length L
+    (R = L), else :func:`anondecomp.decompose` with ``auto`` on the shard (exact routes, R >= L possible)."""
+    rows, ok = phase_rows(support, D, L, C)
+    if ok:
+        return rows, L, "phase"
+    from anondecomp.compact import schedule_rows
+    from anondecomp.decompose import decompose
+    from anondecomp.graph import DemandGraph
+
+    res = decompose(DemandGraph.from_batched(D, support), C, method="auto", seed=seed)
+    m = res.multiplicities.astype(np.int64)
+    starts = np.concatenate([[0], np.cumsum(m)[:-1]])
+    return schedule_rows(res.assignments, starts, res.total_assignments, 0, len(support)), \
+        res.total_assignments, res.method
+
+
+def _extend(rows: tuple[np.ndarray, ...], R: int) -> tuple[np.ndarray, ...]:
+    """Stretch every user's last row to end at round R (shards share rounds; a longer group only gains users)."""
+    users, arm, first, rounds = rows
+    last = np.ones(len(users), dtype=bool)
+    last[:-1] = users[1:] != users[:-1]
+    rounds = rounds.astype(np.int64, copy=True)
+    rounds[last] = R - first[last]
+    return users, arm, first, rounds
+
+
+def shard_task(support: np.ndarray, users: np.ndarray, arms: tuple[str, ...], D: int | float, L: int, C: int,
+               R: int | None, part: str | None, header: dict | None, seed: int = 0) -> tuple[int, str, int]:
+    """One shard: solve it; with ``part`` also write its rows (stretched to the merged R) as one Parquet file.
+
+    Returns (shard R, method, rows written). Runs in a Dask worker or in this process.
+    """
+    rows, R_s, method = solve_shard(support, D, L, C, seed)
+    if part is not None:
+        _write_part(Path(part), _extend(rows, R), users, arms, header)
+    return R_s, method, len(rows[0])
+
+
+def _write_part(path: Path, rows: tuple[np.ndarray, ...], users: np.ndarray, arms: tuple[str, ...],
+                header: dict) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from anondecomp.compact import _schema
+
+    u, a, first, rounds = rows
+    names = pa.array(users).cast(pa.string()) if users.dtype != object else pa.array(users, pa.string())
+    table = pa.table([names.take(u), pa.array(arms, pa.string()).take(a), first.astype(np.int64),
+                      rounds.astype(np.int64)], schema=_schema(header))
+    pq.write_table(table, path)
+
+
+def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | None = None, *,
+                      n_shards: int | None = None, scheduler=None, seed: int = 0) -> ShardedResult:
+    """Decompose a batched graph shard by shard and write the part directory ``out`` (if given).
+
+    Parameters
+    ----------
+    data : the graph's support and demand (:func:`read_batched`).
+    C : anonymity parameter.
+    out : a part directory (``OUT/``): one ``part-NNNNN.parquet`` per shard, every user's rows tiling [0, R).
+    n_shards : number of shards (default: one per ``SHARD_USERS`` users).
+    scheduler : a Dask scheduler address (``tcp://HOST:PORT``) or a ``distributed.Client``; shards then run on
+        its workers, which must see ``out`` (shared file system). ``None`` runs them in this process.
+    seed : seed of the random dealing of users to shards.
+
+    Two passes: the first solves every shard and returns its R; the merged R is their maximum; the second
+    solves again (deterministic: the same rows) and writes each shard's rows stretched to that R. A shard
+    whose phase schedule is valid costs a few vectorised passes over its support, so solving twice is cheaper
+    than holding or shipping 10^8 rows.
+    """
+    import time
+
+    t0 = time.perf_counter()
+    if C < 1:
+        raise InvalidInputError(f"C must be at least 1, got {C}")
+    N = len(data.support)
+    S = n_shards or max(1, -(-N // SHARD_USERS))
+    if S < 1:
+        raise InvalidInputError(f"--shards must be at least 1, got {S}")
+    shard = make_shards(data.support, C, S, seed)
+    members = [np.flatnonzero(shard == s) for s in range(S)]
+    members = [m for m in members if len(m)]
+    L = data.lower_bound
+    D = data.demand
+    run = _runner(scheduler)
+    first = run([(data.support[m], None, data.arms, D, L, C, None, None, None, seed) for m in members])
+    R = max(r for r, _, _ in first)
+    result = ShardedResult(C, R, L, N, len(data.arms), tuple(r for r, _, _ in first), tuple(map(len, members)),
+                           tuple(m for _, m, _ in first), sum(n for _, _, n in first))
+    if out is not None:
+        target = Path(out)
+        tmpdir = tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        try:
+            header = result.header()
+            run([(data.support[m], data.users[m], data.arms, D, L, C, R, str(Path(tmpdir) / f"part-{s:05d}.parquet"),
+                  header, seed) for s, m in enumerate(members)])
+            if target.is_dir():
+                target.rmdir()
+            os.replace(tmpdir, target)
+        except BaseException:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+            raise
+    return ShardedResult(**{**result.__dict__, "wall_time": time.perf_counter() - t0})
+
+
+def _runner(scheduler):
+    """A function running ``shard_task`` over argument tuples: in this process, or on a Dask cluster."""
+    if scheduler is None:
+        return lambda tasks: [shard_task(*t) for t in tasks]
+    from distributed import Client
+
+    def run(tasks):
+        client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+        try:
+            futures = [client.submit(shard_task, *t, pure=False) for t in tasks]
+            return client.gather(futures)
+        finally:
+            if client is not scheduler:
+                client.close()
+
+    return run
+
