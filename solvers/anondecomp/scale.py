@@ -95,26 +95,43 @@ def required_per_arm(demand: int | float, sizes: np.ndarray) -> np.ndarray:
     return table[inverse.reshape(np.shape(sizes))]
 
 
-def read_batched(path: str | os.PathLike, demand: float | None = None) -> BatchedSupport:
+def batched_rows(path: str | os.PathLike) -> int:
+    """Rows of a batched Parquet table with integer user ids (what :func:`read_batched` streams), else 0."""
+    from anondecomp.columnar import file_kind
+
+    if not os.path.exists(path) or file_kind(path) != "parquet":
+        return 0
+    files = parquet_files(path)
+    if not _streamable(open_parquet(files[0]).schema_arrow):
+        return 0
+    return sum(open_parquet(f).metadata.num_rows for f in files)
+
+
+def _streamable(schema) -> bool:
+    import pyarrow as pa
+
+    names = schema.names
+    return "weight" not in names and "arm" in names and "user" in names \
+        and pa.types.is_integer(schema.field("user").type)
+
+
+def read_batched(path: str | os.PathLike, demand: float | None = None) -> tuple[BatchedSupport, int | None]:
     """Read a batched Parquet table (columns ``user``, ``arm``) straight into its support, in record batches.
 
     Integer user ids index the support rows directly (no factorisation of 10^8 rows); string ids, or a CSV or
     an edge table, go through :func:`anondecomp.read_graph` and are refused here when they carry weights.
-    Memory: the support (N x K bools) plus one record batch.
+    Memory: the support (N x K bools) plus one record batch. Returns the support and the file's ``C`` (or
+    ``None``).
     """
     import pyarrow as pa
 
     from anondecomp.columnar import file_kind
-    from anondecomp.io import _number
+    from anondecomp.io import _c_field, _number
 
-    if file_kind(path) != "parquet":
+    if file_kind(path) != "parquet" or not _streamable(open_parquet(parquet_files(path)[0]).schema_arrow):
         return _from_graph(path, demand)
     files = parquet_files(path)
     first = open_parquet(files[0])
-    names = first.schema_arrow.names
-    if "weight" in names or "user" not in names or "arm" not in names \
-            or not pa.types.is_integer(first.schema_arrow.field("user").type):
-        return _from_graph(path, demand)
     meta = read_metadata(first, files[0])
     if demand is None:
         if "demand" not in meta:
@@ -153,7 +170,8 @@ def read_batched(path: str | os.PathLike, demand: float | None = None) -> Batche
     if int(np.count_nonzero(support)) != n_rows:
         raise InvalidInputError(f"{path}: {n_rows - int(np.count_nonzero(support))} (user, arm) pairs appear "
                                 "more than once; give one row per pair")
-    return BatchedSupport(support, demand, present.astype(np.int64), tuple(map(str, arm_codes)))
+    return BatchedSupport(support, demand, present.astype(np.int64), tuple(map(str, arm_codes))), \
+        _c_field(meta, f"{path}: metadata 'C'")
 
 
 def _arm_codes(col, codes: dict) -> np.ndarray:
@@ -169,8 +187,8 @@ def _from_graph(path, demand) -> BatchedSupport:
     """Any other graph file: read it whole and keep its support, if it is batched (equal demands per user)."""
     from anondecomp.io import read_graph
 
-    graph, _ = read_graph(path, demand=demand)
-    return from_graph(graph)
+    graph, C = read_graph(path, demand=demand)
+    return from_graph(graph), C
 
 
 def from_graph(graph) -> BatchedSupport:
@@ -335,9 +353,9 @@ def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | Non
     if C < 1:
         raise InvalidInputError(f"C must be at least 1, got {C}")
     N = len(data.support)
+    if n_shards is not None and n_shards < 1:
+        raise InvalidInputError(f"n_shards (--shards) must be at least 1, got {n_shards}")
     S = n_shards or max(1, -(-N // SHARD_USERS))
-    if S < 1:
-        raise InvalidInputError(f"--shards must be at least 1, got {S}")
     shard = make_shards(data.support, C, S, seed)
     members = [np.flatnonzero(shard == s) for s in range(S)]
     members = [m for m in members if len(m)]
@@ -371,7 +389,10 @@ def _runner(scheduler):
     from distributed import Client
 
     def run(tasks):
-        client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+        try:
+            client = scheduler if isinstance(scheduler, Client) else Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise InvalidInputError(f"--scheduler {scheduler}: cannot connect ({_first_line(exc)})") from None
         try:
             futures = [client.submit(shard_task, *t, pure=False) for t in tasks]
             return client.gather(futures)
