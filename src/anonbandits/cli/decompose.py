@@ -16,9 +16,9 @@ from anonbandits.cli.options import (
     positive_int,
     positive_seconds,
 )
+from anonbandits.errors import ConfigError
 from anondecomp.compact import is_directory_output
 from anondecomp.errors import InvalidInputError
-from anonbandits.errors import ConfigError
 
 AUTO_ROWS = 1 << 25  # (user, arm) rows above which a batched Parquet table is sharded without --shards
 
