@@ -237,9 +237,9 @@ def phase_rows(support: np.ndarray, D: int | float, L: int, C: int
 
     User i takes its |A_i| = k arms one after the other in index order rotated by an offset that cycles over
     the users with the same k (as :func:`anondecomp.schedule.phase_schedule`), each phase r = ceil(D / k)
-    rounds plus an even share of the idle time L - k r, so every user's rows tile [0, L). Valid when every arm
-    holds 0 or at least C+1 users in every round; then every pair gets at least r informative rounds and
-    R = L.
+    rounds plus an even share of the idle time L - k r, so every user's rows tile [0, L). Valid when every pair
+    still gets r informative rounds (its arm holds at least C+1 users in them): a phase stretched beyond r
+    may cross a thin stretch of its arm. Then R = L.
     Returns (user, arm, first_round, rounds) with users local to ``support`` and user-major order.
     """
     N, K = support.shape
@@ -267,10 +267,15 @@ def phase_rows(support: np.ndarray, D: int | float, L: int, C: int
     n = len(cuts)
     s_slot = np.searchsorted(cuts, start)
     e_slot = np.searchsorted(cuts, start + length)
-    delta = np.bincount(arm * n + s_slot[ku, phase], minlength=K * n) \
-        - np.bincount(arm * n + e_slot[ku, phase], minlength=K * n)
+    s_row, e_row = s_slot[ku, phase], e_slot[ku, phase]
+    delta = np.bincount(arm * n + s_row, minlength=K * n) - np.bincount(arm * n + e_row, minlength=K * n)
     occupancy = np.cumsum(delta.reshape(K, n), axis=1)
-    ok = not ((occupancy > 0) & (occupancy <= C)).any()
+    # rounds up to each boundary in which the arm is thin (1..C users): a row loses those inside it
+    thin = (occupancy[:, :-1] > 0) & (occupancy[:, :-1] <= C)
+    lost = np.zeros((K, n), dtype=np.int64)
+    np.cumsum(thin * np.diff(cuts), axis=1, out=lost[:, 1:])
+    informative = length[ku, phase] - (lost[arm, e_row] - lost[arm, s_row]) if thin.any() else length[ku, phase]
+    ok = bool((informative >= r[ku]).all())
     return (users, arm, start[ku, phase], length[ku, phase]), ok
 
 

@@ -1,0 +1,249 @@
+"""Issue 13: decompositions at platform scale, one machine and a Dask LocalCluster, against the fastest plain LP.
+
+Graphs: the generator of ``benchmarks/decompose_speed.py`` (every user has an optimal arm, uniform, and each
+other arm joins its active set with probability 1/2), batched demand D = 1000, C = 10, written as a Parquet
+batched table (``user`` int64, ``arm`` int16; ``demand`` and ``C`` in the metadata), generated in chunks.
+
+Table 1 (scale): users, arms, C, method, seconds, peak memory, R, LP value, output bytes, for the whole
+``anonbandits decompose BIG.parquet --shards N -o OUT/`` process (local) and the same with ``--scheduler`` on a
+``distributed.LocalCluster`` of 2 worker processes (its workers' memory is added to the peak). R's LP value on
+these graphs is the trivial bound LB = max_i sum_j ceil(w_ij) (the aggregate LP's optimum; checked against
+HiGHS at the sizes of table 2).
+
+Table 2 (against the plain LP): the in-process decomposition (read support, shard, solve, no output) vs building
+and solving with HiGHS the LP with y_j = R (w_ij <= z_ij, sum_j z_ij <= R, sum_i z_ij >= (C+1) R), built once
+as a sparse matrix; and, from 10^5 users, the whole CLI run vs a whole process that reads the same file and
+solves that LP.
+
+Usage: python benchmarks/decompose_scale.py [--quick] [--out DIR] [--max-users N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from _output import results_dir
+
+C, D = 10, 1000
+
+
+def write_graph(path: Path, N: int, K: int, seed: int = 0, chunk: int = 1 << 20) -> None:
+    """The decompose_speed.py generator, ``chunk`` users at a time, as a batched Parquet table."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(seed)
+    schema = pa.schema([("user", pa.int64()), ("arm", pa.int16())],
+                       metadata={"demand": json.dumps(D), "C": json.dumps(C)})
+    with pq.ParquetWriter(path, schema) as writer:
+        for lo in range(0, N, chunk):
+            n = min(chunk, N - lo)
+            active = rng.random((n, K)) < 0.5
+            active[np.arange(n), rng.integers(0, K, n)] = True
+            u, a = np.nonzero(active)
+            writer.write_table(pa.table([u + lo, a.astype(np.int16)], schema=schema))
+
+
+def simple_lp(data, C: int) -> tuple[float, float]:
+    """(seconds, optimum) of building (one sparse matrix) and solving with HiGHS the plain LP with y_j = R:
+    min R  s.t.  w_ij <= z_ij,  sum_j z_ij <= R,  sum_i z_ij >= (C+1) R  (one z per wanted pair)."""
+    import scipy.sparse as sp
+
+    from anondecomp.highs import load_model, new_highs
+
+    t0 = time.perf_counter()
+    users, arms = np.nonzero(data.support)
+    n, P = len(data.support), len(users)
+    K = data.support.shape[1]
+    w = data.demand / np.bincount(users, minlength=n)[users]
+    rows = np.concatenate([users, n + arms, np.arange(n), n + np.arange(K)])
+    cols = np.concatenate([np.arange(P), np.arange(P), np.full(n, P), np.full(K, P)])
+    vals = np.concatenate([np.ones(P), -np.ones(P), -np.ones(n), np.full(K, C + 1.0)])
+    A = sp.csc_matrix((vals, (rows, cols)), shape=(n + K, P + 1))
+    h = new_highs()
+    load_model(h, A, np.r_[np.zeros(P), 1.0], np.r_[w, 0.0], np.full(P + 1, np.inf),
+               np.full(n + K, -np.inf), np.zeros(n + K))
+    h.run()
+    return time.perf_counter() - t0, float(h.getInfo().objective_function_value)
+
+
+def lp_process(path: str) -> None:
+    """A whole process's work for the CLI comparison: read the batched table and solve the plain LP."""
+    from anondecomp import scale
+
+    data, file_C = scale.read_batched(path)
+    seconds, value = simple_lp(data, file_C)
+    print(json.dumps({"lp_value": value, "lp_seconds": seconds}))
+
+
+class Peak:
+    """Peak of the summed resident memory of some processes and their children, sampled every 0.05 s."""
+
+    def __init__(self, pids: list[int]) -> None:
+        import threading
+
+        import psutil
+
+        self.roots = [psutil.Process(p) for p in pids]
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        import psutil
+
+        while not self._stop.is_set():
+            total = 0
+            for root in self.roots:
+                try:
+                    for p in [root, *root.children(recursive=True)]:
+                        total += p.memory_info().rss
+                except psutil.Error:
+                    pass
+            self.peak = max(self.peak, total)
+            self._stop.wait(0.05)
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._thread.join()
+        return self.peak
+
+
+def timed_process(cmd: list[str], extra_pids: list[int]) -> tuple[float, int, str]:
+    """(wall seconds, peak summed RSS bytes, stdout) of one process, counting ``extra_pids`` (Dask workers)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak = Peak([proc.pid, *extra_pids])
+    out, err = proc.communicate()
+    wall = time.perf_counter() - t0
+    if proc.returncode:
+        raise RuntimeError(f"{cmd} failed: {err}")
+    return wall, peak.stop(), out
+
+
+def field(text: str, name: str) -> str:
+    return next(line[len(name):].split()[0] for line in text.splitlines() if line.startswith(name))
+
+
+def scale_row(path: Path, N: int, K: int, method: str, tmp: Path, scheduler: str | None, worker_pids: list[int]
+              ) -> dict:
+    out = tmp / f"out_{method}_{N}"
+    cmd = [str(Path(sys.executable).with_name("anonbandits")), "decompose", str(path), "-o", f"{out}/",
+           "--shards", str(max(1, -(-N // (1 << 20))))]
+    if scheduler:
+        cmd += ["--scheduler", scheduler]
+    wall, peak, text = timed_process(cmd, worker_pids)
+    size = sum(f.stat().st_size for f in out.iterdir())
+    shutil.rmtree(out)
+    return {"users": N, "arms": K, "C": C, "method": method, "seconds": round(wall, 2),
+            "peak_memory_mb": round(peak / 2**20), "R": int(field(text, "R (assignments)")),
+            "lower_bound": int(field(text, "lower bound")), "shards": int(field(text, "shards")),
+            "output_bytes": size}
+
+
+def lp_row(N: int, K: int, tmp: Path) -> dict:
+    """In-process decomposition vs in-process plain LP; from 10^5 users also the two whole processes."""
+    from anondecomp import scale
+
+    path = tmp / f"lp_{N}x{K}.parquet"
+    write_graph(path, N, K)
+    data, _ = scale.read_batched(path)
+    t0 = time.perf_counter()
+    res = scale.decompose_sharded(data, C)
+    dec = time.perf_counter() - t0
+    lp_s, lp_value = simple_lp(data, C)
+    row = {"users": N, "arms": K, "C": C, "decompose_seconds": round(dec, 3), "R": res.total_assignments,
+           "lower_bound": res.lower_bound, "lp_seconds": round(lp_s, 3), "lp_value": round(lp_value, 3),
+           "ratio_in_process": round(dec / lp_s, 4)}
+    if N >= 100_000:
+        out = tmp / "cli_out"
+        cli, _, _ = timed_process([str(Path(sys.executable).with_name("anonbandits")), "decompose", str(path),
+                                   "-o", f"{out}/"], [])
+        shutil.rmtree(out)
+        lp_proc, _, _ = timed_process([sys.executable, __file__, "--lp-process", str(path)], [])
+        row.update(cli_seconds=round(cli, 2), lp_process_seconds=round(lp_proc, 2),
+                   ratio_whole_process=round(cli / lp_proc, 4))
+    path.unlink()
+    return row
+
+
+def write_csv(rows: list[dict], path: Path) -> None:
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=cols)
+        w.writeheader()
+        w.writerows(rows)
+    print(f"wrote {path}")
+
+
+def plot(rows: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
+    for method in dict.fromkeys(r["method"] for r in rows):
+        sel = [r for r in rows if r["method"] == method]
+        a.loglog([r["users"] for r in sel], [r["seconds"] for r in sel], "o-", label=method)
+        b.loglog([r["users"] for r in sel], [r["peak_memory_mb"] for r in sel], "o-", label=method)
+    a.set(xlabel="users (20 arms, C = 10, D = 1000)", ylabel="seconds (read, decompose, write)")
+    b.set(xlabel="users", ylabel="peak memory, all processes (MB)")
+    for ax in (a, b):
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"wrote {path}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    parser.add_argument("--out", help="output directory (default docs/results/, build/benchmarks/ with --quick)")
+    parser.add_argument("--max-users", type=int, default=None, help="largest size of the scale table")
+    parser.add_argument("--lp-process", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.lp_process:
+        lp_process(args.lp_process)
+        return
+    out = Path(args.out) if args.out else results_dir(args.quick)
+    top = args.max_users or (10**4 if args.quick else 10**7)
+    sizes = [n for n in (10**3, 10**4, 10**5, 10**6, 10**7, 10**8) if n <= top]
+    lp_sizes = [(10**3, 10), (10**3, 50), (10**4, 20)] if args.quick else \
+        [(10**3, 10), (10**3, 50), (10**4, 20), (10**4, 50), (10**5, 20), (10**5, 50), (10**6, 20), (10**6, 50)]
+    import distributed
+
+    rows, lp_rows = [], []
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                      dashboard_address=None, memory_limit="3GiB") as cluster:
+            pids = [w.process.pid for w in cluster.workers.values()]
+            for N in sizes:
+                path = tmp / f"graph_{N}.parquet"
+                write_graph(path, N, 20)
+                for method, scheduler in (("local", None), ("LocalCluster", cluster.scheduler_address)):
+                    rows.append(scale_row(path, N, 20, method, tmp, scheduler, pids if scheduler else []))
+                    print(json.dumps(rows[-1]), flush=True)
+                    write_csv(rows, out / "decompose_scale.csv")
+                path.unlink()
+        plot(rows, out / "decompose_scale.png")
+        for N, K in lp_sizes:
+            lp_rows.append(lp_row(N, K, tmp))
+            print(json.dumps(lp_rows[-1]), flush=True)
+            write_csv(lp_rows, out / "decompose_scale_lp.csv")
+
+
+if __name__ == "__main__":
+    main()
