@@ -29,7 +29,8 @@ SHARD_USERS = 1 << 20  # users per shard when the caller does not choose: about 
 @dataclass(frozen=True, eq=False)
 class BatchedSupport:
     """A batched graph as its support: ``support[i, j]`` when user i wants arm j; total demand D per user
-    (``w_ij = D / |A_i|``, as :meth:`~anondecomp.DemandGraph.from_batched`).
+    (``w_ij = D / |A_i|``, as :meth:`~anondecomp.DemandGraph.from_batched`). A general demand graph also
+    carries its ``weights`` (and no D); its shards are decomposed by ``auto``.
 
     ``users`` holds the user ids (int64 when the table's ids are integers, else strings), ``arms`` the arm
     names. 1 byte per (user, arm) instead of the 16 of :class:`~anondecomp.DemandGraph`'s float64 weights and
@@ -37,9 +38,14 @@ class BatchedSupport:
     """
 
     support: np.ndarray
-    demand: int | float
+    demand: int | float | None
     users: np.ndarray
     arms: tuple[str, ...]
+    weights: np.ndarray | None = None  # a general demand graph's (N, K) weights; then ``demand`` is None
+
+    def rows_of(self, members: np.ndarray) -> np.ndarray:
+        """What a shard task receives for these users: their support, or their weights (general graph)."""
+        return (self.support if self.weights is None else self.weights)[members]
 
     def required(self, sizes: np.ndarray) -> np.ndarray:
         """ceil(D / k) for every active-set size k in ``sizes``, exact (rational), int64."""
@@ -48,6 +54,8 @@ class BatchedSupport:
     @property
     def lower_bound(self) -> int:
         """max_i |A_i| ceil(D / |A_i|) = max_i sum_j ceil(w_ij), the trivial lower bound on R."""
+        if self.weights is not None:
+            return int(np.ceil(self.weights).sum(axis=1).max())
         k = np.unique(self.support.sum(axis=1))
         return int((k * self.required(k)).max())
 
@@ -192,11 +200,11 @@ def _from_graph(path, demand) -> BatchedSupport:
 
 
 def from_graph(graph) -> BatchedSupport:
-    """The support form of a :class:`~anondecomp.DemandGraph` whose positive demands all equal one D."""
-    if graph.demand is None:
-        raise InvalidInputError("sharding needs a batched graph (active sets and a total demand D); this graph "
-                                "has weights: decompose it without --shards/--scheduler")
-    return BatchedSupport(graph.support, graph.demand, np.asarray(graph.users, dtype=object), tuple(graph.arms))
+    """The shardable form of a :class:`~anondecomp.DemandGraph`: its support and D, or its weights."""
+    users = np.asarray(graph.users, dtype=object)
+    if graph.demand is None:  # weights: shards are decomposed as general graphs (no phase rule)
+        return BatchedSupport(graph.support, None, users, tuple(graph.arms), graph.weights)
+    return BatchedSupport(graph.support, graph.demand, users, tuple(graph.arms))
 
 
 def make_shards(support: np.ndarray, C: int, n_shards: int, seed: int = 0) -> np.ndarray:
@@ -279,21 +287,25 @@ def phase_rows(support: np.ndarray, D: int | float, L: int, C: int
     return (users, arm, start[ku, phase], length[ku, phase]), ok
 
 
-def solve_shard(support: np.ndarray, D: int | float, L: int, C: int, seed: int = 0
+def solve_shard(matrix: np.ndarray, D: int | float | None, L: int, C: int, seed: int = 0
                 ) -> tuple[tuple[np.ndarray, ...], int, str]:
     """Schedule rows of one shard, its R and the method used: the phase schedule when valid at length L
-    (R = L), else :func:`anondecomp.decompose` with ``auto`` on the shard (exact routes, R >= L possible)."""
-    rows, ok = phase_rows(support, D, L, C)
-    if ok:
-        return rows, L, "phase"
-    from anondecomp.compact import schedule_rows
-    from anondecomp.decompose import decompose
+    (R = L), else :func:`anondecomp.decompose` with ``auto`` on the shard (exact routes, R >= L possible).
+    ``matrix`` is the shard's support, or its weights when ``D`` is None (a general graph: ``auto`` only)."""
     from anondecomp.graph import DemandGraph
 
-    res = decompose(DemandGraph.from_batched(D, support), C, method="auto", seed=seed)
+    if D is not None:
+        rows, ok = phase_rows(matrix, D, L, C)
+        if ok:
+            return rows, L, "phase"
+    from anondecomp.compact import schedule_rows
+    from anondecomp.decompose import decompose
+
+    graph = DemandGraph.from_weights(matrix) if D is None else DemandGraph.from_batched(D, matrix)
+    res = decompose(graph, C, method="auto", seed=seed)
     m = res.multiplicities.astype(np.int64)
     starts = np.concatenate([[0], np.cumsum(m)[:-1]])
-    return schedule_rows(res.assignments, starts, res.total_assignments, 0, len(support)), \
+    return schedule_rows(res.assignments, starts, res.total_assignments, 0, len(matrix)), \
         res.total_assignments, res.method
 
 
@@ -307,13 +319,13 @@ def _extend(rows: tuple[np.ndarray, ...], R: int) -> tuple[np.ndarray, ...]:
     return users, arm, first, rounds
 
 
-def shard_task(support: np.ndarray, users: np.ndarray, arms: tuple[str, ...], D: int | float, L: int, C: int,
+def shard_task(matrix: np.ndarray, users: np.ndarray, arms: tuple[str, ...], D: int | float | None, L: int, C: int,
                R: int | None, part: str | None, header: dict | None, seed: int = 0) -> tuple[int, str, int]:
     """One shard: solve it; with ``part`` also write its rows (stretched to the merged R) as one Parquet file.
 
     Returns (shard R, method, rows written). Runs in a Dask worker or in this process.
     """
-    rows, R_s, method = solve_shard(support, D, L, C, seed)
+    rows, R_s, method = solve_shard(matrix, D, L, C, seed)
     if part is not None:
         _write_part(Path(part), _extend(rows, R), users, arms, header)
     return R_s, method, len(rows[0])
@@ -367,7 +379,7 @@ def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | Non
     L = data.lower_bound
     D = data.demand
     run = _runner(scheduler)
-    first = run([(data.support[m], None, data.arms, D, L, C, None, None, None, seed) for m in members])
+    first = run([(data.rows_of(m), None, data.arms, D, L, C, None, None, None, seed) for m in members])
     R = max(r for r, _, _ in first)
     result = ShardedResult(C, R, L, N, len(data.arms), tuple(r for r, _, _ in first), tuple(map(len, members)),
                            tuple(m for _, m, _ in first), sum(n for _, _, n in first))
@@ -376,7 +388,7 @@ def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | Non
         tmpdir = tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         try:
             header = result.header()
-            run([(data.support[m], data.users[m], data.arms, D, L, C, R, str(Path(tmpdir) / f"part-{s:05d}.parquet"),
+            run([(data.rows_of(m), data.users[m], data.arms, D, L, C, R, str(Path(tmpdir) / f"part-{s:05d}.parquet"),
                   header, seed) for s, m in enumerate(members)])
             if target.is_dir():
                 target.rmdir()

@@ -15,7 +15,7 @@ import anondecomp
 from anonbandits.cli.main import main
 from anondecomp import DemandGraph, InfeasibleError, InvalidInputError, scale
 from anondecomp.compact import read_header, verify_compact
-from tests.solvers.strategies import batched_graphs
+from tests.solvers.strategies import batched_graphs, weighted_graphs
 
 
 def random_support(N: int, K: int, seed: int) -> np.ndarray:
@@ -122,9 +122,16 @@ def test_the_table_reader_streams_the_support_of_integer_ids(tmp_path):
         scale.read_batched(tmp_path / "dup.parquet")
 
 
-def test_a_weighted_graph_cannot_be_sharded():
-    with pytest.raises(InvalidInputError, match="has weights"):
-        scale.from_graph(DemandGraph.from_weights(np.ones((4, 2))))
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=weighted_graphs(max_users=20, max_arms=3, max_C=2), shards=st.integers(1, 3))
+def test_a_weighted_graph_is_sharded_with_auto_per_shard(tmp_path_factory, case, shards):
+    graph, C = case
+    data = scale.from_graph(graph)
+    assert data.demand is None and data.lower_bound == graph.lower_bound
+    out = tmp_path_factory.mktemp("weighted") / "out"
+    res = scale.decompose_sharded(data, C, f"{out}/", n_shards=shards)
+    assert "phase" not in res.shard_methods
+    assert verify_compact(graph, C, out).valid
 
 
 def test_shards_on_a_local_dask_cluster_write_the_same_parts(tmp_path):

@@ -1,5 +1,5 @@
 """``anonbandits decompose GRAPH --C 3 [--method ...] [-o OUT.json|OUT.parquet|OUT/] [--certify]``: solve and
-summarise. ``--shards N`` or ``--scheduler tcp://HOST:PORT`` split a batched graph's users into feasible shards
+summarise. ``--shards N`` or ``--scheduler tcp://HOST:PORT`` split the users into feasible shards
 (:mod:`anondecomp.scale`), decomposed locally or on a Dask cluster and written as a part directory."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def add_parser(sub) -> None:
     p.add_argument("--time-limit", type=positive_seconds, default=None, metavar="SECONDS",
                    help="time limit for 'optimal' (best decomposition found, with its gap) and for --certify")
     p.add_argument("--shards", type=positive_int, default=None, metavar="N",
-                   help="split the users of a batched graph into N feasible shards, decomposed one by one; the "
+                   help="split the users into N feasible shards, decomposed one by one; the "
                         "merged R is the largest shard's (automatic for batched Parquet tables of more than "
                         f"{AUTO_ROWS} rows)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
