@@ -151,6 +151,7 @@ def read_batched(path: str | os.PathLike, demand: float | None = None) -> tuple[
     arm_codes: dict = {}
     support = np.zeros((0, 0), dtype=bool)
     n_rows = 0
+    sparse_ids = 2 * sum(open_parquet(f).metadata.num_rows for f in files) + (1 << 20)
     for part in files:
         pf = open_parquet(part)
         try:
@@ -165,6 +166,8 @@ def read_batched(path: str | os.PathLike, demand: float | None = None) -> tuple[
             if len(u) and u.min() < 0:
                 raise InvalidInputError(f"{part}: user ids must be non-negative integers, got {int(u.min())}")
             top = int(u.max()) + 1 if len(u) else 0
+            if top > sparse_ids:  # ids far above the row count: index by factorised ids instead
+                return _from_graph(path, demand)
             if top > support.shape[0] or len(arm_codes) > support.shape[1]:
                 grown = np.zeros((max(top, 2 * support.shape[0]), max(len(arm_codes), support.shape[1])), bool)
                 grown[:support.shape[0], :support.shape[1]] = support

@@ -120,6 +120,10 @@ def test_the_table_reader_streams_the_support_of_integer_ids(tmp_path):
         scale.read_batched(tmp_path / "dup.parquet", demand=5)
     with pytest.raises(InvalidInputError, match="demand"):
         scale.read_batched(tmp_path / "dup.parquet")
+    write_table(tmp_path / "far.parquet", support, 30, user_offset=10**12)   # sparse ids: factorised
+    far, _ = scale.read_batched(tmp_path / "far.parquet")
+    order = [int(a) for a in far.arms]
+    assert np.array_equal(far.support, support[:, order]) and far.users[0] == str(10**12)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
