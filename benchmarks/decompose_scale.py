@@ -6,11 +6,11 @@ batched table (``user`` int64, ``arm`` int16; ``demand`` and ``C`` in the metada
 
 Table 1 (scale): users, arms, C, method, seconds, peak memory, R, LP value, output bytes, for the whole
 ``anonbandits decompose BIG.parquet --shards N -o OUT/`` process (local) and the same with ``--scheduler`` on a
-``distributed.LocalCluster`` of 2 worker processes (its workers' memory is added to the peak). R's LP value on
-these graphs is the trivial bound LB = max_i sum_j ceil(w_ij) (the aggregate LP's optimum; checked against
-HiGHS at the sizes of table 2).
+``distributed.LocalCluster`` of 2 worker processes (its workers' memory is added to the peak). The LP value is
+the plain LP's optimum (below), D = 1000 on these graphs, derived in :func:`write_graph` and equal to HiGHS's
+optimum at every size of table 2.
 
-Table 2 (against the plain LP): the in-process decomposition (read support, shard, solve, no output) vs building
+Table 2 (against the plain LP): the in-process decomposition (from the support in memory: shard and solve) vs building
 and solving with HiGHS the LP with y_j = R (w_ij <= z_ij, sum_j z_ij <= R, sum_i z_ij >= (C+1) R), built once
 as a sparse matrix; and, from 10^5 users, the whole CLI run vs a whole process that reads the same file and
 solves that LP.
@@ -36,21 +36,28 @@ from _output import results_dir
 C, D = 10, 1000
 
 
-def write_graph(path: Path, N: int, K: int, seed: int = 0, chunk: int = 1 << 20) -> None:
-    """The decompose_speed.py generator, ``chunk`` users at a time, as a batched Parquet table."""
+def write_graph(path: Path, N: int, K: int, seed: int = 0, chunk: int = 1 << 20) -> float | None:
+    """The decompose_speed.py generator, ``chunk`` users at a time, as a batched Parquet table.
+
+    Returns the optimum of the plain LP when it follows without solving: every user's row of w sums to D, so
+    R >= D; when every arm's column of w sums to at least (C+1) D, z = w with R = D is feasible, so the
+    optimum is D. Otherwise None."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     rng = np.random.default_rng(seed)
     schema = pa.schema([("user", pa.int64()), ("arm", pa.int16())],
                        metadata={"demand": json.dumps(D), "C": json.dumps(C)})
+    columns = np.zeros(K)
     with pq.ParquetWriter(path, schema) as writer:
         for lo in range(0, N, chunk):
             n = min(chunk, N - lo)
             active = rng.random((n, K)) < 0.5
             active[np.arange(n), rng.integers(0, K, n)] = True
+            columns += (active * (D / active.sum(axis=1))[:, None]).sum(axis=0)
             u, a = np.nonzero(active)
             writer.write_table(pa.table([u + lo, a.astype(np.int16)], schema=schema))
+    return float(D) if columns.min() >= (C + 1) * D else None
 
 
 def simple_lp(data, C: int) -> tuple[float, float]:
@@ -135,11 +142,16 @@ def field(text: str, name: str) -> str:
     return next(line[len(name):].split()[0] for line in text.splitlines() if line.startswith(name))
 
 
-def scale_row(path: Path, N: int, K: int, method: str, tmp: Path, scheduler: str | None, worker_pids: list[int]
-              ) -> dict:
+def shards_for(N: int) -> list[str]:
+    """The command line's shard option: 2^20 users per shard (the automatic size, also below 2^25 rows)."""
+    return ["--shards", str(max(1, -(-N // (1 << 20))))]
+
+
+def scale_row(path: Path, N: int, K: int, method: str, tmp: Path, scheduler: str | None, worker_pids: list[int],
+              lp_value: float | None) -> dict:
     out = tmp / f"out_{method}_{N}"
     cmd = [str(Path(sys.executable).with_name("anonbandits")), "decompose", str(path), "-o", f"{out}/",
-           "--shards", str(max(1, -(-N // (1 << 20))))]
+           *shards_for(N)]
     if scheduler:
         cmd += ["--scheduler", scheduler]
     wall, peak, text = timed_process(cmd, worker_pids)
@@ -147,7 +159,7 @@ def scale_row(path: Path, N: int, K: int, method: str, tmp: Path, scheduler: str
     shutil.rmtree(out)
     return {"users": N, "arms": K, "C": C, "method": method, "seconds": round(wall, 2),
             "peak_memory_mb": round(peak / 2**20), "R": int(field(text, "R (assignments)")),
-            "lower_bound": int(field(text, "lower bound")), "shards": int(field(text, "shards")),
+            "lower_bound": int(field(text, "lower bound")), "lp_value": lp_value, "shards": int(field(text, "shards")),
             "output_bytes": size}
 
 
@@ -168,7 +180,7 @@ def lp_row(N: int, K: int, tmp: Path) -> dict:
     if N >= 100_000:
         out = tmp / "cli_out"
         cli, _, _ = timed_process([str(Path(sys.executable).with_name("anonbandits")), "decompose", str(path),
-                                   "-o", f"{out}/"], [])
+                                   "-o", f"{out}/", *shards_for(N)], [])
         shutil.rmtree(out)
         lp_proc, _, _ = timed_process([sys.executable, __file__, "--lp-process", str(path)], [])
         row.update(cli_seconds=round(cli, 2), lp_process_seconds=round(lp_proc, 2),
@@ -232,9 +244,10 @@ def main() -> None:
             pids = [w.process.pid for w in cluster.workers.values()]
             for N in sizes:
                 path = tmp / f"graph_{N}.parquet"
-                write_graph(path, N, 20)
+                lp_value = write_graph(path, N, 20)
                 for method, scheduler in (("local", None), ("LocalCluster", cluster.scheduler_address)):
-                    rows.append(scale_row(path, N, 20, method, tmp, scheduler, pids if scheduler else []))
+                    rows.append(scale_row(path, N, 20, method, tmp, scheduler, pids if scheduler else [],
+                                          lp_value))
                     print(json.dumps(rows[-1]), flush=True)
                     write_csv(rows, out / "decompose_scale.csv")
                 path.unlink()
