@@ -131,7 +131,6 @@ def read_batched(path: str | os.PathLike, demand: float | None = None) -> tuple[
     Memory: the support (N x K bools) plus one record batch. Returns the support and the file's ``C`` (or
     ``None``).
     """
-    import pyarrow as pa
 
     from anondecomp.columnar import file_kind
     from anondecomp.io import _c_field, _number
@@ -149,16 +148,12 @@ def read_batched(path: str | os.PathLike, demand: float | None = None) -> tuple[
     if demand <= 0:
         raise InvalidInputError(f"{path}: demand must be positive, got {demand!r}")
     arm_codes: dict = {}
-    support = np.zeros((0, 0), dtype=bool)
     n_rows = 0
     sparse_ids = 2 * sum(open_parquet(f).metadata.num_rows for f in files) + (1 << 20)
+    # the largest id from the row groups' statistics, when written: the support is allocated once
+    support = np.zeros((min(_max_user(files), sparse_ids), 0), dtype=bool)
     for part in files:
-        pf = open_parquet(part)
-        try:
-            batches = list(pf.iter_batches(columns=["user", "arm"], batch_size=1 << 22))
-        except (pa.ArrowException, OSError) as exc:
-            raise InvalidInputError(f"{part}: not a readable Parquet file ({_first_line(exc)})") from None
-        for batch in batches:
+        for batch in _record_batches(part):
             if batch.column(0).null_count or batch.column(1).null_count:
                 raise InvalidInputError(f"{part}: columns 'user' and 'arm' must have no missing values")
             u = batch.column(0).to_numpy().astype(np.int64, copy=False)
@@ -169,7 +164,8 @@ def read_batched(path: str | os.PathLike, demand: float | None = None) -> tuple[
             if top > sparse_ids:  # ids far above the row count: index by factorised ids instead
                 return _from_graph(path, demand)
             if top > support.shape[0] or len(arm_codes) > support.shape[1]:
-                grown = np.zeros((max(top, 2 * support.shape[0]), max(len(arm_codes), support.shape[1])), bool)
+                rows = support.shape[0] if top <= support.shape[0] else max(top, 2 * support.shape[0])
+                grown = np.zeros((rows, max(len(arm_codes), support.shape[1])), bool)
                 grown[:support.shape[0], :support.shape[1]] = support
                 support = grown
             support[u, a] = True
@@ -183,6 +179,35 @@ def read_batched(path: str | os.PathLike, demand: float | None = None) -> tuple[
                                 "more than once; give one row per pair")
     return BatchedSupport(support, demand, present.astype(np.int64), tuple(map(str, arm_codes))), \
         _c_field(meta, f"{path}: metadata 'C'")
+
+
+def _record_batches(part: Path):
+    """The (user, arm) record batches of one part file, read one at a time; read errors in one line."""
+    import pyarrow as pa
+
+    batches = open_parquet(part).iter_batches(columns=["user", "arm"], batch_size=1 << 22)
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            return
+        except (pa.ArrowException, OSError) as exc:
+            raise InvalidInputError(f"{part}: not a readable Parquet file ({_first_line(exc)})") from None
+        yield batch
+
+
+def _max_user(files: list[Path]) -> int:
+    """1 + the largest user id that the Parquet statistics record (0 when some row group has none)."""
+    top = 0
+    for f in files:
+        meta = open_parquet(f).metadata
+        column = meta.schema.names.index("user")
+        for g in range(meta.num_row_groups):
+            stats = meta.row_group(g).column(column).statistics
+            if stats is None or not stats.has_min_max:
+                return 0
+            top = max(top, int(stats.max) + 1)
+    return top
 
 
 def _arm_codes(col, codes: dict) -> np.ndarray:
