@@ -177,8 +177,8 @@ def lp_row(N: int, K: int, tmp: Path) -> dict:
         res = scale.decompose_sharded(data, C)
         dec = min(dec, time.perf_counter() - t0)
     lp_s, lp_value = min(simple_lp(data, C) for _ in range(repeats))
-    row = {"users": N, "arms": K, "C": C, "decompose_seconds": round(dec, 3), "R": res.total_assignments,
-           "lower_bound": res.lower_bound, "lp_seconds": round(lp_s, 3), "lp_value": round(lp_value, 3),
+    row = {"users": N, "arms": K, "C": C, "decompose_seconds": round(dec, 5), "R": res.total_assignments,
+           "lower_bound": res.lower_bound, "lp_seconds": round(lp_s, 5), "lp_value": round(lp_value, 3),
            "ratio_in_process": round(dec / lp_s, 4)}
     if N >= 100_000:
         out = tmp / "cli_out"
