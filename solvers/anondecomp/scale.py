@@ -132,19 +132,15 @@ def read_batched(path: str | os.PathLike, demand: float | None = None) -> tuple[
     ``None``).
     """
 
-    from anondecomp.columnar import file_kind
-    from anondecomp.io import _c_field, _number
+    from anondecomp.columnar import file_kind, table_demand
+    from anondecomp.io import _c_field
 
     if file_kind(path) != "parquet" or not _streamable(open_parquet(parquet_files(path)[0]).schema_arrow):
         return _from_graph(path, demand)
     files = parquet_files(path)
     first = open_parquet(files[0])
     meta = read_metadata(first, files[0])
-    if demand is None:
-        if "demand" not in meta:
-            raise InvalidInputError(f"{path} is a batched table (columns user, arm; no 'weight'): give its total "
-                                    "demand with demand=D or a 'demand' key in the Parquet metadata")
-        demand = _number(meta["demand"], f"{path}: metadata 'demand'")
+    demand = table_demand(meta, path, demand)
     if demand <= 0:
         raise InvalidInputError(f"{path}: demand must be positive, got {demand!r}")
     arm_codes: dict = {}
