@@ -108,18 +108,8 @@ class Environment:
         return first
 
     def sums(self, mu: np.ndarray, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Sum of ``counts`` rewards of mean ``mu`` per entry (for Bernoulli: a binomial draw for each entry with
-        several pulls, a uniform draw for each entry with one; entries with none are skipped)."""
-        if self.reward == "bernoulli":  # hot path: no further checks
-            out = np.zeros(counts.shape)
-            pulled = counts > 0
-            n, p = counts[pulled], np.broadcast_to(mu, counts.shape)[pulled]
-            one = n == 1  # a binomial draw costs several times a uniform one
-            vals = (rng.random(n.size) < p).astype(float)
-            if not one.all():
-                vals[~one] = rng.binomial(n[~one], p[~one])
-            out[pulled] = vals
-            return out
+        """Sum of ``counts`` rewards of mean ``mu`` per entry (the kernel draws Bernoulli rewards itself, and the
+        others in blocks through this)."""
         if isinstance(self.reward, str):
             return sum_rewards(self.reward, mu, counts, rng)
         return np.asarray(self.reward(mu, counts, rng), dtype=float)
