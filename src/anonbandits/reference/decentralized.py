@@ -210,7 +210,7 @@ def reference_run(means, n: int, *, conf: float, eps: float, subroutine: str, ac
     step, arm), the plays of arms that are not the best at their step and the number of resets."""
     means = np.asarray(means, dtype=float)
     k = means.size
-    mean_at = mean_at or (lambda t: means)
+    fixed, top = means.tolist(), float(means.max())  # plain floats: a numpy call per pull would dominate
     draw = _players(activity, n, rng)
     fresh = [RefSubroutine(subroutine, list(range(k)), k, eps, conf, rng, se_c) for _ in range(n)]
     subs, lam, votes, shared = fresh, [[False] * k for _ in range(n)], [0] * k, list(range(k))
@@ -220,30 +220,35 @@ def reference_run(means, n: int, *, conf: float, eps: float, subroutine: str, ac
 
     def pull(arm: int) -> float:
         nonlocal bad
-        mu = mean_at(raw)
-        bad += int(mu[arm] < mu.max())
+        if mean_at is None:
+            mu, best = fixed[arm], top
+        else:
+            now = mean_at(raw)
+            mu, best = float(now[arm]), float(now.max())
+        bad += mu < best
         if reward == "bernoulli":
-            return 1.0 if rng.random() < mu[arm] else 0.0
-        return float(draw_rewards(reward, mu[arm], rng))
+            return 1.0 if rng.random() < mu else 0.0
+        return float(draw_rewards(reward, mu, rng))
 
+    board, consensus = threshold is not None, stop == "consensus"
     while t < max_steps:
-        if stop == "all" and done == n:
+        if done == n and stop == "all":
             break
-        if stop == "consensus" and (len(shared) == 1 or len(gone_players) == n or (done == n and all(
+        if consensus and (len(shared) == 1 or len(gone_players) == n or (done == n and all(
                 subs[w].S[0] in shared for w in range(n) if w not in gone_players))):
             break
         raw += 1
-        if phi > 0 and rng.random() < phi and raw > 1:  # DSER4: a global reset before this step
+        if phi and rng.random() < phi and raw > 1:  # DSER4: a global reset before this step
             resets += 1
             subs = [RefSubroutine(subroutine, list(range(k)), k, eps, conf, rng, se_c) for _ in range(n)]
             lam, votes, shared, done, t_cons = [[False] * k for _ in range(n)], [0] * k, list(range(k)), 0, None
         p = draw()
-        if p in gone_players:
+        if gone_players and p in gone_players:
             continue
         t += 1
         sub = subs[p]
         was = len(sub.S) == 1
-        if threshold is not None and seen[p] != version:  # read the board: every elimination since her last visit
+        if board and seen[p] != version:  # read the board: every elimination since her last visit
             seen[p] = version
             if len(shared) == 1:
                 if sub.S != shared:
@@ -257,7 +262,7 @@ def reference_run(means, n: int, *, conf: float, eps: float, subroutine: str, ac
                         sub.drop(a)
         out = sub.step_round(pull) if per_activation == "round" else sub.step(pull)
         crossing = []
-        for a in sorted(out) if threshold is not None else ():
+        for a in sorted(out) if out and board else ():
             if not lam[p][a]:
                 lam[p][a] = True
                 votes[a] += 1
@@ -268,7 +273,7 @@ def reference_run(means, n: int, *, conf: float, eps: float, subroutine: str, ac
             if a in shared and len(shared) > 1:
                 shared.remove(a)
                 version += 1
-        if threshold is not None and len(shared) == 1 and t_cons is None:
+        if crossing and len(shared) == 1 and t_cons is None:
             t_cons = t
         now = len(sub.S) == 1
         done += int(now) - int(was)
