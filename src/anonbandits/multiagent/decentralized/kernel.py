@@ -425,12 +425,12 @@ def simulate(players, kind, means, best, eps, conf, se_c, targets, two_radius, u
             scal[STOPPED] = 2
             consumed = i
             break
-        if scal[N_VOTES] + k > vote_sender.size or scal[N_CURVE] + 3 > curve_t.size:
-            consumed = i
+        if resets.size > 0 and (scal[N_VOTES] + k > vote_sender.size or scal[N_CURVE] + 3 > curve_t.size):
+            consumed = i  # without resets the buffers cannot fill up (M votes per arm, two flips per arm)
             break
         p = np.int64(players[i])
         raw += 1
-        if scal[N_RESETS] < resets.size and raw == resets[scal[N_RESETS]]:  # DSER4: everything starts afresh
+        if resets.size > 0 and scal[N_RESETS] < resets.size and raw == resets[scal[N_RESETS]]:  # DSER4: afresh
             scal[N_RESETS] += 1
             for q in range(n):
                 for a in range(k):
