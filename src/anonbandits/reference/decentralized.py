@@ -9,7 +9,7 @@ her Arm Selection subroutine (one pull, one reward draw), post her votes. Writte
 is the baseline of ``benchmarks/decentralized_speed.py`` and the independent implementation the tests
 compare the simulation (:mod:`anonbandits.multiagent.decentralized`) against, in distribution.
 
-Same resolutions as the engine (see ``docs/decentralized-elimination.md``): a round (phase) completed by
+Same resolutions as the kernel (see ``docs/decentralized-elimination.md``): a round (phase) completed by
 global eliminations is decided at the player's next call before her pull, stop when every player holds one
 arm.
 """

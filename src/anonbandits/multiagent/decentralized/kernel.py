@@ -1,28 +1,31 @@
-"""Compiled per-step simulation of decentralized elimination and 1-PRIVACY (paper 002, Algorithms 1-2; spec 3,
-4.4, 6.1) for stationary Bernoulli rewards and one pull per activation.
+"""The one engine of paper 002 (Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits",
+ICML 2019): a compiled per-step simulation of DECENTRALIZED ELIMINATION (Algorithms 1-2; spec 3, 4.4), 1-PRIVACY
+and 0-PRIVACY (Sec. 5.1; spec 6) and DSER4 (Sec. 4; spec 5.5, A18).
 
 The kernel is the protocol itself, one global step per loop iteration: the active player (read off the
-player sequence, drawn in chunks by the same sampler as :class:`~.clock.ActivationClock`) reads the board
-lazily (A2: every global elimination since her last activation; A4 guard; A5 restart; line 11 adoption of
-the shared singleton), makes one call of her Arm Selection subroutine (one pull, one Bernoulli reward), and
-posts one vote per newly eliminated arm; an arm leaves the shared set at its M-th vote. Exactness holds by
-construction; the subroutines follow spec 3.1-3.4 and 3.6 with the decisions of :mod:`.subroutines`
+player sequence, drawn in chunks) reads the board lazily (A2: every global elimination since her last
+activation; A4 guard; A5 restart; line 11 adoption of the shared singleton), makes one call of her Arm
+Selection subroutine (one pull, or one round with ``per_activation="round"``), and posts one vote per newly
+eliminated arm; an arm leaves the shared set at its M-th vote. The subroutines follow spec 3.1-3.4 and 3.6
 (random tie-breaks, SER3's reshuffled rounds, a round or phase completed by global eliminations is decided at
-the player's next activation before her pull).
+the player's next activation before her pull). 1-PRIVACY has no board; 0-PRIVACY is one learner who owns
+every step; DSER4 runs to its horizon and restarts everything at its reset steps.
 
-Randomness: the player sequence, the rewards and the shuffles/tie-breaks use the three streams of spec A20.
-A finished player's pull draws no reward (nothing observes it). Uniform integers come from one uniform double
-each (Lemire's multiply-and-reject on its 53 random bits: exactly uniform, unlike ``floor(u * q)``), as a
-``Generator.integers`` call costs about 30 ns inside numba.
+Stationary Bernoulli runs are *lazy*: a round's or phase's rewards are drawn at its end (see
+:func:`simulate`); the others (means over time, other rewards, recorded pulls, resets) are *eager*: each pull
+takes its arm and reward at its step. Randomness: the player sequence, the rewards and the shuffles/tie-breaks
+use the streams of spec A20; rewards other than Bernoulli come from the reward stream as pre-drawn blocks.
+A finished player's pull draws no reward unless pulls are recorded (nothing observes it). Uniform integers
+come from one uniform double each (Lemire's multiply-and-reject on its 53 random bits: exactly uniform,
+unlike ``floor(u * q)``), as a ``Generator.integers`` call costs about 30 ns inside numba.
 
 Each player keeps the list of her arms in index order next to her mask, so that the end of an SE/SER3 round
-costs O(|S|), not O(K): most pulls of SER3 are in two-arm rounds. Runs with other rewards, non-stationary
-means, one round per activation, 0-PRIVACY and DSER4 stay on the event-driven :mod:`.engine`.
+costs O(|S|), not O(K): most pulls of SER3 are in two-arm rounds.
 
-One kernel serves every subroutine (``kind``): numba compiles it once (cached on disk), and the per-step
-branch on ``kind`` costs far less than a pull. The helpers are inlined into it, and it runs without numba's
-reference counting (``_nrt=False``; its scratch arrays come from the caller): the atomic reference-count
-updates of the arrays it passes around took over half of its time.
+One kernel serves every subroutine (``kind``) and mode: numba compiles it once (cached on disk), and the
+per-step branches on ``kind`` and the mode cost far less than a pull. The helpers are inlined into it, and it
+runs without numba's reference counting (``_nrt=False``; its scratch arrays come from the caller): the atomic
+reference-count updates of the arrays it passes around took over half of its time.
 """
 
 from __future__ import annotations
@@ -759,8 +762,8 @@ def _tables(kind: int, k: int, conf: float, se_c: float) -> tuple[np.ndarray, np
 
 def _outputs(state: dict[str, np.ndarray], scal: np.ndarray) -> np.ndarray:
     """Each player's single arm at the end, with the shared set as she would read it at her next activation
-    (the engine's convention): a finished player keeps her arm until that read; another one holds the arm
-    left by the read, if one."""
+    (the reference loop's convention too): a finished player keeps her arm until that read; another one holds
+    the arm left by the read, if one."""
     S, G, held = state["S"], state["G"], state["held"]
     out = held.copy()
     stale = (held < 0) & (state["seen"] != scal[VERSION]) & ~state["absorbed"]
