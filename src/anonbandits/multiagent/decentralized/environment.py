@@ -68,11 +68,6 @@ class Environment:
         return int(self.means.size)
 
     @property
-    def bounded(self) -> bool:
-        """Rewards in [0, 1] (every named model); a custom sampler may produce any value."""
-        return isinstance(self.reward, str)
-
-    @property
     def stationary(self) -> bool:
         return self.drift == 0 and self.switch_at == 0
 
@@ -87,10 +82,6 @@ class Environment:
             return np.where(keep, self.means, decayed)
         return np.broadcast_to(self.means, t.shape[:-1] + (self.arms,))
 
-    def arm_means(self, times: np.ndarray) -> np.ndarray:
-        """Mean of arm k at step ``times[..., k]``, for an array whose last axis runs over the arms."""
-        return np.diagonal(self.mean(times), axis1=-2, axis2=-1)
-
     def best(self, t: int) -> int:
         """The best arm at step ``t`` (the first one on ties)."""
         return int(np.argmax(self.mean(np.array(t))))
@@ -99,13 +90,6 @@ class Environment:
         """Boolean mask of the eps-optimal arms at step ``t`` (Def. 1)."""
         mu = self.mean(np.array(t))
         return mu >= mu.max() - eps
-
-    def regimes(self) -> list[tuple[int, int]]:
-        """``(first step, best arm)`` of every interval on which the best arm is constant."""
-        first = [(1, self.best(1))]
-        if self.switch_at > 0 and self.best(self.switch_at) != first[0][1]:
-            first.append((self.switch_at, self.best(self.switch_at)))
-        return first
 
     def sums(self, mu: np.ndarray, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Sum of ``counts`` rewards of mean ``mu`` per entry (the kernel draws Bernoulli rewards itself, and the
