@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonbandits.envs.rewards import REWARD_MODELS, sum_rewards
+from anonbandits.envs.rewards import REWARD_MODELS, draw_rewards
 from anonbandits.errors import ConfigError
 from anonbandits.multiagent.shared import SKEWED_SHARE, activity_probabilities
 
@@ -91,12 +91,11 @@ class Environment:
         mu = self.mean(np.array(t))
         return mu >= mu.max() - eps
 
-    def sums(self, mu: np.ndarray, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Sum of ``counts`` rewards of mean ``mu`` per entry (the kernel draws Bernoulli rewards itself, and the
-        others in blocks through this)."""
+    def draw(self, mu: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One reward of mean ``mu`` per entry (rewards other than Bernoulli: the kernel draws those itself)."""
         if isinstance(self.reward, str):
-            return sum_rewards(self.reward, mu, counts, rng)
-        return np.asarray(self.reward(mu, counts, rng), dtype=float)
+            return draw_rewards(self.reward, mu, rng)
+        return np.asarray(self.reward(mu, np.ones(mu.shape, np.int64), rng), dtype=float)
 
 
 def activity_sampler(activity: str | np.ndarray, n: int) -> Callable[[int, np.random.Generator], np.ndarray]:

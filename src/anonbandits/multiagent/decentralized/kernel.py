@@ -697,7 +697,7 @@ def run_kernel(subroutine: str, env: Environment, n: int, sample: Callable[[int,
         pool = no_pool
         if not bernoulli:
             mu = env.mean(np.arange(drawn + 1, drawn + size + 1))
-            pool = env.sums(mu, np.ones(mu.shape, np.int64), rewards)
+            pool = env.draw(mu, rewards)
         drawn += size
         pos = 0
         while pos < size and scal[STOPPED] == 0:
