@@ -18,7 +18,7 @@ import anondecomp
 from anonbandits.anonymous.algorithm1 import anon_batched
 from anonbandits.anonymous.algorithm2 import anon_etc
 from anonbandits.anonymous.result import AnonymousRun
-from anonbandits.batched import GRIDS, THRESHOLDS
+from anonbandits.core import GRIDS, THRESHOLDS
 from anonbandits.envs.instances import INSTANCE_REWARDS, MultiUserInstance, clustered_instance
 from anonbandits.registry import AlgorithmSpec, Param, RunOutput, parse_bool
 

@@ -69,44 +69,6 @@ def expected_rewards(reward: str | RewardSum, means: np.ndarray,
     return model_means(reward, means) if isinstance(reward, str) else means
 
 
-def checkpoint_grid(horizon: int, checkpoints: int | Sequence[int] | np.ndarray = 200, *,
-                    spacing: str = "even") -> np.ndarray:
-    """Rounds at which the cumulative regret is recorded.
-
-    Parameters
-    ----------
-    horizon : last round T.
-    checkpoints : the number of rounds wanted, or the rounds themselves (sorted, each in [1, T]).
-    spacing : for a number n of rounds: ``"even"``, n evenly spaced rounds ending at T; ``"log-even"``, half of
-        them log-spaced from 1 (the early behaviour a log-scale plot shows) and half evenly spaced, about n
-        rounds in all after merging duplicates (paper 004's figures).
-
-    Examples
-    --------
-    >>> checkpoint_grid(100, 4).tolist()
-    [25, 50, 75, 100]
-    >>> checkpoint_grid(100, 4, spacing="log-even").tolist()
-    [1, 50, 100]
-    """
-    if np.isscalar(checkpoints):
-        n = int(checkpoints)
-        if n < 1:
-            raise ConfigError(f"checkpoints must be at least 1, got {checkpoints!r}")
-        if spacing == "even":
-            grid = np.linspace(horizon / n, horizon, n)
-        elif spacing == "log-even":
-            half = max(1, n // 2)
-            rest = max(1, n - half)
-            grid = np.concatenate([np.geomspace(1, horizon, half), np.linspace(horizon / rest, horizon, rest)])
-        else:
-            raise ConfigError(f"spacing must be 'even' or 'log-even', got {spacing!r}")
-        return np.unique(np.clip(np.round(grid), 1, horizon).astype(np.int64))
-    grid = np.unique(np.asarray(checkpoints, dtype=np.int64))
-    if grid.size == 0 or grid[0] < 1 or grid[-1] > horizon:
-        raise ConfigError(f"checkpoint rounds must lie in [1, {horizon}]")
-    return grid
-
-
 class RegretTrace:
     """Exact cumulative pseudo-regret of a sequence of blocks of rounds.
 

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from anonbandits.core.schedules import checkpoint_grid
 from anonbandits.dp.common import (
     BanditRun,
     Ledger,
@@ -37,7 +38,6 @@ from anonbandits.dp.common import (
     check_horizon,
     check_means,
     check_reward,
-    checkpoint_grid,
     expected_rewards,
     finish,
     reward_sums,

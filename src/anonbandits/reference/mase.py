@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from anonbandits.dp.elimination import epoch_length
+from anonbandits.core.schedules import epoch_length
 from anonbandits.multiagent.mase.formulas import dp_widths, eta_xi, voting_threshold
 
 

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonbandits.dp.common import checkpoint_grid
+from anonbandits.core.elimination import interval_survivors
+from anonbandits.core.schedules import batch_length, checkpoint_grid
 from anonbandits.dp.distributed.protocols import BatchParams, Protocol
 from anonbandits.dp.distributed.rewards import encoded_sums, user_rewards
 from anonbandits.envs.rewards import model_means
@@ -96,7 +97,7 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
             t = horizon
             break
         b += 1
-        length = batch_base ** b
+        length = batch_length(batch_base, b)
         if t + active.size * length > horizon:  # the horizon ends inside this batch: no aggregation
             for arm in active:
                 stop = min(horizon, t + length)
@@ -129,7 +130,7 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
         max_bits = max(max_bits, bp.bits)
         muhat = z / length
         radius = crs * protocol.radius(length, active.size, b, confidence)
-        active = active[muhat + radius >= np.max(muhat - radius)]
+        active = active[interval_survivors(muhat, radius)]
 
     block_arr = np.array(blocks, dtype=np.int64).reshape(-1, 3)
     sizes = block_arr[:, 2] - block_arr[:, 1]

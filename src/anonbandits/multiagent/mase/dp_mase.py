@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonbandits.dp.elimination import epoch_length
+from anonbandits.core.schedules import epoch_length
 from anonbandits.errors import ConfigError
 from anonbandits.multiagent.mase.formulas import dp_widths, voting_threshold
 from anonbandits.multiagent.mase.instances import Instance

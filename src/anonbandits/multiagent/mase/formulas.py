@@ -4,7 +4,7 @@
 * CORRUPTED ELIMINATION's local failure probability ``eta_xi`` (Prop. 5.1),
 * the Successive Elimination boundary in sum space, ``g(t) = t * alpha-width`` (Sec. 4.1, spec A4),
 * DP-MASE's widths ``h(e)``, ``c(e)`` (Alg. 2 and 4, spec A3); its epoch length ``R(e, s)`` is DP-SE's,
-  :func:`anonbandits.dp.elimination.epoch_length`.
+  :func:`anonbandits.core.schedules.epoch_length`.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from anonbandits.dp.elimination import epoch_length
+from anonbandits.core.schedules import epoch_length
 from anonbandits.errors import ConfigError
 from anonbandits.multiagent.mase.formulas import dp_widths, eta_xi, se_boundary, voting_threshold
 from anonbandits.multiagent.mase.se_kernel import boundary, safe_steps
