@@ -29,7 +29,8 @@ import numpy as np
 from _output import results_dir
 
 from anonbandits.anonymous import anon_batched
-from anonbandits.elicitation import AnonymousChannel, elicitation_rounds
+from anonbandits.channels import AnonymousChannel
+from anonbandits.elicitation import elicitation_rounds
 from anonbandits.envs import clustered_instance
 from anonbandits.experiments import write_table
 

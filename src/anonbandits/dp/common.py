@@ -11,17 +11,15 @@ noisy statistic, so that tests can check that a reward is used in at most one re
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from anonbandits.envs.rewards import REWARD_MODELS, model_means, parse_means, sum_rewards
+from anonbandits.channels.direct import DirectChannel, RewardSum
+from anonbandits.envs.rewards import REWARD_MODELS, model_means, parse_means
 from anonbandits.errors import ConfigError
-
-#: ``sums(mu, counts, rng)``: the sum of ``counts[k]`` rewards of arm mean ``mu[k]`` for each k.
-RewardSum = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
 
 
 def check_means(means: str | Sequence[float] | np.ndarray) -> np.ndarray:
@@ -52,9 +50,7 @@ def check_reward(reward: str | RewardSum) -> None:
 
 def reward_sums(reward: str | RewardSum) -> RewardSum:
     """The block-sum sampler of ``reward`` (exact: one binomial draw per block for Bernoulli)."""
-    if callable(reward):
-        return reward
-    return lambda mu, counts, rng: sum_rewards(reward, mu, counts, rng)
+    return DirectChannel.sampler(reward)
 
 
 def expected_rewards(reward: str | RewardSum, means: np.ndarray,

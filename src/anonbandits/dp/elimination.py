@@ -27,6 +27,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from anonbandits.channels.direct import DirectChannel
+from anonbandits.channels.mechanisms import CentralLaplace
 from anonbandits.core.elimination import gap_survivors
 from anonbandits.core.radii import dpse_threshold
 from anonbandits.core.schedules import checkpoint_grid, epoch_length
@@ -41,7 +43,6 @@ from anonbandits.dp.common import (
     check_reward,
     expected_rewards,
     finish,
-    reward_sums,
 )
 from anonbandits.errors import ConfigError
 
@@ -106,7 +107,8 @@ def successive_elimination(means: str | Sequence[float] | np.ndarray, horizon: i
     if order not in ORDERS:
         raise ConfigError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
     check_reward(reward)
-    draw = reward_sums(reward)
+    channel = DirectChannel(mu, reward, rng)
+    mechanism = CentralLaplace(eps) if math.isfinite(eps) else None
     true = expected_rewards(reward, mu, expected_means)
     grid = checkpoint_grid(T, checkpoints)
     trace, ledger = RegretTrace(true.max() - true), Ledger()
@@ -121,8 +123,8 @@ def successive_elimination(means: str | Sequence[float] | np.ndarray, horizon: i
             break
         epoch = e
         _play(trace, active, length * size, length, order)
-        sums = draw(mu[active], np.full(size, length), rng)
-        noise = rng.laplace(0.0, 1.0 / eps, size) if math.isfinite(eps) else np.zeros(size)
+        sums = channel.request(active, np.full(size, length)).sums
+        noise = mechanism.release(sums, length, rng).noise if mechanism else np.zeros(size)
         for arm, s, z in zip(active, sums, noise, strict=True):
             block = ledger.block(arm, length, s)
             ledger.release([block], [arm], [s], [z], 1.0 / eps, trace.rounds)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonbandits.channels.mechanisms import Distributed
 from anonbandits.core.elimination import interval_survivors
 from anonbandits.core.schedules import batch_length, checkpoint_grid
 from anonbandits.dp.distributed.protocols import BatchParams, Protocol
@@ -88,6 +89,7 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
     true_means = model_means(reward, means, reward_sigma)
     gaps = true_means.max() - true_means
     active = np.arange(means.size)
+    mechanism = Distributed(protocol)
     t, b, batches, max_bits, wraps = 0, 0, 0, 0, 0
     blocks: list[tuple[int, int, int]] = []
     releases: list[BlockRelease] = []
@@ -109,7 +111,7 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
         bp = protocol.batch_params(length)
         if simulation == "aggregate":
             encoded = encoded_sums(reward, means[active], bp.g, length, rng, reward_sigma)
-            rel = protocol.release_sums(encoded, bp, rng)
+            rel = mechanism.release(encoded, length, rng).accounting["release"]
             yhat, z, exact = rel.yhat, rel.z, rel.exact
         else:
             parts = []
