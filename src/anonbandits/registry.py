@@ -222,7 +222,7 @@ def simulate(name: str, *, seed: int, **params: Any) -> Result:
     --------
     >>> from anonbandits import simulate
     >>> r = simulate("dp-se", seed=1, means="0.9,0.5", horizon=20_000, epsilon=1.0)
-    >>> r.metrics["regret"] > 0, r.curve[0][-1]
+    >>> bool(r.metrics["regret"] > 0), int(r.curve[0][-1])
     (True, 20000)
     """
     spec = get(name)
