@@ -7,8 +7,9 @@ module of the bandit layer computes one.
   Algorithm 1 of "Anonymous Bandits for Multi-User Systems" (Esfandiari, Mirrokni, Schneider, NeurIPS 2022;
   paper 000, Sections 2.2 and 3.3): :func:`base_log_radius`, :func:`base_gao_radius`;
 * DP-SE (Sajed and Sheffet, ICML 2019), the baseline of "Near-Optimal Algorithms for Private Online Learning
-  in a Stochastic Environment" (Hu, Huang, Mehta; paper 001, Section 6) and of paper 004:
-  :func:`dpse_threshold`;
+  in a Stochastic Environment" (Hu, Huang, Mehta; paper 001, Section 6) and of paper 004, run per agent by
+  DP-MASE of paper 003: :func:`dpse_widths`, :func:`dpse_threshold`;
+* Successive Elimination's boundary of paper 003 (Rio, Barlier, Colin, Soare, ICML 2023): :func:`se_boundary`;
 * private batch-based successive elimination ("Distributed Differential Privacy in Multi-Armed Bandits",
   Chowdhury and Zhou, ICLR 2023; paper 004): :func:`lemma2_radius` (Lemma 2) and :func:`lemma5_radius`
   (the local model's radius with the derived constant of Lemma 5).
@@ -41,16 +42,38 @@ def base_gao_radius(gamma: float, sigma2: float, horizon: int, n_arms: int, t_m:
     return float(np.sqrt(gamma * sigma2 * n_arms * np.log(horizon * n_arms / t_m) / t_m))
 
 
-def dpse_threshold(active: int, epoch: int, length: int, beta: float, epsilon: float = math.inf) -> float:
-    """DP-SE's elimination width ``2 (h_e + c_e)`` (Sajed and Sheffet, Algorithm 1; paper 001 Sec. 6).
+def dpse_widths(active: np.ndarray | int, epoch: np.ndarray | int, length: np.ndarray | int, beta: float,
+                epsilon: float | np.ndarray = math.inf) -> tuple[np.ndarray, np.ndarray]:
+    """DP-SE's widths ``(h_e, c_e)`` (Sajed and Sheffet, Algorithm 1; paper 001 Sec. 6; paper 003 Alg. 4, A3).
 
-    ``h_e = sqrt(ln(8 s e^2/beta) / (2 R_e))`` and ``c_e = ln(4 s e^2/beta) / (R_e eps)`` with ``s`` active
+    ``h_e = sqrt(ln(8 s e^2/beta) / (2 R_e))`` and ``c_e = ln(4 s e^2/beta) / (eps R_e)`` with ``s`` active
     arms at the start of epoch ``e`` of ``R_e = length`` pulls per arm; ``c_e = 0`` when ``eps = inf`` (SE).
-    An arm whose noisy mean is further than this below the best one is eliminated.
+    Vectorised over every argument.
     """
-    h = math.sqrt(math.log(8 * active * epoch**2 / beta) / (2 * length))
-    c = math.log(4 * active * epoch**2 / beta) / (length * epsilon) if math.isfinite(epsilon) else 0.0
-    return 2 * (h + c)
+    s, e, r = (np.asarray(x, dtype=float) for x in (active, epoch, length))
+    h = np.sqrt(np.log(8.0 * s * e * e / beta) / (2.0 * r))
+    c = np.log(4.0 * s * e * e / beta) / (epsilon * r)
+    return h, c
+
+
+def dpse_threshold(active: int, epoch: int, length: int, beta: float, epsilon: float = math.inf) -> float:
+    """DP-SE's elimination width ``2 (h_e + c_e)`` (:func:`dpse_widths`): an arm whose noisy mean is further
+    than this below the best one is eliminated (papers 001, 003 and 004)."""
+    h, c = dpse_widths(active, epoch, length, beta, epsilon)
+    return float(2.0 * (h + c))
+
+
+def se_boundary(t: np.ndarray | int, arms: int, conf: float, c: float = 1.0, denominator: int = 1) -> np.ndarray:
+    """Successive Elimination threshold in sum space after ``t`` samples per arm (paper 003, "Multi-Agent Best
+    Arm Identification with Private Communications", ICML 2023, eq. (1) of Sec. 4.1 and Alg. 4b; spec A4).
+
+    Arm k is eliminated when ``max_l S_l - S_k >= g(t)``, with
+    ``g(t) = t * 2 * sqrt(log(c K t^2 / conf) / (denominator * t))`` (``denominator`` 1 or 2 per spec A4; a
+    negative log is clipped to 0). Written with numpy ufuncs only, so that
+    :data:`anonbandits.core.compiled.se_boundary` compiles this very function for the numba kernels.
+    """
+    x = t * 1.0
+    return 2.0 * np.sqrt(x * np.maximum(np.log(c * arms * x * x / conf), 0.0) / denominator)
 
 
 def lemma2_radius(length: int, active: int, batch: int, p: float, sigma: float, h: float) -> float:

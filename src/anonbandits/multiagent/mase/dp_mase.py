@@ -33,9 +33,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonbandits.core.radii import dpse_widths
 from anonbandits.core.schedules import epoch_length
 from anonbandits.errors import ConfigError
-from anonbandits.multiagent.mase.formulas import dp_widths, voting_threshold
+from anonbandits.multiagent.mase.formulas import voting_threshold
 from anonbandits.multiagent.mase.instances import Instance
 from anonbandits.multiagent.mase.result import EliminationLog, MaseResult, NoiseAudit
 from anonbandits.multiagent.messages import MessageLog
@@ -72,7 +73,7 @@ def dp_mase_local_elimination(eps: float, epoch: np.ndarray, means: np.ndarray, 
     """
     scale = 1.0 / (eps * length)
     noisy = np.where(held, means + rng.laplace(0.0, 1.0, means.shape) * scale[:, None], -np.inf)
-    h, c = dp_widths(epoch, held.sum(axis=1), eps, beta, length)
+    h, c = dpse_widths(held.sum(axis=1), epoch, length, beta, eps)
     top = noisy.max(axis=1)
     eliminated = held & (top[:, None] - noisy > 2.0 * (h + c)[:, None])
     return eliminated, noisy
