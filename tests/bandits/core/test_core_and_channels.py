@@ -11,6 +11,7 @@ from anonbandits.channels import CentralLaplace, DirectChannel, Distributed
 from anonbandits.core import gap_survivors, interval_survivors
 from anonbandits.core.radii import base_gao_radius, base_log_radius, dpse_threshold, lemma2_radius, lemma5_radius
 from anonbandits.core.schedules import batch_length
+from anonbandits.core.votes import removal_steps, vote_threshold
 from anonbandits.dp.distributed.protocols import PROTOCOLS
 
 
@@ -69,3 +70,21 @@ def test_distributed_mechanism_is_the_protocols_aggregate_release():
     theirs = protocol.release_sums(encoded, bp, np.random.default_rng(5))
     assert np.array_equal(mine.values, theirs.z)
     assert np.allclose(mine.noise, theirs.z - encoded / bp.g)
+
+
+def test_vote_board_removes_each_arm_at_the_vote_that_reaches_the_threshold():
+    rng = np.random.default_rng(2)
+    for _ in range(200):
+        before = rng.integers(0, 4, 5)
+        cast = rng.random((12, 5)) < 0.3
+        alive = rng.random(5) < 0.8
+        got = removal_steps(before, cast, 4, alive)
+        for arm in range(5):  # the plain loop: count votes in time order
+            expected, votes = 12, before[arm]
+            for i in range(12):
+                votes += cast[i, arm]
+                if alive[arm] and cast[i, arm] and votes >= 4:
+                    expected = i
+                    break
+            assert got[arm] == expected
+    assert vote_threshold(0.05, 0.9) == 29  # ceil(log 0.05 / log 0.9) = ceil(28.43)

@@ -35,6 +35,7 @@ import numpy as np
 
 from anonbandits.core.radii import dpse_widths
 from anonbandits.core.schedules import epoch_length
+from anonbandits.core.votes import removal_steps
 from anonbandits.errors import ConfigError
 from anonbandits.multiagent.mase.formulas import voting_threshold
 from anonbandits.multiagent.mase.instances import Instance
@@ -130,12 +131,7 @@ class _DPMASE:
         elim, noisy = dp_mase_local_elimination(cfg.eps, epoch, means, held, cfg.beta, length, rng)
 
         # votes in time order; an arm leaves the global set at the vote that brings it to the threshold
-        tally = self.lam + np.cumsum(elim, axis=0)
-        removal_at = np.full(self.K, agents.size)
-        for arm in np.flatnonzero(self.G):
-            hit = np.flatnonzero(elim[:, arm] & (tally[:, arm] >= self.threshold))
-            if hit.size:
-                removal_at[arm] = hit[0]
+        removal_at = removal_steps(self.lam, elim, self.threshold, self.G)
         G_before = np.repeat(self.G[None, :], agents.size, axis=0)
         stop_index = agents.size
         remaining = int(self.G.sum())

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 
+from anonbandits.core.votes import vote_threshold
 from anonbandits.errors import ConfigError
-from anonbandits.multiagent.shared import vote_threshold
 
 
 def _check_probability(name: str, value: float) -> None:
