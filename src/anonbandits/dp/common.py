@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from anonbandits.channels.direct import DirectChannel, RewardSum
+from anonbandits.channels.direct import RewardSum
 from anonbandits.envs.rewards import REWARD_MODELS, model_means, parse_means
 from anonbandits.errors import ConfigError
 
@@ -46,11 +46,6 @@ def check_reward(reward: str | RewardSum) -> None:
     """A reward model name of :mod:`anonbandits.envs.rewards` or a callable ``sums(mu, counts, rng)``."""
     if not callable(reward) and reward not in REWARD_MODELS:
         raise ConfigError(f"reward must be one of {', '.join(REWARD_MODELS)}, got {reward!r}")
-
-
-def reward_sums(reward: str | RewardSum) -> RewardSum:
-    """The block-sum sampler of ``reward`` (exact: one binomial draw per block for Bernoulli)."""
-    return DirectChannel.sampler(reward)
 
 
 def expected_rewards(reward: str | RewardSum, means: np.ndarray,
