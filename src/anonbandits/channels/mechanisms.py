@@ -25,13 +25,14 @@ import numpy as np
 class NoisyRelease:
     """Noisy releases (one per input sum) and the mechanism's accounting for them.
 
-    ``values`` are the noisy sums; ``noise`` the noise added (``values - sums``, or for a modular protocol
-    the analyzer's estimate minus the encoded sum); ``accounting`` names the guarantee of each release
-    (e.g. ``{"epsilon": 0.5, "scale": 2.0}``) and, for distributed protocols, the protocol's raw release.
+    ``values`` are the noisy sums; ``noise`` the noise added, where the mechanism adds it to the sums
+    (``None`` for a modular protocol, whose analyzer returns estimates, not the noise); ``accounting`` names
+    the guarantee of each release (e.g. ``{"epsilon": 0.5, "scale": 2.0}``) and, for distributed protocols,
+    the protocol's raw release (SecAgg outputs, estimates, and what they would be without a modular wrap).
     """
 
     values: np.ndarray
-    noise: np.ndarray
+    noise: np.ndarray | None
     accounting: dict[str, Any]
 
 
@@ -64,9 +65,13 @@ class Distributed:
     def __init__(self, protocol: Any) -> None:
         self.protocol = protocol
 
-    def release(self, sums: np.ndarray, contributors: int, rng: np.random.Generator) -> NoisyRelease:
-        """Release encoded block sums of ``contributors`` users each (one protocol run per block)."""
-        bp = self.protocol.batch_params(int(contributors))
+    def release(self, sums: np.ndarray, contributors: int, rng: np.random.Generator, *,
+                params: Any = None) -> NoisyRelease:
+        """Release encoded block sums of ``contributors`` users each (one protocol run per block).
+
+        ``params`` are the protocol's batch parameters for ``contributors`` users when the caller already
+        holds them (it needed ``g`` to encode the sums); they are computed otherwise.
+        """
+        bp = params if params is not None else self.protocol.batch_params(int(contributors))
         rel = self.protocol.release_sums(sums, bp, rng)
-        return NoisyRelease(rel.z, rel.z - np.asarray(sums) / bp.g,
-                            {"protocol": self.protocol.name, "params": bp, "release": rel})
+        return NoisyRelease(rel.z, None, {"protocol": self.protocol.name, "params": bp, "release": rel})

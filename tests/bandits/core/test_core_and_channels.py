@@ -69,7 +69,7 @@ def test_distributed_mechanism_is_the_protocols_aggregate_release():
     mine = Distributed(protocol).release(encoded, 64, np.random.default_rng(5))
     theirs = protocol.release_sums(encoded, bp, np.random.default_rng(5))
     assert np.array_equal(mine.values, theirs.z)
-    assert np.allclose(mine.noise, theirs.z - encoded / bp.g)
+    assert mine.accounting["params"] == bp and np.array_equal(mine.accounting["release"].yhat, theirs.yhat)
 
 
 def test_vote_board_removes_each_arm_at_the_vote_that_reaches_the_threshold():

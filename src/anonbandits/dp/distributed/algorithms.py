@@ -119,7 +119,7 @@ def _run(protocol_cls: type[Protocol], params: Mapping[str, Any], seed: int, *,
         "dp_delta": dp_delta,
     }
     label = protocol.name if protocol.pure else f"{protocol.name} s={scale:g}"
-    records = tuple({"arm": int(a), "start": int(lo), "stop": int(hi)} for a, lo, hi in res.blocks)
+    records = tuple({"arm": a, "start": lo, "stop": hi} for a, lo, hi in res.blocks.tolist())
     return Result(metrics=metrics, curve=(res.checkpoints, res.cumulative_regret), label=label, records=records)
 
 

@@ -111,7 +111,7 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
         bp = protocol.batch_params(length)
         if simulation == "aggregate":
             encoded = encoded_sums(reward, means[active], bp.g, length, rng, reward_sigma)
-            rel = mechanism.release(encoded, length, rng).accounting["release"]
+            rel = mechanism.release(encoded, length, rng, params=bp).accounting["release"]
             yhat, z, exact = rel.yhat, rel.z, rel.exact
         else:
             parts = []
