@@ -10,7 +10,7 @@ baseline of papers 001 and 004.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -20,9 +20,10 @@ from anonbandits.envs.rewards import sum_rewards
 RewardSum = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
 
 
-@dataclass(frozen=True)
-class Batch:
-    """What a channel returns for a demand: per-entry reward sums and sample counts (same shape)."""
+class Batch(NamedTuple):
+    """What a channel returns for a demand: per-entry reward sums and sample counts (same shape).
+
+    A named tuple rather than a dataclass: drivers request one per epoch and construction is cheaper."""
 
     sums: np.ndarray
     counts: np.ndarray
@@ -51,6 +52,6 @@ class DirectChannel:
         return lambda mu, counts, rng: sum_rewards(reward, mu, counts, rng)
 
     def request(self, arms: np.ndarray, counts: np.ndarray) -> Batch:
-        """Draw ``counts[k]`` rewards of arm ``arms[k]`` for every k; one draw per entry (exact sums)."""
-        counts = np.asarray(counts)
-        return Batch(np.asarray(self._draw(self.means[arms], counts, self._rng)), counts)
+        """Draw ``counts[k]`` rewards of arm ``arms[k]`` for every k (arrays of one shape); one draw per entry
+        (exact sums)."""
+        return Batch(self._draw(self.means[arms], counts, self._rng), counts)

@@ -15,15 +15,16 @@ per-arm epoch sums (central model), or, composed with the anonymous channel, its
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 import numpy as np
 
 
-@dataclass(frozen=True)
-class NoisyRelease:
-    """Noisy releases (one per input sum) and the mechanism's accounting for them.
+class NoisyRelease(NamedTuple):
+    """Noisy releases (one per input sum) and the mechanism's accounting for them (a named tuple: cheap to
+    build once per epoch).
 
     ``values`` are the noisy sums; ``noise`` the noise added, where the mechanism adds it to the sums
     (``None`` for a modular protocol, whose analyzer returns estimates, not the noise); ``accounting`` names
@@ -33,7 +34,7 @@ class NoisyRelease:
 
     values: np.ndarray
     noise: np.ndarray | None
-    accounting: dict[str, Any]
+    accounting: Mapping[str, Any]
 
 
 class CentralLaplace:
@@ -45,12 +46,13 @@ class CentralLaplace:
 
     def __init__(self, epsilon: float) -> None:
         self.epsilon = float(epsilon)
+        # the same guarantee for every release, built once (read-only)
+        self._accounting = MappingProxyType({"epsilon": self.epsilon, "scale": 1.0 / self.epsilon})
 
     def release(self, sums: np.ndarray, contributors: np.ndarray, rng: np.random.Generator) -> NoisyRelease:
         """Add one independent ``Lap(1/eps)`` to each of ``sums`` (``contributors`` does not change it)."""
-        sums = np.asarray(sums, dtype=float)
-        noise = rng.laplace(0.0, 1.0 / self.epsilon, sums.size)
-        return NoisyRelease(sums + noise, noise, {"epsilon": self.epsilon, "scale": 1.0 / self.epsilon})
+        noise = rng.laplace(0.0, 1.0 / self.epsilon, np.size(sums))
+        return NoisyRelease(sums + noise, noise, self._accounting)
 
 
 class Distributed:

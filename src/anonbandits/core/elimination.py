@@ -37,8 +37,10 @@ def gap_survivors(means: np.ndarray, width: float | np.ndarray, *, ties: str = "
     ties : ``"keep"`` (survive iff ``best - mean <= width``; DP-SE) or ``"eliminate"`` (survive iff
         ``best - mean < width``; BaSE).
     """
-    gap = means.max(axis=-1, keepdims=True) - means
-    width = np.asarray(width, dtype=float)[..., None] if np.ndim(width) else width
+    # the 1-D case (one learner, DP-SE's once-per-epoch test) avoids the slower keepdims reduction
+    gap = (means.max(axis=-1, keepdims=True) if means.ndim > 1 else means.max()) - means
+    if isinstance(width, np.ndarray) and width.ndim:
+        width = width[..., None]
     return gap <= width if ties == "keep" else ~(gap >= width)
 
 

@@ -50,9 +50,13 @@ def dpse_widths(active: np.ndarray | int, epoch: np.ndarray | int, length: np.nd
     arms at the start of epoch ``e`` of ``R_e = length`` pulls per arm; ``c_e = 0`` when ``eps = inf`` (SE).
     Vectorised over every argument.
     """
-    s, e, r = (np.asarray(x, dtype=float) for x in (active, epoch, length))
-    h = np.sqrt(np.log(8.0 * s * e * e / beta) / (2.0 * r))
-    c = np.log(4.0 * s * e * e / beta) / (epsilon * r)
+    # One formula for scalars and arrays; DP-SE calls it once per epoch with Python numbers, for which the
+    # math module is several times faster than numpy's scalar path (``8.0 * s`` makes floats either way)
+    s, e, r = active, epoch, length
+    arrays = any(isinstance(x, np.ndarray) for x in (s, e, r, epsilon))
+    log, sqrt = (np.log, np.sqrt) if arrays else (math.log, math.sqrt)
+    h = sqrt(log(8.0 * s * e * e / beta) / (2.0 * r))
+    c = log(4.0 * s * e * e / beta) / (epsilon * r)
     return h, c
 
 
