@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonbandits.core.elimination import gap_survivors
 from anonbandits.core.radii import dpse_widths
 from anonbandits.core.schedules import epoch_length
 from anonbandits.core.votes import removal_steps
@@ -75,8 +76,7 @@ def dp_mase_local_elimination(eps: float, epoch: np.ndarray, means: np.ndarray, 
     scale = 1.0 / (eps * length)
     noisy = np.where(held, means + rng.laplace(0.0, 1.0, means.shape) * scale[:, None], -np.inf)
     h, c = dpse_widths(held.sum(axis=1), epoch, length, beta, eps)
-    top = noisy.max(axis=1)
-    eliminated = held & (top[:, None] - noisy > 2.0 * (h + c)[:, None])
+    eliminated = held & ~gap_survivors(noisy, 2.0 * (h + c))
     return eliminated, noisy
 
 
