@@ -113,8 +113,9 @@ class Result:
         table.
     curve : an optional ``(x, y)`` pair of 1-D arrays, e.g. rounds and cumulative regret (drawn by ``--plot``).
     label : the name of the line the curve belongs to (default: the algorithm's name).
-    records : per-batch records: one mapping per batch (anonymous family) or per block of users served one arm
-        (paper 004's family); empty where an algorithm reports none.
+    records : per-batch records, one mapping per batch (the anonymous family's demand, assignments, rounds,
+        eliminations); empty where an algorithm reports none (paper 004's blocks stay on its driver's result,
+        ``run_elimination(...).blocks``, since building mappings would cost more than its whole run).
     """
 
     metrics: Mapping[str, Any]

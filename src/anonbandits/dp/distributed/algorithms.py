@@ -119,8 +119,7 @@ def _run(protocol_cls: type[Protocol], params: Mapping[str, Any], seed: int, *,
         "dp_delta": dp_delta,
     }
     label = protocol.name if protocol.pure else f"{protocol.name} s={scale:g}"
-    records = tuple({"arm": a, "start": lo, "stop": hi} for a, lo, hi in res.blocks.tolist())
-    return Result(metrics=metrics, curve=(res.checkpoints, res.cumulative_regret), label=label, records=records)
+    return Result(metrics=metrics, curve=(res.checkpoints, res.cumulative_regret), label=label)
 
 
 def run_cdp_se(params: Mapping[str, Any], seed: int) -> Result:
