@@ -29,7 +29,9 @@ import numpy as np
 from _output import results_dir
 
 from anonbandits.anonymous import anon_batched
-from anonbandits.elicitation import AnonymousChannel, elicitation_rounds
+from anonbandits.channels import AnonymousChannel
+from anonbandits.channels.anonymous import MAX_HORIZON
+from anonbandits.elicitation import elicitation_rounds
 from anonbandits.envs import clustered_instance
 from anonbandits.experiments import write_table
 
@@ -120,7 +122,7 @@ def time_elicitation(quick: bool) -> list[dict]:
           f"{ref_tp:,.0f} user-rounds/s")
 
     m = 20_000
-    channel = AnonymousChannel(inst, C, 10**12, np.random.default_rng(2))
+    channel = AnonymousChannel(inst, C, MAX_HORIZON, np.random.default_rng(2))
     start = time.perf_counter()
     fb = channel.elicit(assignment, [m])
     wall = time.perf_counter() - start
@@ -133,7 +135,7 @@ def time_elicitation(quick: bool) -> list[dict]:
     n_distinct = 200 if quick else 1000
     rng = np.random.default_rng(3)
     many = np.array([rng.permutation(assignment) for _ in range(n_distinct)])
-    channel = AnonymousChannel(inst, C, 10**12, np.random.default_rng(4))
+    channel = AnonymousChannel(inst, C, MAX_HORIZON, np.random.default_rng(4))
     start = time.perf_counter()
     channel.elicit(many, np.ones(n_distinct, np.int64))
     wall = time.perf_counter() - start

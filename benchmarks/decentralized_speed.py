@@ -2,9 +2,9 @@
 against a plain per-pull loop.
 
 * ``engine``: :func:`run_decentralized_elimination` / :func:`run_no_sharing` of
-  :mod:`anonbandits.multiagent.decentralized`; for these configurations (stationary Bernoulli rewards, one
-  pull per activation) they run the compiled per-step kernel (:mod:`.kernel`: one loop iteration per global
-  step, rewards of a round drawn at its end);
+  :mod:`anonbandits.multiagent.decentralized`, on its compiled per-step kernel (:mod:`.kernel`: one loop
+  iteration per global step; for these configurations, stationary Bernoulli rewards, rewards of a round drawn
+  at its end);
 * ``reference``: :mod:`anonbandits.reference.decentralized`, one Python iteration per global step (draw the
   player, read the board, one subroutine call, one reward draw), timed on at most ``REF_CAP`` steps of the
   same configuration (its rate does not depend on the run length: within 5% of a full run's).

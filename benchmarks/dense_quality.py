@@ -14,7 +14,6 @@ Usage: python benchmarks/dense_quality.py [--quick] [--out FILE]
 from __future__ import annotations
 
 import argparse
-import csv
 import time
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from _output import results_dir
 from decompose_speed import random_batched
 
 import anondecomp
+from anonbandits.experiments import write_table
 from anondecomp import DemandGraph
 
 # randomized is left out: on these graphs an arm draws C+1 of its users too rarely (minutes per graph)
@@ -66,12 +66,7 @@ def main() -> None:
             row = run(N, K, C, seed, method)
             rows.append(row)
             print(", ".join(f"{k}={v}" for k, v in row.items() if k != "demand"), flush=True)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    cols = list(dict.fromkeys(k for r in rows for k in r))
-    with open(out, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=cols)
-        writer.writeheader()
-        writer.writerows(rows)
+    write_table(rows, out)
     print(f"wrote {out}")
 
 

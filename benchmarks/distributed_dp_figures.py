@@ -29,8 +29,8 @@ import numpy as np
 from _output import results_dir
 
 from anonbandits import registry
+from anonbandits.core.schedules import checkpoint_grid
 from anonbandits.dp import dp_se
-from anonbandits.dp.common import checkpoint_grid
 from anonbandits.envs.rewards import model_means
 from anonbandits.experiments import Task, run_tasks, write_table
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from _output import results_dir
 
-from anonbandits import registry
+from anonbandits import simulate
 from anonbandits.experiments import write_table
 from anonbandits.reference.distributed_dp import per_round_dist_dp_se
 
@@ -33,12 +33,10 @@ def hard_instance(k: int = 10, run: int = 0, width: float = 0.1) -> np.ndarray:
 
 def time_fast(name: str, params: dict, seeds: range) -> tuple[float, float]:
     """Median wall time of one run and the mean regret over ``seeds``."""
-    spec = registry.get(name)
-    resolved = spec.resolve(params)
     walls, regrets = [], []
     for seed in seeds:
         start = time.perf_counter()
-        out = spec.run(resolved, seed)
+        out = simulate(name, seed=seed, **params)
         walls.append(time.perf_counter() - start)
         regrets.append(out.metrics["regret"])
     return float(np.median(walls)), float(np.mean(regrets))
@@ -64,9 +62,8 @@ def main() -> None:
     # sanity: the same algorithm, on an instance where arms get eliminated at random batches
     check = np.array([0.9, 0.6, 0.5])
     ref = [per_round_dist_dp_se(check, 1.0, 20_000, np.random.default_rng(s)) for s in range(40)]
-    spec = registry.get("dist-dp-se")
-    fast = [spec.run(spec.resolve(dict(means="0.9,0.6,0.5", epsilon=1.0, horizon=20_000, tau_confidence=0.1)),
-                     1000 + s).metrics["regret"] for s in range(40)]
+    fast = [simulate("dist-dp-se", seed=1000 + s, means="0.9,0.6,0.5", epsilon=1.0, horizon=20_000,
+                     tau_confidence=0.1).metrics["regret"] for s in range(40)]
     print(f"sanity (means 0.9,0.6,0.5, eps=1, T=20,000, 40 seeds each): mean regret per-round loop "
           f"{np.mean(ref):.0f} +- {np.std(ref) / np.sqrt(40):.0f}, fast {np.mean(fast):.0f} +- "
           f"{np.std(fast) / np.sqrt(40):.0f}")

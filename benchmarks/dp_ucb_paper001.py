@@ -30,7 +30,7 @@ from _output import results_dir
 
 from anonbandits.dp import hybrid_ucb_batch
 from anonbandits.experiments import Task, TaskResult, run_tasks, write_table
-from anonbandits.registry import get
+from anonbandits.registry import Result, get
 
 SETTINGS = {
     1: (0.75, 0.70, 0.70, 0.70, 0.70),
@@ -74,7 +74,8 @@ def run_hybrid(horizon: int, runs: int) -> list[TaskResult]:
                "horizon": horizon, "reward": "bernoulli", "tree_noise": "paper", "seed": HYBRID_SEED,
                "batch_row": i, "regret": float(batch.regret[i]), "best_arm_found": int(batch.pulls[i].argmax() == 0),
                "releases": horizon, "wall_time": per_run}
-        out.append(TaskResult(row=row, curve=(batch.checkpoints, batch.curves[i]), label="hybrid-ucb"))
+        metrics = {k: row[k] for k in ("regret", "best_arm_found", "releases")}
+        out.append(TaskResult(row=row, result=Result(metrics, (batch.checkpoints, batch.curves[i]), "hybrid-ucb")))
     return out
 
 

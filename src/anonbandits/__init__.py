@@ -1,6 +1,7 @@
 """anonbandits: anonymous and private multi-user bandits on top of the ``anondecomp`` solver layer."""
 
 from anonbandits.errors import AnonBanditsError, AnonymityViolation, ConfigError
+from anonbandits.registry import Result, simulate
 
-__all__ = ["AnonBanditsError", "AnonymityViolation", "ConfigError"]
+__all__ = ["AnonBanditsError", "AnonymityViolation", "ConfigError", "Result", "simulate"]
 __version__ = "0.1.0"

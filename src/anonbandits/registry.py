@@ -6,7 +6,7 @@ adding its module path to ``_FAMILIES``.
 
 A spec's ``run(params, seed)`` is a module-level function (so it pickles to worker processes and Dask
 workers) that draws all its randomness from ``numpy.random.default_rng(seed)`` and returns a
-:class:`RunOutput`.
+:class:`Result`. :func:`simulate` is the one library call on top: the runner and the CLI go through it.
 """
 
 from __future__ import annotations
@@ -104,16 +104,28 @@ class Param:
 
 
 @dataclass(frozen=True)
-class RunOutput:
-    """What one run reports.
+class Result:
+    """What one run of any algorithm reports (the one result type of :func:`simulate`).
 
-    ``metrics`` become columns of the results table. ``curve`` is an optional ``(x, y)`` pair of 1-D arrays
-    (e.g. rounds and cumulative regret) drawn by ``--plot``; ``label`` names the line it belongs to.
+    Attributes
+    ----------
+    metrics : the run's numbers by name (regret, pulls, batches, ...); they become columns of the results
+        table.
+    curve : an optional ``(x, y)`` pair of 1-D arrays, e.g. rounds and cumulative regret (drawn by ``--plot``).
+    label : the name of the line the curve belongs to (default: the algorithm's name).
+    records : per-batch records, one mapping per batch (the anonymous family's demand, assignments, rounds,
+        eliminations); empty where an algorithm reports none (paper 004's blocks stay on its driver's result,
+        ``run_elimination(...).blocks``, since building mappings would cost more than its whole run).
     """
 
     metrics: Mapping[str, Any]
     curve: tuple[np.ndarray, np.ndarray] | None = None
     label: str | None = None
+    records: tuple[Mapping[str, Any], ...] = ()
+
+
+#: The earlier name of :class:`Result`, still used by the decentralized family's registry entries.
+RunOutput = Result
 
 
 @dataclass(frozen=True)
@@ -121,7 +133,7 @@ class AlgorithmSpec:
     """An algorithm as the simulator sees it."""
 
     name: str
-    run: Callable[[Mapping[str, Any], int], RunOutput]
+    run: Callable[[Mapping[str, Any], int], Result]
     params: tuple[Param, ...]
     summary: str
     family: str = ""
@@ -186,3 +198,33 @@ def get(name: str) -> AlgorithmSpec:
     if name not in algorithms:
         raise ConfigError(f"unknown algorithm {name!r}; known: {', '.join(sorted(algorithms))}")
     return algorithms[name]
+
+
+def simulate(name: str, *, seed: int, **params: Any) -> Result:
+    """Run the registered algorithm ``name`` once: the library's one call for every algorithm.
+
+    Parameters
+    ----------
+    name : a registered algorithm (``anonbandits simulate --list`` prints them), e.g. ``"dp-se"``.
+    seed : seed of the run's ``numpy.random.default_rng``; the same seed gives the same result.
+    **params : the algorithm's parameters by name (defaults for the others); values may be given as text.
+
+    Returns
+    -------
+    Result
+        The run's metrics, its curve and its per-batch records.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown algorithm, an unknown parameter or a bad value.
+
+    Examples
+    --------
+    >>> from anonbandits import simulate
+    >>> r = simulate("dp-se", seed=1, means="0.9,0.5", horizon=20_000, epsilon=1.0)
+    >>> bool(r.metrics["regret"] > 0), int(r.curve[0][-1])
+    (True, 20000)
+    """
+    spec = get(name)
+    return spec.run(spec.resolve(params), int(seed))

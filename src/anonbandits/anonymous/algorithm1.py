@@ -35,8 +35,9 @@ import numpy as np
 import anondecomp
 from anonbandits.anonymous.errors import NotUBatchedError
 from anonbandits.anonymous.result import AnonymousRun, BatchRecord
-from anonbandits.batched import BatchedElimination, default_batches, static_grid
-from anonbandits.elicitation import AnonymousChannel, elicitation_rounds
+from anonbandits.channels import AnonymousChannel
+from anonbandits.core import BatchedElimination, default_batches, static_grid
+from anonbandits.elicitation import elicitation_rounds
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import AnonBanditsError, ConfigError
 

@@ -20,7 +20,8 @@ import math
 import numpy as np
 
 from anonbandits.anonymous.result import AnonymousRun, BatchRecord
-from anonbandits.elicitation import AnonymousChannel, elicitation_rounds
+from anonbandits.channels import AnonymousChannel
+from anonbandits.elicitation import elicitation_rounds
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import ConfigError
 

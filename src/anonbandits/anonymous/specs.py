@@ -8,6 +8,7 @@ streams for the instance, the rewards and the decomposer.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -18,9 +19,9 @@ import anondecomp
 from anonbandits.anonymous.algorithm1 import anon_batched
 from anonbandits.anonymous.algorithm2 import anon_etc
 from anonbandits.anonymous.result import AnonymousRun
-from anonbandits.batched import GRIDS, THRESHOLDS
+from anonbandits.core import GRIDS, THRESHOLDS
 from anonbandits.envs.instances import INSTANCE_REWARDS, MultiUserInstance, clustered_instance
-from anonbandits.registry import AlgorithmSpec, Param, RunOutput, parse_bool
+from anonbandits.registry import AlgorithmSpec, Param, Result, parse_bool
 
 
 def parse_alpha(value: str | float) -> float | str:
@@ -78,7 +79,7 @@ def _cluster(params: Mapping[str, Any]) -> int:
     return params["cluster"] or params["users"] // params["arms"]
 
 
-def _output(run: AnonymousRun, label: str, extra: Mapping[str, Any]) -> RunOutput:
+def _output(run: AnonymousRun, label: str, extra: Mapping[str, Any]) -> Result:
     metrics = {**extra,
                "regret": run.regret,
                "observations": run.observations,
@@ -86,10 +87,11 @@ def _output(run: AnonymousRun, label: str, extra: Mapping[str, Any]) -> RunOutpu
                "exploration_rounds": run.exploration_rounds,
                "assignments": sum(b.assignments for b in run.batches),
                "optimal_fraction": run.optimal_fraction}
-    return RunOutput(metrics=metrics, curve=run.curve, label=label)
+    return Result(metrics=metrics, curve=run.curve, label=label,
+                  records=tuple(dataclasses.asdict(b) for b in run.batches))
 
 
-def run_batched(params: Mapping[str, Any], seed: int) -> RunOutput:
+def run_batched(params: Mapping[str, Any], seed: int) -> Result:
     """``anon-batched``: Algorithm 1 of paper 000 on a clustered instance."""
     inst_rng, reward_rng, dec_rng = np.random.default_rng(seed).spawn(3)
     instance = _instance(params, inst_rng)
@@ -109,7 +111,7 @@ def run_batched(params: Mapping[str, Any], seed: int) -> RunOutput:
                     "exploration_batches": len(run.batches), **per_batch})
 
 
-def run_etc(params: Mapping[str, Any], seed: int) -> RunOutput:
+def run_etc(params: Mapping[str, Any], seed: int) -> Result:
     """``anon-etc``: Algorithm 2 of paper 000 on a clustered instance."""
     inst_rng, reward_rng, _ = np.random.default_rng(seed).spawn(3)
     instance = _instance(params, inst_rng)

@@ -9,10 +9,10 @@ distributed-DP elimination family lives in :mod:`anonbandits.dp.distributed`.
 
 from anonbandits.dp.algorithms import ALGORITHMS
 from anonbandits.dp.common import BanditRun, Ledger, RegretTrace
-from anonbandits.dp.elimination import dp_se, epoch_length, se, successive_elimination
+from anonbandits.dp.elimination import dp_se, se, successive_elimination
 from anonbandits.dp.ftnl import ftnl
 from anonbandits.dp.hybrid_ucb import HybridBatch, hybrid_ucb, hybrid_ucb_batch
 from anonbandits.dp.lazy_ucb import anytime_lazy_ucb
 
 __all__ = ["ALGORITHMS", "BanditRun", "HybridBatch", "Ledger", "RegretTrace", "anytime_lazy_ucb", "dp_se",
-           "epoch_length", "ftnl", "hybrid_ucb", "hybrid_ucb_batch", "se", "successive_elimination"]
+           "ftnl", "hybrid_ucb", "hybrid_ucb_batch", "se", "successive_elimination"]

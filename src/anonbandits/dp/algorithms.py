@@ -13,7 +13,7 @@ from anonbandits.dp.ftnl import ftnl
 from anonbandits.dp.hybrid_ucb import TREE_NOISES, hybrid_ucb
 from anonbandits.dp.lazy_ucb import STORAGES, anytime_lazy_ucb
 from anonbandits.envs.rewards import REWARD_MODELS
-from anonbandits.registry import AlgorithmSpec, Param, RunOutput
+from anonbandits.registry import AlgorithmSpec, Param, Result
 
 FAMILY = "dp"
 PAPER_HORIZON = 2 * 2**21
@@ -26,45 +26,45 @@ CONFIDENCE = Param("confidence", str, "1/T", "DP-SE confidence beta: '1/T' (pape
 ORDER = Param("order", str, "round-robin", "pull order inside an epoch (paper 004: blocks)", choices=ORDERS)
 
 
-def _output(run: BanditRun, label: str) -> RunOutput:
-    return RunOutput(metrics=run.metrics(), curve=(run.checkpoints, run.curve), label=label)
+def _output(run: BanditRun, label: str) -> Result:
+    return Result(metrics=run.metrics(), curve=(run.checkpoints, run.curve), label=label)
 
 
 def _label(name: str, params: Mapping[str, Any]) -> str:
     return f"{name} (eps={params['epsilon']:g})"
 
 
-def run_se(params: Mapping[str, Any], seed: int) -> RunOutput:
+def run_se(params: Mapping[str, Any], seed: int) -> Result:
     run = se(params["means"], params["horizon"], np.random.default_rng(seed), reward=params["reward"],
              confidence=params["confidence"], order=params["order"])
     return _output(run, "se")
 
 
-def run_dp_se(params: Mapping[str, Any], seed: int) -> RunOutput:
+def run_dp_se(params: Mapping[str, Any], seed: int) -> Result:
     run = dp_se(params["means"], params["epsilon"], params["horizon"], np.random.default_rng(seed),
                 reward=params["reward"], confidence=params["confidence"], order=params["order"])
     return _output(run, _label("dp-se", params))
 
 
-def run_anytime_lazy_ucb(params: Mapping[str, Any], seed: int) -> RunOutput:
+def run_anytime_lazy_ucb(params: Mapping[str, Any], seed: int) -> Result:
     run = anytime_lazy_ucb(params["means"], params["epsilon"], params["horizon"], np.random.default_rng(seed),
                            storage=params["storage"], reward=params["reward"])
     return _output(run, _label("anytime-lazy-ucb", params))
 
 
-def run_hybrid_ucb(params: Mapping[str, Any], seed: int) -> RunOutput:
+def run_hybrid_ucb(params: Mapping[str, Any], seed: int) -> Result:
     run = hybrid_ucb(params["means"], params["epsilon"], params["horizon"], np.random.default_rng(seed),
                      tree_noise=params["tree_noise"], reward=params["reward"])
     return _output(run, _label("hybrid-ucb", params))
 
 
-def run_ftnl(params: Mapping[str, Any], seed: int) -> RunOutput:
+def run_ftnl(params: Mapping[str, Any], seed: int) -> Result:
     run = ftnl(params["means"], params["epsilon"], params["horizon"], np.random.default_rng(seed),
                noise_multiplier=params["noise_multiplier"], initial=params["initial"], reward=params["reward"])
     return _output(run, _label("ftnl", params))
 
 
-def run_naive_ftnl(params: Mapping[str, Any], seed: int) -> RunOutput:
+def run_naive_ftnl(params: Mapping[str, Any], seed: int) -> Result:
     run = ftnl(params["means"], params["epsilon"], params["horizon"], np.random.default_rng(seed), naive=True,
                initial=params["initial"], reward=params["reward"])
     return _output(run, _label("naive-ftnl", params))

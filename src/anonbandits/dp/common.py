@@ -11,17 +11,15 @@ noisy statistic, so that tests can check that a reward is used in at most one re
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from anonbandits.envs.rewards import REWARD_MODELS, model_means, parse_means, sum_rewards
+from anonbandits.channels.direct import RewardSum
+from anonbandits.envs.rewards import REWARD_MODELS, model_means, parse_means
 from anonbandits.errors import ConfigError
-
-#: ``sums(mu, counts, rng)``: the sum of ``counts[k]`` rewards of arm mean ``mu[k]`` for each k.
-RewardSum = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
 
 
 def check_means(means: str | Sequence[float] | np.ndarray) -> np.ndarray:
@@ -50,13 +48,6 @@ def check_reward(reward: str | RewardSum) -> None:
         raise ConfigError(f"reward must be one of {', '.join(REWARD_MODELS)}, got {reward!r}")
 
 
-def reward_sums(reward: str | RewardSum) -> RewardSum:
-    """The block-sum sampler of ``reward`` (exact: one binomial draw per block for Bernoulli)."""
-    if callable(reward):
-        return reward
-    return lambda mu, counts, rng: sum_rewards(reward, mu, counts, rng)
-
-
 def expected_rewards(reward: str | RewardSum, means: np.ndarray,
                      expected_means: Sequence[float] | None = None) -> np.ndarray:
     """The arms' true expected rewards (the pseudo-regret's reference): ``expected_means`` if given, the
@@ -67,44 +58,6 @@ def expected_rewards(reward: str | RewardSum, means: np.ndarray,
             raise ConfigError(f"expected_means has {out.size} entries for {means.size} arms")
         return out
     return model_means(reward, means) if isinstance(reward, str) else means
-
-
-def checkpoint_grid(horizon: int, checkpoints: int | Sequence[int] | np.ndarray = 200, *,
-                    spacing: str = "even") -> np.ndarray:
-    """Rounds at which the cumulative regret is recorded.
-
-    Parameters
-    ----------
-    horizon : last round T.
-    checkpoints : the number of rounds wanted, or the rounds themselves (sorted, each in [1, T]).
-    spacing : for a number n of rounds: ``"even"``, n evenly spaced rounds ending at T; ``"log-even"``, half of
-        them log-spaced from 1 (the early behaviour a log-scale plot shows) and half evenly spaced, about n
-        rounds in all after merging duplicates (paper 004's figures).
-
-    Examples
-    --------
-    >>> checkpoint_grid(100, 4).tolist()
-    [25, 50, 75, 100]
-    >>> checkpoint_grid(100, 4, spacing="log-even").tolist()
-    [1, 50, 100]
-    """
-    if np.isscalar(checkpoints):
-        n = int(checkpoints)
-        if n < 1:
-            raise ConfigError(f"checkpoints must be at least 1, got {checkpoints!r}")
-        if spacing == "even":
-            grid = np.linspace(horizon / n, horizon, n)
-        elif spacing == "log-even":
-            half = max(1, n // 2)
-            rest = max(1, n - half)
-            grid = np.concatenate([np.geomspace(1, horizon, half), np.linspace(horizon / rest, horizon, rest)])
-        else:
-            raise ConfigError(f"spacing must be 'even' or 'log-even', got {spacing!r}")
-        return np.unique(np.clip(np.round(grid), 1, horizon).astype(np.int64))
-    grid = np.unique(np.asarray(checkpoints, dtype=np.int64))
-    if grid.size == 0 or grid[0] < 1 or grid[-1] > horizon:
-        raise ConfigError(f"checkpoint rounds must lie in [1, {horizon}]")
-    return grid
 
 
 class RegretTrace:

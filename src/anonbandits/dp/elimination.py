@@ -27,6 +27,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from anonbandits.channels.direct import DirectChannel
+from anonbandits.channels.mechanisms import CentralLaplace
+from anonbandits.core.elimination import gap_survivors
+from anonbandits.core.radii import dpse_threshold
+from anonbandits.core.schedules import checkpoint_grid, epoch_length
 from anonbandits.dp.common import (
     BanditRun,
     Ledger,
@@ -36,10 +41,8 @@ from anonbandits.dp.common import (
     check_horizon,
     check_means,
     check_reward,
-    checkpoint_grid,
     expected_rewards,
     finish,
-    reward_sums,
 )
 from anonbandits.errors import ConfigError
 
@@ -57,40 +60,6 @@ def parse_confidence(value: str | float, horizon: int) -> float:
     if not 0 < beta < 1:
         raise ConfigError(f"confidence must be '1/T' or a number in (0, 1), got {value!r}")
     return beta
-
-
-def epoch_length(active: int | np.ndarray, epoch: int | np.ndarray, beta: float,
-                 epsilon: float = math.inf) -> int | np.ndarray:
-    """R_e: pulls of each active arm in epoch ``epoch`` (1-based) with ``active`` arms at its start.
-
-    ``R_e = floor(max(32 ln(8 s e^2/beta) 4^e, 8 ln(4 s e^2/beta) 2^e / eps)) + 1`` with s = ``active``
-    (Delta_e = 2^-e); SE is ``epsilon = inf`` (statistical term only). DP-SE of Sajed and Sheffet, used by
-    paper 001, paper 004 and, per agent, by DP-MASE of paper 003. Vectorised over ``active`` and ``epoch``
-    (an int for scalar arguments, an int64 array otherwise).
-
-    Examples
-    --------
-    >>> epoch_length(5, 1, 1 / 4_194_304, 0.5), epoch_length(10, 1, 0.5, 0.1)  # spec tables of papers 001, 003
-    (2425, 702)
-    """
-    s = np.asarray(active, dtype=float)
-    e = np.asarray(epoch, dtype=float)
-    bound = np.maximum(32.0 * np.log(8.0 * s * e * e / beta) * 4.0**e,
-                       8.0 * np.log(4.0 * s * e * e / beta) * 2.0**e / epsilon)
-    # The smallest integer strictly above the bound, as paper 001's spec states it (A9, from the DP-SE
-    # reimplementation). Paper 003's spec (A2) takes the ceiling of the same garbled formula instead; the two
-    # differ only when the bound is an integer, which it never is at the papers' parameters (a test scans
-    # them), so one rule serves both and paper 003's reproduction is unchanged.
-    out = np.floor(bound).astype(np.int64) + 1
-    return int(out) if out.ndim == 0 else out
-
-
-def elimination_threshold(active: int, epoch: int, length: int, beta: float,
-                          epsilon: float = math.inf) -> float:
-    """2 (h_e + c_e): an arm whose noisy mean is further than this below the best one is eliminated."""
-    h = math.sqrt(math.log(8 * active * epoch**2 / beta) / (2 * length))
-    c = math.log(4 * active * epoch**2 / beta) / (length * epsilon) if math.isfinite(epsilon) else 0.0
-    return 2 * (h + c)
 
 
 def _play(trace: RegretTrace, arms: np.ndarray, rounds: int, per_arm: int, order: str) -> None:
@@ -138,7 +107,8 @@ def successive_elimination(means: str | Sequence[float] | np.ndarray, horizon: i
     if order not in ORDERS:
         raise ConfigError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
     check_reward(reward)
-    draw = reward_sums(reward)
+    channel = DirectChannel(mu, reward, rng)
+    mechanism = CentralLaplace(eps) if math.isfinite(eps) else None
     true = expected_rewards(reward, mu, expected_means)
     grid = checkpoint_grid(T, checkpoints)
     trace, ledger = RegretTrace(true.max() - true), Ledger()
@@ -153,14 +123,13 @@ def successive_elimination(means: str | Sequence[float] | np.ndarray, horizon: i
             break
         epoch = e
         _play(trace, active, length * size, length, order)
-        sums = draw(mu[active], np.full(size, length), rng)
-        noise = rng.laplace(0.0, 1.0 / eps, size) if math.isfinite(eps) else np.zeros(size)
+        sums = channel.request(active, np.full(size, length)).sums
+        noise = mechanism.release(sums, length, rng).noise if mechanism else np.zeros(size)
         for arm, s, z in zip(active, sums, noise, strict=True):
             block = ledger.block(arm, length, s)
             ledger.release([block], [arm], [s], [z], 1.0 / eps, trace.rounds)
         noisy = (sums + noise) / length
-        keep = noisy.max() - noisy <= elimination_threshold(size, e, length, beta, eps)
-        active = active[keep]
+        active = active[gap_survivors(noisy, dpse_threshold(size, e, length, beta, eps))]
     if trace.rounds < T:
         trace.play(active[0], T - trace.rounds)
     return finish(trace, grid, true, ledger.releases, ledger, epochs=epoch, survivors=int(active.size))

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from anonbandits.channels.direct import DirectChannel
+from anonbandits.core.schedules import checkpoint_grid
 from anonbandits.dp.common import (
     BanditRun,
     Ledger,
@@ -27,10 +29,8 @@ from anonbandits.dp.common import (
     check_horizon,
     check_means,
     check_reward,
-    checkpoint_grid,
     expected_rewards,
     finish,
-    reward_sums,
 )
 from anonbandits.errors import ConfigError
 
@@ -79,7 +79,7 @@ def ftnl(means: str | Sequence[float] | np.ndarray, epsilon: float, horizon: int
     if not noise_multiplier > 0:
         raise ConfigError(f"noise_multiplier must be positive, got {noise_multiplier!r}")
     check_reward(reward)
-    draw = reward_sums(reward)
+    draw = DirectChannel.sampler(reward)
     true = expected_rewards(reward, mu, expected_means)
     grid = checkpoint_grid(T, checkpoints)
     K = mu.size

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from anonbandits.core.schedules import checkpoint_grid
 from anonbandits.dp.common import (
     BanditRun,
     RewardSum,
@@ -38,7 +39,6 @@ from anonbandits.dp.common import (
     check_horizon,
     check_means,
     check_reward,
-    checkpoint_grid,
     expected_rewards,
 )
 from anonbandits.envs.rewards import draw_rewards

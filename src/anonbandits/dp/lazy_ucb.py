@@ -28,6 +28,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from anonbandits.channels.direct import DirectChannel
+from anonbandits.core.schedules import checkpoint_grid
 from anonbandits.dp.common import (
     BanditRun,
     Ledger,
@@ -37,10 +39,8 @@ from anonbandits.dp.common import (
     check_horizon,
     check_means,
     check_reward,
-    checkpoint_grid,
     expected_rewards,
     finish,
-    reward_sums,
 )
 from anonbandits.errors import ConfigError
 
@@ -113,7 +113,7 @@ def anytime_lazy_ucb(means: str | Sequence[float] | np.ndarray, epsilon: float, 
     if storage not in STORAGES:
         raise ConfigError(f"storage must be one of {', '.join(STORAGES)}, got {storage!r}")
     check_reward(reward)
-    draw = reward_sums(reward)
+    draw = DirectChannel.sampler(reward)
     true = expected_rewards(reward, mu, expected_means)
     grid = checkpoint_grid(T, checkpoints)
     trace, ledger = RegretTrace(true.max() - true), Ledger()

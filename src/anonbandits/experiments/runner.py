@@ -29,21 +29,27 @@ SCHEDULER_TIMEOUT = 3
 
 @dataclass(frozen=True)
 class TaskResult:
-    """A results-table row, plus the run's curve (if any) and the label its line is drawn under."""
+    """A results-table row and the run's :class:`~anonbandits.registry.Result` (curve, label, records)."""
 
     row: dict[str, Any]
-    curve: tuple[np.ndarray, np.ndarray] | None
-    label: str
+    result: registry.Result
+
+    @property
+    def curve(self) -> tuple[np.ndarray, np.ndarray] | None:
+        return self.result.curve
+
+    @property
+    def label(self) -> str:
+        return self.result.label or self.row["algorithm"]
 
 
 def run_task(task: Task) -> TaskResult:
     """Run one task; the row holds algorithm, parameters, seed, the run's metrics and its wall time."""
-    spec = registry.get(task.algorithm)
     start = time.perf_counter()
-    out = spec.run(task.params, task.seed)
+    out = registry.simulate(task.algorithm, seed=task.seed, **task.params)
     wall = time.perf_counter() - start
     row = {"algorithm": task.algorithm, **task.params, "seed": task.seed, **out.metrics, "wall_time": wall}
-    return TaskResult(row=row, curve=out.curve, label=out.label or task.algorithm)
+    return TaskResult(row=row, result=out)
 
 
 def _run_indexed(item: tuple[int, Task]) -> tuple[int, TaskResult]:

@@ -2,7 +2,8 @@
 
 Paper 002 (Decentralized Elimination) and paper 003 (MASE and its variants) both let agents vote against the
 arms they eliminate locally; an arm leaves the shared set at its M-th vote, with
-``M = ceil(log(delta) / log(local failure probability))`` (:func:`vote_threshold`). Both papers draw the
+``M = ceil(log(delta) / log(local failure probability))`` (:func:`anonbandits.core.votes.vote_threshold`,
+re-exported here). Both papers draw the
 active agent i.i.d. from a fixed distribution over the N agents, uniform or skewed, but their skewed
 distributions differ:
 
@@ -15,15 +16,15 @@ distributions differ:
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from anonbandits.core.votes import VOTE_ROUNDINGS, vote_threshold
 from anonbandits.errors import ConfigError
+
+__all__ = ["ACTIVITIES", "SKEWED_SHARE", "SKEWS", "VOTE_ROUNDINGS", "activity_probabilities", "vote_threshold"]
 
 ACTIVITIES = ("uniform", "skewed")
 SKEWS = ("power", "halves")
-VOTE_ROUNDINGS = ("ceil", "floor")
 SKEWED_SHARE = 0.8  # paper 002, Problem 2: the first half of the players generates this share of the events
 
 
@@ -74,21 +75,3 @@ def activity_probabilities(agents: int, activity: str | np.ndarray = "uniform", 
         raise ConfigError(f"skewed activity needs gamma > 0 and activity_offset >= 0, got {gamma}, {offset}")
     weights = (np.arange(1, agents + 1) + offset) ** (-gamma)
     return weights / weights.sum()
-
-
-def vote_threshold(delta: float, local_failure: float, rounding: str = "ceil") -> int:
-    """``M = ceil(log(delta) / log(local_failure))`` votes remove an arm, so that ``local_failure^M <= delta``.
-
-    ``rounding="floor"`` gives paper 002's printed 28 for delta = 0.05 and eta = 0.9 (its spec, A1). The 1e-9
-    keeps a ratio that is an integer up to rounding error at that integer. The callers check M against their
-    own limits (M >= 2 in paper 002, M <= N in paper 003).
-
-    Examples
-    --------
-    >>> vote_threshold(0.05, 0.9), vote_threshold(0.05, 0.9, "floor"), vote_threshold(0.25, 0.5)
-    (29, 28, 2)
-    """
-    if rounding not in VOTE_ROUNDINGS:
-        raise ConfigError(f"vote_rounding must be one of {', '.join(VOTE_ROUNDINGS)}, got {rounding!r}")
-    ratio = math.log(delta) / math.log(local_failure)
-    return math.ceil(ratio - 1e-9) if rounding == "ceil" else math.floor(ratio + 1e-9)

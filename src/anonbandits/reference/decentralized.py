@@ -9,7 +9,7 @@ her Arm Selection subroutine (one pull, one reward draw), post her votes. Writte
 is the baseline of ``benchmarks/decentralized_speed.py`` and the independent implementation the tests
 compare the simulation (:mod:`anonbandits.multiagent.decentralized`) against, in distribution.
 
-Same resolutions as the engine (see ``docs/decentralized-elimination.md``): a round (phase) completed by
+Same resolutions as the kernel (see ``docs/decentralized-elimination.md``): a round (phase) completed by
 global eliminations is decided at the player's next call before her pull, stop when every player holds one
 arm.
 """
@@ -19,6 +19,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from anonbandits.envs.rewards import draw_rewards
 
 
 class RefSubroutine:
@@ -124,6 +126,27 @@ class RefSubroutine:
             out |= self._decide_phase()
         return out
 
+    def step_round(self, pull) -> set[int]:
+        """One activation of ``per_activation="round"``: the rest of an SE/SER3 round, or one pull of every arm
+        of a naive/median phase still short of its target (paper 003's convention)."""
+        if len(self.S) == 1 or self.kind == "ugapec":
+            return self.step(pull)
+        out: set[int] = set()
+        if self.kind in ("se", "ser3"):
+            out = self.step(pull)  # decides a pending round, starts one and makes its first pull
+            while self.queue:
+                out |= self.step(pull)
+            return out
+        target = self._target()
+        if all(self.cnt[a] >= target for a in self.S):
+            return self.step(pull)  # the phase completed by global eliminations is decided first
+        for a in [a for a in self.S if self.cnt[a] < target]:
+            self.cnt[a] += 1
+            self.sums[a] += pull(a)
+        if all(self.cnt[x] >= target for x in self.S):
+            out |= self._decide_phase()
+        return out
+
     # -- UGapEc ----------------------------------------------------------------------------------------
     def _gap_indices(self) -> tuple[dict[int, float], dict[int, float], dict[int, float], int]:
         t = max(self.tau, 1)
@@ -170,79 +193,120 @@ def _players(activity: str, n: int, rng: np.random.Generator):
     return lambda: int(rng.integers(half)) + (0 if rng.random() < 0.8 else half)
 
 
-def reference_decentralized(means, n: int, *, delta: float, eta: float, eps: float, subroutine: str,
-                            activity: str, rng: np.random.Generator, max_steps: int = 10**8) -> dict:
-    """DECENTRALIZED ELIMINATION, one step at a time (spec 4.4). Returns samples, messages, t_consensus,
-    the players' arms, the vote counts and the votes (sender, step, arm)."""
-    means = list(map(float, means))
-    k = len(means)
-    m = math.ceil(math.log(delta) / math.log(eta) - 1e-9)
+def reference_run(means, n: int, *, conf: float, eps: float, subroutine: str, activity: str,
+                  rng: np.random.Generator, threshold: int | None = None, stop: str = "all",
+                  draw_only_active: bool = False, per_activation: str = "pull", se_c: float = 4.0,
+                  mean_at=None, reward: str = "bernoulli", phi: float = 0.0, max_steps: int = 10**8) -> dict:
+    """Algorithm 2 of paper 002 (spec 4.4), one step at a time, with every option of the simulation.
+
+    ``threshold``: the vote threshold M (``None``: no board, every player alone, i.e. 1-PRIVACY; one player fed
+    by every step is 0-PRIVACY); ``stop``: ``all`` (every player holds one arm), ``consensus`` (the shared set
+    is a singleton) or ``none`` (run ``max_steps`` steps: DSER4); ``draw_only_active``: the step's player is
+    drawn among the players still exploring (rejection: same law as drawing from the restricted ``P_x``;
+    ``samples`` counts the accepted draws); ``per_activation="round"``: see :meth:`RefSubroutine.step_round`;
+    ``mean_at(t)``: the means at step t (default ``means``); ``reward``: the reward model; ``phi``: before
+    each step, with probability ``phi``, every player restarts and the board is cleared (DSER4, Sec. 4).
+    Returns samples (steps), messages, t_consensus, the players' arms, the vote counts, the votes (sender,
+    step, arm), the plays of arms that are not the best at their step and the number of resets."""
+    means = np.asarray(means, dtype=float)
+    k = means.size
+    fixed, top = means.tolist(), float(means.max())  # plain floats: a numpy call per pull would dominate
     draw = _players(activity, n, rng)
-    subs = [RefSubroutine(subroutine, list(range(k)), k, eps, eta, rng) for _ in range(n)]
-    lam = [[False] * k for _ in range(n)]
-    votes = [0] * k
-    shared = list(range(k))
-    version, seen = 0, [0] * n
-    done, t, t_cons = 0, 0, None
+    fresh = [RefSubroutine(subroutine, list(range(k)), k, eps, conf, rng, se_c) for _ in range(n)]
+    subs, lam, votes, shared = fresh, [[False] * k for _ in range(n)], [0] * k, list(range(k))
+    version, seen, done, t, raw, t_cons, resets, bad = 0, [0] * n, 0, 0, 0, None, 0, 0
+    gone_players: set[int] = set()
     log: list[tuple[int, int, int]] = []
 
     def pull(arm: int) -> float:
-        return 1.0 if rng.random() < means[arm] else 0.0
+        nonlocal bad
+        if mean_at is None:
+            mu, best = fixed[arm], top
+        else:
+            now = mean_at(raw)
+            mu, best = float(now[arm]), float(now.max())
+        bad += mu < best
+        if reward == "bernoulli":
+            return 1.0 if rng.random() < mu else 0.0
+        return float(draw_rewards(reward, mu, rng))
 
-    while done < n and t < max_steps:
-        t += 1
+    board, consensus = threshold is not None, stop == "consensus"
+    while t < max_steps:
+        if done == n and stop == "all":
+            break
+        if consensus and (len(shared) == 1 or len(gone_players) == n or (done == n and all(
+                subs[w].S[0] in shared for w in range(n) if w not in gone_players))):
+            break
+        raw += 1
+        if phi and rng.random() < phi and raw > 1:  # DSER4: a global reset before this step
+            resets += 1
+            subs = [RefSubroutine(subroutine, list(range(k)), k, eps, conf, rng, se_c) for _ in range(n)]
+            lam, votes, shared, done, t_cons = [[False] * k for _ in range(n)], [0] * k, list(range(k)), 0, None
         p = draw()
+        if gone_players and p in gone_players:
+            continue
+        t += 1
         sub = subs[p]
         was = len(sub.S) == 1
-        if seen[p] != version:  # read the board: apply every global elimination since her last activation
+        if board and seen[p] != version:  # read the board: every elimination since her last visit
             seen[p] = version
             if len(shared) == 1:
                 if sub.S != shared:
-                    subs[p] = sub = RefSubroutine(subroutine, shared, k, eps, eta, rng)
+                    subs[p] = sub = RefSubroutine(subroutine, shared, k, eps, conf, rng, se_c)
             else:
                 gone = [a for a in sub.S if a not in shared]
                 if gone and len(gone) == len(sub.S):
-                    subs[p] = sub = RefSubroutine(subroutine, shared, k, eps, eta, rng)
+                    subs[p] = sub = RefSubroutine(subroutine, shared, k, eps, conf, rng, se_c)
                 else:
                     for a in gone:
                         sub.drop(a)
+        out = sub.step_round(pull) if per_activation == "round" else sub.step(pull)
         crossing = []
-        for a in sorted(sub.step(pull)):
+        for a in sorted(out) if out and board else ():
             if not lam[p][a]:
                 lam[p][a] = True
                 votes[a] += 1
                 log.append((p, t, a))
-                if votes[a] == m:
+                if votes[a] == threshold:
                     crossing.append(a)
         for a in crossing:
             if a in shared and len(shared) > 1:
                 shared.remove(a)
                 version += 1
-        if len(shared) == 1 and t_cons is None:
+        if crossing and len(shared) == 1 and t_cons is None:
             t_cons = t
         now = len(sub.S) == 1
         done += int(now) - int(was)
-    arms = [s.S[0] if len(s.S) == 1 else -1 for s in subs]
+        if now and draw_only_active:
+            gone_players.add(p)
+    arms = []  # a player's arm, with the shared set as she would read it at her next activation
+    for w, sub in enumerate(subs):
+        left = [a for a in sub.S if a in shared] if threshold is not None and seen[w] != version else sub.S
+        unread = len(sub.S) > 1 and w not in gone_players and left is not sub.S
+        arms.append(sub.S[0] if len(sub.S) == 1 else shared[0] if unread and len(shared) == 1
+                    else left[0] if unread and len(left) == 1 else -1)
     return {"samples": t, "messages": len(log), "t_consensus": t_cons, "arms": arms, "votes": votes,
-            "log": log, "threshold": m}
+            "log": log, "threshold": threshold, "suboptimal": bad, "resets": resets}
+
+
+def reference_decentralized(means, n: int, *, delta: float, eta: float, eps: float, subroutine: str,
+                            activity: str, rng: np.random.Generator, max_steps: int = 10**8, **options) -> dict:
+    """DECENTRALIZED ELIMINATION, one step at a time (spec 4.4), at confidence ``eta`` with the vote threshold
+    ``M = ceil(log(delta)/log(eta))``; ``options`` as :func:`reference_run`."""
+    m = math.ceil(math.log(delta) / math.log(eta) - 1e-9)
+    return reference_run(means, n, conf=eta, eps=eps, subroutine=subroutine, activity=activity, rng=rng,
+                         threshold=m, max_steps=max_steps, **options)
 
 
 def reference_no_sharing(means, n: int, *, delta: float, eps: float, subroutine: str, activity: str,
-                         rng: np.random.Generator, max_steps: int = 10**8) -> dict:
+                         rng: np.random.Generator, max_steps: int = 10**8, **options) -> dict:
     """1-PRIVACY (spec 6.1): every player alone at confidence delta/N; stop when all hold one arm."""
-    means = list(map(float, means))
-    k = len(means)
-    draw = _players(activity, n, rng)
-    subs = [RefSubroutine(subroutine, list(range(k)), k, eps, delta / n, rng) for _ in range(n)]
-    done, t = 0, 0
+    return reference_run(means, n, conf=delta / n, eps=eps, subroutine=subroutine, activity=activity, rng=rng,
+                         max_steps=max_steps, **options)
 
-    def pull(arm: int) -> float:
-        return 1.0 if rng.random() < means[arm] else 0.0
 
-    while done < n and t < max_steps:
-        t += 1
-        sub = subs[draw()]
-        was = len(sub.S) == 1
-        sub.step(pull)
-        done += int(len(sub.S) == 1) - int(was)
-    return {"samples": t, "arms": [s.S[0] if len(s.S) == 1 else -1 for s in subs]}
+def reference_full_sharing(means, *, delta: float, eps: float, subroutine: str, rng: np.random.Generator,
+                           max_steps: int = 10**8, **options) -> dict:
+    """0-PRIVACY (spec 6.2): one learner at confidence delta fed by every step, whoever is active."""
+    return reference_run(means, 1, conf=delta, eps=eps, subroutine=subroutine, activity="uniform", rng=rng,
+                         max_steps=max_steps, **options)

@@ -14,7 +14,8 @@ import math
 
 import numpy as np
 
-from anonbandits.dp.elimination import elimination_threshold, epoch_length
+from anonbandits.core.radii import dpse_threshold
+from anonbandits.core.schedules import epoch_length
 
 
 def per_round_dp_se(mu: np.ndarray, eps: float, horizon: int, rng: np.random.Generator) -> float:
@@ -34,7 +35,7 @@ def per_round_dp_se(mu: np.ndarray, eps: float, horizon: int, rng: np.random.Gen
             turn, pulled = 0, pulled + 1
             if pulled == length and len(active) > 1:
                 noisy = [(sums[a] + rng.laplace(0, 1 / eps)) / length for a in active]
-                width = elimination_threshold(len(active), epoch, length, beta, eps)
+                width = dpse_threshold(len(active), epoch, length, beta, eps)
                 top = max(noisy)
                 active = [a for a, m in zip(active, noisy, strict=True) if top - m <= width]
                 epoch, pulled, sums = epoch + 1, 0, [0.0] * mu.size

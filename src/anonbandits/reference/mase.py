@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from anonbandits.dp.elimination import epoch_length
-from anonbandits.multiagent.mase.formulas import dp_widths, eta_xi, voting_threshold
+from anonbandits.core.radii import dpse_widths
+from anonbandits.core.schedules import epoch_length
+from anonbandits.multiagent.mase.formulas import eta_xi, voting_threshold
 
 
 @dataclass
@@ -161,7 +162,7 @@ def reference_dp_mase(means, probs, seed: int, *, eps: float = 0.1, beta: float 
         if step[n] < length[n]:
             continue
         r, e, s = length[n], epoch[n], len(local[n])
-        h, c = (float(x) for x in dp_widths(e, s, eps, beta, r))
+        h, c = (float(x) for x in dpse_widths(s, e, r, beta, eps))
         noisy = {k: sums[n][k] / r + rng.laplace(0.0, 1.0 / (eps * r)) for k in local[n]}
         top = max(noisy.values())
         eliminated = [k for k in local[n] if top - noisy[k] > 2.0 * (h + c)]

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from anonbandits.batched import BatchedElimination, default_batches, static_grid
+from anonbandits.core import BatchedElimination, default_batches, static_grid
 from anonbandits.errors import ConfigError
 
 

@@ -12,7 +12,7 @@ import pytest
 from anonbandits.anonymous import anon_batched, guaranteed_ratio
 from anonbandits.anonymous.algorithm1 import measured_ratio
 from anonbandits.anonymous.specs import run_batched
-from anonbandits.batched import default_batches, static_grid
+from anonbandits.core import default_batches, static_grid
 from anonbandits.elicitation import elicitation_rounds
 from anonbandits.envs import clustered_instance
 from anonbandits.errors import ConfigError

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from anonbandits.channels import AnonymousChannel
 from anonbandits.elicitation import (
     AnonymityAuditor,
-    AnonymousChannel,
     elicitation_rounds,
     partition_groups,
     round_labels,

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from dpucb_helpers import assert_standard_laplace, check_ledger, exact_sums
 
-from anonbandits.dp import dp_se, epoch_length, se
+from anonbandits.core.schedules import epoch_length
+from anonbandits.dp import dp_se, se
 from anonbandits.dp.elimination import parse_confidence
 from anonbandits.errors import ConfigError
 

@@ -7,7 +7,7 @@ import csv
 import numpy as np
 import pytest
 
-from anonbandits import registry
+from anonbandits import registry, simulate
 from anonbandits.cli.main import main
 from anonbandits.dp import dp_se, ftnl, hybrid_ucb, se
 from anonbandits.errors import ConfigError
@@ -34,8 +34,7 @@ def test_defaults_run_paper_001s_settings(name):
     given = {"means": SETTING_1} if name == "se" else {"means": SETTING_1, "epsilon": "0.25"}
     if name in ("hybrid-ucb", "ftnl"):
         given["horizon"] = "20000"
-    spec = registry.get(name)
-    out = spec.run(spec.resolve(given), 4)
+    out = simulate(name, seed=4, **given)
     run = PAPER_RUNS[name](np.random.default_rng(4))
     assert out.metrics["regret"] == run.regret
     np.testing.assert_array_equal(out.curve[1], run.curve)
@@ -43,25 +42,25 @@ def test_defaults_run_paper_001s_settings(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_algorithm_runs_and_reports(name):
-    spec = registry.get(name)
-    params = spec.resolve({"horizon": "3000", "means": "0.9,0.2,0.1"})
-    out = spec.run(params, 3)
+    params = {"horizon": "3000", "means": "0.9,0.2,0.1"}
+    out = simulate(name, seed=3, **params)
     assert {"regret", "best_arm_found", "releases"} <= set(out.metrics)
     x, y = out.curve
     assert 150 <= x.size <= 200 and x[-1] == 3000
     assert y[-1] == pytest.approx(out.metrics["regret"]) and np.all(np.diff(y) >= -1e-9)
-    again = spec.run(params, 3)
+    again = simulate(name, seed=3, **params)
     assert again.metrics == out.metrics                       # same seed, same run
 
 
 def test_bad_parameters_are_config_errors():
     with pytest.raises(ConfigError, match="reward"):
         registry.get("dp-se").resolve({"reward": "cauchy"})
-    spec = registry.get("anytime-lazy-ucb")
     with pytest.raises(ConfigError, match="epsilon"):
-        spec.run(spec.resolve({"epsilon": "-1", "horizon": "100"}), 0)
+        simulate("anytime-lazy-ucb", seed=0, epsilon="-1", horizon="100")
     with pytest.raises(ConfigError, match="outside"):
-        spec.run(spec.resolve({"means": "0.5,1.5", "horizon": "100"}), 0)
+        simulate("anytime-lazy-ucb", seed=0, means="0.5,1.5", horizon="100")
+    with pytest.raises(ConfigError, match="unknown algorithm"):
+        simulate("no-such-algorithm", seed=0)
 
 
 def test_cli_simulate_writes_the_table(tmp_path, capsys):

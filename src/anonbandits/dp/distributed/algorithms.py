@@ -33,7 +33,7 @@ from anonbandits.dp.distributed.protocols import (
 )
 from anonbandits.envs.rewards import GAUSSIAN_SIGMA, REWARD_MODELS, model_means, parse_means
 from anonbandits.errors import ConfigError
-from anonbandits.registry import AlgorithmSpec, Param, RunOutput
+from anonbandits.registry import AlgorithmSpec, Param, Result
 
 FAMILY = "distributed-dp"
 
@@ -70,7 +70,7 @@ def _resolve_p(value: float, horizon: int, name: str) -> float:
 
 
 def _run(protocol_cls: type[Protocol], params: Mapping[str, Any], seed: int, *,
-         eps_below_one: str | None = None) -> RunOutput:
+         eps_below_one: str | None = None) -> Result:
     """Validate ``params``, run Algorithm 1 with ``protocol_cls`` and package metrics and the regret curve."""
     means = parse_means(params["means"])
     horizon, base = int(params["horizon"]), int(params["batch_base"])
@@ -119,44 +119,44 @@ def _run(protocol_cls: type[Protocol], params: Mapping[str, Any], seed: int, *,
         "dp_delta": dp_delta,
     }
     label = protocol.name if protocol.pure else f"{protocol.name} s={scale:g}"
-    return RunOutput(metrics=metrics, curve=(res.checkpoints, res.cumulative_regret), label=label)
+    return Result(metrics=metrics, curve=(res.checkpoints, res.cumulative_regret), label=label)
 
 
-def run_cdp_se(params: Mapping[str, Any], seed: int) -> RunOutput:
+def run_cdp_se(params: Mapping[str, Any], seed: int) -> Result:
     """CDP-SE, paper 004 (004_b05229be65bd7964.txt): Algorithm 1 in the central model with Algorithms 2
     (randomizer) and 3 (analyzer), Theorem 5 (Appendix H); the trusted analyzer adds ``Lap_Z(g/eps)``.
     ``(eps, 0)``-DP in the central model."""
     return _run(CentralProtocol, params, seed, eps_below_one="CDP-SE (Theorem 5)")
 
 
-def run_ldp_se(params: Mapping[str, Any], seed: int) -> RunOutput:
+def run_ldp_se(params: Mapping[str, Any], seed: int) -> Result:
     """LDP-SE, paper 004 (004_b05229be65bd7964.txt): Algorithm 1 in the local model with Algorithms 4
     (randomizer) and 5 (analyzer), Theorem 6 (Appendix H); every user adds ``Lap_Z(g/eps)``.
     ``(eps, 0)``-DP in the local model."""
     return _run(LocalProtocol, params, seed, eps_below_one="LDP-SE (Theorem 6)")
 
 
-def run_dist_dp_se(params: Mapping[str, Any], seed: int) -> RunOutput:
+def run_dist_dp_se(params: Mapping[str, Any], seed: int) -> Result:
     """Dist-DP-SE, paper 004 (004_b05229be65bd7964.txt): Algorithm 1 with Polya noise and SecAgg,
     Theorem 1 (Section 4). ``(eps, 0)``-DP in the distributed model."""
     return _run(Protocol, params, seed)
 
 
-def run_dist_rdp_se(params: Mapping[str, Any], seed: int) -> RunOutput:
+def run_dist_rdp_se(params: Mapping[str, Any], seed: int) -> Result:
     """Dist-RDP-SE, paper 004 (004_b05229be65bd7964.txt): Algorithm 1 with Skellam noise and SecAgg,
     Theorem 2 (Section 5). RDP in the distributed model; ``dp_epsilon`` reports its ``(eps', delta)``-DP
     conversion (Lemma 10)."""
     return _run(SkellamProtocol, params, seed)
 
 
-def run_dist_cdp_se(params: Mapping[str, Any], seed: int) -> RunOutput:
+def run_dist_cdp_se(params: Mapping[str, Any], seed: int) -> Result:
     """Dist-CDP-SE, paper 004 (004_b05229be65bd7964.txt): Algorithm 1 with discrete Gaussian noise and
     SecAgg, Theorem 4 (Appendix F). CDP in the distributed model; ``dp_epsilon`` reports its
     ``(eps', delta)``-DP conversion."""
     return _run(DiscreteGaussianProtocol, params, seed, eps_below_one="Dist-CDP-SE (Theorem 4)")
 
 
-def run_shuffle_dp_se(params: Mapping[str, Any], seed: int) -> RunOutput:
+def run_shuffle_dp_se(params: Mapping[str, Any], seed: int) -> Result:
     """Shuffle-DP-SE, paper 004 (004_b05229be65bd7964.txt): Algorithm 1 with a relaxed SecAgg from secure
     shuffling, Theorem 3 (Appendix D.2). ``(eps, 0)``-DP claimed by the theorem for the Cheu-Yan
     construction; the simulated shuffle (ideal, or split-and-mix) is exactly correct, its pure-DP security

@@ -22,7 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonbandits.dp.common import checkpoint_grid
+from anonbandits.channels.mechanisms import Distributed
+from anonbandits.core.elimination import interval_survivors
+from anonbandits.core.schedules import batch_length, checkpoint_grid
 from anonbandits.dp.distributed.protocols import BatchParams, Protocol
 from anonbandits.dp.distributed.rewards import encoded_sums, user_rewards
 from anonbandits.envs.rewards import model_means
@@ -87,6 +89,7 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
     true_means = model_means(reward, means, reward_sigma)
     gaps = true_means.max() - true_means
     active = np.arange(means.size)
+    mechanism = Distributed(protocol)
     t, b, batches, max_bits, wraps = 0, 0, 0, 0, 0
     blocks: list[tuple[int, int, int]] = []
     releases: list[BlockRelease] = []
@@ -96,7 +99,7 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
             t = horizon
             break
         b += 1
-        length = batch_base ** b
+        length = batch_length(batch_base, b)
         if t + active.size * length > horizon:  # the horizon ends inside this batch: no aggregation
             for arm in active:
                 stop = min(horizon, t + length)
@@ -108,7 +111,7 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
         bp = protocol.batch_params(length)
         if simulation == "aggregate":
             encoded = encoded_sums(reward, means[active], bp.g, length, rng, reward_sigma)
-            rel = protocol.release_sums(encoded, bp, rng)
+            rel = mechanism.release(encoded, length, rng, params=bp).accounting["release"]
             yhat, z, exact = rel.yhat, rel.z, rel.exact
         else:
             parts = []
@@ -129,7 +132,7 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
         max_bits = max(max_bits, bp.bits)
         muhat = z / length
         radius = crs * protocol.radius(length, active.size, b, confidence)
-        active = active[muhat + radius >= np.max(muhat - radius)]
+        active = active[interval_survivors(muhat, radius)]
 
     block_arr = np.array(blocks, dtype=np.int64).reshape(-1, 3)
     sizes = block_arr[:, 2] - block_arr[:, 1]

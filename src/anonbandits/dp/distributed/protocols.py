@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonbandits.core.radii import lemma2_radius, lemma5_radius
 from anonbandits.errors import ConfigError
 from anonbandits.privacy import (
     DEFAULT_ORDERS,
@@ -132,10 +133,7 @@ class Protocol:
 
     def radius(self, length: int, active: int, batch: int, p: float) -> float:
         """Confidence radius ``beta(b)`` of Lemma 2 (spec Sec. 2.4) for batch length ``l(b)``."""
-        sigma, h = self.noise_constants()
-        log4 = math.log(4 * active * batch * batch / p)
-        log2 = math.log(2 * active * batch * batch / p)
-        return math.sqrt(log4 / (2 * length)) + sigma * math.sqrt(log2) / length + h * log2 / length
+        return lemma2_radius(length, active, batch, p, *self.noise_constants())
 
     # --- noise ------------------------------------------------------------------------------------
     def _beta(self, bp: BatchParams) -> float:
@@ -256,11 +254,7 @@ class LocalProtocol(Protocol):
         return math.ceil(discrete_laplace_sum_radius(g / self.epsilon, n, self.tau_confidence))
 
     def radius(self, length: int, active: int, batch: int, p: float) -> float:
-        log4 = math.log(4 * active * batch * batch / p)
-        log2 = math.log(2 * active * batch * batch / p)
-        e = self.epsilon
-        return (math.sqrt(log4 / (2 * length)) + (math.sqrt(2.0) / e) * math.sqrt(log2) / length
-                + (1.0 / e) * max(3.01 * math.sqrt(log2 / length), 4.0 * log2 / length))
+        return lemma5_radius(length, active, batch, p, self.epsilon)
 
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
         return discrete_laplace(bp.g / self.epsilon, bp.n, rng)

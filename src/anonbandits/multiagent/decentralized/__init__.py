@@ -1,10 +1,9 @@
 """Decentralized exploration in multi-armed bandits (paper 002: Féraud, Alami, Laroche, ICML 2019).
 
 DECENTRALIZED ELIMINATION with its Arm Selection subroutines, the 1-PRIVACY (no sharing) and 0-PRIVACY (full
-sharing) baselines and the non-stationary DSER4. Stationary Bernoulli runs with one pull per activation are
-simulated step by step by a compiled kernel (:mod:`.kernel`), the others event by event (:mod:`.engine`).
-One run of each is a plain function returning a :class:`DecentralizedResult`; :data:`ALGORITHMS` registers
-them with the simulator.
+sharing) baselines and the non-stationary DSER4, all simulated step by step by one compiled kernel
+(:mod:`.kernel`). One run of each is a plain function returning a :class:`DecentralizedResult`;
+:data:`ALGORITHMS` registers them with the simulator.
 """
 
 from anonbandits.multiagent.decentralized.algorithms import (

@@ -18,20 +18,17 @@ Messages are exposed in a :class:`~anonbandits.multiagent.messages.MessageLog`: 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from anonbandits.errors import ConfigError
-from anonbandits.multiagent.decentralized.clock import ActivationClock, IdentityClock
-from anonbandits.multiagent.decentralized.engine import Engine, EngineResult
 from anonbandits.multiagent.decentralized.environment import (
     Environment,
     RewardSampler,
     activity_sampler,
 )
-from anonbandits.multiagent.decentralized.kernel import MAX_ARMS, run_kernel
-from anonbandits.multiagent.decentralized.subroutines import Subroutine, make_subroutine
+from anonbandits.multiagent.decentralized.kernel import SUBROUTINES, KernelResult, run_kernel
 from anonbandits.multiagent.messages import MessageLog
 from anonbandits.multiagent.shared import activity_probabilities, vote_threshold
 
@@ -98,8 +95,8 @@ def _environment(means, reward, drift: float, switch_at: int, means_after) -> En
                        None if means_after is None else np.asarray(means_after, dtype=float))
 
 
-def _check_common(n_agents: int, delta: float, eps: float, max_steps: int, per_activation: str,
-                  subroutine: str) -> None:
+def _check_common(env: Environment, n_agents: int, delta: float, eps: float, max_steps: int, per_activation: str,
+                  subroutine: str, conf: float, se_c: float) -> None:
     if int(n_agents) != n_agents or n_agents < 1:
         raise ConfigError(f"agents must be a positive integer, got {n_agents}")
     if not 0 < delta < 1:
@@ -112,37 +109,14 @@ def _check_common(n_agents: int, delta: float, eps: float, max_steps: int, per_a
         raise ConfigError(f"per_activation must be one of {', '.join(PER_ACTIVATION)}, got {per_activation!r}")
     if per_activation == "round" and subroutine == "ugapec":
         raise ConfigError("per_activation 'round' needs a round-based subroutine, not ugapec")
-
-
-def _round_blocks(env: Environment, subroutine: str) -> bool:
-    """Whether blocks must stop at round ends: means change over time, or the SE/SER3 lookahead is
-    unavailable (rewards not known to lie in [0, 1])."""
-    return not (env.stationary and (env.bounded or subroutine in ("naive", "median")))
-
-
-def _kernel_applies(env: Environment, per_activation: str) -> bool:
-    """Stationary Bernoulli rewards with one pull per activation (the paper's setting) run on the compiled
-    per-step kernel (:mod:`.kernel`); the event-driven engine covers the rest."""
-    return (env.stationary and env.reward == "bernoulli" and per_activation == "pull"
-            and env.arms <= MAX_ARMS)
-
-
-def _simulate(subroutine: str, sub: Subroutine, env: Environment, n_agents: int, activity: str | np.ndarray,
-              streams: tuple[np.random.Generator, ...], *, eps: float, conf: float, se_c: float,
-              threshold: int | None, per_activation: str, stop: str, draw_only_active: bool,
-              max_steps: int) -> tuple[EngineResult, ActivationClock | None]:
-    """One run with the streams (players, rewards, ties) of spec A20; returns the result and the activation
-    clock (``None`` on the kernel, see :func:`_kernel_applies`)."""
-    players, rewards, ties = streams
-    if _kernel_applies(env, per_activation):
-        res = run_kernel(subroutine, env.means, n_agents, activity_sampler(activity, n_agents), players, rewards,
-                         ties, eps=eps, conf=conf, se_c=se_c, ell=getattr(sub, "ell", 0), threshold=threshold,
-                         stop_rule=stop, draw_only_active=draw_only_active, max_steps=max_steps)
-        return res, None
-    clock = ActivationClock(activity_sampler(activity, n_agents), n_agents, players, max_steps)
-    res = Engine(sub, n_agents, clock, env, rewards, ties, threshold=threshold, per_activation=per_activation,
-                 end=max_steps, stop_rule=stop, draw_only_active=draw_only_active).run()
-    return res, clock
+    if subroutine not in SUBROUTINES:
+        raise ConfigError(f"subroutine must be one of {', '.join(SUBROUTINES)}, got {subroutine!r}")
+    if not 0 < conf < 1:
+        raise ConfigError(f"the subroutine's confidence parameter must be in (0, 1), got {conf}")
+    if subroutine in ("naive", "median", "ugapec") and not eps > 0:
+        raise ConfigError(f"epsilon must be > 0 for subroutine {subroutine!r}, got {eps}")
+    if subroutine == "se" and not se_c >= 1:
+        raise ConfigError(f"se_c must be >= 1, got {se_c}")
 
 
 def _streams(rng: np.random.Generator) -> tuple[np.random.Generator, ...]:
@@ -161,33 +135,21 @@ def _recommend(arms: np.ndarray, global_set: np.ndarray, rng: np.random.Generato
     return int(rng.choice(top))
 
 
-def _done_curve(res: EngineResult, learners: int, start: int, points: int = 200) -> tuple[np.ndarray, np.ndarray]:
-    grid = np.unique(np.linspace(start - 1, res.t_end, points).round().astype(np.int64))
+def _done_curve(res: KernelResult, learners: int, points: int = 200) -> tuple[np.ndarray, np.ndarray]:
+    grid = np.unique(np.linspace(0, res.t_end, points).round().astype(np.int64))
     idx = np.searchsorted(res.done_times, grid, side="right") - 1
     padded = np.concatenate(([0], res.done_counts))
     counts = padded[idx + 1]
     return grid, counts / learners
 
 
-def _compress(clock, res: EngineResult, times: np.ndarray, n: int) -> np.ndarray:
-    """Raw steps -> steps of the process without finished players (draw_only_active)."""
-    ids = np.arange(n)
-    out = np.empty(times.size, np.int64)
-    for i in range(0, times.size, 256):
-        chunk = times[i:i + 256]
-        counts = clock.count_upto(ids[None, :], chunk[:, None])
-        out[i:i + 256] = np.minimum(counts, res.done_local[None, :]).sum(axis=1)
-    return out
-
-
-def _result(algorithm: str, res: EngineResult, env: Environment, eps: float, n: int, threshold: int | None,
+def _result(algorithm: str, res: KernelResult, env: Environment, eps: float, n: int, threshold: int | None,
             conf: float, log: MessageLog, broadcasts: int, messages: int, tie_rng: np.random.Generator,
-            samples: int, t_consensus: int | None, resets: int = 0,
-            curve: tuple[np.ndarray, np.ndarray] | None = None) -> DecentralizedResult:
+            samples: int, t_consensus: int | None) -> DecentralizedResult:
     good = env.eps_optimal(res.t_end, eps)
     arms = res.outputs
     rec = _recommend(arms, res.global_set, tie_rng)
-    steps, frac = curve if curve is not None else _done_curve(res, len(arms), 1)
+    steps, frac = _done_curve(res, len(arms))
     eliminated = np.full(env.arms, -1, np.int64)
     for step, dropped in res.eliminations:
         eliminated[dropped] = step
@@ -197,7 +159,7 @@ def _result(algorithm: str, res: EngineResult, env: Environment, eps: float, n: 
         found_best=bool(rec == env.best(res.t_end)), agent_arms=arms, agent_pulls=res.pulls,
         agent_correct=float(np.mean((arms >= 0) & good[np.maximum(arms, 0)])), votes=res.votes,
         threshold=threshold, local_confidence=conf, t_consensus=t_consensus, truncated=not res.stopped,
-        guard_fired=res.guard_fired, suboptimal_pulls=res.suboptimal, log=log, resets=resets,
+        guard_fired=res.guard_fired, suboptimal_pulls=res.suboptimal, log=log, resets=res.resets,
         elimination_steps=eliminated, done_steps=steps, done_fraction=frac)
 
 
@@ -242,9 +204,9 @@ def run_decentralized_elimination(
     (0, 29)
     """
     env = _environment(means, reward, drift, switch_at, means_after)
-    _check_common(n_agents, delta, eps, max_steps, per_activation, subroutine)
     if not 0 < eta < 1:
         raise ConfigError(f"eta must be in (0, 1), got {eta}")
+    _check_common(env, n_agents, delta, eps, max_steps, per_activation, subroutine, eta, se_c)
     ratio = math.log(delta) / math.log(eta)
     if ratio < 2 - 1e-9:
         raise ConfigError(f"delta must be <= eta^2 = {eta**2:.4g} (M >= 2 votes), got delta = {delta}")
@@ -257,20 +219,14 @@ def run_decentralized_elimination(
         raise ConfigError("draw_only_active needs stationary means (drift = 0, switch_at = 0)")
     m = vote_threshold(delta, eta, vote_rounding)
     players, rewards, ties, _ = _streams(rng)
-    sub = make_subroutine(subroutine, env.arms, eps, eta, round_blocks=_round_blocks(env, subroutine), se_c=se_c)
-    res, clock = _simulate(subroutine, sub, env, n_agents, activity, (players, rewards, ties), eps=eps, conf=eta,
-                           se_c=se_c, threshold=m, per_activation=per_activation, stop=stop,
-                           draw_only_active=draw_only_active, max_steps=max_steps)
-    vote_time, samples, t_cons = res.vote_time, int(res.pulls.sum()), res.t_consensus
-    if draw_only_active and clock is not None:  # the kernel's vote steps already leave out finished players' draws
-        vote_time = _compress(clock, res, res.vote_time, n_agents)
-        if t_cons is not None:
-            t_cons = int(_compress(clock, res, np.array([t_cons]), n_agents)[0])
+    res = run_kernel(subroutine, env, n_agents, activity_sampler(activity, n_agents), players, rewards, ties,
+                     eps=eps, conf=eta, se_c=se_c, threshold=m, stop_rule=stop, draw_only_active=draw_only_active,
+                     max_steps=max_steps, per_activation=per_activation)
     log = MessageLog(record=record_messages)
-    log.add(res.vote_sender, vote_time, res.vote_arm, KIND_VOTE)
-    votes = int(res.votes.sum())
+    log.add(res.vote_sender, res.vote_time, res.vote_arm, KIND_VOTE)
+    votes = int(res.vote_arm.size)
     return _result(f"decentralized-{subroutine}", res, env, eps, n_agents, m, eta, log, votes, votes, ties,
-                   samples, t_cons)
+                   int(res.pulls.sum()), res.t_consensus)
 
 
 def run_no_sharing(
@@ -282,15 +238,14 @@ def run_no_sharing(
     subroutine at confidence ``delta/N``; stop when every player holds one arm (parameters as in
     :func:`run_decentralized_elimination`)."""
     env = _environment(means, reward, drift, switch_at, means_after)
-    _check_common(n_agents, delta, eps, max_steps, per_activation, subroutine)
+    conf = delta / n_agents
+    _check_common(env, n_agents, delta, eps, max_steps, per_activation, subroutine, conf, se_c)
     if draw_only_active and not env.stationary:
         raise ConfigError("draw_only_active needs stationary means (drift = 0, switch_at = 0)")
-    conf = delta / n_agents
     players, rewards, ties, _ = _streams(rng)
-    sub = make_subroutine(subroutine, env.arms, eps, conf, round_blocks=_round_blocks(env, subroutine), se_c=se_c)
-    res, _ = _simulate(subroutine, sub, env, n_agents, activity, (players, rewards, ties), eps=eps, conf=conf,
-                       se_c=se_c, threshold=None, per_activation=per_activation, stop="all",
-                       draw_only_active=draw_only_active, max_steps=max_steps)
+    res = run_kernel(subroutine, env, n_agents, activity_sampler(activity, n_agents), players, rewards, ties,
+                     eps=eps, conf=conf, se_c=se_c, threshold=None, stop_rule="all",
+                     draw_only_active=draw_only_active, max_steps=max_steps, per_activation=per_activation)
     return _result(f"no-sharing-{subroutine}", res, env, eps, n_agents, None, conf, MessageLog(), 0, 0, ties,
                    int(res.pulls.sum()), None)
 
@@ -303,15 +258,14 @@ def run_full_sharing(
     """One run of 0-PRIVACY-X (paper 002, Sec. 5.1; spec 6.2): one subroutine at confidence ``delta`` fed by
     every step; the active player broadcasts (arm, reward), ``N-1`` point-to-point messages per step."""
     env = _environment(means, reward, drift, switch_at, means_after)
-    _check_common(n_agents, delta, eps, max_steps, "pull", subroutine)
+    _check_common(env, n_agents, delta, eps, max_steps, "pull", subroutine, delta, se_c)
     players, rewards, ties, _ = _streams(rng)
     sampler = activity_sampler(activity, n_agents)
-    sub = make_subroutine(subroutine, env.arms, eps, delta,
-                          round_blocks=_round_blocks(env, subroutine), se_c=se_c)
-    res = Engine(sub, 1, IdentityClock(max_steps), env, rewards, ties, threshold=None, end=max_steps,
-                 stop_rule="all", record_pulls=record_messages).run()
+    # one shared learner fed by every step: the player sequence is all hers; who broadcasts is drawn after
+    res = run_kernel(subroutine, env, 1, lambda size, _: np.zeros(size, np.int16), players, rewards, ties, eps=eps,
+                     conf=delta, se_c=se_c, threshold=None, stop_rule="all", draw_only_active=False,
+                     max_steps=max_steps, record=record_messages)
     steps = res.t_end
-    curve = _done_curve(res, 1, 1)
     log = MessageLog(record=record_messages)
     if record_messages:
         t, arm, rew = res.pull_records
@@ -321,10 +275,9 @@ def run_full_sharing(
     else:
         log.count = steps
         per_player = players.multinomial(steps, activity_probabilities(n_agents, activity, skew="halves"))
-    # every player outputs the shared learner's arm
-    res = replace(res, outputs=np.full(n_agents, res.outputs[0]), pulls=per_player)
+    res.outputs, res.pulls = np.full(n_agents, res.outputs[0]), per_player  # every player outputs its arm
     return _result(f"full-sharing-{subroutine}", res, env, eps, n_agents, None, delta, log, steps,
-                   steps * (n_agents - 1), ties, steps, res.t_end if res.stopped else None, curve=curve)
+                   steps * (n_agents - 1), ties, steps, res.t_end if res.stopped else None)
 
 
 def run_dser4(
@@ -339,14 +292,13 @@ def run_dser4(
     ``resets`` the resets; the recommendation is read at the horizon. ``phi = 0`` gives decentralized SER3
     without resets and without stopping rule."""
     env = _environment(means, reward, drift, switch_at, means_after)
-    _check_common(n_agents, delta, eps, horizon, "pull", "ser3")
     if not 0 <= phi <= 1:
         raise ConfigError(f"phi must be in [0, 1], got {phi}")
     if not 0 < eta < 1 or not 2 - 1e-9 <= math.log(delta) / math.log(eta) <= n_agents + 1e-9:
         raise ConfigError(f"delta must lie in [eta^N, eta^2] = [{eta**n_agents:.4g}, {eta**2:.4g}], got {delta}")
+    _check_common(env, n_agents, delta, eps, horizon, "pull", "ser3", eta, 4.0)
     m = vote_threshold(delta, eta, vote_rounding)
     players, rewards, ties, resets_rng = _streams(rng)
-    clock = ActivationClock(activity_sampler(activity, n_agents), n_agents, players, horizon)
     starts = [1]
     if phi > 0:
         while True:
@@ -354,22 +306,10 @@ def run_dser4(
             if nxt > horizon:
                 break
             starts.append(nxt)
+    res = run_kernel("ser3", env, n_agents, activity_sampler(activity, n_agents), players, rewards, ties, eps=eps,
+                     conf=eta, se_c=4.0, threshold=m, stop_rule="none", draw_only_active=False, max_steps=horizon,
+                     resets=np.array(starts[1:], np.int64))
     log = MessageLog(record=record_messages)
-    votes = suboptimal = guard = 0
-    curve_t, curve_f = [], []
-    for i, first in enumerate(starts):
-        last = starts[i + 1] - 1 if i + 1 < len(starts) else horizon
-        sub = make_subroutine("ser3", env.arms, eps, eta, round_blocks=_round_blocks(env, "ser3"))
-        res = Engine(sub, n_agents, clock, env, rewards, ties, threshold=m, start=first, end=last,
-                     stop_rule=None).run()
-        log.add(res.vote_sender, res.vote_time, res.vote_arm, KIND_VOTE)
-        votes += int(res.votes.sum())
-        suboptimal += res.suboptimal
-        guard += res.guard_fired
-        steps, frac = _done_curve(res, n_agents, first, points=max(2, 200 // len(starts)))
-        curve_t.append(steps)
-        curve_f.append(frac)
-    res.suboptimal, res.guard_fired = suboptimal, guard
-    return _result("dser4", res, env, eps, n_agents, m, eta, log, votes, votes, ties, horizon,
-                   res.t_consensus, resets=len(starts) - 1,
-                   curve=(np.concatenate(curve_t), np.concatenate(curve_f)))
+    log.add(res.vote_sender, res.vote_time, res.vote_arm, KIND_VOTE)
+    votes = int(res.vote_arm.size)
+    return _result("dser4", res, env, eps, n_agents, m, eta, log, votes, votes, ties, horizon, res.t_consensus)

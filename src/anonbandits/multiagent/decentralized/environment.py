@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonbandits.envs.rewards import REWARD_MODELS, sum_rewards
+from anonbandits.envs.rewards import REWARD_MODELS, draw_rewards
 from anonbandits.errors import ConfigError
 from anonbandits.multiagent.shared import SKEWED_SHARE, activity_probabilities
 
@@ -68,11 +68,6 @@ class Environment:
         return int(self.means.size)
 
     @property
-    def bounded(self) -> bool:
-        """Rewards in [0, 1] (every named model); a custom sampler may produce any value."""
-        return isinstance(self.reward, str)
-
-    @property
     def stationary(self) -> bool:
         return self.drift == 0 and self.switch_at == 0
 
@@ -87,10 +82,6 @@ class Environment:
             return np.where(keep, self.means, decayed)
         return np.broadcast_to(self.means, t.shape[:-1] + (self.arms,))
 
-    def arm_means(self, times: np.ndarray) -> np.ndarray:
-        """Mean of arm k at step ``times[..., k]``, for an array whose last axis runs over the arms."""
-        return np.diagonal(self.mean(times), axis1=-2, axis2=-1)
-
     def best(self, t: int) -> int:
         """The best arm at step ``t`` (the first one on ties)."""
         return int(np.argmax(self.mean(np.array(t))))
@@ -100,29 +91,11 @@ class Environment:
         mu = self.mean(np.array(t))
         return mu >= mu.max() - eps
 
-    def regimes(self) -> list[tuple[int, int]]:
-        """``(first step, best arm)`` of every interval on which the best arm is constant."""
-        first = [(1, self.best(1))]
-        if self.switch_at > 0 and self.best(self.switch_at) != first[0][1]:
-            first.append((self.switch_at, self.best(self.switch_at)))
-        return first
-
-    def sums(self, mu: np.ndarray, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Sum of ``counts`` rewards of mean ``mu`` per entry (for Bernoulli: a binomial draw for each entry with
-        several pulls, a uniform draw for each entry with one; entries with none are skipped)."""
-        if self.reward == "bernoulli":  # hot path: no further checks
-            out = np.zeros(counts.shape)
-            pulled = counts > 0
-            n, p = counts[pulled], np.broadcast_to(mu, counts.shape)[pulled]
-            one = n == 1  # a binomial draw costs several times a uniform one
-            vals = (rng.random(n.size) < p).astype(float)
-            if not one.all():
-                vals[~one] = rng.binomial(n[~one], p[~one])
-            out[pulled] = vals
-            return out
+    def draw(self, mu: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One reward of mean ``mu`` per entry (rewards other than Bernoulli: the kernel draws those itself)."""
         if isinstance(self.reward, str):
-            return sum_rewards(self.reward, mu, counts, rng)
-        return np.asarray(self.reward(mu, counts, rng), dtype=float)
+            return draw_rewards(self.reward, mu, rng)
+        return np.asarray(self.reward(mu, np.ones(mu.shape, np.int64), rng), dtype=float)
 
 
 def activity_sampler(activity: str | np.ndarray, n: int) -> Callable[[int, np.random.Generator], np.ndarray]:

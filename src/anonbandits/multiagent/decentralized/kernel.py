@@ -1,28 +1,31 @@
-"""Compiled per-step simulation of decentralized elimination and 1-PRIVACY (paper 002, Algorithms 1-2; spec 3,
-4.4, 6.1) for stationary Bernoulli rewards and one pull per activation.
+"""The one engine of paper 002 (Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits",
+ICML 2019): a compiled per-step simulation of DECENTRALIZED ELIMINATION (Algorithms 1-2; spec 3, 4.4), 1-PRIVACY
+and 0-PRIVACY (Sec. 5.1; spec 6) and DSER4 (Sec. 4; spec 5.5, A18).
 
 The kernel is the protocol itself, one global step per loop iteration: the active player (read off the
-player sequence, drawn in chunks by the same sampler as :class:`~.clock.ActivationClock`) reads the board
-lazily (A2: every global elimination since her last activation; A4 guard; A5 restart; line 11 adoption of
-the shared singleton), makes one call of her Arm Selection subroutine (one pull, one Bernoulli reward), and
-posts one vote per newly eliminated arm; an arm leaves the shared set at its M-th vote. Exactness holds by
-construction; the subroutines follow spec 3.1-3.4 and 3.6 with the decisions of :mod:`.subroutines`
+player sequence, drawn in chunks) reads the board lazily (A2: every global elimination since her last
+activation; A4 guard; A5 restart; line 11 adoption of the shared singleton), makes one call of her Arm
+Selection subroutine (one pull, or one round with ``per_activation="round"``), and posts one vote per newly
+eliminated arm; an arm leaves the shared set at its M-th vote. The subroutines follow spec 3.1-3.4 and 3.6
 (random tie-breaks, SER3's reshuffled rounds, a round or phase completed by global eliminations is decided at
-the player's next activation before her pull).
+the player's next activation before her pull). 1-PRIVACY has no board; 0-PRIVACY is one learner who owns
+every step; DSER4 runs to its horizon and restarts everything at its reset steps.
 
-Randomness: the player sequence, the rewards and the shuffles/tie-breaks use the three streams of spec A20.
-A finished player's pull draws no reward (nothing observes it). Uniform integers come from one uniform double
-each (Lemire's multiply-and-reject on its 53 random bits: exactly uniform, unlike ``floor(u * q)``), as a
-``Generator.integers`` call costs about 30 ns inside numba.
+Stationary Bernoulli runs are *lazy*: a round's or phase's rewards are drawn at its end (see
+:func:`simulate`); the others (means over time, other rewards, recorded pulls, resets) are *eager*: each pull
+takes its arm and reward at its step. Randomness: the player sequence, the rewards and the shuffles/tie-breaks
+use the streams of spec A20; rewards other than Bernoulli come from the reward stream as pre-drawn blocks.
+A finished player's pull draws no reward unless pulls are recorded (nothing observes it). Uniform integers
+come from one uniform double each (Lemire's multiply-and-reject on its 53 random bits: exactly uniform,
+unlike ``floor(u * q)``), as a ``Generator.integers`` call costs about 30 ns inside numba.
 
 Each player keeps the list of her arms in index order next to her mask, so that the end of an SE/SER3 round
-costs O(|S|), not O(K): most pulls of SER3 are in two-arm rounds. Runs with other rewards, non-stationary
-means, one round per activation, 0-PRIVACY and DSER4 stay on the event-driven :mod:`.engine`.
+costs O(|S|), not O(K): most pulls of SER3 are in two-arm rounds.
 
-One kernel serves every subroutine (``kind``): numba compiles it once (cached on disk), and the per-step
-branch on ``kind`` costs far less than a pull. The helpers are inlined into it, and it runs without numba's
-reference counting (``_nrt=False``; its scratch arrays come from the caller): the atomic reference-count
-updates of the arrays it passes around took over half of its time.
+One kernel serves every subroutine (``kind``) and mode: numba compiles it once (cached on disk), and the
+per-step branches on ``kind`` and the mode cost far less than a pull. The helpers are inlined into it, and it
+runs without numba's reference counting (``_nrt=False``; its scratch arrays come from the caller): the atomic
+reference-count updates of the arrays it passes around took over half of its time.
 """
 
 from __future__ import annotations
@@ -30,25 +33,58 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
-from anonbandits.multiagent.decentralized.engine import EngineResult
+from anonbandits.multiagent.decentralized.environment import Environment
 
 KINDS = {"naive": 0, "median": 1, "se": 2, "ser3": 3, "ugapec": 4}
+SUBROUTINES = tuple(KINDS)
 NAIVE, MEDIAN, SE, SER3, UGAPEC = range(5)
 STOP_ALL, STOP_CONSENSUS = 0, 1
 
+STOP_NONE = 2  # DSER4: run to the horizon
+STOP_CODES = {"all": STOP_ALL, "consensus": STOP_CONSENSUS, "none": STOP_NONE}
 # slots of the scalar state (an int64 array, so that a run resumes across chunks of the player sequence)
-T, RAW, DONE, VERSION, NG, GUARD, SUBOPT, T_CONS, STOPPED, N_VOTES, N_CURVE, N_ABSORBED = range(12)
+T, RAW, DONE, VERSION, NG, GUARD, SUBOPT, T_CONS, STOPPED, N_VOTES, N_CURVE, N_ABSORBED, N_RESETS, N_REC = range(14)
 TWO53 = 1 << 53
-MAX_ARMS = (1 << 10) - 1  # _index's 53-bit product stays below 2^63
+
+
+@dataclass
+class KernelResult:
+    """Raw outcome of one run (steps are raw global steps unless said otherwise)."""
+
+    t_end: int
+    stopped: bool
+    t_consensus: int | None
+    outputs: np.ndarray
+    pulls: np.ndarray
+    votes: np.ndarray
+    global_set: np.ndarray
+    vote_sender: np.ndarray
+    vote_time: np.ndarray
+    vote_arm: np.ndarray
+    eliminations: list[tuple[int, np.ndarray]]
+    guard_fired: int
+    suboptimal: int
+    done_times: np.ndarray
+    done_counts: np.ndarray
+    done_local: np.ndarray
+    resets: int = 0
+    pull_records: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+MAX_ARMS = (1 << 10) - 1  # _index's 53-bit product stays below 2^63 up to here
 
 
 @njit(cache=True, inline="always")
 def _index(rng, q):
-    """Uniform integer in [0, q) from the 53 random bits of one ``rng.random()`` (Lemire, with rejection)."""
+    """Uniform integer in [0, q) from the 53 random bits of one ``rng.random()`` (Lemire, with rejection; plain
+    rejection sampling of the remainder beyond ``MAX_ARMS``)."""
+    while q > MAX_ARMS:
+        x = np.int64(rng.random() * 9007199254740992.0)
+        if x < TWO53 - TWO53 % q:
+            return x % q
     while True:
         x = np.int64(rng.random() * 9007199254740992.0)
         prod = x * q  # < 2^63 for q <= MAX_ARMS
@@ -79,6 +115,67 @@ def _tie_argmax(values, mask, row, rng):
 
 
 @njit(cache=True, inline="always")
+def _is_best(a, t, best, best_after, switch_at):
+    """Whether arm ``a`` is a best arm at step ``t`` (the means switch at ``switch_at`` if positive; under a
+    drift the initial best arm stays the best)."""
+    return best_after[a] if 0 < switch_at <= t else best[a]
+
+
+@njit(cache=True, inline="always")
+def _reward(a, t, i, means, after, switch_at, drift, top, pool, rewards):
+    """The reward of a pull of arm ``a`` at step ``t`` (index ``i`` of the current chunk): from the pre-drawn
+    block ``pool`` (rewards other than Bernoulli, one per step and arm), else a Bernoulli draw of the mean at
+    ``t`` (spec A8; Problem 3's drift, A9; a switch, A18)."""
+    if pool.shape[0] > 0:
+        return pool[i, a]
+    if 0 < switch_at <= t:
+        mu = after[a]
+    elif drift > 0 and a != top:
+        mu = max(0.0, means[a] - drift * t)
+    else:
+        mu = means[a]
+    return np.float64(rewards.random() < mu)
+
+
+@njit(cache=True, inline="always")
+def _pull_unit(p, kind, t, i, target, means, after, best, best_after, switch_at, drift, top, pool, rewards, ties,
+               scal, S, cnt, sums, pulled, left, rec_t, rec_a, rec_r):
+    """Eager mode: one pull of ``p``'s open unit at step ``t``, its arm chosen and its reward drawn now (SE:
+    the next arm of the round in index order; SER3: a uniformly random arm not pulled yet in the round, i.e. a
+    reshuffled round; naive/median: the least pulled arm, lowest index first, i.e. round-robin)."""
+    k = S.shape[1]
+    arm = -1
+    if kind == SE or kind == SER3:
+        pick = 0 if kind == SE else _index(ties, left[p])  # ``left``: the arms not pulled yet in the round
+        for a in range(k):
+            if S[p, a] and not pulled[p, a]:
+                if pick == 0:
+                    arm = a
+                    break
+                pick -= 1
+        pulled[p, arm] = True
+    else:
+        low = np.iinfo(np.int64).max
+        for a in range(k):
+            if S[p, a] and cnt[p, a] < low and cnt[p, a] < target:
+                arm, low = a, cnt[p, a]
+        cnt[p, arm] += 1
+    y = _reward(arm, t, i, means, after, switch_at, drift, top, pool, rewards)
+    sums[p, arm] += y
+    scal[SUBOPT] += not _is_best(arm, t, best, best_after, switch_at)
+    _record(arm, t, y, scal, rec_t, rec_a, rec_r)
+
+
+@njit(cache=True, inline="always")
+def _record(arm, t, y, scal, rec_t, rec_a, rec_r):
+    """Keep (step, arm, reward) of a pull when pulls are recorded (the broadcasts of 0-PRIVACY)."""
+    if rec_t.size > 0:
+        c = scal[N_REC]
+        rec_t[c], rec_a[c], rec_r[c] = t, arm, y
+        scal[N_REC] = c + 1
+
+
+@njit(cache=True, inline="always")
 def _settle(p, S, ns, held, arms):
     """Rebuild player ``p``'s list of arms (index order) from ``S``, their count and her single arm if she
     holds one."""
@@ -93,17 +190,21 @@ def _settle(p, S, ns, held, arms):
 
 @njit(cache=True, inline="always")
 def _end_round(p, kind, means, best, eps, conf, se_c, two_radius, rewards, ties, scal, S, ns, held, arms, sums,
-               cnt_r, E, mu):
-    """End of an SE/SER3 round (spec 3.3, 3.4): one reward per arm of the set, the decision; returns the number
-    of arms eliminated. Runs over the player's list of arms only (most rounds have two arms, out of K): the
-    same draws in the same order as over the index range."""
+               cnt_r, E, mu, eager, pulled):
+    """End of an SE/SER3 round (spec 3.3, 3.4): one reward per arm of the set (drawn already in eager mode),
+    the decision; returns the number of arms eliminated. Runs over the player's list of arms only (most rounds
+    have two arms, out of K): the same draws in the same order as over the index range."""
     k, r = S.shape[1], ns[p]
-    bad = 0
-    for i in range(r):
-        a = arms[p, i]
-        sums[p, a] += np.float64(rewards.random() < means[a])  # no branch: it would be mispredicted half the time
-        bad += not best[a]
-    scal[SUBOPT] += bad
+    if eager:
+        for i in range(r):
+            pulled[p, arms[p, i]] = False
+    else:
+        bad = 0
+        for i in range(r):
+            a = arms[p, i]
+            sums[p, a] += np.float64(rewards.random() < means[a])  # no branch: it would be mispredicted
+            bad += not best[a]
+        scal[SUBOPT] += bad
     cnt_r[p] += 1
     tau = cnt_r[p]
     tr = two_radius[tau] if tau < two_radius.size else _two_radius(kind, float(tau), k, conf, se_c)
@@ -241,11 +342,18 @@ def _materialise(p, S, best, cnt, jj, left, target, scal):
 
 
 @njit(cache=True, inline="always")
-def _remove(p, a, kind, S, best, jj, left, opened, scal, ties):
+def _remove(p, a, kind, S, best, jj, left, opened, scal, ties, eager, pulled):
     """Arm ``a`` leaves ``p``'s set: in an open SE/SER3 round, settle whether it was pulled already (the
     pulled arms are the first ``jj`` of the round in index order for SE, a uniformly random ``jj``-subset of
-    the ``jj + left`` arms for SER3) and count that pull."""
-    if opened[p] and (kind == SE or kind == SER3):
+    the ``jj + left`` arms for SER3; known in eager mode, whose pulls are counted already) and count that
+    pull."""
+    if opened[p] and eager and (kind == SE or kind == SER3):
+        if pulled[p, a]:
+            jj[p] -= 1
+        else:
+            left[p] -= 1
+        pulled[p, a] = False
+    elif opened[p] and (kind == SE or kind == SER3):
         if kind == SE:
             rank = 0
             for b in range(a):
@@ -263,21 +371,22 @@ def _remove(p, a, kind, S, best, jj, left, opened, scal, ties):
 
 @njit(cache=True, inline="always")
 def _end_unit(p, kind, means, best, eps, conf, se_c, target, two_radius, rewards, ties, scal, S, ns, held,
-              cnt, sums, cnt_r, jj, left, opened, E, mu, keys, arms):
-    """End of a round (SE/SER3) or phase (naive/median): draw its rewards (each arm of the set was pulled
-    once in the round, ``target`` times in the phase), count its plays, decide (spec 3.1-3.4). Returns the
-    number of arms eliminated (set in ``E``)."""
+              cnt, sums, cnt_r, jj, left, opened, E, mu, keys, arms, eager, pulled):
+    """End of a round (SE/SER3) or phase (naive/median): draw its rewards unless drawn already in eager mode
+    (each arm of the set was pulled once in the round, ``target`` times in the phase), count its plays,
+    decide (spec 3.1-3.4). Returns the number of arms eliminated (set in ``E``)."""
     jj[p], left[p], opened[p] = 0, 0, False
     if kind == SE or kind == SER3:
         return _end_round(p, kind, means, best, eps, conf, se_c, two_radius, rewards, ties, scal, S, ns, held,
-                          arms, sums, cnt_r, E, mu)
+                          arms, sums, cnt_r, E, mu, eager, pulled)
     before = ns[p]
-    for i in range(before):
-        a = arms[p, i]
-        sums[p, a] = rewards.binomial(target, means[a])
-        if not best[a]:
-            scal[SUBOPT] += target - cnt[p, a]
-        cnt[p, a] = target
+    if not eager:
+        for i in range(before):
+            a = arms[p, i]
+            sums[p, a] = rewards.binomial(target, means[a])
+            if not best[a]:
+                scal[SUBOPT] += target - cnt[p, a]
+            cnt[p, a] = target
     _decide_phase(p, kind, S, ns, cnt, sums, cnt_r, E, ties, mu, keys)
     _settle(p, S, ns, held, arms)
     return before - ns[p]
@@ -287,11 +396,13 @@ def _end_unit(p, kind, means, best, eps, conf, se_c, target, two_radius, rewards
 def simulate(players, kind, means, best, eps, conf, se_c, targets, two_radius, ucb_log, m, stop_rule, only_active,
              max_steps, rewards, ties, scal, S, ns, held, arms, cnt, sums, cnt_r, jj, left, opened, aux, lam, seen,
              local, absorbed, done_local, G, V, elim_time, vote_sender, vote_time, vote_arm, curve_t, curve_done,
-             E, mu, keys, beta, upper, gap, mask):
+             E, mu, keys, beta, upper, gap, mask, eager, round_mode, after, best_after, switch_at, drift, top, pool,
+             resets, pulled, rec_t, rec_a, rec_r):
     """Run the steps of ``players`` (one chunk of the player sequence) until the stopping rule fires.
 
-    Returns the number of entries of ``players`` consumed; ``scal[STOPPED]`` is 1 once the run is over
-    (stopping rule), 2 at ``max_steps`` raw steps (truncated). Every array is the run's state, updated in
+    Returns the number of entries of ``players`` consumed: all of them, or fewer when the run is over
+    (``scal[STOPPED]`` is 1 at the stopping rule, 2 at ``max_steps`` raw steps) or when the vote or status
+    buffers are nearly full (the caller grows them and resumes). Every array is the run's state, updated in
     place.
 
     Round-robin units (an SE/SER3 round, a naive/median phase; ``opened``) are kept lazily: ``jj`` pulls made
@@ -299,6 +410,10 @@ def simulate(players, kind, means, best, eps, conf, se_c, targets, two_radius, u
     index order; SER3: the pulled arms of a round are a uniformly random subset; naive/median: canonical
     round-robin counts in ``cnt``), and the rewards are drawn at the unit's end (one per arm of a round, one
     binomial per arm of a phase): the same law as pull by pull, since nothing looks at them earlier.
+    In ``eager`` mode (means that change over time, rewards from ``pool``, recorded pulls, resets) every pull
+    takes its arm and reward at its step instead (``pulled``: the arms pulled in the open SE/SER3 round).
+    ``round_mode``: one activation runs the rest of an SE/SER3 round, or one pull of every arm of a phase.
+    ``resets``: the steps (increasing) before which every player restarts and the board is cleared (DSER4).
     ``cnt_r``: SE/SER3 completed rounds, median phase, UGapEc pulls; ``aux``: UGapEc's next arm (-1: to be
     chosen). ``two_radius[tau]``: ``2 radius(tau)`` of SE/SER3; ``ucb_log[t]``: UGapEc's log term (both
     computed past their tables); ``targets``: pulls per arm of a phase, ``[ell]`` for naive elimination, by
@@ -313,8 +428,27 @@ def simulate(players, kind, means, best, eps, conf, se_c, targets, two_radius, u
             scal[STOPPED] = 2
             consumed = i
             break
+        if resets.size > 0 and (scal[N_VOTES] + k > vote_sender.size or scal[N_CURVE] + 3 > curve_t.size):
+            consumed = i  # without resets the buffers cannot fill up (M votes per arm, two flips per arm)
+            break
         p = np.int64(players[i])
         raw += 1
+        if resets.size > 0 and scal[N_RESETS] < resets.size and raw == resets[scal[N_RESETS]]:  # DSER4: afresh
+            scal[N_RESETS] += 1
+            for q in range(n):
+                for a in range(k):
+                    S[q, a], lam[q, a], pulled[q, a], cnt[q, a], sums[q, a] = True, False, False, 0, 0.0
+                _settle(q, S, ns, held, arms)
+                cnt_r[q] = 1 if kind == MEDIAN else 0
+                jj[q], left[q], opened[q], aux[q] = 0, 0, False, -1
+            for a in range(k):
+                G[a], V[a], elim_time[a] = True, 0, -1
+            scal[NG], scal[DONE], scal[T_CONS] = k, 0, -1
+            scal[VERSION] += 1
+            seen[:] = scal[VERSION]
+            c = scal[N_CURVE]
+            curve_t[c], curve_done[c] = raw - 1, 0
+            scal[N_CURVE] = c + 1
         if absorbed[p]:
             continue
         t += 1
@@ -327,16 +461,16 @@ def simulate(players, kind, means, best, eps, conf, se_c, targets, two_radius, u
         if m > 0 and seen[p] != scal[VERSION]:
             seen[p] = scal[VERSION]
             lost = 0
-            for i in range(ns[p]):
-                lost += not G[arms[p, i]]
+            for j in range(ns[p]):
+                lost += not G[arms[p, j]]
             restart = lost == ns[p] or (scal[NG] == 1 and (ns[p] > 1 or lost > 0))  # A5 / line 11
             if lost > 0 or restart:
-                if opened[p] and kind <= MEDIAN:
+                if opened[p] and kind <= MEDIAN and not eager:
                     _materialise(p, S, best, cnt, jj, left, target, scal)
-                for i in range(ns[p]):  # the list is rebuilt by _settle below
-                    a = arms[p, i]
+                for j in range(ns[p]):  # the list is rebuilt by _settle below
+                    a = arms[p, j]
                     if restart or not G[a]:
-                        _remove(p, a, kind, S, best, jj, left, opened, scal, ties)
+                        _remove(p, a, kind, S, best, jj, left, opened, scal, ties, eager, pulled)
                 aux[p] = -1
                 if opened[p] and kind <= MEDIAN:  # the phase goes on with the arms that remain
                     left[p] = 0
@@ -355,21 +489,37 @@ def simulate(players, kind, means, best, eps, conf, se_c, targets, two_radius, u
                 _settle(p, S, ns, held, arms)
                 if opened[p] and left[p] == 0 and ns[p] > 1:  # a unit completed by the eliminations
                     gone += _end_unit(p, kind, means, best, eps, conf, se_c, target, two_radius, rewards, ties,
-                                      scal, S, ns, held, cnt, sums, cnt_r, jj, left, opened, E, mu, keys, arms)
+                                      scal, S, ns, held, cnt, sums, cnt_r, jj, left, opened, E, mu, keys, arms,
+                                      eager, pulled)
                     if kind == MEDIAN:
                         target = targets[cnt_r[p]]
-        # ---- one call of the subroutine: one pull
-        if ns[p] == 1:  # a finished player pulls her arm; nothing observes the reward
-            scal[SUBOPT] += not best[held[p]]
-        elif kind != UGAPEC:  # the pull goes into the unit; its arm and reward are settled later
+        # ---- one call of the subroutine: one pull (one round-robin pass or SE/SER3 round in round mode)
+        if ns[p] == 1:  # a finished player pulls her arm; only a recorded pull needs its reward
+            a = held[p]
+            scal[SUBOPT] += not _is_best(a, raw, best, best_after, switch_at)
+            if rec_t.size > 0:
+                _record(a, raw, _reward(a, raw, i, means, after, switch_at, drift, top, pool, rewards), scal,
+                        rec_t, rec_a, rec_r)
+        elif kind != UGAPEC:  # the pull goes into the unit; lazily, its arm and reward are settled later
             if not opened[p]:
                 opened[p] = True
                 left[p] = ns[p] if kind == SE or kind == SER3 else ns[p] * target
-            jj[p] += 1
-            left[p] -= 1
+            q = 1
+            if round_mode:  # a round's pulls all come at this step (a phase's counts stay equal: min works)
+                q = left[p] if kind == SE or kind == SER3 else min(ns[p], left[p])
+            if eager:
+                for _ in range(q):
+                    _pull_unit(p, kind, raw, i, target, means, after, best, best_after, switch_at, drift, top,
+                               pool, rewards, ties, scal, S, cnt, sums, pulled, left, rec_t, rec_a, rec_r)
+                    left[p] -= 1
+                jj[p] += q
+            else:
+                jj[p] += q
+                left[p] -= q
             if left[p] == 0:
                 gone += _end_unit(p, kind, means, best, eps, conf, se_c, target, two_radius, rewards, ties, scal,
-                                  S, ns, held, cnt, sums, cnt_r, jj, left, opened, E, mu, keys, arms)
+                                  S, ns, held, cnt, sums, cnt_r, jj, left, opened, E, mu, keys, arms, eager,
+                                  pulled)
         else:
             a = aux[p]
             if a < 0:
@@ -384,11 +534,13 @@ def simulate(players, kind, means, best, eps, conf, se_c, targets, two_radius, u
                 else:
                     j = _ugapec_indices(p, k, conf, S, cnt, sums, cnt_r[p], ucb_log, beta, upper, gap, ties)
                     a = _ugapec_partner(p, j, S, beta, upper, ties, mask)
+            y = _reward(a, raw, i, means, after, switch_at, drift, top, pool, rewards)
             cnt[p, a] += 1
-            sums[p, a] += np.float64(rewards.random() < means[a])
+            sums[p, a] += y
             cnt_r[p] += 1
             aux[p] = -1
-            scal[SUBOPT] += not best[a]
+            scal[SUBOPT] += not _is_best(a, raw, best, best_after, switch_at)
+            _record(a, raw, y, scal, rec_t, rec_a, rec_r)
             tried = True
             for b in range(k):
                 if S[p, b] and cnt[p, b] == 0:
@@ -420,7 +572,7 @@ def simulate(players, kind, means, best, eps, conf, se_c, targets, two_radius, u
                             G[a] = False
                             scal[NG] -= 1
                             scal[VERSION] += 1
-                            elim_time[a] = raw  # a raw step, as the engine's
+                            elim_time[a] = raw
                         else:
                             scal[GUARD] += 1
             if m > 0 and scal[NG] == 1 and scal[T_CONS] < 0:
@@ -428,7 +580,7 @@ def simulate(players, kind, means, best, eps, conf, se_c, targets, two_radius, u
         # ---- status and stopping
         now_done = ns[p] == 1
         if now_done == was_done:
-            if stop_rule == STOP_ALL or scal[NG] > 1:  # nothing else can have changed
+            if stop_rule != STOP_CONSENSUS or scal[NG] > 1:  # nothing else can have changed
                 continue
         else:
             scal[DONE] += 1 if now_done else -1
@@ -444,7 +596,7 @@ def simulate(players, kind, means, best, eps, conf, se_c, targets, two_radius, u
                 scal[STOPPED] = 1
                 consumed = i + 1
                 break
-        else:
+        elif stop_rule == STOP_CONSENSUS:
             if scal[NG] == 1 or scal[N_ABSORBED] == n:
                 scal[STOPPED] = 1
                 consumed = i + 1
@@ -482,22 +634,26 @@ def close_units(kind, best, S, cnt, jj, left, opened, scal, ties):
                 rest -= 1
 
 
-def run_kernel(subroutine: str, means: np.ndarray, n: int, sample: Callable[[int, np.random.Generator], np.ndarray],
+def run_kernel(subroutine: str, env: Environment, n: int, sample: Callable[[int, np.random.Generator], np.ndarray],
                player_rng: np.random.Generator, rewards: np.random.Generator, ties: np.random.Generator, *,
-               eps: float, conf: float, se_c: float, ell: int, threshold: int | None, stop_rule: str,
-               draw_only_active: bool, max_steps: int) -> EngineResult:
-    """One run on the kernel; returns the engine's result record. With ``draw_only_active`` the vote steps and
-    the consensus step are those of the process without finished players (the public results' convention,
-    which the engine's caller converts to), while ``t_end``, the elimination steps and the status curve are
-    raw steps, as the engine's. ``ell``: naive elimination's pulls per arm; ``threshold``: M, ``None`` for
-    1-PRIVACY.
+               eps: float, conf: float, se_c: float, threshold: int | None, stop_rule: str,
+               draw_only_active: bool, max_steps: int, per_activation: str = "pull",
+               resets: np.ndarray | None = None, record: bool = False) -> KernelResult:
+    """One run; returns the raw result record. The vote steps and the consensus step leave out the draws of
+    finished players with ``draw_only_active`` (the public results' convention), while ``t_end``, the
+    elimination steps and the status curve are raw steps. ``threshold``: M, ``None`` for no board
+    (1-PRIVACY, 0-PRIVACY); ``stop_rule``: ``all``, ``consensus`` or ``none`` (run ``max_steps`` steps);
+    ``resets``: DSER4's reset steps; ``record``: keep (step, arm, reward) of every pull.
 
-    The player sequence is drawn with ``sample(size, player_rng)`` in chunks like the activation clock's
-    (first chunk ``max(2^15, 64 N)`` steps, so a run within it sees the clock's sequence).
+    The player sequence is drawn with ``sample(size, player_rng)`` in chunks (first chunk ``max(2^15, 64 N)``
+    steps, then doubling). Stationary Bernoulli runs without records or resets are lazy (see
+    :func:`simulate`), the others eager; rewards other than Bernoulli come from the run's reward stream as
+    one pre-drawn block per chunk (a reward per step and arm, of the means at that step).
     """
-    k = means.size
+    k = env.arms
     m = threshold or 0
-    scal = np.zeros(12, np.int64)
+    resets = np.empty(0, np.int64) if resets is None else np.asarray(resets, np.int64)
+    scal = np.zeros(14, np.int64)
     scal[NG], scal[T_CONS] = k, -1
     kind = KINDS[subroutine]
     S = np.ones((n, k), np.bool_)
@@ -512,34 +668,65 @@ def run_kernel(subroutine: str, means: np.ndarray, n: int, sample: Callable[[int
                  done_local=np.full(n, np.iinfo(np.int64).max, np.int64), G=np.ones(k, np.bool_),
                  V=np.zeros(k, np.int64), elim_time=np.full(k, -1, np.int64))
     two_radius, ucb_log = _tables(kind, k, conf, se_c)
-    targets = _median_targets(eps, conf, k) if kind == MEDIAN else np.array([ell], np.int64)
-    cap = m * k + k  # at most M votes per arm (a player reads the board before voting)
-    votes = [np.zeros(cap, np.int64) for _ in range(3)]
-    curve = [np.zeros(2 * n * k + 2, np.int64) for _ in range(2)]  # a player flips at most twice per arm
+    if kind == MEDIAN:
+        targets = _median_targets(eps, conf, k)
+    else:  # naive elimination's pulls per arm, ell (spec 3.1)
+        targets = np.array([math.ceil(4.0 / eps**2 * math.log(2 * k / conf)) if kind == NAIVE else 0], np.int64)
+    votes = [np.zeros(m * k + k, np.int64) for _ in range(3)]  # M votes per arm at most between resets
+    curve = [np.zeros(2 * n * k + 3, np.int64) for _ in range(2)]  # a player flips at most twice per arm
+    means = env.means
     best = means == means.max()
+    switch = env.switch_at > 0
+    after = env.means_after if switch else means
+    best_after = after == after.max()
+    if env.drift > 0:  # the initial best arm alone keeps its mean
+        best = np.arange(k) == int(np.argmax(means))
+    bernoulli = env.reward == "bernoulli"
+    eager = not (env.stationary and bernoulli) or record or resets.size > 0
     # E (cleared by the kernel after use), mu, keys, beta, upper, gap, mask
     scratch = (np.zeros(k, np.bool_), *np.empty((5, k)), np.empty((1, k), np.bool_))
-    drawn, size = 0, min(max_steps, max(1 << 15, 64 * n))
+    pulled = np.zeros((n, k), np.bool_)
+    fixed = (eager, per_activation == "round", after, best_after, int(env.switch_at), float(env.drift),
+             int(np.argmax(means)))
+    no_pool, no_rec = np.empty((0, k)), (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
+    records: list[tuple[np.ndarray, ...]] = []
+    cap = max_steps if bernoulli else max(1 << 10, (1 << 21) // k)  # a reward block holds size * K draws
+    drawn, size = 0, min(max_steps, max(1 << 15, 64 * n), cap)
     while scal[STOPPED] == 0:
         chunk = sample(size, player_rng)
+        pool = no_pool
+        if not bernoulli:
+            mu = env.mean(np.arange(drawn + 1, drawn + size + 1))
+            pool = env.draw(mu, rewards)
         drawn += size
-        simulate(chunk, kind, means, best, eps, conf, se_c, targets, two_radius, ucb_log, m,
-                 STOP_ALL if stop_rule == "all" else STOP_CONSENSUS, draw_only_active, max_steps, rewards, ties,
-                 scal, *state.values(), *votes, *curve, *scratch)
+        pos = 0
+        while pos < size and scal[STOPPED] == 0:
+            rec = tuple(np.empty(size - pos, x.dtype) for x in no_rec) if record else no_rec
+            scal[N_REC] = 0
+            pos += simulate(chunk[pos:], kind, means, best, eps, conf, se_c, targets, two_radius, ucb_log, m,
+                            STOP_CODES[stop_rule], draw_only_active, max_steps, rewards, ties, scal,
+                            *state.values(), *votes, *curve, *scratch, *fixed, pool[pos:], resets, pulled, *rec)
+            records.append(tuple(x[:scal[N_REC]] for x in rec))
+            if pos < size and scal[STOPPED] == 0:  # the vote or status buffers are full
+                votes = [np.concatenate([x, np.zeros_like(x)]) for x in votes]
+                curve = [np.concatenate([x, np.zeros_like(x)]) for x in curve]
         if scal[STOPPED] == 0 and drawn >= max_steps:
             scal[STOPPED] = 2
-        size = min(max_steps - drawn, drawn, 1 << 22)
-    close_units(kind, best, S, state["cnt"], state["jj"], state["left"], state["opened"], scal, ties)
+        size = min(max_steps - drawn, drawn, 1 << 22, cap)
+    if not eager:
+        close_units(kind, best, S, state["cnt"], state["jj"], state["left"], state["opened"], scal, ties)
     outputs = _outputs(state, scal)
     nv, nc = scal[N_VOTES], scal[N_CURVE]
     eliminations = [(int(step), state["elim_time"] == step) for step in np.unique(state["elim_time"][
         state["elim_time"] >= 0])]
-    return EngineResult(
-        t_end=int(scal[RAW]), stopped=bool(scal[STOPPED] == 1), t_consensus=None if scal[T_CONS] < 0 else int(
-            scal[T_CONS]), outputs=outputs, pulls=state["local"], votes=state["V"], global_set=state["G"],
-        vote_sender=votes[0][:nv], vote_time=votes[1][:nv], vote_arm=votes[2][:nv], eliminations=eliminations,
-        guard_fired=int(scal[GUARD]), suboptimal=int(scal[SUBOPT]), done_times=curve[0][:nc],
-        done_counts=curve[1][:nc], done_local=state["done_local"])
+    return KernelResult(
+        t_end=int(scal[RAW]), stopped=bool(scal[STOPPED] == 1 or stop_rule == "none"),
+        t_consensus=None if scal[T_CONS] < 0 else int(scal[T_CONS]), outputs=outputs, pulls=state["local"],
+        votes=state["V"], global_set=state["G"], vote_sender=votes[0][:nv], vote_time=votes[1][:nv],
+        vote_arm=votes[2][:nv], eliminations=eliminations, guard_fired=int(scal[GUARD]),
+        suboptimal=int(scal[SUBOPT]), done_times=curve[0][:nc], done_counts=curve[1][:nc],
+        done_local=state["done_local"], resets=int(scal[N_RESETS]),
+        pull_records=tuple(np.concatenate(x) for x in zip(*records, strict=True)) if record else None)
 
 
 @functools.lru_cache(maxsize=64)
@@ -575,8 +762,8 @@ def _tables(kind: int, k: int, conf: float, se_c: float) -> tuple[np.ndarray, np
 
 def _outputs(state: dict[str, np.ndarray], scal: np.ndarray) -> np.ndarray:
     """Each player's single arm at the end, with the shared set as she would read it at her next activation
-    (the engine's convention): a finished player keeps her arm until that read; another one holds the arm
-    left by the read, if one."""
+    (the reference loop's convention too): a finished player keeps her arm until that read; another one holds
+    the arm left by the read, if one."""
     S, G, held = state["S"], state["G"], state["held"]
     out = held.copy()
     stale = (held < 0) & (state["seen"] != scal[VERSION]) & ~state["absorbed"]

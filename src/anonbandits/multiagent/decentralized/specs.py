@@ -29,7 +29,7 @@ from anonbandits.multiagent.decentralized.algorithms import (
     run_full_sharing,
     run_no_sharing,
 )
-from anonbandits.multiagent.decentralized.subroutines import SUBROUTINES
+from anonbandits.multiagent.decentralized.kernel import SUBROUTINES
 from anonbandits.multiagent.shared import ACTIVITIES, VOTE_ROUNDINGS
 from anonbandits.registry import AlgorithmSpec, Param, RunOutput
 from anonbandits.registry import parse_bool as flag

@@ -19,7 +19,7 @@ from anonbandits.multiagent.mase.instances import (
 )
 from anonbandits.multiagent.mase.result import MaseResult
 from anonbandits.multiagent.mase.voting import SAMPLINGS, STOP_RULES, corrupted_elimination, independent, mase
-from anonbandits.registry import AlgorithmSpec, Param, RunOutput
+from anonbandits.registry import AlgorithmSpec, Param, Result
 from anonbandits.registry import parse_bool as flag
 
 FAMILY = "multi-agent BAI (paper 003)"
@@ -62,9 +62,9 @@ def _setup(params: Mapping[str, Any], seed: int):
     return instance, probs, np.random.default_rng(seed)
 
 
-def _output(result: MaseResult, instance) -> RunOutput:
+def _output(result: MaseResult, instance) -> Result:
     metrics = {**result.metrics(), "instance": instance.name, "arms": instance.arms}
-    return RunOutput(metrics=metrics, curve=result.curve())
+    return Result(metrics=metrics, curve=result.curve())
 
 
 def _width(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -72,26 +72,26 @@ def _width(params: Mapping[str, Any]) -> dict[str, Any]:
             "max_rounds": int(params["max_rounds"]), "delta": float(params["delta"])}
 
 
-def run_central(params: Mapping[str, Any], seed: int) -> RunOutput:
+def run_central(params: Mapping[str, Any], seed: int) -> Result:
     """Registry entry of :func:`~anonbandits.multiagent.mase.central.central`."""
     instance, probs, rng = _setup(params, seed)
     return _output(central(instance, probs, rng, **_width(params)), instance)
 
 
-def run_independent(params: Mapping[str, Any], seed: int) -> RunOutput:
+def run_independent(params: Mapping[str, Any], seed: int) -> Result:
     """Registry entry of :func:`~anonbandits.multiagent.mase.voting.independent`."""
     instance, probs, rng = _setup(params, seed)
     result = independent(instance, probs, rng, stop=params["stop"], sampling=params["sampling"], **_width(params))
     return _output(result, instance)
 
 
-def run_mase(params: Mapping[str, Any], seed: int) -> RunOutput:
+def run_mase(params: Mapping[str, Any], seed: int) -> Result:
     """Registry entry of :func:`~anonbandits.multiagent.mase.voting.mase`."""
     instance, probs, rng = _setup(params, seed)
     return _output(mase(instance, probs, rng, beta=float(params["beta"]), **_width(params)), instance)
 
 
-def run_corrupted(params: Mapping[str, Any], seed: int) -> RunOutput:
+def run_corrupted(params: Mapping[str, Any], seed: int) -> Result:
     """Registry entry of :func:`~anonbandits.multiagent.mase.voting.corrupted_elimination`."""
     instance, probs, rng = _setup(params, seed)
     result = corrupted_elimination(instance, probs, rng, eta=float(params["eta"]), xi=float(params["xi"]),
@@ -100,13 +100,13 @@ def run_corrupted(params: Mapping[str, Any], seed: int) -> RunOutput:
     return _output(result, instance)
 
 
-def run_feraud(params: Mapping[str, Any], seed: int) -> RunOutput:
+def run_feraud(params: Mapping[str, Any], seed: int) -> Result:
     """Registry entry of the Féraud et al. (2019) baseline as paper 003 runs it: Corrupted Elimination with
     ``xi = 0`` (spec 2.6)."""
     return run_corrupted({**params, "xi": 0.0}, seed)
 
 
-def run_dp_mase(params: Mapping[str, Any], seed: int) -> RunOutput:
+def run_dp_mase(params: Mapping[str, Any], seed: int) -> Result:
     """Registry entry of :func:`~anonbandits.multiagent.mase.dp_mase.dp_mase`."""
     instance, probs, rng = _setup(params, seed)
     cfg = DPMASEConfig(eps=float(params["epsilon"]), beta=float(params["beta"]), delta=float(params["delta"]),

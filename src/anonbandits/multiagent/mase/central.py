@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from anonbandits.core.radii import se_boundary
 from anonbandits.errors import ConfigError
-from anonbandits.multiagent.mase.formulas import se_boundary
 from anonbandits.multiagent.mase.instances import Instance
 from anonbandits.multiagent.mase.result import MaseResult
 from anonbandits.multiagent.messages import MessageLog

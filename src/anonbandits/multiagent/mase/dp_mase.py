@@ -33,9 +33,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonbandits.dp.elimination import epoch_length
+from anonbandits.core.elimination import gap_survivors
+from anonbandits.core.radii import dpse_widths
+from anonbandits.core.schedules import epoch_length
+from anonbandits.core.votes import removal_steps
 from anonbandits.errors import ConfigError
-from anonbandits.multiagent.mase.formulas import dp_widths, voting_threshold
+from anonbandits.multiagent.mase.formulas import voting_threshold
 from anonbandits.multiagent.mase.instances import Instance
 from anonbandits.multiagent.mase.result import EliminationLog, MaseResult, NoiseAudit
 from anonbandits.multiagent.messages import MessageLog
@@ -72,9 +75,8 @@ def dp_mase_local_elimination(eps: float, epoch: np.ndarray, means: np.ndarray, 
     """
     scale = 1.0 / (eps * length)
     noisy = np.where(held, means + rng.laplace(0.0, 1.0, means.shape) * scale[:, None], -np.inf)
-    h, c = dp_widths(epoch, held.sum(axis=1), eps, beta, length)
-    top = noisy.max(axis=1)
-    eliminated = held & (top[:, None] - noisy > 2.0 * (h + c)[:, None])
+    h, c = dpse_widths(held.sum(axis=1), epoch, length, beta, eps)
+    eliminated = held & ~gap_survivors(noisy, 2.0 * (h + c))
     return eliminated, noisy
 
 
@@ -129,12 +131,7 @@ class _DPMASE:
         elim, noisy = dp_mase_local_elimination(cfg.eps, epoch, means, held, cfg.beta, length, rng)
 
         # votes in time order; an arm leaves the global set at the vote that brings it to the threshold
-        tally = self.lam + np.cumsum(elim, axis=0)
-        removal_at = np.full(self.K, agents.size)
-        for arm in np.flatnonzero(self.G):
-            hit = np.flatnonzero(elim[:, arm] & (tally[:, arm] >= self.threshold))
-            if hit.size:
-                removal_at[arm] = hit[0]
+        removal_at = removal_steps(self.lam, elim, self.threshold, self.G)
         G_before = np.repeat(self.G[None, :], agents.size, axis=0)
         stop_index = agents.size
         remaining = int(self.G.sum())

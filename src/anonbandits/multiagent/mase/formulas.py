@@ -2,19 +2,18 @@
 
 * the voting threshold ``M* = max(1, ceil(log(delta) / log(x)))`` (spec A6),
 * CORRUPTED ELIMINATION's local failure probability ``eta_xi`` (Prop. 5.1),
-* the Successive Elimination boundary in sum space, ``g(t) = t * alpha-width`` (Sec. 4.1, spec A4),
-* DP-MASE's widths ``h(e)``, ``c(e)`` (Alg. 2 and 4, spec A3); its epoch length ``R(e, s)`` is DP-SE's,
-  :func:`anonbandits.dp.elimination.epoch_length`.
+and, in the elimination core, the Successive Elimination boundary ``g(t)`` (Sec. 4.1, spec A4;
+:func:`anonbandits.core.radii.se_boundary`) and DP-MASE's widths ``h(e)``, ``c(e)`` and epoch length
+``R(e, s)``, which are DP-SE's (:func:`anonbandits.core.radii.dpse_widths`,
+:func:`anonbandits.core.schedules.epoch_length`).
 """
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
-
+from anonbandits.core.votes import vote_threshold
 from anonbandits.errors import ConfigError
-from anonbandits.multiagent.shared import vote_threshold
 
 
 def _check_probability(name: str, value: float) -> None:
@@ -49,24 +48,3 @@ def eta_xi(eta: float, xi: float, arms: int) -> float:
         raise ConfigError(f"xi = {xi} leaves no local failure budget (eta_xi = 0): with eta = {eta} and "
                           f"K = {arms} arms xi must be below {limit:.4f}")
     return value
-
-
-def se_boundary(t: np.ndarray, arms: int, conf: float, c: float = 1.0, denominator: int = 1) -> np.ndarray:
-    """Successive Elimination threshold in sum space after ``t`` samples per arm.
-
-    Arm k is eliminated when ``max_l S_l - S_k >= g(t)``, with
-    ``g(t) = t * 2 * sqrt(log(c K t^2 / conf) / (denominator * t))`` (the width ``2 alpha(t)`` of Sec. 4.1
-    and Alg. 4b times t; ``denominator`` 1 or 2 per spec A4; a negative log is clipped to 0).
-    """
-    t = np.asarray(t, dtype=float)
-    return 2.0 * np.sqrt(t * np.maximum(np.log(c * arms * t * t / conf), 0.0) / denominator)
-
-
-def dp_widths(e: np.ndarray, s: np.ndarray, eps: float, beta: float, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``h(e) = sqrt(log(8 s e^2/beta)/(2R))`` and ``c(e) = log(4 s e^2/beta)/(eps R)`` (Alg. 4, spec A3)."""
-    e = np.asarray(e, dtype=float)
-    s = np.asarray(s, dtype=float)
-    r = np.asarray(r, dtype=float)
-    h = np.sqrt(np.log(8.0 * s * e * e / beta) / (2.0 * r))
-    c = np.log(4.0 * s * e * e / beta) / (eps * r)
-    return h, c

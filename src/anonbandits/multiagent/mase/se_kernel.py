@@ -20,6 +20,8 @@ import math
 import numpy as np
 from numba import njit
 
+from anonbandits.core.compiled import se_boundary
+
 RUNNING, IDLE, GONE = 0, 1, 2
 SYNC_NONE, SYNC_LAZY, SYNC_IMMEDIATE = 0, 1, 2
 STOP_GLOBAL, STOP_ALL, STOP_FIRST = 0, 1, 2
@@ -28,19 +30,11 @@ _TABULATED = 64  # stretches up to this length draw their sums from tabulated Bi
 
 
 @njit(cache=True)
-def boundary(t: int, arms: int, conf: float, c: float, denominator: int) -> float:
-    """SE threshold in sum space after ``t`` samples per arm, as :func:`.formulas.se_boundary`."""
-    x = float(t)
-    log = math.log(c * arms * x * x / conf)
-    return 2.0 * math.sqrt(x * max(log, 0.0) / denominator)
-
-
-@njit(cache=True)
 def _g(table, t, arms, conf, c, denominator):
-    """``boundary(t)`` from the table of the first values when it holds ``t``."""
+    """``g(t)`` from the table of the first values when it holds ``t``."""
     if t < table.size:
         return table[t]
-    return boundary(t, arms, conf, c, denominator)
+    return se_boundary(t, arms, conf, c, denominator)
 
 
 @njit(cache=True)
@@ -52,7 +46,7 @@ def _grow(table, t, arms, conf, c, denominator):
     out = np.empty(size)
     out[:table.size] = table
     for x in range(table.size, size):
-        out[x] = boundary(x, arms, conf, c, denominator) if x > 0 else 0.0
+        out[x] = se_boundary(x, arms, conf, c, denominator) if x > 0 else 0.0
     return out
 
 

@@ -21,11 +21,26 @@ from anonbandits.multiagent.decentralized import (
     run_no_sharing,
     vote_threshold,
 )
-from anonbandits.multiagent.decentralized.clock import ActivationClock
 from anonbandits.multiagent.decentralized.environment import activity_sampler
 
 MEANS = [1.0, 0.0, 0.0, 0.0]
 K, N, ETA, DELTA, EPS = 4, 8, 0.5, 0.1, 0.25
+
+
+def player_sequence(activity: str, seed: int) -> np.ndarray:
+    """The run's players, from its own stream (spec A20: players have their own stream), as the kernel draws
+    them (a first chunk of 2^15 steps, which these runs do not leave)."""
+    return activity_sampler(activity, N)(1 << 15, np.random.default_rng(seed).spawn(4)[0]).astype(np.int64)
+
+
+def time_of(seq: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Global step (1-based) of the j[n]-th activation of every player n."""
+    return np.array([np.flatnonzero(seq == n)[j[n] - 1] + 1 for n in range(N)])
+
+
+def count_upto(seq: np.ndarray, t: int) -> np.ndarray:
+    """Activations of every player at steps <= t."""
+    return np.bincount(seq[:t], minlength=N)
 
 
 def rounds_to_decide(subroutine: str) -> int:
@@ -58,16 +73,13 @@ def test_deterministic_case_matches_the_accounting(subroutine: str, activity: st
     for n in voters:
         _, kind, content = res.log.of_sender(n)
         assert sorted(content.tolist()) == [1, 2, 3] and np.all(kind == KIND_VOTE)
-    # times: rebuild the player sequence from the run's own stream (spec A20: players have their own stream)
-    players = np.random.default_rng(seed).spawn(4)[0]
-    clock = ActivationClock(activity_sampler(activity, N), N, players, 10**8)
-    ids = np.arange(N)
-    finish = clock.time_of(ids, np.full(N, rounds_to_decide(subroutine) * K))
+    seq = player_sequence(activity, seed)
+    finish = time_of(seq, np.full(N, rounds_to_decide(subroutine) * K))
     tau = np.sort(finish)[m - 1]
     assert res.t_consensus == tau
     assert res.elimination_steps.tolist() == [-1, tau, tau, tau]
     assert np.array_equal(np.sort(res.log.time), np.repeat(np.sort(finish)[:m], K - 1))
-    adopt = clock.time_of(ids, clock.count_upto(ids, np.full(N, tau)) + 1)
+    adopt = time_of(seq, count_upto(seq, tau) + 1)
     done = np.where(finish <= tau, finish, adopt)
     assert res.samples == done.max()
     assert res.agent_pulls.sum() == res.samples  # one pull per global step
@@ -80,8 +92,7 @@ def test_deterministic_case_one_round_per_activation() -> None:
     m, seed = vote_threshold(DELTA, ETA), 5
     res = run_decentralized_elimination(MEANS, N, rng=np.random.default_rng(seed), delta=DELTA, eta=ETA, eps=EPS,
                                         subroutine="se", per_activation="round")
-    clock = ActivationClock(activity_sampler("uniform", N), N, np.random.default_rng(seed).spawn(4)[0], 10**8)
-    finish = clock.time_of(np.arange(N), np.full(N, rounds_to_decide("se")))
+    finish = time_of(player_sequence("uniform", seed), np.full(N, rounds_to_decide("se")))
     assert res.messages == m * (K - 1) and res.t_consensus == np.sort(finish)[m - 1]
 
 

@@ -4,8 +4,7 @@
   eps-optimal at most as often as Binomial(runs, delta) allows (99.9% quantile), for the shared answer and
   for every player's own arm;
 * every Arm Selection subroutine, run alone by each of several independent learners (1-PRIVACY), finds the
-  best arm; two building blocks (round-robin block splitting, the SE/SER3 no-elimination lookahead) are
-  checked against brute force;
+  best arm;
 * non-stationary rewards: DSER4 follows a switch of the best arm that decentralized SER3 without resets
   misses, and decentralized SER3 stays correct under Problem 3's drift.
 """
@@ -22,7 +21,7 @@ from anonbandits.multiagent.decentralized import (
     run_dser4,
     run_no_sharing,
 )
-from anonbandits.multiagent.decentralized.subroutines import SER3, SUBROUTINES, SuccessiveElimination, _water_fill
+from anonbandits.multiagent.decentralized.kernel import SUBROUTINES
 
 
 @pytest.mark.parametrize("subroutine", ["ser3", "naive"])
@@ -48,42 +47,6 @@ def test_each_subroutine_alone_finds_the_best_arm(subroutine: str) -> None:
     assert not res.truncated
     assert np.all(res.agent_arms == 1) and res.recommended == 1 and res.found_best
     assert res.agent_pulls.sum() == res.samples
-
-
-def test_water_fill_matches_round_robin_order() -> None:
-    """The first q pulls of a round-robin block (levels in order, index order inside a level)."""
-    rng = np.random.default_rng(0)
-    for _ in range(200):
-        k = int(rng.integers(2, 6))
-        base = np.full(k, int(rng.integers(0, 5))) + (rng.random(k) < 0.3)
-        target = int(base.max()) + int(rng.integers(0, 6))
-        need = np.where(rng.random(k) < 0.8, target - base, 0)
-        q = int(rng.integers(0, need.sum() + 1))
-        order = [a for level in range(int(base.min()), target) for a in range(k)
-                 if base[a] <= level < base[a] + need[a]]
-        expected = np.bincount(order[:q], minlength=k)
-        got = _water_fill(base[None, :], need[None, :], np.array([q]))[0]
-        assert np.array_equal(got, expected), (base, need, q)
-        shuffled = _water_fill(base[None, :], need[None, :], np.array([q]), rng)[0]
-        assert shuffled.sum() == q and np.all(np.abs(shuffled - expected) <= 1) and np.all(shuffled <= need)
-
-
-@pytest.mark.parametrize("cls", [SER3, SuccessiveElimination])
-def test_no_elimination_before_the_lookahead_round(cls) -> None:
-    """first_rounds: even if every future reward of another arm is 1 and of arm k is 0, k survives every
-    round before the returned one."""
-    rng = np.random.default_rng(1)
-    sub = cls(5, 0.25, 0.9)
-    for _ in range(300):
-        tau = int(rng.integers(0, 40))
-        cnt = tau + (rng.random(5) < 0.5)
-        sums = rng.binomial(cnt, rng.random(5)).astype(float)
-        st = {"S": np.ones((1, 5), bool), "cnt": cnt[None, :], "sums": sums[None, :], "tau": np.array([tau])}
-        first = sub.first_rounds(st)[0]
-        for k in range(5):
-            for r in range(tau + 1, int(first[k])):
-                best_other = max(sums[b] + (r - cnt[b]) for b in range(5) if b != k) / r
-                assert best_other - sums[k] / r + sub.eps < 2 * sub.radius(np.array(float(r)))
 
 
 def test_dser4_tracks_a_switch_of_the_best_arm() -> None:

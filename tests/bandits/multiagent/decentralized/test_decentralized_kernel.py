@@ -1,17 +1,18 @@
-"""The compiled per-step kernel (:mod:`anonbandits.multiagent.decentralized.kernel`), which runs stationary
-Bernoulli, one-pull-per-activation runs of Decentralized Elimination and 1-PRIVACY, against the event-driven
-engine that ran them before (and still runs every other case), and the invariants of its vote log.
+"""The compiled per-step kernel (:mod:`anonbandits.multiagent.decentralized.kernel`), the one engine of paper
+002, against the plain per-pull reference loop written from the paper (:mod:`anonbandits.reference.decentralized`)
+for every option outside the stationary Bernoulli one-pull-per-activation case (that case is in
+``test_decentralized_reference.py``): drifting and switching means, Gaussian, Beta and user-supplied rewards, one
+round per activation, the consensus stop with finished players leaving, 0-PRIVACY and DSER4's resets; then the
+invariants of the vote log.
 
-The two cannot share random numbers (the engine draws blocks of rewards, the kernel one reward per pull, and
-settles the arms of a round lazily), so they are compared in law over independent seeds: two-sample
-Kolmogorov-Smirnov tests on the stopping and consensus steps and on the number of players holding the best
-arm, and means within 4 standard errors for the message and suboptimal-pull counts. Both engines were written
-from the same resolutions of the spec, so agreement here is a regression test, not an independent check;
-the independent one is the law against the per-pull reference loop written from the paper
-(:mod:`anonbandits.reference.decentralized`), in ``test_decentralized_reference.py`` (the public functions
-run the kernel there). Instances are in the hard regime (eps larger than the gaps, eta = 0.5): players finish on
-different arms, vote against the best arm, restart after global eliminations (A5) and read eliminations in
-the middle of a round or phase.
+The two cannot share random numbers (the kernel settles the arms of a round lazily, draws rewards other than
+Bernoulli in blocks and DSER4's resets in advance), so they are compared in law over independent seeds:
+two-sample Kolmogorov-Smirnov tests on the stopping and consensus steps and on the number of players holding the
+best arm, and Welch's statistic (means within 4 standard errors) for the message, suboptimal-pull and reset
+counts. Instances are in the hard regime (eps larger than the gaps, eta = 0.5): players finish on different
+arms, vote against the best arm, restart after global eliminations (A5) and read eliminations in the middle of
+a round or phase. A kernel whose drifting arms did not decay, or whose round mode pulled one arm per activation,
+fails these tests (checked by hand by such mutations).
 """
 
 from __future__ import annotations
@@ -20,52 +21,125 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from anonbandits.multiagent.decentralized import algorithms, run_decentralized_elimination, run_no_sharing
+from anonbandits.multiagent.decentralized import (
+    Environment,
+    run_decentralized_elimination,
+    run_dser4,
+    run_full_sharing,
+    run_no_sharing,
+)
+from anonbandits.reference import decentralized as reference
 
 MEANS = [0.6, 0.55, 0.5, 0.45]
-CASES = [  # subroutine, activity, players, eps, stop, draw_only_active, sharing
-    ("ser3", "uniform", 6, 0.6, "all", False, True),
-    ("ser3", "skewed", 6, 0.6, "consensus", True, True),
-    ("se", "skewed", 6, 0.7, "all", True, True),
-    ("naive", "uniform", 6, 0.8, "consensus", False, True),
-    ("median", "skewed", 4, 1.0, "all", False, True),
-    ("ugapec", "uniform", 4, 0.6, "all", False, True),
-    ("ser3", "skewed", 6, 0.25, "all", True, False),
-    ("median", "uniform", 4, 0.5, "all", False, False),
-    ("ugapec", "skewed", 4, 0.5, "all", False, False),
-]
+CASES = {  # name: (algorithm, options); eps, players and activity follow
+    "drift": ("de", {"subroutine": "ser3", "drift": 2e-4}),
+    "switch": ("de", {"subroutine": "se", "switch_at": 300, "means_after": [0.3, 0.5, 0.7, 0.45]}),
+    "gaussian": ("de", {"subroutine": "ser3", "reward": "gaussian"}),
+    "beta-median": ("none", {"subroutine": "median", "reward": "beta", "eps": 0.9}),
+    "round-se": ("de", {"subroutine": "se", "per_activation": "round", "stop": "consensus",
+                        "draw_only_active": True, "se_c": 1.0, "eps": 0.3}),
+    "round-naive": ("de", {"subroutine": "naive", "per_activation": "round", "eps": 0.8}),
+    "round-median-drift": ("none", {"subroutine": "median", "per_activation": "round", "eps": 1.0,
+                                    "drift": 1e-4}),
+    "full-ser3": ("full", {"subroutine": "ser3", "eps": 0.2}),
+    "full-ugapec-switch": ("full", {"subroutine": "ugapec", "switch_at": 40, "means_after": [0.3, 0.5, 0.7, 0.2]}),
+}
 RUNS = 60
 
 
-def _run(case: tuple, seed: int, *, kernel: bool, monkeypatch: pytest.MonkeyPatch):
-    subroutine, activity, players, eps, stop, only_active, sharing = case
-    monkeypatch.setattr(algorithms, "_kernel_applies", lambda env, per_activation: kernel)
+def _kernel(algorithm: str, options: dict, seed: int):
+    kw = {"eps": 0.6, "activity": "skewed", **options}
     rng = np.random.default_rng(seed)
-    kw = {"eps": eps, "subroutine": subroutine, "activity": activity, "draw_only_active": only_active}
-    if sharing:
-        return run_decentralized_elimination(MEANS, players, rng=rng, delta=0.25, eta=0.5, stop=stop, **kw)
-    return run_no_sharing(MEANS, players, rng=rng, delta=0.3, **kw)
+    if algorithm == "de":
+        return run_decentralized_elimination(MEANS, 6, rng=rng, delta=0.25, eta=0.5, **kw)
+    if algorithm == "none":
+        return run_no_sharing(MEANS, 6, rng=rng, delta=0.3, **kw)
+    return run_full_sharing(MEANS, 6, rng=rng, delta=0.3, **kw)
 
 
-@pytest.mark.parametrize("case", [  # UGapEc's engine runs pull by pull: its cases take 3-5 s
-    pytest.param(c, id=f"{c[0]}-{c[1]}-{c[4]}-{'doa' if c[5] else 'raw'}-{'de' if c[6] else '1p'}",
-                 marks=[pytest.mark.slow] if c[0] == "ugapec" else []) for c in CASES])
-def test_kernel_and_engine_have_the_same_law(case: tuple, monkeypatch: pytest.MonkeyPatch) -> None:
-    ker = [_run(case, s, kernel=True, monkeypatch=monkeypatch) for s in range(RUNS)]
-    eng = [_run(case, 10**6 + s, kernel=False, monkeypatch=monkeypatch) for s in range(RUNS)]
+def _reference(algorithm: str, options: dict, seed: int) -> dict:
+    kw = {"eps": 0.6, "activity": "skewed", **options}
+    env = Environment(np.array(MEANS), drift=kw.pop("drift", 0.0), switch_at=kw.pop("switch_at", 0),
+                      means_after=kw.pop("means_after", None))
+    kw["mean_at"] = env.mean
+    rng = np.random.default_rng(10**6 + seed)
+    if algorithm == "de":
+        return reference.reference_decentralized(MEANS, 6, rng=rng, delta=0.25, eta=0.5, **kw)
+    if algorithm == "none":
+        return reference.reference_no_sharing(MEANS, 6, rng=rng, delta=0.3, **kw)
+    kw.pop("activity")
+    return reference.reference_full_sharing(MEANS, rng=rng, delta=0.3, **kw)
+
+
+def assert_same_law(ref: list[dict], ker: list, best: int = 0) -> None:
+    """KS on the steps and best-arm holders, Welch (4 standard errors) on the counts."""
     pairs = {
-        "samples": ([r.samples for r in eng], [r.samples for r in ker]),
-        "t_consensus": ([r.t_consensus or -1 for r in eng], [r.t_consensus or -1 for r in ker]),
-        "best holders": ([int(np.sum(r.agent_arms == 0)) for r in eng], [int(np.sum(r.agent_arms == 0)) for r in ker]),
+        "samples": ([r["samples"] for r in ref], [r.samples for r in ker]),
+        "t_consensus": ([r["t_consensus"] or -1 for r in ref], [r.t_consensus or -1 for r in ker]),
+        "best holders": ([sum(a == best for a in r["arms"]) for r in ref],
+                         [int(np.sum(r.agent_arms == best)) for r in ker]),
     }
     for name, (a, b) in pairs.items():
         p = stats.ks_2samp(a, b).pvalue
-        assert p > 1e-3, f"{name}: engine mean {np.mean(a):.1f} vs kernel {np.mean(b):.1f} (KS p = {p:.2g})"
-    for name in ("messages", "suboptimal_pulls"):
-        a = np.array([getattr(r, name) for r in eng], float)
+        assert p > 1e-3, f"{name}: reference mean {np.mean(a):.1f} vs kernel {np.mean(b):.1f} (KS p = {p:.2g})"
+    for name, key in (("messages", "messages"), ("suboptimal_pulls", "suboptimal"), ("resets", "resets")):
+        a = np.array([r[key] for r in ref], float)
         b = np.array([getattr(r, name) for r in ker], float)
-        se = np.sqrt(a.var(ddof=1) / RUNS + b.var(ddof=1) / RUNS)
+        se = np.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
         assert abs(a.mean() - b.mean()) <= 4 * se + 1e-9, (name, a.mean(), b.mean())
+
+
+SLOW = {"beta-median", "round-median-drift", "round-se"}  # the reference loop takes 4-45 s on these
+
+
+@pytest.mark.parametrize("name", [pytest.param(c, marks=[pytest.mark.slow] if c in SLOW else []) for c in CASES])
+def test_kernel_and_per_pull_loop_have_the_same_law(name: str) -> None:
+    algorithm, options = CASES[name]
+    ref = [_reference(algorithm, options, s) for s in range(RUNS)]
+    ker = [_kernel(algorithm, options, s) for s in range(RUNS)]
+    best = 2 if "means_after" in options else 0
+    if algorithm == "full":  # every player holds the shared learner's arm: compare the learner's
+        ker = [_FullView(r) for r in ker]
+    assert_same_law(ref, ker, best)
+
+
+class _FullView:
+    """0-PRIVACY's result seen as the reference's single learner."""
+
+    def __init__(self, res) -> None:
+        self.samples, self.t_consensus, self.messages = res.samples, None, 0
+        self.agent_arms, self.suboptimal_pulls, self.resets = res.agent_arms[:1], res.suboptimal_pulls, res.resets
+
+
+def test_user_reward_sampler_is_used() -> None:
+    """A user-supplied sampler (here Bernoulli through ``rng.binomial``) drives the rewards: its runs have the
+    law of the per-pull loop's Bernoulli runs."""
+    def sampler(mu, counts, rng):
+        return rng.binomial(counts, mu).astype(float)
+
+    kw = {"eps": 0.6, "subroutine": "ser3", "activity": "uniform"}
+    ker = [run_decentralized_elimination(MEANS, 5, rng=np.random.default_rng(s), delta=0.25, eta=0.5,
+                                         reward=sampler, **kw) for s in range(RUNS)]
+    ref = [reference.reference_decentralized(MEANS, 5, rng=np.random.default_rng(10**6 + s), delta=0.25, eta=0.5,
+                                             **kw) for s in range(RUNS)]
+    assert_same_law(ref, ker)
+    calls = []
+    run_decentralized_elimination(MEANS, 5, rng=np.random.default_rng(0), delta=0.25, eta=0.5,
+                                  reward=lambda mu, c, rng: calls.append(c.shape) or sampler(mu, c, rng), **kw)
+    assert calls and all(shape[1] == len(MEANS) for shape in calls)
+
+
+def test_dser4_and_per_pull_loop_have_the_same_law() -> None:
+    """DSER4 (Sec. 4): decentralized SER3 with global resets of probability phi per step over a horizon, the
+    best arm switching in the middle; compared on the suboptimal plays, votes, resets and the final holders."""
+    env = Environment(np.array(MEANS), switch_at=1500, means_after=np.array([0.3, 0.5, 0.7, 0.45]))
+    kw = {"delta": 0.25, "eta": 0.5, "eps": 0.5}
+    ker = [run_dser4(env, 6, rng=np.random.default_rng(s), horizon=3000, phi=2e-3, **kw) for s in range(RUNS)]
+    ref = [reference.reference_decentralized(MEANS, 6, rng=np.random.default_rng(10**6 + s), subroutine="ser3",
+                                             activity="uniform", stop="none", max_steps=3000, phi=2e-3,
+                                             mean_at=env.mean, **kw) for s in range(RUNS)]
+    assert_same_law(ref, ker, best=2)
+    assert np.mean([r.resets for r in ker]) > 3  # the resets ran
 
 
 @pytest.mark.parametrize("subroutine", ["naive", "median", "se", "ser3", "ugapec"])

@@ -1,12 +1,11 @@
 """The simulation against the plain per-pull reference loop (:mod:`anonbandits.reference.decentralized`).
 
 Both simulate Algorithm 2 of paper 002 (spec 4.4). These runs (stationary Bernoulli rewards, one pull per
-activation) go to the compiled kernel, which draws a round's rewards at its end and settles lazily which arms
-a round had pulled when an arm leaves it, so it cannot share random numbers with the reference; the
-event-driven engine is compared with the kernel in ``test_decentralized_kernel.py``. The test compares the
-two laws over independent seeds: two-sample Kolmogorov-Smirnov tests on the stopping and consensus steps and
-on the number of players holding the best arm, and a chi-square-free check of the message counts (means
-within 4 standard errors). The instances sit
+activation) take the kernel's lazy mode, which draws a round's rewards at its end and settles lazily which arms
+a round had pulled when an arm leaves it, so it cannot share random numbers with the reference; every other
+option is compared in ``test_decentralized_kernel.py``. The test compares the two laws over independent seeds:
+two-sample Kolmogorov-Smirnov tests on the stopping and consensus steps and on the number of players holding
+the best arm, and Welch's statistic on the message counts (means within 4 standard errors). The instances sit
 in the hard regime (eps larger than the gaps, eta = 0.5) where players finish on different arms, vote
 against the best arm and restart after global eliminations (A5), so every branch of the protocol runs.
 """

@@ -5,10 +5,12 @@ import math
 import numpy as np
 import pytest
 
-from anonbandits.dp.elimination import epoch_length
+from anonbandits.core.compiled import se_boundary as compiled_boundary
+from anonbandits.core.radii import dpse_widths, se_boundary
+from anonbandits.core.schedules import epoch_length
 from anonbandits.errors import ConfigError
-from anonbandits.multiagent.mase.formulas import dp_widths, eta_xi, se_boundary, voting_threshold
-from anonbandits.multiagent.mase.se_kernel import boundary, safe_steps
+from anonbandits.multiagent.mase.formulas import eta_xi, voting_threshold
+from anonbandits.multiagent.mase.se_kernel import safe_steps
 
 
 @pytest.mark.parametrize("local, expected", [(0.3, 3), (0.5, 5), (0.8, 14), (0.9, 29), (0.8413, 18),
@@ -40,7 +42,7 @@ def test_eta_xi_and_its_limits():
 def test_dp_mase_epoch_quantities_match_spec_table(eps, cells):
     for e, s, length, threshold, scale in cells:
         r = epoch_length(s, e, 0.5, eps)
-        h, c = dp_widths(e, s, eps, 0.5, r)
+        h, c = dpse_widths(s, e, r, 0.5, eps)
         assert r == length
         assert abs(2 * (h + c) - threshold) < 0.0006
         if scale is not None:
@@ -59,7 +61,7 @@ def test_epoch_length_makes_both_widths_at_most_an_eighth_of_the_gap():
     beta = rng.uniform(0.01, 0.99, 500)
     for i in range(500):
         r = epoch_length(s[i], e[i], beta[i], eps[i])
-        h, c = dp_widths(e[i], s[i], eps[i], beta[i], r)
+        h, c = dpse_widths(s[i], e[i], r, beta[i], eps[i])
         assert h <= 2.0 ** -e[i] / 8 + 1e-12 and c <= 2.0 ** -e[i] / 8 + 1e-12
 
 
@@ -91,7 +93,7 @@ def test_safe_steps_never_allow_a_crossing():
     # one more step would be unsafe for the simple bound when the boundary grows slower than the path
     tight = np.flatnonzero((b > 0) & (t > 100))[:200]
     assert np.any(spread[tight] + b[tight] + 1 >= se_boundary(t[tight] + b[tight] + 1, 10, 0.3))
-    # the compiled boundary is the formula's, including the t vs 2t and c options
+    # the compiled boundary is the formula itself, including the t vs 2t and c options
     for c, d in ((1.0, 1), (4.0, 2)):
-        assert np.allclose([boundary(int(u), 10, 0.3, c, d) for u in t[:200]], se_boundary(t[:200], 10, 0.3, c, d),
-                           rtol=1e-12)
+        assert np.array_equal([compiled_boundary(int(u), 10, 0.3, c, d) for u in t[:200]],
+                              se_boundary(t[:200], 10, 0.3, c, d))

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from anonbandits.dp.elimination import epoch_length
+from anonbandits.core.schedules import epoch_length
 from anonbandits.multiagent.mase import (
     DPMASEConfig,
     Instance,

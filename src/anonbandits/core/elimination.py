@@ -1,29 +1,53 @@
-"""Batched successive elimination (BaSE) for many independent learners at once.
+"""The elimination step, vectorised over many learners at once, and BaSE's batched learner state.
 
-Gao, Han, Ren, Zhou, "Batched Multi-armed Bandits Problem" (NeurIPS 2019), used per user by Algorithm 1 of
-paper ``000_e91e148c589dfd32.txt`` (Sections 2.2 and 3.3); spec ``anonymous-bandits.md`` Section 5.1
-**[RECONSTRUCTED]**. Every learner has the same K arms and the same static grid; state is held as (N, K)
-arrays, so a batch update costs a few array operations whatever N is (no loop over learners).
+A rule compares every learner's sample means with a confidence radius of :mod:`anonbandits.core.radii`;
+two forms appear in the papers and both are here, once:
 
-Per batch m = 1..M-1 a learner asks for ``t_m - t_{m-1}`` samples spread evenly over its active arms;
-after receiving them it eliminates every active arm k with ``max_j Ybar_j - Ybar_k >= r``, where Ybar are
-cumulative sample means and the confidence radius r has one of two forms (``sigma2`` is the variance proxy
-of one sample, ``T`` the learner's horizon, ``tau`` the fewest samples on any of its active arms so far):
+* :func:`gap_survivors`: an arm survives while its gap to the best mean is within a width (DP-SE of Sajed
+  and Sheffet, ICML 2019, as used by papers 001 and 004; BaSE of Gao et al., NeurIPS 2019, as run by
+  Algorithm 1 of paper 000, with ties eliminated);
+* :func:`interval_survivors`: an arm survives iff its upper confidence bound reaches the highest lower
+  bound (Algorithm 1 of "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023, paper 004;
+  spec Sec. 6 item 10).
 
-* ``log``: ``r = sqrt(gamma * sigma2 * log(T K) / tau)`` (the spec's form; Gao et al.'s analysis);
-* ``gao``: ``r = sqrt(gamma * sigma2 * K * log(T K / t_m) / t_m)`` (the shape used by Gao et al.'s public
-  code, ``gamma_code * sqrt(K log(TK/t_m) / t_m)``, i.e. ``gamma = gamma_code^2`` for ``sigma2 = 1``).
-
-With the ``log`` form a fixed optimal arm survives one comparison with probability at least
-``1 - (TK)^(-gamma/4)`` (sub-Gaussian tail of a difference of two means), hence the default gamma = 4.
-In the last batch each learner commits to its active arm with the best mean.
+:class:`BatchedElimination` holds N BaSE learners (paper 000, Sections 2.2 and 3.3; spec
+``anonymous-bandits.md`` Section 5.1 **[RECONSTRUCTED]**) as (N, K) arrays, so a batch update costs a few
+array operations whatever N is. Per batch m = 1..M-1 a learner asks for ``t_m - t_{m-1}`` samples spread
+evenly over its active arms; after receiving them it eliminates every active arm k with
+``max_j Ybar_j - Ybar_k >= r`` (Ybar: cumulative sample means; r: :func:`~anonbandits.core.radii.base_log_radius`
+or :func:`~anonbandits.core.radii.base_gao_radius`). In the last batch each learner commits to its active
+arm with the best mean.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from anonbandits.core.radii import base_gao_radius, base_log_radius
 from anonbandits.errors import ConfigError
+
+
+def gap_survivors(means: np.ndarray, width: float | np.ndarray, *, ties: str = "keep") -> np.ndarray:
+    """Mask of the arms within ``width`` of the best mean along the last axis.
+
+    Parameters
+    ----------
+    means : (..., K) means; ``-inf`` marks arms out of play.
+    width : the elimination width, a scalar or one per learner (shape ``means.shape[:-1]``).
+    ties : ``"keep"`` (survive iff ``best - mean <= width``; DP-SE) or ``"eliminate"`` (survive iff
+        ``best - mean < width``; BaSE).
+    """
+    # the 1-D case (one learner, DP-SE's once-per-epoch test) avoids the slower keepdims reduction
+    gap = (means.max(axis=-1, keepdims=True) if means.ndim > 1 else means.max()) - means
+    if isinstance(width, np.ndarray) and width.ndim:
+        width = width[..., None]
+    return gap <= width if ties == "keep" else ~(gap >= width)
+
+
+def interval_survivors(means: np.ndarray, radius: float) -> np.ndarray:
+    """Mask of the arms with ``mean + radius >= max(mean - radius)`` (paper 004's non-strict UCB/LCB test)."""
+    return means + radius >= np.max(means - radius)
+
 
 THRESHOLDS = ("log", "gao")
 
@@ -34,7 +58,7 @@ class BatchedElimination:
     Parameters
     ----------
     n_learners, n_arms : N and K.
-    grid : ``[t_0 = 0, ..., t_M = T]`` (see :func:`anonbandits.batched.grids.static_grid`).
+    grid : ``[t_0 = 0, ..., t_M = T]`` (see :func:`anonbandits.core.schedules.static_grid`).
     gamma : tuning constant of the confidence radius (> 0).
     threshold : ``log`` or ``gao`` (module docstring).
     sigma2 : variance proxy of one sample (1/4 for rewards in [0, 1]).
@@ -88,13 +112,12 @@ class BatchedElimination:
         """(N,) current confidence radius of each learner (inf when an active arm has no sample)."""
         n_arms = self.active.shape[1]
         if self.threshold == "log":
-            tau = np.where(self.active, self.counts, np.iinfo(np.int64).max).min(axis=1).astype(float)
-            with np.errstate(divide="ignore"):
-                return np.sqrt(self.gamma * self.sigma2 * np.log(self.horizon * n_arms) / tau)
+            tau = np.where(self.active, self.counts, np.iinfo(np.int64).max).min(axis=1)
+            return base_log_radius(self.gamma, self.sigma2, self.horizon, n_arms, tau)
         t_m = float(self.grid[self.batch])
         if t_m <= 0:
             return np.full(self.active.shape[0], np.inf)
-        r = np.sqrt(self.gamma * self.sigma2 * n_arms * np.log(self.horizon * n_arms / t_m) / t_m)
+        r = base_gao_radius(self.gamma, self.sigma2, self.horizon, n_arms, t_m)
         has_all = np.all(~self.active | (self.counts > 0), axis=1)
         return np.where(has_all, r, np.inf)
 
@@ -115,8 +138,7 @@ class BatchedElimination:
         self.counts += counts
         self.batch += 1
         means = self.means()
-        best = means.max(axis=1, keepdims=True)
-        out = self.active & (self.counts > 0) & (best - means >= self.radius()[:, None])
+        out = self.active & (self.counts > 0) & ~gap_survivors(means, self.radius(), ties="eliminate")
         self.active &= ~out
         return out
 

@@ -1,0 +1,103 @@
+"""Every confidence radius of the bandit layer, each named after the paper equation it implements.
+
+The elimination rules of :mod:`anonbandits.core.elimination` compare sample means with these radii; no other
+module of the bandit layer computes one.
+
+* BaSE (Gao, Han, Ren, Zhou, "Batched Multi-armed Bandits Problem", NeurIPS 2019), run per user by
+  Algorithm 1 of "Anonymous Bandits for Multi-User Systems" (Esfandiari, Mirrokni, Schneider, NeurIPS 2022;
+  paper 000, Sections 2.2 and 3.3): :func:`base_log_radius`, :func:`base_gao_radius`;
+* DP-SE (Sajed and Sheffet, ICML 2019), the baseline of "Near-Optimal Algorithms for Private Online Learning
+  in a Stochastic Environment" (Hu, Huang, Mehta; paper 001, Section 6) and of paper 004, run per agent by
+  DP-MASE of paper 003: :func:`dpse_widths`, :func:`dpse_threshold`;
+* Successive Elimination's boundary of paper 003 (Rio, Barlier, Colin, Soare, ICML 2023): :func:`se_boundary`;
+* private batch-based successive elimination ("Distributed Differential Privacy in Multi-Armed Bandits",
+  Chowdhury and Zhou, ICLR 2023; paper 004): :func:`lemma2_radius` (Lemma 2) and :func:`lemma5_radius`
+  (the local model's radius with the derived constant of Lemma 5).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def base_log_radius(gamma: float, sigma2: float, horizon: int, n_arms: int, tau: np.ndarray) -> np.ndarray:
+    """BaSE radius ``r = sqrt(gamma sigma2 log(T K) / tau)`` (paper 000 Sec. 2.2; Gao et al.'s analysis).
+
+    ``tau`` holds each learner's fewest samples on an active arm; ``tau = 0`` gives an infinite radius. With
+    this form a fixed optimal arm survives one comparison with probability at least ``1 - (TK)^(-gamma/4)``
+    (sub-Gaussian tail of a difference of two means), hence BaSE's default gamma = 4.
+    """
+    with np.errstate(divide="ignore"):
+        return np.sqrt(gamma * sigma2 * np.log(horizon * n_arms) / np.asarray(tau, dtype=float))
+
+
+def base_gao_radius(gamma: float, sigma2: float, horizon: int, n_arms: int, t_m: float) -> float:
+    """BaSE radius ``r = sqrt(gamma sigma2 K log(T K / t_m) / t_m)`` after grid point ``t_m`` (> 0).
+
+    The shape used by Gao et al.'s public code, ``gamma_code * sqrt(K log(TK/t_m) / t_m)``, i.e.
+    ``gamma = gamma_code^2`` for ``sigma2 = 1`` (paper 000's BaSE, spec Sec. 5.1).
+    """
+    return float(np.sqrt(gamma * sigma2 * n_arms * np.log(horizon * n_arms / t_m) / t_m))
+
+
+def dpse_widths(active: np.ndarray | int, epoch: np.ndarray | int, length: np.ndarray | int, beta: float,
+                epsilon: float | np.ndarray = math.inf) -> tuple[np.ndarray, np.ndarray]:
+    """DP-SE's widths ``(h_e, c_e)`` (Sajed and Sheffet, Algorithm 1; paper 001 Sec. 6; paper 003 Alg. 4, A3).
+
+    ``h_e = sqrt(ln(8 s e^2/beta) / (2 R_e))`` and ``c_e = ln(4 s e^2/beta) / (eps R_e)`` with ``s`` active
+    arms at the start of epoch ``e`` of ``R_e = length`` pulls per arm; ``c_e = 0`` when ``eps = inf`` (SE).
+    Vectorised over every argument.
+    """
+    # One formula for scalars and arrays; DP-SE calls it once per epoch with Python numbers, for which the
+    # math module is several times faster than numpy's scalar path (``8.0 * s`` makes floats either way)
+    s, e, r = active, epoch, length
+    arrays = any(isinstance(x, np.ndarray) for x in (s, e, r, epsilon))
+    log, sqrt = (np.log, np.sqrt) if arrays else (math.log, math.sqrt)
+    h = sqrt(log(8.0 * s * e * e / beta) / (2.0 * r))
+    c = log(4.0 * s * e * e / beta) / (epsilon * r)
+    return h, c
+
+
+def dpse_threshold(active: int, epoch: int, length: int, beta: float, epsilon: float = math.inf) -> float:
+    """DP-SE's elimination width ``2 (h_e + c_e)`` (:func:`dpse_widths`): an arm whose noisy mean is further
+    than this below the best one is eliminated (papers 001, 003 and 004)."""
+    h, c = dpse_widths(active, epoch, length, beta, epsilon)
+    return float(2.0 * (h + c))
+
+
+def se_boundary(t: np.ndarray | int, arms: int, conf: float, c: float = 1.0, denominator: int = 1) -> np.ndarray:
+    """Successive Elimination threshold in sum space after ``t`` samples per arm (paper 003, "Multi-Agent Best
+    Arm Identification with Private Communications", ICML 2023, eq. (1) of Sec. 4.1 and Alg. 4b; spec A4).
+
+    Arm k is eliminated when ``max_l S_l - S_k >= g(t)``, with
+    ``g(t) = t * 2 * sqrt(log(c K t^2 / conf) / (denominator * t))`` (``denominator`` 1 or 2 per spec A4; a
+    negative log is clipped to 0). Written with numpy ufuncs only, so that
+    :data:`anonbandits.core.compiled.se_boundary` compiles this very function for the numba kernels.
+    """
+    x = t * 1.0
+    return 2.0 * np.sqrt(x * np.maximum(np.log(c * arms * x * x / conf), 0.0) / denominator)
+
+
+def lemma2_radius(length: int, active: int, batch: int, p: float, sigma: float, h: float) -> float:
+    """``beta(b)`` of Lemma 2 of paper 004 (spec distributed-dp.md Sec. 2.4) for batch length ``l(b)``.
+
+    ``beta(b) = sqrt(ln(4 s b^2/p) / (2 l)) + sigma sqrt(ln(2 s b^2/p)) / l + h ln(2 s b^2/p) / l``, where
+    ``(sigma, h)`` are the protocol's noise-tail constants of Assumption 1 and ``s`` the active arms.
+    """
+    log4 = math.log(4 * active * batch * batch / p)
+    log2 = math.log(2 * active * batch * batch / p)
+    return math.sqrt(log4 / (2 * length)) + sigma * math.sqrt(log2) / length + h * log2 / length
+
+
+def lemma5_radius(length: int, active: int, batch: int, p: float, epsilon: float) -> float:
+    """``beta(b)`` of LDP-SE (paper 004 Sec. 3.6): Lemma 2's statistical term plus the local noise's tail.
+
+    The total of ``l`` users' ``Lap_Z(g/eps)`` noises is bounded with the derived constant of Lemma 5:
+    ``(sqrt 2/eps) sqrt(L2)/l + (1/eps) max(3.01 sqrt(L2/l), 4 L2/l)`` with ``L2 = ln(2 s b^2/p)``.
+    """
+    log4 = math.log(4 * active * batch * batch / p)
+    log2 = math.log(2 * active * batch * batch / p)
+    return (math.sqrt(log4 / (2 * length)) + (math.sqrt(2.0) / epsilon) * math.sqrt(log2) / length
+            + (1.0 / epsilon) * max(3.01 * math.sqrt(log2 / length), 4.0 * log2 / length))
