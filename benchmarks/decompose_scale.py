@@ -192,6 +192,15 @@ def lp_row(N: int, K: int, tmp: Path) -> dict:
     return row
 
 
+def show(rows: list[dict]) -> None:
+    """Print the rows as an aligned table."""
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+    cells = [cols] + [["" if r.get(c) is None else str(r.get(c)) for c in cols] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
+    for row in cells:
+        print("  ".join(v.rjust(w) for v, w in zip(row, widths, strict=True)))
+
+
 def write_csv(rows: list[dict], path: Path) -> None:
     cols = list(dict.fromkeys(k for r in rows for k in r))
     with open(path, "w", newline="") as fh:
@@ -238,6 +247,7 @@ def scale_table(sizes: list[int], tmp: Path, out: Path) -> None:
                 print(json.dumps(rows[-1]), flush=True)
                 write_csv(rows, out / "decompose_scale.csv")
             path.unlink()
+    show(rows)
     plot(rows, out / "decompose_scale.png")
 
 
@@ -266,6 +276,7 @@ def main() -> None:
                 lp_rows.append(lp_row(N, K, Path(tmp_name)))
                 print(json.dumps(lp_rows[-1]), flush=True)
                 write_csv(lp_rows, out / "decompose_scale_lp.csv")
+            show(lp_rows)
 
 if __name__ == "__main__":
     main()

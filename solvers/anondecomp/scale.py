@@ -403,7 +403,9 @@ def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | Non
     L = data.lower_bound
     D = data.demand
     run = _runner(scheduler)
-    first = run([(data.rows_of(m), None, data.arms, D, L, C, None, None, None, seed) for m in members])
+    # tasks as generators: each shard's rows are cut from the support when its task runs (locally) or is
+    # submitted, never all at once beside the support
+    first = run((data.rows_of(m), None, data.arms, D, L, C, None, None, None, seed) for m in members)
     R = max(r for r, _, _ in first)
     result = ShardedResult(C, R, L, N, len(data.arms), tuple(r for r, _, _ in first), tuple(map(len, members)),
                            tuple(m for _, m, _ in first), sum(n for _, _, n in first))
@@ -412,8 +414,8 @@ def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | Non
         tmpdir = tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         try:
             header = result.header()
-            run([(data.rows_of(m), data.users[m], data.arms, D, L, C, R, str(Path(tmpdir) / f"part-{s:05d}.parquet"),
-                  header, seed) for s, m in enumerate(members)])
+            run((data.rows_of(m), data.users[m], data.arms, D, L, C, R, str(Path(tmpdir) / f"part-{s:05d}.parquet"),
+                 header, seed) for s, m in enumerate(members))
             if target.is_dir():
                 target.rmdir()
             os.replace(tmpdir, target)
