@@ -311,10 +311,123 @@ def phase_rows(support: np.ndarray, D: int | float, L: int, C: int
     return (users, arm, start[ku, phase], length[ku, phase]), ok
 
 
+REPAIR_CELLS = 1 << 22  # arms x rounds up to which a thin phase schedule is repaired (round-level arrays)
+PIECE = 12              # rounds of a thin stretch one recruit covers (phases last about D / k rounds)
+REPAIR_PASSES = 12
+
+
+def _occupancy(arm: np.ndarray, first: np.ndarray, rounds: np.ndarray, K: int, L: int) -> np.ndarray:
+    """(K, L) users on each arm in each round, from schedule rows."""
+    W = L + 1
+    delta = np.bincount(arm * W + first, minlength=K * W) - np.bincount(arm * W + first + rounds, minlength=K * W)
+    return np.cumsum(delta.reshape(K, W), axis=1)[:, :L]
+
+
+def _below(occ: np.ndarray, x: int) -> np.ndarray:
+    """(K, L+1) prefix counts of the rounds in which an arm holds fewer than ``x`` users."""
+    out = np.zeros((occ.shape[0], occ.shape[1] + 1), dtype=np.int64)
+    np.cumsum(occ < x, axis=1, out=out[:, 1:])
+    return out
+
+
+def _thin_pieces(occ: np.ndarray, C: int) -> tuple[np.ndarray, ...]:
+    """Maximal runs of rounds in which an arm holds 1..C users, cut into pieces of at most PIECE rounds:
+    (arm, first round, end round, users missing to reach C+1 in the piece's thinnest round)."""
+    K, L = occ.shape
+    pad = np.zeros((K, L + 2), dtype=np.int8)
+    pad[:, 1:-1] = (occ > 0) & (occ <= C)
+    edge = np.diff(pad, axis=1).ravel()           # +1 where a run starts, -1 where it ends, per (arm, round)
+    arm, t1 = np.divmod(np.flatnonzero(edge == 1), L + 1)
+    t2 = np.flatnonzero(edge == -1) % (L + 1)
+    parts = -(-(t2 - t1) // PIECE)
+    run = np.repeat(np.arange(len(arm)), parts)
+    j = np.arange(parts.sum()) - np.repeat(np.cumsum(parts) - parts, parts)
+    span = (t2 - t1)[run]
+    arm, t1, t2 = arm[run], t1[run] + span * j // parts[run], t1[run] + span * (j + 1) // parts[run]
+    bounds = np.empty(2 * len(arm), dtype=np.int64)
+    bounds[0::2], bounds[1::2] = arm * L + t1, arm * L + t2
+    low = np.minimum.reduceat(np.append(occ.ravel(), 0), bounds)[0::2]
+    return arm, t1, t2, C + 1 - low
+
+
+def recruit_rows(support: np.ndarray, L: int, C: int, rows: tuple[np.ndarray, ...], passes: int = REPAIR_PASSES
+                 ) -> tuple[tuple[np.ndarray, ...], bool]:
+    """Repair a phase schedule (:func:`phase_rows`) in which some arms hold 1..C users in some rounds.
+
+    Beyond the paper. A *move* recruits a user v of arm a into a thin piece P = [t1, t2) of a: v sits on one
+    arm b != a during all of P, and on a during a window T of the same length at the start or the end of
+    one of its rows on a; v swaps the two (a during P, b during T), so its rounds per arm and its tiling of
+    [0, L) are unchanged. A move is taken only when b holds >= C+2 users during P and a holds >= C+2 during
+    T (those left behind stay >= C+1), and b holds >= C users during T (v's rounds on b stay informative).
+    Each piece recruits the users it misses in its thinnest round; one move per user and pass, all moves of
+    a pass at once, then the occupancy is recomputed. The schedule is accepted when no arm holds 1..C users
+    in any round and every pair still has its r_i rounds: then every round of every row is informative, so
+    the schedule is valid with R = L (checked exactly from the final rows, whatever moves collided).
+
+    Returns the rows (user-major, in time order) and whether they are valid.
+    """
+    N, K = support.shape
+    u, a, f, n = (np.asarray(x, dtype=np.int64) for x in rows)
+    col_users = np.nonzero(support.T)[1]          # the users of arm 0, then of arm 1, ...
+    deg = support.sum(axis=0)
+    col_start = np.cumsum(deg) - deg
+    for _ in range(passes):
+        occ = _occupancy(a, f, n, K, L)
+        arm, t1, t2, missing = _thin_pieces(occ, C)
+        if len(arm) == 0:
+            return (u, a, f, n), True
+        # candidates: a few users of each piece's arm, from a different place in its user list per piece
+        cnt = np.minimum(deg[arm], 8 + 4 * missing)
+        piece = np.repeat(np.arange(len(arm)), cnt)
+        j = np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        v = col_users[col_start[arm][piece] + (j + 7919 * t1[piece]) % deg[arm][piece]]
+        A, P1, P2 = arm[piece], t1[piece], t2[piece]
+        ell = P2 - P1
+        # each candidate's rows (a user's rows are consecutive): the one covering t1, its longest on arm A
+        start = np.concatenate([[0], np.cumsum(np.bincount(u, minlength=N))])
+        width = int((start[1:] - start[:-1]).max())
+        G = np.minimum(start[v][:, None] + np.arange(width), len(u) - 1)
+        mine = np.arange(width) < (start[v + 1] - start[v])[:, None]
+        x = G[np.arange(len(v)), np.argmax(mine & (f[G] <= P1[:, None]) & (f[G] + n[G] > P1[:, None]), axis=1)]
+        y = G[np.arange(len(v)), np.argmax(np.where(mine & (a[G] == A[:, None]), n[G], -1), axis=1)]
+        b = a[x]
+        lt2, lt0 = _below(occ, C + 2), _below(occ, C)
+        ok = (b != A) & (f[x] + n[x] >= P2) & (a[y] == A) & (n[y] >= ell) & (lt2[b, P2] == lt2[b, P1])
+        head_end = np.minimum(f[y] + ell, L)
+        tail = np.maximum(f[y] + n[y] - ell, 0)
+        head_ok = (lt2[A, head_end] == lt2[A, f[y]]) & (lt0[b, head_end] == lt0[b, f[y]])
+        tail_ok = (lt2[A, f[y] + n[y]] == lt2[A, tail]) & (lt0[b, f[y] + n[y]] == lt0[b, tail])
+        ok &= head_ok | tail_ok
+        c = np.flatnonzero(ok)
+        rank = np.arange(len(c)) - np.searchsorted(piece[c], piece[c])
+        c = c[rank < missing[piece[c]]]                 # the first users each piece misses
+        c = np.sort(c[np.unique(v[c], return_index=True)[1]])   # one move per user and pass
+        if len(c) == 0:
+            break
+        X, Y, B, Am, S, E, ln = x[c], y[c], b[c], A[c], P1[c], P2[c], ell[c]
+        T = np.where(head_ok[c], f[Y], tail[c])
+        # X (on B) becomes B, A during P, B; Y (on A) becomes A, B during T, A: each in X's or Y's place, so
+        # the rows stay user-major and in time order; empty parts are dropped
+        parts = np.ones(len(u), dtype=np.int64)
+        parts[X] = parts[Y] = 3
+        at = np.cumsum(parts) - parts
+        src = np.repeat(np.arange(len(u)), parts)
+        u, a, f, n = u[src], a[src], f[src], n[src]
+        fx, ex, fy, ey = f[at[X]], f[at[X]] + n[at[X]], f[at[Y]], f[at[Y]] + n[at[Y]]
+        for k, (arm_k, first_k, end_k) in enumerate([(B, fx, S), (Am, S, E), (B, E, ex)]):
+            a[at[X] + k], f[at[X] + k], n[at[X] + k] = arm_k, first_k, end_k - first_k
+        for k, (arm_k, first_k, end_k) in enumerate([(Am, fy, T), (B, T, T + ln), (Am, T + ln, ey)]):
+            a[at[Y] + k], f[at[Y] + k], n[at[Y] + k] = arm_k, first_k, end_k - first_k
+        nonempty = n > 0
+        u, a, f, n = u[nonempty], a[nonempty], f[nonempty], n[nonempty]
+    return (u, a, f, n), False
+
+
 def solve_shard(matrix: np.ndarray, D: int | float | None, L: int, C: int, seed: int = 0
                 ) -> tuple[tuple[np.ndarray, ...], int, str]:
     """Schedule rows of one shard, its R and the method used: the phase schedule when valid at length L
-    (R = L), else :func:`anondecomp.decompose` with ``auto`` on the shard (exact routes, R >= L possible).
+    (R = L, method ``phase``), else that schedule repaired by :func:`recruit_rows` (R = L, ``phase+recruit``),
+    else :func:`anondecomp.decompose` with ``auto`` on the shard (exact routes, R >= L possible).
     ``matrix`` is the shard's support, or its weights when ``D`` is None (a general graph: ``auto`` only)."""
     from anondecomp.graph import DemandGraph
 
@@ -322,6 +435,10 @@ def solve_shard(matrix: np.ndarray, D: int | float | None, L: int, C: int, seed:
         rows, ok = phase_rows(matrix, D, L, C)
         if ok:
             return rows, L, "phase"
+        if matrix.shape[1] * (L + 1) <= REPAIR_CELLS:
+            rows, ok = recruit_rows(matrix, L, C, rows)
+            if ok and _covers(matrix, D, rows):
+                return rows, L, "phase+recruit"
     from anondecomp.compact import schedule_rows
     from anondecomp.decompose import decompose
 
@@ -331,6 +448,18 @@ def solve_shard(matrix: np.ndarray, D: int | float | None, L: int, C: int, seed:
     starts = np.concatenate([[0], np.cumsum(m)[:-1]])
     return schedule_rows(res.assignments, starts, res.total_assignments, 0, len(matrix)), \
         res.total_assignments, res.method
+
+
+def _covers(support: np.ndarray, D: int | float, rows: tuple[np.ndarray, ...]) -> bool:
+    """Whether every wanted pair has at least r_i = ceil(D / |A_i|) rounds in ``rows`` (and no row is off the
+    support): with no thin round, that makes every pair's rounds informative."""
+    u, a, _, n = rows
+    N, K = support.shape
+    if not support[u, a].all():
+        return False
+    total = np.bincount(u * K + a, weights=n, minlength=N * K).reshape(N, K)
+    need = required_per_arm(D, np.maximum(support.sum(axis=1), 1))
+    return bool((total[support] >= np.broadcast_to(need[:, None], support.shape)[support]).all())
 
 
 def _extend(rows: tuple[np.ndarray, ...], R: int) -> tuple[np.ndarray, ...]:

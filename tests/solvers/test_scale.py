@@ -97,6 +97,32 @@ def test_a_thin_phase_is_detected_and_the_shard_falls_back():
     assert method != "phase" and R >= 10
 
 
+@pytest.mark.parametrize(("N", "K", "seed"), [(300, 20, 0), (300, 20, 1), (500, 30, 2), (700, 40, 3),
+                                              (1000, 50, 0), (1000, 50, 1), (1000, 50, 4)])
+def test_thin_phase_schedules_are_recruited_to_the_lower_bound(tmp_path, N, K, seed):
+    """Few users per arm and round (N / K = 15..25 against C+1 = 11): the phase rule leaves thin arm-rounds
+    (the case of 10^3 users x 50 arms), recruit_rows repairs them at R = LB; the exact verifier checks."""
+    data = scale.BatchedSupport(random_support(N, K, seed), 1000, np.arange(N), tuple(map(str, range(K))))
+    rows, ok = scale.phase_rows(data.support, 1000, data.lower_bound, 10)
+    assert not ok
+    res = scale.decompose_sharded(data, 10, f"{tmp_path}/out/", n_shards=1)
+    assert res.shard_methods == ("phase+recruit",)
+    graph = graph_of(data)
+    assert res.total_assignments == graph.lower_bound
+    report = verify_compact(graph, 10, tmp_path / "out")
+    assert report.valid, report.summary()
+    assert report.total_assignments == graph.lower_bound
+
+
+def test_recruit_rows_refuses_what_it_cannot_repair():
+    support = np.zeros((12, 2), bool)
+    support[:6, 0] = support[6:, 1] = True
+    support[0, 1] = True        # arm 0 holds 5 = C users for half the rounds and nobody can join it
+    rows, ok = scale.phase_rows(support, 10, 10, 5)
+    repaired, ok = scale.recruit_rows(support, 10, 5, rows)
+    assert not ok
+
+
 def test_merged_R_is_within_two_percent_of_the_single_machine_R():
     data = scale.BatchedSupport(random_support(30_000, 20, 5), 1000, np.arange(30_000),
                                 tuple(map(str, range(20))))
