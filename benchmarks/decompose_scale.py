@@ -296,18 +296,90 @@ def scale_table(sizes: list[int], tmp: Path, out: Path) -> None:
     plot(rows, out / "decompose_scale.png")
 
 
+def _power(n: int) -> str:
+    e = int(round(np.log10(n)))
+    return f"10^{e}" if 10**e == n else str(n)
+
+
+def _seconds(x: float) -> str:
+    return f"{1000 * x:.3g} ms" if x < 1 else f"{x:.3g} s"
+
+
+def _bytes(b: float) -> str:
+    for unit, size in (("GB", 2**30), ("MB", 2**20), ("KB", 2**10)):
+        if b >= size:
+            return f"{b / size:.3g} {unit}"
+    return f"{int(b)} B"
+
+
+def _ratio(x: float, target: float) -> str:
+    return f"{x:.3f}" if x <= target else f"**{x:.3f}** (missed)"
+
+
+def _read(path: Path) -> list[dict]:
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def docs_tables(out: Path) -> dict[str, str]:
+    """The two Markdown tables of docs/decompositions.md ("At platform scale"), from the CSVs in ``out``."""
+    tables = {}
+    rows = _read(out / "decompose_scale.csv")
+    lines = ["| users x 20 arms | shards | local: seconds, peak memory | LocalCluster: seconds, peak memory (all "
+             "processes) | R / LB | LP value | output |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for n in dict.fromkeys(r["users"] for r in rows):
+        by = {r["method"]: r for r in rows if r["users"] == n}
+        first = next(iter(by.values()))
+        cells = [f"{float(by[m]['seconds']):.3g} s, {_bytes(float(by[m]['peak_memory_mb']) * 2**20)}"
+                 if m in by else "(not run)" for m in ("local", "LocalCluster")]
+        lines.append(f"| {_power(int(n))} | {first['shards']} | {cells[0]} | {cells[1]} | {first['R']} / "
+                     f"{first['lower_bound']} | {float(first['lp_value']):g} | "
+                     f"{_bytes(float(first['output_bytes']))} |")
+    tables["decompose_scale.csv"] = "\n".join(lines)
+    rows = _read(out / "decompose_scale_lp.csv")
+    lines = ["| users x arms | decomposition (shard rule) | plain LP (fastest HiGHS setting) | ratio (target <= 0.2) | "
+             "R / LB | whole CLI run | LP process | ratio (target <= 0.5) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        whole = ["", "", ""] if not r.get("cli_seconds") else [
+            f"{float(r['cli_seconds']):.3g} s", f"{float(r['lp_process_seconds']):.3g} s",
+            _ratio(float(r["ratio_whole_process"]), 0.5)]
+        lines.append(f"| {_power(int(r['users']))} x {r['arms']} | {_seconds(float(r['decompose_seconds']))} "
+                     f"({r['shard_method']}) | {_seconds(float(r['lp_seconds']))} ({r['lp_setting']}) | "
+                     f"{_ratio(float(r['ratio_in_process']), 0.2)} | {r['R']} / {r['lower_bound']} | "
+                     + " | ".join(whole) + " |")
+    tables["decompose_scale_lp.csv"] = "\n".join(lines)
+    return tables
+
+
+def write_docs(out: Path) -> None:
+    """Replace the tables between ``<!-- NAME -->`` and ``<!-- /NAME -->`` in docs/decompositions.md."""
+    doc = out.parent / "decompositions.md"
+    text = doc.read_text(encoding="utf-8")
+    for name, table in docs_tables(out).items():
+        head, rest = text.split(f"<!-- {name} -->\n", 1)
+        text = f"{head}<!-- {name} -->\n{table}\n<!-- /{name} -->" + rest.split(f"<!-- /{name} -->", 1)[1]
+    doc.write_text(text, encoding="utf-8")
+    print(f"wrote the tables of {doc}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     parser.add_argument("--out", help="output directory (default docs/results/, build/benchmarks/ with --quick)")
     parser.add_argument("--max-users", type=int, default=None, help="largest size of the scale table")
     parser.add_argument("--tables", default="scale,lp", help="which tables to run (default scale,lp)")
+    parser.add_argument("--docs-only", action="store_true",
+                        help="only rewrite the tables of docs/decompositions.md from the committed CSVs")
     parser.add_argument("--lp-process", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.lp_process:
         lp_process(*args.lp_process)
         return
     out = Path(args.out) if args.out else results_dir(args.quick)
+    if args.docs_only:
+        write_docs(results_dir(False))
+        return
     top = args.max_users or (10**4 if args.quick else 10**7)
     sizes = [n for n in (10**3, 10**4, 10**5, 10**6, 10**7, 10**8) if n <= top]
     lp_cells = [(10**3, 10), (10**3, 50), (10**4, 20)] if args.quick else \
@@ -317,6 +389,8 @@ def main() -> None:
             scale_table(sizes, Path(tmp_name), out)
         if "lp" in args.tables:
             lp_table(lp_cells, Path(tmp_name), out)
+    if not args.quick and not args.out:
+        write_docs(out)
 
 
 if __name__ == "__main__":

@@ -245,8 +245,10 @@ def make_shards(support: np.ndarray, C: int, n_shards: int, seed: int = 0) -> np
     thin = np.flatnonzero((degree > 0) & (degree <= C))
     if len(thin):
         raise InfeasibleError(f"arms {thin[:10].tolist()} are wanted by 1..C = {C} users and can never be observed")
+    if n_shards <= 1:  # one shard: every arm holds 0 or |B_j| >= C+1 users
+        return np.zeros(N, dtype=np.int32)
     rng = np.random.default_rng(seed)
-    shard = (rng.permutation(N) % max(1, n_shards)).astype(np.int32)
+    shard = (rng.permutation(N) % n_shards).astype(np.int32)
     while True:
         counts = shard_counts(support, shard, n_shards)
         bad = (counts > 0) & (counts <= C)
@@ -400,7 +402,7 @@ def recruit_rows(support: np.ndarray, L: int, C: int, rows: tuple[np.ndarray, ..
         ok &= head_ok | tail_ok
         c = np.flatnonzero(ok)
         rank = np.arange(len(c)) - np.searchsorted(piece[c], piece[c])
-        c = c[rank < missing[piece[c]]]                 # the first users each piece misses
+        c = c[rank < missing[piece[c]] + 1]             # the users each piece misses, and one more
         c = np.sort(c[np.unique(v[c], return_index=True)[1]])   # one move per user and pass
         if len(c) == 0:
             break
@@ -451,15 +453,13 @@ def solve_shard(matrix: np.ndarray, D: int | float | None, L: int, C: int, seed:
 
 
 def _covers(support: np.ndarray, D: int | float, rows: tuple[np.ndarray, ...]) -> bool:
-    """Whether every wanted pair has at least r_i = ceil(D / |A_i|) rounds in ``rows`` (and no row is off the
-    support): with no thin round, that makes every pair's rounds informative."""
+    """Whether every wanted pair has at least r_i = ceil(D / |A_i|) rounds in ``rows`` and no row is off the
+    support: with no thin round, that makes every pair's rounds informative."""
     u, a, _, n = rows
     N, K = support.shape
-    if not support[u, a].all():
-        return False
     total = np.bincount(u * K + a, weights=n, minlength=N * K).reshape(N, K)
     need = required_per_arm(D, np.maximum(support.sum(axis=1), 1))
-    return bool((total[support] >= np.broadcast_to(need[:, None], support.shape)[support]).all())
+    return bool(((total > 0) <= support).all() and (np.where(support, total, np.inf).min(axis=1) >= need).all())
 
 
 def _extend(rows: tuple[np.ndarray, ...], R: int) -> tuple[np.ndarray, ...]:
