@@ -373,16 +373,17 @@ def recruit_rows(support: np.ndarray, L: int, C: int, rows: tuple[np.ndarray, ..
     col_users = np.nonzero(support.T)[1]          # the users of arm 0, then of arm 1, ...
     deg = support.sum(axis=0)
     col_start = np.cumsum(deg) - deg
-    for _ in range(passes):
+    for step in range(passes):
         occ = _occupancy(a, f, n, K, L)
         arm, t1, t2, missing = _thin_pieces(occ, C)
         if len(arm) == 0:
             return (u, a, f, n), True
-        # candidates: a few users of each piece's arm, from a different place in its user list per piece
-        cnt = np.minimum(deg[arm], 8 + 4 * missing)
+        # candidates: a few users of each piece's arm, from a different place in its user list per piece and
+        # pass, twice as many at every pass (a piece that stays thin is eventually offered all its arm's users)
+        cnt = np.minimum(deg[arm], (8 + 4 * missing) << step)
         piece = np.repeat(np.arange(len(arm)), cnt)
         j = np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-        v = col_users[col_start[arm][piece] + (j + 7919 * t1[piece]) % deg[arm][piece]]
+        v = col_users[col_start[arm][piece] + (j + 7919 * t1[piece] + 104729 * step) % deg[arm][piece]]
         A, P1, P2 = arm[piece], t1[piece], t2[piece]
         ell = P2 - P1
         # each candidate's rows (a user's rows are consecutive): the one covering t1, its longest on arm A
