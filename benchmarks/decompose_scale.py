@@ -10,12 +10,14 @@ Table 1 (scale): users, arms, C, method, seconds, peak memory, R, LP value, outp
 the plain LP's optimum (below), D = 1000 on these graphs, derived in :func:`write_graph` and equal to HiGHS's
 optimum at every size of table 2.
 
-Table 2 (against the plain LP): the in-process decomposition (from the support in memory: shard and solve) vs building
-and solving with HiGHS the LP with y_j = R (w_ij <= z_ij, sum_j z_ij <= R, sum_i z_ij >= (C+1) R), built once
-as a sparse matrix; and, from 10^5 users, the whole CLI run vs a whole process that reads the same file and
-solves that LP.
+Table 2 (against the plain LP), every cell of 10^3..10^6 users x 10, 20, 50 arms: the in-process
+decomposition (from the support in memory: shard and solve) vs building and solving with HiGHS the LP with
+y_j = R (w_ij <= z_ij, sum_j z_ij <= R, sum_i z_ij >= (C+1) R), built once as a sparse matrix, with the fastest
+of the HiGHS settings in ``LP_SETTINGS``; and, from 10^5 users, the whole CLI run vs a whole process that reads
+the same file and solves that LP. The tables of docs/decompositions.md are generated from the two CSVs
+(``--docs-only`` rewrites them from the committed files).
 
-Usage: python benchmarks/decompose_scale.py [--quick] [--out DIR] [--max-users N]
+Usage: python benchmarks/decompose_scale.py [--quick] [--out DIR] [--max-users N] [--tables scale,lp] [--docs-only]
 """
 
 from __future__ import annotations

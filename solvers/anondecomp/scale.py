@@ -361,8 +361,8 @@ def recruit_rows(support: np.ndarray, L: int, C: int, rows: tuple[np.ndarray, ..
     one of its rows on a; v swaps the two (a during P, b during T), so its rounds per arm and its tiling of
     [0, L) are unchanged. A move is taken only when b holds >= C+2 users during P and a holds >= C+2 during
     T (those left behind stay >= C+1), and b holds >= C users during T (v's rounds on b stay informative).
-    Each piece recruits the users it misses in its thinnest round; one move per user and pass, all moves of
-    a pass at once, then the occupancy is recomputed. The schedule is accepted when no arm holds 1..C users
+    Each piece recruits the users it misses in its thinnest round and one spare; one move per user and pass,
+    all moves of a pass at once, then the occupancy is recomputed. The schedule is accepted when no arm holds 1..C users
     in any round and every pair still has its r_i rounds: then every round of every row is informative, so
     the schedule is valid with R = L (checked exactly from the final rows, whatever moves collided).
 
