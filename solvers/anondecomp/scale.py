@@ -516,7 +516,8 @@ def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | Non
     Two passes: the first solves every shard and returns its R; the merged R is their maximum; the second
     solves again (deterministic: the same rows) and writes each shard's rows stretched to that R. A shard
     whose phase schedule is valid costs a few vectorised passes over its support, so solving twice is cheaper
-    than holding or shipping 10^8 rows.
+    than holding or shipping 10^8 rows. A single shard run in this process is solved once and its rows
+    written as they are.
     """
     import time
 
@@ -533,9 +534,14 @@ def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | Non
     L = data.lower_bound
     D = data.demand
     run = _runner(scheduler)
-    # tasks as generators: each shard's rows are cut from the support when its task runs (locally) or is
-    # submitted, never all at once beside the support
-    first = run((data.rows_of(m), None, data.arms, D, L, C, None, None, None, seed) for m in members)
+    single = None
+    if len(members) == 1 and scheduler is None:  # one shard here: its rows are solved once and kept
+        single = solve_shard(data.rows_of(members[0]), D, L, C, seed)
+        first = [(single[1], single[2], len(single[0][0]))]
+    else:
+        # tasks as generators: each shard's rows are cut from the support when its task runs (locally) or is
+        # submitted, never all at once beside the support
+        first = run((data.rows_of(m), None, data.arms, D, L, C, None, None, None, seed) for m in members)
     R = max(r for r, _, _ in first)
     result = ShardedResult(C, R, L, N, len(data.arms), tuple(r for r, _, _ in first), tuple(map(len, members)),
                            tuple(m for _, m, _ in first), sum(n for _, _, n in first))
@@ -544,8 +550,12 @@ def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | Non
         tmpdir = tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         try:
             header = result.header()
-            run((data.rows_of(m), data.users[m], data.arms, D, L, C, R, str(Path(tmpdir) / f"part-{s:05d}.parquet"),
-                 header, seed) for s, m in enumerate(members))
+            if single is not None:  # its rows tile [0, R) already: R is its own
+                _write_part(Path(tmpdir) / "part-00000.parquet", single[0], data.users[members[0]], data.arms,
+                            header)
+            else:
+                run((data.rows_of(m), data.users[m], data.arms, D, L, C, R,
+                     str(Path(tmpdir) / f"part-{s:05d}.parquet"), header, seed) for s, m in enumerate(members))
             if target.is_dir():
                 target.rmdir()
             os.replace(tmpdir, target)
