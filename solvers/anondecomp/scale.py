@@ -286,9 +286,11 @@ def phase_rows(support: np.ndarray, D: int | float, L: int, C: int
     kk = np.maximum(k, 1)
     offset = rank % kk
     # phase p of user i: its arm number (p + offset_i) mod k_i; lengths and starts depend on (k, p) only
-    phase = np.arange(len(users)) - base[users]
+    first_row = base[users]
+    phase = np.arange(len(users)) - first_row
     ku = k[users]
-    arm = arms[base[users] + (phase + offset[users]) % ku]
+    arm = arms[first_row + (phase + offset[users]) % ku]
+    del first_row
     sizes = np.arange(K + 1)
     r = required_per_arm(D, np.maximum(sizes, 1))
     idle = L - sizes * r
@@ -296,21 +298,25 @@ def phase_rows(support: np.ndarray, D: int | float, L: int, C: int
     length = np.where(p < sizes[:, None], r[:, None] + idle[:, None] // np.maximum(sizes, 1)[:, None]
                       + (p < (idle % np.maximum(sizes, 1))[:, None]), 0)
     start = np.cumsum(length, axis=1) - length
+    kp = ku * K + phase                # each row's (k, phase) in the flattened (K+1, K) tables
+    del phase
     # occupancy: +1 where a phase starts, -1 where it ends, per (arm, boundary); every user works in every row
     cuts = np.unique(np.concatenate([start[length > 0], [L]]))
     n = len(cuts)
-    s_slot = np.searchsorted(cuts, start)
-    e_slot = np.searchsorted(cuts, start + length)
-    s_row, e_row = s_slot[ku, phase], e_slot[ku, phase]
+    s_row = np.searchsorted(cuts, start).ravel()[kp]
+    e_row = np.searchsorted(cuts, start + length).ravel()[kp]
     delta = np.bincount(arm * n + s_row, minlength=K * n) - np.bincount(arm * n + e_row, minlength=K * n)
     occupancy = np.cumsum(delta.reshape(K, n), axis=1)
-    # rounds up to each boundary in which the arm is thin (1..C users): a row loses those inside it
+    # rounds up to each boundary in which the arm is thin (1..C users): a row loses those inside it; with no
+    # thin boundary every row is informative throughout, and every phase lasts at least r rounds (idle >= 0)
     thin = (occupancy[:, :-1] > 0) & (occupancy[:, :-1] <= C)
-    lost = np.zeros((K, n), dtype=np.int64)
-    np.cumsum(thin * np.diff(cuts), axis=1, out=lost[:, 1:])
-    informative = length[ku, phase] - (lost[arm, e_row] - lost[arm, s_row]) if thin.any() else length[ku, phase]
-    ok = bool((informative >= r[ku]).all())
-    return (users, arm, start[ku, phase], length[ku, phase]), ok
+    rounds = length.ravel()[kp]
+    ok = True
+    if thin.any():
+        lost = np.zeros((K, n), dtype=np.int64)
+        np.cumsum(thin * np.diff(cuts), axis=1, out=lost[:, 1:])
+        ok = bool((rounds - (lost[arm, e_row] - lost[arm, s_row]) >= r[ku]).all())
+    return (users, arm, start.ravel()[kp], rounds), ok
 
 
 REPAIR_CELLS = 1 << 22  # arms x rounds up to which a thin phase schedule is repaired (round-level arrays)
