@@ -23,7 +23,10 @@ Decisions:
   the grid for T / (2C+2) (:func:`measured_ratio`); a number sets alpha by hand.
 * BaSE samples are the sub-algorithm's estimates, whose sub-Gaussian variance proxy is at most
   ``(4C+1)/4`` for rewards in [0, 1] (a difference of two sums of at most 2C+1 and 2C rewards); the
-  elimination radius is scaled by it.
+  elimination radius is scaled by it. **[DECISION]** With a privacy ``mechanism`` on the group sums, the
+  noise W_ij in a pair's sum (its variance, public) adds ``max W_ij / n_ij`` over the active pairs to this
+  proxy: the radius is variance-matched (Laplace-type noise is sub-exponential, but a pair's noise is a sum
+  of many releases and small next to its n_ij samples except at the smallest epsilons).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import anondecomp
 from anonbandits.anonymous.errors import NotUBatchedError
 from anonbandits.anonymous.result import AnonymousRun, BatchRecord
 from anonbandits.channels import AnonymousChannel
+from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.core import BatchedElimination, default_batches, static_grid
 from anonbandits.elicitation import elicitation_rounds
 from anonbandits.envs.instances import MultiUserInstance
@@ -73,7 +77,8 @@ def estimate_variance_proxy(C: int) -> float:
 def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, decomposer: str = "auto",
                  grid: str = "minimax", batches: int = 0, gamma: float = 4.0, threshold: str = "log",
                  alpha: float | str = 0.0, best_effort: bool = False, rng: np.random.Generator,
-                 decomposer_rng: np.random.Generator | None = None) -> AnonymousRun:
+                 decomposer_rng: np.random.Generator | None = None, mechanism: Mechanism | None = None,
+                 noise_rng: np.random.Generator | None = None) -> AnonymousRun:
     """Run Algorithm 1 on ``instance`` for ``horizon`` rounds.
 
     Parameters
@@ -90,6 +95,8 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
         ``"measured"`` :func:`measured_ratio` on the all-active graph (module docstring).
     best_effort : do not abort when a batch graph is not U-batched; decompose what can be covered.
     rng : randomness of the rewards; ``decomposer_rng`` that of randomized decomposers (default: ``rng``).
+    mechanism, noise_rng : privacy mechanism on every released group sum and its randomness
+        (:class:`~anonbandits.channels.AnonymousChannel`); ``None`` releases exact sums.
 
     Returns
     -------
@@ -105,8 +112,9 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
                           f"fewer than U = {U}")
     if decomposer not in anondecomp.METHODS:
         raise ConfigError(f"decomposer must be one of {', '.join(anondecomp.METHODS)}, got {decomposer!r}")
-    channel = AnonymousChannel(instance, C, horizon, rng)
+    channel = AnonymousChannel(instance, C, horizon, rng, mechanism=mechanism, noise_rng=noise_rng)
     r = elicitation_rounds(C)
+    noise = np.zeros((n_users, n_arms))
     dec_rng = decomposer_rng if decomposer_rng is not None else rng
     if alpha == "measured":
         first = static_grid(grid, max(1, horizon // r), batches or default_batches(max(1, horizon // r)))[1]
@@ -143,6 +151,11 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
         if complete and not best_effort and np.any(fb.counts[active] < graph.required[active]):
             raise AnonBanditsError(f"decomposer {res.method!r} left (user, arm) pairs below their demand in "
                                    f"batch {learner.batch + 1}")
+        if fb.noise is not None and complete:
+            noise += fb.noise
+            n = learner.counts + fb.counts
+            learner.sigma2 = estimate_variance_proxy(C) + float(np.max(noise / np.maximum(n, 1), where=active,
+                                                                       initial=0.0))
         eliminated = learner.update(fb.sums, fb.counts) if complete else np.zeros(0, bool)
         records.append(BatchRecord(demand=demand, assignments=res.total_assignments, distinct=res.n_distinct,
                                    method=res.method, uncovered=len(res.uncovered), rounds=channel.t - t0,
@@ -159,4 +172,4 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
         optimal_fraction=float(np.mean(committed == instance.optimal)) if committed is not None else math.nan,
         batches=tuple(records),
         info={"alpha": alpha, "base_horizon": base_horizon, "grid": learner.grid.tolist(),
-              "batches": n_batches})
+              "batches": n_batches, "exposure": channel.exposure})

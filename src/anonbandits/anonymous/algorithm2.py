@@ -21,6 +21,7 @@ import numpy as np
 
 from anonbandits.anonymous.result import AnonymousRun, BatchRecord
 from anonbandits.channels import AnonymousChannel
+from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.elicitation import elicitation_rounds
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import ConfigError
@@ -43,7 +44,8 @@ def etc_assignments(n_users: int, n_arms: int, C: int, arm_offset: bool = True) 
 
 
 def anon_etc(instance: MultiUserInstance, C: int, horizon: int, *, arm_offset: bool = True,
-             explore_scale: float = 10.0, rng: np.random.Generator) -> AnonymousRun:
+             explore_scale: float = 10.0, rng: np.random.Generator, mechanism: Mechanism | None = None,
+             noise_rng: np.random.Generator | None = None) -> AnonymousRun:
     """Run Algorithm 2 on ``instance`` for ``horizon`` rounds (see the module docstring).
 
     Parameters
@@ -54,6 +56,7 @@ def anon_etc(instance: MultiUserInstance, C: int, horizon: int, *, arm_offset: b
     arm_offset : group s plays ``(r + s) mod K`` (True) or ``r mod K`` (False).
     explore_scale : the constant in front of T_exp (10 in the paper).
     rng : randomness of the rewards.
+    mechanism, noise_rng : privacy mechanism on every released group sum and its randomness.
     """
     n_users, n_arms = instance.n_users, instance.n_arms
     if C < 1:
@@ -62,7 +65,7 @@ def anon_etc(instance: MultiUserInstance, C: int, horizon: int, *, arm_offset: b
         raise ConfigError(f"Algorithm 2 needs more users than C: users = {n_users}, C = {C}")
     if not explore_scale > 0:
         raise ConfigError(f"explore_scale must be positive, got {explore_scale}")
-    channel = AnonymousChannel(instance, C, horizon, rng)
+    channel = AnonymousChannel(instance, C, horizon, rng, mechanism=mechanism, noise_rng=noise_rng)
     r = elicitation_rounds(C)
     t_exp = exploration_length(n_users, n_arms, C, horizon, explore_scale)
     phases = max(1, int(t_exp // r))
@@ -84,4 +87,4 @@ def anon_etc(instance: MultiUserInstance, C: int, horizon: int, *, arm_offset: b
         min_group_size=channel.min_group_size, horizon=channel.t, exploration_rounds=exploration,
         committed=committed,
         optimal_fraction=float(np.mean(committed == instance.optimal)) if committed is not None else math.nan,
-        batches=(record,), info={"exploration_target": t_exp, "phases": phases})
+        batches=(record,), info={"exploration_target": t_exp, "phases": phases, "exposure": channel.exposure})

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.elicitation.auditor import AnonymityAuditor
 from anonbandits.elicitation.subalgorithm import (
     elicitation_rounds,
@@ -45,11 +46,13 @@ class Feedback:
     """What an elicitation returns to the learner.
 
     ``sums[i, j]`` is the sum of the unbiased estimates of mu_ij it produced and ``counts[i, j]`` their
-    number (both (N, K); zero where the pair got no informative sample).
+    number (both (N, K); zero where the pair got no informative sample); with a privacy mechanism,
+    ``noise[i, j]`` is the variance of the noise in ``sums[i, j]`` (public: it depends on no reward).
     """
 
     sums: np.ndarray
     counts: np.ndarray
+    noise: np.ndarray | None = None
 
 
 class AnonymousChannel:
@@ -62,9 +65,18 @@ class AnonymousChannel:
     C : anonymity parameter (observed groups have >= C users).
     horizon : T, the number of rounds; nothing is played beyond it.
     rng : source of all reward randomness.
+    mechanism : a privacy mechanism of :mod:`anonbandits.channels.mechanisms` applied to every released
+        group sum (``None``: the sums are released exactly), with its own randomness ``noise_rng``.
+
+    Attributes
+    ----------
+    exposure : with a mechanism, ``exposure[(c, n)][i]`` counts the released sums of ``n`` rewards that held
+        ``c`` of user i's rewards (her privacy accounting, :func:`~anonbandits.channels.mechanisms.guarantee`).
     """
 
-    def __init__(self, instance: MultiUserInstance, C: int, horizon: int, rng: np.random.Generator) -> None:
+    def __init__(self, instance: MultiUserInstance, C: int, horizon: int, rng: np.random.Generator, *,
+                 mechanism: Mechanism | None = None,
+                 noise_rng: np.random.Generator | None = None) -> None:
         if not 1 <= horizon <= MAX_HORIZON:
             raise ConfigError(f"horizon must be between 1 and {MAX_HORIZON:.0e} rounds, got {horizon}")
         self._instance = instance  # private: a learner sees only what elicit() and play() return
@@ -76,6 +88,8 @@ class AnonymousChannel:
         self.t = 0
         self.regret = 0.0
         self._rng = rng
+        self.mechanism, self._noise_rng = mechanism, noise_rng if noise_rng is not None else rng
+        self.exposure: dict[tuple[int, int], np.ndarray] = {}
         self._seg_rounds: list[np.ndarray] = []
         self._seg_rates: list[np.ndarray] = []
 
@@ -179,35 +193,65 @@ class AnonymousChannel:
     # ------------------------------------------------------------------ internals
     def _elicit_repeated(self, a: np.ndarray, reps: np.ndarray) -> Feedback:
         n_users, n_arms, r = self.n_users, self.n_arms, elicitation_rounds(self.C)
-        sums = np.zeros(n_users * n_arms)
+        sums, noise = np.zeros(n_users * n_arms), np.zeros(n_users * n_arms)
         counts = np.zeros(n_users * n_arms, dtype=np.int64)
-        if not len(a):
-            return Feedback(sums.reshape(n_users, n_arms), counts.reshape(n_users, n_arms))
         step = max(1, CHUNK_ENTRIES // (r * n_users))
         users = np.arange(n_users)
         for lo in range(0, len(a), step):
             ac, mc = a[lo:lo + step], reps[lo:lo + step]
             labels, positions = partition_groups(ac, n_arms, self.C)
-            released = self._serve(ac, labels, positions, mc, r)
-            est = estimates_from_sums(released, labels, positions)
+            released, variance = self.serve(ac, labels, positions, mc, r)
             ok = labels >= 0
             pair = (users[None, :] * n_arms + ac)[ok]
-            sums += np.bincount(pair, weights=est[ok], minlength=n_users * n_arms)
+            sums += np.bincount(pair, weights=estimates_from_sums(released, labels, positions)[ok],
+                                minlength=n_users * n_arms)
             counts += np.bincount(pair, weights=np.broadcast_to(mc[:, None], ok.shape)[ok],
                                   minlength=n_users * n_arms).astype(np.int64)
-        return Feedback(sums.reshape(n_users, n_arms), counts.reshape(n_users, n_arms))
+            if variance is not None:  # an estimate r_{s,0} - r_{s,k} has the variances of both sums
+                signed = variance * np.where(np.arange(r) == 0, 1.0, -1.0)[:, None]
+                noise += np.bincount(pair, weights=estimates_from_sums(signed, labels, positions)[ok],
+                                     minlength=n_users * n_arms)
+        shape = (n_users, n_arms)
+        return Feedback(sums.reshape(shape), counts.reshape(shape),
+                        noise.reshape(shape) if self.mechanism is not None else None)
 
     def _serve_partial(self, assignment: np.ndarray, rounds: int) -> None:
         labels, positions = partition_groups(assignment[None, :], self.n_arms, self.C)
-        self._serve(assignment[None, :], labels, positions, np.ones(1, np.int64), rounds)
+        self.serve(assignment[None, :], labels, positions, np.ones(1, np.int64), rounds)
 
-    def _serve(self, a: np.ndarray, labels: np.ndarray, positions: np.ndarray, reps: np.ndarray,
-               rounds: int) -> np.ndarray:
-        """Draw the rewards of ``rounds`` rounds (summed over ``reps`` repetitions) and have the auditor
-        release the group sums: (n, rounds, G)."""
+    def serve(self, a: np.ndarray, labels: np.ndarray, positions: np.ndarray, reps: np.ndarray,
+              rounds: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """Draw the rewards of ``rounds`` rounds of the rows of ``a`` (summed over ``reps[row]`` repetitions)
+        and release their group sums: what an observer of the channel sees.
+
+        Returns the (n, rounds, G) released sums (NaN where a row has no group g) and, with a mechanism,
+        the variance of each one's noise (else ``None``). **[DECISION]** A release is what the auditor
+        serves: one group's sum in one round of the sub-algorithm over the ``reps`` repetitions of a row (the
+        batched learner needs nothing finer), so each reward enters exactly one release.
+        """
         groups = round_labels(labels, positions, self.C)[:, :rounds]
         rewards = self._reward_sums(self._instance.mu[np.arange(a.shape[1]), a], reps, rounds)
-        return self.auditor.release(groups, a[:, None, :], rewards, reps[:, None])
+        sums = self.auditor.release(groups, a[:, None, :], rewards, reps[:, None])
+        if self.mechanism is None:
+            return sums, None
+        # each release's number of rewards n (group size x repetitions); user i holds c = reps of them
+        slot = np.where(groups >= 0, groups + sums.shape[2] * np.arange(groups.shape[0] * rounds).reshape(
+            -1, rounds, 1), sums.size)
+        n_rel = np.bincount(slot.ravel(), np.broadcast_to(reps[:, None, None], groups.shape).ravel(),
+                            sums.size + 1).astype(np.int64)
+        ok = n_rel[:-1] > 0
+        kinds, kind = np.unique(np.stack([np.repeat(reps, rounds * sums.shape[2])[ok], n_rel[:-1][ok]]),
+                                axis=1, return_inverse=True)
+        slot_kind = np.full(sums.size + 1, -1)
+        slot_kind[np.flatnonzero(ok)] = kind
+        user_kind = slot_kind[slot] * self.n_users + np.arange(self.n_users)
+        seen = np.bincount(user_kind[user_kind >= 0], minlength=kinds.shape[1] * self.n_users)
+        for (c, n), row in zip(kinds.T.tolist(), seen.reshape(-1, self.n_users), strict=True):
+            self.exposure[(c, n)] = self.exposure.get((c, n), 0) + row
+        flat, variance = sums.ravel(), np.full(sums.size, np.nan)
+        flat[ok] = self.mechanism.release_rewards(flat[ok], n_rel[:-1][ok], self._noise_rng).values
+        variance[ok] = self.mechanism.variance(n_rel[:-1][ok])
+        return flat.reshape(sums.shape), variance.reshape(sums.shape)
 
     def _reward_sums(self, mu: np.ndarray, reps: np.ndarray, rounds: int) -> np.ndarray:
         """(n, rounds, N): for each row's users and each round, the sum of ``reps[row]`` i.i.d. rewards of

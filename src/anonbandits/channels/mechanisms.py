@@ -11,6 +11,11 @@ per-arm epoch sums (central model), or, composed with the anonymous channel, its
   with SecAgg and Pólya / Skellam / discrete Gaussian shares, shuffle
   (:mod:`anonbandits.dp.distributed.protocols`, one class each). The users' total noise is drawn from its
   exact aggregate law.
+
+Both also release sums of any number of rewards in [0, 1] (:meth:`~CentralLaplace.release_rewards`, one
+release per sum, as the anonymous channel needs for its group sums) and account for them: a release of ``n``
+rewards that holds ``c`` of one user's is ``(alpha, rdp(alpha, c, n))``-RDP for her (Renyi DP, Mironov, CSF
+2017), so a user's guarantee over a run is the sum of the curves of the releases she is in (:func:`guarantee`).
 """
 
 from __future__ import annotations
@@ -20,6 +25,17 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import numpy as np
+
+from anonbandits.errors import ConfigError
+from anonbandits.privacy import DEFAULT_ORDERS, discrete_gaussian_sum_cdp, rdp_to_dp, skellam_rdp
+
+#: RDP orders for curves defined at every real order > 1 (pure DP, zCDP): near 1 is where long runs' optimum is.
+REAL_ORDERS = np.concatenate([1.0 + np.geomspace(1e-4, 0.9, 60), DEFAULT_ORDERS])
+
+
+def _pure_rdp(eps: np.ndarray, orders: np.ndarray) -> np.ndarray:
+    """(len(eps), orders): eps-DP is ``(alpha, min(eps, alpha eps^2/2))``-RDP (Bun and Steinke, TCC 2016)."""
+    return np.minimum(eps[:, None], orders[None, :] * eps[:, None] ** 2 / 2)
 
 
 class NoisyRelease(NamedTuple):
@@ -54,6 +70,18 @@ class CentralLaplace:
         noise = rng.laplace(0.0, 1.0 / self.epsilon, np.size(sums))
         return NoisyRelease(sums + noise, noise, self._accounting)
 
+    pure, orders = True, REAL_ORDERS
+    release_rewards = release
+
+    def variance(self, rewards: np.ndarray) -> np.ndarray:
+        """Variance of the noise of each release (``2/eps^2``, whatever its number of rewards)."""
+        return np.full(np.shape(rewards), 2.0 / self.epsilon**2)
+
+    def rdp(self, c: np.ndarray, n: np.ndarray) -> np.ndarray:
+        """(len(c), orders) RDP of releases of ``n`` rewards for a user with ``c`` of them: ``c eps``-DP
+        (sensitivity c)."""
+        return _pure_rdp(np.asarray(c, float) * self.epsilon, self.orders)
+
 
 class Distributed:
     """A protocol of paper 004 as a mechanism on blocks of ``n`` users' encoded sums.
@@ -77,3 +105,83 @@ class Distributed:
         bp = params if params is not None else self.protocol.batch_params(int(contributors))
         rel = self.protocol.release_sums(sums, bp, rng)
         return NoisyRelease(rel.z, None, {"protocol": self.protocol.name, "params": bp, "release": rel})
+
+    @property
+    def pure(self) -> bool:
+        return self.protocol.pure
+
+    @property
+    def epsilon(self) -> float:
+        return self.protocol.epsilon
+
+    @property
+    def orders(self) -> np.ndarray:
+        return DEFAULT_ORDERS if self.protocol.name == "dist-rdp-se" else REAL_ORDERS  # Lemma 3: integers
+
+    def _by_size(self, rewards: np.ndarray, value) -> np.ndarray:
+        """``value(params, mask)`` for each distinct number of rewards (every release of ``n`` rewards has the
+        protocol's parameters for ``n`` users: one share per reward, the modulus holding ``n g``)."""
+        rewards = np.asarray(rewards, dtype=np.int64)
+        out = np.empty(rewards.shape)
+        for n in np.unique(rewards):
+            at = rewards == n
+            out[at] = value(self.protocol.batch_params(int(n)), at)
+        return out
+
+    def release_rewards(self, sums: np.ndarray, rewards: np.ndarray, rng: np.random.Generator) -> NoisyRelease:
+        """Release sums of ``rewards[k]`` rewards each; the rewards must be 0/1 (Bernoulli), whose encoding
+        ``g x`` is exact, so ``sums[k] g`` is the sum of the members' encodings."""
+        sums = np.asarray(sums, dtype=float)
+        if np.any(sums != np.rint(sums)):
+            raise ConfigError("the distributed mechanism on summed rewards needs 0/1 (bernoulli) rewards")
+        values = self._by_size(rewards, lambda bp, at: self.release(
+            np.rint(sums[at] * bp.g).astype(np.int64), bp.n, rng, params=bp).values)
+        return NoisyRelease(values, values - sums, {"protocol": self.protocol.name})
+
+    def variance(self, rewards: np.ndarray) -> np.ndarray:
+        """Variance of each release's noise in reward units: ``Lap_Z(g/eps)`` (pure) or ``(g/eps)^2``, over g^2."""
+        def var(bp, at):
+            b = bp.g / self.protocol.noise_epsilon()
+            return (2 * np.exp(-1 / b) / np.expm1(-1 / b) ** 2 if self.pure else b * b) / bp.g**2
+        return self._by_size(rewards, var)
+
+    def rdp(self, c: np.ndarray, n: np.ndarray) -> np.ndarray:
+        """(len(c), orders) RDP for a user with ``c`` of the ``n`` rewards of a release (encoded sensitivity
+        ``c g``): pure ``c eps``; Skellam Lemma 3; discrete Gaussian Lemma 4 (zCDP, ``rho = epsbar^2/2``)."""
+        c, n, a, p = np.asarray(c), np.asarray(n), self.orders, self.protocol
+        if self.pure:
+            return _pure_rdp(c * p.epsilon, a)
+        out = np.empty((c.size, a.size))
+        for k, (ck, nk) in enumerate(zip(c.tolist(), n.tolist(), strict=True)):
+            bp = p.batch_params(int(nk))
+            if p.name == "dist-rdp-se":
+                out[k] = skellam_rdp(a, ck * bp.g, p._total_variance(bp))
+            else:
+                out[k] = a * discrete_gaussian_sum_cdp(int(nk), p._user_sigma(bp), ck * bp.g) ** 2 / 2
+        return out
+
+
+Mechanism = CentralLaplace | Distributed
+
+
+def guarantee(mechanism: Mechanism, exposure: Mapping[tuple[int, int], np.ndarray],
+              delta: float) -> tuple[float, float, float]:
+    """``(eps per reward, eps per user, delta)`` of a run, computed from its actual releases.
+
+    ``exposure[(c, n)][u]`` counts the releases of ``n`` rewards that held ``c`` of user u's rewards. Per
+    reward: the RDP of one reward in a release (``c = 1``), worst ``n``, converted by Lemma 10 of paper 004
+    (exactly eps with delta 0 for the pure mechanisms). Per user: her curves add up (RDP composition), the
+    sum is converted at ``delta``; for a pure mechanism the basic composition ``sum c eps`` (delta 0) is kept
+    when smaller. The worst user counts. ``delta`` is 0 when no reported figure needed it.
+    """
+    keys = np.array(sorted(exposure), dtype=np.int64).reshape(-1, 2)
+    if not keys.size:
+        return 0.0, 0.0, 0.0
+    counts = np.stack([exposure[tuple(k)] for k in keys.tolist()])  # (keys, users)
+    per_user = np.unique(counts.T @ mechanism.rdp(keys[:, 0], keys[:, 1]), axis=0)
+    eps_user = max(rdp_to_dp(row, delta, mechanism.orders) for row in per_user)
+    if mechanism.pure:
+        basic = mechanism.epsilon * float((keys[:, 0] @ counts).max())
+        return mechanism.epsilon, min(basic, eps_user), (delta if eps_user < basic else 0.0)
+    ones = mechanism.rdp(np.ones(len(keys), np.int64), keys[:, 1])
+    return max(rdp_to_dp(row, delta, mechanism.orders) for row in ones), eps_user, delta
