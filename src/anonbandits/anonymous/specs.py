@@ -63,9 +63,12 @@ def parse_epsilon(value: str | float) -> float:
 
 PRIVACY_PARAMS = (
     Param("privacy", str, "none", "noise on every released group sum: none, central (Laplace) or "
-          "distributed (members' shares through secure aggregation)", choices=("none", "central", "distributed")),
-    Param("epsilon", parse_epsilon, math.inf, "event-level epsilon (with --privacy): each released group sum "
-          "is epsilon-DP w.r.t. any one reward in it (sensitivity 1, rewards in [0, 1])"),
+          "distributed (members' shares through secure aggregation); the results report "
+          "privacy_epsilon_per_reward, privacy_epsilon_per_user (whole run) and privacy_delta",
+          choices=("none", "central", "distributed")),
+    Param("epsilon", parse_epsilon, math.inf, "event-level epsilon, needed by --privacy central|distributed "
+          "(inf: no privacy): each released group sum is epsilon-DP w.r.t. any one reward in it (sensitivity 1: "
+          "rewards lie in [0, 1])"),
     Param("shares", str, "polya", "noise shares of --privacy distributed (bernoulli rewards): polya = pure "
           "epsilon-DP; skellam, gaussian = paper 004's RDP / CDP calibration", choices=tuple(SHARES)),
     Param("delta", float, 1e-6, "delta of the (epsilon, delta) guarantees reported per user (and per reward "

@@ -29,8 +29,9 @@ import numpy as np
 from anonbandits.errors import ConfigError
 from anonbandits.privacy import DEFAULT_ORDERS, discrete_gaussian_sum_cdp, rdp_to_dp, skellam_rdp
 
-#: RDP orders for curves defined at every real order > 1 (pure DP, zCDP): near 1 is where long runs' optimum is.
-REAL_ORDERS = np.concatenate([1.0 + np.geomspace(1e-4, 0.9, 60), DEFAULT_ORDERS])
+#: RDP orders for curves defined at every real order > 1 (pure DP, zCDP): dense, as the optimum of a long
+#: run's composed curve lies anywhere in (1, 2] and beyond.
+REAL_ORDERS = 1.0 + np.geomspace(1e-4, 1e4, 2000)
 
 
 def _pure_rdp(eps: np.ndarray, orders: np.ndarray) -> np.ndarray:
