@@ -1,20 +1,15 @@
 """The anonymous feedback channel: the only interface between an anonymous-bandit learner and the world.
 
-Paper ``000_e91e148c589dfd32.txt`` Sections 2.1 and 3.1; spec ``anonymous-bandits.md`` Sections 1, 2 and 5.
-A learner holds an :class:`AnonymousChannel` and nothing else: it can *play* assignments without feedback
-(:meth:`~AnonymousChannel.play`) or *elicit* feedback on assignments with the 2C+2-round sub-algorithm
-(:meth:`~AnonymousChannel.elicit`). Rewards are drawn here, summed per group by the
-:class:`~anonbandits.elicitation.auditor.AnonymityAuditor` (which refuses groups smaller than C), and the
-learner gets back only the sub-algorithm's estimates computed from those sums. The channel also keeps the
-simulation's books: the round clock (it never plays past the horizon, even in the middle of a batch or of a
-2C+2-round elicitation) and the pseudo-regret of every round of every user.
+Esfandiari, Mirrokni, Schneider, *Anonymous Bandits for Multi-User Systems* (NeurIPS 2022), Sections 2.1 and
+3.1. A learner can only *play* assignments without feedback or *elicit* feedback with the 2C+2-round
+sub-algorithm: rewards are drawn here, summed per group by the auditor (which refuses groups smaller than C),
+optionally made differentially private by a mechanism, and the learner gets only the estimates computed from
+those sums. The channel keeps the round clock (never past the horizon) and the pseudo-regret books.
 
-Speed **[DECISION]**: the m repetitions of one distinct assignment are i.i.d., so for each (user, round of
-the sub-algorithm) the channel draws the *sum* of that user's m rewards at once (one binomial draw for
-Bernoulli rewards: exact; clipped-Gaussian rewards are drawn one by one, vectorised). Group sums of these
-per-user sums are exactly the sums over the m repetitions of the group observations, and the group
-structure is kept exact (the estimates of one group share its round-0 sum). The auditor checks every group
-it serves and counts each served sum as m observations.
+Speed **[DECISION]**: the m repetitions of one distinct assignment are i.i.d., so for each (user, round of the
+sub-algorithm) the channel draws the *sum* of the user's m rewards at once (one binomial draw for Bernoulli
+rewards). Group sums of these are exactly the sums over the m repetitions of the group observations; the
+auditor checks every group and counts each served sum as m observations.
 """
 
 from __future__ import annotations
@@ -25,12 +20,7 @@ import numpy as np
 
 from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.elicitation.auditor import AnonymityAuditor
-from anonbandits.elicitation.subalgorithm import (
-    elicitation_rounds,
-    estimates_from_sums,
-    partition_groups,
-    round_labels,
-)
+from anonbandits.elicitation.subalgorithm import elicitation_rounds, estimates_from_sums, partition_groups, round_labels
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.envs.rewards import sum_rewards
 from anonbandits.errors import ConfigError
@@ -80,14 +70,9 @@ class AnonymousChannel:
         if not 1 <= horizon <= MAX_HORIZON:
             raise ConfigError(f"horizon must be between 1 and {MAX_HORIZON:.0e} rounds, got {horizon}")
         self._instance = instance  # private: a learner sees only what elicit() and play() return
-        self.n_users = instance.n_users
-        self.n_arms = instance.n_arms
+        self.n_users, self.n_arms = instance.n_users, instance.n_arms
         self.auditor = AnonymityAuditor(C)
-        self.C = self.auditor.C
-        self.horizon = int(horizon)
-        self.t = 0
-        self.regret = 0.0
-        self._rng = rng
+        self.C, self.horizon, self.t, self.regret, self._rng = self.auditor.C, int(horizon), 0, 0.0, rng
         self.mechanism, self._noise_rng = mechanism, noise_rng if noise_rng is not None else rng
         self.exposure: dict[tuple[int, int], np.ndarray] = {}
         self._seg_rounds: list[np.ndarray] = []
@@ -111,10 +96,8 @@ class AnonymousChannel:
         return self.auditor.min_group_size
 
     def _charge(self, rounds: np.ndarray, rates: np.ndarray) -> None:
-        rounds = np.asarray(rounds, dtype=np.int64)
-        rates = np.asarray(rates, dtype=float)
-        self._seg_rounds.append(rounds)
-        self._seg_rates.append(rates)
+        self._seg_rounds.append(rounds := np.asarray(rounds, dtype=np.int64))
+        self._seg_rates.append(rates := np.asarray(rates, dtype=float))
         self.t += int(rounds.sum())
         self.regret += float(rounds @ rates)
 
@@ -125,10 +108,8 @@ class AnonymousChannel:
         """
         rounds = np.concatenate([np.zeros(1, np.int64), *self._seg_rounds])
         rates = np.concatenate([np.zeros(1), *self._seg_rates])
-        xb = np.cumsum(rounds)
-        yb = np.cumsum(rounds * rates)
         x = np.unique(np.linspace(0, self.t, points + 1).round().astype(np.int64))
-        return x, np.interp(x, xb, yb)
+        return x, np.interp(x, np.cumsum(rounds), np.cumsum(rounds * rates))
 
     # ------------------------------------------------------------------ playing
     def play(self, arms: np.ndarray, rounds: int | None = None) -> int:
@@ -161,17 +142,15 @@ class AnonymousChannel:
         horizon is played (its regret counted, its groups served by the auditor and counted as
         observations) but yields no estimate: the run is over.
         """
-        a = np.asarray(assignments)
-        if a.ndim == 1:
-            a = a[None, :]
+        a = np.atleast_2d(assignments)
         n_dist, n_users = a.shape
         if n_users != self.n_users:
             raise ValueError(f"assignments must have {self.n_users} columns, got {n_users}")
         if np.any((a < 0) | (a >= self.n_arms)):
             raise ValueError("assignment arm index out of range")
+        if order is None and multiplicities is None:
+            raise ValueError("give multiplicities or order")
         if order is None:
-            if multiplicities is None:
-                raise ValueError("give multiplicities or order")
             order = np.repeat(np.arange(n_dist), np.asarray(multiplicities, dtype=np.int64))
         order = np.asarray(order, dtype=np.int64)
         r = elicitation_rounds(self.C)
@@ -216,8 +195,8 @@ class AnonymousChannel:
                         noise.reshape(shape) if self.mechanism is not None else None)
 
     def _serve_partial(self, assignment: np.ndarray, rounds: int) -> None:
-        labels, positions = partition_groups(assignment[None, :], self.n_arms, self.C)
-        self.serve(assignment[None, :], labels, positions, np.ones(1, np.int64), rounds)
+        self.serve(assignment[None, :], *partition_groups(assignment[None, :], self.n_arms, self.C),
+                   np.ones(1, np.int64), rounds)
 
     def serve(self, a: np.ndarray, labels: np.ndarray, positions: np.ndarray, reps: np.ndarray,
               rounds: int) -> tuple[np.ndarray, np.ndarray | None]:
