@@ -1,20 +1,19 @@
 """Registry entries ``anon-batched`` (Algorithm 1) and ``anon-etc`` (Algorithm 2) of paper 000.
 
-Both build a clustered instance (:func:`anonbandits.envs.clustered_instance`) from the run's seed, so for a
-given seed every algorithm faces the same instance (paired comparisons); ``instance_seed >= 0`` fixes one
-instance for all seeds instead. Randomness: ``np.random.default_rng(seed).spawn(4)`` gives independent
-streams for the instance, the rewards, the decomposer and the privacy noise (so ``--privacy none`` draws
-exactly what it drew before privacy existed).
+Both draw a clustered instance (:func:`anonbandits.envs.clustered_instance`) from the run's seed, so for a seed
+every algorithm faces the same instance (``instance_seed >= 0`` fixes one for all seeds).
+``np.random.default_rng(seed).spawn(4)`` gives the streams of the instance, the rewards, the decomposer and
+the privacy noise (so ``--privacy none`` draws exactly what it drew before privacy existed).
 
-``--privacy central|distributed --epsilon E`` applies a mechanism of :mod:`anonbandits.channels.mechanisms`
-to every released group sum (docs/anonymous-bandits.md, "Anonymity is not privacy"): central ``Lap(1/E)``,
-or paper 004's SecAgg protocol whose members each add a noise share (``--shares``: Polya, the default, gives
-pure E-DP per reward like the central model; Skellam and discrete Gaussian shares are calibrated as in paper
-004 and reported with their (eps, delta)). The results carry the run's accounting next to ``min_group_size``.
+``--privacy central|distributed --epsilon E`` puts a mechanism of :mod:`anonbandits.channels.mechanisms` on
+every released group sum: central ``Lap(1/E)``, or paper 004's SecAgg protocol, each member adding a noise
+share (``--shares``: Polya, the default, is pure E-DP per reward like the central model; Skellam and discrete
+Gaussian shares keep paper 004's calibration and report their (eps, delta)).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 from collections.abc import Mapping
@@ -42,11 +41,9 @@ def parse_alpha(value: str | float) -> float | str:
     """``measured`` or a number >= 0 (0 = the decomposer's guarantee)."""
     if isinstance(value, str) and value.strip().lower() == "measured":
         return "measured"
-    try:
-        alpha = float(value)
-    except (TypeError, ValueError):
-        alpha = math.nan
-    if not alpha >= 0 or math.isinf(alpha):
+    with contextlib.suppress(TypeError, ValueError):
+        value = alpha = float(value)
+    if not isinstance(value, float) or not 0 <= alpha < math.inf:
         raise ValueError(f"expected a number >= 0 or 'measured', got {value!r}")
     return alpha
 
@@ -132,22 +129,15 @@ def _instance(params: Mapping[str, Any], rng: np.random.Generator) -> MultiUserI
                               model=params["reward"])
 
 
-def _cluster(params: Mapping[str, Any]) -> int:
-    return params["cluster"] or params["users"] // params["arms"]
-
-
-def _output(run: AnonymousRun, label: str, extra: Mapping[str, Any], mechanism: Mechanism | None,
-            delta: float) -> Result:
-    privacy = guarantee(mechanism, run.info["exposure"], delta) if mechanism else (math.inf, math.inf, 0.0)
-    metrics = {**extra,
-               "regret": run.regret,
-               "observations": run.observations,
+def _output(run: AnonymousRun, label: str, extra: Mapping[str, Any], params: Mapping[str, Any],
+            mechanism: Mechanism | None) -> Result:
+    privacy = guarantee(mechanism, run.info["exposure"], params["delta"]) if mechanism else (math.inf, math.inf, 0.)
+    metrics = {**extra, "regret": run.regret, "observations": run.observations,
                "min_group_size": run.min_group_size if run.min_group_size is not None else math.nan,
                **dict(zip(("privacy_epsilon_per_reward", "privacy_epsilon_per_user", "privacy_delta"), privacy,
                           strict=True)),
                "exploration_rounds": run.exploration_rounds,
-               "assignments": sum(b.assignments for b in run.batches),
-               "optimal_fraction": run.optimal_fraction}
+               "assignments": sum(b.assignments for b in run.batches), "optimal_fraction": run.optimal_fraction}
     return Result(metrics=metrics, curve=run.curve, label=label,
                   records=tuple(dataclasses.asdict(b) for b in run.batches))
 
@@ -155,33 +145,28 @@ def _output(run: AnonymousRun, label: str, extra: Mapping[str, Any], mechanism: 
 def run_batched(params: Mapping[str, Any], seed: int) -> Result:
     """``anon-batched``: Algorithm 1 of paper 000 on a clustered instance."""
     inst_rng, reward_rng, dec_rng, noise_rng = np.random.default_rng(seed).spawn(4)
-    mechanism = _mechanism(params)
-    instance = _instance(params, inst_rng)
-    run = anon_batched(instance, params["C"], params["horizon"], U=_cluster(params),
-                       decomposer=params["decomposer"], grid=params["grid"], batches=params["batches"],
-                       gamma=params["gamma"], threshold=params["threshold"], alpha=params["alpha"],
-                       best_effort=params["best_effort"], rng=reward_rng, decomposer_rng=dec_rng,
-                       mechanism=mechanism, noise_rng=noise_rng)
-    methods = "+".join(dict.fromkeys(b.method for b in run.batches))
-    pairs = instance.n_users * instance.n_arms
+    mechanism, instance = _mechanism(params), _instance(params, inst_rng)
+    pairs, U = instance.n_users * instance.n_arms, params["cluster"] or instance.n_users // instance.n_arms
+    algorithm = {p.name: params[p.name] for p in BATCHED_PARAMS}
+    run = anon_batched(instance, params["C"], params["horizon"], U=U, **algorithm, rng=reward_rng,
+                       decomposer_rng=dec_rng, mechanism=mechanism, noise_rng=noise_rng)
     per_batch = {}
     for b, rec in enumerate(run.batches, start=1):
         per_batch[f"R_over_D_b{b}"] = rec.assignments / rec.demand
         per_batch[f"eliminated_before_b{b}"] = (pairs - rec.active_pairs) / pairs
     return _output(run, f"anon-batched/{params['decomposer']}",
-                   {"methods_used": methods, "alpha_used": run.info["alpha"],
-                    "distinct_assignments": sum(b.distinct for b in run.batches),
-                    "exploration_batches": len(run.batches), **per_batch}, mechanism, params["delta"])
+                   {"methods_used": "+".join(dict.fromkeys(b.method for b in run.batches)),
+                    "alpha_used": run.info["alpha"], "distinct_assignments": sum(b.distinct for b in run.batches),
+                    "exploration_batches": len(run.batches), **per_batch}, params, mechanism)
 
 
 def run_etc(params: Mapping[str, Any], seed: int) -> Result:
     """``anon-etc``: Algorithm 2 of paper 000 on a clustered instance."""
     inst_rng, reward_rng, _, noise_rng = np.random.default_rng(seed).spawn(4)
     mechanism = _mechanism(params)
-    instance = _instance(params, inst_rng)
-    run = anon_etc(instance, params["C"], params["horizon"], arm_offset=params["arm_offset"],
+    run = anon_etc(_instance(params, inst_rng), params["C"], params["horizon"], arm_offset=params["arm_offset"],
                    explore_scale=params["explore_scale"], rng=reward_rng, mechanism=mechanism, noise_rng=noise_rng)
-    return _output(run, "anon-etc", {}, mechanism, params["delta"])
+    return _output(run, "anon-etc", {}, params, mechanism)
 
 
 ALGORITHMS: tuple[AlgorithmSpec, ...] = (
