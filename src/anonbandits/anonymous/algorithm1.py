@@ -59,11 +59,6 @@ def measured_ratio(method: str, n_users: int, n_arms: int, C: int, demand: int, 
     return anondecomp.decompose(graph, C, method=method, rng=rng).total_assignments / demand
 
 
-def estimate_variance_proxy(C: int) -> float:
-    """Sub-Gaussian variance proxy of one elicitation estimate for rewards in [0, 1]: (4C+1)/4."""
-    return (4 * C + 1) / 4
-
-
 def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, decomposer: str = "auto",
                  grid: str = "minimax", batches: int = 0, gamma: float = 4.0, threshold: str = "log",
                  alpha: float | str = 0.0, best_effort: bool = False, rng: np.random.Generator,
@@ -108,7 +103,7 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
                           "leaves BaSE no round")
     n_batches = batches or default_batches(base_horizon)
     learner = BatchedElimination(n_users, n_arms, static_grid(grid, base_horizon, n_batches), gamma=gamma,
-                                 threshold=threshold, sigma2=estimate_variance_proxy(C))
+                                 threshold=threshold, sigma2=(4 * C + 1) / 4)
     records: list[BatchRecord] = []
     while learner.exploring and not channel.done:
         demand = learner.batch_length()
@@ -133,8 +128,7 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
         if fb.noise is not None and complete:
             noise += fb.noise
             n = learner.counts + fb.counts
-            learner.sigma2 = estimate_variance_proxy(C) + float(np.max(noise / np.maximum(n, 1), where=active,
-                                                                       initial=0.0))
+            learner.sigma2 = (4 * C + 1) / 4 + float(np.max(noise / np.maximum(n, 1), where=active, initial=0.0))
         eliminated = learner.update(fb.sums, fb.counts) if complete else np.zeros(0, bool)
         records.append(BatchRecord(demand=demand, assignments=res.total_assignments, distinct=res.n_distinct,
                                    method=res.method, uncovered=len(res.uncovered), rounds=channel.t - t0,

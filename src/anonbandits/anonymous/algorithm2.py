@@ -41,18 +41,10 @@ def etc_assignments(n_users: int, n_arms: int, C: int, arm_offset: bool = True) 
 def anon_etc(instance: MultiUserInstance, C: int, horizon: int, *, arm_offset: bool = True,
              explore_scale: float = 10.0, rng: np.random.Generator, mechanism: Mechanism | None = None,
              noise_rng: np.random.Generator | None = None) -> AnonymousRun:
-    """Run Algorithm 2 on ``instance`` for ``horizon`` rounds (see the module docstring).
-
-    Parameters
-    ----------
-    instance : N x K means and reward model (no cluster assumption needed).
-    C : anonymity parameter; N > C is required.
-    horizon : T.
-    arm_offset : group s plays ``(r + s) mod K`` (True) or ``r mod K`` (False).
-    explore_scale : the constant in front of T_exp (10 in the paper).
-    rng : randomness of the rewards.
-    mechanism, noise_rng : privacy mechanism on every released group sum and its randomness.
-    """
+    """Run Algorithm 2 on ``instance`` (N x K means, no cluster assumption) with anonymity parameter ``C`` < N
+    for ``horizon`` rounds: group s plays ``(r + s) mod K`` (``arm_offset``) or ``r mod K``, ``explore_scale``
+    is the constant of T_exp (10 in the paper), ``rng`` draws the rewards and ``noise_rng`` the noise of the
+    privacy ``mechanism`` on every released group sum (``None``: exact sums)."""
     n_users, n_arms = instance.n_users, instance.n_arms
     if C < 1:
         raise ConfigError(f"C must be at least 1, got {C}")

@@ -68,19 +68,18 @@ PRIVACY_PARAMS = (
           "rewards lie in [0, 1])"),
     Param("shares", str, "polya", "noise shares of --privacy distributed (bernoulli rewards): polya = pure "
           "epsilon-DP; skellam, gaussian = paper 004's RDP / CDP calibration", choices=tuple(SHARES)),
-    Param("delta", float, 1e-6, "delta of the (epsilon, delta) guarantees reported per user (and per reward "
-          "for skellam/gaussian shares)"),
+    Param("delta", float, 1e-6, "delta of the reported (epsilon, delta) guarantees (per user; also per reward "
+          "with skellam/gaussian shares)"),
 )
 
 
 def _mechanism(params: Mapping[str, Any]) -> Mechanism | None:
     eps, privacy = params["epsilon"], params["privacy"]
+    if (privacy == "none") != (eps == math.inf):
+        raise ConfigError(f"epsilon = {eps} needs privacy central or distributed (privacy is none)"
+                          if privacy == "none" else f"privacy {privacy} needs an epsilon")
     if privacy == "none":
-        if eps != math.inf:
-            raise ConfigError(f"epsilon = {eps} needs privacy central or distributed (privacy is none)")
         return None
-    if eps == math.inf:
-        raise ConfigError(f"privacy {privacy} needs an epsilon")
     if not 0 < params["delta"] < 1:
         raise ConfigError(f"delta must be in (0, 1), got {params['delta']}")
     if privacy == "central":
@@ -123,8 +122,7 @@ ETC_PARAMS = (
 
 
 def _instance(params: Mapping[str, Any], rng: np.random.Generator) -> MultiUserInstance:
-    if params["instance_seed"] >= 0:
-        rng = np.random.default_rng(params["instance_seed"])
+    rng = np.random.default_rng(params["instance_seed"]) if params["instance_seed"] >= 0 else rng
     return clustered_instance(params["users"], params["arms"], params["cluster"], params["gap"], rng,
                               model=params["reward"])
 

@@ -25,20 +25,17 @@ from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.envs.rewards import sum_rewards
 from anonbandits.errors import ConfigError
 
-#: Upper bound on the entries of one vectorised chunk (rows x rounds x users, or individual draws).
-# the longest simulated horizon: Algorithm 2 keeps one entry per exploration phase (about T^(2/3))
+#: The longest simulated horizon: Algorithm 2 keeps one entry per exploration phase (about T^(2/3)).
 MAX_HORIZON = 10**9
+#: Upper bound on the entries of one vectorised chunk (rows x rounds x users, or individual draws).
 CHUNK_ENTRIES = 1 << 22
 
 
 @dataclass(frozen=True)
 class Feedback:
-    """What an elicitation returns to the learner.
-
-    ``sums[i, j]`` is the sum of the unbiased estimates of mu_ij it produced and ``counts[i, j]`` their
-    number (both (N, K); zero where the pair got no informative sample); with a privacy mechanism,
-    ``noise[i, j]`` is the variance of the noise in ``sums[i, j]`` (public: it depends on no reward).
-    """
+    """What an elicitation returns: ``sums[i, j]``, the sum of the unbiased estimates of mu_ij it produced,
+    ``counts[i, j]`` their number (both (N, K)) and, with a privacy mechanism, ``noise[i, j]``, the variance of
+    the noise in ``sums[i, j]`` (public: it depends on no reward)."""
 
     sums: np.ndarray
     counts: np.ndarray
@@ -48,20 +45,11 @@ class Feedback:
 class AnonymousChannel:
     """Rounds, rewards and audited feedback for N users on one instance.
 
-    Parameters
-    ----------
-    instance : the users' means and reward model (kept private: the learner sees ``n_users``,
-        ``n_arms``, the clock and the audited feedback only).
-    C : anonymity parameter (observed groups have >= C users).
-    horizon : T, the number of rounds; nothing is played beyond it.
-    rng : source of all reward randomness.
-    mechanism : a privacy mechanism of :mod:`anonbandits.channels.mechanisms` applied to every released
-        group sum (``None``: the sums are released exactly), with its own randomness ``noise_rng``.
-
-    Attributes
-    ----------
-    exposure : with a mechanism, ``exposure[(c, n)][i]`` counts the released sums of ``n`` rewards that held
-        ``c`` of user i's rewards (her privacy accounting, :func:`~anonbandits.channels.mechanisms.guarantee`).
+    ``instance`` (means and reward model) stays private: a learner sees ``n_users``, ``n_arms``, the clock and
+    the audited feedback only. Observed groups have >= ``C`` users; nothing is played beyond ``horizon``;
+    ``rng`` draws every reward. ``mechanism`` (:mod:`anonbandits.channels.mechanisms`, ``None``: exact sums)
+    makes every released group sum private with its own ``noise_rng``; ``exposure[(c, n)][i]`` then counts the
+    releases of ``n`` rewards that held ``c`` of user i's (:func:`~anonbandits.channels.mechanisms.guarantee`).
     """
 
     def __init__(self, instance: MultiUserInstance, C: int, horizon: int, rng: np.random.Generator, *,
@@ -102,10 +90,8 @@ class AnonymousChannel:
         self.regret += float(rounds @ rates)
 
     def regret_curve(self, points: int = 200) -> tuple[np.ndarray, np.ndarray]:
-        """Cumulative pseudo-regret (summed over users) at ``points + 1`` evenly spaced rounds of [0, t].
-
-        Exact: regret is linear within each played segment, so interpolating between segment ends is exact.
-        """
+        """Cumulative pseudo-regret (summed over users) at ``points + 1`` evenly spaced rounds of [0, t]; exact,
+        as regret is linear within each played segment."""
         rounds = np.concatenate([np.zeros(1, np.int64), *self._seg_rounds])
         rates = np.concatenate([np.zeros(1), *self._seg_rates])
         x = np.unique(np.linspace(0, self.t, points + 1).round().astype(np.int64))
@@ -113,10 +99,8 @@ class AnonymousChannel:
 
     # ------------------------------------------------------------------ playing
     def play(self, arms: np.ndarray, rounds: int | None = None) -> int:
-        """Every user i plays ``arms[i]`` for ``rounds`` rounds (default: to the horizon), no feedback.
-
-        Returns the number of rounds actually played (cut at the horizon).
-        """
+        """Every user i plays ``arms[i]`` for ``rounds`` rounds (default: to the horizon), no feedback; returns
+        the number of rounds played (cut at the horizon)."""
         arms = np.asarray(arms)
         if arms.shape != (self.n_users,):
             raise ValueError(f"arms must have shape ({self.n_users},)")
@@ -127,21 +111,10 @@ class AnonymousChannel:
 
     def elicit(self, assignments: np.ndarray, multiplicities: np.ndarray | None = None, *,
                order: np.ndarray | None = None) -> Feedback:
-        """Run the 2C+2-round sub-algorithm on a sequence of assignments.
-
-        Parameters
-        ----------
-        assignments : (n, N) distinct assignments (arm of every user), or one (N,) assignment.
-        multiplicities : (n,) repetitions of each, played one distinct assignment after the other.
-        order : instead of ``multiplicities``, the sequence of assignment indices to play, one entry per
-            2C+2-round repetition.
-
-        Returns
-        -------
-        The estimates of every *complete* repetition played before the horizon. A repetition cut by the
-        horizon is played (its regret counted, its groups served by the auditor and counted as
-        observations) but yields no estimate: the run is over.
-        """
+        """Run the 2C+2-round sub-algorithm on (n, N) ``assignments`` (or one (N,) assignment), repeated
+        ``multiplicities`` (n,) times one after the other, or in ``order`` (assignment indices, one per
+        repetition). Returns the estimates of every *complete* repetition: one cut by the horizon is played and
+        served (regret, observations) but yields no estimate."""
         a = np.atleast_2d(assignments)
         n_dist, n_users = a.shape
         if n_users != self.n_users:
@@ -200,37 +173,28 @@ class AnonymousChannel:
 
     def serve(self, a: np.ndarray, labels: np.ndarray, positions: np.ndarray, reps: np.ndarray,
               rounds: int) -> tuple[np.ndarray, np.ndarray | None]:
-        """Draw the rewards of ``rounds`` rounds of the rows of ``a`` (summed over ``reps[row]`` repetitions)
-        and release their group sums: what an observer of the channel sees.
-
-        Returns the (n, rounds, G) released sums (NaN where a row has no group g) and, with a mechanism,
-        the variance of each one's noise (else ``None``). **[DECISION]** A release is what the auditor
-        serves: one group's sum in one round of the sub-algorithm over the ``reps`` repetitions of a row (the
-        batched learner needs nothing finer), so each reward enters exactly one release.
-        """
+        """Draw ``rounds`` rounds of the rows of ``a`` (summed over ``reps[row]`` repetitions) and release their
+        group sums, what an observer sees: (n, rounds, G), NaN where a row has no group g, and with a mechanism
+        each one's noise variance. **[DECISION]** A release is what the auditor serves: one group's sum in one
+        round over the ``reps`` repetitions of a row (the batched learner needs nothing finer), so each reward
+        enters exactly one release."""
         groups = round_labels(labels, positions, self.C)[:, :rounds]
         rewards = self._reward_sums(self._instance.mu[np.arange(a.shape[1]), a], reps, rounds)
         sums = self.auditor.release(groups, a[:, None, :], rewards, reps[:, None])
         if self.mechanism is None:
             return sums, None
-        # each release's number of rewards n (group size x repetitions); user i holds c = reps of them
-        slot = np.where(groups >= 0, groups + sums.shape[2] * np.arange(groups.shape[0] * rounds).reshape(
-            -1, rounds, 1), sums.size)
-        n_rel = np.bincount(slot.ravel(), np.broadcast_to(reps[:, None, None], groups.shape).ravel(),
-                            sums.size + 1).astype(np.int64)
-        ok = n_rel[:-1] > 0
-        kinds, kind = np.unique(np.stack([np.repeat(reps, rounds * sums.shape[2])[ok], n_rel[:-1][ok]]),
-                                axis=1, return_inverse=True)
-        slot_kind = np.full(sums.size + 1, -1)
-        slot_kind[np.flatnonzero(ok)] = kind
-        user_kind = slot_kind[slot] * self.n_users + np.arange(self.n_users)
-        seen = np.bincount(user_kind[user_kind >= 0], minlength=kinds.shape[1] * self.n_users)
-        for (c, n), row in zip(kinds.T.tolist(), seen.reshape(-1, self.n_users), strict=True):
+        # each release's number of rewards n (group size x repetitions), and for its members c = reps of them
+        rows, rnds, users = np.nonzero(groups >= 0)
+        slot = (rows * rounds + rnds) * sums.shape[2] + groups[rows, rnds, users]
+        n_rel = np.bincount(slot, reps[rows], sums.size).astype(np.int64)
+        keys, kind = np.unique(np.stack([reps[rows], n_rel[slot]]), axis=1, return_inverse=True)
+        seen = np.bincount(kind * self.n_users + users, minlength=keys.shape[1] * self.n_users)
+        for (c, n), row in zip(keys.T.tolist(), seen.reshape(-1, self.n_users), strict=True):
             self.exposure[(c, n)] = self.exposure.get((c, n), 0) + row
-        flat, variance = sums.ravel(), np.full(sums.size, np.nan)
-        flat[ok] = self.mechanism.release_rewards(flat[ok], n_rel[:-1][ok], self._noise_rng).values
-        variance[ok] = self.mechanism.variance(n_rel[:-1][ok])
-        return flat.reshape(sums.shape), variance.reshape(sums.shape)
+        ok, noisy, variance = n_rel > 0, sums.ravel(), np.full(sums.size, np.nan)
+        noisy[ok] = self.mechanism.release_rewards(noisy[ok], n_rel[ok], self._noise_rng).values
+        variance[ok] = self.mechanism.variance(n_rel[ok])
+        return noisy.reshape(sums.shape), variance.reshape(sums.shape)
 
     def _reward_sums(self, mu: np.ndarray, reps: np.ndarray, rounds: int) -> np.ndarray:
         """(n, rounds, N): for each row's users and each round, the sum of ``reps[row]`` i.i.d. rewards of
