@@ -75,8 +75,8 @@ def summarise(rows: list[dict]) -> list[dict]:
             dlo, dhi = ci(reg - none)
             line |= {"cost_mean": float((reg - none).mean()), "cost_ci_low": dlo, "cost_ci_high": dhi,
                      "relative_cost": float((reg - none).mean() / none.mean()),
-                     "epsilon_per_reward": float(np.mean([r["privacy_epsilon_per_reward"] for r in group])),
-                     "epsilon_per_user": float(np.mean([r["privacy_epsilon_per_user"] for r in group])),
+                     "epsilon_per_reward": float(np.max([r["privacy_epsilon_per_reward"] for r in group])),
+                     "epsilon_per_user_max": float(np.max([r["privacy_epsilon_per_user"] for r in group])),
                      "delta": float(np.max([r["privacy_delta"] for r in group]))}
         out.append(line)
     return out
@@ -146,7 +146,7 @@ def main() -> None:
         if s["privacy"] != "none":
             print(f"{s['algorithm']:13s} C={s['C']} {s['privacy']:11s} eps={s['epsilon']:<6g} regret "
                   f"{s['regret_mean']:.4g}  cost {s['relative_cost']:+.1%} [{s['cost_ci_low']:.3g}, "
-                  f"{s['cost_ci_high']:.3g}]  eps/user {s['epsilon_per_user']:.4g}")
+                  f"{s['cost_ci_high']:.3g}]  eps/user {s['epsilon_per_user_max']:.4g}")
 
 
 if __name__ == "__main__":
