@@ -78,7 +78,7 @@ def _noise_pmf(kind, mech, n):
     """Support and pmf of ``g`` times the noise of a release of ``n`` rewards (the aggregate of the members'
     shares), from the protocol's definitions."""
     bp = mech.protocol.batch_params(n)
-    b = bp.g / eps_of(mech)
+    b = bp.g / mech.protocol.epsilon
     k = np.arange(-60 * math.ceil(b), 60 * math.ceil(b) + 1)
     if kind == "polya":  # Lap_Z(g/eps)
         beta = math.exp(-1 / b)
@@ -91,10 +91,6 @@ def _noise_pmf(kind, mech, n):
         total = np.convolve(total, pmf)
     half = (total.size - 1) // 2
     return np.arange(-half, half + 1), total
-
-
-def eps_of(mech):
-    return mech.protocol.epsilon
 
 
 @pytest.mark.parametrize("kind", ["central", "polya", "skellam", "gaussian"])
