@@ -32,15 +32,7 @@ import numpy as np
 from numba import njit
 
 from anonbandits.core.schedules import checkpoint_grid
-from anonbandits.dp.common import (
-    BanditRun,
-    RewardSum,
-    check_epsilon,
-    check_horizon,
-    check_means,
-    check_reward,
-    expected_rewards,
-)
+from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, check_means, check_setup
 from anonbandits.envs.rewards import draw_rewards
 from anonbandits.errors import ConfigError
 
@@ -69,19 +61,15 @@ class TreeNoise:
         counts = np.arange(capacity + 1, dtype=np.int64)
         low = counts & -counts
         high = counts - low
-        self._low_level = floor_log2(np.maximum(low, 1)).astype(np.int16)
+        self.low_level = floor_log2(np.maximum(low, 1)).astype(np.int16)
         # Level _LEVELS - 1 is never written: reading it gives the zero noise of "no higher block".
-        self._high_level = np.where(high > 0, floor_log2(np.maximum(high & -high, 1)),
-                                    _LEVELS - 1).astype(np.int16)
+        self.high_level = np.where(high > 0, floor_log2(np.maximum(high & -high, 1)), _LEVELS - 1).astype(np.int16)
         self.stored = np.zeros(slots * _LEVELS)
 
     def advance(self, slot: np.ndarray, count: np.ndarray, fresh: np.ndarray) -> np.ndarray:
         """Total noise of leaves 1..``count`` of every tree in ``slot``, whose fresh node noise is ``fresh``."""
-        out = np.empty(len(slot))
-        for i in range(len(slot)):
-            out[i] = _node_advance(self.stored, self._low_level, self._high_level, int(slot[i]), int(count[i]),
-                                   float(fresh[i]))
-        return out
+        return np.array([_node_advance(self.stored, self.low_level, self.high_level, int(s), int(c), float(f))
+                         for s, c, f in zip(slot, count, fresh, strict=True)])
 
 
 @njit(cache=True)
@@ -107,37 +95,6 @@ class HybridBatch:
     laplace_draws: np.ndarray
 
 
-def _validate(means, epsilons, horizon, tree_noise, reward, expected_means, checkpoints):
-    """Checked (R, K) means, (R,) epsilons, horizon, node-scale shift, true means and checkpoint grid."""
-    eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
-    for e in eps:
-        check_epsilon(e)
-    mu = np.asarray(means, dtype=float)
-    mu = np.broadcast_to(mu, (eps.size, mu.shape[-1])) if mu.ndim == 1 else mu
-    if mu.ndim != 2 or mu.shape[0] != eps.size:
-        raise ConfigError(f"means must be (runs, arms) with one epsilon per run; got {mu.shape}, {eps.size}")
-    for row in mu:
-        check_means(row)
-    T = check_horizon(horizon, mu.shape[1])
-    if tree_noise not in TREE_NOISES:
-        raise ConfigError(f"tree_noise must be one of {', '.join(TREE_NOISES)}, got {tree_noise!r}")
-    check_reward(reward)
-    if expected_means is None:
-        true = np.stack([expected_rewards(reward, row) for row in mu])
-    else:
-        true = np.broadcast_to(np.asarray(expected_means, dtype=float), mu.shape)
-    return mu, eps, T, int(tree_noise == "exact"), true, checkpoint_grid(T, checkpoints)
-
-
-def _single_draws(reward: str | RewardSum, rng: np.random.Generator):
-    """``draw(mu_vec)``: one reward per entry of ``mu_vec``."""
-    def draw(mu_vec: np.ndarray) -> np.ndarray:
-        if callable(reward):
-            return np.asarray(reward(mu_vec, np.ones(mu_vec.size, dtype=np.int64), rng), dtype=float)
-        return draw_rewards(reward, mu_vec, rng)
-    return draw
-
-
 def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], horizon: int,
                      rng: np.random.Generator, *, tree_noise: str = "paper",
                      reward: str | RewardSum = "bernoulli", expected_means: np.ndarray | None = None,
@@ -156,18 +113,31 @@ def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], 
     expected_means : (R, K) or (K,) true expected rewards for the pseudo-regret (default: model means).
     checkpoints : number of evenly spaced curve points, or the rounds themselves.
     """
-    mu, eps, T, shift, true, grid = _validate(means, epsilons, horizon, tree_noise, reward, expected_means,
-                                              checkpoints)
+    eps = np.array([check_epsilon(e) for e in np.atleast_1d(np.asarray(epsilons, dtype=float))])
+    mu = np.asarray(means, dtype=float)
+    mu = np.broadcast_to(mu, (eps.size, mu.shape[-1])) if mu.ndim == 1 else mu
+    if mu.ndim != 2 or mu.shape[0] != eps.size:
+        raise ConfigError(f"means must be (runs, arms) with one epsilon per run; got {mu.shape}, {eps.size}")
+    if tree_noise not in TREE_NOISES:
+        raise ConfigError(f"tree_noise must be one of {', '.join(TREE_NOISES)}, got {tree_noise!r}")
+    checked = [check_setup(row, horizon, reward, min_horizon=-1) for row in mu]
+    T, shift = checked[0][1], int(tree_noise == "exact")
+    true = np.stack([c[2] for c in checked]) if expected_means is None else \
+        np.broadcast_to(np.asarray(expected_means, dtype=float), mu.shape)
+    grid = checkpoint_grid(T, checkpoints)
     R, K = mu.shape
     gaps = (true.max(axis=1, keepdims=True) - true).ravel()
     mu_flat = mu.ravel()
     eps_flat = np.repeat(eps, K)
 
-    draw = _single_draws(reward, rng)
+    def draw(mu_vec: np.ndarray) -> np.ndarray:
+        """One reward per entry of ``mu_vec``."""
+        if callable(reward):
+            return np.asarray(reward(mu_vec, np.ones(mu_vec.size, dtype=np.int64), rng), dtype=float)
+        return draw_rewards(reward, mu_vec, rng)
 
     # Initialization: round j pulls arm j; array 0 gets Z ~ Lap(2/eps); the current tree is r = 1.
-    first = draw(mu_flat)
-    full = first + rng.laplace(0.0, 2.0 / eps_flat)         # noisy sum of the full arrays
+    full = draw(mu_flat) + rng.laplace(0.0, 2.0 / eps_flat)     # noisy sum of the full arrays
     pulls = np.ones(R * K, dtype=np.int64)
     tree_r = np.ones(R * K, dtype=np.int64)
     tree_leaves = np.left_shift(1, tree_r)                  # 2^r: the current tree is full at this count
@@ -191,21 +161,20 @@ def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], 
     arm = np.empty(R, dtype=np.int64)
     done = np.zeros(R, dtype=np.bool_)
     state = (mu_flat, gaps, mean, width_a, width_b, full, pulls, tree_k, tree_sum, tree_leaves, node_scale,
-             priv_width, log2_table, tree.stored, tree._low_level, tree._high_level, regret, curves, grid, cursor,
+             priv_width, log2_table, tree.stored, tree.low_level, tree.high_level, regret, curves, grid, cursor,
              arm, done)
-    bernoulli = reward == "bernoulli"
+    bernoulli, no_uniform = reward == "bernoulli", np.empty((0, R))
     for start in range(K + 1, T + 1, _CHUNK):
         stop = min(start + _CHUNK, T + 1)
         lap = rng.laplace(0.0, 1.0, (stop - start, R))
-        uniform = rng.random((stop - start, R)) if bernoulli else None
+        uniform = rng.random((stop - start, R)) if bernoulli else no_uniform
         t = start
         while t < stop:
             if bernoulli:
-                t = _bernoulli_rounds(t, stop, start, lap, uniform, *state)
+                t = _rounds(t, stop, start, lap, uniform, np.empty(R), False, state)
             else:
                 _choose(t, K, mean, width_a, width_b, arm)
-                _update(t, t - start, draw(mu_flat[arm]), lap, *state)
-                t += 1
+                t = _rounds(t, t + 1, start, lap, uniform, draw(mu_flat[arm]), True, state)
             if done.any():  # the completed trees' arrays join the Laplace group with a fresh Z (A21, A22)
                 g = arm[done]
                 full[g] += tree_sum[g] + rng.laplace(0.0, 2.0 / eps_flat[g])
@@ -235,55 +204,47 @@ def _choose(t, K, mean, width_a, width_b, arm):
 
 
 @njit(cache=True)
-def _update(t, row, x, lap, mu_flat, gaps, mean, width_a, width_b, full, pulls, tree_k, tree_sum, tree_leaves,
-            node_scale, priv_width, log2_table, stored, low_level, high_level, regret, curves, grid, cursor, arm,
-            done):
-    """Round ``t``'s pulls (rewards ``x``, node noises from row ``row`` of ``lap``): new private means and
-    widths, regret, checkpoint; ``done`` marks the runs whose tree just completed."""
-    for r in range(arm.size):
-        j = arm[r]
-        o = pulls[j] + 1
-        pulls[j] = o
-        k = tree_k[j] + 1
-        tree_k[j] = k
-        s = tree_sum[j] + x[r]
-        tree_sum[j] = s
-        noise = _node_advance(stored, low_level, high_level, j, k, lap[row, r] * node_scale[j])
-        mean[j] = (full[j] + s + noise) / o
-        width_a[j] = math.sqrt(3.0 / o)
-        width_b[j] = priv_width[j] * log2_table[o + 1] / o
-        regret[r] += gaps[j]
-        done[r] = k == tree_leaves[j]
-    if cursor[0] < grid.size and t == grid[cursor[0]]:
-        curves[:, cursor[0]] = regret
-        cursor[0] += 1
-
-
-@njit(cache=True)
-def _bernoulli_rounds(t, stop, start, lap, uniform, mu_flat, gaps, mean, width_a, width_b, full, pulls, tree_k,
-                      tree_sum, tree_leaves, node_scale, priv_width, log2_table, stored, low_level, high_level,
-                      regret, curves, grid, cursor, arm, done):
-    """Rounds ``t``.. of the chunk starting at ``start``, up to ``stop`` or just after a round that completes a
-    tree (whose array noise the caller draws); returns the next round."""
+def _rounds(t, stop, start, lap, uniform, x, chosen, state):
+    """Rounds ``t``.. of the chunk starting at ``start`` (node noises from row ``t - start`` of ``lap``), up to
+    ``stop`` or just after a round that completes a tree (whose array noise the caller draws); returns the
+    next round. Each round: the arms (already ``chosen`` by the caller for the first one), the rewards ``x``
+    (Bernoulli from ``uniform``; given by the caller when ``uniform`` is empty), new private means and
+    widths, regret and checkpoint; ``done`` marks the runs whose tree just completed."""
+    (mu_flat, gaps, mean, width_a, width_b, full, pulls, tree_k, tree_sum, tree_leaves, node_scale, priv_width,
+     log2_table, stored, low_level, high_level, regret, curves, grid, cursor, arm, done) = state
     K = mu_flat.size // arm.size
-    x = np.empty(arm.size)
     while t < stop:
-        _choose(t, K, mean, width_a, width_b, arm)
+        if not chosen:
+            _choose(t, K, mean, width_a, width_b, arm)
+        chosen, completed = False, False
         for r in range(arm.size):
-            x[r] = 1.0 if uniform[t - start, r] < mu_flat[arm[r]] else 0.0
-        _update(t, t - start, x, lap, mu_flat, gaps, mean, width_a, width_b, full, pulls, tree_k, tree_sum,
-                tree_leaves, node_scale, priv_width, log2_table, stored, low_level, high_level, regret, curves,
-                grid, cursor, arm, done)
+            j = arm[r]
+            if uniform.shape[0]:
+                x[r] = 1.0 if uniform[t - start, r] < mu_flat[j] else 0.0
+            o = pulls[j] + 1
+            pulls[j] = o
+            k = tree_k[j] + 1
+            tree_k[j] = k
+            s = tree_sum[j] + x[r]
+            tree_sum[j] = s
+            noise = _node_advance(stored, low_level, high_level, j, k, lap[t - start, r] * node_scale[j])
+            mean[j] = (full[j] + s + noise) / o
+            width_a[j] = math.sqrt(3.0 / o)
+            width_b[j] = priv_width[j] * log2_table[o + 1] / o
+            regret[r] += gaps[j]
+            done[r] = k == tree_leaves[j]
+            completed = completed or done[r]
+        if cursor[0] < grid.size and t == grid[cursor[0]]:
+            curves[:, cursor[0]] = regret
+            cursor[0] += 1
         t += 1
-        for r in range(arm.size):
-            if done[r]:
-                return t
+        if completed:
+            return t
     return t
 
 
-def hybrid_ucb(means: str | Sequence[float] | np.ndarray, epsilon: float, horizon: int,
-               rng: np.random.Generator, *, tree_noise: str = "paper", reward: str | RewardSum = "bernoulli",
-               expected_means: Sequence[float] | None = None,
+def hybrid_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, *, tree_noise: str = "paper",
+               reward: str | RewardSum = "bernoulli", expected_means: Sequence[float] | None = None,
                checkpoints: int | Sequence[int] = 200) -> BanditRun:
     """Run Hybrid-UCB (paper 001, Algorithm 4) once: a batch of one run of :func:`hybrid_ucb_batch`, whose
     options these are.
@@ -291,8 +252,9 @@ def hybrid_ucb(means: str | Sequence[float] | np.ndarray, epsilon: float, horizo
     One release is one noisy mean (every round, the K initialization rounds included); the extra metric
     ``laplace_draws`` counts the noise draws (array noises and tree-node noises).
     """
-    batch = hybrid_ucb_batch(check_means(means), [check_epsilon(epsilon)], horizon, rng, tree_noise=tree_noise,
-                             reward=reward, expected_means=expected_means, checkpoints=checkpoints)
+    batch = hybrid_ucb_batch(check_means(means), [check_epsilon(epsilon)], horizon, rng,
+                             tree_noise=tree_noise, reward=reward, expected_means=expected_means,
+                             checkpoints=checkpoints)
     return BanditRun(regret=float(batch.regret[0]), checkpoints=batch.checkpoints, curve=batch.curves[0],
                      pulls=batch.pulls[0], best_arm=int(batch.best_arm[0]), releases=int(batch.pulls[0].sum()),
                      extra={"laplace_draws": int(batch.laplace_draws[0])})
