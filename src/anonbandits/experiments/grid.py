@@ -49,24 +49,9 @@ MAX_SEEDS = 1_000_000
 
 
 def load_grid(path: str | Path) -> dict[str, Any]:
-    """Read a grid file (``.toml`` or ``.json``).
-
-    Parameters
-    ----------
-    path : the grid file.
-
-    Returns
-    -------
-    dict
-        The parsed grid, with a non-empty list ``runs`` and only the keys ``seeds``, ``seed_offset``,
-        ``defaults`` and ``runs``.
-
-    Raises
-    ------
-    ConfigError
-        On any problem: wrong extension, unreadable, not UTF-8, not valid TOML/JSON, nested too deeply, or
-        not shaped like a grid.
-    """
+    """Read a grid file (``.toml`` or ``.json``): a dict with a non-empty list ``runs`` and only the keys
+    ``seeds``, ``seed_offset``, ``defaults`` and ``runs``. :class:`ConfigError` on any problem: wrong
+    extension, unreadable, not UTF-8, not valid TOML/JSON, nested too deeply, or not shaped like a grid."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in GRID_SUFFIXES:
@@ -95,13 +80,8 @@ def load_grid(path: str | Path) -> dict[str, Any]:
 
 
 def seed_list(seeds: int | Sequence[int], offset: int = 0) -> list[int]:
-    """``n`` -> ``[offset, ..., offset + n - 1]``; a list is taken as is.
-
-    Raises
-    ------
-    ConfigError
-        For a count below 1, a negative offset or seed, or anything that is not an integer.
-    """
+    """``n`` -> ``[offset, ..., offset + n - 1]``; a list is taken as is. :class:`ConfigError` for a count
+    below 1, a negative offset or seed, or anything that is not an integer."""
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise ConfigError(f"the seed offset must be a non-negative integer, got {offset!r}")
     if isinstance(seeds, int) and not isinstance(seeds, bool):
@@ -118,13 +98,9 @@ def seed_list(seeds: int | Sequence[int], offset: int = 0) -> list[int]:
 
 
 def tasks_from_grid(grid: Mapping[str, Any]) -> list[Task]:
-    """Expand a grid (as returned by :func:`load_grid`) into tasks, configuration-major, seed-minor.
-
-    Raises
-    ------
-    ConfigError
-        Naming the entry and key of an empty list, an unknown algorithm or parameter, or a bad value.
-    """
+    """Expand a grid (as returned by :func:`load_grid`) into tasks, configuration-major, seed-minor;
+    :class:`ConfigError` names the entry and key of an empty list, an unknown algorithm or parameter, or a
+    bad value."""
     seeds = seed_list(grid.get("seeds", 1), grid.get("seed_offset", 0))
     defaults = dict(grid.get("defaults", {}))
     tasks: list[Task] = []
@@ -143,6 +119,5 @@ def tasks_from_grid(grid: Mapping[str, Any]) -> list[Task]:
             if not isinstance(name, str):
                 raise ConfigError(f"runs[{k}].algorithm must be a name, got {name!r}")
             spec = registry.get(name)
-            resolved = spec.resolve(params)
-            tasks.extend(Task(spec.name, resolved, s) for s in seeds)
+            tasks.extend(Task(spec.name, spec.resolve(params), s) for s in seeds)
     return tasks
