@@ -20,7 +20,7 @@ import numpy as np
 from anonbandits.channels.direct import DirectChannel, RewardSum
 from anonbandits.core.schedules import checkpoint_grid
 from anonbandits.envs.rewards import REWARD_MODELS, model_means, parse_means
-from anonbandits.errors import ConfigError
+from anonbandits.errors import require
 
 Means = str | Sequence[float] | np.ndarray
 
@@ -30,12 +30,10 @@ def check_means(means: Means) -> np.ndarray:
     return parse_means(means if isinstance(means, str) else [float(m) for m in np.ravel(means)])
 
 
-def check_epsilon(epsilon: float, name: str = "epsilon") -> float:
+def check_epsilon(epsilon: float) -> float:
     """A finite positive privacy parameter."""
-    eps = float(epsilon)
-    if not (eps > 0 and math.isfinite(eps)):
-        raise ConfigError(f"{name} must be a finite positive number, got {epsilon!r}")
-    return eps
+    require(float(epsilon) > 0 and math.isfinite(float(epsilon)), "epsilon", "a finite positive number", epsilon)
+    return float(epsilon)
 
 
 def check_setup(means: Means, horizon: int, reward: str | RewardSum, *, min_horizon: int = 1,
@@ -46,15 +44,13 @@ def check_setup(means: Means, horizon: int, reward: str | RewardSum, *, min_hori
     for a named model (clipping shifts the Gaussian's), else the means."""
     mu = check_means(means)
     minimum = mu.size if min_horizon < 0 else min_horizon
-    if isinstance(horizon, bool) or int(horizon) != horizon or int(horizon) < minimum:
-        raise ConfigError(f"horizon must be an integer of at least {minimum}, got {horizon!r}")
-    if not callable(reward) and reward not in REWARD_MODELS:
-        raise ConfigError(f"reward must be one of {', '.join(REWARD_MODELS)}, got {reward!r}")
+    require(not isinstance(horizon, bool) and int(horizon) == horizon >= minimum, "horizon",
+            f"an integer of at least {minimum}", horizon)
+    require(callable(reward) or reward in REWARD_MODELS, "reward", f"one of {', '.join(REWARD_MODELS)}", reward)
     true = mu if callable(reward) else model_means(reward, mu)
     if expected_means is not None:
         true = np.asarray(expected_means, dtype=float)
-        if true.shape != mu.shape:
-            raise ConfigError(f"expected_means has {true.size} entries for {mu.size} arms")
+        require(true.shape == mu.shape, "expected_means", f"one entry per arm ({mu.size})", expected_means)
     return mu, int(horizon), true
 
 

@@ -2,9 +2,9 @@
 
 DP-SE is the baseline of two papers, with different constants:
 
-* paper 001 (``shared/papers/001_e4d726ca676fc96e.txt``, Sec. 6; spec ``dp-ucb-and-dtol.md`` Sec. 2.3):
+* paper 001 (Hu, Huang and Mehta, Sec. 6; spec ``dp-ucb-and-dtol.md`` Sec. 2.3):
   confidence beta = 1/T, arms pulled round-robin inside an epoch. These are the defaults.
-* paper 004 (``shared/papers/004_b05229be65bd7964.txt``, Sec. 7; spec ``distributed-dp.md`` Sec. 3.7):
+* paper 004 (Chowdhury and Zhou, ICLR 2023, Sec. 7; spec ``distributed-dp.md`` Sec. 3.7):
   confidence p = 0.1 (``confidence=0.1``), each active arm pulled for a block of consecutive users
   (``order="blocks"``) and, for its figures, clipped Gaussian rewards of standard deviation 0.1 (pass a
   ``reward`` callable and ``expected_means``).

@@ -1,5 +1,5 @@
 """Follow-the-Noisy-Leader for stochastic DTOL (experts, full information): paper 001
-(``shared/papers/001_e4d726ca676fc96e.txt``), Algorithm 2 with Report Noisy Max (Algorithm 3), Sec. 5.1,
+(Hu, Huang and Mehta), Algorithm 2 with Report Noisy Max (Algorithm 3), Sec. 5.1,
 and the naive variant of Sec. 5 (spec ``dp-ucb-and-dtol.md`` Secs. 2.4, 2.5).
 
 Epoch s has 2^s rounds (epoch 0 = round 1 plays the initial action, A14/A15); every round the whole reward

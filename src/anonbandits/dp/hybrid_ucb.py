@@ -1,5 +1,5 @@
-"""Hybrid-UCB: paper 001 (``shared/papers/001_e4d726ca676fc96e.txt``), Algorithm 4, Sec. 4.2 and Appendix E
-(spec ``dp-ucb-and-dtol.md`` Sec. 2.2).
+"""Hybrid-UCB: paper 001 (Hu, Huang and Mehta, "Near-Optimal Algorithms for Private Online Learning in a
+Stochastic Environment"), Algorithm 4, Sec. 4.2 and Appendix E (spec ``dp-ucb-and-dtol.md`` Sec. 2.2).
 
 Non-lazy and non-forgetful: the pulled arm's private mean is recomputed after every pull from all its
 observations, as (noisy sums of the full arrays 0..r-1, each with one persistent Lap(2/eps))

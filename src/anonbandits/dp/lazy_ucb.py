@@ -1,5 +1,5 @@
-"""Anytime-Lazy-UCB: paper 001 (``shared/papers/001_e4d726ca676fc96e.txt``), Algorithm 1, Sec. 4.1 and
-Appendix A (spec ``dp-ucb-and-dtol.md`` Sec. 2.1).
+"""Anytime-Lazy-UCB: paper 001 (Hu, Huang and Mehta, "Near-Optimal Algorithms for Private Online Learning in
+a Stochastic Environment"), Algorithm 1, Sec. 4.1 and Appendix A (spec ``dp-ucb-and-dtol.md`` Sec. 2.1).
 
 Each arm's observations go into arrays of sizes 1, 2, 4, ...; when an array is full its sum gets one fresh
 Lap(1/eps) and the arm's private mean becomes that noisy sum over the array size; older arrays are forgotten,

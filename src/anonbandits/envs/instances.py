@@ -1,8 +1,8 @@
 """Multi-user bandit instances: an N x K matrix of means, a reward model, and user clusters.
 
-Paper: ``000_e91e148c589dfd32.txt`` (Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User
-Systems"), Section 2.1; spec ``anonymous-bandits.md`` Section 1. The *user-cluster* assumption U says that
-every arm is the optimal arm of at least U users.
+Paper 000 (Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022),
+Section 2.1; spec ``anonymous-bandits.md`` Section 1. The *user-cluster* assumption U says that every arm is
+the optimal arm of at least U users.
 
 How :func:`clustered_instance` generates an instance (the project's documented choice; the paper's
 simulation settings are not in its text):

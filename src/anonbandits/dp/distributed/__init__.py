@@ -1,5 +1,5 @@
-"""Distributed-DP batched successive elimination (paper 004, Chowdhury & Zhou, ICLR 2023:
-../shared/papers/004_b05229be65bd7964.txt; spec ../shared/specs/distributed-dp.md) as registered algorithms.
+"""Distributed-DP batched successive elimination (paper 004, Chowdhury and Zhou, "Distributed Differential
+Privacy in Multi-Armed Bandits", ICLR 2023; spec distributed-dp.md) as registered algorithms.
 
 All six are Algorithm 1 (Sec. 3 of the paper, :func:`run_elimination`) with a different protocol
 P = (R, S, A) of :mod:`anonbandits.dp.distributed.protocols`, whose docstrings give each guarantee:

@@ -1,5 +1,6 @@
-"""Algorithm 1 of paper 004 (../shared/papers/004_b05229be65bd7964.txt): private batch-based successive arm
-elimination, generic over the protocol P = (R, S, A) (spec distributed-dp.md, Sec. 2).
+"""Algorithm 1 of paper 004 (Chowdhury and Zhou, "Distributed Differential Privacy in Multi-Armed Bandits",
+ICLR 2023): private batch-based successive arm elimination, generic over the protocol P = (R, S, A) (spec
+distributed-dp.md, Sec. 2).
 
 Batch ``b = 1, 2, ...`` serves every active arm to a block of ``l(b) = base^b`` new users, in increasing arm
 order; each block's rewards reach the server only through one protocol release, whose estimate

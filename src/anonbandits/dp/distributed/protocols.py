@@ -1,5 +1,5 @@
-"""The protocols P = (R, S, A) that plug into Algorithm 1 of paper 004 (../shared/papers/004_b05229be65bd7964.txt;
-spec distributed-dp.md, Sec. 3), one class per trust model / noise.
+"""The protocols P = (R, S, A) that plug into Algorithm 1 of paper 004 (Chowdhury and Zhou, ICLR 2023; spec
+distributed-dp.md, Sec. 3), one class per trust model / noise.
 
 Every protocol fixes, for a batch of ``n`` users, the precision ``g``, accuracy ``tau`` and modulus
 ``m = n g + 2 tau + 1`` (:class:`BatchParams`), the per-user noise of the local randomizer R, the constants
