@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from anonbandits.core.radii import base_gao_radius, base_log_radius
-from anonbandits.errors import ConfigError
+from anonbandits.errors import ConfigError, require
 
 
 def gap_survivors(means: np.ndarray, width: float | np.ndarray, *, ties: str = "keep") -> np.ndarray:
@@ -75,12 +75,9 @@ class BatchedElimination:
         grid = np.asarray(grid, dtype=np.int64)
         if grid.ndim != 1 or grid.size < 2 or grid[0] != 0 or np.any(np.diff(grid) < 0):
             raise ConfigError("grid must be non-decreasing, start at 0 and have at least two points")
-        if not gamma > 0:
-            raise ConfigError(f"gamma must be positive, got {gamma}")
-        if threshold not in THRESHOLDS:
-            raise ConfigError(f"threshold must be one of {', '.join(THRESHOLDS)}, got {threshold!r}")
-        if not sigma2 > 0:
-            raise ConfigError(f"sigma2 must be positive, got {sigma2}")
+        require(gamma > 0, "gamma", "positive", gamma)
+        require(threshold in THRESHOLDS, "threshold", f"one of {', '.join(THRESHOLDS)}", threshold)
+        require(sigma2 > 0, "sigma2", "positive", sigma2)
         self.grid = grid
         self.horizon = int(grid[-1])
         self.gamma = float(gamma)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from anonbandits.errors import AnonymityViolation, ConfigError
+from anonbandits.errors import AnonymityViolation, require
 
 
 class AnonymityAuditor:
@@ -31,8 +31,7 @@ class AnonymityAuditor:
     """
 
     def __init__(self, C: int) -> None:
-        if int(C) != C or C < 1:
-            raise ConfigError(f"C must be a positive integer, got {C}")
+        require(int(C) == C and C >= 1, "C", "a positive integer", C)
         self.C, self.observations, self.groups_served = int(C), 0, 0
         self.min_group_size: int | None = None
 

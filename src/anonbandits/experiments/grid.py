@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from anonbandits import registry
-from anonbandits.errors import ConfigError
+from anonbandits.errors import ConfigError, require
 
 
 @dataclass(frozen=True)
@@ -82,11 +82,10 @@ def load_grid(path: str | Path) -> dict[str, Any]:
 def seed_list(seeds: int | Sequence[int], offset: int = 0) -> list[int]:
     """``n`` -> ``[offset, ..., offset + n - 1]``; a list is taken as is. :class:`ConfigError` for a count
     below 1, a negative offset or seed, or anything that is not an integer."""
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        raise ConfigError(f"the seed offset must be a non-negative integer, got {offset!r}")
+    require(isinstance(offset, int) and not isinstance(offset, bool) and offset >= 0, "the seed offset",
+            "a non-negative integer", offset)
     if isinstance(seeds, int) and not isinstance(seeds, bool):
-        if not 1 <= seeds <= MAX_SEEDS:
-            raise ConfigError(f"'seeds' must be at least 1 and at most {MAX_SEEDS}, got {seeds}")
+        require(1 <= seeds <= MAX_SEEDS, "'seeds'", f"at least 1 and at most {MAX_SEEDS}", seeds)
         return list(range(offset, offset + seeds))
     if not isinstance(seeds, list) or not seeds or \
             not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds):
@@ -116,8 +115,7 @@ def tasks_from_grid(grid: Mapping[str, Any]) -> list[Task]:
         for combo in itertools.product(*values):
             params = dict(zip(keys, combo, strict=True))
             name = params.pop("algorithm")
-            if not isinstance(name, str):
-                raise ConfigError(f"runs[{k}].algorithm must be a name, got {name!r}")
+            require(isinstance(name, str), f"runs[{k}].algorithm", "a name", name)
             spec = registry.get(name)
             tasks.extend(Task(spec.name, spec.resolve(params), s) for s in seeds)
     return tasks
