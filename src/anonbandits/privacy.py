@@ -110,11 +110,8 @@ def discrete_gaussian(sigma: float, size: Size, rng: np.random.Generator) -> np.
     shape = _shape(size)
     total = int(np.prod(shape, dtype=np.int64))
     t = math.floor(sigma) + 1
-    shift = sigma * sigma / t
-    two_var = 2.0 * sigma * sigma
-    out = np.empty(total, dtype=np.int64)
-    filled = 0
-    rate = 0.5
+    shift, two_var = sigma * sigma / t, 2.0 * sigma * sigma
+    out, filled, rate = np.empty(total, dtype=np.int64), 0, 0.5
     while filled < total:
         need = total - filled
         batch = int(need / rate * 1.1) + 16

@@ -78,15 +78,10 @@ class BatchedElimination:
         require(gamma > 0, "gamma", "positive", gamma)
         require(threshold in THRESHOLDS, "threshold", f"one of {', '.join(THRESHOLDS)}", threshold)
         require(sigma2 > 0, "sigma2", "positive", sigma2)
-        self.grid = grid
-        self.horizon = int(grid[-1])
-        self.gamma = float(gamma)
-        self.threshold = threshold
-        self.sigma2 = float(sigma2)
+        self.grid, self.horizon, self.batch = grid, int(grid[-1]), 0
+        self.gamma, self.threshold, self.sigma2 = float(gamma), threshold, float(sigma2)
         self.active = np.ones((n_learners, n_arms), dtype=bool)
-        self.sums = np.zeros((n_learners, n_arms))
-        self.counts = np.zeros((n_learners, n_arms), dtype=np.int64)
-        self.batch = 0
+        self.sums, self.counts = np.zeros((n_learners, n_arms)), np.zeros((n_learners, n_arms), dtype=np.int64)
 
     @property
     def n_batches(self) -> int:
@@ -134,8 +129,7 @@ class BatchedElimination:
         self.sums += sums
         self.counts += counts
         self.batch += 1
-        means = self.means()
-        out = self.active & (self.counts > 0) & ~gap_survivors(means, self.radius(), ties="eliminate")
+        out = self.active & (self.counts > 0) & ~gap_survivors(self.means(), self.radius(), ties="eliminate")
         self.active &= ~out
         return out
 

@@ -28,13 +28,11 @@ import numpy as np
 
 from anonbandits import privacy
 from anonbandits.core.radii import lemma2_radius, lemma5_radius
-from anonbandits.errors import ConfigError
+from anonbandits.errors import ConfigError, require
 
-#: Pairwise masking uses the complete graph up to this many users, a ring of degree 16 above it.
-COMPLETE_MASKING_MAX_USERS = 512
-RING_DEGREE = 16
-#: Shares per user in the split-and-mix shuffle stand-in.
-SPLIT_SHARES = 3
+#: Pairwise masking uses the complete graph up to this many users, a ring of degree 16 above it; the
+#: split-and-mix shuffle stand-in cuts each message into 3 shares.
+COMPLETE_MASKING_MAX_USERS, RING_DEGREE, SPLIT_SHARES = 512, 16, 3
 
 
 @dataclass(frozen=True)
@@ -76,16 +74,12 @@ class Protocol:
     pure = True
 
     def __init__(self, epsilon: float, tau_confidence: float, scale: float = 1.0) -> None:
-        if not epsilon > 0:
-            raise ConfigError(f"epsilon must be positive, got {epsilon!r}")
-        if not 0 < tau_confidence <= 1:
-            raise ConfigError(f"tau_confidence must be in (0, 1], got {tau_confidence!r}")
-        if not scale >= 1:
-            raise ConfigError(f"scale must be at least 1, got {scale!r}")
+        require(epsilon > 0, "epsilon", "positive", epsilon)
+        require(0 < tau_confidence <= 1, "tau_confidence", "in (0, 1]", tau_confidence)
+        require(scale >= 1, "scale", "at least 1", scale)
         self.epsilon, self.tau_confidence, self.scale = float(epsilon), float(tau_confidence), float(scale)
         self.noise_eps = self.epsilon
 
-    # --- parameters -------------------------------------------------------------------------------
     def precision(self, n: int) -> int:
         """``g = ceil(eps sqrt(n))`` (at least 1)."""
         return max(1, math.ceil(self.noise_eps * math.sqrt(n)))
@@ -107,7 +101,6 @@ class Protocol:
         """Confidence radius ``beta(b)`` of Lemma 2 (spec Sec. 2.4) for batch length ``l(b)``."""
         return lemma2_radius(length, active, batch, p, *self.noise_constants())
 
-    # --- noise ------------------------------------------------------------------------------------
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
         """Each of the ``n`` users' noise: ``Polya(1/n, beta) - Polya(1/n, beta)``, ``beta = e^{-eps/g}``."""
         beta = math.exp(-self.noise_eps / bp.g)
@@ -121,7 +114,6 @@ class Protocol:
         """Noise the analyzer adds itself (central model only)."""
         return None
 
-    # --- releases ---------------------------------------------------------------------------------
     def _analyze(self, yhat: np.ndarray, clean: np.ndarray, bp: BatchParams, rng: np.random.Generator) -> Release:
         extra = self.server_noise(bp, yhat.size, rng)
         y = yhat if extra is None else np.mod(yhat + np.mod(extra, bp.m), bp.m)
@@ -157,7 +149,6 @@ class Protocol:
         yhat = np.array([self.secure(messages, bp, secagg, rng)], dtype=np.int64)
         return self._analyze(yhat, np.array([int(xhat.sum()) + int(eta.sum())], dtype=np.int64), bp, rng)
 
-    # --- privacy ----------------------------------------------------------------------------------
     def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
         """``(eps, delta)``-DP of the whole run (users are unique, so the worst batch size counts)."""
         return self.epsilon, 0.0
