@@ -34,9 +34,7 @@ def partition_groups(assignments: np.ndarray, n_arms: int, C: int) -> tuple[np.n
         its arm has at most C users (no feedback for it).
     positions : (n, N) int64, the user's 1-based position k inside its group, 0 when not in a group.
     """
-    a = np.asarray(assignments)
-    if a.ndim == 1:
-        a = a[None, :]
+    a = np.atleast_2d(np.asarray(assignments))
     n, n_users = a.shape
     key = a.astype(np.int16 if n_arms <= np.iinfo(np.int16).max else np.int64)
     # stable per-row sort (radix sort for 16-bit keys): users of one arm in index order
