@@ -42,18 +42,12 @@ def static_grid(kind: str, horizon: int, batches: int) -> np.ndarray:
     require(horizon >= 1, "grid horizon", "at least 1", horizon)
     require(batches >= 1, "batches", "at least 1", batches)
     m = np.arange(1, batches + 1, dtype=float)
-    log_t = math.log(horizon)
-    if kind == "minimax":
-        exponents = (2 - 2.0 ** (1 - m)) / (2 - 2.0 ** (1 - batches))
-    elif kind == "geometric":
-        exponents = m / batches
-    else:
-        exponents = None
-    if exponents is None:
+    if kind == "arithmetic":
         points = np.floor(m * horizon / batches)
     else:
+        exponents = (2 - 2.0 ** (1 - m)) / (2 - 2.0 ** (1 - batches)) if kind == "minimax" else m / batches
         # exp(log T * e) with a tiny relative guard so exact integers are not floored one below
-        points = np.floor(np.exp(log_t * exponents) * (1 + 1e-12))
+        points = np.floor(np.exp(math.log(horizon) * exponents) * (1 + 1e-12))
     grid = np.concatenate(([0], np.minimum(points, horizon))).astype(np.int64)
     grid[-1] = horizon
     return np.maximum.accumulate(grid)
