@@ -55,7 +55,8 @@ def check_setup(means: Means, horizon: int, reward: str | RewardSum, *, min_hori
 
 
 def start(means: Means, horizon: int, reward: str | RewardSum, expected_means: Sequence[float] | None,
-          checkpoints: int | Sequence[int], *, min_horizon: int = 1):
+          checkpoints: int | Sequence[int], *, min_horizon: int = 1
+          ) -> tuple[np.ndarray, int, RewardSum, np.ndarray, np.ndarray, RegretTrace, Ledger]:
     """What every event-driven driver starts from (see :func:`check_setup` for the checks): the means, the
     horizon, the block-sum sampler, the true means, the checkpoint grid, an empty trace and an empty ledger."""
     mu, T, true = check_setup(means, horizon, reward, min_horizon=min_horizon, expected_means=expected_means)
