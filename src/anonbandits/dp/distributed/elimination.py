@@ -108,9 +108,10 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
             encoded = encoded_sums(reward, means[active], bp.g, length, rng, reward_sigma)
             rel = mechanism.release(encoded, length, rng, params=bp).accounting["release"]
         else:
-            parts = [protocol.release_users(randomized_round(user_rewards(reward, float(means[arm]), length, rng,
-                                                                          reward_sigma), bp.g, rng), bp, secagg, rng)
-                     for arm in active]
+            parts = []
+            for arm in active:  # each user rounds her reward and adds her noise; then SecAgg and the analyzer
+                rewards = user_rewards(reward, float(means[arm]), length, rng, reward_sigma)
+                parts.append(protocol.release_users(randomized_round(rewards, bp.g, rng), bp, secagg, rng))
             rel = Release(*(np.concatenate([getattr(r, f) for r in parts]) for f in ("yhat", "z", "exact")))
         wraps += int(np.count_nonzero(rel.z != rel.exact))
         for k, arm in enumerate(active):
@@ -129,5 +130,7 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
     knots_t = np.concatenate(([0], block_arr[:, 2]))
     knots_r = np.concatenate(([0.0], np.cumsum(gaps[block_arr[:, 0]] * sizes)))
     grid = checkpoint_grid(horizon, checkpoints, spacing="log-even")
-    return EliminationResult(float(gaps @ pulls), pulls, batches, active, grid, np.interp(grid, knots_t, knots_r),
-                             max_bits, wraps, block_arr, tuple(releases))
+    return EliminationResult(
+        regret=float(gaps @ pulls), pulls=pulls, batches=batches, active=active, checkpoints=grid,
+        cumulative_regret=np.interp(grid, knots_t, knots_r), max_bits=max_bits, wrap_errors=wraps,
+        blocks=block_arr, releases=tuple(releases))
