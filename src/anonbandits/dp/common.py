@@ -25,11 +25,6 @@ from anonbandits.errors import require
 Means = str | Sequence[float] | np.ndarray
 
 
-def check_means(means: Means) -> np.ndarray:
-    """Arm means as a float array (a ``"0.9,0.8"`` string is parsed); :class:`ConfigError` when invalid."""
-    return parse_means(means if isinstance(means, str) else [float(m) for m in np.ravel(means)])
-
-
 def check_epsilon(epsilon: float) -> float:
     """A finite positive privacy parameter."""
     require(float(epsilon) > 0 and math.isfinite(float(epsilon)), "epsilon", "a finite positive number", epsilon)
@@ -38,11 +33,12 @@ def check_epsilon(epsilon: float) -> float:
 
 def check_setup(means: Means, horizon: int, reward: str | RewardSum, *, min_horizon: int = 1,
                 expected_means: Sequence[float] | None = None) -> tuple[np.ndarray, int, np.ndarray]:
-    """Checked arm means, horizon (at least ``min_horizon``; ``-1`` for the number of arms) and reward model
-    (a name of :mod:`anonbandits.envs.rewards` or a callable ``sums(mu, counts, rng)``), and the arms' true
-    expected rewards, the pseudo-regret's reference: ``expected_means`` if given, the model's exact means
-    for a named model (clipping shifts the Gaussian's), else the means."""
-    mu = check_means(means)
+    """Checked arm means (a float array; a ``"0.9,0.8"`` string is parsed), horizon (at least ``min_horizon``;
+    ``-1`` for the number of arms) and reward model (a name of :mod:`anonbandits.envs.rewards` or a callable
+    ``sums(mu, counts, rng)``), and the arms' true expected rewards, the pseudo-regret's reference:
+    ``expected_means`` if given, the model's exact means for a named model (clipping shifts the Gaussian's),
+    else the means."""
+    mu = parse_means(means if isinstance(means, str) else [float(m) for m in np.ravel(means)])
     minimum = mu.size if min_horizon < 0 else min_horizon
     require(not isinstance(horizon, bool) and int(horizon) == horizon >= minimum, "horizon",
             f"an integer of at least {minimum}", horizon)

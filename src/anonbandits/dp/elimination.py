@@ -33,7 +33,7 @@ from anonbandits.core.elimination import gap_survivors
 from anonbandits.core.radii import dpse_threshold
 from anonbandits.core.schedules import epoch_length
 from anonbandits.dp.common import BanditRun, Means, RegretTrace, RewardSum, check_epsilon, finish, start
-from anonbandits.errors import ConfigError
+from anonbandits.errors import ConfigError, require
 
 ORDERS = ("round-robin", "blocks")
 
@@ -90,8 +90,7 @@ def successive_elimination(means: Means, horizon: int, rng: np.random.Generator,
     mu, T, _, true, grid, trace, ledger = start(means, horizon, reward, expected_means, checkpoints)
     eps = math.inf if math.isinf(float(epsilon)) else check_epsilon(epsilon)
     beta = parse_confidence(confidence, T)
-    if order not in ORDERS:
-        raise ConfigError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
+    require(order in ORDERS, "order", f"one of {', '.join(ORDERS)}", order)
     channel, mechanism = DirectChannel(mu, reward, rng), CentralLaplace(eps) if math.isfinite(eps) else None
     active = np.arange(mu.size)
     epoch = 0

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, finish, start
-from anonbandits.errors import ConfigError
+from anonbandits.errors import ConfigError, require
 
 
 def parse_initial(value: str | int, actions: int, rng: np.random.Generator) -> int:
@@ -57,8 +57,7 @@ def ftnl(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, *
     """
     mu, T, draw, true, grid, trace, ledger = start(means, horizon, reward, expected_means, checkpoints)
     eps, K = check_epsilon(epsilon), mu.size
-    if not noise_multiplier > 0:
-        raise ConfigError(f"noise_multiplier must be positive, got {noise_multiplier!r}")
+    require(noise_multiplier > 0, "noise_multiplier", "positive", noise_multiplier)
     scale = K / eps if naive else noise_multiplier / eps
     action, epoch = parse_initial(initial, K, rng), 0
     while trace.rounds < T:

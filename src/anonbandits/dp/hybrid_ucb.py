@@ -29,10 +29,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from anonbandits.core.schedules import checkpoint_grid
-from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, check_means, check_setup
+from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, check_setup
 from anonbandits.dp.hybrid_kernel import TreeNoise, choose_arms, floor_log2, run_rounds
 from anonbandits.envs.rewards import draw_rewards
-from anonbandits.errors import ConfigError
+from anonbandits.errors import ConfigError, require
 
 TREE_NOISES = ("paper", "exact")
 _PRIVACY_WIDTH = 6 * math.sqrt(8)
@@ -75,8 +75,7 @@ def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], 
     mu = np.broadcast_to(mu, (eps.size, mu.shape[-1])) if mu.ndim == 1 else mu
     if mu.ndim != 2 or mu.shape[0] != eps.size:
         raise ConfigError(f"means must be (runs, arms) with one epsilon per run; got {mu.shape}, {eps.size}")
-    if tree_noise not in TREE_NOISES:
-        raise ConfigError(f"tree_noise must be one of {', '.join(TREE_NOISES)}, got {tree_noise!r}")
+    require(tree_noise in TREE_NOISES, "tree_noise", f"one of {', '.join(TREE_NOISES)}", tree_noise)
     checked = [check_setup(row, horizon, reward, min_horizon=-1) for row in mu]
     T, shift = checked[0][1], int(tree_noise == "exact")
     true = np.stack([c[2] for c in checked]) if expected_means is None else \
@@ -146,7 +145,7 @@ def hybrid_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.Genera
     One release is one noisy mean (every round, the K initialization rounds included); the extra metric
     ``laplace_draws`` counts the noise draws (array noises and tree-node noises).
     """
-    batch = hybrid_ucb_batch(check_means(means), [check_epsilon(epsilon)], horizon, rng,
+    batch = hybrid_ucb_batch(check_setup(means, horizon, reward)[0], [check_epsilon(epsilon)], horizon, rng,
                              tree_noise=tree_noise, reward=reward, expected_means=expected_means,
                              checkpoints=checkpoints)
     return BanditRun(regret=float(batch.regret[0]), checkpoints=batch.checkpoints, curve=batch.curves[0],

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, finish, start
-from anonbandits.errors import ConfigError
+from anonbandits.errors import require
 
 STORAGES = ("o1", "arrays")
 
@@ -91,8 +91,7 @@ def anytime_lazy_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.
     mu, T, draw, true, grid, trace, ledger = start(means, horizon, reward, expected_means, checkpoints,
                                                    min_horizon=-1)
     eps, K = check_epsilon(epsilon), mu.size
-    if storage not in STORAGES:
-        raise ConfigError(f"storage must be one of {', '.join(STORAGES)}, got {storage!r}")
+    require(storage in STORAGES, "storage", f"one of {', '.join(STORAGES)}", storage)
     # Initialization: round j pulls arm j; array 0 (size 1) gets its own Lap(1/eps) (A1).
     first = draw(mu, np.ones(K, dtype=np.int64), rng)
     noise = rng.laplace(0.0, 1.0 / eps, K)

@@ -29,7 +29,7 @@ import numpy as np
 from anonbandits.dp.distributed.elimination import SIMULATIONS, EliminationResult, run_elimination
 from anonbandits.dp.distributed.protocols import PROTOCOLS, BatchParams, Protocol
 from anonbandits.envs.rewards import GAUSSIAN_SIGMA, REWARD_MODELS, model_means, parse_means
-from anonbandits.errors import ConfigError
+from anonbandits.errors import ConfigError, require
 from anonbandits.registry import AlgorithmSpec, Param, Result
 
 __all__ = ["ALGORITHMS", "PROTOCOLS", "BatchParams", "EliminationResult", "Protocol", "run_elimination"]
@@ -57,8 +57,7 @@ def _run(name: str, eps_below_one: str | None, params: Mapping[str, Any], seed: 
                       stacklevel=2)
     p, p_tau = (float(params[key]) or 1.0 / horizon for key in ("confidence", "tau_confidence"))
     protocol = PROTOCOLS[name](eps, p_tau, float(params.get("scale", 1.0)))
-    if delta is not None and not 0 < delta < 1:
-        raise ConfigError(f"delta must be in (0, 1), got {delta!r}")
+    require(delta is None or 0 < delta < 1, "delta", "in (0, 1)", delta)
 
     res = run_elimination(protocol, means, reward=params["reward"], reward_sigma=params["reward_sigma"],
                           horizon=horizon, batch_base=base, confidence=p, crs=params["crs"],
