@@ -110,7 +110,7 @@ class Distributed:
     def variance(self, rewards: np.ndarray) -> np.ndarray:
         """Variance of each release's noise in reward units: ``Lap_Z(g/eps)`` (pure) or ``(g/eps)^2``, over g^2."""
         def var(bp, at):
-            b = bp.g / self.protocol.noise_epsilon()
+            b = bp.g / self.protocol.noise_eps
             return (2 * np.exp(-1 / b) / np.expm1(-1 / b) ** 2 if self.pure else b * b) / bp.g**2
         return self._by_size(rewards, var)
 
@@ -122,9 +122,9 @@ class Distributed:
         for k, (ck, nk) in enumerate(zip(c.tolist(), n.tolist(), strict=True)):
             bp = p.batch_params(int(nk))
             if p.name == "dist-rdp-se":
-                out[k] = skellam_rdp(a, ck * bp.g, p._total_variance(bp))
+                out[k] = skellam_rdp(a, ck * bp.g, p.total_variance(bp))
             else:
-                out[k] = a * discrete_gaussian_sum_cdp(int(nk), p._user_sigma(bp), ck * bp.g) ** 2 / 2
+                out[k] = a * discrete_gaussian_sum_cdp(int(nk), p.user_sigma(bp), ck * bp.g) ** 2 / 2
         return out
 
 

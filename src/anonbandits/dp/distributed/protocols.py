@@ -228,7 +228,8 @@ class _ScaledProtocol(Protocol):
     def precision(self, n: int) -> int:
         return max(1, math.ceil(self.scale * self.epsilon * math.sqrt(n)))
 
-    def _total_variance(self, bp: BatchParams) -> float:
+    def total_variance(self, bp: BatchParams) -> float:
+        """Variance of the aggregated noise of one release, in encoded units."""
         return (bp.g / self.epsilon) ** 2
 
 
@@ -250,14 +251,14 @@ class SkellamProtocol(_ScaledProtocol):
         return math.ceil(privacy.skellam_radius((g / self.epsilon) ** 2, self.tau_confidence))
 
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
-        return privacy.skellam(0, self._total_variance(bp) / bp.n, bp.n, rng)
+        return privacy.skellam(0, self.total_variance(bp) / bp.n, bp.n, rng)
 
     def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
-        return privacy.skellam(0, self._total_variance(bp), count, rng)
+        return privacy.skellam(0, self.total_variance(bp), count, rng)
 
     def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
         """Lemma 3 with the actual integer g of every batch size, converted by Lemma 10; worst batch."""
-        curves = [privacy.skellam_rdp(privacy.DEFAULT_ORDERS, bp.g, self._total_variance(bp))
+        curves = [privacy.skellam_rdp(privacy.DEFAULT_ORDERS, bp.g, self.total_variance(bp))
                   for bp in map(self.batch_params, batch_sizes)]
         return max([0.0, *(privacy.rdp_to_dp(curve, delta) for curve in curves)]), delta
 
@@ -280,19 +281,20 @@ class DiscreteGaussianProtocol(_ScaledProtocol):
     def accuracy(self, n: int, g: int) -> int:
         return math.ceil(privacy.subgaussian_radius((g / self.epsilon) ** 2, self.tau_confidence))
 
-    def _user_sigma(self, bp: BatchParams) -> float:
-        return math.sqrt(self._total_variance(bp) / bp.n)
+    def user_sigma(self, bp: BatchParams) -> float:
+        """Scale of one user's discrete Gaussian share (the n shares add up to the total variance)."""
+        return math.sqrt(self.total_variance(bp) / bp.n)
 
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
-        return privacy.discrete_gaussian(self._user_sigma(bp), bp.n, rng)
+        return privacy.discrete_gaussian(self.user_sigma(bp), bp.n, rng)
 
     def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
         """Totals of ``n`` per-user discrete Gaussians (their exact law, drawn as the users' histogram)."""
-        return privacy.discrete_gaussian_sum(self._user_sigma(bp), bp.n, count, rng)
+        return privacy.discrete_gaussian_sum(self.user_sigma(bp), bp.n, count, rng)
 
     def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
         """Lemma 4 per batch size (``(1/2) epsbar^2``-CDP), worst batch, converted to ``(eps', delta)``-DP."""
-        worst = max([0.0, *(privacy.discrete_gaussian_sum_cdp(bp.n, self._user_sigma(bp), bp.g)
+        worst = max([0.0, *(privacy.discrete_gaussian_sum_cdp(bp.n, self.user_sigma(bp), bp.g)
                             for bp in map(self.batch_params, batch_sizes))])
         return privacy.zcdp_to_dp(worst * worst / 2.0, delta), delta
 
