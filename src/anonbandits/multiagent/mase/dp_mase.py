@@ -40,8 +40,8 @@ from anonbandits.core.votes import removal_steps
 from anonbandits.errors import ConfigError
 from anonbandits.multiagent.mase.formulas import voting_threshold
 from anonbandits.multiagent.mase.instances import Instance
-from anonbandits.multiagent.mase.result import EliminationLog, MaseResult, NoiseAudit
-from anonbandits.multiagent.messages import MessageLog
+from anonbandits.multiagent.mase.result import EliminationLog, MaseResult, NoiseAudit, recommend
+from anonbandits.multiagent.shared import MessageLog
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class DPMASEConfig:
     literal_order : compute the next epoch length before synchronising with the global set (the box's line
         order, spec A8); by default the agent synchronises first.
     retire_on_sync : also retire agents left with at most one arm by the synchronisation (spec A9).
-    sampling : ``"active"`` or ``"fixed"`` (spec A10, see :class:`.se_engine.SEProtocol`).
+    sampling : ``"active"`` or ``"fixed"`` (spec A10, see :mod:`.voting`).
     max_rounds : cap on the Poisson clock (about the number of rounds); the run is then ``truncated``.
     """
 
@@ -100,7 +100,7 @@ class _DPMASE:
         self.epochs: list[tuple[np.ndarray, ...]] = []
         self.done_rounds = 0
         self.done_pulls = 0
-        self.votes: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.votes: list[tuple[np.ndarray, ...]] = [(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))]
         self.global_elims: list[tuple[float, int]] = []
         self.audit: list[tuple[np.ndarray, ...]] = []
         self.stop_clock = np.inf
@@ -229,40 +229,24 @@ def dp_mase(instance: Instance, probs: np.ndarray, cfg: DPMASEConfig, rng: np.ra
     eng = _DPMASE(instance, probs, cfg, rng, record)
     eng.run()
     rounds, pulls, times = eng.count_rounds()
-    times.sort()
-    va = np.concatenate([v[0] for v in eng.votes]) if eng.votes else np.empty(0, np.int64)
-    vk = np.concatenate([v[1] for v in eng.votes]) if eng.votes else np.empty(0, np.int64)
-    vt = np.concatenate([v[2] for v in eng.votes]) if eng.votes else np.empty(0)
-    keep = vt <= eng.stop_clock
-    va, vk, vt = va[keep], vk[keep], vt[keep]
-    order = np.argsort(vt, kind="stable")
-    va, vk, vt = va[order], vk[order], vt[order]
+    times.sort()  # empty without ``record``: every vote and elimination is then at round 0
+    va, vk, vt = (np.concatenate(c) for c in zip(*eng.votes, strict=True))
+    order = np.flatnonzero(vt <= eng.stop_clock)
+    order = order[np.argsort(vt[order], kind="stable")]
+    va, vk, when = va[order], vk[order], np.searchsorted(times, vt[order], "right")
     messages = MessageLog(record=record)
-    elims = EliminationLog()
-    if record:
-        when = np.searchsorted(times, vt, "right")
-        messages.add(va, when, vk)
-        elims.extend(va, vk, when, np.ones(va.size, bool))
-        g_rounds = np.searchsorted(times, [c for c, _ in eng.global_elims], "right")
-    else:
-        messages.add(va, np.zeros(va.size, np.int64), vk)
-        elims.extend(va, vk, np.zeros(va.size, np.int64), np.ones(va.size, bool))
-        g_rounds = np.zeros(len(eng.global_elims), np.int64)
+    messages.add(va, when, vk)
+    g_rounds = np.searchsorted(times, [c for c, _ in eng.global_elims], "right")
     stalled = eng.G.sum() > 1 and not eng.running.any()
     truncated = eng.G.sum() > 1 and not stalled
-    if eng.G.sum() == 1:
-        recommended = int(np.flatnonzero(eng.G)[0])
-    else:
-        left = np.flatnonzero(eng.G)
-        fewest = left[eng.lam[left] == eng.lam[left].min()]
-        recommended = int(rng.choice(fewest))
+    recommended = recommend(eng.G, eng.lam, rng)
     audit = None
     if record and eng.audit:
-        cols = [np.concatenate([x[i] for x in eng.audit]) for i in range(6)]
-        audit = NoiseAudit(cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], 1.0 / (cfg.eps * cols[3]))
+        cols = [np.concatenate(x) for x in zip(*eng.audit, strict=True)]
+        audit = NoiseAudit(*cols, 1.0 / (cfg.eps * cols[3]))
     return MaseResult(
         algorithm="dp-mase", recommended=recommended, correct=instance.is_best(recommended), rounds=rounds,
         pulls=pulls, messages=messages, votes=eng.lam.copy(), threshold=eng.threshold, stalled=bool(stalled),
-        truncated=bool(truncated), eliminations=elims,
+        truncated=bool(truncated), eliminations=EliminationLog(va, vk, when, np.ones(va.size, bool)),
         global_eliminations=[(int(r), arm) for r, (_, arm) in zip(g_rounds, eng.global_elims, strict=True)],
         noise=audit, arms=instance.arms, best=instance.best)

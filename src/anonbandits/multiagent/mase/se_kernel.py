@@ -160,7 +160,7 @@ def _build_alias(probs, status, members, q, alias):
 @njit(cache=True)
 def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, threshold, xi, sync, retire,
                retire_on_sync, fixed, stop, max_rounds):
-    """Simulate the agents until the stopping rule fires (see :func:`.se_engine.run_se_agents`).
+    """Simulate the agents until the stopping rule fires (see :mod:`.voting`).
 
     ``threshold`` 0 means no communication (INDEPENDENT). Returns ``rounds, pulls, G, votes, held, status,
     exit_round, elim (agent, arm, time, delivered; first n_elim rows), n_elim, glob (round, arm; first n_glob
