@@ -111,21 +111,10 @@ class MessageLog:
             raise ValueError("this log was created with record=False and kept only the count")
         return np.concatenate([b[k] for b in self._blocks]) if self._blocks else np.empty(0)
 
-    @property
-    def sender(self) -> np.ndarray:
-        return self._column(0)
-
-    @property
-    def time(self) -> np.ndarray:
-        return self._column(1)
-
-    @property
-    def kind(self) -> np.ndarray:
-        return self._column(2)
-
-    @property
-    def content(self) -> np.ndarray:
-        return self._column(3)
+    sender = property(lambda self: self._column(0), doc="The agent who sent each message.")
+    time = property(lambda self: self._column(1), doc="The round (or step) of each message.")
+    kind = property(lambda self: self._column(2), doc="The message type, the algorithm's to define.")
+    content = property(lambda self: self._column(3), doc="The number each message carries.")
 
     def of_sender(self, agent: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(time, kind, content) of every message ``agent`` sent: what an observer of that agent sees."""

@@ -11,13 +11,11 @@ eliminated arm; an arm leaves the shared set at its M-th vote. The subroutines f
 the player's next activation before her pull). 1-PRIVACY has no board; 0-PRIVACY is one learner who owns
 every step; DSER4 runs to its horizon and restarts everything at its reset steps.
 
-Stationary Bernoulli runs are *lazy*: a round's or phase's rewards are drawn at its end (see
-:func:`simulate`); the others (means over time, other rewards, recorded pulls, resets) are *eager*: each pull
-takes its arm and reward at its step. Randomness: the player sequence, the rewards and the shuffles/tie-breaks
-use the streams of spec A20; rewards other than Bernoulli come from the reward stream as pre-drawn blocks.
-A finished player's pull draws no reward unless pulls are recorded (nothing observes it). Uniform integers
-come from one uniform double each (Lemire's multiply-and-reject on its 53 random bits: exactly uniform,
-unlike ``floor(u * q)``), as a ``Generator.integers`` call costs about 30 ns inside numba.
+Stationary Bernoulli runs are *lazy* (a round's or phase's arms and rewards are settled at its end), the
+others *eager* (see :func:`simulate`). Randomness: the player sequence, the rewards and the shuffles/tie-breaks
+use the streams of spec A20. A finished player's pull draws no reward unless pulls are recorded (nothing
+observes it). Uniform integers come from one uniform double each (:func:`_index`), as a ``Generator.integers``
+call costs about 30 ns inside numba.
 
 Each player keeps the list of her arms in index order next to her mask, so that the end of an SE/SER3 round
 costs O(|S|), not O(K): most pulls of SER3 are in two-arm rounds.

@@ -8,14 +8,16 @@ from typing import Any
 
 import numpy as np
 
+from anonbandits.envs.rewards import parse_means
 from anonbandits.errors import ConfigError
 from anonbandits.multiagent.mase.dp_mase import DPMASEConfig, dp_mase
 from anonbandits.multiagent.mase.instances import (
     ACTIVITIES,
     MODELS,
     PROBLEMS,
+    Instance,
     activity_probabilities,
-    instance_from_params,
+    problem,
 )
 from anonbandits.multiagent.mase.voting import (
     SAMPLINGS,
@@ -63,7 +65,12 @@ def _run(name: str, params: Mapping[str, Any], seed: int) -> Result:
     agents = int(params["agents"])
     if agents < 1:
         raise ConfigError(f"agents must be at least 1, got {agents}")
-    instance = instance_from_params(params)
+    sigma = float(params["sigma"])
+    if not sigma > 0:
+        raise ConfigError(f"sigma must be positive, got {sigma}")
+    # --means (with --reward) overrides --problem
+    instance = (Instance(parse_means(params["means"]), params["reward"], sigma, "custom") if params["means"]
+                else problem(str(params["problem"]), sigma))
     probs = activity_probabilities(agents, params["activity"], gamma=float(params["gamma"]),
                                    offset=float(params["activity_offset"]))
     if int(params["max_rounds"]) < 1:
