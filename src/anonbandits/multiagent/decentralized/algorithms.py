@@ -144,9 +144,7 @@ def _run(algorithm: str, means, n_agents: int, rng: np.random.Generator, *, conf
                      max_steps=max_steps, per_activation=per_activation,
                      resets=None if phi is None else np.array(starts[1:], np.int64), record=full and record)
     log = MessageLog(record=record)
-    samples, broadcasts, t_consensus = int(res.pulls.sum()), int(res.vote_arm.size), res.t_consensus
-    messages = broadcasts
-    if full:
+    if full:  # every step is one broadcast, N - 1 messages (spec A11)
         samples = broadcasts = res.t_end
         messages, t_consensus = samples * (n_agents - 1), res.t_end if res.stopped else None
         if record:
@@ -158,9 +156,11 @@ def _run(algorithm: str, means, n_agents: int, rng: np.random.Generator, *, conf
             log.count = samples
             per_player = players.multinomial(samples, activity_probabilities(n_agents, activity, skew="halves"))
         res.outputs, res.pulls = np.full(n_agents, res.outputs[0]), per_player  # every player outputs its arm
-    else:
+    else:  # a vote is one message
         log.add(res.vote_sender, res.vote_time, res.vote_arm, KIND_VOTE)
-        samples = max_steps if phi is not None else samples
+        samples = max_steps if phi is not None else int(res.pulls.sum())
+        broadcasts = messages = int(res.vote_arm.size)
+        t_consensus = res.t_consensus
     good = env.eps_optimal(res.t_end, eps)
     arms = res.outputs
     if res.global_set.sum() == 1:  # the consensus arm, else the most common of the players' arms
@@ -184,6 +184,8 @@ def _run(algorithm: str, means, n_agents: int, rng: np.random.Generator, *, conf
 
 def _threshold(delta: float, eta: float, n_agents: int, rounding: str) -> int:
     """M (spec 4.2), once ``2 <= M <= N``: ``delta`` in ``[eta^N, eta^2]``."""
+    if not 0 < delta < 1:
+        raise ConfigError(f"delta must be in (0, 1), got {delta}")
     if not 0 < eta < 1:
         raise ConfigError(f"eta must be in (0, 1), got {eta}")
     ratio = math.log(delta) / math.log(eta)
@@ -235,8 +237,6 @@ def run_decentralized_elimination(
     >>> int(res.recommended), res.threshold
     (0, 29)
     """
-    if not 0 < delta < 1:
-        raise ConfigError(f"delta must be in (0, 1), got {delta}")
     return _run(f"decentralized-{subroutine}", means, n_agents, rng, conf=eta,
                 threshold=_threshold(delta, eta, n_agents, vote_rounding), delta=delta, eps=eps,
                 subroutine=subroutine, activity=activity, reward=reward, drift=drift, switch_at=switch_at,
@@ -283,8 +283,6 @@ def run_dser4(
     without resets and without stopping rule."""
     if not 0 <= phi <= 1:
         raise ConfigError(f"phi must be in [0, 1], got {phi}")
-    if not 0 < delta < 1:
-        raise ConfigError(f"delta must be in (0, 1), got {delta}")
     return _run("dser4", means, n_agents, rng, conf=eta, threshold=_threshold(delta, eta, n_agents, vote_rounding),
                 delta=delta, eps=eps, subroutine="ser3", activity=activity, reward=reward, drift=drift,
                 switch_at=switch_at, means_after=means_after, max_steps=horizon, record=record_messages, phi=phi)
