@@ -64,7 +64,7 @@ PRIVACY_PARAMS = (
           "privacy_epsilon_per_reward, privacy_epsilon_per_user (whole run) and privacy_delta",
           choices=("none", "central", "distributed")),
     Param("epsilon", parse_epsilon, math.inf, "event-level epsilon, needed by --privacy central|distributed "
-          "(default inf: none given): each released group sum is epsilon-DP w.r.t. any one reward in it "
+          "(inf = none given): each released group sum is epsilon-DP w.r.t. any one reward in it "
           "(sensitivity 1: rewards lie in [0, 1])"),
     Param("shares", str, "polya", "noise shares of --privacy distributed (bernoulli rewards): polya = pure "
           "epsilon-DP; skellam, gaussian = paper 004's RDP / CDP calibration", choices=tuple(SHARES)),
