@@ -11,3 +11,9 @@ class ConfigError(AnonBanditsError, ValueError):
 
 class AnonymityViolation(AnonBanditsError):
     """An algorithm asked to observe a group smaller than the anonymity parameter C."""
+
+
+def require(ok: bool, name: str, requirement: str, value: object) -> None:
+    """Raise the one-line :class:`ConfigError` ``"{name} must be {requirement}, got {value!r}"`` unless ``ok``."""
+    if not ok:
+        raise ConfigError(f"{name} must be {requirement}, got {value!r}")

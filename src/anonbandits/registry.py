@@ -4,16 +4,17 @@ Each algorithm family (a subpackage) exposes ``ALGORITHMS``: a tuple of :class:`
 simulator, the experiment runner and the CLI only ever look algorithms up here, so adding a family means
 adding its module path to ``_FAMILIES``.
 
-A spec's ``run(params, seed)`` is a module-level function (so it pickles to worker processes and Dask
-workers) that draws all its randomness from ``numpy.random.default_rng(seed)`` and returns a
-:class:`Result`. :func:`simulate` is the one library call on top: the runner and the CLI go through it.
+A spec's ``run(params, seed)`` is a module-level function or a ``functools.partial`` of one (so it pickles
+to worker processes and Dask workers) that draws all its randomness from ``numpy.random.default_rng(seed)``
+and returns a :class:`Result`. :func:`simulate` is the one library call on top: the runner and the CLI go
+through it.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,65 +32,39 @@ _FAMILIES: tuple[str, ...] = (
 
 
 def parse_bool(value: str | bool) -> bool:
-    """``true/false``, ``yes/no``, ``1/0``, ``on/off`` (case-insensitive) -> bool.
-
-    Parameters
-    ----------
-    value : the text of a flag value, or a bool (from a TOML grid) taken as is.
-
-    Returns
-    -------
-    bool
-
-    Raises
-    ------
-    ValueError
-        For any other text.
-    """
+    """``true/false``, ``yes/no``, ``1/0``, ``on/off`` (case-insensitive; a bool from a TOML grid is taken as
+    is) -> bool; ``ValueError`` for any other text."""
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower()
-    if text in ("true", "yes", "1", "on"):
-        return True
-    if text in ("false", "no", "0", "off"):
-        return False
-    raise ValueError(f"expected true or false, got {value!r}")
+    if text not in ("true", "yes", "1", "on", "false", "no", "0", "off"):
+        raise ValueError(f"expected true or false, got {value!r}")
+    return text in ("true", "yes", "1", "on")
 
 
 def _convert(kind: Callable[[str], Any], value: Any) -> Any:
     """``value`` (flag text or a TOML/JSON scalar) as ``kind``; ``ValueError`` says what was expected.
 
     Grid files hand over typed values, so a float where an integer is meant (``horizon = 1.5``) or a bool
-    where a number is meant must be refused rather than truncated by ``int()``.
+    where a number is meant must be refused rather than truncated by ``int()``; a TOML grid may write
+    ``problem = 1`` for the text choice "1" (integral floats stay as written).
     """
     if isinstance(value, list | dict):
         raise ValueError(f"expected a single value, got a {'list' if isinstance(value, list) else 'table'}")
-    if kind is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        if isinstance(value, str):
-            try:
-                return int(value.strip())
-            except ValueError:
-                pass
-        raise ValueError(f"expected an integer, got {value!r}")
-    if kind is float:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
-        if isinstance(value, str):
-            try:
-                return float(value)
-            except ValueError:
-                pass
-        raise ValueError(f"expected a number, got {value!r}")
-    if kind is str:
-        if isinstance(value, bool):
-            raise ValueError(f"expected text, got {value!r}")
-        # a TOML grid may write problem = 1 for the choice "1"; integral floats stay as written
+    if kind not in (int, float, str):
+        return kind(value)
+    if kind is str and not isinstance(value, bool):
         return value if isinstance(value, str) else str(value)
-    return kind(value)
+    if isinstance(value, str):
+        try:
+            return kind(value.strip())
+        except ValueError:
+            pass
+    elif isinstance(value, int | float) and not isinstance(value, bool) and \
+            (kind is float or isinstance(value, int) or value.is_integer()):
+        return kind(value)
+    raise ValueError(f"expected {dict([(int, 'an integer'), (float, 'a number'), (str, 'text')])[kind]}, "
+                     f"got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -138,25 +113,15 @@ class AlgorithmSpec:
     summary: str
     family: str = ""
     curve_axes: tuple[str, str] = ("round", "cumulative pseudo-regret")
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params}
 
     def resolve(self, given: Mapping[str, Any], *, as_flags: bool = False) -> dict[str, Any]:
-        """Defaults overlaid with ``given``; unknown names and bad values raise :class:`ConfigError`.
-
-        Parameters
-        ----------
-        given : parameter values by name, as flag text or as scalars from a grid file.
-        as_flags : name parameters as command-line flags (``--best-effort``) in error messages instead of
-            as grid keys (``'best_effort'``).
-
-        Returns
-        -------
-        dict
-            Every parameter of the algorithm with its value converted to the parameter's type.
-        """
+        """Every parameter: its default overlaid with ``given`` (flag text or scalars from a grid file), converted
+        to the parameter's type; unknown names and bad values raise :class:`ConfigError`, which names
+        parameters as command-line flags (``--best-effort``) with ``as_flags``, else as grid keys
+        (``'best_effort'``)."""
         known = {p.name: p for p in self.params}
 
         def called(name: str) -> str:
@@ -179,6 +144,7 @@ class AlgorithmSpec:
                                   f"{', '.join(map(str, p.choices))}, got {value!r}")
             out[name] = value
         return out
+
 
 def all_algorithms() -> dict[str, AlgorithmSpec]:
     """Every registered algorithm, by name."""

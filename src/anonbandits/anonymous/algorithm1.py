@@ -1,29 +1,20 @@
-"""Algorithm 1 of paper 000: low-regret anonymous bandits with a pluggable anonymous decomposition.
+"""Algorithm 1 of Esfandiari, Mirrokni, Schneider, *Anonymous Bandits for Multi-User Systems* (NeurIPS 2022),
+Section 3.3 and Theorem 1: low-regret anonymous bandits with a pluggable anonymous decomposition.
 
-Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems" (NeurIPS 2022), Section 3.3,
-Algorithm 1 and Theorem 1. Every user runs its own BaSE
-(:class:`~anonbandits.batched.BatchedElimination`, all users in lock-step on one static grid) with horizon
-``T' = floor(T / (alpha (2C+2)))`` and ``B = ceil(log log T')`` batches (at least 2). In each exploration
-batch b the active sets define the batched graph (D_b, A_{.,b}); it is checked to be U-batched
-(``anondecomp.check_u_batched``), decomposed once by ``anondecomp.decompose`` into R_b assignments, and every
-assignment is run through the 2C+2-round sub-algorithm of the audited
-:class:`~anonbandits.elicitation.AnonymousChannel`; the estimates go to the users' BaSE.
+Every user runs its own BaSE (:class:`~anonbandits.core.BatchedElimination`, all in lock-step on one static
+grid) with horizon ``T' = floor(T / (alpha (2C+2)))`` and ``B = max(2, ceil(log log T'))`` batches. Each
+exploration batch's graph (D_b, A_{.,b}) is checked to be U-batched, decomposed once by ``anondecomp``, and its
+assignments run through the channel's 2C+2-round sub-algorithm; the estimates go to the users' BaSE.
 
-Decisions:
-
-* **[DECISION]** the last batch needs no feedback: every user plays its committed arm to the horizon;
-* **[DECISION]** a graph that is not U-batched raises :class:`~anonbandits.anonymous.errors.NotUBatchedError`
-  naming the arms, unless ``best_effort`` (then the decomposer covers what it can);
-* the run stops exactly at T, even mid-batch; regret counts every round, elicitation rounds included.
-* alpha (the decomposer's approximation ratio, which sets T'): by default the method's guarantee from the
-  paper: ``greedy`` K (Section 3.4.1); every other method ``max(1, ceil(K(C+1)/U))`` (Corollaries 1 and 2 for
-  ``polytope``/``block``/``auto``; ``randomized`` has no guarantee and gets the same ratio **[DECISION]**).
-  ``alpha="measured"`` instead uses the ratio R/D the decomposer achieves on what is known before T' is
-  fixed: the all-active graph of the instance's N users and K arms, at the demand D_1 of the first batch of
-  the grid for T / (2C+2) (:func:`measured_ratio`); a number sets alpha by hand.
-* BaSE samples are the sub-algorithm's estimates, whose sub-Gaussian variance proxy is at most
-  ``(4C+1)/4`` for rewards in [0, 1] (a difference of two sums of at most 2C+1 and 2C rewards); the
-  elimination radius is scaled by it.
+* **[DECISION]** the last batch needs no feedback: every user plays its committed arm to the horizon; a graph
+  that is not U-batched raises :class:`NotUBatchedError` unless ``best_effort``; the run stops exactly at T.
+* alpha (sets T'): by default the method's guarantee, ``greedy`` K (Sec. 3.4.1), every other method
+  ``max(1, ceil(K(C+1)/U))`` (Corollaries 1 and 2; ``randomized`` gets the same **[DECISION]**);
+  ``"measured"``: :func:`measured_ratio`; a number sets it by hand.
+* BaSE's variance proxy is ``(4C+1)/4`` (an estimate is a difference of sums of at most 2C+1 and 2C rewards in
+  [0, 1]). **[DECISION]** With a privacy ``mechanism``, the noise variance W_ij of a pair's sum (public) adds
+  ``max W_ij / n_ij`` over the active pairs: a variance-matched radius (Laplace-type noise is sub-exponential,
+  but a pair's noise is a sum of many releases, small next to its samples except at the smallest epsilons).
 """
 
 from __future__ import annotations
@@ -33,30 +24,33 @@ import math
 import numpy as np
 
 import anondecomp
-from anonbandits.anonymous.errors import NotUBatchedError
 from anonbandits.anonymous.result import AnonymousRun, BatchRecord
 from anonbandits.channels import AnonymousChannel
+from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.core import BatchedElimination, default_batches, static_grid
 from anonbandits.elicitation import elicitation_rounds
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import AnonBanditsError, ConfigError
 
-CURVE_POINTS = 200
+
+class NotUBatchedError(AnonBanditsError):
+    """A batch's graph is not U-batched (an optimal arm was eliminated; Algorithm 1 aborts): ``arms`` cannot
+    receive U users in batch ``batch`` (1-based)."""
+
+    def __init__(self, message: str, arms=(), batch: int = 0) -> None:
+        super().__init__(message)
+        self.arms, self.batch = tuple(int(a) for a in arms), batch
 
 
 def guaranteed_ratio(method: str, n_arms: int, C: int, U: int) -> int:
     """The approximation ratio alpha(C, U) Algorithm 1 assumes for ``method`` (module docstring)."""
-    if method == "greedy":
-        return n_arms
-    return max(1, math.ceil(n_arms * (C + 1) / U))
+    return n_arms if method == "greedy" else max(1, math.ceil(n_arms * (C + 1) / U))
 
 
 def measured_ratio(method: str, n_users: int, n_arms: int, C: int, demand: int, *,
                    rng: np.random.Generator | None = None) -> float:
-    """R / D of ``method`` on the all-active batched graph of ``n_users`` x ``n_arms`` at demand ``demand``.
-
-    Every user starts with every arm active, so this graph is known before any reward is seen; Algorithm 1
-    with ``alpha="measured"`` budgets T' with this ratio instead of the method's worst-case guarantee.
+    """R / D of ``method`` on the all-active batched graph of ``n_users`` x ``n_arms`` at demand ``demand``
+    (known before any reward is seen: ``alpha="measured"`` budgets T' with it, at the first batch's D_1).
 
     >>> measured_ratio("greedy", 40, 4, 3, 100), measured_ratio("polytope", 40, 4, 3, 100)
     (4.0, 1.0)
@@ -65,35 +59,22 @@ def measured_ratio(method: str, n_users: int, n_arms: int, C: int, demand: int, 
     return anondecomp.decompose(graph, C, method=method, rng=rng).total_assignments / demand
 
 
-def estimate_variance_proxy(C: int) -> float:
-    """Sub-Gaussian variance proxy of one elicitation estimate for rewards in [0, 1]: (4C+1)/4."""
-    return (4 * C + 1) / 4
-
-
 def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, decomposer: str = "auto",
                  grid: str = "minimax", batches: int = 0, gamma: float = 4.0, threshold: str = "log",
                  alpha: float | str = 0.0, best_effort: bool = False, rng: np.random.Generator,
-                 decomposer_rng: np.random.Generator | None = None) -> AnonymousRun:
-    """Run Algorithm 1 on ``instance`` for ``horizon`` rounds.
+                 decomposer_rng: np.random.Generator | None = None, mechanism: Mechanism | None = None,
+                 noise_rng: np.random.Generator | None = None) -> AnonymousRun:
+    """Run Algorithm 1 on ``instance`` for ``horizon`` rounds; returns its :class:`AnonymousRun`.
 
     Parameters
     ----------
-    instance : N x K means and reward model.
-    C : anonymity parameter (observed groups have at least C users).
-    horizon : T.
-    U : the user-cluster lower bound the algorithm is given (every arm optimal for >= U users), U >= C+1.
-    decomposer : any ``anondecomp.METHODS`` name.
-    grid : static grid of BaSE (``minimax``, ``geometric``, ``arithmetic``).
-    batches : number of BaSE batches; 0 means ``max(2, ceil(log log T'))``.
-    gamma, threshold : BaSE elimination constant and radius form (:mod:`anonbandits.batched.base`).
-    alpha : approximation ratio assumed for the decomposer; 0 means :func:`guaranteed_ratio`,
-        ``"measured"`` :func:`measured_ratio` on the all-active graph (module docstring).
-    best_effort : do not abort when a batch graph is not U-batched; decompose what can be covered.
-    rng : randomness of the rewards; ``decomposer_rng`` that of randomized decomposers (default: ``rng``).
-
-    Returns
-    -------
-    AnonymousRun : regret, regret curve, audited observation counts and per-batch records.
+    instance, C, horizon : N x K means and reward model; anonymity parameter; T.
+    U : the cluster lower bound given to the algorithm (every arm optimal for >= U users), U >= C+1.
+    decomposer, grid, batches, gamma, threshold : an ``anondecomp.METHODS`` name; BaSE's static grid, number of
+        batches (0: ``max(2, ceil(log log T'))``), elimination constant and radius form.
+    alpha, best_effort : see the module docstring (0 = the method's guarantee).
+    rng, decomposer_rng, noise_rng : randomness of the rewards, of randomized decomposers (default ``rng``) and
+        of ``mechanism``, a privacy mechanism on every released group sum (``None``: exact sums).
     """
     n_users, n_arms = instance.n_users, instance.n_arms
     if C < 1:
@@ -105,8 +86,9 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
                           f"fewer than U = {U}")
     if decomposer not in anondecomp.METHODS:
         raise ConfigError(f"decomposer must be one of {', '.join(anondecomp.METHODS)}, got {decomposer!r}")
-    channel = AnonymousChannel(instance, C, horizon, rng)
+    channel = AnonymousChannel(instance, C, horizon, rng, mechanism=mechanism, noise_rng=noise_rng)
     r = elicitation_rounds(C)
+    noise = np.zeros((n_users, n_arms))
     dec_rng = decomposer_rng if decomposer_rng is not None else rng
     if alpha == "measured":
         first = static_grid(grid, max(1, horizon // r), batches or default_batches(max(1, horizon // r)))[1]
@@ -121,7 +103,7 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
                           "leaves BaSE no round")
     n_batches = batches or default_batches(base_horizon)
     learner = BatchedElimination(n_users, n_arms, static_grid(grid, base_horizon, n_batches), gamma=gamma,
-                                 threshold=threshold, sigma2=estimate_variance_proxy(C))
+                                 threshold=threshold, sigma2=(4 * C + 1) / 4)
     records: list[BatchRecord] = []
     while learner.exploring and not channel.done:
         demand = learner.batch_length()
@@ -143,20 +125,14 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
         if complete and not best_effort and np.any(fb.counts[active] < graph.required[active]):
             raise AnonBanditsError(f"decomposer {res.method!r} left (user, arm) pairs below their demand in "
                                    f"batch {learner.batch + 1}")
+        if fb.noise is not None and complete:
+            noise += fb.noise
+            n = learner.counts + fb.counts
+            learner.sigma2 = (4 * C + 1) / 4 + float(np.max(noise / np.maximum(n, 1), where=active, initial=0.0))
         eliminated = learner.update(fb.sums, fb.counts) if complete else np.zeros(0, bool)
         records.append(BatchRecord(demand=demand, assignments=res.total_assignments, distinct=res.n_distinct,
                                    method=res.method, uncovered=len(res.uncovered), rounds=channel.t - t0,
                                    eliminated=int(eliminated.sum()), active_pairs=int(active.sum())))
-    exploration = channel.t
-    committed = None
-    if not channel.done:
-        committed = learner.commit()
-        channel.play(committed)
-    return AnonymousRun(
-        regret=channel.regret, curve=channel.regret_curve(CURVE_POINTS), observations=channel.observations,
-        min_group_size=channel.min_group_size, horizon=channel.t, exploration_rounds=exploration,
-        committed=committed,
-        optimal_fraction=float(np.mean(committed == instance.optimal)) if committed is not None else math.nan,
-        batches=tuple(records),
-        info={"alpha": alpha, "base_horizon": base_horizon, "grid": learner.grid.tolist(),
-              "batches": n_batches})
+    return AnonymousRun.finish(channel, instance, learner.commit, records,
+                               {"alpha": alpha, "base_horizon": base_horizon, "grid": learner.grid.tolist(),
+                                "batches": n_batches})

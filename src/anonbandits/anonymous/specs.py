@@ -1,13 +1,19 @@
 """Registry entries ``anon-batched`` (Algorithm 1) and ``anon-etc`` (Algorithm 2) of paper 000.
 
-Both build a clustered instance (:func:`anonbandits.envs.clustered_instance`) from the run's seed, so for a
-given seed every algorithm faces the same instance (paired comparisons); ``instance_seed >= 0`` fixes one
-instance for all seeds instead. Randomness: ``np.random.default_rng(seed).spawn(3)`` gives independent
-streams for the instance, the rewards and the decomposer.
+Both draw a clustered instance (:func:`anonbandits.envs.clustered_instance`) from the run's seed, so for a seed
+every algorithm faces the same instance (``instance_seed >= 0`` fixes one for all seeds).
+``np.random.default_rng(seed).spawn(4)`` gives the streams of the instance, the rewards, the decomposer and
+the privacy noise (so ``--privacy none`` draws exactly what it drew before privacy existed).
+
+``--privacy central|distributed --epsilon E`` puts a mechanism of :mod:`anonbandits.channels.mechanisms` on
+every released group sum: central ``Lap(1/E)``, or paper 004's SecAgg protocol, each member adding a noise
+share (``--shares``: Polya, the default, is pure E-DP per reward like the central model; Skellam and discrete
+Gaussian shares keep paper 004's calibration and report their (eps, delta)).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 from collections.abc import Mapping
@@ -19,22 +25,68 @@ import anondecomp
 from anonbandits.anonymous.algorithm1 import anon_batched
 from anonbandits.anonymous.algorithm2 import anon_etc
 from anonbandits.anonymous.result import AnonymousRun
+from anonbandits.channels import CentralLaplace, Distributed
+from anonbandits.channels.mechanisms import Mechanism, guarantee
 from anonbandits.core import GRIDS, THRESHOLDS
+from anonbandits.dp.distributed.protocols import PROTOCOLS
 from anonbandits.envs.instances import INSTANCE_REWARDS, MultiUserInstance, clustered_instance
+from anonbandits.errors import ConfigError
 from anonbandits.registry import AlgorithmSpec, Param, Result, parse_bool
+
+#: ``--shares`` of ``--privacy distributed``: the paper 004 protocol whose per-member noise shares they are.
+SHARES = {"polya": "dist-dp-se", "skellam": "dist-rdp-se", "gaussian": "dist-cdp-se"}
 
 
 def parse_alpha(value: str | float) -> float | str:
     """``measured`` or a number >= 0 (0 = the decomposer's guarantee)."""
     if isinstance(value, str) and value.strip().lower() == "measured":
         return "measured"
-    try:
-        alpha = float(value)
-    except (TypeError, ValueError):
-        alpha = math.nan
-    if not alpha >= 0 or math.isinf(alpha):
+    with contextlib.suppress(TypeError, ValueError):
+        value = alpha = float(value)
+    if not isinstance(value, float) or not 0 <= alpha < math.inf:
         raise ValueError(f"expected a number >= 0 or 'measured', got {value!r}")
     return alpha
+
+
+def parse_epsilon(value: str | float) -> float:
+    """A positive finite number; the float infinity (the default, never typed text) means no privacy."""
+    if value == math.inf and not isinstance(value, str):
+        return value
+    eps = float(value)
+    if not 0 < eps < math.inf:
+        raise ValueError(f"expected a positive finite number, got {value!r}")
+    return eps
+
+
+PRIVACY_PARAMS = (
+    Param("privacy", str, "none", "noise on every released group sum: none, central (Laplace) or "
+          "distributed (members' shares through secure aggregation); the results report "
+          "privacy_epsilon_per_reward, privacy_epsilon_per_user (whole run) and privacy_delta",
+          choices=("none", "central", "distributed")),
+    Param("epsilon", parse_epsilon, math.inf, "event-level epsilon, needed by --privacy central|distributed "
+          "(inf = none given): each released group sum is epsilon-DP w.r.t. any one reward in it "
+          "(sensitivity 1: rewards lie in [0, 1])"),
+    Param("shares", str, "polya", "noise shares of --privacy distributed (bernoulli rewards): polya = pure "
+          "epsilon-DP; skellam, gaussian = paper 004's RDP / CDP calibration", choices=tuple(SHARES)),
+    Param("delta", float, 1e-6, "delta of the reported (epsilon, delta) guarantees (per user; also per reward "
+          "with skellam/gaussian shares)"),
+)
+
+
+def _mechanism(params: Mapping[str, Any]) -> Mechanism | None:
+    eps, privacy = params["epsilon"], params["privacy"]
+    if (privacy == "none") != (eps == math.inf):
+        raise ConfigError(f"epsilon = {eps} needs privacy central or distributed (privacy is none)"
+                          if privacy == "none" else f"privacy {privacy} needs an epsilon")
+    if privacy == "none":
+        return None
+    if not 0 < params["delta"] < 1:
+        raise ConfigError(f"delta must be in (0, 1), got {params['delta']}")
+    if privacy == "central":
+        return CentralLaplace(eps)
+    if params["reward"] != "bernoulli":
+        raise ConfigError(f"privacy distributed needs bernoulli rewards (exact encoding), got {params['reward']}")
+    return Distributed(PROTOCOLS[SHARES[params["shares"]]](eps, 1.0 / params["horizon"]))
 
 
 INSTANCE_PARAMS = (
@@ -47,6 +99,7 @@ INSTANCE_PARAMS = (
     Param("reward", str, "bernoulli", "reward model (gaussian = clipped N(mu, 0.5^2))",
           choices=INSTANCE_REWARDS),
     Param("instance_seed", int, -1, "seed of the instance; -1 draws a new instance from each run's seed"),
+    *PRIVACY_PARAMS,
 )
 
 BATCHED_PARAMS = (
@@ -69,55 +122,49 @@ ETC_PARAMS = (
 
 
 def _instance(params: Mapping[str, Any], rng: np.random.Generator) -> MultiUserInstance:
-    if params["instance_seed"] >= 0:
-        rng = np.random.default_rng(params["instance_seed"])
+    rng = np.random.default_rng(params["instance_seed"]) if params["instance_seed"] >= 0 else rng
     return clustered_instance(params["users"], params["arms"], params["cluster"], params["gap"], rng,
                               model=params["reward"])
 
 
-def _cluster(params: Mapping[str, Any]) -> int:
-    return params["cluster"] or params["users"] // params["arms"]
-
-
-def _output(run: AnonymousRun, label: str, extra: Mapping[str, Any]) -> Result:
-    metrics = {**extra,
-               "regret": run.regret,
-               "observations": run.observations,
+def _output(run: AnonymousRun, label: str, extra: Mapping[str, Any], params: Mapping[str, Any],
+            mechanism: Mechanism | None) -> Result:
+    privacy = guarantee(mechanism, run.info["exposure"], params["delta"]) if mechanism else (math.inf, math.inf, 0.)
+    metrics = {**extra, "regret": run.regret, "observations": run.observations,
                "min_group_size": run.min_group_size if run.min_group_size is not None else math.nan,
+               **dict(zip(("privacy_epsilon_per_reward", "privacy_epsilon_per_user", "privacy_delta"), privacy,
+                          strict=True)),
                "exploration_rounds": run.exploration_rounds,
-               "assignments": sum(b.assignments for b in run.batches),
-               "optimal_fraction": run.optimal_fraction}
+               "assignments": sum(b.assignments for b in run.batches), "optimal_fraction": run.optimal_fraction}
     return Result(metrics=metrics, curve=run.curve, label=label,
                   records=tuple(dataclasses.asdict(b) for b in run.batches))
 
 
 def run_batched(params: Mapping[str, Any], seed: int) -> Result:
     """``anon-batched``: Algorithm 1 of paper 000 on a clustered instance."""
-    inst_rng, reward_rng, dec_rng = np.random.default_rng(seed).spawn(3)
-    instance = _instance(params, inst_rng)
-    run = anon_batched(instance, params["C"], params["horizon"], U=_cluster(params),
-                       decomposer=params["decomposer"], grid=params["grid"], batches=params["batches"],
-                       gamma=params["gamma"], threshold=params["threshold"], alpha=params["alpha"],
-                       best_effort=params["best_effort"], rng=reward_rng, decomposer_rng=dec_rng)
-    methods = "+".join(dict.fromkeys(b.method for b in run.batches))
-    pairs = instance.n_users * instance.n_arms
+    inst_rng, reward_rng, dec_rng, noise_rng = np.random.default_rng(seed).spawn(4)
+    mechanism, instance = _mechanism(params), _instance(params, inst_rng)
+    pairs, U = instance.n_users * instance.n_arms, params["cluster"] or instance.n_users // instance.n_arms
+    algorithm = {p.name: params[p.name] for p in BATCHED_PARAMS}
+    run = anon_batched(instance, params["C"], params["horizon"], U=U, **algorithm, rng=reward_rng,
+                       decomposer_rng=dec_rng, mechanism=mechanism, noise_rng=noise_rng)
     per_batch = {}
     for b, rec in enumerate(run.batches, start=1):
         per_batch[f"R_over_D_b{b}"] = rec.assignments / rec.demand
         per_batch[f"eliminated_before_b{b}"] = (pairs - rec.active_pairs) / pairs
     return _output(run, f"anon-batched/{params['decomposer']}",
-                   {"methods_used": methods, "alpha_used": run.info["alpha"],
-                    "distinct_assignments": sum(b.distinct for b in run.batches),
-                    "exploration_batches": len(run.batches), **per_batch})
+                   {"methods_used": "+".join(dict.fromkeys(b.method for b in run.batches)),
+                    "alpha_used": run.info["alpha"], "distinct_assignments": sum(b.distinct for b in run.batches),
+                    "exploration_batches": len(run.batches), **per_batch}, params, mechanism)
 
 
 def run_etc(params: Mapping[str, Any], seed: int) -> Result:
     """``anon-etc``: Algorithm 2 of paper 000 on a clustered instance."""
-    inst_rng, reward_rng, _ = np.random.default_rng(seed).spawn(3)
-    instance = _instance(params, inst_rng)
-    run = anon_etc(instance, params["C"], params["horizon"], arm_offset=params["arm_offset"],
-                   explore_scale=params["explore_scale"], rng=reward_rng)
-    return _output(run, "anon-etc", {})
+    inst_rng, reward_rng, _, noise_rng = np.random.default_rng(seed).spawn(4)
+    mechanism = _mechanism(params)
+    run = anon_etc(_instance(params, inst_rng), params["C"], params["horizon"], arm_offset=params["arm_offset"],
+                   explore_scale=params["explore_scale"], rng=reward_rng, mechanism=mechanism, noise_rng=noise_rng)
+    return _output(run, "anon-etc", {}, params, mechanism)
 
 
 ALGORITHMS: tuple[AlgorithmSpec, ...] = (

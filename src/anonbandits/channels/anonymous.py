@@ -1,20 +1,15 @@
 """The anonymous feedback channel: the only interface between an anonymous-bandit learner and the world.
 
-Paper ``000_e91e148c589dfd32.txt`` Sections 2.1 and 3.1; spec ``anonymous-bandits.md`` Sections 1, 2 and 5.
-A learner holds an :class:`AnonymousChannel` and nothing else: it can *play* assignments without feedback
-(:meth:`~AnonymousChannel.play`) or *elicit* feedback on assignments with the 2C+2-round sub-algorithm
-(:meth:`~AnonymousChannel.elicit`). Rewards are drawn here, summed per group by the
-:class:`~anonbandits.elicitation.auditor.AnonymityAuditor` (which refuses groups smaller than C), and the
-learner gets back only the sub-algorithm's estimates computed from those sums. The channel also keeps the
-simulation's books: the round clock (it never plays past the horizon, even in the middle of a batch or of a
-2C+2-round elicitation) and the pseudo-regret of every round of every user.
+Esfandiari, Mirrokni, Schneider, *Anonymous Bandits for Multi-User Systems* (NeurIPS 2022), Sections 2.1 and
+3.1. A learner can only *play* assignments without feedback or *elicit* feedback with the 2C+2-round
+sub-algorithm: rewards are drawn here, summed per group by the auditor (which refuses groups smaller than C),
+optionally made differentially private by a mechanism, and the learner gets only the estimates computed from
+those sums. The channel keeps the round clock (never past the horizon) and the pseudo-regret books.
 
-Speed **[DECISION]**: the m repetitions of one distinct assignment are i.i.d., so for each (user, round of
-the sub-algorithm) the channel draws the *sum* of that user's m rewards at once (one binomial draw for
-Bernoulli rewards: exact; clipped-Gaussian rewards are drawn one by one, vectorised). Group sums of these
-per-user sums are exactly the sums over the m repetitions of the group observations, and the group
-structure is kept exact (the estimates of one group share its round-0 sum). The auditor checks every group
-it serves and counts each served sum as m observations.
+Speed **[DECISION]**: the m repetitions of one distinct assignment are i.i.d., so for each (user, round of the
+sub-algorithm) the channel draws the *sum* of the user's m rewards at once (one binomial draw for Bernoulli
+rewards). Group sums of these are exactly the sums over the m repetitions of the group observations; the
+auditor checks every group and counts each served sum as m observations.
 """
 
 from __future__ import annotations
@@ -23,59 +18,51 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.elicitation.auditor import AnonymityAuditor
-from anonbandits.elicitation.subalgorithm import (
-    elicitation_rounds,
-    estimates_from_sums,
-    partition_groups,
-    round_labels,
-)
+from anonbandits.elicitation.subalgorithm import elicitation_rounds, estimates_from_sums, partition_groups, round_labels
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.envs.rewards import sum_rewards
 from anonbandits.errors import ConfigError
 
-#: Upper bound on the entries of one vectorised chunk (rows x rounds x users, or individual draws).
-# the longest simulated horizon: Algorithm 2 keeps one entry per exploration phase (about T^(2/3))
+#: The longest simulated horizon: Algorithm 2 keeps one entry per exploration phase (about T^(2/3)).
 MAX_HORIZON = 10**9
+#: Upper bound on the entries of one vectorised chunk (rows x rounds x users, or individual draws).
 CHUNK_ENTRIES = 1 << 22
 
 
 @dataclass(frozen=True)
 class Feedback:
-    """What an elicitation returns to the learner.
-
-    ``sums[i, j]`` is the sum of the unbiased estimates of mu_ij it produced and ``counts[i, j]`` their
-    number (both (N, K); zero where the pair got no informative sample).
-    """
+    """What an elicitation returns: ``sums[i, j]``, the sum of the unbiased estimates of mu_ij it produced,
+    ``counts[i, j]`` their number (both (N, K)) and, with a privacy mechanism, ``noise[i, j]``, the variance of
+    the noise in ``sums[i, j]`` (public: it depends on no reward)."""
 
     sums: np.ndarray
     counts: np.ndarray
+    noise: np.ndarray | None = None
 
 
 class AnonymousChannel:
     """Rounds, rewards and audited feedback for N users on one instance.
 
-    Parameters
-    ----------
-    instance : the users' means and reward model (kept private: the learner sees ``n_users``,
-        ``n_arms``, the clock and the audited feedback only).
-    C : anonymity parameter (observed groups have >= C users).
-    horizon : T, the number of rounds; nothing is played beyond it.
-    rng : source of all reward randomness.
+    ``instance`` (means and reward model) stays private: a learner sees ``n_users``, ``n_arms``, the clock and
+    the audited feedback only. Observed groups have >= ``C`` users; nothing is played beyond ``horizon``;
+    ``rng`` draws every reward. ``mechanism`` (:mod:`anonbandits.channels.mechanisms`, ``None``: exact sums)
+    makes every released group sum private with its own ``noise_rng``; ``exposure[(c, n)][i]`` then counts the
+    releases of ``n`` rewards that held ``c`` of user i's (:func:`~anonbandits.channels.mechanisms.guarantee`).
     """
 
-    def __init__(self, instance: MultiUserInstance, C: int, horizon: int, rng: np.random.Generator) -> None:
+    def __init__(self, instance: MultiUserInstance, C: int, horizon: int, rng: np.random.Generator, *,
+                 mechanism: Mechanism | None = None,
+                 noise_rng: np.random.Generator | None = None) -> None:
         if not 1 <= horizon <= MAX_HORIZON:
             raise ConfigError(f"horizon must be between 1 and {MAX_HORIZON:.0e} rounds, got {horizon}")
         self._instance = instance  # private: a learner sees only what elicit() and play() return
-        self.n_users = instance.n_users
-        self.n_arms = instance.n_arms
+        self.n_users, self.n_arms = instance.n_users, instance.n_arms
         self.auditor = AnonymityAuditor(C)
-        self.C = self.auditor.C
-        self.horizon = int(horizon)
-        self.t = 0
-        self.regret = 0.0
-        self._rng = rng
+        self.C, self.horizon, self.t, self.regret, self._rng = self.auditor.C, int(horizon), 0, 0.0, rng
+        self.mechanism, self._noise_rng = mechanism, noise_rng if noise_rng is not None else rng
+        self.exposure: dict[tuple[int, int], np.ndarray] = {}
         self._seg_rounds: list[np.ndarray] = []
         self._seg_rates: list[np.ndarray] = []
 
@@ -97,31 +84,23 @@ class AnonymousChannel:
         return self.auditor.min_group_size
 
     def _charge(self, rounds: np.ndarray, rates: np.ndarray) -> None:
-        rounds = np.asarray(rounds, dtype=np.int64)
-        rates = np.asarray(rates, dtype=float)
-        self._seg_rounds.append(rounds)
-        self._seg_rates.append(rates)
+        self._seg_rounds.append(rounds := np.asarray(rounds, dtype=np.int64))
+        self._seg_rates.append(rates := np.asarray(rates, dtype=float))
         self.t += int(rounds.sum())
         self.regret += float(rounds @ rates)
 
     def regret_curve(self, points: int = 200) -> tuple[np.ndarray, np.ndarray]:
-        """Cumulative pseudo-regret (summed over users) at ``points + 1`` evenly spaced rounds of [0, t].
-
-        Exact: regret is linear within each played segment, so interpolating between segment ends is exact.
-        """
+        """Cumulative pseudo-regret (summed over users) at ``points + 1`` evenly spaced rounds of [0, t]; exact,
+        as regret is linear within each played segment."""
         rounds = np.concatenate([np.zeros(1, np.int64), *self._seg_rounds])
         rates = np.concatenate([np.zeros(1), *self._seg_rates])
-        xb = np.cumsum(rounds)
-        yb = np.cumsum(rounds * rates)
         x = np.unique(np.linspace(0, self.t, points + 1).round().astype(np.int64))
-        return x, np.interp(x, xb, yb)
+        return x, np.interp(x, np.cumsum(rounds), np.cumsum(rounds * rates))
 
     # ------------------------------------------------------------------ playing
     def play(self, arms: np.ndarray, rounds: int | None = None) -> int:
-        """Every user i plays ``arms[i]`` for ``rounds`` rounds (default: to the horizon), no feedback.
-
-        Returns the number of rounds actually played (cut at the horizon).
-        """
+        """Every user i plays ``arms[i]`` for ``rounds`` rounds (default: to the horizon), no feedback; returns
+        the number of rounds played (cut at the horizon)."""
         arms = np.asarray(arms)
         if arms.shape != (self.n_users,):
             raise ValueError(f"arms must have shape ({self.n_users},)")
@@ -132,32 +111,19 @@ class AnonymousChannel:
 
     def elicit(self, assignments: np.ndarray, multiplicities: np.ndarray | None = None, *,
                order: np.ndarray | None = None) -> Feedback:
-        """Run the 2C+2-round sub-algorithm on a sequence of assignments.
-
-        Parameters
-        ----------
-        assignments : (n, N) distinct assignments (arm of every user), or one (N,) assignment.
-        multiplicities : (n,) repetitions of each, played one distinct assignment after the other.
-        order : instead of ``multiplicities``, the sequence of assignment indices to play, one entry per
-            2C+2-round repetition.
-
-        Returns
-        -------
-        The estimates of every *complete* repetition played before the horizon. A repetition cut by the
-        horizon is played (its regret counted, its groups served by the auditor and counted as
-        observations) but yields no estimate: the run is over.
-        """
-        a = np.asarray(assignments)
-        if a.ndim == 1:
-            a = a[None, :]
+        """Run the 2C+2-round sub-algorithm on (n, N) ``assignments`` (or one (N,) assignment), repeated
+        ``multiplicities`` (n,) times one after the other, or in ``order`` (assignment indices, one per
+        repetition). Returns the estimates of every *complete* repetition: one cut by the horizon is played and
+        served (regret, observations) but yields no estimate."""
+        a = np.atleast_2d(assignments)
         n_dist, n_users = a.shape
         if n_users != self.n_users:
             raise ValueError(f"assignments must have {self.n_users} columns, got {n_users}")
         if np.any((a < 0) | (a >= self.n_arms)):
             raise ValueError("assignment arm index out of range")
+        if order is None and multiplicities is None:
+            raise ValueError("give multiplicities or order")
         if order is None:
-            if multiplicities is None:
-                raise ValueError("give multiplicities or order")
             order = np.repeat(np.arange(n_dist), np.asarray(multiplicities, dtype=np.int64))
         order = np.asarray(order, dtype=np.int64)
         r = elicitation_rounds(self.C)
@@ -179,35 +145,56 @@ class AnonymousChannel:
     # ------------------------------------------------------------------ internals
     def _elicit_repeated(self, a: np.ndarray, reps: np.ndarray) -> Feedback:
         n_users, n_arms, r = self.n_users, self.n_arms, elicitation_rounds(self.C)
-        sums = np.zeros(n_users * n_arms)
+        sums, noise = np.zeros(n_users * n_arms), np.zeros(n_users * n_arms)
         counts = np.zeros(n_users * n_arms, dtype=np.int64)
-        if not len(a):
-            return Feedback(sums.reshape(n_users, n_arms), counts.reshape(n_users, n_arms))
         step = max(1, CHUNK_ENTRIES // (r * n_users))
         users = np.arange(n_users)
         for lo in range(0, len(a), step):
             ac, mc = a[lo:lo + step], reps[lo:lo + step]
             labels, positions = partition_groups(ac, n_arms, self.C)
-            released = self._serve(ac, labels, positions, mc, r)
-            est = estimates_from_sums(released, labels, positions)
+            released, variance = self.serve(ac, labels, positions, mc, r)
             ok = labels >= 0
             pair = (users[None, :] * n_arms + ac)[ok]
-            sums += np.bincount(pair, weights=est[ok], minlength=n_users * n_arms)
+            sums += np.bincount(pair, weights=estimates_from_sums(released, labels, positions)[ok],
+                                minlength=n_users * n_arms)
             counts += np.bincount(pair, weights=np.broadcast_to(mc[:, None], ok.shape)[ok],
                                   minlength=n_users * n_arms).astype(np.int64)
-        return Feedback(sums.reshape(n_users, n_arms), counts.reshape(n_users, n_arms))
+            if variance is not None:  # an estimate r_{s,0} - r_{s,k} has the variances of both sums
+                signed = variance * np.where(np.arange(r) == 0, 1.0, -1.0)[:, None]
+                noise += np.bincount(pair, weights=estimates_from_sums(signed, labels, positions)[ok],
+                                     minlength=n_users * n_arms)
+        shape = (n_users, n_arms)
+        return Feedback(sums.reshape(shape), counts.reshape(shape),
+                        noise.reshape(shape) if self.mechanism is not None else None)
 
     def _serve_partial(self, assignment: np.ndarray, rounds: int) -> None:
-        labels, positions = partition_groups(assignment[None, :], self.n_arms, self.C)
-        self._serve(assignment[None, :], labels, positions, np.ones(1, np.int64), rounds)
+        self.serve(assignment[None, :], *partition_groups(assignment[None, :], self.n_arms, self.C),
+                   np.ones(1, np.int64), rounds)
 
-    def _serve(self, a: np.ndarray, labels: np.ndarray, positions: np.ndarray, reps: np.ndarray,
-               rounds: int) -> np.ndarray:
-        """Draw the rewards of ``rounds`` rounds (summed over ``reps`` repetitions) and have the auditor
-        release the group sums: (n, rounds, G)."""
+    def serve(self, a: np.ndarray, labels: np.ndarray, positions: np.ndarray, reps: np.ndarray,
+              rounds: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """Draw ``rounds`` rounds of the rows of ``a`` (summed over ``reps[row]`` repetitions) and release their
+        group sums, what an observer sees: (n, rounds, G), NaN where a row has no group g, and with a mechanism
+        each one's noise variance. **[DECISION]** A release is what the auditor serves: one group's sum in one
+        round over the ``reps`` repetitions of a row (the batched learner needs nothing finer), so each reward
+        enters exactly one release."""
         groups = round_labels(labels, positions, self.C)[:, :rounds]
         rewards = self._reward_sums(self._instance.mu[np.arange(a.shape[1]), a], reps, rounds)
-        return self.auditor.release(groups, a[:, None, :], rewards, reps[:, None])
+        sums = self.auditor.release(groups, a[:, None, :], rewards, reps[:, None])
+        if self.mechanism is None:
+            return sums, None
+        # each release's number of rewards n (group size x repetitions), and for its members c = reps of them
+        rows, rnds, users = np.nonzero(groups >= 0)
+        slot = (rows * rounds + rnds) * sums.shape[2] + groups[rows, rnds, users]
+        n_rel = np.bincount(slot, reps[rows], sums.size).astype(np.int64)
+        keys, kind = np.unique(np.stack([reps[rows], n_rel[slot]]), axis=1, return_inverse=True)
+        seen = np.bincount(kind * self.n_users + users, minlength=keys.shape[1] * self.n_users)
+        for (c, n), row in zip(keys.T.tolist(), seen.reshape(-1, self.n_users), strict=True):
+            self.exposure[(c, n)] = self.exposure.get((c, n), 0) + row
+        ok, noisy, variance = n_rel > 0, sums.ravel(), np.full(sums.size, np.nan)
+        noisy[ok] = self.mechanism.release_rewards(noisy[ok], n_rel[ok], self._noise_rng).values
+        variance[ok] = self.mechanism.variance(n_rel[ok])
+        return noisy.reshape(sums.shape), variance.reshape(sums.shape)
 
     def _reward_sums(self, mu: np.ndarray, reps: np.ndarray, rounds: int) -> np.ndarray:
         """(n, rounds, N): for each row's users and each round, the sum of ``reps[row]`` i.i.d. rewards of

@@ -1,10 +1,9 @@
-"""The direct feedback channel: exact sufficient statistics of i.i.d. rewards.
+"""The direct feedback channel: exact sufficient statistics of i.i.d. rewards (DP-SE, Sajed and Sheffet,
+ICML 2019, the baseline of papers 001 and 004).
 
-A driver hands over a demand (samples wanted per learner and arm, any shape) and gets back the sums of that
-many rewards and the counts. The sum of n Bernoulli(mu) rewards is one Binomial(n, mu) draw, so a batch
-costs one draw per (learner, arm) pair whatever its length (:func:`anonbandits.envs.rewards.sum_rewards`;
-clipped-Gaussian rewards are drawn one by one, vectorised). Used by DP-SE (Sajed and Sheffet, ICML 2019), the
-baseline of papers 001 and 004.
+A driver hands over a demand (samples wanted per learner and arm, any shape) and gets the sums of that many
+rewards and the counts: one draw per entry whatever its length (the sum of n Bernoulli(mu) rewards is one
+Binomial(n, mu); :func:`anonbandits.envs.rewards.sum_rewards`).
 """
 
 from __future__ import annotations
@@ -21,23 +20,16 @@ RewardSum = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
 
 
 class Batch(NamedTuple):
-    """What a channel returns for a demand: per-entry reward sums and sample counts (same shape).
-
-    A named tuple rather than a dataclass: drivers request one per epoch and construction is cheaper."""
+    """What a channel returns for a demand: per-entry reward sums and sample counts (same shape); a named tuple,
+    cheaper to build than a dataclass once per epoch."""
 
     sums: np.ndarray
     counts: np.ndarray
 
 
 class DirectChannel:
-    """Rewards of arms with parameters ``means`` under ``reward`` (a model name or a ``RewardSum``).
-
-    Parameters
-    ----------
-    means : (..., K) reward parameters; a demand indexes them with ``arms``.
-    reward : a model of :mod:`anonbandits.envs.rewards` or a callable ``sums(mu, counts, rng)``.
-    rng : the source of every reward draw.
-    """
+    """Rewards of arms with parameters ``means`` ((..., K), indexed by a demand's ``arms``) under ``reward`` (a
+    model of :mod:`anonbandits.envs.rewards` or a callable ``sums(mu, counts, rng)``), drawn from ``rng``."""
 
     def __init__(self, means: np.ndarray, reward: str | RewardSum, rng: np.random.Generator) -> None:
         self.means = np.asarray(means, dtype=float)
@@ -47,9 +39,7 @@ class DirectChannel:
     @staticmethod
     def sampler(reward: str | RewardSum) -> RewardSum:
         """The block-sum sampler of ``reward``: the callable itself, or the named model's exact sums."""
-        if callable(reward):
-            return reward
-        return lambda mu, counts, rng: sum_rewards(reward, mu, counts, rng)
+        return reward if callable(reward) else lambda mu, counts, rng: sum_rewards(reward, mu, counts, rng)
 
     def request(self, arms: np.ndarray, counts: np.ndarray) -> Batch:
         """Draw ``counts[k]`` rewards of arm ``arms[k]`` for every k (arrays of one shape); one draw per entry

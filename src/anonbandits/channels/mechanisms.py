@@ -1,16 +1,17 @@
 """Privacy mechanisms applied to what a channel releases: aggregate sums in, noisy releases out.
 
-A mechanism sees only the released aggregate sums and the number of contributors of each, and returns the
-noisy releases with its privacy accounting, so it applies to any channel's output: the direct channel's
-per-arm epoch sums (central model), or, composed with the anonymous channel, its C-anonymous group sums.
+A mechanism sees only released aggregate sums and the number of contributors of each, so it applies to any
+channel's output: the direct channel's per-arm epoch sums, or the anonymous channel's C-anonymous group sums.
 
 * :class:`CentralLaplace`: one ``Lap(1/eps)`` per released sum of rewards in [0, 1] (DP-SE, Sajed and Sheffet,
-  ICML 2019; the baseline of papers 001 and 004);
-* :class:`Distributed`: any protocol P = (R, S, A) of "Distributed Differential Privacy in Multi-Armed
-  Bandits" (Chowdhury and Zhou, ICLR 2023; paper 004, Sec. 3) on encoded sums: central, local, distributed
-  with SecAgg and Pólya / Skellam / discrete Gaussian shares, shuffle
-  (:mod:`anonbandits.dp.distributed.protocols`, one class each). The users' total noise is drawn from its
-  exact aggregate law.
+  ICML 2019);
+* :class:`Distributed`: a protocol P = (R, S, A) of *Distributed Differential Privacy in Multi-Armed Bandits*
+  (Chowdhury and Zhou, ICLR 2023, Sec. 3; :mod:`anonbandits.dp.distributed.protocols`) on encoded sums,
+  the users' total noise drawn from its exact aggregate law.
+
+Both release sums of any number of rewards (``release_rewards``, for the group sums) and account for them: a
+release holding ``c`` of a user's rewards is ``(alpha, rdp(alpha))``-RDP for her (Renyi DP, Mironov, CSF 2017),
+so her guarantee over a run is the sum of the curves of the releases she is in (:func:`guarantee`).
 """
 
 from __future__ import annotations
@@ -21,16 +22,17 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from anonbandits.errors import ConfigError
+from anonbandits.privacy import DEFAULT_ORDERS, discrete_gaussian_sum_cdp, rdp_to_dp, skellam_rdp
+
+#: RDP orders for curves defined at every real order > 1 (pure DP, zCDP), dense: a run's optimum can be anywhere.
+REAL_ORDERS = 1.0 + np.geomspace(1e-4, 1e4, 2000)
+
 
 class NoisyRelease(NamedTuple):
-    """Noisy releases (one per input sum) and the mechanism's accounting for them (a named tuple: cheap to
-    build once per epoch).
-
-    ``values`` are the noisy sums; ``noise`` the noise added, where the mechanism adds it to the sums
-    (``None`` for a modular protocol, whose analyzer returns estimates, not the noise); ``accounting`` names
-    the guarantee of each release (e.g. ``{"epsilon": 0.5, "scale": 2.0}``) and, for distributed protocols,
-    the protocol's raw release (SecAgg outputs, estimates, and what they would be without a modular wrap).
-    """
+    """Noisy ``values`` (one per input sum), the ``noise`` added (``None`` where a modular protocol's analyzer
+    returns estimates) and the ``accounting`` of each release (e.g. ``{"epsilon": 0.5, "scale": 2.0}``; for
+    paper 004's protocols, their raw release). A named tuple: cheap to build once per epoch."""
 
     values: np.ndarray
     noise: np.ndarray | None
@@ -54,6 +56,12 @@ class CentralLaplace:
         noise = rng.laplace(0.0, 1.0 / self.epsilon, np.size(sums))
         return NoisyRelease(sums + noise, noise, self._accounting)
 
+    pure, release_rewards = True, release
+
+    def variance(self, rewards: np.ndarray) -> np.ndarray:
+        """Variance of the noise of each release (``2/eps^2``, whatever its number of rewards)."""
+        return np.full(np.shape(rewards), 2.0 / self.epsilon**2)
+
 
 class Distributed:
     """A protocol of paper 004 as a mechanism on blocks of ``n`` users' encoded sums.
@@ -65,7 +73,8 @@ class Distributed:
     """
 
     def __init__(self, protocol: Any) -> None:
-        self.protocol = protocol
+        self.protocol, self.pure, self.epsilon = protocol, protocol.pure, protocol.epsilon
+        self.orders = DEFAULT_ORDERS if protocol.name == "dist-rdp-se" else REAL_ORDERS  # Lemma 3: integers
 
     def release(self, sums: np.ndarray, contributors: int, rng: np.random.Generator, *,
                 params: Any = None) -> NoisyRelease:
@@ -77,3 +86,75 @@ class Distributed:
         bp = params if params is not None else self.protocol.batch_params(int(contributors))
         rel = self.protocol.release_sums(sums, bp, rng)
         return NoisyRelease(rel.z, None, {"protocol": self.protocol.name, "params": bp, "release": rel})
+
+    def _by_size(self, rewards: np.ndarray, value) -> np.ndarray:
+        """``value(params, mask)`` for each distinct number of rewards (every release of ``n`` rewards has the
+        protocol's parameters for ``n`` users: one share per reward, the modulus holding ``n g``)."""
+        rewards = np.asarray(rewards, dtype=np.int64)
+        out = np.empty(rewards.shape)
+        for n in np.unique(rewards):
+            at = rewards == n
+            out[at] = value(self.protocol.batch_params(int(n)), at)
+        return out
+
+    def release_rewards(self, sums: np.ndarray, rewards: np.ndarray, rng: np.random.Generator) -> NoisyRelease:
+        """Release sums of ``rewards[k]`` rewards each; the rewards must be 0/1 (Bernoulli), whose encoding
+        ``g x`` is exact, so ``sums[k] g`` is the sum of the members' encodings."""
+        sums = np.asarray(sums, dtype=float)
+        if np.any(sums != np.rint(sums)):
+            raise ConfigError("the distributed mechanism on summed rewards needs 0/1 (bernoulli) rewards")
+        values = self._by_size(rewards, lambda bp, at: self.release(
+            np.rint(sums[at] * bp.g).astype(np.int64), bp.n, rng, params=bp).values)
+        return NoisyRelease(values, values - sums, {"protocol": self.protocol.name})
+
+    def variance(self, rewards: np.ndarray) -> np.ndarray:
+        """Variance of each release's noise in reward units: ``Lap_Z(g/eps)`` (pure) or ``(g/eps)^2``, over g^2."""
+        def var(bp, at):
+            b = bp.g / self.protocol.noise_eps
+            return (2 * np.exp(-1 / b) / np.expm1(-1 / b) ** 2 if self.pure else b * b) / bp.g**2
+        return self._by_size(rewards, var)
+
+    def rdp(self, c: np.ndarray, n: np.ndarray) -> np.ndarray:
+        """(len(c), orders) RDP for a user with ``c`` of the ``n`` rewards of a release (encoded sensitivity
+        ``c g``) under Skellam (Lemma 3) or discrete Gaussian shares (Lemma 4: zCDP, ``rho = epsbar^2/2``)."""
+        a, p = self.orders, self.protocol
+        out = np.empty((len(c), a.size))
+        for k, (ck, nk) in enumerate(zip(c.tolist(), n.tolist(), strict=True)):
+            bp = p.batch_params(int(nk))
+            if p.name == "dist-rdp-se":
+                out[k] = skellam_rdp(a, ck * bp.g, p.total_variance(bp))
+            else:
+                out[k] = a * discrete_gaussian_sum_cdp(int(nk), p.user_sigma(bp), ck * bp.g) ** 2 / 2
+        return out
+
+
+Mechanism = CentralLaplace | Distributed
+
+
+def guarantee(mechanism: Mechanism, exposure: Mapping[tuple[int, int], np.ndarray],
+              delta: float) -> tuple[float, float, float]:
+    """``(eps per reward, eps per user, delta)`` of a run, computed from its actual releases.
+
+    ``exposure[(c, n)][u]`` counts the releases of ``n`` rewards that held ``c`` of user u's rewards. Per
+    reward: the RDP of one reward in a release (``c = 1``), worst ``n``, converted by Lemma 10 of paper 004
+    (exactly eps with delta 0 for the pure mechanisms). Per user (the worst): her curves add up (RDP
+    composition; pure eps-DP is ``min(eps, alpha eps^2/2)``-RDP), converted at ``delta``. ``delta`` is 0 when
+    no reported figure needed it.
+    """
+    keys = np.array(sorted(exposure), dtype=np.int64).reshape(-1, 2)
+    if not keys.size:
+        return 0.0, 0.0, 0.0
+    counts = np.stack([exposure[tuple(k)] for k in keys.tolist()])  # (keys, users)
+    eps = mechanism.epsilon
+    orders = REAL_ORDERS if mechanism.pure else mechanism.orders
+
+    def rdp(c: np.ndarray) -> np.ndarray:  # a release holding c rewards of a user: c eps-DP when pure
+        return np.minimum(c[:, None] * eps, orders * (c[:, None] * eps) ** 2 / 2) if mechanism.pure \
+            else mechanism.rdp(c, keys[:, 1])
+
+    eps_user = max(rdp_to_dp(row, delta, orders) for row in np.unique(counts.T @ rdp(keys[:, 0]), axis=0))
+    if mechanism.pure:  # (Bun and Steinke, TCC 2016); basic composition sum c eps kept when smaller
+        basic = eps * float((keys[:, 0] @ counts).max())
+        return eps, min(basic, eps_user), (delta if eps_user < basic else 0.0)
+    ones = rdp(np.ones(len(keys), np.int64))
+    return max(rdp_to_dp(row, delta, orders) for row in ones), eps_user, delta

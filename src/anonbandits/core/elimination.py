@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from anonbandits.core.radii import base_gao_radius, base_log_radius
-from anonbandits.errors import ConfigError
+from anonbandits.errors import ConfigError, require
 
 
 def gap_survivors(means: np.ndarray, width: float | np.ndarray, *, ties: str = "keep") -> np.ndarray:
@@ -75,21 +75,13 @@ class BatchedElimination:
         grid = np.asarray(grid, dtype=np.int64)
         if grid.ndim != 1 or grid.size < 2 or grid[0] != 0 or np.any(np.diff(grid) < 0):
             raise ConfigError("grid must be non-decreasing, start at 0 and have at least two points")
-        if not gamma > 0:
-            raise ConfigError(f"gamma must be positive, got {gamma}")
-        if threshold not in THRESHOLDS:
-            raise ConfigError(f"threshold must be one of {', '.join(THRESHOLDS)}, got {threshold!r}")
-        if not sigma2 > 0:
-            raise ConfigError(f"sigma2 must be positive, got {sigma2}")
-        self.grid = grid
-        self.horizon = int(grid[-1])
-        self.gamma = float(gamma)
-        self.threshold = threshold
-        self.sigma2 = float(sigma2)
+        require(gamma > 0, "gamma", "positive", gamma)
+        require(threshold in THRESHOLDS, "threshold", f"one of {', '.join(THRESHOLDS)}", threshold)
+        require(sigma2 > 0, "sigma2", "positive", sigma2)
+        self.grid, self.horizon, self.batch = grid, int(grid[-1]), 0
+        self.gamma, self.threshold, self.sigma2 = float(gamma), threshold, float(sigma2)
         self.active = np.ones((n_learners, n_arms), dtype=bool)
-        self.sums = np.zeros((n_learners, n_arms))
-        self.counts = np.zeros((n_learners, n_arms), dtype=np.int64)
-        self.batch = 0
+        self.sums, self.counts = np.zeros((n_learners, n_arms)), np.zeros((n_learners, n_arms), dtype=np.int64)
 
     @property
     def n_batches(self) -> int:
@@ -137,8 +129,7 @@ class BatchedElimination:
         self.sums += sums
         self.counts += counts
         self.batch += 1
-        means = self.means()
-        out = self.active & (self.counts > 0) & ~gap_survivors(means, self.radius(), ties="eliminate")
+        out = self.active & (self.counts > 0) & ~gap_survivors(self.means(), self.radius(), ties="eliminate")
         self.active &= ~out
         return out
 

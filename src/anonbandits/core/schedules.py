@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from anonbandits.errors import ConfigError
+from anonbandits.errors import ConfigError, require
 
 GRIDS = ("minimax", "geometric", "arithmetic")
 
@@ -38,25 +38,16 @@ def default_batches(horizon: int) -> int:
 
 def static_grid(kind: str, horizon: int, batches: int) -> np.ndarray:
     """The grid ``[t_0, ..., t_M]`` (int64, non-decreasing, ``t_0 = 0``, ``t_M = horizon``)."""
-    if kind not in GRIDS:
-        raise ConfigError(f"grid must be one of {', '.join(GRIDS)}, got {kind!r}")
-    if horizon < 1:
-        raise ConfigError(f"grid horizon must be at least 1, got {horizon}")
-    if batches < 1:
-        raise ConfigError(f"batches must be at least 1, got {batches}")
+    require(kind in GRIDS, "grid", f"one of {', '.join(GRIDS)}", kind)
+    require(horizon >= 1, "grid horizon", "at least 1", horizon)
+    require(batches >= 1, "batches", "at least 1", batches)
     m = np.arange(1, batches + 1, dtype=float)
-    log_t = math.log(horizon)
-    if kind == "minimax":
-        exponents = (2 - 2.0 ** (1 - m)) / (2 - 2.0 ** (1 - batches))
-    elif kind == "geometric":
-        exponents = m / batches
-    else:
-        exponents = None
-    if exponents is None:
+    if kind == "arithmetic":
         points = np.floor(m * horizon / batches)
     else:
+        exponents = (2 - 2.0 ** (1 - m)) / (2 - 2.0 ** (1 - batches)) if kind == "minimax" else m / batches
         # exp(log T * e) with a tiny relative guard so exact integers are not floored one below
-        points = np.floor(np.exp(log_t * exponents) * (1 + 1e-12))
+        points = np.floor(np.exp(math.log(horizon) * exponents) * (1 + 1e-12))
     grid = np.concatenate(([0], np.minimum(points, horizon))).astype(np.int64)
     grid[-1] = horizon
     return np.maximum.accumulate(grid)
@@ -114,8 +105,7 @@ def checkpoint_grid(horizon: int, checkpoints: int | Sequence[int] | np.ndarray 
     """
     if np.isscalar(checkpoints):
         n = int(checkpoints)
-        if n < 1:
-            raise ConfigError(f"checkpoints must be at least 1, got {checkpoints!r}")
+        require(n >= 1, "checkpoints", "at least 1", checkpoints)
         if spacing == "even":
             grid = np.linspace(horizon / n, horizon, n)
         elif spacing == "log-even":

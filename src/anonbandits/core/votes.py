@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from anonbandits.errors import ConfigError
+from anonbandits.errors import require
 
 VOTE_ROUNDINGS = ("ceil", "floor")
 
@@ -31,8 +31,7 @@ def vote_threshold(delta: float, local_failure: float, rounding: str = "ceil") -
     >>> vote_threshold(0.05, 0.9), vote_threshold(0.05, 0.9, "floor"), vote_threshold(0.25, 0.5)
     (29, 28, 2)
     """
-    if rounding not in VOTE_ROUNDINGS:
-        raise ConfigError(f"vote_rounding must be one of {', '.join(VOTE_ROUNDINGS)}, got {rounding!r}")
+    require(rounding in VOTE_ROUNDINGS, "vote_rounding", f"one of {', '.join(VOTE_ROUNDINGS)}", rounding)
     ratio = math.log(delta) / math.log(local_failure)
     return math.ceil(ratio - 1e-9) if rounding == "ceil" else math.floor(ratio + 1e-9)
 

@@ -3,16 +3,69 @@
 Algorithms, each a function that runs one simulation and returns a :class:`BanditRun`:
 :func:`se`, :func:`dp_se` (:func:`successive_elimination` underneath), :func:`anytime_lazy_ucb`,
 :func:`hybrid_ucb` (and :func:`hybrid_ucb_batch` for many runs in lockstep) and :func:`ftnl` (experts
-setting; ``naive=True`` for naive FTNL). ``ALGORITHMS`` registers them with the simulator. The
-distributed-DP elimination family lives in :mod:`anonbandits.dp.distributed`.
+setting; ``naive=True`` for naive FTNL). ``ALGORITHMS`` registers them with the simulator under the names
+of the functions' parameters. The distributed-DP elimination family lives in :mod:`anonbandits.dp.distributed`.
 """
 
-from anonbandits.dp.algorithms import ALGORITHMS
+from collections.abc import Callable, Mapping
+from functools import partial
+from typing import Any
+
+import numpy as np
+
 from anonbandits.dp.common import BanditRun, Ledger, RegretTrace
-from anonbandits.dp.elimination import dp_se, se, successive_elimination
+from anonbandits.dp.elimination import ORDERS, dp_se, se, successive_elimination
 from anonbandits.dp.ftnl import ftnl
-from anonbandits.dp.hybrid_ucb import HybridBatch, hybrid_ucb, hybrid_ucb_batch
-from anonbandits.dp.lazy_ucb import anytime_lazy_ucb
+from anonbandits.dp.hybrid_ucb import TREE_NOISES, HybridBatch, hybrid_ucb, hybrid_ucb_batch
+from anonbandits.dp.lazy_ucb import STORAGES, anytime_lazy_ucb
+from anonbandits.envs.rewards import REWARD_MODELS
+from anonbandits.registry import AlgorithmSpec, Param, Result
 
 __all__ = ["ALGORITHMS", "BanditRun", "HybridBatch", "Ledger", "RegretTrace", "anytime_lazy_ucb", "dp_se",
            "ftnl", "hybrid_ucb", "hybrid_ucb_batch", "se", "successive_elimination"]
+
+
+def _run(algorithm: Callable[..., BanditRun], name: str, fixed: Mapping[str, Any], params: Mapping[str, Any],
+         seed: int) -> Result:
+    """A registry entry's run: ``algorithm`` with the resolved ``params`` (plus ``fixed`` options) on
+    ``default_rng(seed)``, labelled with its epsilon."""
+    run = algorithm(rng=np.random.default_rng(seed), **params, **fixed)
+    label = f"{name} (eps={params['epsilon']:g})" if "epsilon" in params else name
+    return Result(metrics=run.metrics(), curve=(run.checkpoints, run.curve), label=label)
+
+
+def _spec(name: str, algorithm: Callable[..., BanditRun], params: tuple[Param, ...], summary: str,
+          fixed: Mapping[str, Any] | None = None, **options: Any) -> AlgorithmSpec:
+    return AlgorithmSpec(name, partial(_run, algorithm, name, fixed or {}), params, summary, "dp", **options)
+
+
+MEANS = Param("means", str, "0.9,0.8,0.7", "comma-separated arm (action) means in [0, 1]")
+EPSILON = Param("epsilon", float, 0.5, "privacy parameter epsilon")
+HORIZON = Param("horizon", int, 2 * 2**21, "number of rounds T (paper 001: 2 x 2^21)")
+REWARD = Param("reward", str, "bernoulli", "reward distribution", choices=REWARD_MODELS)
+CONFIDENCE = Param("confidence", str, "1/T", "DP-SE confidence beta: '1/T' (paper 001) or a number (paper 004: 0.1)")
+ORDER = Param("order", str, "round-robin", "pull order inside an epoch (paper 004: blocks)", choices=ORDERS)
+INITIAL = Param("initial", str, "random", "action of epoch 0: 'random' or an index")
+EXPERTS = {"curve_axes": ("round", "cumulative pseudo-regret (experts)")}
+
+ALGORITHMS: tuple[AlgorithmSpec, ...] = (
+    _spec("se", se, (MEANS, HORIZON, REWARD, CONFIDENCE, ORDER),
+          "non-private successive elimination (DP-SE's schedule without noise)"),
+    _spec("dp-se", dp_se, (MEANS, EPSILON, HORIZON, REWARD, CONFIDENCE, ORDER),
+          "DP-SE, Sajed & Sheffet 2019 (baseline of papers 001 and 004)"),
+    _spec("anytime-lazy-ucb", anytime_lazy_ucb,
+          (MEANS, EPSILON, HORIZON, REWARD,
+           Param("storage", str, "o1", "o1: Appendix A tuples; arrays: keep observations", choices=STORAGES)),
+          "Anytime-Lazy-UCB (paper 001, Algorithm 1)"),
+    _spec("hybrid-ucb", hybrid_ucb,
+          (MEANS, EPSILON, HORIZON, REWARD,
+           Param("tree_noise", str, "paper", "tree node noise: paper 2r/eps or exact 2(r+1)/eps",
+                 choices=TREE_NOISES)),
+          "Hybrid-UCB (paper 001, Algorithm 4; per-round decisions)"),
+    _spec("ftnl", ftnl,
+          (MEANS, EPSILON, HORIZON, REWARD, INITIAL,
+           Param("noise_multiplier", float, 1.0, "RNM noise Lap(m/eps): 1 (paper) or 2 (A13)")),
+          "Follow-the-Noisy-Leader with Report Noisy Max, experts setting (paper 001, Alg. 2-3)", **EXPERTS),
+    _spec("naive-ftnl", ftnl, (MEANS, EPSILON, HORIZON, REWARD, INITIAL),
+          "naive FTNL, Lap(K/eps) per action, experts setting (paper 001, Sec. 5)", {"naive": True}, **EXPERTS),
+)

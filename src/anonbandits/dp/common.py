@@ -17,47 +17,47 @@ from typing import Any
 
 import numpy as np
 
-from anonbandits.channels.direct import RewardSum
+from anonbandits.channels.direct import DirectChannel, RewardSum
+from anonbandits.core.schedules import checkpoint_grid
 from anonbandits.envs.rewards import REWARD_MODELS, model_means, parse_means
-from anonbandits.errors import ConfigError
+from anonbandits.errors import require
+
+Means = str | Sequence[float] | np.ndarray
 
 
-def check_means(means: str | Sequence[float] | np.ndarray) -> np.ndarray:
-    """Arm means as a float array (a ``"0.9,0.8"`` string is parsed); :class:`ConfigError` when invalid."""
-    return parse_means(means if isinstance(means, str) else [float(m) for m in np.ravel(means)])
-
-
-def check_epsilon(epsilon: float, name: str = "epsilon") -> float:
+def check_epsilon(epsilon: float) -> float:
     """A finite positive privacy parameter."""
-    eps = float(epsilon)
-    if not (eps > 0 and math.isfinite(eps)):
-        raise ConfigError(f"{name} must be a finite positive number, got {epsilon!r}")
-    return eps
+    require(float(epsilon) > 0 and math.isfinite(float(epsilon)), "epsilon", "a finite positive number", epsilon)
+    return float(epsilon)
 
 
-def check_horizon(horizon: int, minimum: int = 1) -> int:
-    """A horizon of at least ``minimum`` rounds."""
-    if isinstance(horizon, bool) or int(horizon) != horizon or int(horizon) < minimum:
-        raise ConfigError(f"horizon must be an integer of at least {minimum}, got {horizon!r}")
-    return int(horizon)
-
-
-def check_reward(reward: str | RewardSum) -> None:
-    """A reward model name of :mod:`anonbandits.envs.rewards` or a callable ``sums(mu, counts, rng)``."""
-    if not callable(reward) and reward not in REWARD_MODELS:
-        raise ConfigError(f"reward must be one of {', '.join(REWARD_MODELS)}, got {reward!r}")
-
-
-def expected_rewards(reward: str | RewardSum, means: np.ndarray,
-                     expected_means: Sequence[float] | None = None) -> np.ndarray:
-    """The arms' true expected rewards (the pseudo-regret's reference): ``expected_means`` if given, the
-    model's exact means for a named model (clipping shifts the Gaussian's), else ``means``."""
+def check_setup(means: Means, horizon: int, reward: str | RewardSum, *, min_horizon: int = 1,
+                expected_means: Sequence[float] | None = None) -> tuple[np.ndarray, int, np.ndarray]:
+    """Checked arm means (a float array; a ``"0.9,0.8"`` string is parsed), horizon (at least ``min_horizon``;
+    ``-1`` for the number of arms) and reward model (a name of :mod:`anonbandits.envs.rewards` or a callable
+    ``sums(mu, counts, rng)``), and the arms' true expected rewards, the pseudo-regret's reference:
+    ``expected_means`` if given, the model's exact means for a named model (clipping shifts the Gaussian's),
+    else the means."""
+    mu = parse_means(means if isinstance(means, str) else [float(m) for m in np.ravel(means)])
+    minimum = mu.size if min_horizon < 0 else min_horizon
+    require(not isinstance(horizon, bool) and int(horizon) == horizon >= minimum, "horizon",
+            f"an integer of at least {minimum}", horizon)
+    require(callable(reward) or reward in REWARD_MODELS, "reward", f"one of {', '.join(REWARD_MODELS)}", reward)
+    true = mu if callable(reward) else model_means(reward, mu)
     if expected_means is not None:
-        out = np.asarray(expected_means, dtype=float)
-        if out.shape != means.shape:
-            raise ConfigError(f"expected_means has {out.size} entries for {means.size} arms")
-        return out
-    return model_means(reward, means) if isinstance(reward, str) else means
+        true = np.asarray(expected_means, dtype=float)
+        require(true.shape == mu.shape, "expected_means", f"one entry per arm ({mu.size})", expected_means)
+    return mu, int(horizon), true
+
+
+def start(means: Means, horizon: int, reward: str | RewardSum, expected_means: Sequence[float] | None,
+          checkpoints: int | Sequence[int], *, min_horizon: int = 1
+          ) -> tuple[np.ndarray, int, RewardSum, np.ndarray, np.ndarray, RegretTrace, Ledger]:
+    """What every event-driven driver starts from (see :func:`check_setup` for the checks): the means, the
+    horizon, the block-sum sampler, the true means, the checkpoint grid, an empty trace and an empty ledger."""
+    mu, T, true = check_setup(means, horizon, reward, min_horizon=min_horizon, expected_means=expected_means)
+    return (mu, T, DirectChannel.sampler(reward), true, checkpoint_grid(T, checkpoints),
+            RegretTrace(true.max() - true), Ledger())
 
 
 class RegretTrace:
@@ -71,11 +71,8 @@ class RegretTrace:
     def __init__(self, gaps: np.ndarray) -> None:
         self.gaps = np.asarray(gaps, dtype=float)
         self.pulls = np.zeros(self.gaps.size, dtype=np.int64)
-        self.rounds = 0
-        self.regret = 0.0
-        self._starts: list[int] = []
-        self._before: list[float] = []
-        self._cycles: list[np.ndarray] = []
+        self.rounds, self.regret = 0, 0.0
+        self._blocks: list[tuple[int, float, np.ndarray]] = []   # (first round, regret before, cycle cumsum)
 
     def play(self, arms: int | Sequence[int] | np.ndarray, rounds: int) -> None:
         """Record ``rounds`` rounds playing ``arms`` cyclically (in the given order), from the next round."""
@@ -84,9 +81,7 @@ class RegretTrace:
         arms = np.atleast_1d(np.asarray(arms, dtype=np.int64))
         full, rem = divmod(int(rounds), arms.size)
         cum = np.concatenate(([0.0], np.cumsum(self.gaps[arms])))
-        self._starts.append(self.rounds)
-        self._before.append(self.regret)
-        self._cycles.append(cum)
+        self._blocks.append((self.rounds, self.regret, cum))
         self.pulls[arms] += full
         self.pulls[arms[:rem]] += 1
         self.rounds += int(rounds)
@@ -97,15 +92,13 @@ class RegretTrace:
         rounds = np.asarray(rounds, dtype=np.int64)
         if rounds.size and (rounds.min() < 0 or rounds.max() > self.rounds):
             raise ValueError(f"rounds must lie in [0, {self.rounds}]")
-        starts = np.asarray(self._starts, dtype=np.int64)
-        seg = np.searchsorted(starts, rounds, side="left") - 1
+        seg = np.searchsorted([b[0] for b in self._blocks], rounds, side="left") - 1
         out = np.zeros(rounds.size)
         for j, (s, c) in enumerate(zip(seg, rounds, strict=True)):
-            if s < 0:
-                continue
-            cum = self._cycles[s]
-            full, rem = divmod(int(c - starts[s]), cum.size - 1)
-            out[j] = self._before[s] + full * cum[-1] + cum[rem]
+            if s >= 0:
+                first, before, cum = self._blocks[s]
+                full, rem = divmod(int(c - first), cum.size - 1)
+                out[j] = before + full * cum[-1] + cum[rem]
         return out
 
 
@@ -140,7 +133,7 @@ class Ledger:
         return len(self.block_arm) - 1
 
     def release(self, blocks: Sequence[int], arms: Sequence[int], true_sums: Sequence[float],
-                noises: Sequence[float], scales: Sequence[float] | float, round_: int) -> int:
+                noises: Sequence[float], scale: float, round_: int) -> int:
         """Record one release at round ``round_`` fed by ``blocks``: noisy sums ``true_sums + noises``."""
         rid = len(self.release_round)
         for b in blocks:
@@ -153,7 +146,7 @@ class Ledger:
         self.noise_arm.extend(int(a) for a in arms)
         self.noise_true_sum.extend(float(s) for s in true_sums)
         self.noise_value.extend(float(z) for z in noises)
-        self.noise_scale.extend(np.broadcast_to(np.asarray(scales, dtype=float), (n,)).tolist())
+        self.noise_scale.extend([float(scale)] * n)
         return rid
 
     @property
@@ -195,9 +188,9 @@ class BanditRun:
                 "releases": self.releases, **self.extra}
 
 
-def finish(trace: RegretTrace, grid: np.ndarray, true_means: np.ndarray, releases: int,
-           ledger: Ledger | None = None, **extra: Any) -> BanditRun:
-    """Package a finished trace as a :class:`BanditRun`."""
+def finish(trace: RegretTrace, grid: np.ndarray, true_means: np.ndarray, ledger: Ledger,
+           **extra: Any) -> BanditRun:
+    """Package a finished trace and its ledger as a :class:`BanditRun` (one release per ledger release)."""
     return BanditRun(regret=float(trace.regret), checkpoints=grid, curve=trace.curve(grid),
-                     pulls=trace.pulls.copy(), best_arm=int(np.argmax(true_means)), releases=releases,
+                     pulls=trace.pulls.copy(), best_arm=int(np.argmax(true_means)), releases=ledger.releases,
                      ledger=ledger, extra=extra)

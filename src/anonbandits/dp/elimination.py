@@ -2,20 +2,20 @@
 
 DP-SE is the baseline of two papers, with different constants:
 
-* paper 001 (``shared/papers/001_e4d726ca676fc96e.txt``, Sec. 6; spec ``dp-ucb-and-dtol.md`` Sec. 2.3):
+* paper 001 (Hu, Huang and Mehta, Sec. 6; spec ``dp-ucb-and-dtol.md`` Sec. 2.3):
   confidence beta = 1/T, arms pulled round-robin inside an epoch. These are the defaults.
-* paper 004 (``shared/papers/004_b05229be65bd7964.txt``, Sec. 7; spec ``distributed-dp.md`` Sec. 3.7):
+* paper 004 (Chowdhury and Zhou, ICLR 2023, Sec. 7; spec ``distributed-dp.md`` Sec. 3.7):
   confidence p = 0.1 (``confidence=0.1``), each active arm pulled for a block of consecutive users
   (``order="blocks"``) and, for its figures, clipped Gaussian rewards of standard deviation 0.1 (pass a
   ``reward`` callable and ``expected_means``).
 
-Both use the same epoch length, noise and elimination rule: epoch e has Delta_e = 2^-e and
-R_e = floor(max(32 ln(8|S|e^2/beta) / Delta_e^2, 8 ln(4|S|e^2/beta) / (eps Delta_e))) + 1 pulls of each active
-arm; each arm's epoch sum gets one fresh Lap(1/eps) (each reward enters exactly one noisy mean, earlier epochs
-are forgotten); arm j is eliminated when max_i mu~_i - mu~_j > 2 (h_e + c_e), with
-h_e = sqrt(ln(8|S|e^2/beta) / (2 R_e)) and c_e = ln(4|S|e^2/beta) / (R_e eps); |S| is the number of active arms
-at the start of the epoch. A horizon reached mid-epoch stops the run without a release; after one arm remains
-it is played to the horizon. SE is the same schedule with eps = infinity (no noise, c_e = 0).
+Both use the same epochs (:func:`~anonbandits.core.schedules.epoch_length`: R_e pulls of each active arm
+in epoch e), noise and elimination rule: each arm's epoch sum gets one fresh Lap(1/eps) through the central
+Laplace mechanism (each reward enters exactly one noisy mean, earlier epochs are forgotten), and an arm
+survives while its noisy mean is within DP-SE's width 2 (h_e + c_e)
+(:func:`~anonbandits.core.radii.dpse_threshold`) of the best one. A horizon reached mid-epoch stops the run
+without a release; after one arm remains it is played to the horizon. SE is the same schedule with eps =
+infinity (no noise, c_e = 0).
 
 Simulation: one event per epoch; each active arm's epoch sum is one draw (binomial for Bernoulli).
 """
@@ -31,20 +31,9 @@ from anonbandits.channels.direct import DirectChannel
 from anonbandits.channels.mechanisms import CentralLaplace
 from anonbandits.core.elimination import gap_survivors
 from anonbandits.core.radii import dpse_threshold
-from anonbandits.core.schedules import checkpoint_grid, epoch_length
-from anonbandits.dp.common import (
-    BanditRun,
-    Ledger,
-    RegretTrace,
-    RewardSum,
-    check_epsilon,
-    check_horizon,
-    check_means,
-    check_reward,
-    expected_rewards,
-    finish,
-)
-from anonbandits.errors import ConfigError
+from anonbandits.core.schedules import epoch_length
+from anonbandits.dp.common import BanditRun, Means, RegretTrace, RewardSum, check_epsilon, finish, start
+from anonbandits.errors import ConfigError, require
 
 ORDERS = ("round-robin", "blocks")
 
@@ -56,7 +45,7 @@ def parse_confidence(value: str | float, horizon: int) -> float:
     try:
         beta = float(value)
     except (TypeError, ValueError):
-        raise ConfigError(f"confidence must be '1/T' or a number in (0, 1), got {value!r}") from None
+        beta = math.nan
     if not 0 < beta < 1:
         raise ConfigError(f"confidence must be '1/T' or a number in (0, 1), got {value!r}")
     return beta
@@ -65,16 +54,14 @@ def parse_confidence(value: str | float, horizon: int) -> float:
 def _play(trace: RegretTrace, arms: np.ndarray, rounds: int, per_arm: int, order: str) -> None:
     """Record ``rounds`` rounds of an epoch of ``per_arm`` pulls of each of ``arms``."""
     if order == "round-robin":
-        trace.play(arms, rounds)
-        return
+        return trace.play(arms, rounds)
     for arm in arms:
         n = min(per_arm, rounds)
         trace.play(arm, n)
         rounds -= n
 
 
-def successive_elimination(means: str | Sequence[float] | np.ndarray, horizon: int,
-                           rng: np.random.Generator, *, epsilon: float = math.inf,
+def successive_elimination(means: Means, horizon: int, rng: np.random.Generator, *, epsilon: float = math.inf,
                            confidence: str | float = "1/T", order: str = "round-robin",
                            reward: str | RewardSum = "bernoulli",
                            expected_means: Sequence[float] | None = None,
@@ -100,43 +87,31 @@ def successive_elimination(means: str | Sequence[float] | np.ndarray, horizon: i
         One release per arm per completed epoch (its noisy mean); extra metrics ``epochs`` (completed
         epochs) and ``survivors`` (active arms at the end).
     """
-    mu = check_means(means)
-    T = check_horizon(horizon)
+    mu, T, _, true, grid, trace, ledger = start(means, horizon, reward, expected_means, checkpoints)
     eps = math.inf if math.isinf(float(epsilon)) else check_epsilon(epsilon)
     beta = parse_confidence(confidence, T)
-    if order not in ORDERS:
-        raise ConfigError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
-    check_reward(reward)
-    channel = DirectChannel(mu, reward, rng)
-    mechanism = CentralLaplace(eps) if math.isfinite(eps) else None
-    true = expected_rewards(reward, mu, expected_means)
-    grid = checkpoint_grid(T, checkpoints)
-    trace, ledger = RegretTrace(true.max() - true), Ledger()
+    require(order in ORDERS, "order", f"one of {', '.join(ORDERS)}", order)
+    channel, mechanism = DirectChannel(mu, reward, rng), CentralLaplace(eps) if math.isfinite(eps) else None
     active = np.arange(mu.size)
     epoch = 0
     while active.size > 1 and trace.rounds < T:
         e, size = epoch + 1, active.size
         length = epoch_length(size, e, beta, eps)
-        left = T - trace.rounds
-        if length * size > left:
-            _play(trace, active, left, length, order)
+        if length * size > T - trace.rounds:
+            _play(trace, active, T - trace.rounds, length, order)
             break
         epoch = e
         _play(trace, active, length * size, length, order)
         sums = channel.request(active, np.full(size, length)).sums
         noise = mechanism.release(sums, length, rng).noise if mechanism else np.zeros(size)
         for arm, s, z in zip(active, sums, noise, strict=True):
-            block = ledger.block(arm, length, s)
-            ledger.release([block], [arm], [s], [z], 1.0 / eps, trace.rounds)
-        noisy = (sums + noise) / length
-        active = active[gap_survivors(noisy, dpse_threshold(size, e, length, beta, eps))]
-    if trace.rounds < T:
-        trace.play(active[0], T - trace.rounds)
-    return finish(trace, grid, true, ledger.releases, ledger, epochs=epoch, survivors=int(active.size))
+            ledger.release([ledger.block(arm, length, s)], [arm], [s], [z], 1.0 / eps, trace.rounds)
+        active = active[gap_survivors((sums + noise) / length, dpse_threshold(size, e, length, beta, eps))]
+    trace.play(active[0], T - trace.rounds)
+    return finish(trace, grid, true, ledger, epochs=epoch, survivors=int(active.size))
 
 
-def dp_se(means: str | Sequence[float] | np.ndarray, epsilon: float, horizon: int, rng: np.random.Generator,
-          **options) -> BanditRun:
+def dp_se(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, **options) -> BanditRun:
     """DP-SE (Sajed & Sheffet 2019), epsilon-DP; the baseline of papers 001 (Sec. 6) and 004 (Sec. 7).
 
     ``options`` are those of :func:`successive_elimination` (``confidence``, ``order``, ``reward``,
@@ -145,7 +120,6 @@ def dp_se(means: str | Sequence[float] | np.ndarray, epsilon: float, horizon: in
     return successive_elimination(means, horizon, rng, epsilon=check_epsilon(epsilon), **options)
 
 
-def se(means: str | Sequence[float] | np.ndarray, horizon: int, rng: np.random.Generator,
-       **options) -> BanditRun:
+def se(means: Means, horizon: int, rng: np.random.Generator, **options) -> BanditRun:
     """Non-private successive elimination with DP-SE's epoch schedule at eps = infinity (reference)."""
     return successive_elimination(means, horizon, rng, epsilon=math.inf, **options)

@@ -1,5 +1,5 @@
-"""Anytime-Lazy-UCB: paper 001 (``shared/papers/001_e4d726ca676fc96e.txt``), Algorithm 1, Sec. 4.1 and
-Appendix A (spec ``dp-ucb-and-dtol.md`` Sec. 2.1).
+"""Anytime-Lazy-UCB: paper 001 (Hu, Huang and Mehta, "Near-Optimal Algorithms for Private Online Learning in
+a Stochastic Environment"), Algorithm 1, Sec. 4.1 and Appendix A (spec ``dp-ucb-and-dtol.md`` Sec. 2.1).
 
 Each arm's observations go into arrays of sizes 1, 2, 4, ...; when an array is full its sum gets one fresh
 Lap(1/eps) and the arm's private mean becomes that noisy sum over the array size; older arrays are forgotten,
@@ -28,21 +28,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from anonbandits.channels.direct import DirectChannel
-from anonbandits.core.schedules import checkpoint_grid
-from anonbandits.dp.common import (
-    BanditRun,
-    Ledger,
-    RegretTrace,
-    RewardSum,
-    check_epsilon,
-    check_horizon,
-    check_means,
-    check_reward,
-    expected_rewards,
-    finish,
-)
-from anonbandits.errors import ConfigError
+from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, finish, start
+from anonbandits.errors import require
 
 STORAGES = ("o1", "arrays")
 
@@ -83,22 +70,17 @@ def _overtaken_at(mean: np.ndarray, size: np.ndarray, epsilon: float, j: int, t:
     return best
 
 
-def anytime_lazy_ucb(means: str | Sequence[float] | np.ndarray, epsilon: float, horizon: int,
-                     rng: np.random.Generator, *, storage: str = "o1", reward: str | RewardSum = "bernoulli",
-                     expected_means: Sequence[float] | None = None,
+def anytime_lazy_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, *, storage: str = "o1",
+                     reward: str | RewardSum = "bernoulli", expected_means: Sequence[float] | None = None,
                      checkpoints: int | Sequence[int] = 200) -> BanditRun:
     """Run Anytime-Lazy-UCB (paper 001, Algorithm 1) once.
 
     Parameters
     ----------
-    means : arm means (or a ``"0.9,0.8"`` string).
-    epsilon : privacy parameter.
+    means, epsilon, rng : arm means (or a ``"0.9,0.8"`` string), privacy parameter, the run's generator.
     horizon : number of rounds T (at least the number of arms); the algorithm itself does not use it.
-    rng : the run's random generator.
     storage : ``"o1"`` (Appendix A tuples) or ``"arrays"`` (observations kept individually); same law.
-    reward : a model of :mod:`anonbandits.envs.rewards`, or a callable ``sums(mu, counts, rng)``.
-    expected_means : true expected rewards for the pseudo-regret (default: the model's means).
-    checkpoints : number of evenly spaced curve points, or the rounds themselves.
+    reward, expected_means, checkpoints : as in :func:`~anonbandits.dp.elimination.successive_elimination`.
 
     Returns
     -------
@@ -106,18 +88,10 @@ def anytime_lazy_ucb(means: str | Sequence[float] | np.ndarray, epsilon: float, 
         One release per completed array (the K initialization pulls included); extra metrics
         ``events`` (blocks simulated) and ``stored_values`` (peak number of stored numbers).
     """
-    mu = check_means(means)
-    eps = check_epsilon(epsilon)
-    K = mu.size
-    T = check_horizon(horizon, K)
-    if storage not in STORAGES:
-        raise ConfigError(f"storage must be one of {', '.join(STORAGES)}, got {storage!r}")
-    check_reward(reward)
-    draw = DirectChannel.sampler(reward)
-    true = expected_rewards(reward, mu, expected_means)
-    grid = checkpoint_grid(T, checkpoints)
-    trace, ledger = RegretTrace(true.max() - true), Ledger()
-
+    mu, T, draw, true, grid, trace, ledger = start(means, horizon, reward, expected_means, checkpoints,
+                                                   min_horizon=-1)
+    eps, K = check_epsilon(epsilon), mu.size
+    require(storage in STORAGES, "storage", f"one of {', '.join(STORAGES)}", storage)
     # Initialization: round j pulls arm j; array 0 (size 1) gets its own Lap(1/eps) (A1).
     first = draw(mu, np.ones(K, dtype=np.int64), rng)
     noise = rng.laplace(0.0, 1.0 / eps, K)
@@ -130,8 +104,7 @@ def anytime_lazy_ucb(means: str | Sequence[float] | np.ndarray, epsilon: float, 
     fill_sum = np.zeros(K)                    # ... their sum (o1 form)
     fill_obs: list[list[np.ndarray]] = [[] for _ in range(K)]   # ... or the observations (array form)
     fill_blocks: list[list[int]] = [[] for _ in range(K)]
-    stored_peak = 5 * K
-    events = 0
+    stored_peak, events = 5 * K, 0
     while trace.rounds < T:
         t = trace.rounds + 1
         j = int(np.argmax(ucb_index(mean, size, eps, t)))
@@ -153,8 +126,6 @@ def anytime_lazy_ucb(means: str | Sequence[float] | np.ndarray, epsilon: float, 
             total = fill_sum[j] if storage == "o1" else float(np.concatenate(fill_obs[j]).sum())
             z = rng.laplace(0.0, 1.0 / eps)
             ledger.release(fill_blocks[j], [j], [total], [z], 1.0 / eps, trace.rounds)
-            mean[j] = (total + z) / capacity
-            size[j] = capacity
-            fill_n[j], fill_sum[j] = 0, 0.0
-            fill_obs[j], fill_blocks[j] = [], []
-    return finish(trace, grid, true, ledger.releases, ledger, events=events, stored_values=stored_peak)
+            mean[j], size[j] = (total + z) / capacity, capacity
+            fill_n[j], fill_sum[j], fill_obs[j], fill_blocks[j] = 0, 0.0, [], []
+    return finish(trace, grid, true, ledger, events=events, stored_values=stored_peak)

@@ -2,12 +2,6 @@
 channel that runs them is :class:`anonbandits.channels.AnonymousChannel`."""
 
 from anonbandits.elicitation.auditor import AnonymityAuditor
-from anonbandits.elicitation.subalgorithm import (
-    elicitation_rounds,
-    estimates_from_sums,
-    partition_groups,
-    round_labels,
-)
+from anonbandits.elicitation.subalgorithm import elicitation_rounds, estimates_from_sums, partition_groups, round_labels
 
-__all__ = ["AnonymityAuditor", "elicitation_rounds", "estimates_from_sums",
-           "partition_groups", "round_labels"]
+__all__ = ["AnonymityAuditor", "elicitation_rounds", "estimates_from_sums", "partition_groups", "round_labels"]

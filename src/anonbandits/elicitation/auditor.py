@@ -1,8 +1,9 @@
 """The anonymity auditor: the only code that turns per-user rewards into numbers a learner may see.
 
-Paper ``000_e91e148c589dfd32.txt`` Section 2.1; spec ``anonymous-bandits.md`` Section 1, *anonymity invariant*:
-every observation handed to a learner is the aggregate reward of a group of at least C distinct users who all
-played the same arm in that round. :class:`AnonymityAuditor` checks this for every group it serves, raises
+Paper 000 ("Anonymous Bandits for Multi-User Systems", NeurIPS 2022), Section 2.1; spec
+``anonymous-bandits.md`` Section 1, *anonymity invariant*: every observation handed to a learner is the
+aggregate reward of a group of at least C distinct users who all played the same arm in that round.
+:class:`AnonymityAuditor` checks this for every group it serves, raises
 :class:`~anonbandits.errors.AnonymityViolation` otherwise, and counts what it served (``observations`` and
 ``min_group_size`` are the figures the simulations report).
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from anonbandits.errors import AnonymityViolation, ConfigError
+from anonbandits.errors import AnonymityViolation, require
 
 
 class AnonymityAuditor:
@@ -30,12 +31,9 @@ class AnonymityAuditor:
     """
 
     def __init__(self, C: int) -> None:
-        if int(C) != C or C < 1:
-            raise ConfigError(f"C must be a positive integer, got {C}")
-        self.C = int(C)
-        self.observations = 0
+        require(int(C) == C and C >= 1, "C", "a positive integer", C)
+        self.C, self.observations, self.groups_served = int(C), 0, 0
         self.min_group_size: int | None = None
-        self.groups_served = 0
 
     def release(self, groups: np.ndarray, arms: np.ndarray, rewards: np.ndarray,
                 repetitions: np.ndarray | int = 1) -> np.ndarray:

@@ -1,7 +1,8 @@
 """The feedback-eliciting sub-algorithm (2C+2 rounds), vectorised over many assignments.
 
-Paper ``000_e91e148c589dfd32.txt`` Section 3.1; spec ``anonymous-bandits.md`` Section 2. Given an assignment
-pi of users to arms, every user plays pi(i) for 2C+2 rounds:
+Paper 000 ("Anonymous Bandits for Multi-User Systems", NeurIPS 2022), Section 3.1; spec
+``anonymous-bandits.md`` Section 2. Given an assignment pi of users to arms, every user plays pi(i) for
+2C+2 rounds:
 
 1. the users of each arm j with |pi^-1(j)| >= C+1 are split into ``floor(n_j / (C+1))`` groups of sizes
    between C+1 and 2C+1 (the remainder spread one user per group), users ordered by index in each group;
@@ -33,9 +34,7 @@ def partition_groups(assignments: np.ndarray, n_arms: int, C: int) -> tuple[np.n
         its arm has at most C users (no feedback for it).
     positions : (n, N) int64, the user's 1-based position k inside its group, 0 when not in a group.
     """
-    a = np.asarray(assignments)
-    if a.ndim == 1:
-        a = a[None, :]
+    a = np.atleast_2d(np.asarray(assignments))
     n, n_users = a.shape
     key = a.astype(np.int16 if n_arms <= np.iinfo(np.int16).max else np.int64)
     # stable per-row sort (radix sort for 16-bit keys): users of one arm in index order

@@ -1,8 +1,8 @@
 """Multi-user bandit instances: an N x K matrix of means, a reward model, and user clusters.
 
-Paper: ``000_e91e148c589dfd32.txt`` (Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User
-Systems"), Section 2.1; spec ``anonymous-bandits.md`` Section 1. The *user-cluster* assumption U says that
-every arm is the optimal arm of at least U users.
+Paper 000 (Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022),
+Section 2.1; spec ``anonymous-bandits.md`` Section 1. The *user-cluster* assumption U says that every arm is
+the optimal arm of at least U users.
 
 How :func:`clustered_instance` generates an instance (the project's documented choice; the paper's
 simulation settings are not in its text):
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from anonbandits.envs.rewards import model_means
-from anonbandits.errors import ConfigError
+from anonbandits.errors import ConfigError, require
 
 MEANS_LOW = 0.1
 MEANS_HIGH = 0.9
@@ -55,8 +55,7 @@ class MultiUserInstance:
             raise ConfigError(f"instance means must be an (N, K) matrix with K >= 2, got shape {mu.shape}")
         if not np.all((mu >= 0) & (mu <= 1)):
             raise ConfigError("instance means must lie in [0, 1]")
-        if self.model not in INSTANCE_REWARDS:
-            raise ConfigError(f"reward must be one of {', '.join(INSTANCE_REWARDS)}, got {self.model!r}")
+        require(self.model in INSTANCE_REWARDS, "reward", f"one of {', '.join(INSTANCE_REWARDS)}", self.model)
         means = model_means(self.model, mu)
         object.__setattr__(self, "mu", mu)
         object.__setattr__(self, "means", means)
@@ -106,12 +105,9 @@ def clustered_instance(n_users: int, n_arms: int, cluster: int, gap: float, rng:
 
     See the module docstring for the exact construction.
     """
-    if n_users < 1:
-        raise ConfigError(f"users must be at least 1, got {n_users}")
-    if n_arms < 2:
-        raise ConfigError(f"arms must be at least 2, got {n_arms}")
-    if cluster < 0:
-        raise ConfigError(f"cluster must be >= 0 (0 = balanced), got {cluster}")
+    require(n_users >= 1, "users", "at least 1", n_users)
+    require(n_arms >= 2, "arms", "at least 2", n_arms)
+    require(cluster >= 0, "cluster", ">= 0 (0 = balanced)", cluster)
     if cluster * n_arms > n_users:
         raise ConfigError(f"cluster {cluster} x arms {n_arms} exceeds users {n_users}: "
                           "every arm cannot be optimal for that many users")

@@ -55,15 +55,16 @@ def model_means(model: str, mu: np.ndarray, sigma: float = GAUSSIAN_SIGMA) -> np
     return inner + (1 - cdf(b))
 
 
-def draw_rewards(model: str, mu: np.ndarray, rng: np.random.Generator, size=None) -> np.ndarray:
-    """One reward per entry of ``mu`` (broadcast to ``size`` if given)."""
+def draw_rewards(model: str, mu: np.ndarray, rng: np.random.Generator, size=None,
+                 sigma: float = GAUSSIAN_SIGMA) -> np.ndarray:
+    """One reward per entry of ``mu`` (broadcast to ``size`` if given); ``sigma``: the Gaussian's std."""
     _check_model(model)
     mu = np.asarray(mu, dtype=float)
     shape = mu.shape if size is None else size
     if model == "bernoulli":
         return (rng.random(shape) < mu).astype(float)
     if model == "gaussian":
-        return np.clip(rng.normal(mu, GAUSSIAN_SIGMA, shape), 0.0, 1.0)
+        return np.clip(rng.normal(mu, sigma, shape), 0.0, 1.0)
     m = np.clip(mu, 1e-9, 1 - 1e-9)
     return rng.beta(m * BETA_CONCENTRATION, (1 - m) * BETA_CONCENTRATION, shape)
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from anonbandits import registry
-from anonbandits.errors import ConfigError
+from anonbandits.errors import ConfigError, require
 
 
 @dataclass(frozen=True)
@@ -49,24 +49,9 @@ MAX_SEEDS = 1_000_000
 
 
 def load_grid(path: str | Path) -> dict[str, Any]:
-    """Read a grid file (``.toml`` or ``.json``).
-
-    Parameters
-    ----------
-    path : the grid file.
-
-    Returns
-    -------
-    dict
-        The parsed grid, with a non-empty list ``runs`` and only the keys ``seeds``, ``seed_offset``,
-        ``defaults`` and ``runs``.
-
-    Raises
-    ------
-    ConfigError
-        On any problem: wrong extension, unreadable, not UTF-8, not valid TOML/JSON, nested too deeply, or
-        not shaped like a grid.
-    """
+    """Read a grid file (``.toml`` or ``.json``): a dict with a non-empty list ``runs`` and only the keys
+    ``seeds``, ``seed_offset``, ``defaults`` and ``runs``. :class:`ConfigError` on any problem: wrong
+    extension, unreadable, not UTF-8, not valid TOML/JSON, nested too deeply, or not shaped like a grid."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in GRID_SUFFIXES:
@@ -95,18 +80,12 @@ def load_grid(path: str | Path) -> dict[str, Any]:
 
 
 def seed_list(seeds: int | Sequence[int], offset: int = 0) -> list[int]:
-    """``n`` -> ``[offset, ..., offset + n - 1]``; a list is taken as is.
-
-    Raises
-    ------
-    ConfigError
-        For a count below 1, a negative offset or seed, or anything that is not an integer.
-    """
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        raise ConfigError(f"the seed offset must be a non-negative integer, got {offset!r}")
+    """``n`` -> ``[offset, ..., offset + n - 1]``; a list is taken as is. :class:`ConfigError` for a count
+    below 1, a negative offset or seed, or anything that is not an integer."""
+    require(isinstance(offset, int) and not isinstance(offset, bool) and offset >= 0, "the seed offset",
+            "a non-negative integer", offset)
     if isinstance(seeds, int) and not isinstance(seeds, bool):
-        if not 1 <= seeds <= MAX_SEEDS:
-            raise ConfigError(f"'seeds' must be at least 1 and at most {MAX_SEEDS}, got {seeds}")
+        require(1 <= seeds <= MAX_SEEDS, "'seeds'", f"at least 1 and at most {MAX_SEEDS}", seeds)
         return list(range(offset, offset + seeds))
     if not isinstance(seeds, list) or not seeds or \
             not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds):
@@ -118,13 +97,9 @@ def seed_list(seeds: int | Sequence[int], offset: int = 0) -> list[int]:
 
 
 def tasks_from_grid(grid: Mapping[str, Any]) -> list[Task]:
-    """Expand a grid (as returned by :func:`load_grid`) into tasks, configuration-major, seed-minor.
-
-    Raises
-    ------
-    ConfigError
-        Naming the entry and key of an empty list, an unknown algorithm or parameter, or a bad value.
-    """
+    """Expand a grid (as returned by :func:`load_grid`) into tasks, configuration-major, seed-minor;
+    :class:`ConfigError` names the entry and key of an empty list, an unknown algorithm or parameter, or a
+    bad value."""
     seeds = seed_list(grid.get("seeds", 1), grid.get("seed_offset", 0))
     defaults = dict(grid.get("defaults", {}))
     tasks: list[Task] = []
@@ -140,9 +115,7 @@ def tasks_from_grid(grid: Mapping[str, Any]) -> list[Task]:
         for combo in itertools.product(*values):
             params = dict(zip(keys, combo, strict=True))
             name = params.pop("algorithm")
-            if not isinstance(name, str):
-                raise ConfigError(f"runs[{k}].algorithm must be a name, got {name!r}")
+            require(isinstance(name, str), f"runs[{k}].algorithm", "a name", name)
             spec = registry.get(name)
-            resolved = spec.resolve(params)
-            tasks.extend(Task(spec.name, resolved, s) for s in seeds)
+            tasks.extend(Task(spec.name, spec.resolve(params), s) for s in seeds)
     return tasks

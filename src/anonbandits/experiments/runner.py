@@ -67,21 +67,10 @@ def iter_results(tasks: Sequence[Task], *, workers: int | None = None,
                  scheduler: str | None = None) -> Iterator[tuple[int, TaskResult]]:
     """Yield ``(index into tasks, result)`` as runs finish, in completion order.
 
-    Parameters
-    ----------
-    tasks : the runs.
-    workers : number of local worker processes; ``None`` uses every core, ``1`` runs in this process.
-    scheduler : address of a Dask scheduler (``tcp://host:port``); when given, tasks run on that cluster
-        and ``workers`` is ignored.
-
-    Yields
-    ------
-    tuple of (int, TaskResult)
-
-    Notes
-    -----
-    When the consumer stops early (an exception, ``KeyboardInterrupt`` or ``close()``), queued runs are
-    cancelled and local worker processes terminated before control returns.
+    ``workers`` local worker processes (``None``: every core; ``1``: in this process), or the Dask cluster
+    of ``scheduler`` (``tcp://host:port``; ``workers`` is then ignored). When the consumer stops early (an
+    exception, ``KeyboardInterrupt`` or ``close()``), queued runs are cancelled and local worker processes
+    terminated before control returns.
     """
     if not tasks:
         return
@@ -130,27 +119,16 @@ def _iter_dask(tasks: Sequence[Task], scheduler: str) -> Iterator[tuple[int, Tas
 
 
 class Progress:
-    """Runs done out of a total: a tqdm bar on a terminal, otherwise plain lines (after the first run, then
-    every ``interval`` seconds).
-
-    Parameters
-    ----------
-    total : number of runs.
-    stream : where progress goes (stderr by default).
-    interval : seconds between two plain lines when ``stream`` is not a terminal, so logs and CI output
-        get no carriage-return noise.
-    enabled : ``False`` shows nothing.
-    label : what is counted (``runs``, ``rows``, ...).
-    """
+    """``total`` runs done so far (or another ``label``: ``rows``, ...) on ``stream`` (stderr by default): a
+    tqdm bar on a terminal, otherwise plain lines after the first run, then every ``interval`` seconds (so
+    logs and CI output get no carriage-return noise); nothing when not ``enabled``."""
 
     def __init__(self, total: int, *, stream: TextIO | None = None, interval: float = 10.0,
                  enabled: bool = True, label: str = "runs") -> None:
-        self.total, self.done, self.label = total, 0, label
+        self.total, self.done, self.label, self.interval, self.enabled = total, 0, label, interval, enabled
         self.stream = stream if stream is not None else sys.stderr
-        self.interval = interval
         self.start = self.last = time.monotonic()
         self.bar = None
-        self.enabled = enabled
         if enabled and self.stream.isatty():
             from tqdm import tqdm
 
@@ -176,14 +154,9 @@ class Progress:
 
 def collect(tasks: Sequence[Task], finished: dict[int, TaskResult], *, workers: int | None = None,
             scheduler: str | None = None, progress: bool = True) -> None:
-    """Run every task, storing each result in ``finished[index]`` as soon as it completes.
-
-    Parameters
-    ----------
-    tasks, workers, scheduler : as in :func:`iter_results`.
-    finished : filled in place, so after an exception or Ctrl-C it still holds the runs done so far.
-    progress : show progress on stderr (see :class:`Progress`).
-    """
+    """Run every task (``workers``, ``scheduler``: as in :func:`iter_results`), storing each result in
+    ``finished[index]`` as soon as it completes, so after an exception or Ctrl-C ``finished`` still holds the
+    runs done so far; ``progress`` on stderr (see :class:`Progress`)."""
     bar = Progress(len(tasks), enabled=progress)
     try:
         with closing(iter_results(tasks, workers=workers, scheduler=scheduler)) as results:

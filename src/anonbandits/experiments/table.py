@@ -20,25 +20,10 @@ from anondecomp.io import atomic_open
 TABLE_SUFFIXES = (".csv", ".jsonl")
 
 
-def _columns(rows: list[Mapping[str, Any]]) -> list[str]:
-    cols: dict[str, None] = {}
-    for row in rows:
-        cols.update(dict.fromkeys(row))
-    return list(cols)
-
-
 def write_table(rows: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
-    """Write ``rows`` atomically (a temporary file renamed into place, so no half-written table remains).
-
-    Parameters
-    ----------
-    rows : one mapping per run; the columns are the union of their keys, in first-seen order.
-    path : ``.jsonl`` writes JSON lines, anything else CSV; missing parent directories are created.
-
-    Returns
-    -------
-    Path
-    """
+    """Write ``rows`` (one mapping per run; the columns are the union of their keys, in first-seen order) to
+    ``path`` atomically: a temporary file renamed into place, so no half-written table remains. A ``.jsonl``
+    path gets JSON lines, anything else CSV; missing parent directories are created."""
     rows = list(rows)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -47,20 +32,15 @@ def write_table(rows: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
             for row in rows:
                 fh.write(json.dumps(row, default=float) + "\n")
         else:
-            writer = csv.DictWriter(fh, fieldnames=_columns(rows))
+            writer = csv.DictWriter(fh, fieldnames=list(dict.fromkeys(key for row in rows for key in row)))
             writer.writeheader()
             writer.writerows(rows)
     return path
 
 
 def read_table(path: str | Path) -> list[dict[str, Any]]:
-    """The rows of a table written by :func:`write_table` (CSV values come back as text).
-
-    Raises
-    ------
-    ConfigError
-        When the file cannot be read or is not a results table (no ``algorithm`` and ``seed`` columns).
-    """
+    """The rows of a table written by :func:`write_table` (CSV values come back as text); :class:`ConfigError`
+    when the file cannot be read or is not a results table (no ``algorithm`` and ``seed`` columns)."""
     path = Path(path)
     try:
         with open(path, encoding="utf-8", newline="") as fh:

@@ -12,16 +12,25 @@ distributions differ:
 * ``skew="halves"``: Féraud, Alami and Laroche, *Decentralized Exploration in Multi-Armed Bandits*
   (ICML 2019), Problem 2: the first half of the players generates 80% of the events, uniformly within each
   half (N even).
+
+:class:`MessageLog` holds the messages an algorithm sends, as columns so that privacy can be checked after a
+run: algorithms append one block of messages per epoch (vectorised over agents), never one Python object per
+message, so a run with millions of messages stays cheap. ``content`` holds one number per message; what it
+means (an arm index, a vote, a noisy count) is the algorithm's to document, with ``kind`` telling apart
+message types of one algorithm.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from anonbandits.core.votes import VOTE_ROUNDINGS, vote_threshold
 from anonbandits.errors import ConfigError
 
-__all__ = ["ACTIVITIES", "SKEWED_SHARE", "SKEWS", "VOTE_ROUNDINGS", "activity_probabilities", "vote_threshold"]
+__all__ = ["ACTIVITIES", "SKEWED_SHARE", "SKEWS", "VOTE_ROUNDINGS", "MessageLog", "activity_probabilities",
+           "vote_threshold"]
 
 ACTIVITIES = ("uniform", "skewed")
 SKEWS = ("power", "halves")
@@ -75,3 +84,39 @@ def activity_probabilities(agents: int, activity: str | np.ndarray = "uniform", 
         raise ConfigError(f"skewed activity needs gamma > 0 and activity_offset >= 0, got {gamma}, {offset}")
     weights = (np.arange(1, agents + 1) + offset) ** (-gamma)
     return weights / weights.sum()
+
+
+@dataclass
+class MessageLog:
+    """Columns ``sender``, ``time``, ``kind``, ``content``, each a 1-D array of one entry per message.
+
+    ``record=False`` keeps only the count (for large benchmark runs).
+    """
+
+    record: bool = True
+    count: int = 0
+    _blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
+
+    def add(self, sender, time, content, kind: int | np.ndarray = 0) -> None:
+        """Append messages; the arguments broadcast against each other."""
+        sender, time, content, kind = np.broadcast_arrays(np.asarray(sender), np.asarray(time),
+                                                          np.asarray(content), np.asarray(kind))
+        self.count += sender.size
+        if self.record and sender.size:
+            self._blocks.append((sender.ravel().copy(), time.ravel().copy(), kind.ravel().copy(),
+                                 content.ravel().copy()))
+
+    def _column(self, k: int) -> np.ndarray:
+        if not self.record:
+            raise ValueError("this log was created with record=False and kept only the count")
+        return np.concatenate([b[k] for b in self._blocks]) if self._blocks else np.empty(0)
+
+    sender = property(lambda self: self._column(0), doc="The agent who sent each message.")
+    time = property(lambda self: self._column(1), doc="The round (or step) of each message.")
+    kind = property(lambda self: self._column(2), doc="The message type, the algorithm's to define.")
+    content = property(lambda self: self._column(3), doc="The number each message carries.")
+
+    def of_sender(self, agent: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(time, kind, content) of every message ``agent`` sent: what an observer of that agent sees."""
+        mask = self.sender == agent
+        return self.time[mask], self.kind[mask], self.content[mask]

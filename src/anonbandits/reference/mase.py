@@ -14,6 +14,7 @@ elimination, votes, leaves the pool or synchronises, exactly in the order of Alg
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -40,14 +41,7 @@ class _Pool:
     def __init__(self, probs: np.ndarray) -> None:
         self.probs = [float(p) for p in probs]
         self.members = list(range(len(self.probs)))
-        self._rebuild()
-
-    def _rebuild(self) -> None:
-        self.cum = []
-        total = 0.0
-        for n in self.members:
-            total += self.probs[n]
-            self.cum.append(total)
+        self.cum = list(itertools.accumulate(self.probs))
 
     def draw(self, rng: np.random.Generator) -> int:
         i = bisect.bisect_right(self.cum, rng.random() * self.cum[-1])
@@ -55,8 +49,7 @@ class _Pool:
 
     def remove(self, n: int) -> None:
         self.members.remove(n)
-        if self.members:
-            self._rebuild()
+        self.cum = list(itertools.accumulate(self.probs[m] for m in self.members))
 
 
 def _reward(model: str, mu: float, sigma: float, rng: np.random.Generator) -> float:

@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 
+from anonbandits import registry
 from anonbandits.anonymous import anon_batched, guaranteed_ratio
 from anonbandits.anonymous.algorithm1 import measured_ratio
 from anonbandits.anonymous.specs import run_batched
@@ -70,7 +71,7 @@ def test_registry_reports_per_batch_ratios_and_eliminations():
     params = {"users": N, "arms": K, "C": C, "cluster": U, "horizon": T, "gap": 0.1, "reward": "bernoulli",
               "instance_seed": -1, "decomposer": "greedy", "grid": "arithmetic", "batches": 0, "gamma": 1.0,
               "threshold": "log", "alpha": 0.0, "best_effort": True}
-    metrics = run_batched(params, 3).metrics
+    metrics = run_batched(registry.get("anon-batched").resolve(params), 3).metrics
     assert metrics["exploration_batches"] == 2
     assert metrics["R_over_D_b1"] == metrics["R_over_D_b2"] == K
     assert metrics["eliminated_before_b1"] == 0

@@ -1,8 +1,111 @@
-"""Distributed-DP batched successive elimination (paper 004, Chowdhury & Zhou, ICLR 2023): Algorithm 1 with
-central, local, SecAgg (Polya, Skellam, discrete Gaussian) and shuffle protocols."""
+"""Distributed-DP batched successive elimination (paper 004, Chowdhury and Zhou, "Distributed Differential
+Privacy in Multi-Armed Bandits", ICLR 2023; spec distributed-dp.md) as registered algorithms.
 
-from anonbandits.dp.distributed.algorithms import ALGORITHMS
-from anonbandits.dp.distributed.elimination import EliminationResult, run_elimination
+All six are Algorithm 1 (Sec. 3 of the paper, :func:`run_elimination`) with a different protocol
+P = (R, S, A) of :mod:`anonbandits.dp.distributed.protocols`, whose docstrings give each guarantee:
+
+========================  =========================================================================
+``cdp-se``                central model, discrete Laplace added by the analyzer (Thm 5; Algs. 2-3, App. H)
+``ldp-se``                local model, every user adds ``Lap_Z(g/eps)`` (Thm 6; Algs. 4-5, App. H)
+``dist-dp-se``            distributed pure DP, Polya noise + SecAgg (Thm 1, Sec. 4)
+``dist-rdp-se``           distributed RDP, Skellam noise + SecAgg, scale ``s`` (Thm 2, Sec. 5)
+``dist-cdp-se``           distributed CDP, discrete Gaussian noise + SecAgg, scale ``s`` (Thm 4, App. F)
+``shuffle-dp-se``         distributed pure DP via secure shuffling (Thm 3, App. D.2)
+========================  =========================================================================
+
+The RDP and CDP variants report their ``(eps', delta)``-DP conversion as ``dp_epsilon``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from anonbandits.dp.distributed.elimination import SIMULATIONS, EliminationResult, run_elimination
 from anonbandits.dp.distributed.protocols import PROTOCOLS, BatchParams, Protocol
+from anonbandits.envs.rewards import GAUSSIAN_SIGMA, REWARD_MODELS, model_means, parse_means
+from anonbandits.errors import ConfigError, require
+from anonbandits.registry import AlgorithmSpec, Param, Result
 
 __all__ = ["ALGORITHMS", "PROTOCOLS", "BatchParams", "EliminationResult", "Protocol", "run_elimination"]
+
+
+def _run(name: str, eps_below_one: str | None, params: Mapping[str, Any], seed: int) -> Result:
+    """Validate ``params``, run Algorithm 1 with protocol ``name`` and package metrics and the regret curve;
+    warn when ``eps_below_one`` (a theorem) assumes epsilon < 1 and it is not."""
+    means = parse_means(params["means"])
+    horizon, base, eps = int(params["horizon"]), int(params["batch_base"]), float(params["epsilon"])
+    delta = params.get("delta")
+    for key, ok, requirement in (
+            ("horizon", horizon >= 1, "at least 1"), ("batch_base", base >= 2, "an integer >= 2"),
+            ("epsilon", eps > 0 and math.isfinite(eps), "a positive number"), ("crs", params["crs"] > 0, "positive"),
+            ("reward_sigma", params["reward_sigma"] > 0, "positive"),
+            ("checkpoints", params["checkpoints"] >= 2, "at least 2"),
+            ("confidence", 0 <= params["confidence"] <= 1, "in [0, 1] (0 means 1/T)"),
+            ("tau_confidence", 0 <= params["tau_confidence"] <= 1, "in [0, 1] (0 means 1/T)")):
+        if not ok:
+            raise ConfigError(f"{key} must be {requirement}, got {params[key]!r}")
+    if params["simulation"] == "aggregate" and params["secagg"] != "ideal":
+        raise ConfigError(f"secagg={params['secagg']!r} simulates users' messages: use simulation=per-user")
+    if eps_below_one and eps >= 1:
+        warnings.warn(f"{eps_below_one} assumes epsilon < 1 (spec Sec. 6 item 18); running with {eps}",
+                      stacklevel=2)
+    p, p_tau = (float(params[key]) or 1.0 / horizon for key in ("confidence", "tau_confidence"))
+    protocol = PROTOCOLS[name](eps, p_tau, float(params.get("scale", 1.0)))
+    require(delta is None or 0 < delta < 1, "delta", "in (0, 1)", delta)
+
+    res = run_elimination(protocol, means, reward=params["reward"], reward_sigma=params["reward_sigma"],
+                          horizon=horizon, batch_base=base, confidence=p, crs=params["crs"],
+                          rng=np.random.default_rng(seed), simulation=params["simulation"], secagg=params["secagg"],
+                          checkpoints=params["checkpoints"])
+    best = int(np.argmax(model_means(params["reward"], means, params["reward_sigma"])))
+    dp_eps, dp_delta = protocol.privacy([base**b for b in range(1, 64) if base**b <= horizon // 2], delta)
+    metrics = {"regret": res.regret, "batches": res.batches, "active_arms": int(res.active.size),
+               "identified": int(res.active.size == 1 and int(res.active[0]) == best),
+               "best_pulls": int(res.pulls[best]), "bits": res.max_bits, "wrap_errors": res.wrap_errors,
+               "dp_epsilon": dp_eps, "dp_delta": dp_delta}
+    label = protocol.name if protocol.pure else f"{protocol.name} s={protocol.scale:g}"
+    return Result(metrics=metrics, curve=(res.checkpoints, res.cumulative_regret), label=label)
+
+
+def _params(secure: tuple[str, ...], scaled: bool = False) -> tuple[Param, ...]:
+    return (
+        Param("means", str, "0.9,0.8,0.7", "comma-separated arm means (reward parameters)"),
+        Param("epsilon", float, 0.5, "privacy level eps > 0"),
+        Param("horizon", int, 1_000_000, "number of users T"),
+        Param("reward", str, "bernoulli", "reward model", choices=REWARD_MODELS),
+        Param("reward_sigma", float, GAUSSIAN_SIGMA, "std of the clipped Gaussian rewards (paper: 0.1)"),
+        Param("confidence", float, 0.1, "p in the confidence radius beta(b); 0 means 1/T"),
+        Param("tau_confidence", float, 0.0, "p in the accuracy tau (sets m); 0 means 1/T (theory), "
+                                            "the paper's code uses 0.1"),
+        Param("batch_base", int, 2, "batch length l(b) = base^b (the paper's figures 1-3 use 4)"),
+        Param("crs", float, 1.0, "multiplier of the confidence radius"),
+        Param("simulation", str, "aggregate", "aggregate: exact block sums and aggregate noise; "
+                                              "per-user: every user's message", choices=SIMULATIONS),
+        Param("secagg", str, "ideal", "secure computation simulated in per-user mode", choices=secure),
+        Param("checkpoints", int, 200, "points of the regret curve"),
+    ) + ((Param("scale", float, 10.0, "scaling factor s >= 1 of the noise (larger: less regret, more bits)"),
+          Param("delta", float, 1e-6, "delta of the reported (eps, delta)-DP conversion")) if scaled else ())
+
+
+_SECAGG = ("ideal", "masked")
+ALGORITHMS: tuple[AlgorithmSpec, ...] = tuple(
+    AlgorithmSpec(name, partial(_run, name, warn), params, summary, "distributed-dp")
+    for name, params, warn, summary in (
+        ("cdp-se", _params(_SECAGG), "CDP-SE (Theorem 5)",
+         "central-model batched elimination with discrete Laplace noise (paper 004, Thm 5)"),
+        ("ldp-se", _params(_SECAGG), "LDP-SE (Theorem 6)",
+         "local-model batched elimination with discrete Laplace noise (paper 004, Thm 6)"),
+        ("dist-dp-se", _params(_SECAGG), None,
+         "distributed pure-DP elimination: Polya noise + SecAgg (paper 004, Alg. 1, Thm 1)"),
+        ("dist-rdp-se", _params(_SECAGG, scaled=True), None,
+         "distributed RDP elimination: Skellam noise + SecAgg (paper 004, Alg. 1, Thm 2)"),
+        ("dist-cdp-se", _params(_SECAGG, scaled=True), "Dist-CDP-SE (Theorem 4)",
+         "distributed CDP elimination: discrete Gaussian + SecAgg (paper 004, Thm 4)"),
+        ("shuffle-dp-se", _params(("ideal", "split-and-mix")), None,
+         "distributed pure-DP elimination via secure shuffling (paper 004, Thm 3)")))

@@ -1,5 +1,6 @@
-"""Algorithm 1 of paper 004 (../shared/papers/004_b05229be65bd7964.txt): private batch-based successive arm
-elimination, generic over the protocol P = (R, S, A) (spec distributed-dp.md, Sec. 2).
+"""Algorithm 1 of paper 004 (Chowdhury and Zhou, "Distributed Differential Privacy in Multi-Armed Bandits",
+ICLR 2023): private batch-based successive arm elimination, generic over the protocol P = (R, S, A) (spec
+distributed-dp.md, Sec. 2).
 
 Batch ``b = 1, 2, ...`` serves every active arm to a block of ``l(b) = base^b`` new users, in increasing arm
 order; each block's rewards reach the server only through one protocol release, whose estimate
@@ -18,6 +19,7 @@ curve is exact at every checkpoint.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,7 +27,7 @@ import numpy as np
 from anonbandits.channels.mechanisms import Distributed
 from anonbandits.core.elimination import interval_survivors
 from anonbandits.core.schedules import batch_length, checkpoint_grid
-from anonbandits.dp.distributed.protocols import BatchParams, Protocol
+from anonbandits.dp.distributed.protocols import BatchParams, Protocol, Release
 from anonbandits.dp.distributed.rewards import encoded_sums, user_rewards
 from anonbandits.envs.rewards import model_means
 from anonbandits.privacy import randomized_round
@@ -93,46 +95,34 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
     t, b, batches, max_bits, wraps = 0, 0, 0, 0, 0
     blocks: list[tuple[int, int, int]] = []
     releases: list[BlockRelease] = []
-    while t < horizon:
-        if active.size == 1:
-            blocks.append((int(active[0]), t, horizon))
-            t = horizon
-            break
+    while t < horizon and active.size > 1:
         b += 1
         length = batch_length(batch_base, b)
         if t + active.size * length > horizon:  # the horizon ends inside this batch: no aggregation
-            for arm in active:
-                stop = min(horizon, t + length)
-                blocks.append((int(arm), t, stop))
-                t = stop
-                if t == horizon:
-                    break
+            for arm in active[:math.ceil((horizon - t) / length)]:   # the arms whose block starts before T
+                blocks.append((int(arm), t, min(horizon, t + length)))
+                t = blocks[-1][2]
             break
         bp = protocol.batch_params(length)
         if simulation == "aggregate":
             encoded = encoded_sums(reward, means[active], bp.g, length, rng, reward_sigma)
             rel = mechanism.release(encoded, length, rng, params=bp).accounting["release"]
-            yhat, z, exact = rel.yhat, rel.z, rel.exact
         else:
             parts = []
-            for arm in active:
-                xhat = randomized_round(user_rewards(reward, float(means[arm]), length, rng, reward_sigma),
-                                        bp.g, rng)
-                parts.append(protocol.release_users(xhat, bp, secagg, rng))
-            yhat, z, exact = (np.concatenate([getattr(r, f) for r in parts]) for f in ("yhat", "z", "exact"))
-        wraps += int(np.count_nonzero(z != exact))
-        starts = t + length * np.arange(active.size)
+            for arm in active:  # each user rounds her reward and adds her noise; then SecAgg and the analyzer
+                rewards = user_rewards(reward, float(means[arm]), length, rng, reward_sigma)
+                parts.append(protocol.release_users(randomized_round(rewards, bp.g, rng), bp, secagg, rng))
+            rel = Release(*(np.concatenate([getattr(r, f) for r in parts]) for f in ("yhat", "z", "exact")))
+        wraps += int(np.count_nonzero(rel.z != rel.exact))
         for k, arm in enumerate(active):
-            blocks.append((int(arm), int(starts[k]), int(starts[k]) + length))
+            blocks.append((int(arm), t + k * length, t + (k + 1) * length))
             if record:
-                releases.append(BlockRelease(b, int(arm), int(starts[k]), int(starts[k]) + length, bp,
-                                             int(yhat[k]), float(z[k])))
+                releases.append(BlockRelease(b, *blocks[-1], bp, int(rel.yhat[k]), float(rel.z[k])))
         t += active.size * length
-        batches += 1
-        max_bits = max(max_bits, bp.bits)
-        muhat = z / length
-        radius = crs * protocol.radius(length, active.size, b, confidence)
-        active = active[interval_survivors(muhat, radius)]
+        batches, max_bits = batches + 1, max(max_bits, bp.bits)
+        active = active[interval_survivors(rel.z / length, crs * protocol.radius(length, active.size, b, confidence))]
+    if t < horizon:  # a single arm is left: pulled to the end without running the protocol
+        blocks.append((int(active[0]), t, horizon))
 
     block_arr = np.array(blocks, dtype=np.int64).reshape(-1, 3)
     sizes = block_arr[:, 2] - block_arr[:, 1]

@@ -1,5 +1,5 @@
-"""The protocols P = (R, S, A) that plug into Algorithm 1 of paper 004 (../shared/papers/004_b05229be65bd7964.txt;
-spec distributed-dp.md, Sec. 3), one class per trust model / noise.
+"""The protocols P = (R, S, A) that plug into Algorithm 1 of paper 004 (Chowdhury and Zhou, ICLR 2023; spec
+distributed-dp.md, Sec. 3), one class per trust model / noise.
 
 Every protocol fixes, for a batch of ``n`` users, the precision ``g``, accuracy ``tau`` and modulus
 ``m = n g + 2 tau + 1`` (:class:`BatchParams`), the per-user noise of the local randomizer R, the constants
@@ -14,8 +14,8 @@ A batch's release can be simulated two ways, which agree in distribution:
 * :meth:`Protocol.release_sums` starts from the block's encoded sum and draws the *aggregate* noise of the
   ``n`` users in one call, using exact identities: ``n`` Polya(1/n, beta) differences sum to ``Lap_Z``;
   ``n`` Skellam(0, v/n) sum to ``Sk(0, v)``; ``n`` i.i.d. ``Lap_Z(B)`` sum to ``Polya(n, beta) -
-  Polya(n, beta)``. Sums of discrete Gaussians have no closed form, so Dist-CDP-SE draws every user's
-  noise in both modes (spec Sec. 6, item 8). SecAgg's output ``(sum_i y_i) mod m`` equals
+  Polya(n, beta)``. Sums of discrete Gaussians have no closed form, so Dist-CDP-SE draws them as the users'
+  histogram (spec Sec. 6, item 8). SecAgg's output ``(sum_i y_i) mod m`` equals
   ``(sum xhat + sum eta) mod m``, so nothing else is lost.
 """
 
@@ -26,37 +26,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonbandits import privacy
 from anonbandits.core.radii import lemma2_radius, lemma5_radius
-from anonbandits.errors import ConfigError
-from anonbandits.privacy import (
-    DEFAULT_ORDERS,
-    analyze,
-    complete_pairs,
-    discrete_gaussian,
-    discrete_gaussian_sum,
-    discrete_gaussian_sum_cdp,
-    discrete_laplace,
-    discrete_laplace_radius,
-    discrete_laplace_sum_radius,
-    masked_messages,
-    modulus,
-    polya,
-    rdp_to_dp,
-    ring_pairs,
-    secure_sum,
-    skellam,
-    skellam_radius,
-    skellam_rdp,
-    split_and_mix,
-    subgaussian_radius,
-    zcdp_to_dp,
-)
+from anonbandits.errors import ConfigError, require
 
-#: Pairwise masking uses the complete graph up to this many users, a ring of degree 16 above it.
-COMPLETE_MASKING_MAX_USERS = 512
-RING_DEGREE = 16
-#: Shares per user in the split-and-mix shuffle stand-in.
-SPLIT_SHARES = 3
+#: Pairwise masking uses the complete graph up to this many users, a ring of degree 16 above it; the
+#: split-and-mix shuffle stand-in cuts each message into 3 shares.
+COMPLETE_MASKING_MAX_USERS, RING_DEGREE, SPLIT_SHARES = 512, 16, 3
 
 
 @dataclass(frozen=True)
@@ -91,95 +67,79 @@ class Protocol:
     """Base class: Dist-DP-SE's pure-DP SecAgg protocol with Polya noise (Theorem 1, Sec. 3.1).
 
     Subclasses change the noise, the parameters and the radius; the release machinery is shared.
+    ``noise_eps`` is the epsilon that calibrates the noise (``eps/2`` for the shuffle protocol).
     """
 
     name = "dist-dp-se"
-    trust = "distributed"
     pure = True
 
     def __init__(self, epsilon: float, tau_confidence: float, scale: float = 1.0) -> None:
-        if not epsilon > 0:
-            raise ConfigError(f"epsilon must be positive, got {epsilon!r}")
-        if not 0 < tau_confidence <= 1:
-            raise ConfigError(f"tau_confidence must be in (0, 1], got {tau_confidence!r}")
-        if not scale >= 1:
-            raise ConfigError(f"scale must be at least 1, got {scale!r}")
-        self.epsilon = float(epsilon)
-        self.tau_confidence = float(tau_confidence)
-        self.scale = float(scale)
-
-    # --- parameters -------------------------------------------------------------------------------
-    def noise_epsilon(self) -> float:
-        """The epsilon that calibrates the noise (``eps/2`` for the shuffle protocol)."""
-        return self.epsilon
+        require(epsilon > 0, "epsilon", "positive", epsilon)
+        require(0 < tau_confidence <= 1, "tau_confidence", "in (0, 1]", tau_confidence)
+        require(scale >= 1, "scale", "at least 1", scale)
+        self.epsilon, self.tau_confidence, self.scale = float(epsilon), float(tau_confidence), float(scale)
+        self.noise_eps = self.epsilon
 
     def precision(self, n: int) -> int:
         """``g = ceil(eps sqrt(n))`` (at least 1)."""
-        return max(1, math.ceil(self.noise_epsilon() * math.sqrt(n)))
+        return max(1, math.ceil(self.noise_eps * math.sqrt(n)))
 
     def accuracy(self, n: int, g: int) -> int:
         """``tau = ceil((g/eps) log(2/p_tau))``: the ``Lap_Z(g/eps)`` total noise exceeds it w.p. <= p_tau."""
-        return math.ceil(discrete_laplace_radius(g / self.noise_epsilon(), self.tau_confidence))
+        return math.ceil(privacy.discrete_laplace_radius(g / self.noise_eps, self.tau_confidence))
 
     def batch_params(self, n: int) -> BatchParams:
         g = self.precision(n)
         tau = self.accuracy(n, g)
-        return BatchParams(n=n, g=g, tau=tau, m=modulus(n, g, tau))
+        return BatchParams(n=n, g=g, tau=tau, m=privacy.modulus(n, g, tau))
 
     def noise_constants(self) -> tuple[float, float]:
         """``(sigma, h)`` of Assumption 1: ``|total noise| <= sigma sqrt(log(2/p)) + h log(2/p)`` w.p. 1-2p."""
-        e = self.noise_epsilon()
-        return math.sqrt(2.0) / e, 1.0 / e
+        return math.sqrt(2.0) / self.noise_eps, 1.0 / self.noise_eps
 
     def radius(self, length: int, active: int, batch: int, p: float) -> float:
         """Confidence radius ``beta(b)`` of Lemma 2 (spec Sec. 2.4) for batch length ``l(b)``."""
         return lemma2_radius(length, active, batch, p, *self.noise_constants())
 
-    # --- noise ------------------------------------------------------------------------------------
-    def _beta(self, bp: BatchParams) -> float:
-        return math.exp(-self.noise_epsilon() / bp.g)
-
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
         """Each of the ``n`` users' noise: ``Polya(1/n, beta) - Polya(1/n, beta)``, ``beta = e^{-eps/g}``."""
-        beta = self._beta(bp)
-        return polya(1.0 / bp.n, beta, bp.n, rng) - polya(1.0 / bp.n, beta, bp.n, rng)
+        beta = math.exp(-self.noise_eps / bp.g)
+        return privacy.polya(1.0 / bp.n, beta, bp.n, rng) - privacy.polya(1.0 / bp.n, beta, bp.n, rng)
 
     def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
         """``count`` independent totals of ``n`` users' noise: exactly ``Lap_Z(g/eps)`` (Fact 1)."""
-        return discrete_laplace(bp.g / self.noise_epsilon(), count, rng)
+        return privacy.discrete_laplace(bp.g / self.noise_eps, count, rng)
 
     def server_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray | None:
         """Noise the analyzer adds itself (central model only)."""
         return None
 
-    # --- releases ---------------------------------------------------------------------------------
-    def _analyze(self, yhat: np.ndarray, clean: np.ndarray, bp: BatchParams,
-                 rng: np.random.Generator) -> Release:
+    def _analyze(self, yhat: np.ndarray, clean: np.ndarray, bp: BatchParams, rng: np.random.Generator) -> Release:
         extra = self.server_noise(bp, yhat.size, rng)
         y = yhat if extra is None else np.mod(yhat + np.mod(extra, bp.m), bp.m)
         exact = clean if extra is None else clean + extra
-        return Release(yhat=yhat, z=analyze(y, bp.n, bp.g, bp.tau, bp.m), exact=exact / bp.g)
+        return Release(yhat=yhat, z=privacy.analyze(y, bp.n, bp.g, bp.tau, bp.m), exact=exact / bp.g)
 
     def release_sums(self, encoded: np.ndarray, bp: BatchParams, rng: np.random.Generator) -> Release:
         """Releases for several blocks of ``n`` users from their encoded sums (aggregate-noise mode)."""
-        encoded = np.asarray(encoded, dtype=np.int64)
-        total = encoded + self.aggregate_noise(bp, encoded.size, rng)
+        total = np.asarray(encoded, dtype=np.int64)
+        total = total + self.aggregate_noise(bp, total.size, rng)
         return self._analyze(np.mod(total, bp.m), total, bp, rng)
 
     def secure(self, messages: np.ndarray, bp: BatchParams, secagg: str, rng: np.random.Generator) -> int:
         """The secure computation S on the users' messages: ideal SecAgg or one of its simulations."""
-        if secagg == "ideal":
-            return secure_sum(messages, bp.m)
         if secagg == "masked":
             n = messages.size
-            pairs = complete_pairs(n) if n <= COMPLETE_MASKING_MAX_USERS else ring_pairs(n, RING_DEGREE)
-            return secure_sum(masked_messages(messages, bp.m, rng, pairs), bp.m)
-        if secagg == "split-and-mix":
-            return secure_sum(split_and_mix(messages, bp.m, SPLIT_SHARES, rng), bp.m)
-        raise ConfigError(f"unknown secure computation {secagg!r}")
+            pairs = privacy.complete_pairs(n) if n <= COMPLETE_MASKING_MAX_USERS else \
+                privacy.ring_pairs(n, RING_DEGREE)
+            messages = privacy.masked_messages(messages, bp.m, rng, pairs)
+        elif secagg == "split-and-mix":
+            messages = privacy.split_and_mix(messages, bp.m, SPLIT_SHARES, rng)
+        elif secagg != "ideal":
+            raise ConfigError(f"unknown secure computation {secagg!r}")
+        return privacy.secure_sum(messages, bp.m)
 
-    def release_users(self, xhat: np.ndarray, bp: BatchParams, secagg: str,
-                      rng: np.random.Generator) -> Release:
+    def release_users(self, xhat: np.ndarray, bp: BatchParams, secagg: str, rng: np.random.Generator) -> Release:
         """Release for one block from every user's encoding (faithful per-user mode)."""
         xhat = np.asarray(xhat, dtype=np.int64)
         if xhat.size != bp.n:
@@ -187,10 +147,8 @@ class Protocol:
         eta = self.user_noise(bp, rng)
         messages = np.mod(xhat + eta, bp.m)  # local randomizer R: y_i = (xhat_i + eta_i) mod m
         yhat = np.array([self.secure(messages, bp, secagg, rng)], dtype=np.int64)
-        clean = np.array([int(xhat.sum()) + int(eta.sum())], dtype=np.int64)
-        return self._analyze(yhat, clean, bp, rng)
+        return self._analyze(yhat, np.array([int(xhat.sum()) + int(eta.sum())], dtype=np.int64), bp, rng)
 
-    # --- privacy ----------------------------------------------------------------------------------
     def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
         """``(eps, delta)``-DP of the whole run (users are unique, so the worst batch size counts)."""
         return self.epsilon, 0.0
@@ -208,13 +166,13 @@ class ShuffleProtocol(Protocol):
     """
 
     name = "shuffle-dp-se"
-    trust = "shuffle"
 
-    def noise_epsilon(self) -> float:
-        return self.epsilon / 2.0
+    def __init__(self, epsilon: float, tau_confidence: float, scale: float = 1.0) -> None:
+        super().__init__(epsilon, tau_confidence, scale)
+        self.noise_eps = self.epsilon / 2.0
 
     def accuracy(self, n: int, g: int) -> int:
-        return math.ceil(discrete_laplace_radius(g / self.noise_epsilon(), self.tau_confidence / 2.0))
+        return math.ceil(privacy.discrete_laplace_radius(g / self.noise_eps, self.tau_confidence / 2.0))
 
 
 class CentralProtocol(Protocol):
@@ -225,7 +183,6 @@ class CentralProtocol(Protocol):
     """
 
     name = "cdp-se"
-    trust = "central"
 
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
         return np.zeros(bp.n, dtype=np.int64)
@@ -235,7 +192,7 @@ class CentralProtocol(Protocol):
 
     def server_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
         """Remark 7: ``eta = eta1 - eta2``, two geometric (Polya(1, e^{-eps/g})) variables: ``Lap_Z(g/eps)``."""
-        return discrete_laplace(bp.g / self.epsilon, count, rng)
+        return privacy.discrete_laplace(bp.g / self.epsilon, count, rng)
 
 
 class LocalProtocol(Protocol):
@@ -248,20 +205,19 @@ class LocalProtocol(Protocol):
     """
 
     name = "ldp-se"
-    trust = "local"
 
     def accuracy(self, n: int, g: int) -> int:
-        return math.ceil(discrete_laplace_sum_radius(g / self.epsilon, n, self.tau_confidence))
+        return math.ceil(privacy.discrete_laplace_sum_radius(g / self.epsilon, n, self.tau_confidence))
 
     def radius(self, length: int, active: int, batch: int, p: float) -> float:
         return lemma5_radius(length, active, batch, p, self.epsilon)
 
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
-        return discrete_laplace(bp.g / self.epsilon, bp.n, rng)
+        return privacy.discrete_laplace(bp.g / self.epsilon, bp.n, rng)
 
     def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
-        beta = self._beta(bp)
-        return polya(bp.n, beta, count, rng) - polya(bp.n, beta, count, rng)
+        beta = math.exp(-self.epsilon / bp.g)
+        return privacy.polya(bp.n, beta, count, rng) - privacy.polya(bp.n, beta, count, rng)
 
 
 class _ScaledProtocol(Protocol):
@@ -272,7 +228,8 @@ class _ScaledProtocol(Protocol):
     def precision(self, n: int) -> int:
         return max(1, math.ceil(self.scale * self.epsilon * math.sqrt(n)))
 
-    def _total_variance(self, bp: BatchParams) -> float:
+    def total_variance(self, bp: BatchParams) -> float:
+        """Variance of the aggregated noise of one release, in encoded units."""
         return (bp.g / self.epsilon) ** 2
 
 
@@ -286,27 +243,24 @@ class SkellamProtocol(_ScaledProtocol):
 
     name = "dist-rdp-se"
 
-    def accuracy(self, n: int, g: int) -> int:
-        return math.ceil(skellam_radius((g / self.epsilon) ** 2, self.tau_confidence))
-
     def noise_constants(self) -> tuple[float, float]:
         e, s = self.epsilon, self.scale
         return 2.0 / e + math.sqrt(2.0) / (s * e), 1.0 / (s * e)
 
+    def accuracy(self, n: int, g: int) -> int:
+        return math.ceil(privacy.skellam_radius((g / self.epsilon) ** 2, self.tau_confidence))
+
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
-        return skellam(0, self._total_variance(bp) / bp.n, bp.n, rng)
+        return privacy.skellam(0, self.total_variance(bp) / bp.n, bp.n, rng)
 
     def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
-        return skellam(0, self._total_variance(bp), count, rng)
+        return privacy.skellam(0, self.total_variance(bp), count, rng)
 
     def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
         """Lemma 3 with the actual integer g of every batch size, converted by Lemma 10; worst batch."""
-        worst = 0.0
-        for n in batch_sizes:
-            bp = self.batch_params(n)
-            curve = skellam_rdp(DEFAULT_ORDERS, bp.g, self._total_variance(bp))
-            worst = max(worst, rdp_to_dp(curve, delta, DEFAULT_ORDERS))
-        return worst, delta
+        curves = [privacy.skellam_rdp(privacy.DEFAULT_ORDERS, bp.g, self.total_variance(bp))
+                  for bp in map(self.batch_params, batch_sizes)]
+        return max([0.0, *(privacy.rdp_to_dp(curve, delta) for curve in curves)]), delta
 
 
 class DiscreteGaussianProtocol(_ScaledProtocol):
@@ -314,36 +268,35 @@ class DiscreteGaussianProtocol(_ScaledProtocol):
 
     ``g = ceil(s eps sqrt n)``; user noise ``N_Z(0, g^2/(n eps^2))`` per user (the sum of discrete Gaussians is
     not a discrete Gaussian, so the aggregate is the users' total, drawn exactly by
-    :func:`~anonbandits.privacy.samplers.discrete_gaussian_sum`); ``tau = ceil((g/eps) sqrt(2 log(2/p)))``;
+    :func:`~anonbandits.privacy.discrete_gaussian_sum`); ``tau = ceil((g/eps) sqrt(2 log(2/p)))``;
     ``sigma = sqrt(2)/eps + sqrt(2)/(s eps)``, ``h = 0`` (sub-Gaussian noise).
     """
 
     name = "dist-cdp-se"
 
-    def accuracy(self, n: int, g: int) -> int:
-        return math.ceil(subgaussian_radius((g / self.epsilon) ** 2, self.tau_confidence))
-
     def noise_constants(self) -> tuple[float, float]:
         e, s = self.epsilon, self.scale
         return math.sqrt(2.0) / e + math.sqrt(2.0) / (s * e), 0.0
 
-    def _user_sigma(self, bp: BatchParams) -> float:
-        return math.sqrt(self._total_variance(bp) / bp.n)
+    def accuracy(self, n: int, g: int) -> int:
+        return math.ceil(privacy.subgaussian_radius((g / self.epsilon) ** 2, self.tau_confidence))
+
+    def user_sigma(self, bp: BatchParams) -> float:
+        """Scale of one user's discrete Gaussian share (the n shares add up to the total variance)."""
+        return math.sqrt(self.total_variance(bp) / bp.n)
 
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
-        return discrete_gaussian(self._user_sigma(bp), bp.n, rng)
+        return privacy.discrete_gaussian(self.user_sigma(bp), bp.n, rng)
 
     def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
         """Totals of ``n`` per-user discrete Gaussians (their exact law, drawn as the users' histogram)."""
-        return discrete_gaussian_sum(self._user_sigma(bp), bp.n, count, rng)
+        return privacy.discrete_gaussian_sum(self.user_sigma(bp), bp.n, count, rng)
 
     def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
         """Lemma 4 per batch size (``(1/2) epsbar^2``-CDP), worst batch, converted to ``(eps', delta)``-DP."""
-        worst = 0.0
-        for n in batch_sizes:
-            bp = self.batch_params(n)
-            worst = max(worst, discrete_gaussian_sum_cdp(n, self._user_sigma(bp), bp.g))
-        return zcdp_to_dp(worst * worst / 2.0, delta), delta
+        worst = max([0.0, *(privacy.discrete_gaussian_sum_cdp(bp.n, self.user_sigma(bp), bp.g)
+                            for bp in map(self.batch_params, batch_sizes))])
+        return privacy.zcdp_to_dp(worst * worst / 2.0, delta), delta
 
 
 PROTOCOLS: dict[str, type[Protocol]] = {

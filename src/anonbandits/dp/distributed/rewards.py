@@ -21,45 +21,34 @@ from anonbandits.envs.rewards import BETA_CONCENTRATION, draw_rewards
 
 def user_rewards(model: str, mu: float, n: int, rng: np.random.Generator, sigma: float) -> np.ndarray:
     """``n`` i.i.d. rewards in [0, 1] of an arm with parameter ``mu`` (Gaussian: ``clip(N(mu, sigma^2))``)."""
-    if model == "gaussian":
-        return np.clip(rng.normal(mu, sigma, n), 0.0, 1.0)
-    return draw_rewards(model, np.full(n, mu), rng)
-
-
-def _tent_masses(cell_mass: np.ndarray, cell_upper: np.ndarray, g: int) -> np.ndarray:
-    """Spread each cell [j/g, (j+1)/g] onto its two end points: ``(1 - u)`` to j and ``u`` to j + 1, where
-    ``u = x g - j``; ``cell_upper[j]`` is the integral of ``u`` over cell j."""
-    q = np.zeros(g + 1)
-    q[:-1] += cell_mass - cell_upper
-    q[1:] += cell_upper
-    return q
+    return draw_rewards(model, np.full(n, mu), rng, sigma=sigma)
 
 
 def encoding_pmf(model: str, mu: float, g: int, sigma: float) -> np.ndarray:
     """pmf of ``xhat = floor(X g) + Bernoulli(frac(X g))`` on {0, ..., g} for one reward X of the arm."""
+    q = np.zeros(g + 1)
     if model == "bernoulli":
-        q = np.zeros(g + 1)
         q[0], q[g] = 1.0 - mu, mu
         return q
     edges = np.arange(g + 1) / g
-    j = np.arange(g)
     if model == "gaussian":
         z = (edges - mu) / sigma
         cdf, pdf = special.ndtr(z), np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi)
         mass = np.diff(cdf)
         # integral over cell j of (x g - j) dN(mu, sigma^2) = g [(mu - j/g) P_j + sigma (pdf(z_j) - pdf(z_j+1))]
         upper = g * ((mu - edges[:-1]) * mass + sigma * (pdf[:-1] - pdf[1:]))
-        q = _tent_masses(mass, upper, g)
-        q[0] += cdf[0]            # clipped at 0 -> xhat = 0
-        q[g] += 1.0 - cdf[-1]     # clipped at 1 -> xhat = g
+        q[0], q[g] = cdf[0], 1.0 - cdf[-1]       # clipped at 0 -> xhat = 0, clipped at 1 -> xhat = g
     else:  # beta, parametrised as in anonbandits.envs.rewards
         m = min(max(mu, 1e-9), 1 - 1e-9)
         a, b = m * BETA_CONCENTRATION, (1 - m) * BETA_CONCENTRATION
         cdf = stats.beta.cdf(edges, a, b)
         first = m * stats.beta.cdf(edges, a + 1, b)  # integral of x dF from 0 to the edge
         mass = np.diff(cdf)
-        upper = g * np.diff(first) - j * mass
-        q = _tent_masses(mass, upper, g)
+        upper = g * np.diff(first) - np.arange(g) * mass
+    # spread each cell [j/g, (j+1)/g] onto its two end points: (1 - u) to j and u to j + 1, where u = x g - j
+    # and upper[j] is the integral of u over cell j
+    q[:-1] += mass - upper
+    q[1:] += upper
     q = np.clip(q, 0.0, None)
     return q / q.sum()
 

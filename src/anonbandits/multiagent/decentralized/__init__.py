@@ -7,6 +7,7 @@ sharing) baselines and the non-stationary DSER4, all simulated step by step by o
 """
 
 from anonbandits.multiagent.decentralized.algorithms import (
+    ALGORITHMS,
     KIND_REWARD,
     KIND_VOTE,
     DecentralizedResult,
@@ -17,7 +18,6 @@ from anonbandits.multiagent.decentralized.algorithms import (
     vote_threshold,
 )
 from anonbandits.multiagent.decentralized.environment import Environment
-from anonbandits.multiagent.decentralized.specs import ALGORITHMS
 
 __all__ = ["ALGORITHMS", "KIND_REWARD", "KIND_VOTE", "DecentralizedResult", "Environment",
            "run_decentralized_elimination", "run_dser4", "run_full_sharing", "run_no_sharing", "vote_threshold"]

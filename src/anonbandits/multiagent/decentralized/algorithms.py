@@ -10,27 +10,35 @@ Bandits", ICML 2019; 002_a84f5dc1d354d2b6.txt), as plain functions returning a :
 * :func:`run_dser4`: DSER4 (Sec. 4, Theorem 4; spec 5.5, A18): decentralized SER3 with global resets of
   probability ``phi`` per step over a horizon, for non-stationary rewards.
 
-Messages are exposed in a :class:`~anonbandits.multiagent.messages.MessageLog`: a vote of DE is one message
+Messages are exposed in a :class:`~anonbandits.multiagent.shared.MessageLog`: a vote of DE is one message
 (``kind`` :data:`KIND_VOTE`, ``content`` the arm index); a broadcast of 0-PRIVACY is one message
 (``kind = KIND_REWARD + arm``, ``content`` the reward), since a log entry holds one number.
+
+The registry entries (:data:`ALGORITHMS`): ``decentralized-elimination`` (``--subroutine ser4`` is DSER4, run for
+``--horizon`` steps with global resets of probability ``--phi``), ``no-sharing`` and ``full-sharing``. Every run
+reports ``samples`` (global steps until the stopping rule), ``messages`` (the paper's convention, spec A11),
+``broadcasts``, ``p2p_messages``, ``recommended``, ``correct`` (eps-optimal), ``found_best``, ``agents_correct``
+(fraction of players holding an eps-optimal arm) and more; the curve is the fraction of players holding a
+single arm against the global step.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
 
 import numpy as np
 
+from anonbandits.envs.rewards import REWARD_MODELS, parse_means
 from anonbandits.errors import ConfigError
-from anonbandits.multiagent.decentralized.environment import (
-    Environment,
-    RewardSampler,
-    activity_sampler,
-)
-from anonbandits.multiagent.decentralized.kernel import SUBROUTINES, KernelResult, run_kernel
-from anonbandits.multiagent.messages import MessageLog
-from anonbandits.multiagent.shared import activity_probabilities, vote_threshold
+from anonbandits.multiagent.decentralized.environment import Environment, RewardSampler, activity_sampler
+from anonbandits.multiagent.decentralized.kernel import SUBROUTINES, run_kernel
+from anonbandits.multiagent.shared import ACTIVITIES, VOTE_ROUNDINGS, MessageLog, activity_probabilities, vote_threshold
+from anonbandits.registry import AlgorithmSpec, Param, Result
+from anonbandits.registry import parse_bool as flag
 
 KIND_VOTE = 0
 KIND_REWARD = 1
@@ -88,15 +96,17 @@ class DecentralizedResult:
                 "guard_fired": self.guard_fired}
 
 
-def _environment(means, reward, drift: float, switch_at: int, means_after) -> Environment:
-    if isinstance(means, Environment):
-        return means
-    return Environment(np.asarray(means, dtype=float), reward, drift, int(switch_at),
-                       None if means_after is None else np.asarray(means_after, dtype=float))
-
-
-def _check_common(env: Environment, n_agents: int, delta: float, eps: float, max_steps: int, per_activation: str,
-                  subroutine: str, conf: float, se_c: float) -> None:
+def _run(algorithm: str, means, n_agents: int, rng: np.random.Generator, *, conf: float, threshold: int | None,
+         delta: float, eps: float, subroutine: str, activity: str | np.ndarray, reward: str | RewardSampler,
+         drift: float, switch_at: int, means_after, max_steps: int, per_activation: str = "pull",
+         se_c: float = 4.0, stop: str = "all", draw_only_active: bool = False, record: bool = True,
+         phi: float | None = None) -> DecentralizedResult:
+    """What the four runs share: the checks, the independent streams of spec A20 (players, rewards,
+    shuffles/tie-breaks, resets), one kernel run and the result. ``algorithm`` ``full-sharing`` runs one learner
+    fed by every step; ``phi`` (DSER4) draws the global reset steps and runs exactly ``max_steps`` steps."""
+    env = means if isinstance(means, Environment) else Environment(
+        np.asarray(means, dtype=float), reward, drift, int(switch_at),
+        None if means_after is None else np.asarray(means_after, dtype=float))
     if int(n_agents) != n_agents or n_agents < 1:
         raise ConfigError(f"agents must be a positive integer, got {n_agents}")
     if not 0 < delta < 1:
@@ -117,50 +127,74 @@ def _check_common(env: Environment, n_agents: int, delta: float, eps: float, max
         raise ConfigError(f"epsilon must be > 0 for subroutine {subroutine!r}, got {eps}")
     if subroutine == "se" and not se_c >= 1:
         raise ConfigError(f"se_c must be >= 1, got {se_c}")
-
-
-def _streams(rng: np.random.Generator) -> tuple[np.random.Generator, ...]:
-    """Independent streams: player draws, rewards, shuffles/tie-breaks, resets (spec A20)."""
-    return tuple(rng.spawn(4))
-
-
-def _recommend(arms: np.ndarray, global_set: np.ndarray, rng: np.random.Generator) -> int:
-    if global_set.sum() == 1:
-        return int(np.flatnonzero(global_set)[0])
-    held = arms[arms >= 0]
-    if not held.size:
-        return -1
-    counts = np.bincount(held, minlength=global_set.size)
-    top = np.flatnonzero(counts == counts.max())
-    return int(rng.choice(top))
-
-
-def _done_curve(res: KernelResult, learners: int, points: int = 200) -> tuple[np.ndarray, np.ndarray]:
-    grid = np.unique(np.linspace(0, res.t_end, points).round().astype(np.int64))
-    idx = np.searchsorted(res.done_times, grid, side="right") - 1
-    padded = np.concatenate(([0], res.done_counts))
-    counts = padded[idx + 1]
-    return grid, counts / learners
-
-
-def _result(algorithm: str, res: KernelResult, env: Environment, eps: float, n: int, threshold: int | None,
-            conf: float, log: MessageLog, broadcasts: int, messages: int, tie_rng: np.random.Generator,
-            samples: int, t_consensus: int | None) -> DecentralizedResult:
+    if stop not in STOP_RULES:
+        raise ConfigError(f"stop must be one of {', '.join(STOP_RULES)}, got {stop!r}")
+    if draw_only_active and not env.stationary:
+        raise ConfigError("draw_only_active needs stationary means (drift = 0, switch_at = 0)")
+    players, rewards, ties, resets_rng = rng.spawn(4)
+    starts = [1]
+    while phi and (nxt := starts[-1] + int(resets_rng.geometric(phi))) <= max_steps:
+        starts.append(nxt)
+    full = algorithm.startswith("full-sharing")
+    sampler = activity_sampler(activity, n_agents)
+    # 0-PRIVACY: one shared learner fed by every step, the player sequence all hers; who broadcasts is drawn after
+    res = run_kernel(subroutine, env, 1 if full else n_agents, (lambda size, _: np.zeros(size, np.int16)) if full
+                     else sampler, players, rewards, ties, eps=eps, conf=conf, se_c=se_c, threshold=threshold,
+                     stop_rule="none" if phi is not None else stop, draw_only_active=draw_only_active,
+                     max_steps=max_steps, per_activation=per_activation,
+                     resets=None if phi is None else np.array(starts[1:], np.int64), record=full and record)
+    log = MessageLog(record=record)
+    if full:  # every step is one broadcast, N - 1 messages (spec A11)
+        samples = broadcasts = res.t_end
+        messages, t_consensus = samples * (n_agents - 1), res.t_end if res.stopped else None
+        if record:
+            t, arm, rew = res.pull_records
+            senders = sampler(t.size, players).astype(np.int64)
+            log.add(senders, t, rew, KIND_REWARD + arm)
+            per_player = np.bincount(senders, minlength=n_agents)
+        else:
+            log.count = samples
+            per_player = players.multinomial(samples, activity_probabilities(n_agents, activity, skew="halves"))
+        res.outputs, res.pulls = np.full(n_agents, res.outputs[0]), per_player  # every player outputs its arm
+    else:  # a vote is one message
+        log.add(res.vote_sender, res.vote_time, res.vote_arm, KIND_VOTE)
+        samples = max_steps if phi is not None else int(res.pulls.sum())
+        broadcasts = messages = int(res.vote_arm.size)
+        t_consensus = res.t_consensus
     good = env.eps_optimal(res.t_end, eps)
     arms = res.outputs
-    rec = _recommend(arms, res.global_set, tie_rng)
-    steps, frac = _done_curve(res, len(arms))
-    eliminated = np.full(env.arms, -1, np.int64)
-    for step, dropped in res.eliminations:
-        eliminated[dropped] = step
+    if res.global_set.sum() == 1:  # the consensus arm, else the most common of the players' arms
+        rec = int(np.flatnonzero(res.global_set)[0])
+    elif (arms >= 0).any():
+        counts = np.bincount(arms[arms >= 0], minlength=env.arms)
+        rec = int(ties.choice(np.flatnonzero(counts == counts.max())))
+    else:
+        rec = -1
+    grid = np.unique(np.linspace(0, res.t_end, 200).round().astype(np.int64))
+    done = np.concatenate(([0], res.done_counts))[np.searchsorted(res.done_times, grid, side="right")]
     return DecentralizedResult(
         algorithm=algorithm, samples=int(samples), messages=int(messages), broadcasts=int(broadcasts),
-        p2p_messages=int(broadcasts) * (n - 1), recommended=rec, correct=bool(rec >= 0 and good[rec]),
+        p2p_messages=int(broadcasts) * (n_agents - 1), recommended=rec, correct=bool(rec >= 0 and good[rec]),
         found_best=bool(rec == env.best(res.t_end)), agent_arms=arms, agent_pulls=res.pulls,
         agent_correct=float(np.mean((arms >= 0) & good[np.maximum(arms, 0)])), votes=res.votes,
         threshold=threshold, local_confidence=conf, t_consensus=t_consensus, truncated=not res.stopped,
         guard_fired=res.guard_fired, suboptimal_pulls=res.suboptimal, log=log, resets=res.resets,
-        elimination_steps=eliminated, done_steps=steps, done_fraction=frac)
+        elimination_steps=res.elimination_steps, done_steps=grid, done_fraction=done / arms.size)
+
+
+def _threshold(delta: float, eta: float, n_agents: int, rounding: str) -> int:
+    """M (spec 4.2), once ``2 <= M <= N``: ``delta`` in ``[eta^N, eta^2]``."""
+    if not 0 < delta < 1:
+        raise ConfigError(f"delta must be in (0, 1), got {delta}")
+    if not 0 < eta < 1:
+        raise ConfigError(f"eta must be in (0, 1), got {eta}")
+    ratio = math.log(delta) / math.log(eta)
+    if ratio < 2 - 1e-9:
+        raise ConfigError(f"delta must be <= eta^2 = {eta**2:.4g} (M >= 2 votes), got delta = {delta}")
+    if ratio > n_agents + 1e-9:
+        raise ConfigError(f"delta must be >= eta^N = {eta**n_agents:.4g} (M <= N = {n_agents} players), "
+                          f"got delta = {delta}")
+    return vote_threshold(delta, eta, rounding)
 
 
 def run_decentralized_elimination(
@@ -203,30 +237,11 @@ def run_decentralized_elimination(
     >>> int(res.recommended), res.threshold
     (0, 29)
     """
-    env = _environment(means, reward, drift, switch_at, means_after)
-    if not 0 < eta < 1:
-        raise ConfigError(f"eta must be in (0, 1), got {eta}")
-    _check_common(env, n_agents, delta, eps, max_steps, per_activation, subroutine, eta, se_c)
-    ratio = math.log(delta) / math.log(eta)
-    if ratio < 2 - 1e-9:
-        raise ConfigError(f"delta must be <= eta^2 = {eta**2:.4g} (M >= 2 votes), got delta = {delta}")
-    if ratio > n_agents + 1e-9:
-        raise ConfigError(f"delta must be >= eta^N = {eta**n_agents:.4g} (M <= N = {n_agents} players), "
-                          f"got delta = {delta}")
-    if stop not in STOP_RULES:
-        raise ConfigError(f"stop must be one of {', '.join(STOP_RULES)}, got {stop!r}")
-    if draw_only_active and not env.stationary:
-        raise ConfigError("draw_only_active needs stationary means (drift = 0, switch_at = 0)")
-    m = vote_threshold(delta, eta, vote_rounding)
-    players, rewards, ties, _ = _streams(rng)
-    res = run_kernel(subroutine, env, n_agents, activity_sampler(activity, n_agents), players, rewards, ties,
-                     eps=eps, conf=eta, se_c=se_c, threshold=m, stop_rule=stop, draw_only_active=draw_only_active,
-                     max_steps=max_steps, per_activation=per_activation)
-    log = MessageLog(record=record_messages)
-    log.add(res.vote_sender, res.vote_time, res.vote_arm, KIND_VOTE)
-    votes = int(res.vote_arm.size)
-    return _result(f"decentralized-{subroutine}", res, env, eps, n_agents, m, eta, log, votes, votes, ties,
-                   int(res.pulls.sum()), res.t_consensus)
+    return _run(f"decentralized-{subroutine}", means, n_agents, rng, conf=eta,
+                threshold=_threshold(delta, eta, n_agents, vote_rounding), delta=delta, eps=eps,
+                subroutine=subroutine, activity=activity, reward=reward, drift=drift, switch_at=switch_at,
+                means_after=means_after, max_steps=max_steps, per_activation=per_activation, se_c=se_c, stop=stop,
+                draw_only_active=draw_only_active, record=record_messages)
 
 
 def run_no_sharing(
@@ -237,17 +252,10 @@ def run_no_sharing(
     """One run of 1-PRIVACY-X (paper 002, Sec. 5.1; spec 6.1): no messages; every player runs her own
     subroutine at confidence ``delta/N``; stop when every player holds one arm (parameters as in
     :func:`run_decentralized_elimination`)."""
-    env = _environment(means, reward, drift, switch_at, means_after)
-    conf = delta / n_agents
-    _check_common(env, n_agents, delta, eps, max_steps, per_activation, subroutine, conf, se_c)
-    if draw_only_active and not env.stationary:
-        raise ConfigError("draw_only_active needs stationary means (drift = 0, switch_at = 0)")
-    players, rewards, ties, _ = _streams(rng)
-    res = run_kernel(subroutine, env, n_agents, activity_sampler(activity, n_agents), players, rewards, ties,
-                     eps=eps, conf=conf, se_c=se_c, threshold=None, stop_rule="all",
-                     draw_only_active=draw_only_active, max_steps=max_steps, per_activation=per_activation)
-    return _result(f"no-sharing-{subroutine}", res, env, eps, n_agents, None, conf, MessageLog(), 0, 0, ties,
-                   int(res.pulls.sum()), None)
+    return _run(f"no-sharing-{subroutine}", means, n_agents, rng, conf=delta / n_agents, threshold=None,
+                delta=delta, eps=eps, subroutine=subroutine, activity=activity, reward=reward, drift=drift,
+                switch_at=switch_at, means_after=means_after, max_steps=max_steps, per_activation=per_activation,
+                se_c=se_c, draw_only_active=draw_only_active)
 
 
 def run_full_sharing(
@@ -257,27 +265,9 @@ def run_full_sharing(
         se_c: float = 4.0, record_messages: bool = True) -> DecentralizedResult:
     """One run of 0-PRIVACY-X (paper 002, Sec. 5.1; spec 6.2): one subroutine at confidence ``delta`` fed by
     every step; the active player broadcasts (arm, reward), ``N-1`` point-to-point messages per step."""
-    env = _environment(means, reward, drift, switch_at, means_after)
-    _check_common(env, n_agents, delta, eps, max_steps, "pull", subroutine, delta, se_c)
-    players, rewards, ties, _ = _streams(rng)
-    sampler = activity_sampler(activity, n_agents)
-    # one shared learner fed by every step: the player sequence is all hers; who broadcasts is drawn after
-    res = run_kernel(subroutine, env, 1, lambda size, _: np.zeros(size, np.int16), players, rewards, ties, eps=eps,
-                     conf=delta, se_c=se_c, threshold=None, stop_rule="all", draw_only_active=False,
-                     max_steps=max_steps, record=record_messages)
-    steps = res.t_end
-    log = MessageLog(record=record_messages)
-    if record_messages:
-        t, arm, rew = res.pull_records
-        senders = sampler(t.size, players).astype(np.int64)
-        log.add(senders, t, rew, KIND_REWARD + arm)
-        per_player = np.bincount(senders, minlength=n_agents)
-    else:
-        log.count = steps
-        per_player = players.multinomial(steps, activity_probabilities(n_agents, activity, skew="halves"))
-    res.outputs, res.pulls = np.full(n_agents, res.outputs[0]), per_player  # every player outputs its arm
-    return _result(f"full-sharing-{subroutine}", res, env, eps, n_agents, None, delta, log, steps,
-                   steps * (n_agents - 1), ties, steps, res.t_end if res.stopped else None)
+    return _run(f"full-sharing-{subroutine}", means, n_agents, rng, conf=delta, threshold=None, delta=delta,
+                eps=eps, subroutine=subroutine, activity=activity, reward=reward, drift=drift, switch_at=switch_at,
+                means_after=means_after, max_steps=max_steps, se_c=se_c, record=record_messages)
 
 
 def run_dser4(
@@ -291,25 +281,77 @@ def run_dser4(
     arm keep playing it. ``suboptimal_pulls`` counts plays of arms that are not the best at their step,
     ``resets`` the resets; the recommendation is read at the horizon. ``phi = 0`` gives decentralized SER3
     without resets and without stopping rule."""
-    env = _environment(means, reward, drift, switch_at, means_after)
     if not 0 <= phi <= 1:
         raise ConfigError(f"phi must be in [0, 1], got {phi}")
-    if not 0 < eta < 1 or not 2 - 1e-9 <= math.log(delta) / math.log(eta) <= n_agents + 1e-9:
-        raise ConfigError(f"delta must lie in [eta^N, eta^2] = [{eta**n_agents:.4g}, {eta**2:.4g}], got {delta}")
-    _check_common(env, n_agents, delta, eps, horizon, "pull", "ser3", eta, 4.0)
-    m = vote_threshold(delta, eta, vote_rounding)
-    players, rewards, ties, resets_rng = _streams(rng)
-    starts = [1]
-    if phi > 0:
-        while True:
-            nxt = starts[-1] + int(resets_rng.geometric(phi))
-            if nxt > horizon:
-                break
-            starts.append(nxt)
-    res = run_kernel("ser3", env, n_agents, activity_sampler(activity, n_agents), players, rewards, ties, eps=eps,
-                     conf=eta, se_c=4.0, threshold=m, stop_rule="none", draw_only_active=False, max_steps=horizon,
-                     resets=np.array(starts[1:], np.int64))
-    log = MessageLog(record=record_messages)
-    log.add(res.vote_sender, res.vote_time, res.vote_arm, KIND_VOTE)
-    votes = int(res.vote_arm.size)
-    return _result("dser4", res, env, eps, n_agents, m, eta, log, votes, votes, ties, horizon, res.t_consensus)
+    return _run("dser4", means, n_agents, rng, conf=eta, threshold=_threshold(delta, eta, n_agents, vote_rounding),
+                delta=delta, eps=eps, subroutine="ser3", activity=activity, reward=reward, drift=drift,
+                switch_at=switch_at, means_after=means_after, max_steps=horizon, record=record_messages, phi=phi)
+
+
+PAPER_MEANS = "0.7,0.5,0.3,0.1,0.1,0.1,0.1,0.1,0.1,0.1"
+CURVE_AXES = ("global step", "fraction of players holding one arm")
+
+
+_COMMON = (
+    Param("agents", int, 64, "number of players N"),
+    Param("means", str, PAPER_MEANS, "arm means, comma-separated (paper: K = 10)"),
+    Param("delta", float, 0.05, "global failure probability"),
+    Param("epsilon", float, 0.25, "approximation factor eps in (0, 1]"),
+    Param("activity", str, "uniform", "player activity: uniform (Problem 1) or skewed (Problem 2)",
+          ACTIVITIES),
+    Param("reward", str, "bernoulli", "reward model", REWARD_MODELS),
+    Param("drift", float, 0.0, "Problem 3: every arm but the best loses drift per step (e.g. 1e-5)"),
+    Param("switch_at", int, 0, "from this step on the means are --means-after (0: never)"),
+    Param("means_after", str, "", "arm means after --switch-at"),
+    Param("max_steps", int, DEFAULT_MAX_STEPS, "cap on global steps (the run is marked truncated)"),
+)
+
+
+def _entry(name: str, params: Mapping[str, Any], seed: int) -> Result:
+    """Registry entry of ``name`` (``decentralized-elimination``, DSER4 with ``subroutine = ser4``,
+    ``no-sharing``, ``full-sharing``)."""
+    eps = float(params["epsilon"])
+    if not 0 < eps <= 1:
+        raise ConfigError(f"epsilon must be in (0, 1], got {eps}")
+    after, sub = params["means_after"], params["subroutine"]
+    args = {"rng": np.random.default_rng(seed), "eps": eps, "delta": float(params["delta"]),
+            "activity": params["activity"], "reward": params["reward"], "drift": float(params["drift"]),
+            "switch_at": int(params["switch_at"]), "means_after": parse_means(after) if after else None}
+    means, agents = parse_means(params["means"]), int(params["agents"])
+    if sub == "ser4":
+        result = run_dser4(means, agents, horizon=int(params["horizon"]), phi=float(params["phi"]),
+                           eta=float(params["eta"]), vote_rounding=params["vote_rounding"], **args)
+    elif name == "decentralized-elimination":
+        result = run_decentralized_elimination(
+            means, agents, eta=float(params["eta"]), subroutine=sub, vote_rounding=params["vote_rounding"],
+            max_steps=int(params["max_steps"]), draw_only_active=flag(params["draw_only_active"]),
+            stop=params["stop"], **args)
+    elif name == "no-sharing":
+        result = run_no_sharing(means, agents, subroutine=sub, max_steps=int(params["max_steps"]),
+                                draw_only_active=flag(params["draw_only_active"]), **args)
+    else:
+        result = run_full_sharing(means, agents, subroutine=sub, max_steps=int(params["max_steps"]), **args)
+    label = f"{'decentralized' if name == 'decentralized-elimination' else name}-{sub}"
+    return Result(metrics=result.metrics(), curve=(result.done_steps, result.done_fraction), label=label)
+
+
+_SUBROUTINE = Param("subroutine", str, "ser3", "arm selection subroutine", SUBROUTINES)
+_ONLY_ACTIVE = Param("draw_only_active", flag, False, "finished players leave the pool (spec A7 option)")
+ALGORITHMS: tuple[AlgorithmSpec, ...] = tuple(
+    AlgorithmSpec(name=name, run=partial(_entry, name), family="decentralized", curve_axes=CURVE_AXES,
+                  summary=summary, params=_COMMON + params) for name, summary, params in (
+        ("decentralized-elimination",
+         "Decentralized Elimination (Féraud et al. 2019, Alg. 2): private votes, M = ceil(log d/log eta)", (
+             Param("eta", float, 0.9, "privacy level eta (players' subroutines run at confidence 1 - eta)"),
+             Param("subroutine", str, "ser3", "arm selection subroutine (ser4: DSER4, non-stationary)",
+                   SUBROUTINES + ("ser4",)),
+             Param("vote_rounding", str, "ceil", "M = ceil (29 for the paper's values) or floor (28)",
+                   VOTE_ROUNDINGS),
+             Param("stop", str, "all", "stop when all players hold one arm, or at consensus", STOP_RULES),
+             _ONLY_ACTIVE,
+             Param("phi", float, 1e-4, "ser4 only: reset probability per step"),
+             Param("horizon", int, 1_000_000, "ser4 only: number of global steps"))),
+        ("no-sharing", "1-PRIVACY (Féraud et al. 2019, Sec. 5.1): every player alone at confidence delta/N, no "
+         "messages", (_SUBROUTINE, _ONLY_ACTIVE)),
+        ("full-sharing", "0-PRIVACY (Féraud et al. 2019, Sec. 5.1): one shared learner, every (arm, reward) "
+         "broadcast", (_SUBROUTINE,))))

@@ -11,13 +11,11 @@ eliminated arm; an arm leaves the shared set at its M-th vote. The subroutines f
 the player's next activation before her pull). 1-PRIVACY has no board; 0-PRIVACY is one learner who owns
 every step; DSER4 runs to its horizon and restarts everything at its reset steps.
 
-Stationary Bernoulli runs are *lazy*: a round's or phase's rewards are drawn at its end (see
-:func:`simulate`); the others (means over time, other rewards, recorded pulls, resets) are *eager*: each pull
-takes its arm and reward at its step. Randomness: the player sequence, the rewards and the shuffles/tie-breaks
-use the streams of spec A20; rewards other than Bernoulli come from the reward stream as pre-drawn blocks.
-A finished player's pull draws no reward unless pulls are recorded (nothing observes it). Uniform integers
-come from one uniform double each (Lemire's multiply-and-reject on its 53 random bits: exactly uniform,
-unlike ``floor(u * q)``), as a ``Generator.integers`` call costs about 30 ns inside numba.
+Stationary Bernoulli runs are *lazy* (a round's or phase's arms and rewards are settled at its end), the
+others *eager* (see :func:`simulate`). Randomness: the player sequence, the rewards and the shuffles/tie-breaks
+use the streams of spec A20. A finished player's pull draws no reward unless pulls are recorded (nothing
+observes it). Uniform integers come from one uniform double each (:func:`_index`), as a ``Generator.integers``
+call costs about 30 ns inside numba.
 
 Each player keeps the list of her arms in index order next to her mask, so that the end of an SE/SER3 round
 costs O(|S|), not O(K): most pulls of SER3 are in two-arm rounds.
@@ -66,12 +64,11 @@ class KernelResult:
     vote_sender: np.ndarray
     vote_time: np.ndarray
     vote_arm: np.ndarray
-    eliminations: list[tuple[int, np.ndarray]]
+    elimination_steps: np.ndarray
     guard_fired: int
     suboptimal: int
     done_times: np.ndarray
     done_counts: np.ndarray
-    done_local: np.ndarray
     resets: int = 0
     pull_records: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 MAX_ARMS = (1 << 10) - 1  # _index's 53-bit product stays below 2^63 up to here
@@ -395,7 +392,7 @@ def _end_unit(p, kind, means, best, eps, conf, se_c, target, two_radius, rewards
 @njit(cache=True, _nrt=False)
 def simulate(players, kind, means, best, eps, conf, se_c, targets, two_radius, ucb_log, m, stop_rule, only_active,
              max_steps, rewards, ties, scal, S, ns, held, arms, cnt, sums, cnt_r, jj, left, opened, aux, lam, seen,
-             local, absorbed, done_local, G, V, elim_time, vote_sender, vote_time, vote_arm, curve_t, curve_done,
+             local, absorbed, G, V, elim_time, vote_sender, vote_time, vote_arm, curve_t, curve_done,
              E, mu, keys, beta, upper, gap, mask, eager, round_mode, after, best_after, switch_at, drift, top, pool,
              resets, pulled, rec_t, rec_a, rec_r):
     """Run the steps of ``players`` (one chunk of the player sequence) until the stopping rule fires.
@@ -589,7 +586,6 @@ def simulate(players, kind, means, best, eps, conf, se_c, targets, two_radius, u
             scal[N_CURVE] = c + 1
             if now_done and only_active:
                 absorbed[p] = True
-                done_local[p] = local[p]
                 scal[N_ABSORBED] += 1
         if stop_rule == STOP_ALL:
             if scal[DONE] == n:
@@ -665,7 +661,7 @@ def run_kernel(subroutine: str, env: Environment, n: int, sample: Callable[[int,
                  jj=np.zeros(n, np.int64), left=np.zeros(n, np.int64), opened=np.zeros(n, np.bool_),
                  aux=np.full(n, -1, np.int64), lam=np.zeros((n, k), np.bool_), seen=np.zeros(n, np.int64),
                  local=np.zeros(n, np.int64), absorbed=np.zeros(n, np.bool_),
-                 done_local=np.full(n, np.iinfo(np.int64).max, np.int64), G=np.ones(k, np.bool_),
+                 G=np.ones(k, np.bool_),
                  V=np.zeros(k, np.int64), elim_time=np.full(k, -1, np.int64))
     two_radius, ucb_log = _tables(kind, k, conf, se_c)
     if kind == MEDIAN:
@@ -717,15 +713,13 @@ def run_kernel(subroutine: str, env: Environment, n: int, sample: Callable[[int,
         close_units(kind, best, S, state["cnt"], state["jj"], state["left"], state["opened"], scal, ties)
     outputs = _outputs(state, scal)
     nv, nc = scal[N_VOTES], scal[N_CURVE]
-    eliminations = [(int(step), state["elim_time"] == step) for step in np.unique(state["elim_time"][
-        state["elim_time"] >= 0])]
     return KernelResult(
         t_end=int(scal[RAW]), stopped=bool(scal[STOPPED] == 1 or stop_rule == "none"),
         t_consensus=None if scal[T_CONS] < 0 else int(scal[T_CONS]), outputs=outputs, pulls=state["local"],
         votes=state["V"], global_set=state["G"], vote_sender=votes[0][:nv], vote_time=votes[1][:nv],
-        vote_arm=votes[2][:nv], eliminations=eliminations, guard_fired=int(scal[GUARD]),
+        vote_arm=votes[2][:nv], elimination_steps=state["elim_time"], guard_fired=int(scal[GUARD]),
         suboptimal=int(scal[SUBOPT]), done_times=curve[0][:nc], done_counts=curve[1][:nc],
-        done_local=state["done_local"], resets=int(scal[N_RESETS]),
+        resets=int(scal[N_RESETS]),
         pull_records=tuple(np.concatenate(x) for x in zip(*records, strict=True)) if record else None)
 
 

@@ -6,11 +6,10 @@ see docs/multi-agent-bai.md. The Féraud et al. (2019) baseline is paper 002's D
 """
 
 from anonbandits.multiagent.mase.algorithms import ALGORITHMS
-from anonbandits.multiagent.mase.central import central
 from anonbandits.multiagent.mase.dp_mase import DPMASEConfig, dp_mase, dp_mase_local_elimination
 from anonbandits.multiagent.mase.instances import Instance, activity_probabilities, problem
 from anonbandits.multiagent.mase.result import EliminationLog, MaseResult, NoiseAudit
-from anonbandits.multiagent.mase.voting import corrupted_elimination, independent, mase
+from anonbandits.multiagent.mase.voting import central, corrupted_elimination, independent, mase
 
 __all__ = ["ALGORITHMS", "DPMASEConfig", "EliminationLog", "Instance", "MaseResult", "NoiseAudit",
            "activity_probabilities", "central", "corrupted_elimination", "dp_mase", "dp_mase_local_elimination",

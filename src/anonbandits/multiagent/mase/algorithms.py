@@ -3,22 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
 
+from anonbandits.envs.rewards import parse_means
 from anonbandits.errors import ConfigError
-from anonbandits.multiagent.mase.central import central
 from anonbandits.multiagent.mase.dp_mase import DPMASEConfig, dp_mase
 from anonbandits.multiagent.mase.instances import (
     ACTIVITIES,
     MODELS,
     PROBLEMS,
+    Instance,
     activity_probabilities,
-    instance_from_params,
+    problem,
 )
-from anonbandits.multiagent.mase.result import MaseResult
-from anonbandits.multiagent.mase.voting import SAMPLINGS, STOP_RULES, corrupted_elimination, independent, mase
+from anonbandits.multiagent.mase.voting import (
+    SAMPLINGS,
+    STOP_RULES,
+    central,
+    corrupted_elimination,
+    independent,
+    mase,
+)
 from anonbandits.registry import AlgorithmSpec, Param, Result
 from anonbandits.registry import parse_bool as flag
 
@@ -47,104 +55,65 @@ WIDTH = (
 )
 SAMPLING = Param("sampling", str, "active", "active: draw among agents still running (A10); fixed: keep "
                  "drawing from P_N, finished agents' rounds are idle", choices=SAMPLINGS)
+ETA = Param("eta", float, 0.9, "apparent privacy level eta")
 RETIRE = Param("retire_on_sync", flag, False, "also retire agents left with <= 1 arm by a sync (A9)")
 
 
-def _setup(params: Mapping[str, Any], seed: int):
+def _run(name: str, params: Mapping[str, Any], seed: int) -> Result:
+    """Registry entry of paper 003's algorithm ``name`` (:mod:`.voting`, :mod:`.dp_mase`); ``feraud`` is the
+    Féraud et al. (2019) baseline as paper 003 runs it: CORRUPTED ELIMINATION with ``xi = 0`` (spec 2.6)."""
     agents = int(params["agents"])
     if agents < 1:
         raise ConfigError(f"agents must be at least 1, got {agents}")
-    instance = instance_from_params(params)
+    sigma = float(params["sigma"])
+    if not sigma > 0:
+        raise ConfigError(f"sigma must be positive, got {sigma}")
+    # --means (with --reward) overrides --problem
+    instance = (Instance(parse_means(params["means"]), params["reward"], sigma, "custom") if params["means"]
+                else problem(str(params["problem"]), sigma))
     probs = activity_probabilities(agents, params["activity"], gamma=float(params["gamma"]),
                                    offset=float(params["activity_offset"]))
     if int(params["max_rounds"]) < 1:
         raise ConfigError(f"max_rounds must be positive, got {params['max_rounds']}")
-    return instance, probs, np.random.default_rng(seed)
-
-
-def _output(result: MaseResult, instance) -> Result:
+    rng = np.random.default_rng(seed)
+    common = {"delta": float(params["delta"]), "max_rounds": int(params["max_rounds"])}
+    if name == "dp-mase":
+        result = dp_mase(instance, probs, DPMASEConfig(
+            eps=float(params["epsilon"]), beta=float(params["beta"]), literal_order=flag(params["literal_order"]),
+            retire_on_sync=flag(params["retire_on_sync"]), sampling=params["sampling"], **common), rng)
+    else:
+        common |= {"width_c": float(params["width_c"]), "width_denominator": int(params["width_denominator"])}
+        if name == "central":
+            result = central(instance, probs, rng, **common)
+        elif name == "independent":
+            result = independent(instance, probs, rng, stop=params["stop"], sampling=params["sampling"], **common)
+        elif name == "mase":
+            result = mase(instance, probs, rng, beta=float(params["beta"]), **common)
+        else:
+            result = corrupted_elimination(instance, probs, rng, eta=float(params["eta"]),
+                                           xi=0.0 if name == "feraud" else float(params["xi"]),
+                                           sampling=params["sampling"],
+                                           retire_on_sync=flag(params["retire_on_sync"]), **common)
     metrics = {**result.metrics(), "instance": instance.name, "arms": instance.arms}
     return Result(metrics=metrics, curve=result.curve())
 
 
-def _width(params: Mapping[str, Any]) -> dict[str, Any]:
-    return {"width_c": float(params["width_c"]), "width_denominator": int(params["width_denominator"]),
-            "max_rounds": int(params["max_rounds"]), "delta": float(params["delta"])}
-
-
-def run_central(params: Mapping[str, Any], seed: int) -> Result:
-    """Registry entry of :func:`~anonbandits.multiagent.mase.central.central`."""
-    instance, probs, rng = _setup(params, seed)
-    return _output(central(instance, probs, rng, **_width(params)), instance)
-
-
-def run_independent(params: Mapping[str, Any], seed: int) -> Result:
-    """Registry entry of :func:`~anonbandits.multiagent.mase.voting.independent`."""
-    instance, probs, rng = _setup(params, seed)
-    result = independent(instance, probs, rng, stop=params["stop"], sampling=params["sampling"], **_width(params))
-    return _output(result, instance)
-
-
-def run_mase(params: Mapping[str, Any], seed: int) -> Result:
-    """Registry entry of :func:`~anonbandits.multiagent.mase.voting.mase`."""
-    instance, probs, rng = _setup(params, seed)
-    return _output(mase(instance, probs, rng, beta=float(params["beta"]), **_width(params)), instance)
-
-
-def run_corrupted(params: Mapping[str, Any], seed: int) -> Result:
-    """Registry entry of :func:`~anonbandits.multiagent.mase.voting.corrupted_elimination`."""
-    instance, probs, rng = _setup(params, seed)
-    result = corrupted_elimination(instance, probs, rng, eta=float(params["eta"]), xi=float(params["xi"]),
-                                   sampling=params["sampling"], retire_on_sync=flag(params["retire_on_sync"]),
-                                   **_width(params))
-    return _output(result, instance)
-
-
-def run_feraud(params: Mapping[str, Any], seed: int) -> Result:
-    """Registry entry of the Féraud et al. (2019) baseline as paper 003 runs it: Corrupted Elimination with
-    ``xi = 0`` (spec 2.6)."""
-    return run_corrupted({**params, "xi": 0.0}, seed)
-
-
-def run_dp_mase(params: Mapping[str, Any], seed: int) -> Result:
-    """Registry entry of :func:`~anonbandits.multiagent.mase.dp_mase.dp_mase`."""
-    instance, probs, rng = _setup(params, seed)
-    cfg = DPMASEConfig(eps=float(params["epsilon"]), beta=float(params["beta"]), delta=float(params["delta"]),
-                       literal_order=flag(params["literal_order"]),
-                       retire_on_sync=flag(params["retire_on_sync"]), sampling=params["sampling"],
-                       max_rounds=int(params["max_rounds"]))
-    return _output(dp_mase(instance, probs, cfg, rng), instance)
-
-
-ALGORITHMS: tuple[AlgorithmSpec, ...] = (
-    AlgorithmSpec(
-        "mase", run_mase, COMMON + WIDTH + (Param("beta", float, 0.5, "local failure probability of each "
-                                                   "agent's SE; M = ceil(log delta / log beta)"),),
-        "MASE (paper 003, Alg. 1): SE agents vote, immediate global sync", FAMILY, ARMS_AXES),
-    AlgorithmSpec(
-        "dp-mase", run_dp_mase,
-        COMMON + (Param("epsilon", float, 0.1, "differential-privacy level eps_dp"),
-                  Param("beta", float, 0.5, "local failure probability of each agent's DP-SE"),
-                  Param("literal_order", flag, False, "next epoch length before the sync (A8)"),
-                  RETIRE, SAMPLING),
-        "DP-MASE (paper 003, Alg. 2): epoch-wise DP-SE agents vote; eps-DP messages", FAMILY, ARMS_AXES),
-    AlgorithmSpec(
-        "corrupted-elimination", run_corrupted,
-        COMMON + WIDTH + (Param("eta", float, 0.9, "apparent privacy level eta"),
-                          Param("xi", float, 0.05, "probability that a vote is dropped (corruption)"),
-                          RETIRE, SAMPLING),
-        "Corrupted Elimination (paper 003, Alg. 3); xi=0 is Feraud et al.", FAMILY, ARMS_AXES),
-    AlgorithmSpec(
-        "feraud", run_feraud,
-        COMMON + WIDTH + (Param("eta", float, 0.9, "apparent privacy level eta"), RETIRE, SAMPLING),
-        "Feraud et al. 2019 baseline as paper 003 runs it: Corrupted Elimination with xi = 0 (spec 2.6)", FAMILY,
-        ARMS_AXES),
-    AlgorithmSpec("central", run_central, COMMON + WIDTH,
-                  "CENTRAL baseline (paper 003, Sec. 6): SE on pooled raw rewards", FAMILY, ARMS_AXES),
-    AlgorithmSpec(
-        "independent", run_independent,
-        COMMON + WIDTH + (Param("stop", str, "all", "all: until every agent is done (A14); first: first done",
-                                choices=STOP_RULES), SAMPLING),
-        "INDEPENDENT baseline (paper 003, Sec. 6): every agent runs SE alone", FAMILY,
-        ("round", "agents still running")),
-)
+ALGORITHMS: tuple[AlgorithmSpec, ...] = tuple(AlgorithmSpec(name, partial(_run, name), COMMON + params, summary,
+                                                            FAMILY, axes) for name, params, summary, axes in (
+    ("mase", WIDTH + (Param("beta", float, 0.5, "local failure probability of each agent's SE; "
+                                                "M = ceil(log delta / log beta)"),),
+     "MASE (paper 003, Alg. 1): SE agents vote, immediate global sync", ARMS_AXES),
+    ("dp-mase", (Param("epsilon", float, 0.1, "differential-privacy level eps_dp"),
+                 Param("beta", float, 0.5, "local failure probability of each agent's DP-SE"),
+                 Param("literal_order", flag, False, "next epoch length before the sync (A8)"), RETIRE, SAMPLING),
+     "DP-MASE (paper 003, Alg. 2): epoch-wise DP-SE agents vote; eps-DP messages", ARMS_AXES),
+    ("corrupted-elimination", WIDTH + (ETA, Param("xi", float, 0.05, "probability that a vote is dropped "
+                                                                     "(corruption)"), RETIRE, SAMPLING),
+     "Corrupted Elimination (paper 003, Alg. 3); xi=0 is Feraud et al.", ARMS_AXES),
+    ("feraud", WIDTH + (ETA, RETIRE, SAMPLING),
+     "Feraud et al. 2019 baseline as paper 003 runs it: Corrupted Elimination with xi = 0 (spec 2.6)", ARMS_AXES),
+    ("central", WIDTH, "CENTRAL baseline (paper 003, Sec. 6): SE on pooled raw rewards", ARMS_AXES),
+    ("independent", WIDTH + (Param("stop", str, "all", "all: until every agent is done (A14); first: first done",
+                                   choices=STOP_RULES), SAMPLING),
+     "INDEPENDENT baseline (paper 003, Sec. 6): every agent runs SE alone", ("round", "agents still running")),
+))

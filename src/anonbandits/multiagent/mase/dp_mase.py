@@ -40,8 +40,8 @@ from anonbandits.core.votes import removal_steps
 from anonbandits.errors import ConfigError
 from anonbandits.multiagent.mase.formulas import voting_threshold
 from anonbandits.multiagent.mase.instances import Instance
-from anonbandits.multiagent.mase.result import EliminationLog, MaseResult, NoiseAudit
-from anonbandits.multiagent.messages import MessageLog
+from anonbandits.multiagent.mase.result import EliminationLog, MaseResult, NoiseAudit, recommend
+from anonbandits.multiagent.shared import MessageLog
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class DPMASEConfig:
     literal_order : compute the next epoch length before synchronising with the global set (the box's line
         order, spec A8); by default the agent synchronises first.
     retire_on_sync : also retire agents left with at most one arm by the synchronisation (spec A9).
-    sampling : ``"active"`` or ``"fixed"`` (spec A10, see :class:`.se_engine.SEProtocol`).
+    sampling : ``"active"`` or ``"fixed"`` (spec A10, see :mod:`.voting`).
     max_rounds : cap on the Poisson clock (about the number of rounds); the run is then ``truncated``.
     """
 
@@ -85,25 +85,17 @@ class _DPMASE:
                  record: bool) -> None:
         self.inst, self.p, self.cfg, self.rng, self.record = instance, probs, cfg, rng, record
         n, k = probs.size, instance.arms
-        self.K = k
         self.threshold = voting_threshold(cfg.delta, cfg.beta, n, "beta")
-        self.Kn = np.ones((n, k), bool)
+        self.Kn, self.G, self.lam = np.ones((n, k), bool), np.ones(k, bool), np.zeros(k, np.int64)
         self.epoch = np.ones(n, np.int64)
         self.length = epoch_length(k, 1, cfg.beta, cfg.eps) * np.ones(n, np.int64)
-        self.start = np.zeros(n)
-        self.end = rng.standard_gamma(self.length) / probs
-        self.running = np.ones(n, bool)
-        self.exit_clock = np.full(n, np.inf)
-        self.G = np.ones(k, bool)
-        self.lam = np.zeros(k, np.int64)
-        # completed epochs: (agent, start, end, length, arms pulled per activation)
-        self.epochs: list[tuple[np.ndarray, ...]] = []
-        self.done_rounds = 0
-        self.done_pulls = 0
-        self.votes: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.start, self.end = np.zeros(n), rng.standard_gamma(self.length) / probs
+        self.running, self.exit_clock, self.stop_clock = np.ones(n, bool), np.full(n, np.inf), np.inf
+        self.epochs: list[tuple[np.ndarray, ...]] = []  # completed epochs: (start, end, length)
+        self.done_rounds = self.done_pulls = 0
+        self.votes: list[tuple[np.ndarray, ...]] = [(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))]
         self.global_elims: list[tuple[float, int]] = []
         self.audit: list[tuple[np.ndarray, ...]] = []
-        self.stop_clock = np.inf
 
     def run(self) -> None:
         cfg = self.cfg
@@ -122,20 +114,15 @@ class _DPMASE:
     def _batch(self, agents: np.ndarray) -> None:
         """Process the epoch ends of ``agents`` (sorted by time) up to the first one the batch cannot settle."""
         cfg, rng = self.cfg, self.rng
-        when = self.end[agents]
-        held = self.Kn[agents]
-        length = self.length[agents]
-        epoch = self.epoch[agents]
-        sums = self.inst.sums(rng, length[:, None] * held)
-        means = sums / length[:, None]
+        when, held, length, epoch = self.end[agents], self.Kn[agents], self.length[agents], self.epoch[agents]
+        means = self.inst.sums(rng, length[:, None] * held) / length[:, None]
         elim, noisy = dp_mase_local_elimination(cfg.eps, epoch, means, held, cfg.beta, length, rng)
 
         # votes in time order; an arm leaves the global set at the vote that brings it to the threshold
         removal_at = removal_steps(self.lam, elim, self.threshold, self.G)
         G_before = np.repeat(self.G[None, :], agents.size, axis=0)
-        stop_index = agents.size
-        remaining = int(self.G.sum())
-        for arm in np.lexsort((np.arange(self.K), removal_at)):
+        stop_index, remaining = agents.size, int(self.G.sum())
+        for arm in np.lexsort((np.arange(self.G.size), removal_at)):
             i = removal_at[arm]
             if i >= agents.size or remaining == 1:
                 break
@@ -158,13 +145,11 @@ class _DPMASE:
         new_end = when + np.where(leave, np.inf, rng.standard_gamma(new_length) / self.p[agents])
 
         # keep the prefix of events that precede every epoch end started within the batch
-        earliest_new = np.minimum.accumulate(np.concatenate([[np.inf], new_end[:-1]]))
-        ok = when < earliest_new
-        keep = agents.size if ok.all() else int(np.argmin(ok))
-        keep = min(keep, stop_index + 1)
+        ok = when < np.minimum.accumulate(np.concatenate([[np.inf], new_end[:-1]]))
+        keep = min(agents.size if ok.all() else int(np.argmin(ok)), stop_index + 1)
         sl = slice(0, keep)
         a = agents[sl]
-        self.epochs.append((a, self.start[a], when[sl], length[sl], held[sl].sum(axis=1)))
+        self.epochs.append((self.start[a], when[sl], length[sl]))
         self.done_rounds += int(length[sl].sum())
         self.done_pulls += int((length[sl] * held[sl].sum(axis=1)).sum())
         er, ek = np.nonzero(elim[sl])
@@ -178,23 +163,18 @@ class _DPMASE:
                 self.G[arm] = False
                 self.global_elims.append((float(when[removal_at[arm]]), int(arm)))
         gone = leave[sl]
-        self.running[a[gone]] = False
-        self.exit_clock[a[gone]] = when[sl][gone]
-        cont = a[~gone]
+        self.running[a[gone]], self.exit_clock[a[gone]] = False, when[sl][gone]
         self.Kn[a] = np.where(gone[:, None], after[sl], synced[sl])
-        self.epoch[cont] = nxt[sl][~gone]
-        self.length[cont] = new_length[sl][~gone]
-        self.start[cont] = when[sl][~gone]
-        self.end[cont] = new_end[sl][~gone]
+        cont, stay = a[~gone], ~gone
+        self.epoch[cont], self.length[cont] = nxt[sl][stay], new_length[sl][stay]
+        self.start[cont], self.end[cont] = when[sl][stay], new_end[sl][stay]
         if stop_index < keep:
             self.stop_clock = float(when[stop_index])
 
     def count_rounds(self) -> tuple[int, int, np.ndarray]:
         """Rounds and pulls up to the stopping clock, and every counted activation time (if recording)."""
-        s = self.stop_clock
-        rng = self.rng
+        s, rng, pieces = self.stop_clock, self.rng, []
         rounds, pulls = self.done_rounds, self.done_pulls
-        pieces: list[np.ndarray] = []
         run = np.flatnonzero(self.running)
         a, b, r = self.start[run], self.end[run], self.length[run]
         inside = rng.binomial(r - 1, np.clip((s - a) / (b - a), 0.0, 1.0))
@@ -202,7 +182,7 @@ class _DPMASE:
         pulls += int((inside * self.Kn[run].sum(axis=1)).sum())
         if self.record:
             pieces.append(np.repeat(a, inside) + rng.random(inside.sum()) * np.repeat(s - a, inside))
-            for _, start, end, length, _ in self.epochs:
+            for start, end, length in self.epochs:
                 pieces.append(end)
                 pieces.append(np.repeat(start, length - 1) + rng.random(int((length - 1).sum()))
                               * np.repeat(end - start, length - 1))
@@ -229,40 +209,24 @@ def dp_mase(instance: Instance, probs: np.ndarray, cfg: DPMASEConfig, rng: np.ra
     eng = _DPMASE(instance, probs, cfg, rng, record)
     eng.run()
     rounds, pulls, times = eng.count_rounds()
-    times.sort()
-    va = np.concatenate([v[0] for v in eng.votes]) if eng.votes else np.empty(0, np.int64)
-    vk = np.concatenate([v[1] for v in eng.votes]) if eng.votes else np.empty(0, np.int64)
-    vt = np.concatenate([v[2] for v in eng.votes]) if eng.votes else np.empty(0)
-    keep = vt <= eng.stop_clock
-    va, vk, vt = va[keep], vk[keep], vt[keep]
-    order = np.argsort(vt, kind="stable")
-    va, vk, vt = va[order], vk[order], vt[order]
+    times.sort()  # empty without ``record``: every vote and elimination is then at round 0
+    va, vk, vt = (np.concatenate(c) for c in zip(*eng.votes, strict=True))
+    order = np.flatnonzero(vt <= eng.stop_clock)
+    order = order[np.argsort(vt[order], kind="stable")]
+    va, vk, when = va[order], vk[order], np.searchsorted(times, vt[order], "right")
     messages = MessageLog(record=record)
-    elims = EliminationLog()
-    if record:
-        when = np.searchsorted(times, vt, "right")
-        messages.add(va, when, vk)
-        elims.extend(va, vk, when, np.ones(va.size, bool))
-        g_rounds = np.searchsorted(times, [c for c, _ in eng.global_elims], "right")
-    else:
-        messages.add(va, np.zeros(va.size, np.int64), vk)
-        elims.extend(va, vk, np.zeros(va.size, np.int64), np.ones(va.size, bool))
-        g_rounds = np.zeros(len(eng.global_elims), np.int64)
+    messages.add(va, when, vk)
+    g_rounds = np.searchsorted(times, [c for c, _ in eng.global_elims], "right")
     stalled = eng.G.sum() > 1 and not eng.running.any()
     truncated = eng.G.sum() > 1 and not stalled
-    if eng.G.sum() == 1:
-        recommended = int(np.flatnonzero(eng.G)[0])
-    else:
-        left = np.flatnonzero(eng.G)
-        fewest = left[eng.lam[left] == eng.lam[left].min()]
-        recommended = int(rng.choice(fewest))
+    recommended = recommend(eng.G, eng.lam, rng)
     audit = None
     if record and eng.audit:
-        cols = [np.concatenate([x[i] for x in eng.audit]) for i in range(6)]
-        audit = NoiseAudit(cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], 1.0 / (cfg.eps * cols[3]))
+        cols = [np.concatenate(x) for x in zip(*eng.audit, strict=True)]
+        audit = NoiseAudit(*cols, 1.0 / (cfg.eps * cols[3]))
     return MaseResult(
         algorithm="dp-mase", recommended=recommended, correct=instance.is_best(recommended), rounds=rounds,
         pulls=pulls, messages=messages, votes=eng.lam.copy(), threshold=eng.threshold, stalled=bool(stalled),
-        truncated=bool(truncated), eliminations=elims,
+        truncated=bool(truncated), eliminations=EliminationLog(va, vk, when, np.ones(va.size, bool)),
         global_eliminations=[(int(r), arm) for r, (_, arm) in zip(g_rounds, eng.global_elims, strict=True)],
         noise=audit, arms=instance.arms, best=instance.best)

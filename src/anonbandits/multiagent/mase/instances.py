@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonbandits.envs.rewards import parse_means, sum_rewards
+from anonbandits.envs.rewards import sum_rewards
 from anonbandits.errors import ConfigError
 from anonbandits.multiagent.shared import ACTIVITIES, activity_probabilities  # noqa: F401 (paper 003's public names)
 
@@ -65,16 +65,3 @@ def problem(name: str, sigma: float = 0.5) -> Instance:
     if name == "2":
         return Instance(np.array([11.0, 10.8] + [10.4] * 8), "gaussian", sigma, "problem2")
     raise ConfigError(f"problem must be one of {', '.join(PROBLEMS)}, got {name!r}")
-
-
-def instance_from_params(params) -> Instance:
-    """The instance a parameter set describes: ``means`` (with ``reward``) if given, else ``problem``."""
-    sigma = float(params["sigma"])
-    if not sigma > 0:
-        raise ConfigError(f"sigma must be positive, got {sigma}")
-    if params["means"]:
-        model = params["reward"]
-        if model not in MODELS:
-            raise ConfigError(f"reward must be one of {', '.join(MODELS)}, got {model!r}")
-        return Instance(parse_means(params["means"]), model, sigma, "custom")
-    return problem(str(params["problem"]), sigma)

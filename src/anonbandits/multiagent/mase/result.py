@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from anonbandits.multiagent.messages import MessageLog
+from anonbandits.multiagent.shared import MessageLog
 
 
 @dataclass
@@ -22,12 +22,6 @@ class EliminationLog:
     arm: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     time: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     delivered: np.ndarray = field(default_factory=lambda: np.empty(0, bool))
-
-    def extend(self, agent, arm, time, delivered) -> None:
-        self.agent = np.concatenate([self.agent, np.asarray(agent, np.int64)])
-        self.arm = np.concatenate([self.arm, np.asarray(arm, np.int64)])
-        self.time = np.concatenate([self.time, np.asarray(time, np.int64)])
-        self.delivered = np.concatenate([self.delivered, np.asarray(delivered, bool)])
 
 
 @dataclass
@@ -102,3 +96,11 @@ class MaseResult:
         levels = start - np.arange(steps.size + 1)
         y = np.repeat(levels, 2)
         return x, y
+
+
+def recommend(global_set: np.ndarray, votes: np.ndarray, rng: np.random.Generator) -> int:
+    """The last arm of the global set; after a stall or truncation, an arm with the fewest votes, at random."""
+    left = np.flatnonzero(global_set)
+    if left.size == 1:
+        return int(left[0])
+    return int(rng.choice(left[votes[left] == votes[left].min()]))

@@ -160,47 +160,29 @@ def _build_alias(probs, status, members, q, alias):
 @njit(cache=True)
 def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, threshold, xi, sync, retire,
                retire_on_sync, fixed, stop, max_rounds):
-    """Simulate the agents until the stopping rule fires (see :func:`.se_engine.run_se_agents`).
+    """Simulate the agents until the stopping rule fires (see :mod:`.voting`).
 
     ``threshold`` 0 means no communication (INDEPENDENT). Returns ``rounds, pulls, G, votes, held, status,
     exit_round, elim (agent, arm, time, delivered; first n_elim rows), n_elim, glob (round, arm; first n_glob
     rows), n_glob``.
     """
-    k = mu.size
-    n_agents = probs.size
-    held = np.ones((n_agents, k), np.bool_)
-    nheld = np.full(n_agents, k, np.int64)
-    sums = np.zeros((n_agents, k))
-    t = np.zeros(n_agents, np.int64)
-    pending = np.zeros(n_agents, np.int64)
-    safe_until = np.zeros(n_agents, np.int64)
-    status = np.full(n_agents, RUNNING, np.int8)
+    k, n_agents = mu.size, probs.size
+    held, nheld, sums = np.ones((n_agents, k), np.bool_), np.full(n_agents, k, np.int64), np.zeros((n_agents, k))
+    t, pending, safe_until = np.zeros(n_agents, np.int64), np.zeros(n_agents, np.int64), np.zeros(n_agents, np.int64)
+    status, exit_round = np.full(n_agents, RUNNING, np.int8), np.full(n_agents, -1, np.int64)
     synced = np.zeros(n_agents, np.int64)  # generation of the global set at the agent's last sync
-    exit_round = np.full(n_agents, -1, np.int64)
-    G = np.ones(k, np.bool_)
-    n_glob_left = k
-    generation = 0
-    votes = np.zeros(k, np.int64)
-    elim = np.zeros((n_agents * k, 4), np.int64)
-    n_elim = 0
-    glob = np.zeros((k, 2), np.int64)
-    n_glob = 0
+    G, votes, n_glob_left, generation = np.ones(k, np.bool_), np.zeros(k, np.int64), k, 0
+    elim, n_elim = np.zeros((n_agents * k, 4), np.int64), 0  # (agent, arm, round, delivered)
+    glob, n_glob = np.zeros((k, 2), np.int64), 0  # (round, arm)
     dropped = np.empty(k, np.int64)
-    members = np.empty(n_agents, np.int64)
-    q = np.empty(n_agents)
-    alias = np.empty(n_agents, np.int64)
+    members, q, alias = np.empty(n_agents, np.int64), np.empty(n_agents), np.empty(n_agents, np.int64)
     m, table_mass = _build_alias(probs, status, members, q, alias)
     live_mass = table_mass
     table = _grow(np.empty(0), 1, k, conf, width_c, denominator)
     cdf = binomial_cdfs(mu, 0 if gaussian else _TABULATED)
-    running = n_agents
-    rounds = 0
-    pulls = 0
-    exited = False
+    running, rounds, pulls, exited = n_agents, 0, 0, False
     while rounds < max_rounds and running > 0:
-        if stop == STOP_GLOBAL and n_glob_left <= 1:
-            break
-        if stop == STOP_FIRST and exited:
+        if (stop == STOP_GLOBAL and n_glob_left <= 1) or (stop == STOP_FIRST and exited):
             break
         u = rng.random() * m
         j = min(int(u), m - 1)
@@ -255,10 +237,7 @@ def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, thre
                 nheld[n] -= 1
                 if threshold > 0:
                     delivered = xi == 0.0 or rng.random() >= xi
-                    elim[n_elim, 0] = n
-                    elim[n_elim, 1] = a
-                    elim[n_elim, 2] = rounds
-                    elim[n_elim, 3] = delivered
+                    elim[n_elim, 0], elim[n_elim, 1], elim[n_elim, 2], elim[n_elim, 3] = n, a, rounds, delivered
                     n_elim += 1
                     if delivered:
                         votes[a] += 1
@@ -296,8 +275,7 @@ def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, thre
                 G[a] = False
                 n_glob_left -= 1
                 generation += 1
-                glob[n_glob, 0] = rounds
-                glob[n_glob, 1] = a
+                glob[n_glob, 0], glob[n_glob, 1] = rounds, a
                 n_glob += 1
                 if sync == SYNC_IMMEDIATE:  # Alg. 1: every agent loses the arm at once
                     for other in range(n_agents):

@@ -1,6 +1,7 @@
-"""The voting schemes of paper 003 whose local routine is Successive Elimination.
+"""The algorithms of paper 003 whose local routine is Successive Elimination, and the CENTRAL baseline.
 
-Paper: 003_1b4f3a9c9d577fe2.txt (Rio, Barlier, Colin, Soare, ICML 2023).
+Paper: Rio, Barlier, Colin and Soare, *Multi-Agent Best Arm Identification with Private Communications* (ICML
+2023).
 
 * :func:`corrupted_elimination`: CORRUPTED ELIMINATION, Algorithm 3 with its local routine (the paper's
   Algorithm 4 of App. B.2, "4b" in the spec), Sec. 5; spec section 2.5. With ``xi = 0`` it is the Féraud et al.
@@ -8,49 +9,83 @@ Paper: 003_1b4f3a9c9d577fe2.txt (Rio, Barlier, Colin, Soare, ICML 2023).
 * :func:`mase`: the generic Multi-Agent Successive Elimination scheme, Algorithm 1 (Sec. 4), instantiated with
   the SE local rule of Sec. 4.1 at local failure probability beta and immediate synchronisation.
 * :func:`independent`: the INDEPENDENT baseline of Sec. 6 (spec 2.7, A14).
+* :func:`central`: the CENTRAL baseline of Sec. 6 (spec 2.7, A15).
 
-The simulation itself is :func:`anonbandits.multiagent.mase.se_engine.run_se_agents` (a compiled round loop).
+The first three are drivers of one compiled round loop (:func:`.se_kernel.run_kernel`; one *round* is one
+activation of one agent, which pulls every arm of its local set), which differ in how agents interact:
+``sync`` ``"lazy"`` (K_n := K_n ∩ K_glob at the end of each activation, Alg. 3 line 12), ``"immediate"``
+(every agent loses a globally eliminated arm at once, Alg. 1) or ``"none"``; ``retire`` (agents left with one
+arm leave the pool, Alg. 3 line 10; otherwise, Alg. 1, they stay and keep pulling it); ``sampling``
+``"active"`` (the agent is drawn among those still in the pool, spec A10) or ``"fixed"`` (drawn from the
+fixed P_N, the rounds of agents that left being idle rounds that still count); and the stopping rule (one arm
+left globally, or INDEPENDENT's every / first agent finished, spec A14). ``width_c`` and
+``width_denominator`` are the constant c and the t / 2t choice of the SE width (spec A4); ``max_rounds`` stops
+the run (``truncated``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from anonbandits.core.radii import se_boundary
 from anonbandits.errors import ConfigError
+from anonbandits.multiagent.mase import se_kernel
 from anonbandits.multiagent.mase.formulas import eta_xi, voting_threshold
 from anonbandits.multiagent.mase.instances import Instance
-from anonbandits.multiagent.mase.result import MaseResult
-from anonbandits.multiagent.mase.se_engine import SEOutcome, SEProtocol, run_se_agents
+from anonbandits.multiagent.mase.result import EliminationLog, MaseResult, recommend
+from anonbandits.multiagent.shared import MessageLog
 
 SAMPLINGS = ("active", "fixed")
 STOP_RULES = ("all", "first")
+_SYNC = {"none": se_kernel.SYNC_NONE, "lazy": se_kernel.SYNC_LAZY, "immediate": se_kernel.SYNC_IMMEDIATE}
+_STOP = {"global": se_kernel.STOP_GLOBAL, "all": se_kernel.STOP_ALL, "first": se_kernel.STOP_FIRST}
+_BLOCK = 512  # CENTRAL's rounds drawn per block
 
 
-def _check(sampling: str, width_c: float, width_denominator: int) -> None:
+def _run(name: str, instance: Instance, probs: np.ndarray, rng: np.random.Generator, record: bool, conf: float,
+         threshold: int | None, *, sync: str, retire: bool, xi: float = 0.0, retire_on_sync: bool = False,
+         sampling: str = "active", stop: str = "global", width_c: float = 1.0, width_denominator: int = 1,
+         max_rounds: int = 10**9) -> MaseResult:
+    """Simulate ``len(probs)`` SE agents until the stopping rule fires and report the run.
+
+    Local eliminations are logged in round order (by arm within a round); every delivered one is a vote and a
+    message (sender, round, arm) when ``threshold`` is set (``None``: no communication, INDEPENDENT). The
+    recommendation is the last arm of the global set (after a stall or truncation, an arm with the fewest
+    votes, at random), or INDEPENDENT's majority of the finished agents' arms.
+    """
     if sampling not in SAMPLINGS:
         raise ConfigError(f"sampling must be one of {', '.join(SAMPLINGS)}, got {sampling!r}")
     if not width_c > 0:
         raise ConfigError(f"width_c must be positive, got {width_c}")
     if width_denominator not in (1, 2):
         raise ConfigError(f"width_denominator must be 1 (t) or 2 (2t), got {width_denominator}")
-
-
-def _recommend(out: SEOutcome, rng: np.random.Generator) -> int:
-    """The last arm of the global set; after a stall or truncation, the arm with the fewest votes."""
-    left = np.flatnonzero(out.global_set)
-    if left.size == 1:
-        return int(left[0])
-    fewest = left[out.votes[left] == out.votes[left].min()]
-    return int(rng.choice(fewest))
-
-
-def _result(name: str, instance: Instance, out: SEOutcome, recommended: int, threshold: int | None,
-            **extra) -> MaseResult:
+    (rounds, pulls, G, votes, held, status, exit_round, elim, n_elim, glob, n_glob) = se_kernel.run_kernel(
+        rng, np.asarray(instance.means, float), instance.model == "gaussian", float(instance.sigma),
+        np.asarray(probs, float), float(conf), float(width_c), int(width_denominator), int(threshold or 0),
+        float(xi), _SYNC[sync], bool(retire), bool(retire_on_sync), sampling == "fixed", _STOP[stop],
+        int(max_rounds))
+    elim = elim[:n_elim]
+    log = EliminationLog(elim[:, 0].copy(), elim[:, 1].copy(), elim[:, 2].copy(), elim[:, 3].astype(bool))
+    messages = MessageLog(record=record)
+    running = bool((status == se_kernel.RUNNING).any())
+    done_globally = stop == "global" and int(G.sum()) == 1
+    extra: dict = {"eliminations": log}
+    if threshold is not None:
+        messages.add(log.agent[log.delivered], log.time[log.delivered], log.arm[log.delivered])
+        recommended = recommend(G, votes, rng)
+    else:  # INDEPENDENT: the majority of the finished agents' arms
+        arms = np.argmax(held[held.sum(axis=1) == 1], axis=1)
+        tally = np.bincount(arms, minlength=instance.arms)
+        recommended = int(rng.choice(np.flatnonzero(tally == tally.max())))
+        accuracy = float(np.mean([instance.is_best(a) for a in arms])) if arms.size else 0.0
+        extra = {"agent_accuracy": accuracy, "exit_rounds": exit_round[exit_round >= 0].astype(float)}
     return MaseResult(
-        algorithm=name, recommended=recommended, correct=instance.is_best(recommended), rounds=out.rounds,
-        pulls=out.pulls, messages=out.messages, votes=out.votes, threshold=threshold, stalled=out.stalled,
-        truncated=out.truncated, global_eliminations=out.global_eliminations, arms=instance.arms,
-        best=instance.best, **extra)
+        algorithm=name, recommended=recommended, correct=instance.is_best(recommended), rounds=int(rounds),
+        pulls=int(pulls), messages=messages, votes=votes, threshold=threshold,
+        stalled=stop == "global" and not done_globally and not running and rounds < max_rounds,
+        truncated=rounds >= max_rounds and not done_globally and running,
+        global_eliminations=[(int(r), int(a)) for r, a in glob[:n_glob]], arms=instance.arms, best=instance.best,
+        **extra)
 
 
 def corrupted_elimination(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, eta: float = 0.9,
@@ -64,17 +99,14 @@ def corrupted_elimination(instance: Instance, probs: np.ndarray, rng: np.random.
     delivered with probability ``1 - xi`` (the corruption mask, drawn once per (agent, arm); a dropped vote is
     never sent, spec A21) and the arm still leaves the local set. An arm leaves the global set at
     ``M* = ceil(log(delta)/log(eta_xi))`` delivered votes (spec A5, A6); agents synchronise with the global set
-    at the end of every activation and leave the pool once one arm is left.
+    at the end of every activation and leave the pool once one arm is left (``retire_on_sync``: also once a
+    sync leaves them at most one arm, spec A9).
     """
-    _check(sampling, width_c, width_denominator)
     local = eta_xi(eta, xi, instance.arms)
-    threshold = voting_threshold(delta, local, probs.size, "eta_xi")
-    proto = SEProtocol(conf=local, threshold=threshold, xi=xi, sync="lazy", retire=True,
-                       retire_on_sync=retire_on_sync, sampling=sampling, stop="global", width_c=width_c,
-                       width_denominator=width_denominator, max_rounds=max_rounds)
-    out = run_se_agents(instance, probs, proto, rng, record)
-    return _result("corrupted-elimination", instance, out, _recommend(out, rng), threshold,
-                   eliminations=out.eliminations)
+    return _run("corrupted-elimination", instance, probs, rng, record, local,
+                voting_threshold(delta, local, probs.size, "eta_xi"), sync="lazy", retire=True, xi=xi,
+                retire_on_sync=retire_on_sync, sampling=sampling, width_c=width_c,
+                width_denominator=width_denominator, max_rounds=max_rounds)
 
 
 def mase(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, beta: float = 0.5,
@@ -87,12 +119,9 @@ def mase(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, bet
     leaves the global set *and every agent's set at once* (Alg. 1's immediate synchronisation). Agents are never
     removed from the pool: an agent left with one arm keeps being activated and pulling it.
     """
-    _check("active", width_c, width_denominator)
-    threshold = voting_threshold(delta, beta, probs.size, "beta")
-    proto = SEProtocol(conf=beta, threshold=threshold, sync="immediate", retire=False, stop="global",
-                       width_c=width_c, width_denominator=width_denominator, max_rounds=max_rounds)
-    out = run_se_agents(instance, probs, proto, rng, record)
-    return _result("mase", instance, out, _recommend(out, rng), threshold, eliminations=out.eliminations)
+    return _run("mase", instance, probs, rng, record, beta, voting_threshold(delta, beta, probs.size, "beta"),
+                sync="immediate", retire=False, width_c=width_c, width_denominator=width_denominator,
+                max_rounds=max_rounds)
 
 
 def independent(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, delta: float = 0.05,
@@ -106,20 +135,51 @@ def independent(instance: Instance, probs: np.ndarray, rng: np.random.Generator,
     recommendation is the majority of the finished agents' arms; ``agent_accuracy`` is the fraction of
     finished agents that found the best arm.
     """
-    _check(sampling, width_c, width_denominator)
     if stop not in STOP_RULES:
         raise ConfigError(f"stop must be one of {', '.join(STOP_RULES)}, got {stop!r}")
     if not 0 < delta < 1:
         raise ConfigError(f"delta must lie strictly between 0 and 1, got {delta}")
-    proto = SEProtocol(conf=delta, threshold=None, sync="none", retire=True, sampling=sampling, stop=stop,
-                       width_c=width_c, width_denominator=width_denominator, max_rounds=max_rounds)
-    out = run_se_agents(instance, probs, proto, rng, record)
-    finished = np.flatnonzero(out.finished)
-    arms = np.argmax(out.local_sets[finished], axis=1)
-    tally = np.bincount(arms, minlength=instance.arms)
-    top = np.flatnonzero(tally == tally.max())
-    recommended = int(rng.choice(top))
-    accuracy = float(np.mean([instance.is_best(a) for a in arms])) if arms.size else 0.0
-    exits = out.exit_rounds[out.exit_rounds >= 0]
-    return _result("independent", instance, out, recommended, None, agent_accuracy=accuracy,
-                   exit_rounds=exits.astype(float))
+    return _run("independent", instance, probs, rng, record, delta, None, sync="none", retire=True,
+                sampling=sampling, stop=stop, width_c=width_c, width_denominator=width_denominator,
+                max_rounds=max_rounds)
+
+
+def central(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, delta: float = 0.05,
+            width_c: float = 1.0, width_denominator: int = 1, max_rounds: int = 10**9,
+            record: bool = True) -> MaseResult:
+    """CENTRAL (paper 003, Sec. 6): no privacy, raw rewards go to the server, which runs single-agent SE
+    (Sec. 4.1) at confidence delta on the pooled samples, eliminating k when ``max_l S_l - S_k >= g(t)``; T does
+    not depend on N. Each round the active agent pulls every arm of the global set and sends the rewards:
+    every reward is one message (sender = active agent, time = round, content = the reward, kind = the arm).
+
+    Rounds are drawn in blocks: per-round rewards of the arms still active, cumulated, with the SE test
+    evaluated on every round of the block at once; the block is cut at its first elimination.
+    """
+    if not 0 < delta < 1:
+        raise ConfigError(f"delta must lie strictly between 0 and 1, got {delta}")
+    k = instance.arms
+    active, sums, t, pulls = np.ones(k, bool), np.zeros(k), 0, 0
+    messages = MessageLog(record=record)
+    global_elims: list[tuple[int, int]] = []
+    while active.sum() > 1 and t < max_rounds:
+        block = min(_BLOCK, max_rounds - t)
+        rewards = instance.draw(rng, np.arange(k), block) * active
+        cum = sums + np.cumsum(rewards, axis=0)
+        rounds = t + 1 + np.arange(block)
+        gap = np.where(active, cum, -np.inf).max(axis=1)[:, None] - cum
+        cond = active & (gap >= se_boundary(rounds, k, delta, width_c, width_denominator)[:, None]) & (gap > 0)
+        hits = np.flatnonzero(cond.any(axis=1))
+        j = int(hits[0]) if hits.size else block - 1
+        senders = rng.choice(probs.size, size=j + 1, p=probs)
+        r_idx, a_idx = np.nonzero(np.broadcast_to(active, (j + 1, k)))
+        messages.add(senders[r_idx], rounds[:j + 1][r_idx], rewards[:j + 1][r_idx, a_idx], a_idx)
+        pulls += (j + 1) * int(active.sum())
+        sums, t = cum[j], int(rounds[j])
+        global_elims += [(t, int(arm)) for arm in np.flatnonzero(cond[j])]
+        active &= ~cond[j]
+    left = np.flatnonzero(active)
+    recommended = int(left[np.argmax(sums[left])])
+    return MaseResult(
+        algorithm="central", recommended=recommended, correct=instance.is_best(recommended), rounds=t,
+        pulls=pulls, messages=messages, votes=np.zeros(k, np.int64), truncated=bool(left.size > 1),
+        global_eliminations=global_elims, arms=k, best=instance.best)

@@ -73,7 +73,7 @@ def test_dist_rdp_se_parameters_match_spec():
     proto = SkellamProtocol(1.0, 1e-6, scale=10)
     bp = proto.batch_params(1024)
     assert (bp.g, bp.tau, bp.m, bp.bits) == (320, 2459, 332599, 19)
-    assert proto._total_variance(bp) / bp.n == pytest.approx(100.0)
+    assert proto.total_variance(bp) / bp.n == pytest.approx(100.0)
 
 
 def test_shuffle_uses_half_epsilon_and_half_confidence():

@@ -1,0 +1,391 @@
+"""Privacy mechanisms of paper 004 ("Distributed Differential Privacy in Multi-Armed Bandits", Chowdhury and
+Zhou, ICLR 2023; spec ``distributed-dp.md``, Secs. 1-3): exact noise samplers, tail bounds, randomized
+rounding, secure aggregation, the analyzer with underflow correction, and privacy accounting.
+
+* Samplers, each exact in law (up to floating-point arithmetic; the integer-arithmetic, bit-exact variant of
+  CKS20 is not needed for simulation). Every one takes an explicit ``numpy.random.Generator`` and a numpy
+  ``size`` (int, tuple or ``None`` for a scalar) and returns integers (``int64``) for the discrete laws:
+  :func:`laplace`, :func:`discrete_laplace` (Sec. 1.1), :func:`polya` (Sec. 1.2), :func:`skellam`
+  (Sec. 1.3), :func:`discrete_gaussian` (Sec. 1.4) and :func:`discrete_gaussian_sum` (Sec. 6 item 8).
+* Tail bounds: each ``*_radius`` returns a ``v`` with ``P[|X| > v] <= p`` for the stated law; the protocols
+  set their accuracy parameter ``tau = ceil(radius)`` from these, and the tests check them by simulation.
+* Encoding and aggregation (Secs. 2.1-2.3, 3.4): :func:`randomized_round`; :func:`secure_sum`, the ideal
+  functionality of SecAgg (the server learns ``(sum_i y_i) mod m`` and nothing else), and two simulations
+  that must give the identical sum, demonstrations of the semantics with no real cryptography:
+  :func:`masked_messages` (pairwise additive masking of Bonawitz et al. 2017 on the graphs
+  :func:`complete_pairs` or :func:`ring_pairs`, in the spirit of SecAgg+ for large batches) and
+  :func:`split_and_mix` (the shuffle stand-in); the analyzer :func:`analyze` and its :func:`modulus`.
+* Accounting (Secs. 1.3-1.5, 3.2, 3.3, 3.8): an RDP curve is ``eps(alpha)`` for orders ``alpha > 1``;
+  ``rho``-zCDP means ``eps(alpha) = rho alpha`` for all alpha, so the paper's "(1/2) eps^2-CDP" is
+  ``rho = eps^2/2``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from anonbandits.errors import ConfigError, require
+
+Size = int | tuple[int, ...] | None
+#: Integer orders used for numeric RDP -> DP conversion (Lemma 3 is stated for integer alpha >= 2).
+DEFAULT_ORDERS = np.concatenate([np.arange(2, 65), np.unique(np.geomspace(65, 10_000, 80).astype(int))])
+
+
+def _positive(name: str, value: float) -> float:
+    value = float(value)
+    require(value > 0 and math.isfinite(value), name, "a positive finite number", value)
+    return value
+
+
+def _check_p(p: float) -> float:
+    require(0.0 < p <= 1.0, "tail probability p", "in (0, 1]", p)
+    return float(p)
+
+
+def _check_modulus(m: int) -> int:
+    require(int(m) == m and 2 <= m < 2**62, "modulus m", "an integer in [2, 2^62)", m)
+    return int(m)
+
+
+def _check_delta(delta: float) -> float:
+    require(0.0 < delta < 1.0, "delta", "in (0, 1)", delta)
+    return float(delta)
+
+
+def _shape(size: Size) -> tuple[int, ...]:
+    return () if size is None else ((size,) if isinstance(size, int | np.integer) else tuple(size))
+
+
+def laplace(scale: float, size: Size, rng: np.random.Generator) -> np.ndarray:
+    """Continuous Laplace noise with mean 0 and scale ``b`` (variance ``2 b^2``)."""
+    return rng.laplace(0.0, _positive("scale", scale), size)
+
+
+def discrete_laplace(scale: float, size: Size, rng: np.random.Generator) -> np.ndarray:
+    """Discrete Laplace ``Lap_Z(b)``: ``G1 - G2`` with ``G1, G2`` i.i.d. ``P[G = k] = (1-beta) beta^k``.
+
+    ``beta = exp(-1/b)``; the difference of two such geometric variables has exactly the pmf
+    ``(1-beta)/(1+beta) beta^|x|`` (it is ``Polya(1, beta) - Polya(1, beta)``).
+    """
+    scale = _positive("scale", scale)
+    success = -math.expm1(-1.0 / scale)  # 1 - beta, without cancellation for large scales
+    return (rng.geometric(success, size).astype(np.int64) - rng.geometric(success, size).astype(np.int64))
+
+
+def polya(r: float, beta: float, size: Size, rng: np.random.Generator) -> np.ndarray:
+    """``Polya(r, beta)``: pmf ``Gamma(x+r)/(x! Gamma(r)) beta^x (1-beta)^r`` on x = 0, 1, 2, ...
+
+    Sampled as in the paper's footnote: ``lambda ~ Gamma(shape=r, scale=beta/(1-beta))``, then
+    ``X ~ Poisson(lambda)`` (*not* the reference code's scale ``(1-beta)/beta``, which samples
+    ``Polya(r, 1-beta)``). Mean ``r beta/(1-beta)``; additive in ``r`` for a fixed ``beta``.
+    """
+    r = _positive("r", r)
+    beta = float(beta)
+    require(0.0 <= beta < 1.0, "beta", "in [0, 1)", beta)
+    if beta == 0.0:
+        return np.zeros(size, dtype=np.int64) if size is not None else np.int64(0)
+    lam = rng.gamma(r, beta / (1.0 - beta), size)
+    return rng.poisson(lam).astype(np.int64)
+
+
+def skellam(mu: int, var: float, size: Size, rng: np.random.Generator) -> np.ndarray:
+    """Skellam ``Sk(mu, var)``: ``mu + N1 - N2`` with ``N1, N2`` i.i.d. ``Poisson(var/2)``; variance ``var``."""
+    require(int(mu) == mu, "Skellam mean", "an integer", mu)
+    half = _positive("var", var) / 2.0
+    return int(mu) + rng.poisson(half, size).astype(np.int64) - rng.poisson(half, size).astype(np.int64)
+
+
+def discrete_gaussian(sigma: float, size: Size, rng: np.random.Generator) -> np.ndarray:
+    """Discrete Gaussian ``N_Z(0, sigma^2)``, pmf proportional to ``exp(-x^2/(2 sigma^2))`` on the integers.
+
+    Canonne-Kamath-Steinke (2020) rejection sampling from a discrete Laplace proposal with scale
+    ``t = floor(sigma) + 1``; accepted proposals are i.i.d. with exactly the target law, so the first
+    ``prod(size)`` accepted ones are returned. Proposals are drawn in vectorised rounds sized by the
+    observed acceptance rate.
+    """
+    sigma = _positive("sigma", sigma)
+    shape = _shape(size)
+    total = int(np.prod(shape, dtype=np.int64))
+    t = math.floor(sigma) + 1
+    shift, two_var = sigma * sigma / t, 2.0 * sigma * sigma
+    out, filled, rate = np.empty(total, dtype=np.int64), 0, 0.5
+    while filled < total:
+        need = total - filled
+        batch = int(need / rate * 1.1) + 16
+        y = discrete_laplace(t, batch, rng)
+        accept = rng.random(batch) < np.exp(-((np.abs(y) - shift) ** 2) / two_var)
+        got = y[accept]
+        rate = max(got.size / batch, 0.05)
+        take = min(got.size, need)
+        out[filled:filled + take] = got[:take]
+        filled += take
+    return out.reshape(shape) if size is not None else out[0]
+
+
+def discrete_gaussian_pmf(sigma: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(support, pmf)`` of ``N_Z(0, sigma^2)`` over every integer whose weight ``exp(-x^2/(2 sigma^2))`` is
+    a positive double (beyond ``|x| ~ 38.6 sigma`` it underflows to 0, far below any sampling error)."""
+    sigma = _positive("sigma", sigma)
+    half = math.ceil(sigma * math.sqrt(2 * 745.2)) + 1
+    support = np.arange(-half, half + 1)
+    weights = np.exp(-(support.astype(float) ** 2) / (2.0 * sigma * sigma))
+    return support, weights / weights.sum()
+
+
+def discrete_gaussian_sum(sigma: float, n: int, size: Size, rng: np.random.Generator) -> np.ndarray:
+    """Totals of ``n`` i.i.d. ``N_Z(0, sigma^2)`` (one per element of ``size``).
+
+    The sum of discrete Gaussians is not a discrete Gaussian, so the users' values are drawn, but as their
+    histogram: ``N ~ Multinomial(n, pmf)`` over the support of :func:`discrete_gaussian_pmf`, total
+    ``sum_x x N_x``. This is the exact law of the total (the histogram is a sufficient statistic of the
+    users' values) in O(support) work instead of O(n); when ``n`` is below the support size the values are
+    drawn one by one with :func:`discrete_gaussian` instead.
+    """
+    sigma = _positive("sigma", sigma)
+    require(not isinstance(n, bool) and isinstance(n, int | np.integer) and n >= 0, "n", "a non-negative integer", n)
+    shape = _shape(size)
+    count = int(np.prod(shape, dtype=np.int64))
+    support, pmf = discrete_gaussian_pmf(sigma)
+    if n <= support.size:
+        totals = discrete_gaussian(sigma, (count, n), rng).sum(axis=1)
+    else:
+        totals = rng.multinomial(n, pmf, size=count) @ support
+    totals = totals.astype(np.int64)
+    return totals.reshape(shape) if size is not None else totals[0]
+
+
+def discrete_laplace_tail(scale: float, k: np.ndarray | int) -> np.ndarray:
+    """Exact ``P[|X| >= k]`` for ``X ~ Lap_Z(scale)``: ``2 beta^k/(1+beta)`` for k >= 1, and 1 for k <= 0."""
+    beta = math.exp(-1.0 / scale)
+    k = np.asarray(k, dtype=float)
+    return np.where(k <= 0, 1.0, 2.0 * beta ** np.maximum(k, 1.0) / (1.0 + beta))
+
+
+def discrete_laplace_radius(scale: float, p: float) -> float:
+    """``b log(2/p)``: ``P[|Lap_Z(b)| > b log(2/p)] <= p`` (from the exact tail, Sec. 1.1)."""
+    return scale * math.log(2.0 / _check_p(p))
+
+
+def skellam_radius(var: float, p: float) -> float:
+    """Proposition 1 of paper 004: ``|Sk(0, var)| <= 2 sigma sqrt(log(2/p)) + sqrt(2) log(2/p)`` w.p. 1-p."""
+    log_term = math.log(2.0 / _check_p(p))
+    return 2.0 * math.sqrt(var) * math.sqrt(log_term) + math.sqrt(2.0) * log_term
+
+
+def subgaussian_radius(var: float, p: float) -> float:
+    """Lemma 6: a ``var``-sub-Gaussian X (e.g. a discrete Gaussian) has ``|X| <= sqrt(2 var log(2/p))``."""
+    return math.sqrt(2.0 * var * math.log(2.0 / _check_p(p)))
+
+
+def discrete_laplace_sum_radius(scale: float, n: int, p: float) -> float:
+    """Sum of ``n`` i.i.d. ``Lap_Z(B)``, B >= 1: ``B max(3.01 sqrt(n log(2/p)), 4 log(2/p))`` (Lemma 5, derived).
+
+    From ``Lap_Z(B)`` being ``(4.52 B^2, 2B)``-sub-exponential and Lemma 9 (spec Sec. 1.5).
+    """
+    log_term = math.log(2.0 / _check_p(p))
+    return scale * max(3.01 * math.sqrt(n * log_term), 4.0 * log_term)
+
+
+def randomized_round(x: np.ndarray, g: int, rng: np.random.Generator) -> np.ndarray:
+    """Encode each entry of ``x`` (in [0, 1]) with precision ``g``; returns ``int64`` values in {0..g}.
+
+    ``floor(x g) + Bernoulli(frac)`` is drawn as ``floor(x g) + [U < frac]`` with one uniform per entry:
+    unbiased (``E[xhat] = x g``) and off by less than one unit of ``1/g`` (spec Sec. 2.1).
+    Rewards outside [0, 1] must be clipped first (spec Sec. 6, item 12); they raise :class:`ConfigError`.
+    """
+    require(int(g) == g and g >= 1, "precision g", "a positive integer", g)
+    x = np.asarray(x, dtype=float)
+    if x.size and not (np.all(x >= 0.0) and np.all(x <= 1.0)):
+        raise ConfigError("randomized rounding needs values in [0, 1]; clip rewards first")
+    scaled = x * int(g)
+    low = np.floor(scaled)
+    up = rng.random(x.shape) < (scaled - low)
+    return low.astype(np.int64) + up
+
+
+def secure_sum(messages: np.ndarray, m: int) -> int:
+    """``(sum of messages) mod m`` as a Python int; any integer messages (negative ones too) are allowed.
+
+    Exact integer arithmetic with intermediate reductions, so no overflow whatever ``n`` and ``m < 2^62``."""
+    m = _check_modulus(m)
+    y = np.mod(np.asarray(messages, dtype=np.int64).ravel(), m)
+    chunk = max(1, (2**63 - 1) // m - 1)  # a chunk of residues sums to less than 2^63
+    total = 0
+    for start in range(0, y.size, chunk):
+        total = (total + int(y[start:start + chunk].sum()) % m) % m
+    return total
+
+
+def complete_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """All pairs ``i < j`` of ``n`` users (the masking graph of Bonawitz et al. 2017)."""
+    i, j = np.triu_indices(n, k=1)
+    return i.astype(np.int64), j.astype(np.int64)
+
+
+def ring_pairs(n: int, degree: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs ``(i, i + k mod n)`` for ``k = 1..degree``: each user masks with ``2 degree`` neighbours.
+
+    Requires ``2 degree < n`` so that every unordered pair appears at most once.
+    """
+    if not 1 <= degree or 2 * degree >= n:
+        raise ConfigError(f"ring masking needs 1 <= degree < n/2, got degree={degree}, n={n}")
+    i = np.repeat(np.arange(n, dtype=np.int64), degree)
+    k = np.tile(np.arange(1, degree + 1, dtype=np.int64), n)
+    return i, (i + k) % n
+
+
+def masked_messages(messages: np.ndarray, m: int, rng: np.random.Generator,
+                    pairs: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """What each user sends under pairwise masking: ``(y_i + sum_{(i,j)} r_ij - sum_{(j,i)} r_ji) mod m``.
+
+    ``pairs`` defaults to :func:`complete_pairs`. ``secure_sum`` of the result equals ``secure_sum`` of
+    ``messages`` exactly.
+    """
+    m = _check_modulus(m)
+    y = np.mod(np.asarray(messages, dtype=np.int64).ravel(), m)
+    i, j = complete_pairs(y.size) if pairs is None else pairs
+    if i.size:
+        per_user = max(np.bincount(i, minlength=y.size).max(), np.bincount(j, minlength=y.size).max())
+        if int(per_user + 1) * m >= 2**63:
+            raise ConfigError("too many masks per user for this modulus; use ring_pairs with a smaller degree")
+    masks = rng.integers(0, m, size=i.size, dtype=np.int64)
+    out = y.copy()
+    np.add.at(out, i, masks)
+    minus = np.zeros_like(out)
+    np.add.at(minus, j, masks)
+    return np.mod(np.mod(out, m) - np.mod(minus, m), m)
+
+
+def split_and_mix(messages: np.ndarray, m: int, shares: int, rng: np.random.Generator) -> np.ndarray:
+    """Split each ``y_i`` into ``shares`` uniform additive shares mod m and shuffle all of them together.
+
+    Returns the shuffled multiset (length ``n * shares``); its ``secure_sum`` is the ideal sum (q = 0).
+    """
+    m = _check_modulus(m)
+    require(int(shares) == shares and shares >= 1, "shares", "a positive integer", shares)
+    y = np.mod(np.asarray(messages, dtype=np.int64).ravel(), m)
+    parts = rng.integers(0, m, size=(y.size, int(shares)), dtype=np.int64)
+    last = y
+    for col in parts[:, :-1].T:
+        last = np.mod(last - col, m)
+    parts[:, -1] = last
+    return rng.permutation(parts.ravel())
+
+
+def modulus(n: int, g: int, tau: int) -> int:
+    """``m = n g + 2 tau + 1``: the smallest modulus for which the analyzer is exact on ``|noise| <= tau``."""
+    return int(n) * int(g) + 2 * int(tau) + 1
+
+
+def analyze(yhat: np.ndarray | int, n: int, g: int, tau: int, m: int) -> np.ndarray:
+    """Private estimate ``z`` of ``sum_i x_i`` from SecAgg output(s) ``yhat`` in {0, ..., m-1} (vectorised).
+
+    With the underflow correction: ``(yhat - m)/g`` if ``yhat > n g + tau`` (the noisy sum was negative and
+    wrapped), ``yhat/g`` otherwise. Whenever ``|sum_i eta_i| <= tau`` the result equals
+    ``(sum xhat + sum eta)/g`` exactly (proof of Theorem 1 in paper 004); beyond that the wrap corrupts it.
+    """
+    if m < modulus(n, g, tau):
+        raise ConfigError(f"modulus m={m} is smaller than n g + 2 tau + 1 = {modulus(n, g, tau)}")
+    y = np.asarray(yhat, dtype=np.int64)
+    if np.any((y < 0) | (y >= m)):
+        raise ConfigError("SecAgg outputs must lie in {0, ..., m-1}")
+    wrapped = y > int(n) * int(g) + int(tau)
+    return np.where(wrapped, (y - m) / g, y / g)
+
+
+def skellam_rdp(alpha: np.ndarray | float, sensitivity: float, variance: float) -> np.ndarray:
+    """Lemma 3 (Agarwal et al. 2021, Thm 3.5): RDP of adding ``Sk(0, variance)`` to a query of sensitivity D.
+
+    ``eps(alpha) = alpha D^2/(2 s2) + min(((2 alpha - 1) D^2 + 6 D)/(4 s2^2), 3 D/(2 s2))`` with
+    ``s2 = variance``, for integer ``alpha >= 2``.
+    """
+    a = np.asarray(alpha, dtype=float)
+    d, s2 = float(sensitivity), float(variance)
+    return a * d * d / (2 * s2) + np.minimum(((2 * a - 1) * d * d + 6 * d) / (4 * s2 * s2), 3 * d / (2 * s2))
+
+
+def dist_rdp_se_rdp(alpha: np.ndarray | float, epsilon: float, scale: float,
+                    n: int | None = None) -> np.ndarray:
+    """Theorem 2 of paper 004: RDP of one Dist-RDP-SE batch of ``n`` users (uniform over n when ``None``).
+
+    ``alpha eps^2/2 + min((2alpha-1) eps^2/(4 s^2 n) + 3 eps/(2 s^3 n^1.5), 3 eps/(2 s sqrt n))``, with the
+    last term's ``eps^1`` as corrected in spec Sec. 3.2. ``n = None`` gives the bound with n = 1, valid for
+    every batch. :func:`skellam_rdp` with the actual integer ``g`` is at most this.
+    """
+    a = np.asarray(alpha, dtype=float)
+    nn = 1.0 if n is None else float(n)
+    e, s = float(epsilon), float(scale)
+    return a * e * e / 2 + np.minimum((2 * a - 1) * e * e / (4 * s * s * nn) + 3 * e / (2 * s**3 * nn**1.5),
+                                      3 * e / (2 * s * math.sqrt(nn)))
+
+
+def discrete_gaussian_sum_xi(n: int, sigma: float) -> float:
+    """``xi = 10 sum_{k=1}^{n-1} exp(-2 pi^2 sigma^2 k/(k+1))`` of Lemma 4 (Kairouz et al. 2021a, Prop. 13)."""
+    c = 2.0 * math.pi**2 * sigma * sigma
+    if n <= 1 or c > 745.0:  # every term underflows to 0 in double precision
+        return 0.0
+    total = 0.0
+    chunk = 1 << 20
+    for start in range(2, n + 1, chunk):  # k/(k+1) = 1 - 1/j with j = k + 1 in 2..n
+        j = np.arange(start, min(n, start + chunk - 1) + 1, dtype=float)
+        total += float(np.exp(-c + c / j).sum())
+    return 10.0 * total
+
+
+def discrete_gaussian_sum_cdp(n: int, sigma: float, sensitivity: float) -> float:
+    """Lemma 4: adding the sum of ``n`` i.i.d. ``N_Z(0, sigma^2)`` (sigma >= 1/2) is ``(1/2) epsbar^2``-CDP.
+
+    Returns ``epsbar = min(sqrt(D^2/(n sigma^2) + xi/2), D/(sqrt(n) sigma) + xi)``.
+    """
+    require(sigma >= 0.5, "Lemma 4's per-user sigma", ">= 1/2", sigma)
+    xi = discrete_gaussian_sum_xi(n, sigma)
+    d = float(sensitivity)
+    return min(math.sqrt(d * d / (n * sigma * sigma) + xi / 2), d / (math.sqrt(n) * sigma) + xi)
+
+
+def rdp_to_dp(rdp: Callable[[np.ndarray], np.ndarray] | np.ndarray, delta: float,
+              orders: np.ndarray = DEFAULT_ORDERS) -> float:
+    """Lemma 10: ``(alpha, eps(alpha))``-RDP for the given orders implies ``(eps', delta)``-DP with
+    ``eps' = min_alpha eps(alpha) + log(1/(alpha delta))/(alpha - 1) + log(1 - 1/alpha)``.
+
+    ``rdp`` is a function of the orders or an array of values aligned with ``orders``.
+    """
+    delta = _check_delta(delta)
+    a = np.asarray(orders, dtype=float)
+    if np.any(a <= 1):
+        raise ConfigError("RDP orders must be > 1")
+    values = np.asarray(rdp(a) if callable(rdp) else rdp, dtype=float)
+    return float(np.min(values + np.log(1.0 / (a * delta)) / (a - 1) + np.log1p(-1.0 / a)))
+
+
+def zcdp_to_dp(rho: float, delta: float) -> float:
+    """``rho``-zCDP implies ``(eps', delta)``-DP: the smaller of ``rho + 2 sqrt(rho log(1/delta))`` (the
+    standard conversion) and the Lemma 10 conversion of the curve ``rho alpha`` over real orders."""
+    delta = _check_delta(delta)
+    simple = rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
+    orders = 1.0 + np.geomspace(1e-4, 1e5, 4000)
+    return min(simple, rdp_to_dp(lambda a: rho * a, delta, orders))
+
+
+def pure_dp_to_rdp(epsilon: float, alpha: np.ndarray | float) -> np.ndarray:
+    """(eps, 0)-DP implies ``(alpha, min(eps, alpha eps^2/2))``-RDP (Lemma 10 gives the second term)."""
+    a = np.asarray(alpha, dtype=float)
+    return np.minimum(float(epsilon), a * epsilon * epsilon / 2)
+
+
+def advanced_composition_epsilon(epsilon_total: float, k: int, delta_prime: float) -> float:
+    """Theorem 7: each of ``k`` adaptive mechanisms ``(eps, delta)``-DP with
+    ``eps = eps'/(2 sqrt(2 k log(1/delta')))`` compose to ``(eps', k delta + delta')``-DP."""
+    _check_delta(delta_prime)
+    return epsilon_total / (2.0 * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)))
+
+
+def returning_users_dp(rdp: Callable[[np.ndarray], np.ndarray], batches: int, delta: float,
+                       orders: np.ndarray = DEFAULT_ORDERS) -> float:
+    """Appendix I: a user in at most ``B`` batches, each ``(alpha, eps(alpha))``-RDP, is ``(eps', delta)``-DP
+    with ``eps'`` from Lemma 10 applied to the composed curve ``B eps(alpha)``."""
+    require(int(batches) == batches and batches >= 1, "batches", "a positive integer", batches)
+    return rdp_to_dp(lambda a: batches * np.asarray(rdp(a)), delta, orders)
