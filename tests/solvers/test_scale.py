@@ -118,8 +118,8 @@ def test_recruit_rows_refuses_what_it_cannot_repair():
     support = np.zeros((12, 2), bool)
     support[:6, 0] = support[6:, 1] = True
     support[0, 1] = True        # arm 0 holds 5 = C users for half the rounds and nobody can join it
-    rows, ok = scale.phase_rows(support, 10, 10, 5)
-    repaired, ok = scale.recruit_rows(support, 10, 5, rows)
+    rows, _ = scale.phase_rows(support, 10, 10, 5)
+    _, ok = scale.recruit_rows(support, 10, 5, rows)
     assert not ok
 
 
