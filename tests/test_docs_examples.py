@@ -127,3 +127,14 @@ def test_results_dir_keeps_quick_runs_out_of_docs():
     assert module.results_dir(True) == ROOT / "build" / "benchmarks"
     assert module.results_dir(False) == ROOT / "docs" / "results"
     assert "build/" in (ROOT / ".gitignore").read_text().splitlines()
+
+
+def test_the_platform_scale_tables_are_generated_from_the_committed_results(monkeypatch):
+    """docs/decompositions.md shows exactly what benchmarks/decompose_scale.py renders from its CSVs."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    spec = importlib.util.spec_from_file_location("decompose_scale", BENCHMARKS / "decompose_scale.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    page = (ROOT / "docs" / "decompositions.md").read_text(encoding="utf-8")
+    for name, table in module.docs_tables(ROOT / "docs" / "results").items():
+        assert f"<!-- {name} -->\n{table}\n<!-- /{name} -->" in page, name

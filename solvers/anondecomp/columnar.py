@@ -196,6 +196,19 @@ def _check_pairs(marked: np.ndarray, u: np.ndarray, a: np.ndarray, users: list[s
                                 "(duplicate pair); give one row per pair")
 
 
+def table_demand(meta: dict, path, demand: int | float | None) -> int | float:
+    """The total demand D of a batched table: ``demand`` when given, else the metadata's positive ``demand``."""
+    if demand is not None:
+        return demand
+    if "demand" not in meta:
+        raise InvalidInputError(f"{path} is a batched table (columns user, arm; no 'weight'): give its total "
+                                "demand with demand=D or a 'demand' key in the Parquet metadata")
+    demand = _number(meta["demand"], f"{path}: metadata 'demand'")
+    if demand <= 0:
+        raise InvalidInputError(f"{path}: metadata 'demand' must be positive, got {demand!r}")
+    return demand
+
+
 def read_table_graph(path: str | os.PathLike, kind: str, demand: int | float | None = None
                      ) -> tuple[DemandGraph, int | None]:
     """Read an edge table or a batched table (``kind`` ``"parquet"`` or ``"csv"``).
@@ -230,13 +243,7 @@ def read_table_graph(path: str | os.PathLike, kind: str, demand: int | float | N
         del table
         _check_pairs(w, u, a, users, arms, path)
         return DemandGraph.from_weights(w, users, arms), C
-    if demand is None:
-        if "demand" not in meta:
-            raise InvalidInputError(f"{path} is a batched table (columns user, arm; no 'weight'): give its total "
-                                    "demand with demand=D or a 'demand' key in the Parquet metadata")
-        demand = _number(meta["demand"], f"{path}: metadata 'demand'")
-        if demand <= 0:
-            raise InvalidInputError(f"{path}: metadata 'demand' must be positive, got {demand!r}")
+    demand = table_demand(meta, path, demand)
     del table
     active = np.zeros((len(users), len(arms)), dtype=bool)
     active[u, a] = True

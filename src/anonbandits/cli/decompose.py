@@ -1,5 +1,6 @@
 """``anonbandits decompose GRAPH --C 3 [--method ...] [-o OUT.json|OUT.parquet|OUT/] [--certify]``: solve and
-summarise."""
+summarise. ``--shards N`` or ``--scheduler tcp://HOST:PORT`` split the users into feasible shards
+(:mod:`anondecomp.scale`), decomposed locally or on a Dask cluster and written as a part directory."""
 
 from __future__ import annotations
 
@@ -15,7 +16,11 @@ from anonbandits.cli.options import (
     positive_int,
     positive_seconds,
 )
+from anonbandits.errors import ConfigError
+from anondecomp.compact import is_directory_output
 from anondecomp.errors import InvalidInputError
+
+AUTO_ROWS = 1 << 25  # (user, arm) rows above which a batched Parquet table is sharded without --shards
 
 
 def add_parser(sub) -> None:
@@ -37,6 +42,13 @@ def add_parser(sub) -> None:
                         "report it as lp_lower_bound")
     p.add_argument("--time-limit", type=positive_seconds, default=None, metavar="SECONDS",
                    help="time limit for 'optimal' (best decomposition found, with its gap) and for --certify")
+    p.add_argument("--shards", type=positive_int, default=None, metavar="N",
+                   help="split the users into N feasible shards, decomposed one by one; the "
+                        "merged R is the largest shard's (automatic for batched Parquet tables of more than "
+                        f"{AUTO_ROWS} rows)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the shards on a Dask distributed cluster, e.g. tcp://127.0.0.1:8786 (its workers "
+                        "must see the output directory)")
     p.set_defaults(func=run)
 
 
@@ -81,9 +93,42 @@ def method_options(args: argparse.Namespace) -> dict:
     return options
 
 
+def sharded(args: argparse.Namespace) -> bool:
+    """Whether to take the sharded path: asked for, or a batched Parquet table too big for a dense graph."""
+    if args.shards is not None or args.scheduler is not None:
+        for flag, given in (("--method", args.method != "auto"), ("--certify", args.certify),
+                            ("--best-effort", args.best_effort), ("--time-limit", args.time_limit is not None)):
+            if given:
+                raise ConfigError(f"{flag} does not apply with --shards/--scheduler (each shard runs auto)")
+        if args.output and not is_directory_output(args.output):
+            raise ConfigError(f"-o {args.output}: a sharded decomposition is written as a part directory; "
+                              "give -o OUT/")
+        return True
+    if args.method != "auto" or args.certify or args.best_effort or not args.output \
+            or not is_directory_output(args.output):
+        return False
+    from anondecomp.scale import batched_rows
+
+    return batched_rows(args.graph) > AUTO_ROWS
+
+
+def run_sharded(args: argparse.Namespace, start: float) -> int:
+    from anondecomp import scale
+
+    data, file_C = scale.read_batched(args.graph, demand=args.demand)
+    C = resolve_C(args.C, file_C)
+    result = scale.decompose_sharded(data, C, args.output, n_shards=args.shards, scheduler=args.scheduler,
+                                     seed=args.seed or 0)
+    print(result.summary())
+    print(f"total wall time      {time.perf_counter() - start:.3f} s (read, solve, write)")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     check_outputs([("-o", args.output)], inputs=[args.graph], parts=["-o"])
+    if sharded(args):
+        return run_sharded(args, start)
     graph, file_C = anondecomp.read_graph(args.graph, demand=args.demand)
     C = resolve_C(args.C, file_C)
     result = anondecomp.decompose(graph, C, method=args.method, best_effort=args.best_effort,

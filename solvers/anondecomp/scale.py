@@ -1,0 +1,593 @@
+"""Batched decompositions at platform scale: compact support, feasible shards, streamed part files.
+
+Paper: Esfandiari, Mirrokni, Schneider, *Anonymous Bandits for Multi-User Systems*, NeurIPS 2022, Section 3
+(batched graphs, demand D on every arm of A_i; Lemma 3 / Corollary 1). Beyond the paper: the graph is held as
+its support (N x K booleans) and D, never as dense float64 weights; users are split into shards, each
+decomposed on its own (locally or on a Dask ``distributed`` cluster) and written as one part file of the
+compact schedule (:mod:`anondecomp.compact`). Shards run their assignments in the same rounds, so the merged
+R is the maximum over shards, not the sum. docs/decompositions.md, "Sharded decompositions", proves that the
+merge is a valid C-anonymous decomposition and that every shard is feasible.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from anondecomp.columnar import _first_line, open_parquet, parquet_files, read_metadata
+from anondecomp.errors import InfeasibleError, InvalidInputError
+
+SHARD_USERS = 1 << 20  # users per shard when the caller does not choose: about 20 MB of support at K = 20
+
+
+@dataclass(frozen=True, eq=False)
+class BatchedSupport:
+    """A batched graph as its support: ``support[i, j]`` when user i wants arm j; total demand D per user
+    (``w_ij = D / |A_i|``, as :meth:`~anondecomp.DemandGraph.from_batched`). A general demand graph also
+    carries its ``weights`` (and no D); its shards are decomposed by ``auto``.
+
+    ``users`` holds the user ids (int64 when the table's ids are integers, else strings), ``arms`` the arm
+    names. 1 byte per (user, arm) instead of the 16 of :class:`~anondecomp.DemandGraph`'s float64 weights and
+    int64 requirements.
+    """
+
+    support: np.ndarray
+    demand: int | float | None
+    users: np.ndarray
+    arms: tuple[str, ...]
+    weights: np.ndarray | None = None  # a general demand graph's (N, K) weights; then ``demand`` is None
+
+    def rows_of(self, members: np.ndarray) -> np.ndarray:
+        """What a shard task receives for these users: their support, or their weights (general graph)."""
+        return (self.support if self.weights is None else self.weights)[members]
+
+    def required(self, sizes: np.ndarray) -> np.ndarray:
+        """ceil(D / k) for every active-set size k in ``sizes``, exact (rational), int64."""
+        return required_per_arm(self.demand, sizes)
+
+    @property
+    def lower_bound(self) -> int:
+        """max_i |A_i| ceil(D / |A_i|) = max_i sum_j ceil(w_ij), the trivial lower bound on R."""
+        if self.weights is not None:
+            return int(np.ceil(self.weights).sum(axis=1).max())
+        k = np.unique(self.support.sum(axis=1))
+        return int((k * self.required(k)).max())
+
+
+@dataclass(frozen=True)
+class ShardedResult:
+    """Summary of a sharded decomposition (the schedule itself is in the part files)."""
+
+    C: int
+    total_assignments: int
+    lower_bound: int
+    n_users: int
+    n_arms: int
+    shard_rounds: tuple[int, ...]
+    shard_users: tuple[int, ...]
+    shard_methods: tuple[str, ...]
+    rows: int
+    wall_time: float = 0.0
+    info: dict = field(default_factory=dict)
+
+    def header(self) -> dict:
+        """The summary fields stored in every part file's metadata (as the JSON output's header)."""
+        methods = sorted(set(self.shard_methods))
+        return {"C": self.C, "method": "sharded:" + "+".join(methods), "total_assignments": self.total_assignments,
+                "lower_bound": self.lower_bound, "distinct_assignments": None, "shards": len(self.shard_users)}
+
+    def summary(self) -> str:
+        return "\n".join([
+            f"method               sharded ({', '.join(sorted(set(self.shard_methods)))})",
+            f"users x arms         {self.n_users} x {self.n_arms}, C = {self.C}",
+            f"R (assignments)      {self.total_assignments}",
+            f"lower bound          {self.lower_bound}   (max_i sum_j w_ij)",
+            f"R / lower bound      {self.total_assignments / max(self.lower_bound, 1):.4f}",
+            f"shards               {len(self.shard_users)} (R per shard {min(self.shard_rounds)}.."
+            f"{max(self.shard_rounds)}; merged R = the maximum)",
+            f"schedule rows        {self.rows}",
+            f"wall time            {self.wall_time:.3f} s"])
+
+
+def required_per_arm(demand: int | float, sizes: np.ndarray) -> np.ndarray:
+    """ceil(D / k) per entry of ``sizes`` in rational arithmetic (no floating error), as from_batched."""
+    d = Fraction(demand)
+    k, inverse = np.unique(np.asarray(sizes, dtype=np.int64), return_inverse=True)
+    table = np.array([-((-d.numerator) // (d.denominator * max(int(s), 1))) for s in k], dtype=np.int64)
+    return table[inverse.reshape(np.shape(sizes))]
+
+
+def batched_rows(path: str | os.PathLike) -> int:
+    """Rows of a batched Parquet table with integer user ids (what :func:`read_batched` streams), else 0."""
+    from anondecomp.columnar import file_kind
+
+    if not os.path.exists(path) or file_kind(path) != "parquet":
+        return 0
+    files = parquet_files(path)
+    if not _streamable(open_parquet(files[0]).schema_arrow):
+        return 0
+    return sum(open_parquet(f).metadata.num_rows for f in files)
+
+
+def _streamable(schema) -> bool:
+    import pyarrow as pa
+
+    names = schema.names
+    return "weight" not in names and "arm" in names and "user" in names \
+        and pa.types.is_integer(schema.field("user").type)
+
+
+def read_batched(path: str | os.PathLike, demand: float | None = None) -> tuple[BatchedSupport, int | None]:
+    """Read a batched Parquet table (columns ``user``, ``arm``) straight into its support, in record batches.
+
+    Integer user ids index the support rows directly (no factorisation of 10^8 rows); string ids, or a CSV or
+    an edge table, go through :func:`anondecomp.read_graph` and are refused here when they carry weights.
+    Memory: the support (N x K bools) plus one record batch. Returns the support and the file's ``C`` (or
+    ``None``).
+    """
+
+    from anondecomp.columnar import file_kind, table_demand
+    from anondecomp.io import _c_field
+
+    if file_kind(path) != "parquet" or not _streamable(open_parquet(parquet_files(path)[0]).schema_arrow):
+        return _from_graph(path, demand)
+    files = parquet_files(path)
+    first = open_parquet(files[0])
+    meta = read_metadata(first, files[0])
+    demand = table_demand(meta, path, demand)
+    if demand <= 0:
+        raise InvalidInputError(f"{path}: demand must be positive, got {demand!r}")
+    arm_codes: dict = {}
+    n_rows = 0
+    sparse_ids = 2 * sum(open_parquet(f).metadata.num_rows for f in files) + (1 << 20)
+    # the largest id from the row groups' statistics, when written: the support is allocated once
+    support = np.zeros((min(_max_user(files), sparse_ids), 0), dtype=bool)
+    for part in files:
+        for batch in _record_batches(part):
+            if batch.column(0).null_count or batch.column(1).null_count:
+                raise InvalidInputError(f"{part}: columns 'user' and 'arm' must have no missing values")
+            u = batch.column(0).to_numpy().astype(np.int64, copy=False)
+            a = _arm_codes(batch.column(1), arm_codes)
+            if len(u) and u.min() < 0:
+                raise InvalidInputError(f"{part}: user ids must be non-negative integers, got {int(u.min())}")
+            top = int(u.max()) + 1 if len(u) else 0
+            if top > sparse_ids:  # ids far above the row count: index by factorised ids instead
+                return _from_graph(path, demand)
+            if top > support.shape[0] or len(arm_codes) > support.shape[1]:
+                rows = support.shape[0] if top <= support.shape[0] else max(top, 2 * support.shape[0])
+                grown = np.zeros((rows, max(len(arm_codes), support.shape[1])), bool)
+                grown[:support.shape[0], :support.shape[1]] = support
+                support = grown
+            support[u, a] = True
+            n_rows += len(u)
+    present = np.flatnonzero(support.any(axis=1))
+    if len(present) == 0:
+        raise InvalidInputError(f"{path}: the table has no rows")
+    support = support[present] if len(present) < support.shape[0] else support
+    if int(np.count_nonzero(support)) != n_rows:
+        raise InvalidInputError(f"{path}: {n_rows - int(np.count_nonzero(support))} (user, arm) pairs appear "
+                                "more than once; give one row per pair")
+    return BatchedSupport(support, demand, present.astype(np.int64), tuple(map(str, arm_codes))), \
+        _c_field(meta, f"{path}: metadata 'C'")
+
+
+def _record_batches(part: Path):
+    """The (user, arm) record batches of one part file, read one at a time; read errors in one line."""
+    import pyarrow as pa
+
+    batches = open_parquet(part).iter_batches(columns=["user", "arm"], batch_size=1 << 22)
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            return
+        except (pa.ArrowException, OSError) as exc:
+            raise InvalidInputError(f"{part}: not a readable Parquet file ({_first_line(exc)})") from None
+        yield batch
+
+
+def _max_user(files: list[Path]) -> int:
+    """1 + the largest user id that the Parquet statistics record (0 when some row group has none)."""
+    top = 0
+    for f in files:
+        meta = open_parquet(f).metadata
+        column = meta.schema.names.index("user")
+        for g in range(meta.num_row_groups):
+            stats = meta.row_group(g).column(column).statistics
+            if stats is None or not stats.has_min_max:
+                return 0
+            top = max(top, int(stats.max) + 1)
+    return top
+
+
+def _arm_codes(col, codes: dict) -> np.ndarray:
+    """Arm codes of one batch in order of first appearance over the whole table (few distinct arms)."""
+    import pyarrow.compute as pc
+
+    enc = pc.dictionary_encode(col)
+    local = np.array([codes.setdefault(v, len(codes)) for v in enc.dictionary.to_pylist()], dtype=np.int64)
+    return local[enc.indices.to_numpy(zero_copy_only=False)]
+
+
+def _from_graph(path, demand) -> BatchedSupport:
+    """Any other graph file: read it whole and keep its support, if it is batched (equal demands per user)."""
+    from anondecomp.io import read_graph
+
+    graph, C = read_graph(path, demand=demand)
+    return from_graph(graph), C
+
+
+def from_graph(graph) -> BatchedSupport:
+    """The shardable form of a :class:`~anondecomp.DemandGraph`: its support and D, or its weights."""
+    users = np.asarray(graph.users, dtype=object)
+    if graph.demand is None:  # weights: shards are decomposed as general graphs (no phase rule)
+        return BatchedSupport(graph.support, None, users, tuple(graph.arms), graph.weights)
+    return BatchedSupport(graph.support, graph.demand, users, tuple(graph.arms))
+
+
+def make_shards(support: np.ndarray, C: int, n_shards: int, seed: int = 0) -> np.ndarray:
+    """Shard id (0..n_shards-1) of every user, such that every arm holds 0 or at least C+1 users per shard.
+
+    Users are dealt at random (balanced), then repaired towards shard 0, the *sink*: a user of shard s >= 1
+    on an arm that holds 1..C users in s moves to shard 0; an arm that holds 1..C users in shard 0 pulls all
+    its users into shard 0. Users only ever move into shard 0, so this stops after at most N moves, and at the
+    fixed point no shard has a thin arm (an arm thin in shard 0 would have all its |B_j| >= C+1 users there).
+    Thin arms (wanted by few users) thus keep their users together in shard 0.
+    """
+    N, K = support.shape
+    degree = support.sum(axis=0)
+    thin = np.flatnonzero((degree > 0) & (degree <= C))
+    if len(thin):
+        raise InfeasibleError(f"arms {thin[:10].tolist()} are wanted by 1..C = {C} users and can never be observed")
+    if n_shards <= 1:  # one shard: every arm holds 0 or |B_j| >= C+1 users
+        return np.zeros(N, dtype=np.int32)
+    rng = np.random.default_rng(seed)
+    shard = (rng.permutation(N) % n_shards).astype(np.int32)
+    while True:
+        counts = shard_counts(support, shard, n_shards)
+        bad = (counts > 0) & (counts <= C)
+        if not bad.any():
+            return shard
+        move = (support & bad[shard]).any(axis=1)
+        move |= support[:, bad[0]].any(axis=1)
+        shard[move] = 0
+
+
+def shard_counts(support: np.ndarray, shard: np.ndarray, n_shards: int) -> np.ndarray:
+    """(n_shards, K) users per shard and arm."""
+    return np.stack([np.bincount(shard[support[:, j]], minlength=n_shards) for j in range(support.shape[1])],
+                    axis=1)
+
+
+def phase_rows(support: np.ndarray, D: int | float, L: int, C: int
+               ) -> tuple[tuple[np.ndarray, ...], bool]:
+    """The phase schedule of a batched shard written directly as schedule rows, and whether it is valid.
+
+    User i takes its |A_i| = k arms one after the other in index order rotated by an offset that cycles over
+    the users with the same k (as :func:`anondecomp.schedule.phase_schedule`), each phase r = ceil(D / k)
+    rounds plus an even share of the idle time L - k r, so every user's rows tile [0, L). Valid when every pair
+    still gets r informative rounds (its arm holds at least C+1 users in them): a phase stretched beyond r
+    may cross a thin stretch of its arm. Then R = L.
+    Returns (user, arm, first_round, rounds) with users local to ``support`` and user-major order.
+    """
+    N, K = support.shape
+    users, arms = np.nonzero(support)  # row-major: each user's arms in index order, users consecutive
+    k = np.bincount(users, minlength=N)
+    base = np.cumsum(k) - k            # first row of each user
+    by_k = np.argsort(k, kind="stable")
+    rank = np.empty(N, dtype=np.int64)
+    rank[by_k] = np.arange(N) - np.searchsorted(k[by_k], k[by_k], side="left")
+    kk = np.maximum(k, 1)
+    offset = rank % kk
+    # phase p of user i: its arm number (p + offset_i) mod k_i; lengths and starts depend on (k, p) only
+    first_row = base[users]
+    phase = np.arange(len(users)) - first_row
+    ku = k[users]
+    arm = arms[first_row + (phase + offset[users]) % ku]
+    del first_row
+    sizes = np.arange(K + 1)
+    r = required_per_arm(D, np.maximum(sizes, 1))
+    idle = L - sizes * r
+    p = np.arange(K)[None, :]
+    length = np.where(p < sizes[:, None], r[:, None] + idle[:, None] // np.maximum(sizes, 1)[:, None]
+                      + (p < (idle % np.maximum(sizes, 1))[:, None]), 0)
+    start = np.cumsum(length, axis=1) - length
+    kp = ku * K + phase                # each row's (k, phase) in the flattened (K+1, K) tables
+    del phase
+    # occupancy: +1 where a phase starts, -1 where it ends, per (arm, boundary); every user works in every row
+    cuts = np.unique(np.concatenate([start[length > 0], [L]]))
+    n = len(cuts)
+    s_row = np.searchsorted(cuts, start).ravel()[kp]
+    e_row = np.searchsorted(cuts, start + length).ravel()[kp]
+    delta = np.bincount(arm * n + s_row, minlength=K * n) - np.bincount(arm * n + e_row, minlength=K * n)
+    occupancy = np.cumsum(delta.reshape(K, n), axis=1)
+    # rounds up to each boundary in which the arm is thin (1..C users): a row loses those inside it; with no
+    # thin boundary every row is informative throughout, and every phase lasts at least r rounds (idle >= 0)
+    thin = (occupancy[:, :-1] > 0) & (occupancy[:, :-1] <= C)
+    rounds = length.ravel()[kp]
+    ok = True
+    if thin.any():
+        lost = np.zeros((K, n), dtype=np.int64)
+        np.cumsum(thin * np.diff(cuts), axis=1, out=lost[:, 1:])
+        ok = bool((rounds - (lost[arm, e_row] - lost[arm, s_row]) >= r[ku]).all())
+    return (users, arm, start.ravel()[kp], rounds), ok
+
+
+REPAIR_CELLS = 1 << 22  # arms x rounds up to which a thin phase schedule is repaired (round-level arrays)
+PIECE = 12              # rounds of a thin stretch one recruit covers (phases last about D / k rounds)
+REPAIR_PASSES = 12
+
+
+def _occupancy(arm: np.ndarray, first: np.ndarray, rounds: np.ndarray, K: int, L: int) -> np.ndarray:
+    """(K, L) users on each arm in each round, from schedule rows."""
+    W = L + 1
+    delta = np.bincount(arm * W + first, minlength=K * W) - np.bincount(arm * W + first + rounds, minlength=K * W)
+    return np.cumsum(delta.reshape(K, W), axis=1)[:, :L]
+
+
+def _below(occ: np.ndarray, x: int) -> np.ndarray:
+    """(K, L+1) prefix counts of the rounds in which an arm holds fewer than ``x`` users."""
+    out = np.zeros((occ.shape[0], occ.shape[1] + 1), dtype=np.int64)
+    np.cumsum(occ < x, axis=1, out=out[:, 1:])
+    return out
+
+
+def _thin_pieces(occ: np.ndarray, C: int) -> tuple[np.ndarray, ...]:
+    """Maximal runs of rounds in which an arm holds 1..C users, cut into pieces of at most PIECE rounds:
+    (arm, first round, end round, users missing to reach C+1 in the piece's thinnest round)."""
+    K, L = occ.shape
+    pad = np.zeros((K, L + 2), dtype=np.int8)
+    pad[:, 1:-1] = (occ > 0) & (occ <= C)
+    edge = np.diff(pad, axis=1).ravel()           # +1 where a run starts, -1 where it ends, per (arm, round)
+    arm, t1 = np.divmod(np.flatnonzero(edge == 1), L + 1)
+    t2 = np.flatnonzero(edge == -1) % (L + 1)
+    parts = -(-(t2 - t1) // PIECE)
+    run = np.repeat(np.arange(len(arm)), parts)
+    j = np.arange(parts.sum()) - np.repeat(np.cumsum(parts) - parts, parts)
+    span = (t2 - t1)[run]
+    arm, t1, t2 = arm[run], t1[run] + span * j // parts[run], t1[run] + span * (j + 1) // parts[run]
+    bounds = np.empty(2 * len(arm), dtype=np.int64)
+    bounds[0::2], bounds[1::2] = arm * L + t1, arm * L + t2
+    low = np.minimum.reduceat(np.append(occ.ravel(), 0), bounds)[0::2]
+    return arm, t1, t2, C + 1 - low
+
+
+def recruit_rows(support: np.ndarray, L: int, C: int, rows: tuple[np.ndarray, ...], passes: int = REPAIR_PASSES
+                 ) -> tuple[tuple[np.ndarray, ...], bool]:
+    """Repair a phase schedule (:func:`phase_rows`) in which some arms hold 1..C users in some rounds.
+
+    Beyond the paper. A *move* recruits a user v of arm a into a thin piece P = [t1, t2) of a: v sits on one
+    arm b != a during all of P, and on a during a window T of the same length at the start or the end of
+    one of its rows on a; v swaps the two (a during P, b during T), so its rounds per arm and its tiling of
+    [0, L) are unchanged. A move is taken only when b holds >= C+2 users during P and a holds >= C+2 during
+    T (those left behind stay >= C+1), and b holds >= C users during T (v's rounds on b stay informative).
+    Each piece recruits the users it misses in its thinnest round and one spare; one move per user and pass,
+    all moves of a pass at once, then the occupancy is recomputed. The schedule is accepted when no arm holds 1..C users
+    in any round and every pair still has its r_i rounds: then every round of every row is informative, so
+    the schedule is valid with R = L (checked exactly from the final rows, whatever moves collided).
+
+    Returns the rows (user-major, in time order) and whether they are valid.
+    """
+    N, K = support.shape
+    u, a, f, n = (np.asarray(x, dtype=np.int64) for x in rows)
+    col_users = np.nonzero(support.T)[1]          # the users of arm 0, then of arm 1, ...
+    deg = support.sum(axis=0)
+    col_start = np.cumsum(deg) - deg
+    for step in range(passes):
+        occ = _occupancy(a, f, n, K, L)
+        arm, t1, t2, missing = _thin_pieces(occ, C)
+        if len(arm) == 0:
+            return (u, a, f, n), True
+        # candidates: a few users of each piece's arm, from a different place in its user list per piece and
+        # pass, twice as many at every pass (a piece that stays thin is eventually offered all its arm's users)
+        cnt = np.minimum(deg[arm], (8 + 4 * missing) << step)
+        piece = np.repeat(np.arange(len(arm)), cnt)
+        j = np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        v = col_users[col_start[arm][piece] + (j + 7919 * t1[piece] + 104729 * step) % deg[arm][piece]]
+        A, P1, P2 = arm[piece], t1[piece], t2[piece]
+        ell = P2 - P1
+        # each candidate's rows (a user's rows are consecutive): the one covering t1, its longest on arm A
+        start = np.concatenate([[0], np.cumsum(np.bincount(u, minlength=N))])
+        width = int((start[1:] - start[:-1]).max())
+        G = np.minimum(start[v][:, None] + np.arange(width), len(u) - 1)
+        mine = np.arange(width) < (start[v + 1] - start[v])[:, None]
+        x = G[np.arange(len(v)), np.argmax(mine & (f[G] <= P1[:, None]) & (f[G] + n[G] > P1[:, None]), axis=1)]
+        y = G[np.arange(len(v)), np.argmax(np.where(mine & (a[G] == A[:, None]), n[G], -1), axis=1)]
+        b = a[x]
+        lt2, lt0 = _below(occ, C + 2), _below(occ, C)
+        ok = (b != A) & (f[x] + n[x] >= P2) & (a[y] == A) & (n[y] >= ell) & (lt2[b, P2] == lt2[b, P1])
+        head_end = np.minimum(f[y] + ell, L)
+        tail = np.maximum(f[y] + n[y] - ell, 0)
+        head_ok = (lt2[A, head_end] == lt2[A, f[y]]) & (lt0[b, head_end] == lt0[b, f[y]])
+        tail_ok = (lt2[A, f[y] + n[y]] == lt2[A, tail]) & (lt0[b, f[y] + n[y]] == lt0[b, tail])
+        ok &= head_ok | tail_ok
+        c = np.flatnonzero(ok)
+        rank = np.arange(len(c)) - np.searchsorted(piece[c], piece[c])
+        c = c[rank < missing[piece[c]] + 1]             # the users each piece misses, and one more
+        c = np.sort(c[np.unique(v[c], return_index=True)[1]])   # one move per user and pass
+        if len(c) == 0:
+            break
+        X, Y, B, Am, S, E, ln = x[c], y[c], b[c], A[c], P1[c], P2[c], ell[c]
+        T = np.where(head_ok[c], f[Y], tail[c])
+        # X (on B) becomes B, A during P, B; Y (on A) becomes A, B during T, A: each in X's or Y's place, so
+        # the rows stay user-major and in time order; empty parts are dropped
+        parts = np.ones(len(u), dtype=np.int64)
+        parts[X] = parts[Y] = 3
+        at = np.cumsum(parts) - parts
+        src = np.repeat(np.arange(len(u)), parts)
+        u, a, f, n = u[src], a[src], f[src], n[src]
+        fx, ex, fy, ey = f[at[X]], f[at[X]] + n[at[X]], f[at[Y]], f[at[Y]] + n[at[Y]]
+        for k, (arm_k, first_k, end_k) in enumerate([(B, fx, S), (Am, S, E), (B, E, ex)]):
+            a[at[X] + k], f[at[X] + k], n[at[X] + k] = arm_k, first_k, end_k - first_k
+        for k, (arm_k, first_k, end_k) in enumerate([(Am, fy, T), (B, T, T + ln), (Am, T + ln, ey)]):
+            a[at[Y] + k], f[at[Y] + k], n[at[Y] + k] = arm_k, first_k, end_k - first_k
+        nonempty = n > 0
+        u, a, f, n = u[nonempty], a[nonempty], f[nonempty], n[nonempty]
+    return (u, a, f, n), False
+
+
+def solve_shard(matrix: np.ndarray, D: int | float | None, L: int, C: int, seed: int = 0
+                ) -> tuple[tuple[np.ndarray, ...], int, str]:
+    """Schedule rows of one shard, its R and the method used: the phase schedule when valid at length L
+    (R = L, method ``phase``), else that schedule repaired by :func:`recruit_rows` (R = L, ``phase+recruit``),
+    else :func:`anondecomp.decompose` with ``auto`` on the shard (exact routes, R >= L possible).
+    ``matrix`` is the shard's support, or its weights when ``D`` is None (a general graph: ``auto`` only)."""
+    from anondecomp.graph import DemandGraph
+
+    if D is not None:
+        rows, ok = phase_rows(matrix, D, L, C)
+        if ok:
+            return rows, L, "phase"
+        if matrix.shape[1] * (L + 1) <= REPAIR_CELLS:
+            rows, ok = recruit_rows(matrix, L, C, rows)
+            if ok and _covers(matrix, D, rows):
+                return rows, L, "phase+recruit"
+    from anondecomp.compact import schedule_rows
+    from anondecomp.decompose import decompose
+
+    graph = DemandGraph.from_weights(matrix) if D is None else DemandGraph.from_batched(D, matrix)
+    res = decompose(graph, C, method="auto", seed=seed)
+    m = res.multiplicities.astype(np.int64)
+    starts = np.concatenate([[0], np.cumsum(m)[:-1]])
+    return schedule_rows(res.assignments, starts, res.total_assignments, 0, len(matrix)), \
+        res.total_assignments, res.method
+
+
+def _covers(support: np.ndarray, D: int | float, rows: tuple[np.ndarray, ...]) -> bool:
+    """Whether every wanted pair has at least r_i = ceil(D / |A_i|) rounds in ``rows`` and no row is off the
+    support: with no thin round, that makes every pair's rounds informative."""
+    u, a, _, n = rows
+    N, K = support.shape
+    total = np.bincount(u * K + a, weights=n, minlength=N * K).reshape(N, K)
+    need = required_per_arm(D, np.maximum(support.sum(axis=1), 1))
+    return bool(((total > 0) <= support).all() and (np.where(support, total, np.inf).min(axis=1) >= need).all())
+
+
+def _extend(rows: tuple[np.ndarray, ...], R: int) -> tuple[np.ndarray, ...]:
+    """Stretch every user's last row to end at round R (shards share rounds; a longer group only gains users)."""
+    users, arm, first, rounds = rows
+    last = np.ones(len(users), dtype=bool)
+    last[:-1] = users[1:] != users[:-1]
+    rounds = rounds.astype(np.int64, copy=True)
+    rounds[last] = R - first[last]
+    return users, arm, first, rounds
+
+
+def shard_task(matrix: np.ndarray, users: np.ndarray, arms: tuple[str, ...], D: int | float | None, L: int, C: int,
+               R: int | None, part: str | None, header: dict | None, seed: int = 0) -> tuple[int, str, int]:
+    """One shard: solve it; with ``part`` also write its rows (stretched to the merged R) as one Parquet file.
+
+    Returns (shard R, method, rows written). Runs in a Dask worker or in this process.
+    """
+    rows, R_s, method = solve_shard(matrix, D, L, C, seed)
+    if part is not None:
+        _write_part(Path(part), _extend(rows, R), users, arms, header)
+    return R_s, method, len(rows[0])
+
+
+def _write_part(path: Path, rows: tuple[np.ndarray, ...], users: np.ndarray, arms: tuple[str, ...],
+                header: dict) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from anondecomp.compact import _schema
+
+    u, a, first, rounds = rows
+    names = pa.array(users).cast(pa.string()) if users.dtype != object else pa.array(users, pa.string())
+    table = pa.table([names.take(u), pa.array(arms, pa.string()).take(a), first.astype(np.int64),
+                      rounds.astype(np.int64)], schema=_schema(header))
+    pq.write_table(table, path)
+
+
+def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | None = None, *,
+                      n_shards: int | None = None, scheduler=None, seed: int = 0) -> ShardedResult:
+    """Decompose a batched graph shard by shard and write the part directory ``out`` (if given).
+
+    Parameters
+    ----------
+    data : the graph's support and demand (:func:`read_batched`).
+    C : anonymity parameter.
+    out : a part directory (``OUT/``): one ``part-NNNNN.parquet`` per shard, every user's rows tiling [0, R).
+    n_shards : number of shards (default: one per ``SHARD_USERS`` users).
+    scheduler : a Dask scheduler address (``tcp://HOST:PORT``) or a ``distributed.Client``; shards then run on
+        its workers, which must see ``out`` (shared file system). ``None`` runs them in this process.
+    seed : seed of the random dealing of users to shards.
+
+    Two passes: the first solves every shard and returns its R; the merged R is their maximum; the second
+    solves again (deterministic: the same rows) and writes each shard's rows stretched to that R. A shard
+    whose phase schedule is valid costs a few vectorised passes over its support, so solving twice is cheaper
+    than holding or shipping 10^8 rows. A single shard run in this process is solved once and its rows
+    written as they are.
+    """
+    import time
+
+    t0 = time.perf_counter()
+    if C < 1:
+        raise InvalidInputError(f"C must be at least 1, got {C}")
+    N = len(data.support)
+    if n_shards is not None and n_shards < 1:
+        raise InvalidInputError(f"n_shards (--shards) must be at least 1, got {n_shards}")
+    S = n_shards or max(1, -(-N // SHARD_USERS))
+    shard = make_shards(data.support, C, S, seed)
+    members = [np.flatnonzero(shard == s) for s in range(S)]
+    members = [m for m in members if len(m)]
+    L = data.lower_bound
+    D = data.demand
+    run = _runner(scheduler)
+    single = None
+    if len(members) == 1 and scheduler is None:  # one shard here: its rows are solved once and kept
+        single = solve_shard(data.rows_of(members[0]), D, L, C, seed)
+        first = [(single[1], single[2], len(single[0][0]))]
+    else:
+        # tasks as generators: each shard's rows are cut from the support when its task runs (locally) or is
+        # submitted, never all at once beside the support
+        first = run((data.rows_of(m), None, data.arms, D, L, C, None, None, None, seed) for m in members)
+    R = max(r for r, _, _ in first)
+    result = ShardedResult(C, R, L, N, len(data.arms), tuple(r for r, _, _ in first), tuple(map(len, members)),
+                           tuple(m for _, m, _ in first), sum(n for _, _, n in first))
+    if out is not None:
+        target = Path(out)
+        tmpdir = tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        try:
+            header = result.header()
+            if single is not None:  # its rows tile [0, R) already: R is its own
+                _write_part(Path(tmpdir) / "part-00000.parquet", single[0], data.users[members[0]], data.arms,
+                            header)
+            else:
+                run((data.rows_of(m), data.users[m], data.arms, D, L, C, R,
+                     str(Path(tmpdir) / f"part-{s:05d}.parquet"), header, seed) for s, m in enumerate(members))
+            if target.is_dir():
+                target.rmdir()
+            os.replace(tmpdir, target)
+        except BaseException:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+            raise
+    return ShardedResult(**{**result.__dict__, "wall_time": time.perf_counter() - t0})
+
+
+def _runner(scheduler):
+    """A function running ``shard_task`` over argument tuples: in this process, or on a Dask cluster."""
+    if scheduler is None:
+        return lambda tasks: [shard_task(*t) for t in tasks]
+    from distributed import Client
+
+    def run(tasks):
+        try:
+            client = scheduler if isinstance(scheduler, Client) else Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise InvalidInputError(f"--scheduler {scheduler}: cannot connect ({_first_line(exc)})") from None
+        try:
+            futures = [client.submit(shard_task, *t, pure=False) for t in tasks]
+            return client.gather(futures)
+        finally:
+            if client is not scheduler:
+                client.close()
+
+    return run
+

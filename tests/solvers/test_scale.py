@@ -1,0 +1,199 @@
+"""Sharded batched decompositions (anondecomp.scale): feasible shards, valid merges, Dask, the command line."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import anondecomp
+from anonbandits.cli.main import main
+from anondecomp import DemandGraph, InfeasibleError, InvalidInputError, scale
+from anondecomp.compact import read_header, verify_compact
+from tests.solvers.strategies import batched_graphs, weighted_graphs
+
+
+def random_support(N: int, K: int, seed: int) -> np.ndarray:
+    """The generator of benchmarks/decompose_speed.py: an optimal arm per user, other arms with probability 1/2."""
+    rng = np.random.default_rng(seed)
+    active = rng.random((N, K)) < 0.5
+    active[np.arange(N), rng.integers(0, K, N)] = True
+    return active
+
+
+def write_table(path, support: np.ndarray, D, C: int | None = None, user_offset: int = 0) -> None:
+    u, a = np.nonzero(support)
+    meta = {"demand": json.dumps(D)} | ({} if C is None else {"C": json.dumps(C)})
+    pq.write_table(pa.table({"user": u + user_offset, "arm": a.astype(np.int16)}).replace_schema_metadata(meta),
+                   path)
+
+
+def graph_of(data: scale.BatchedSupport) -> DemandGraph:
+    return DemandGraph.from_batched(data.demand, data.support, [str(u) for u in data.users], data.arms)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=batched_graphs(max_users=30, max_arms=4, max_C=3), shards=st.integers(1, 5), seed=st.integers(0, 9))
+def test_every_shard_is_feasible_and_the_merge_verifies_exactly(tmp_path_factory, case, shards, seed):
+    graph, C = case
+    data = scale.from_graph(graph)
+    shard = scale.make_shards(data.support, C, shards, seed)
+    counts = scale.shard_counts(data.support, shard, shards)
+    assert not ((counts > 0) & (counts <= C)).any()            # every arm: 0 or >= C+1 users in every shard
+    out = tmp_path_factory.mktemp("sharded") / "out"
+    res = scale.decompose_sharded(data, C, f"{out}/", n_shards=shards, seed=seed)
+    assert res.total_assignments == max(res.shard_rounds) >= graph.lower_bound
+    assert sum(res.shard_users) == graph.n_users
+    report = verify_compact(graph, C, out)
+    assert report.valid, report.summary()
+    assert report.total_assignments == res.total_assignments
+    assert read_header(out)["total_assignments"] == res.total_assignments
+
+
+def test_the_sink_keeps_the_users_of_a_thin_arm_together():
+    C = 4
+    support = random_support(400, 6, 0)
+    support[:, 5] = False
+    support[::80, 5] = True                                    # arm 5: 5 = C+1 users, spread over all shards
+    shard = scale.make_shards(support, C, 4, seed=1)
+    assert set(shard[support[:, 5]]) == {0}
+    counts = scale.shard_counts(support, shard, 4)
+    assert not ((counts > 0) & (counts <= C)).any()
+    assert (np.bincount(shard, minlength=4)[1:] > 50).all()    # the other shards keep most users
+
+
+def test_an_arm_with_too_few_users_is_refused():
+    support = random_support(50, 3, 0)
+    support[:, 2] = False
+    support[:3, 2] = True
+    with pytest.raises(InfeasibleError, match=r"arms \[2\]"):
+        scale.make_shards(support, 5, 2)
+
+
+@pytest.mark.parametrize("D", [1000, 7, 2.5])
+def test_the_phase_rows_meet_the_lower_bound_on_random_graphs(tmp_path, D):
+    data = scale.BatchedSupport(random_support(20_000, 10, 3), D, np.arange(20_000), tuple("abcdefghij"))
+    rows, ok = scale.phase_rows(data.support, D, data.lower_bound, 10)
+    assert ok
+    graph = graph_of(data)
+    assert data.lower_bound == graph.lower_bound
+    res = scale.decompose_sharded(data, 10, f"{tmp_path}/out/", n_shards=4)
+    assert res.total_assignments == graph.lower_bound and set(res.shard_methods) == {"phase"}
+    assert verify_compact(graph, 10, tmp_path / "out").valid
+
+
+def test_a_thin_phase_is_detected_and_the_shard_falls_back():
+    support = np.zeros((12, 2), bool)
+    support[:6, 0] = support[6:, 1] = True
+    support[0, 1] = True        # user 0 leaves arm 0 for arm 1 half-way: arm 0 then holds 5 = C users
+    rows, ok = scale.phase_rows(support, 10, 10, 5)
+    assert not ok
+    _, R, method = scale.solve_shard(support, 10, 10, 5)
+    assert method != "phase" and R >= 10
+
+
+@pytest.mark.parametrize(("N", "K", "seed"), [(300, 20, 0), (300, 20, 1), (500, 30, 2), (700, 40, 3),
+                                              (1000, 50, 0), (1000, 50, 1), (1000, 50, 4)])
+def test_thin_phase_schedules_are_recruited_to_the_lower_bound(tmp_path, N, K, seed):
+    """Few users per arm and round (N / K = 15..25 against C+1 = 11): the phase rule leaves thin arm-rounds
+    (the case of 10^3 users x 50 arms), recruit_rows repairs them at R = LB; the exact verifier checks."""
+    data = scale.BatchedSupport(random_support(N, K, seed), 1000, np.arange(N), tuple(map(str, range(K))))
+    rows, ok = scale.phase_rows(data.support, 1000, data.lower_bound, 10)
+    assert not ok
+    res = scale.decompose_sharded(data, 10, f"{tmp_path}/out/", n_shards=1)
+    assert res.shard_methods == ("phase+recruit",)
+    graph = graph_of(data)
+    assert res.total_assignments == graph.lower_bound
+    report = verify_compact(graph, 10, tmp_path / "out")
+    assert report.valid, report.summary()
+    assert report.total_assignments == graph.lower_bound
+
+
+def test_recruit_rows_refuses_what_it_cannot_repair():
+    support = np.zeros((12, 2), bool)
+    support[:6, 0] = support[6:, 1] = True
+    support[0, 1] = True        # arm 0 holds 5 = C users for half the rounds and nobody can join it
+    rows, _ = scale.phase_rows(support, 10, 10, 5)
+    _, ok = scale.recruit_rows(support, 10, 5, rows)
+    assert not ok
+
+
+def test_merged_R_is_within_two_percent_of_the_single_machine_R():
+    data = scale.BatchedSupport(random_support(30_000, 20, 5), 1000, np.arange(30_000),
+                                tuple(map(str, range(20))))
+    single = anondecomp.decompose(graph_of(data), 10, method="auto").total_assignments
+    merged = scale.decompose_sharded(data, 10, n_shards=8).total_assignments
+    assert merged <= 1.02 * single
+
+
+def test_the_table_reader_streams_the_support_of_integer_ids(tmp_path):
+    support = random_support(500, 7, 2)
+    write_table(tmp_path / "g.parquet", support, 30, C=3, user_offset=100)
+    data, C = scale.read_batched(tmp_path / "g.parquet")
+    graph, file_C = anondecomp.read_graph(tmp_path / "g.parquet")
+    assert C == file_C == 3 and data.demand == 30
+    assert [str(u) for u in data.users] == list(graph.users) and list(data.arms) == list(graph.arms)
+    assert np.array_equal(data.support, graph.support)
+    assert scale.batched_rows(tmp_path / "g.parquet") == support.sum()
+    u, a = np.nonzero(support)
+    pq.write_table(pa.table({"user": np.r_[u, u[:1]], "arm": np.r_[a, a[:1]]}), tmp_path / "dup.parquet")
+    with pytest.raises(InvalidInputError, match="more than once"):
+        scale.read_batched(tmp_path / "dup.parquet", demand=5)
+    with pytest.raises(InvalidInputError, match="demand"):
+        scale.read_batched(tmp_path / "dup.parquet")
+    write_table(tmp_path / "far.parquet", support, 30, user_offset=10**12)   # sparse ids: factorised
+    far, _ = scale.read_batched(tmp_path / "far.parquet")
+    order = [int(a) for a in far.arms]
+    assert np.array_equal(far.support, support[:, order]) and far.users[0] == str(10**12)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=weighted_graphs(max_users=20, max_arms=3, max_C=2), shards=st.integers(1, 3))
+def test_a_weighted_graph_is_sharded_with_auto_per_shard(tmp_path_factory, case, shards):
+    graph, C = case
+    data = scale.from_graph(graph)
+    assert data.demand is None and data.lower_bound == graph.lower_bound
+    out = tmp_path_factory.mktemp("weighted") / "out"
+    res = scale.decompose_sharded(data, C, f"{out}/", n_shards=shards)
+    assert "phase" not in res.shard_methods
+    assert verify_compact(graph, C, out).valid
+
+
+def test_shards_on_a_local_dask_cluster_write_the_same_parts(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    data = scale.BatchedSupport(random_support(6000, 8, 4), 100, np.arange(6000), tuple(map(str, range(8))))
+    local = scale.decompose_sharded(data, 5, f"{tmp_path}/local/", n_shards=3)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        remote = scale.decompose_sharded(data, 5, f"{tmp_path}/dask/", n_shards=3,
+                                         scheduler=cluster.scheduler_address)
+    assert remote.total_assignments == local.total_assignments == data.lower_bound
+    for part in sorted((tmp_path / "local").iterdir()):
+        assert pq.read_table(part).equals(pq.read_table(tmp_path / "dask" / part.name))
+    assert verify_compact(graph_of(data), 5, tmp_path / "dask").valid
+
+
+def test_the_command_line_shards_and_verify_checks_the_parts(tmp_path, capsys):
+    write_table(tmp_path / "g.parquet", random_support(3000, 6, 1), 60, C=4)
+    assert main(["decompose", str(tmp_path / "g.parquet"), "--shards", "3", "-o", f"{tmp_path}/out/"]) == 0
+    out = capsys.readouterr().out
+    assert "shards               3" in out and "R / lower bound      1.0000" in out
+    assert main(["verify", str(tmp_path / "g.parquet"), str(tmp_path / "out")]) == 0
+    assert "valid: R = 60" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--method", "greedy"], "--method does not apply with --shards"),
+    (["-o", "out.json"], "-o out.json: a sharded decomposition is written as a part directory"),
+])
+def test_sharding_options_are_checked_in_one_line(tmp_path, capsys, monkeypatch, extra, message):
+    monkeypatch.chdir(tmp_path)
+    write_table(tmp_path / "g.parquet", random_support(100, 3, 1), 60, C=4)
+    assert main(["decompose", "g.parquet", "--shards", "2", *extra]) != 0
+    err = capsys.readouterr().err
+    assert message in err and "\n" not in err.strip() and "Traceback" not in err
