@@ -331,8 +331,9 @@ REPAIR_PASSES = 12
 def _occupancy(arm: np.ndarray, first: np.ndarray, rounds: np.ndarray, K: int, L: int) -> np.ndarray:
     """(K, L+1) users on each arm in each round, from schedule rows; column L (past the end) is 0."""
     W = L + 1
-    occ = np.bincount(arm * W + first, minlength=K * W)
-    occ -= np.bincount(arm * W + first + rounds, minlength=K * W)
+    at = arm * W + first
+    occ = np.bincount(at, minlength=K * W)
+    occ -= np.bincount(at + rounds, minlength=K * W)
     occ = occ.reshape(K, W)
     return np.cumsum(occ, axis=1, out=occ)  # in place: these (K, L+1) arrays dominate a pass's memory traffic
 
@@ -388,17 +389,17 @@ def recruit_rows(support: np.ndarray, L: int, C: int, rows: tuple[np.ndarray, ..
     Returns the rows (user-major, in time order) and whether they are valid.
     """
     N, K = support.shape
-    # 32-bit rows when every (arm, round) index fits halve the memory traffic of every pass
-    dtype = np.int32 if max(N, K * (L + 1)) < 2**31 else np.int64
+    # 32-bit rows when every (user, arm) and (arm, round) index fits halve the memory traffic of every pass
+    dtype = np.int32 if max(N * K, K * (L + 1)) < 2**31 else np.int64
     u, a, f, n = (np.asarray(x, dtype=dtype) for x in rows)
     col_users = np.flatnonzero(np.ascontiguousarray(support.T)) % N  # the users of arm 0, then of arm 1, ...
     deg = support.sum(axis=0)
     col_start = np.cumsum(deg) - deg
     for step in range(passes):
         occ = _occupancy(a, f, n, K, L)
-        arm, t1, t2, missing = _thin_pieces(occ, C)
-        if len(arm) == 0:
+        if not ((occ > 0) & (occ <= C)).any():
             return (u, a, f, n), True
+        arm, t1, t2, missing = _thin_pieces(occ, C)
         # candidates: a few users of each piece's arm, from a different place in its user list per piece and
         # pass, twice as many at every pass (a piece that stays thin is eventually offered all its arm's users)
         cnt = np.minimum(deg[arm], (8 + 4 * missing) << step)
@@ -413,7 +414,7 @@ def recruit_rows(support: np.ndarray, L: int, C: int, rows: tuple[np.ndarray, ..
         # keys are sorted) and a row of it on arm A (one per pair before the first move; later any of them)
         x = np.searchsorted(u.astype(np.int64) * (L + 1) + f, v * (L + 1) + P1, side="right") - 1
         row_of = np.zeros(N * K, dtype=np.int32)
-        row_of[u.astype(np.int64) * K + a] = np.arange(len(u), dtype=np.int32)
+        row_of[u * K + a] = np.arange(len(u), dtype=np.int32)
         y = row_of[v * K + A]
         b = a[x]
         lt2, lt0 = _below(occ, C + 2), _below(occ, C)
