@@ -98,6 +98,8 @@ class ShardedResult:
 def required_per_arm(demand: int | float, sizes: np.ndarray) -> np.ndarray:
     """ceil(D / k) per entry of ``sizes`` in rational arithmetic (no floating error), as from_batched."""
     d = Fraction(demand)
+    if d.denominator == 1 and abs(d.numerator) < 2**62:  # an integer demand: exact in int64, vectorised
+        return -(-d.numerator // np.maximum(np.asarray(sizes, dtype=np.int64), 1))
     k, inverse = np.unique(np.asarray(sizes, dtype=np.int64), return_inverse=True)
     table = np.array([-((-d.numerator) // (d.denominator * max(int(s), 1))) for s in k], dtype=np.int64)
     return table[inverse.reshape(np.shape(sizes))]
@@ -277,7 +279,7 @@ def phase_rows(support: np.ndarray, D: int | float, L: int, C: int
     Returns (user, arm, first_round, rounds) with users local to ``support`` and user-major order.
     """
     N, K = support.shape
-    users, arms = np.nonzero(support)  # row-major: each user's arms in index order, users consecutive
+    users, arms = np.divmod(np.flatnonzero(support), K)  # each user's arms in index order, users consecutive
     k = np.bincount(users, minlength=N)
     base = np.cumsum(k) - k            # first row of each user
     by_k = np.argsort(k, kind="stable")
@@ -315,7 +317,9 @@ def phase_rows(support: np.ndarray, D: int | float, L: int, C: int
     if thin.any():
         lost = np.zeros((K, n), dtype=np.int64)
         np.cumsum(thin * np.diff(cuts), axis=1, out=lost[:, 1:])
-        ok = bool((rounds - (lost[arm, e_row] - lost[arm, s_row]) >= r[ku]).all())
+        at = arm * n                   # flat indices: cheaper than (arm, boundary) pairs
+        lost = lost.ravel()
+        ok = bool((rounds - (lost[at + e_row] - lost[at + s_row]) >= r[ku]).all())
     return (users, arm, start.ravel()[kp], rounds), ok
 
 
@@ -325,37 +329,46 @@ REPAIR_PASSES = 12
 
 
 def _occupancy(arm: np.ndarray, first: np.ndarray, rounds: np.ndarray, K: int, L: int) -> np.ndarray:
-    """(K, L) users on each arm in each round, from schedule rows."""
+    """(K, L+1) users on each arm in each round, from schedule rows; column L (past the end) is 0."""
     W = L + 1
-    delta = np.bincount(arm * W + first, minlength=K * W) - np.bincount(arm * W + first + rounds, minlength=K * W)
-    return np.cumsum(delta.reshape(K, W), axis=1)[:, :L]
+    at = arm * W + first
+    occ = np.bincount(at, minlength=K * W)
+    occ -= np.bincount(at + rounds, minlength=K * W)
+    occ = occ.reshape(K, W)
+    return np.cumsum(occ, axis=1, out=occ)  # in place: these (K, L+1) arrays dominate a pass's memory traffic
 
 
 def _below(occ: np.ndarray, x: int) -> np.ndarray:
-    """(K, L+1) prefix counts of the rounds in which an arm holds fewer than ``x`` users."""
-    out = np.zeros((occ.shape[0], occ.shape[1] + 1), dtype=np.int64)
+    """(K, L+2) prefix counts of the rounds in which an arm holds fewer than ``x`` users."""
+    out = np.zeros((occ.shape[0], occ.shape[1] + 1), dtype=np.int32)
     np.cumsum(occ < x, axis=1, out=out[:, 1:])
     return out
 
 
 def _thin_pieces(occ: np.ndarray, C: int) -> tuple[np.ndarray, ...]:
     """Maximal runs of rounds in which an arm holds 1..C users, cut into pieces of at most PIECE rounds:
-    (arm, first round, end round, users missing to reach C+1 in the piece's thinnest round)."""
-    K, L = occ.shape
-    pad = np.zeros((K, L + 2), dtype=np.int8)
-    pad[:, 1:-1] = (occ > 0) & (occ <= C)
+    (arm, first round, end round, users missing to reach C+1 in the piece's thinnest round).
+    ``occ`` is :func:`_occupancy`'s (K, L+1), whose last column (0) ends every run."""
+    K, W = occ.shape
+    pad = np.zeros((K, W + 1), dtype=np.int8)
+    pad[:, 1:] = (occ > 0) & (occ <= C)
     edge = np.diff(pad, axis=1).ravel()           # +1 where a run starts, -1 where it ends, per (arm, round)
-    arm, t1 = np.divmod(np.flatnonzero(edge == 1), L + 1)
-    t2 = np.flatnonzero(edge == -1) % (L + 1)
+    arm, t1 = np.divmod(np.flatnonzero(edge == 1), W)
+    t2 = np.flatnonzero(edge == -1) % W
     parts = -(-(t2 - t1) // PIECE)
     run = np.repeat(np.arange(len(arm)), parts)
     j = np.arange(parts.sum()) - np.repeat(np.cumsum(parts) - parts, parts)
     span = (t2 - t1)[run]
     arm, t1, t2 = arm[run], t1[run] + span * j // parts[run], t1[run] + span * (j + 1) // parts[run]
     bounds = np.empty(2 * len(arm), dtype=np.int64)
-    bounds[0::2], bounds[1::2] = arm * L + t1, arm * L + t2
-    low = np.minimum.reduceat(np.append(occ.ravel(), 0), bounds)[0::2]
+    bounds[0::2], bounds[1::2] = arm * W + t1, arm * W + t2
+    low = np.minimum.reduceat(occ.ravel(), bounds)[0::2]
     return arm, t1, t2, C + 1 - low
+
+
+def _rank(group: np.ndarray) -> np.ndarray:
+    """Position of each element within its run of equal values of the sorted ``group``."""
+    return np.arange(len(group)) - np.searchsorted(group, group)
 
 
 def recruit_rows(support: np.ndarray, L: int, C: int, rows: tuple[np.ndarray, ...], passes: int = REPAIR_PASSES
@@ -367,38 +380,42 @@ def recruit_rows(support: np.ndarray, L: int, C: int, rows: tuple[np.ndarray, ..
     one of its rows on a; v swaps the two (a during P, b during T), so its rounds per arm and its tiling of
     [0, L) are unchanged. A move is taken only when b holds >= C+2 users during P and a holds >= C+2 during
     T (those left behind stay >= C+1), and b holds >= C users during T (v's rounds on b stay informative).
-    Each piece recruits the users it misses in its thinnest round and one spare; one move per user and pass,
-    all moves of a pass at once, then the occupancy is recomputed. The schedule is accepted when no arm holds 1..C users
-    in any round and every pair still has its r_i rounds: then every round of every row is informative, so
-    the schedule is valid with R = L (checked exactly from the final rows, whatever moves collided).
+    Each piece recruits the users it misses in its thinnest round and one spare; one move per user and pass
+    (a user offered to several pieces goes to the one that lists it first), all moves of a pass at once, then
+    the occupancy is recomputed. The schedule is accepted when no arm holds 1..C users in any round and every
+    pair still has its r_i rounds: then every round of every row is informative, so the schedule is valid with
+    R = L (checked exactly from the final rows, whatever moves collided).
 
     Returns the rows (user-major, in time order) and whether they are valid.
     """
     N, K = support.shape
-    u, a, f, n = (np.asarray(x, dtype=np.int64) for x in rows)
-    col_users = np.nonzero(support.T)[1]          # the users of arm 0, then of arm 1, ...
+    # 32-bit rows when every (user, arm) and (arm, round) index fits halve the memory traffic of every pass
+    dtype = np.int32 if max(N * K, K * (L + 1)) < 2**31 else np.int64
+    u, a, f, n = (np.asarray(x, dtype=dtype) for x in rows)
+    col_users = np.flatnonzero(np.ascontiguousarray(support.T)) % N  # the users of arm 0, then of arm 1, ...
     deg = support.sum(axis=0)
     col_start = np.cumsum(deg) - deg
     for step in range(passes):
         occ = _occupancy(a, f, n, K, L)
-        arm, t1, t2, missing = _thin_pieces(occ, C)
-        if len(arm) == 0:
+        if not ((occ > 0) & (occ <= C)).any():
             return (u, a, f, n), True
+        arm, t1, t2, missing = _thin_pieces(occ, C)
         # candidates: a few users of each piece's arm, from a different place in its user list per piece and
         # pass, twice as many at every pass (a piece that stays thin is eventually offered all its arm's users)
         cnt = np.minimum(deg[arm], (8 + 4 * missing) << step)
         piece = np.repeat(np.arange(len(arm)), cnt)
         j = np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-        v = col_users[col_start[arm][piece] + (j + 7919 * t1[piece] + 104729 * step) % deg[arm][piece]]
+        # the place depends on the arm too: pieces thin at the same time on different arms share few users
+        place = (7919 * t1 + 1299709 * arm + 104729 * step)[piece]
+        v = col_users[col_start[arm][piece] + (j + place) % deg[arm][piece]]
         A, P1, P2 = arm[piece], t1[piece], t2[piece]
         ell = P2 - P1
-        # each candidate's rows (a user's rows are consecutive): the one covering t1, its longest on arm A
-        start = np.concatenate([[0], np.cumsum(np.bincount(u, minlength=N))])
-        width = int((start[1:] - start[:-1]).max())
-        G = np.minimum(start[v][:, None] + np.arange(width), len(u) - 1)
-        mine = np.arange(width) < (start[v + 1] - start[v])[:, None]
-        x = G[np.arange(len(v)), np.argmax(mine & (f[G] <= P1[:, None]) & (f[G] + n[G] > P1[:, None]), axis=1)]
-        y = G[np.arange(len(v)), np.argmax(np.where(mine & (a[G] == A[:, None]), n[G], -1), axis=1)]
+        # each candidate's row covering t1 (rows are user-major and in time order, so their (user, first round)
+        # keys are sorted) and a row of it on arm A (one per pair before the first move; later any of them)
+        x = np.searchsorted(u.astype(np.int64) * (L + 1) + f, v * (L + 1) + P1, side="right") - 1
+        row_of = np.zeros(N * K, dtype=np.int32)
+        row_of[u * K + a] = np.arange(len(u), dtype=np.int32)
+        y = row_of[v * K + A]
         b = a[x]
         lt2, lt0 = _below(occ, C + 2), _below(occ, C)
         ok = (b != A) & (f[x] + n[x] >= P2) & (a[y] == A) & (n[y] >= ell) & (lt2[b, P2] == lt2[b, P1])
@@ -407,28 +424,32 @@ def recruit_rows(support: np.ndarray, L: int, C: int, rows: tuple[np.ndarray, ..
         head_ok = (lt2[A, head_end] == lt2[A, f[y]]) & (lt0[b, head_end] == lt0[b, f[y]])
         tail_ok = (lt2[A, f[y] + n[y]] == lt2[A, tail]) & (lt0[b, f[y] + n[y]] == lt0[b, tail])
         ok &= head_ok | tail_ok
+        # one move per user and pass: a user offered to several pieces goes to the one that lists it first (a
+        # round robin over the pieces, so no piece loses all its candidates to the pieces before it), then each
+        # piece keeps the users it misses and one more
         c = np.flatnonzero(ok)
-        rank = np.arange(len(c)) - np.searchsorted(piece[c], piece[c])
-        c = c[rank < missing[piece[c]] + 1]             # the users each piece misses, and one more
-        c = np.sort(c[np.unique(v[c], return_index=True)[1]])   # one move per user and pass
+        c = c[np.argsort(_rank(piece[c]), kind="stable")]
+        c = np.sort(c[np.unique(v[c], return_index=True)[1]])
+        c = c[_rank(piece[c]) < missing[piece[c]] + 1]
         if len(c) == 0:
             break
         X, Y, B, Am, S, E, ln = x[c], y[c], b[c], A[c], P1[c], P2[c], ell[c]
         T = np.where(head_ok[c], f[Y], tail[c])
         # X (on B) becomes B, A during P, B; Y (on A) becomes A, B during T, A: each in X's or Y's place, so
-        # the rows stay user-major and in time order; empty parts are dropped
+        # the rows stay user-major and in time order; empty parts are not written
+        edit = np.concatenate([X, Y])
+        fx, ex, fy, ey = f[X], f[X] + n[X], f[Y], f[Y] + n[Y]
+        arm3 = np.concatenate([np.stack([B, Am, B], axis=1), np.stack([Am, B, Am], axis=1)])
+        lo3 = np.concatenate([np.stack([fx, S, E], axis=1), np.stack([fy, T, T + ln], axis=1)])
+        hi3 = np.concatenate([np.stack([S, E, ex], axis=1), np.stack([T, T + ln, ey], axis=1)])
+        keep = hi3 > lo3
         parts = np.ones(len(u), dtype=np.int64)
-        parts[X] = parts[Y] = 3
+        parts[edit] = keep.sum(axis=1)
         at = np.cumsum(parts) - parts
         src = np.repeat(np.arange(len(u)), parts)
         u, a, f, n = u[src], a[src], f[src], n[src]
-        fx, ex, fy, ey = f[at[X]], f[at[X]] + n[at[X]], f[at[Y]], f[at[Y]] + n[at[Y]]
-        for k, (arm_k, first_k, end_k) in enumerate([(B, fx, S), (Am, S, E), (B, E, ex)]):
-            a[at[X] + k], f[at[X] + k], n[at[X] + k] = arm_k, first_k, end_k - first_k
-        for k, (arm_k, first_k, end_k) in enumerate([(Am, fy, T), (B, T, T + ln), (Am, T + ln, ey)]):
-            a[at[Y] + k], f[at[Y] + k], n[at[Y] + k] = arm_k, first_k, end_k - first_k
-        nonempty = n > 0
-        u, a, f, n = u[nonempty], a[nonempty], f[nonempty], n[nonempty]
+        pos = (at[edit][:, None] + np.cumsum(keep, axis=1) - keep)[keep]
+        a[pos], f[pos], n[pos] = arm3[keep], lo3[keep], (hi3 - lo3)[keep]
     return (u, a, f, n), False
 
 
@@ -464,9 +485,11 @@ def _covers(support: np.ndarray, D: int | float, rows: tuple[np.ndarray, ...]) -
     support: with no thin round, that makes every pair's rounds informative."""
     u, a, _, n = rows
     N, K = support.shape
-    total = np.bincount(u * K + a, weights=n, minlength=N * K).reshape(N, K)
-    need = required_per_arm(D, np.maximum(support.sum(axis=1), 1))
-    return bool(((total > 0) <= support).all() and (np.where(support, total, np.inf).min(axis=1) >= need).all())
+    key = u * K + a
+    pairs = np.flatnonzero(support)
+    total = np.bincount(key, weights=n, minlength=N * K)[pairs]
+    need = required_per_arm(D, np.maximum(support.sum(axis=1), 1))[pairs // K]
+    return bool(support.ravel()[key].all() and (total >= need).all())
 
 
 def _extend(rows: tuple[np.ndarray, ...], R: int) -> tuple[np.ndarray, ...]:
