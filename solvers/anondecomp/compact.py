@@ -132,13 +132,21 @@ def write_compact(result: Decomposition, path: str | os.PathLike, header: dict,
             part = Path(tmpdir) / f"part-{k:05d}.parquet"
             _write_file(part, result, schema, starts, lo, min(lo + users_per_part, n))
             os.chmod(part, 0o644 & ~_umask())
-        os.chmod(tmpdir, 0o755 & ~_umask())
-        if target.is_dir():
-            target.rmdir()  # empty (checked before solving); a directory cannot be renamed over another
-        os.replace(tmpdir, target)
+        publish_dir(tmpdir, target)
     except BaseException:
         shutil.rmtree(tmpdir, ignore_errors=True)
         raise
+
+
+def publish_dir(tmpdir: str | os.PathLike, target: Path) -> None:
+    """Give a finished temporary part directory the usual permissions (``mkdtemp`` makes it 0700) and rename
+    it to ``target``, which must be missing or an empty directory (checked before solving)."""
+    from anondecomp.io import _umask
+
+    os.chmod(tmpdir, 0o755 & ~_umask())
+    if target.is_dir():
+        target.rmdir()  # a directory cannot be renamed over another
+    os.replace(tmpdir, target)
 
 
 def read_header(path: str | os.PathLike) -> dict[str, Any]:

@@ -11,16 +11,18 @@ merge is a valid C-anonymous decomposition and that every shard is feasible.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
 from anondecomp.columnar import _first_line, open_parquet, parquet_files, read_metadata
+from anondecomp.compact import _schema, publish_dir, schedule_rows
 from anondecomp.errors import InfeasibleError, InvalidInputError
 
 SHARD_USERS = 1 << 20  # users per shard when the caller does not choose: about 20 MB of support at K = 20
@@ -74,7 +76,6 @@ class ShardedResult:
     shard_methods: tuple[str, ...]
     rows: int
     wall_time: float = 0.0
-    info: dict = field(default_factory=dict)
 
     def header(self) -> dict:
         """The summary fields stored in every part file's metadata (as the JSON output's header)."""
@@ -217,7 +218,7 @@ def _arm_codes(col, codes: dict) -> np.ndarray:
     return local[enc.indices.to_numpy(zero_copy_only=False)]
 
 
-def _from_graph(path, demand) -> BatchedSupport:
+def _from_graph(path, demand) -> tuple[BatchedSupport, int | None]:
     """Any other graph file: read it whole and keep its support, if it is batched (equal demands per user)."""
     from anondecomp.io import read_graph
 
@@ -413,8 +414,8 @@ def recruit_rows(support: np.ndarray, L: int, C: int, rows: tuple[np.ndarray, ..
         # each candidate's row covering t1 (rows are user-major and in time order, so their (user, first round)
         # keys are sorted) and a row of it on arm A (one per pair before the first move; later any of them)
         x = np.searchsorted(u.astype(np.int64) * (L + 1) + f, v * (L + 1) + P1, side="right") - 1
-        row_of = np.zeros(N * K, dtype=np.int32)
-        row_of[u * K + a] = np.arange(len(u), dtype=np.int32)
+        row_of = np.zeros(N * K, dtype=dtype)
+        row_of[u * K + a] = np.arange(len(u), dtype=dtype)
         y = row_of[v * K + A]
         b = a[x]
         lt2, lt0 = _below(occ, C + 2), _below(occ, C)
@@ -469,7 +470,6 @@ def solve_shard(matrix: np.ndarray, D: int | float | None, L: int, C: int, seed:
             rows, ok = recruit_rows(matrix, L, C, rows)
             if ok and _covers(matrix, D, rows):
                 return rows, L, "phase+recruit"
-    from anondecomp.compact import schedule_rows
     from anondecomp.decompose import decompose
 
     graph = DemandGraph.from_weights(matrix) if D is None else DemandGraph.from_batched(D, matrix)
@@ -519,7 +519,6 @@ def _write_part(path: Path, rows: tuple[np.ndarray, ...], users: np.ndarray, arm
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from anondecomp.compact import _schema
 
     u, a, first, rounds = rows
     names = pa.array(users).cast(pa.string()) if users.dtype != object else pa.array(users, pa.string())
@@ -585,13 +584,11 @@ def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | Non
             else:
                 run((data.rows_of(m), data.users[m], data.arms, D, L, C, R,
                      str(Path(tmpdir) / f"part-{s:05d}.parquet"), header, seed) for s, m in enumerate(members))
-            if target.is_dir():
-                target.rmdir()
-            os.replace(tmpdir, target)
+            publish_dir(tmpdir, target)
         except BaseException:
             shutil.rmtree(tmpdir, ignore_errors=True)
             raise
-    return ShardedResult(**{**result.__dict__, "wall_time": time.perf_counter() - t0})
+    return dataclasses.replace(result, wall_time=time.perf_counter() - t0)
 
 
 def _runner(scheduler):

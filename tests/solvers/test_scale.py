@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pyarrow as pa
@@ -85,6 +86,16 @@ def test_the_phase_rows_meet_the_lower_bound_on_random_graphs(tmp_path, D):
     res = scale.decompose_sharded(data, 10, f"{tmp_path}/out/", n_shards=4)
     assert res.total_assignments == graph.lower_bound and set(res.shard_methods) == {"phase"}
     assert verify_compact(graph, 10, tmp_path / "out").valid
+
+
+def test_a_sharded_part_directory_gets_the_permissions_of_any_written_directory(tmp_path):
+    data = scale.BatchedSupport(random_support(2_000, 6, 3), 60, np.arange(2_000), tuple("abcdef"))
+    scale.decompose_sharded(data, 3, f"{tmp_path}/sharded/", n_shards=2)
+    anondecomp.write_decomposition(anondecomp.decompose(graph_of(data), 3), f"{tmp_path}/plain/")
+    assert (tmp_path / "sharded").stat().st_mode & 0o777 == (tmp_path / "plain").stat().st_mode & 0o777
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (tmp_path / "sharded").stat().st_mode & 0o777 == 0o755 & ~umask  # not mkdtemp's 0700
 
 
 def test_a_thin_phase_is_detected_and_the_shard_falls_back():
