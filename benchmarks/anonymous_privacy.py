@@ -63,8 +63,7 @@ def summarise(rows: list[dict]) -> list[dict]:
     for r in rows:
         cells[(r["algorithm"], r["C"], r["privacy"], r["epsilon"])].append(r)
     out = []
-    for (name, C, privacy, eps), group in sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2],
-                                                                                 kv[0][3])):
+    for (name, C, privacy, eps), group in sorted(cells.items()):
         reg = np.array([r["regret"] for r in group])
         none = np.array([base[(name, C, r["seed"])] for r in group])
         lo, hi = ci(reg)

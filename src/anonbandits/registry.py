@@ -99,9 +99,6 @@ class Result:
     records: tuple[Mapping[str, Any], ...] = ()
 
 
-#: The earlier name of :class:`Result`, still used by the decentralized family's registry entries.
-RunOutput = Result
-
 
 @dataclass(frozen=True)
 class AlgorithmSpec:
@@ -171,7 +168,7 @@ def simulate(name: str, *, seed: int, **params: Any) -> Result:
 
     Parameters
     ----------
-    name : a registered algorithm (``anonbandits simulate --list`` prints them), e.g. ``"dp-se"``.
+    name : a registered algorithm (listed by ``anonbandits simulate --help``), e.g. ``"dp-se"``.
     seed : seed of the run's ``numpy.random.default_rng``; the same seed gives the same result.
     **params : the algorithm's parameters by name (defaults for the others); values may be given as text.
 

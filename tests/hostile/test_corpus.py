@@ -235,7 +235,7 @@ def test_case(case, tmp_path, monkeypatch):
     after = _snapshot(tmp_path)
     created = set(after) - set(before)
     allowed = set(case.get("creates", []))
-    assert created <= allowed, f"unexpected new files: {sorted(created - allowed)}"
+    assert created == allowed, f"new files {sorted(created)}, expected {sorted(allowed)}"
     changed = [name for name, data in before.items() if after.get(name, b"<deleted>") != data]
     assert not changed, f"files changed or deleted: {changed}"
 

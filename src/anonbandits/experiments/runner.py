@@ -95,7 +95,7 @@ def _connect(scheduler: str) -> Any:
     try:
         from distributed import Client
     except ImportError:
-        raise ConfigError("--scheduler needs the 'distributed' package (pip install distributed)") from None
+        raise ConfigError("--scheduler needs the 'distributed' package (pip install 'anonbandits[sim]')") from None
     try:
         return Client(scheduler, timeout=SCHEDULER_TIMEOUT)
     except (OSError, ValueError, TypeError, TimeoutError) as exc:
