@@ -392,7 +392,7 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
 
     start = time.perf_counter()
     prep = prepare(graph, C, best_effort)
-    trivial = int(prep.required.sum(axis=1).max())
+    trivial = prep.lower_bound
     wanted = (prep.required > 0).any(axis=0)
     seeds = [] if seed is None else [(seed.assignments, seed.multiplicities)]
     if seed is None or (seed.total_assignments > trivial and seed.method not in ("polytope", "timeshare")):
@@ -424,5 +424,5 @@ def _fast_seed(prep, best_effort: bool, time_limit: float | None) -> list[tuple[
         res = polytope_decomposition(prep.graph, prep.C, best_effort=best_effort)
         return [(res.assignments, res.multiplicities)]
     budget = TIMESHARE_SHARE * time_limit if time_limit is not None else None
-    found = timeshare(prep, budget, stop_at=int(prep.required.sum(axis=1).max()))
+    found = timeshare(prep, budget, stop_at=prep.lower_bound)
     return [] if found is None else [found[:2]]

@@ -27,6 +27,11 @@ class Prepared:
     required: np.ndarray
     uncovered: np.ndarray
 
+    @property
+    def lower_bound(self) -> int:
+        """max_i sum_j required_ij, the trivial lower bound on R for the demand to meet."""
+        return int(self.required.sum(axis=1).max()) if self.required.size else 0
+
 
 def prepare(graph: DemandGraph, C: int, best_effort: bool) -> Prepared:
     """Check C and feasibility: an arm wanted by 1..C users can never be observed (paper 000, Sec. 3.2).

@@ -38,7 +38,7 @@ def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
     if not len(polytope_applies(graph, prep.C, prep.required)):
         return polytope_decomposition(graph, C, best_effort=best_effort, rng=rng, vertices=vertices)
     block = block_decomposition(graph, C, best_effort=best_effort, rng=rng, vertices=vertices)
-    lower = int(prep.required.sum(axis=1).max()) if prep.required.size else 0
+    lower = prep.lower_bound
     if block.total_assignments <= lower:
         return block
     found = timeshare(prep, stop_at=lower)

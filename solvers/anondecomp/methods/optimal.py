@@ -97,7 +97,7 @@ def optimal_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fal
     deadline = None if time_limit is None else start + float(time_limit)
     prep = prepare(graph, C, best_effort)
     seed = auto_decomposition(graph, prep.C, best_effort=best_effort, rng=rng, vertices=vertices)
-    trivial = int(prep.required.sum(axis=1).max()) if prep.required.size else 0
+    trivial = prep.lower_bound
     info = {"seed": seed.method, "seed_total": seed.total_assignments, "iterations": 0}
     if seed.total_assignments <= trivial:  # the seed meets max_i sum_j ceil(w_ij): optimal, LP = trivial
         return _result(graph, prep, seed.assignments, seed.multiplicities, start, info, float(trivial), True,
