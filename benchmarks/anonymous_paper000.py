@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 from _output import results_dir
+from _stats import half_width
 
 from anonbandits.experiments import run_tasks, tasks_from_grid, write_table
 
@@ -99,7 +100,7 @@ def cells(rows: list[dict]) -> dict[tuple, dict[str, list[dict]]]:
 
 
 def ci(values: np.ndarray) -> tuple[float, float]:
-    half = 1.96 * values.std(ddof=1) / math.sqrt(len(values)) if len(values) > 1 else 0.0
+    half = half_width(values, normal=True)
     return float(values.mean() - half), float(values.mean() + half)
 
 

@@ -22,14 +22,13 @@ fewer points) writes to build/benchmarks/ instead.
 from __future__ import annotations
 
 import argparse
-import math
 import time
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 from _output import results_dir
-from scipy import stats
+from _stats import half_width
 
 from anonbandits.experiments import run_tasks, tasks_from_grid, write_table
 
@@ -51,7 +50,7 @@ def grid(seeds: int, horizon: int, epsilons: list[float], cs: list[int], fixed_c
 
 def ci(values: np.ndarray) -> tuple[float, float]:
     """95% t interval of the mean."""
-    half = stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / math.sqrt(len(values))
+    half = half_width(values)
     return float(values.mean() - half), float(values.mean() + half)
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 from _output import results_dir
+from _stats import half_width
 
 from anonbandits.experiments import Task, run_tasks, write_table
 from anonbandits.registry import get
@@ -63,7 +64,7 @@ def summarise(rows: list[dict]) -> dict[tuple[str, str, int], dict]:
     out = {}
     for key, g in sorted(groups.items()):
         s = np.array([float(r["samples"]) for r in g])
-        half = 1.96 * s.std(ddof=1) / np.sqrt(s.size) if s.size > 1 else 0.0
+        half = half_width(s, normal=True)
         out[key] = {"problem": key[0], "algorithm": key[1], "agents": key[2], "runs": s.size,
                     "samples_mean": s.mean(), "samples_ci95": half,
                     "messages_mean": np.mean([float(r["messages"]) for r in g]),

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 from _output import results_dir
+from _stats import half_width
 
 from anonbandits.dp import hybrid_ucb_batch
 from anonbandits.experiments import Task, TaskResult, run_tasks, write_table
@@ -115,7 +116,7 @@ def plot_settings(results: list[TaskResult], horizon: int, out_dir: Path, prefix
             for a in ALGORITHMS:
                 ys = np.stack(curves[(s, eps, a)])
                 mean = ys.mean(axis=0)
-                half = 1.96 * ys.std(axis=0, ddof=1) / np.sqrt(len(ys)) if len(ys) > 1 else 0 * mean
+                half = half_width(ys, normal=True)
                 x = x_of[(s, eps, a)]
                 ax.plot(x, mean, color=COLORS[a], label=a)
                 ax.fill_between(x, mean - half, mean + half, color=COLORS[a], alpha=0.2, linewidth=0)

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 from _output import results_dir
+from _stats import half_width
 from scipy import stats
 
 from anonbandits import registry
@@ -119,7 +120,7 @@ def summarise(rows: list[dict]) -> dict[str, dict]:
     for key, group in groups.items():
         t = np.array([float(g["rounds"] if g.get("rounds") not in (None, "") else g["samples"]) for g in group])
         n = t.size
-        half = stats.t.ppf(0.975, n - 1) * t.std(ddof=1) / np.sqrt(n) if n > 1 else 0.0
+        half = half_width(t)
         correct = [str(g["correct"]) in ("True", "1", "true") for g in group]
         out[key] = {"algorithm": group[0]["algorithm"], "runs": n, "T_mean": float(t.mean()),
                     "T_ci95": float(half), "pulls_mean": float(np.mean([float(g["samples"]) for g in group])),
