@@ -35,6 +35,8 @@ from pathlib import Path
 import numpy as np
 from _output import results_dir
 
+from anondecomp.io import atomic_open
+
 C, D = 10, 1000
 
 
@@ -252,8 +254,9 @@ def show(rows: list[dict]) -> None:
 
 
 def write_csv(rows: list[dict], path: Path) -> None:
+    """Write ``rows`` atomically (the solver layer's writer: an interrupted run leaves the old table whole)."""
     cols = list(dict.fromkeys(k for r in rows for k in r))
-    with open(path, "w", newline="") as fh:
+    with atomic_open(path, newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=cols)
         w.writeheader()
         w.writerows(rows)
