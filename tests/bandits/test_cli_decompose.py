@@ -131,13 +131,33 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-def test_sigterm_during_a_write_leaves_no_temporary_file(tmp_path):
-    """SIGTERM unwinds like Ctrl-C: the atomic writer removes its hidden temporary file, and the run says so."""
-    graph = _graph(tmp_path, {"demand": 4, "active_sets": {f"u{i}": ["a", "b"] for i in range(8)}})
-    proc = subprocess.Popen([sys.executable, "-c", SLOW_WRITE, "decompose", graph, "--C", "1",
-                             "-o", str(tmp_path / "out.json")], stderr=subprocess.PIPE, text=True)
+SLOW_PARQUET = """
+import sys, time
+from anondecomp import compact
+
+real = compact._write_file
+
+def slow(path, *args):
+    real(path, *args)
+    print("writing", file=sys.stderr, flush=True)
+    time.sleep(60)
+
+compact._write_file = slow
+from anonbandits.cli.main import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize(("out", "script"), [("out.json", SLOW_WRITE), ("d.parquet", SLOW_PARQUET),
+                                             ("parts/", SLOW_PARQUET)])
+def test_sigterm_during_a_write_leaves_nothing(tmp_path, out, script):
+    """SIGTERM unwinds like Ctrl-C: the writers (JSON, a Parquet file, a part directory) remove their hidden
+    temporary file or directory, and the run says so."""
+    (tmp_path / "g.json").write_text(json.dumps({"demand": 4, "active_sets": {f"u{i}": ["a", "b"] for i in range(8)}}))
+    proc = subprocess.Popen([sys.executable, "-c", script, "decompose", "g.json", "--C", "1", "-o", out],
+                            cwd=tmp_path, stderr=subprocess.PIPE, text=True)
     assert proc.stderr.readline().strip() == "writing"
-    assert any(p.name.startswith(".out.json.") for p in tmp_path.iterdir())  # the write is under way
+    assert any(p.name.startswith(f".{out.rstrip('/')}.") for p in tmp_path.iterdir())  # the write is under way
     proc.send_signal(signal.SIGTERM)
     err = proc.stderr.read()
     assert proc.wait(timeout=30) == 128 + signal.SIGTERM

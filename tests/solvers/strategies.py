@@ -1,9 +1,17 @@
-"""Hypothesis strategies for demand graphs."""
+"""Hypothesis strategies for demand graphs, and the benchmarks' random support."""
 
 import numpy as np
 from hypothesis import strategies as st
 
 from anondecomp import DemandGraph
+
+
+def random_support(N: int, K: int, seed: int) -> np.ndarray:
+    """The generator of benchmarks/decompose_speed.py: an optimal arm per user, other arms with probability 1/2."""
+    rng = np.random.default_rng(seed)
+    active = rng.random((N, K)) < 0.5
+    active[np.arange(N), rng.integers(0, K, N)] = True
+    return active
 
 
 @st.composite

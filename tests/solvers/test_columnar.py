@@ -6,8 +6,6 @@ in-memory verifier of the decomposition it was written from; both must agree.
 
 import json
 import re
-import signal
-import subprocess
 import sys
 
 import numpy as np
@@ -250,37 +248,6 @@ def test_rows_of_a_user_must_be_consecutive(tmp_path):
                              "rounds": [r[2] for r in rows]}), tmp_path / "d.parquet")
     with pytest.raises(InvalidInputError, match="rows of user 'u0' are not consecutive"):
         compact.verify_compact(graph, 2, tmp_path / "d.parquet")
-
-
-SLOW_PARQUET = """
-import sys, time
-from anondecomp import compact
-
-real = compact._write_file
-
-def slow(path, *args):
-    real(path, *args)
-    print("writing", file=sys.stderr, flush=True)
-    time.sleep(60)
-
-compact._write_file = slow
-from anonbandits.cli.main import main
-sys.exit(main(sys.argv[1:]))
-"""
-
-
-@pytest.mark.parametrize("out", ["d.parquet", "parts/"])
-def test_sigterm_during_a_parquet_write_leaves_nothing(tmp_path, out):
-    (tmp_path / "g.json").write_text(json.dumps({"demand": 4, "active_sets": {f"u{i}": ["a", "b"] for i in range(8)}}))
-    proc = subprocess.Popen([sys.executable, "-c", SLOW_PARQUET, "decompose", "g.json", "--C", "1", "-o", out],
-                            cwd=tmp_path, stderr=subprocess.PIPE, text=True)
-    assert proc.stderr.readline().strip() == "writing"
-    assert any(p.name.startswith(f".{out.rstrip('/')}.") for p in tmp_path.iterdir())  # the write is under way
-    proc.send_signal(signal.SIGTERM)
-    err = proc.stderr.read()
-    assert proc.wait(timeout=30) == 128 + signal.SIGTERM
-    assert err.strip() == "anonbandits: terminated"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.json"]
 
 
 def test_part_files_are_read_in_natural_order(tmp_path):

@@ -17,6 +17,7 @@ from anondecomp import (
 )
 from anondecomp.errors import SolverError
 from anondecomp.methods.polytope import polytope_applies
+from tests.solvers.strategies import random_support
 
 # (N, K, C, D, seed): K up to 60 and C up to 15; most with N < K(C+1), where polytope does not apply
 CASES = [(100, 60, 15, 200, 0), (150, 40, 12, 300, 1), (200, 30, 8, 500, 2), (80, 20, 15, 100, 3),
@@ -26,11 +27,8 @@ FAMILY = [(400, 30, 15, 200, 0), (400, 60, 8, 200, 1), (500, 50, 12, 200, 2)]
 
 
 def dense_graph(N: int, K: int, D: int, seed: int) -> DemandGraph:
-    """The generator of ``benchmarks/decompose_speed.py``: each arm active w.p. 1/2 plus one optimal arm."""
-    rng = np.random.default_rng(seed)
-    active = rng.random((N, K)) < 0.5
-    active[np.arange(N), rng.integers(0, K, N)] = True
-    return DemandGraph.from_batched(D, active)
+    """The benchmarks' random support (:func:`random_support`) with demand ``D`` on every active arm."""
+    return DemandGraph.from_batched(D, random_support(N, K, seed))
 
 
 def _assert_verified(graph, C, res):

@@ -16,15 +16,7 @@ import anondecomp
 from anonbandits.cli.main import main
 from anondecomp import DemandGraph, InfeasibleError, InvalidInputError, scale
 from anondecomp.compact import read_header, verify_compact
-from tests.solvers.strategies import batched_graphs, weighted_graphs
-
-
-def random_support(N: int, K: int, seed: int) -> np.ndarray:
-    """The generator of benchmarks/decompose_speed.py: an optimal arm per user, other arms with probability 1/2."""
-    rng = np.random.default_rng(seed)
-    active = rng.random((N, K)) < 0.5
-    active[np.arange(N), rng.integers(0, K, N)] = True
-    return active
+from tests.solvers.strategies import batched_graphs, random_support, weighted_graphs
 
 
 def write_table(path, support: np.ndarray, D, C: int | None = None, user_offset: int = 0) -> None:
