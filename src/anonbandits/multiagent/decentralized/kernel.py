@@ -31,11 +31,13 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numba import njit
 
+from anonbandits.core import radii
+from anonbandits.core.compiled import se_boundary
 from anonbandits.multiagent.decentralized.environment import Environment
 
 KINDS = {"naive": 0, "median": 1, "se": 2, "ser3": 3, "ugapec": 4}
@@ -50,27 +52,6 @@ T, RAW, DONE, VERSION, NG, GUARD, SUBOPT, T_CONS, STOPPED, N_VOTES, N_CURVE, N_A
 TWO53 = 1 << 53
 
 
-@dataclass
-class KernelResult:
-    """Raw outcome of one run (steps are raw global steps unless said otherwise)."""
-
-    t_end: int
-    stopped: bool
-    t_consensus: int | None
-    outputs: np.ndarray
-    pulls: np.ndarray
-    votes: np.ndarray
-    global_set: np.ndarray
-    vote_sender: np.ndarray
-    vote_time: np.ndarray
-    vote_arm: np.ndarray
-    elimination_steps: np.ndarray
-    guard_fired: int
-    suboptimal: int
-    done_times: np.ndarray
-    done_counts: np.ndarray
-    resets: int = 0
-    pull_records: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 MAX_ARMS = (1 << 10) - 1  # _index's 53-bit product stays below 2^63 up to here
 
 
@@ -204,7 +185,10 @@ def _end_round(p, kind, means, best, eps, conf, se_c, two_radius, rewards, ties,
         scal[SUBOPT] += bad
     cnt_r[p] += 1
     tau = cnt_r[p]
-    tr = two_radius[tau] if tau < two_radius.size else _two_radius(kind, float(tau), k, conf, se_c)
+    if tau < two_radius.size:
+        tr = two_radius[tau]
+    else:  # the core's boundary is in sum space
+        tr = se_boundary(tau, k, conf, se_c, 2 if kind == SER3 else 1) / tau
     top, n_top, pos = -np.inf, 0, -1
     for i in range(r):
         v = sums[p, arms[p, i]] / tau
@@ -234,14 +218,6 @@ def _end_round(p, kind, means, best, eps, conf, se_c, two_radius, rewards, ties,
         ns[p] = kept
         held[p] = arms[p, 0] if kept == 1 else -1
     return r - kept
-
-
-@njit(cache=True, inline="always")
-def _two_radius(kind, tau, k_total, conf, se_c):
-    """``2 radius(tau)`` of SER3 (spec 3.4) or SE (3.3)."""
-    if kind == SER3:
-        return 2 * math.sqrt(math.log(4 * k_total * tau**2 / conf) / (2 * tau))
-    return 2 * math.sqrt(math.log(se_c * k_total * tau**2 / conf) / tau)
 
 
 @njit(cache=True, inline="always")
@@ -634,12 +610,13 @@ def run_kernel(subroutine: str, env: Environment, n: int, sample: Callable[[int,
                player_rng: np.random.Generator, rewards: np.random.Generator, ties: np.random.Generator, *,
                eps: float, conf: float, se_c: float, threshold: int | None, stop_rule: str,
                draw_only_active: bool, max_steps: int, per_activation: str = "pull",
-               resets: np.ndarray | None = None, record: bool = False) -> KernelResult:
-    """One run; returns the raw result record. The vote steps and the consensus step leave out the draws of
-    finished players with ``draw_only_active`` (the public results' convention), while ``t_end``, the
-    elimination steps and the status curve are raw steps. ``threshold``: M, ``None`` for no board
-    (1-PRIVACY, 0-PRIVACY); ``stop_rule``: ``all``, ``consensus`` or ``none`` (run ``max_steps`` steps);
-    ``resets``: DSER4's reset steps; ``record``: keep (step, arm, reward) of every pull.
+               resets: np.ndarray | None = None, record: bool = False) -> dict[str, Any]:
+    """One run; returns its final state (the arrays of :func:`simulate` by name) and raw results. The vote
+    steps and the consensus step leave out the draws of finished players with ``draw_only_active`` (the public
+    results' convention), while ``t_end``, the elimination steps and the status curve are raw steps.
+    ``threshold``: M, ``None`` for no board (1-PRIVACY, 0-PRIVACY); ``stop_rule``: ``all``, ``consensus`` or
+    ``none`` (run ``max_steps`` steps); ``resets``: DSER4's reset steps; ``record``: keep (step, arm, reward)
+    of every pull.
 
     The player sequence is drawn with ``sample(size, player_rng)`` in chunks (first chunk ``max(2^15, 64 N)``
     steps, then doubling). Stationary Bernoulli runs without records or resets are lazy (see
@@ -652,6 +629,7 @@ def run_kernel(subroutine: str, env: Environment, n: int, sample: Callable[[int,
     scal = np.zeros(14, np.int64)
     scal[NG], scal[T_CONS] = k, -1
     kind = KINDS[subroutine]
+    se_c = 4.0 if kind == SER3 else se_c  # the constant c of the SE/SER3 radius (spec 3.3, 3.4)
     S = np.ones((n, k), np.bool_)
     ns = np.full(n, k, np.int64)
     held = np.full(n, -1, np.int64)
@@ -711,16 +689,13 @@ def run_kernel(subroutine: str, env: Environment, n: int, sample: Callable[[int,
         size = min(max_steps - drawn, drawn, 1 << 22, cap)
     if not eager:
         close_units(kind, best, S, state["cnt"], state["jj"], state["left"], state["opened"], scal, ties)
-    outputs = _outputs(state, scal)
     nv, nc = scal[N_VOTES], scal[N_CURVE]
-    return KernelResult(
-        t_end=int(scal[RAW]), stopped=bool(scal[STOPPED] == 1 or stop_rule == "none"),
-        t_consensus=None if scal[T_CONS] < 0 else int(scal[T_CONS]), outputs=outputs, pulls=state["local"],
-        votes=state["V"], global_set=state["G"], vote_sender=votes[0][:nv], vote_time=votes[1][:nv],
-        vote_arm=votes[2][:nv], elimination_steps=state["elim_time"], guard_fired=int(scal[GUARD]),
-        suboptimal=int(scal[SUBOPT]), done_times=curve[0][:nc], done_counts=curve[1][:nc],
-        resets=int(scal[N_RESETS]),
-        pull_records=tuple(np.concatenate(x) for x in zip(*records, strict=True)) if record else None)
+    return dict(state, t_end=int(scal[RAW]), stopped=bool(scal[STOPPED] == 1 or stop_rule == "none"),
+                t_consensus=None if scal[T_CONS] < 0 else int(scal[T_CONS]), outputs=_outputs(state, scal),
+                vote_sender=votes[0][:nv], vote_time=votes[1][:nv], vote_arm=votes[2][:nv],
+                guard_fired=int(scal[GUARD]), suboptimal=int(scal[SUBOPT]), done_times=curve[0][:nc],
+                done_counts=curve[1][:nc], resets=int(scal[N_RESETS]),
+                pull_records=tuple(np.concatenate(x) for x in zip(*records, strict=True)) if record else None)
 
 
 @functools.lru_cache(maxsize=64)
@@ -741,17 +716,13 @@ TABLE = 1 << 16  # rounds / pulls covered by the radius tables (computed beyond)
 
 @functools.lru_cache(maxsize=64)
 def _tables(kind: int, k: int, conf: float, se_c: float) -> tuple[np.ndarray, np.ndarray]:
-    """``2 radius(tau)`` of SE/SER3 and UGapEc's ``log(4 K t^3/conf)/2`` for the integers below ``TABLE``
-    (index 0 unused); cached, as many runs share their parameters."""
+    """``2 radius(tau)`` of SE/SER3 (the core's :func:`~anonbandits.core.radii.se_boundary` over ``tau``) and
+    UGapEc's ``log(4 K t^3/conf)/2`` for the integers below ``TABLE`` (index 0 unused); cached, as many runs
+    share their parameters."""
     x = np.arange(TABLE, dtype=float)
     x[0] = 1.0
-    with np.errstate(divide="ignore"):
-        if kind == SER3:
-            two_radius = 2 * np.sqrt(np.log(4 * k * x**2 / conf) / (2 * x))
-        else:
-            two_radius = 2 * np.sqrt(np.log(se_c * k * x**2 / conf) / x)
-        ucb_log = 0.5 * np.log(4 * k * x**3 / conf)
-    return two_radius, ucb_log
+    two_radius = radii.se_boundary(x, k, conf, se_c, 2 if kind == SER3 else 1) / x
+    return two_radius, 0.5 * np.log(4 * k * x**3 / conf)
 
 
 def _outputs(state: dict[str, np.ndarray], scal: np.ndarray) -> np.ndarray:
