@@ -15,11 +15,8 @@ Messages are exposed in a :class:`~anonbandits.multiagent.shared.MessageLog`: a 
 (``kind = KIND_REWARD + arm``, ``content`` the reward), since a log entry holds one number.
 
 The registry entries (:data:`ALGORITHMS`): ``decentralized-elimination`` (``--subroutine ser4`` is DSER4, run for
-``--horizon`` steps with global resets of probability ``--phi``), ``no-sharing`` and ``full-sharing``. Every run
-reports ``samples`` (global steps until the stopping rule), ``messages`` (the paper's convention, spec A11),
-``broadcasts``, ``p2p_messages``, ``recommended``, ``correct`` (eps-optimal), ``found_best``, ``agents_correct``
-(fraction of players holding an eps-optimal arm) and more; the curve is the fraction of players holding a
-single arm against the global step.
+``--horizon`` steps with global resets of probability ``--phi``), ``no-sharing`` and ``full-sharing``; their
+columns are the ``metrics`` of :class:`DecentralizedResult`.
 """
 
 from __future__ import annotations

@@ -2,28 +2,18 @@
 ICML 2019): a compiled per-step simulation of DECENTRALIZED ELIMINATION (Algorithms 1-2; spec 3, 4.4), 1-PRIVACY
 and 0-PRIVACY (Sec. 5.1; spec 6) and DSER4 (Sec. 4; spec 5.5, A18).
 
-The kernel is the protocol itself, one global step per loop iteration: the active player (read off the
-player sequence, drawn in chunks) reads the board lazily (A2: every global elimination since her last
-activation; A4 guard; A5 restart; line 11 adoption of the shared singleton), makes one call of her Arm
-Selection subroutine (one pull, or one round with ``per_activation="round"``), and posts one vote per newly
-eliminated arm; an arm leaves the shared set at its M-th vote. The subroutines follow spec 3.1-3.4 and 3.6
-(random tie-breaks, SER3's reshuffled rounds, a round or phase completed by global eliminations is decided at
-the player's next activation before her pull). 1-PRIVACY has no board; 0-PRIVACY is one learner who owns
-every step; DSER4 runs to its horizon and restarts everything at its reset steps.
-
-Stationary Bernoulli runs are *lazy* (a round's or phase's arms and rewards are settled at its end), the
-others *eager* (see :func:`simulate`). Randomness: the player sequence, the rewards and the shuffles/tie-breaks
-use the streams of spec A20. A finished player's pull draws no reward unless pulls are recorded (nothing
-observes it). Uniform integers come from one uniform double each (:func:`_index`), as a ``Generator.integers``
-call costs about 30 ns inside numba.
-
-Each player keeps the list of her arms in index order next to her mask, so that the end of an SE/SER3 round
-costs O(|S|), not O(K): most pulls of SER3 are in two-arm rounds.
-
-One kernel serves every subroutine (``kind``) and mode: numba compiles it once (cached on disk), and the
-per-step branches on ``kind`` and the mode cost far less than a pull. The helpers are inlined into it, and it
-runs without numba's reference counting (``_nrt=False``; its scratch arrays come from the caller): the atomic
-reference-count updates of the arrays it passes around took over half of its time.
+One loop iteration per global step is the protocol itself: the active player reads the board lazily (A2: every
+global elimination since her last activation; A4 guard; A5 restart; line 11 adoption of the shared singleton),
+makes one call of her Arm Selection subroutine (spec 3.1-3.4, 3.6: random tie-breaks, SER3's reshuffled
+rounds, a unit completed by global eliminations decided at her next activation before her pull) and posts one
+vote per newly eliminated arm; an arm leaves the shared set at its M-th vote. 1-PRIVACY has no board; 0-PRIVACY
+is one learner who owns every step; DSER4 runs to its horizon and restarts everything at its reset steps.
+Stationary Bernoulli runs are *lazy*, the others *eager* (see :func:`simulate`); the streams are those of spec
+A20, and uniform integers come from one uniform double each (:func:`_index`: ``Generator.integers`` costs about
+30 ns inside numba). Each player keeps the list of her arms in index order next to her mask, so that the end of
+a round costs O(|S|), not O(K) (most pulls of SER3 are in two-arm rounds). One kernel serves every subroutine
+and mode (numba compiles it once, cached on disk); its helpers are inlined, and it runs without numba's
+reference counting (``_nrt=False``, scratch arrays from the caller), whose atomic updates took half its time.
 """
 
 from __future__ import annotations
@@ -563,26 +553,17 @@ def simulate(players, kind, means, best, eps, conf, se_c, targets, two_radius, u
             if now_done and only_active:
                 absorbed[p] = True
                 scal[N_ABSORBED] += 1
-        if stop_rule == STOP_ALL:
-            if scal[DONE] == n:
-                scal[STOPPED] = 1
-                consumed = i + 1
-                break
-        elif stop_rule == STOP_CONSENSUS:
-            if scal[NG] == 1 or scal[N_ABSORBED] == n:
-                scal[STOPPED] = 1
-                consumed = i + 1
-                break
-            if scal[DONE] == n and now_done != was_done:  # nothing can change unless a read undoes a player
-                stale = False
+        stop = stop_rule == STOP_ALL and scal[DONE] == n
+        if stop_rule == STOP_CONSENSUS:
+            stop = scal[NG] == 1 or scal[N_ABSORBED] == n
+            if not stop and scal[DONE] == n and now_done != was_done:  # nothing changes unless a read undoes one
+                stop = True
                 for w in range(n):
-                    if not absorbed[w] and not G[held[w]]:
-                        stale = True
-                        break
-                if not stale:
-                    scal[STOPPED] = 1
-                    consumed = i + 1
-                    break
+                    stop = stop and (absorbed[w] or G[held[w]])
+        if stop:
+            scal[STOPPED] = 1
+            consumed = i + 1
+            break
     scal[RAW], scal[T] = raw, t
     return consumed
 
