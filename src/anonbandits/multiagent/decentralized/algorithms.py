@@ -273,26 +273,21 @@ _COMMON = (
 
 def _entry(name: str, params: Mapping[str, Any], seed: int) -> Result:
     """Registry entry of ``name`` (``decentralized-elimination``, DSER4 with ``subroutine = ser4``,
-    ``no-sharing``, ``full-sharing``): the run's :class:`DecentralizedResult`."""
-    eps = float(params["epsilon"])
-    require(0 < eps <= 1, "epsilon", "in (0, 1]", eps)
-    after, sub, decentralized = params["means_after"], params["subroutine"], name == "decentralized-elimination"
-    args = {"rng": np.random.default_rng(seed), "eps": eps, "delta": float(params["delta"]),
-            "activity": params["activity"], "reward": params["reward"], "drift": float(params["drift"]),
-            "switch_at": int(params["switch_at"]), "means_after": parse_means(after) if after else None}
-    if decentralized:
-        args |= {"eta": float(params["eta"]), "vote_rounding": params["vote_rounding"]}
-    if sub == "ser4":
-        return run_dser4(parse_means(params["means"]), int(params["agents"]), horizon=int(params["horizon"]),
-                         phi=float(params["phi"]), **args)
-    args["max_steps"] = int(params["max_steps"])
-    if name != "full-sharing":
-        args["draw_only_active"] = flag(params["draw_only_active"])
-    if decentralized:
-        args["stop"] = params["stop"]
+    ``no-sharing``, ``full-sharing``) on resolved ``params``: the run's :class:`DecentralizedResult`."""
+    p = dict(params)
+    require(0 < p["epsilon"] <= 1, "epsilon", "in (0, 1]", p["epsilon"])
+    means, agents, after = parse_means(p.pop("means")), p.pop("agents"), p.pop("means_after")
+    p |= {"rng": np.random.default_rng(seed), "eps": p.pop("epsilon"),
+          "means_after": parse_means(after) if after else None}
+    if p["subroutine"] == "ser4":  # DSER4 runs to its horizon
+        for key in ("subroutine", "max_steps", "stop", "draw_only_active"):
+            del p[key]
+        return run_dser4(means, agents, **p)
+    for key in ("phi", "horizon"):
+        p.pop(key, None)
     run = {"decentralized-elimination": run_decentralized_elimination, "no-sharing": run_no_sharing,
            "full-sharing": run_full_sharing}[name]
-    return run(parse_means(params["means"]), int(params["agents"]), subroutine=sub, **args)
+    return run(means, agents, **p)
 
 
 _SUBROUTINE = Param("subroutine", str, "ser3", "arm selection subroutine", SUBROUTINES)
