@@ -611,17 +611,13 @@ def run_kernel(subroutine: str, env: Environment, n: int, sample: Callable[[int,
     scal[NG], scal[T_CONS] = k, -1
     kind = KINDS[subroutine]
     se_c = 4.0 if kind == SER3 else se_c  # the constant c of the SE/SER3 radius (spec 3.3, 3.4)
-    S = np.ones((n, k), np.bool_)
-    ns = np.full(n, k, np.int64)
-    held = np.full(n, -1, np.int64)
-    cnt_r = np.full(n, 1 if kind == MEDIAN else 0, np.int64)
-    arms = np.tile(np.arange(k, dtype=np.int64), (n, 1))
-    state = dict(S=S, ns=ns, held=held, arms=arms, cnt=np.zeros((n, k), np.int64), sums=np.zeros((n, k)), cnt_r=cnt_r,
+    state = dict(S=np.ones((n, k), np.bool_), ns=np.full(n, k, np.int64), held=np.full(n, -1, np.int64),
+                 arms=np.tile(np.arange(k, dtype=np.int64), (n, 1)), cnt=np.zeros((n, k), np.int64),
+                 sums=np.zeros((n, k)), cnt_r=np.full(n, 1 if kind == MEDIAN else 0, np.int64),
                  jj=np.zeros(n, np.int64), left=np.zeros(n, np.int64), opened=np.zeros(n, np.bool_),
                  aux=np.full(n, -1, np.int64), lam=np.zeros((n, k), np.bool_), seen=np.zeros(n, np.int64),
-                 local=np.zeros(n, np.int64), absorbed=np.zeros(n, np.bool_),
-                 G=np.ones(k, np.bool_),
-                 V=np.zeros(k, np.int64), elim_time=np.full(k, -1, np.int64))
+                 local=np.zeros(n, np.int64), absorbed=np.zeros(n, np.bool_), G=np.ones(k, np.bool_),
+                 V=np.zeros(k, np.int64), elim_time=np.full(k, -1, np.int64))  # in the order of simulate's arguments
     two_radius, ucb_log = _tables(kind, k, conf, se_c)
     if kind == MEDIAN:
         targets = _median_targets(eps, conf, k)
@@ -631,8 +627,7 @@ def run_kernel(subroutine: str, env: Environment, n: int, sample: Callable[[int,
     curve = [np.zeros(2 * n * k + 3, np.int64) for _ in range(2)]  # a player flips at most twice per arm
     means = env.means
     best = means == means.max()
-    switch = env.switch_at > 0
-    after = env.means_after if switch else means
+    after = env.means_after if env.switch_at > 0 else means
     best_after = after == after.max()
     if env.drift > 0:  # the initial best arm alone keeps its mean
         best = np.arange(k) == int(np.argmax(means))
@@ -669,7 +664,7 @@ def run_kernel(subroutine: str, env: Environment, n: int, sample: Callable[[int,
             scal[STOPPED] = 2
         size = min(max_steps - drawn, drawn, 1 << 22, cap)
     if not eager:
-        close_units(kind, best, S, state["cnt"], state["jj"], state["left"], state["opened"], scal, ties)
+        close_units(kind, best, *(state[x] for x in ("S", "cnt", "jj", "left", "opened")), scal, ties)
     nv, nc = scal[N_VOTES], scal[N_CURVE]
     return dict(state, t_end=int(scal[RAW]), stopped=bool(scal[STOPPED] == 1 or stop_rule == "none"),
                 t_consensus=None if scal[T_CONS] < 0 else int(scal[T_CONS]), outputs=_outputs(state, scal),
