@@ -310,23 +310,20 @@ def _remove(p, a, kind, S, best, jj, left, opened, scal, ties, eager, pulled):
     pulled arms are the first ``jj`` of the round in index order for SE, a uniformly random ``jj``-subset of
     the ``jj + left`` arms for SER3; known in eager mode, whose pulls are counted already) and count that
     pull."""
-    if opened[p] and eager and (kind == SE or kind == SER3):
-        if pulled[p, a]:
-            jj[p] -= 1
-        else:
-            left[p] -= 1
-        pulled[p, a] = False
-    elif opened[p] and (kind == SE or kind == SER3):
-        if kind == SE:
+    if opened[p] and (kind == SE or kind == SER3):
+        if eager:
+            was = pulled[p, a]
+            pulled[p, a] = False
+        elif kind == SE:
             rank = 0
             for b in range(a):
                 rank += S[p, b]
-            pulled = rank < jj[p]
+            was = rank < jj[p]
         else:
-            pulled = _index(ties, jj[p] + left[p]) < jj[p]
-        if pulled:
+            was = _index(ties, jj[p] + left[p]) < jj[p]
+        if was:
             jj[p] -= 1
-            scal[SUBOPT] += not best[a]
+            scal[SUBOPT] += not (eager or best[a])  # an eager pull was counted when it was made
         else:
             left[p] -= 1
     S[p, a] = False
@@ -475,10 +472,9 @@ def simulate(players, kind, means, best, eps, conf, se_c, targets, two_radius, u
                     _pull_unit(p, kind, raw, i, target, means, after, best, best_after, switch_at, drift, top,
                                pool, rewards, ties, scal, S, cnt, sums, pulled, left, rec_t, rec_a, rec_r)
                     left[p] -= 1
-                jj[p] += q
             else:
-                jj[p] += q
                 left[p] -= q
+            jj[p] += q
             if left[p] == 0:
                 gone += _end_unit(p, kind, means, best, eps, conf, se_c, target, two_radius, rewards, ties, scal,
                                   S, ns, held, cnt, sums, cnt_r, jj, left, opened, E, mu, keys, arms, eager,
