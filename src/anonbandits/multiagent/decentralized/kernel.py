@@ -375,9 +375,10 @@ def simulate(players, kind, means, best, eps, conf, se_c, targets, two_radius, u
     ``round_mode``: one activation runs the rest of an SE/SER3 round, or one pull of every arm of a phase.
     ``resets``: the steps (increasing) before which every player restarts and the board is cleared (DSER4).
     ``cnt_r``: SE/SER3 completed rounds, median phase, UGapEc pulls; ``aux``: UGapEc's next arm (-1: to be
-    chosen). ``two_radius[tau]``: ``2 radius(tau)`` of SE/SER3; ``ucb_log[t]``: UGapEc's log term (both
-    computed past their tables); ``targets``: pulls per arm of a phase, ``[ell]`` for naive elimination, by
-    phase for median elimination (a table: the formula's powers and logarithm cost more than a step).
+    chosen). ``two_radius[tau]``: ``2 radius(tau)`` of SE/SER3 (constant ``se_c``, 4 for SER3); ``ucb_log[t]``:
+    UGapEc's log term (both computed past their tables); ``targets``: pulls per arm of a phase, ``[ell]`` for
+    naive elimination, by phase for median elimination (a table: the formula's powers and logarithm cost more
+    than a step).
     """
     n, k = S.shape
     target = targets[0]
