@@ -101,6 +101,7 @@ def _run(label: str, means, n_agents: int, rng: np.random.Generator, *, conf: fl
     require(subroutine in ("se", "ser3") or eps > 0, "epsilon", f"> 0 for subroutine {subroutine!r}", eps)
     require(subroutine != "se" or se_c >= 1, "se_c", ">= 1", se_c)
     require(stop in STOP_RULES, "stop", f"one of {', '.join(STOP_RULES)}", stop)
+    require(stop == "all" or threshold is not None, "stop", "'all' without a vote board (no or full sharing)", stop)
     if draw_only_active and not env.stationary:
         raise ConfigError("draw_only_active needs stationary means (drift = 0, switch_at = 0)")
     players, rewards, ties, resets_rng = rng.spawn(4)
@@ -222,7 +223,7 @@ def run_no_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: flo
     :class:`DecentralizedResult`; parameters and ``options`` (all but ``stop``) as in
     :func:`run_decentralized_elimination`."""
     return _run(f"no-sharing-{subroutine}", means, n_agents, rng, conf=delta / n_agents, threshold=None,
-                delta=delta, eps=eps, subroutine=subroutine, stop="all", **options)
+                delta=delta, eps=eps, subroutine=subroutine, **options)
 
 
 def run_full_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: float = 0.05, eps: float = 0.25,

@@ -101,3 +101,5 @@ def test_consensus_stopping_rule() -> None:
     with pytest.raises(ConfigError, match="per_activation 'round'"):
         run_decentralized_elimination([0.7, 0.5], 10, rng=np.random.default_rng(1), subroutine="ugapec",
                                       per_activation="round", **kw)
+    with pytest.raises(ConfigError, match="stop must be 'all' without a vote board"):  # nothing to agree on
+        run_no_sharing([0.7, 0.5], 10, rng=np.random.default_rng(1), stop="consensus")
