@@ -45,7 +45,7 @@ class RefSubroutine:
 
     def _argmax(self, values: dict[int, float]) -> int:
         best = max(values.values())
-        ties = [a for a in self.S if values[a] == best]
+        ties = [a for a in values if values[a] == best]  # (values are in the order of S)
         return ties[int(self.rng.integers(len(ties)))]
 
     # -- round-robin families -------------------------------------------------------------------------
@@ -85,6 +85,16 @@ class RefSubroutine:
         self.S = [a for a in self.S if a not in out]
         return out
 
+    def _complete(self) -> bool:
+        """Whether the open round (every arm pulled) or phase (every arm at its target) is complete."""
+        if self.kind in ("se", "ser3"):
+            return self.started and not self.queue
+        target = self._target()
+        return all(self.cnt[a] >= target for a in self.S)
+
+    def _decide(self) -> set[int]:
+        return self._decide_round() if self.kind in ("se", "ser3") else self._decide_phase()
+
     def step(self, pull) -> set[int]:
         """One call: pull one arm (``pull(arm) -> reward``); return the arms eliminated by this call."""
         if len(self.S) == 1:
@@ -92,13 +102,11 @@ class RefSubroutine:
             return set()
         if self.kind == "ugapec":
             return self._step_ugapec(pull)
-        out: set[int] = set()
+        out = self._decide() if self._complete() else set()  # a unit completed by global eliminations
+        if len(self.S) == 1:
+            pull(self.S[0])
+            return out
         if self.kind in ("se", "ser3"):
-            if self.started and not self.queue:  # the round was completed by global eliminations
-                out = self._decide_round()
-                if len(self.S) == 1:
-                    pull(self.S[0])
-                    return out
             if not self.queue:
                 self.queue = list(self.S)
                 if self.kind == "ser3":
@@ -106,24 +114,14 @@ class RefSubroutine:
                 self.queue.reverse()
                 self.started = True
             a = self.queue.pop()
+            self.sums[a] += pull(a)
+        else:
+            a = min(self.S, key=lambda x: (self.cnt[x], x))
             y = pull(a)
+            self.cnt[a] += 1
             self.sums[a] += y
-            if not self.queue:
-                out |= self._decide_round()
-            return out
-        target = self._target()
-        if all(self.cnt[a] >= target for a in self.S):  # phase completed by global eliminations
-            out = self._decide_phase()
-            if len(self.S) == 1:
-                pull(self.S[0])
-                return out
-            target = self._target()
-        a = min(self.S, key=lambda x: (self.cnt[x], x))
-        y = pull(a)
-        self.cnt[a] += 1
-        self.sums[a] += y
-        if all(self.cnt[x] >= target for x in self.S):
-            out |= self._decide_phase()
+        if self._complete():
+            out |= self._decide()
         return out
 
     def step_round(self, pull) -> set[int]:
@@ -131,21 +129,18 @@ class RefSubroutine:
         of a naive/median phase still short of its target (paper 003's convention)."""
         if len(self.S) == 1 or self.kind == "ugapec":
             return self.step(pull)
-        out: set[int] = set()
         if self.kind in ("se", "ser3"):
             out = self.step(pull)  # decides a pending round, starts one and makes its first pull
             while self.queue:
                 out |= self.step(pull)
             return out
-        target = self._target()
-        if all(self.cnt[a] >= target for a in self.S):
+        if self._complete():
             return self.step(pull)  # the phase completed by global eliminations is decided first
+        target = self._target()
         for a in [a for a in self.S if self.cnt[a] < target]:
             self.cnt[a] += 1
             self.sums[a] += pull(a)
-        if all(self.cnt[x] >= target for x in self.S):
-            out |= self._decide_phase()
-        return out
+        return self._decide() if self._complete() else set()
 
     # -- UGapEc ----------------------------------------------------------------------------------------
     def _gap_indices(self) -> tuple[dict[int, float], dict[int, float], dict[int, float], int]:
@@ -166,10 +161,7 @@ class RefSubroutine:
             a = untried[int(self.rng.integers(len(untried)))]
         else:
             beta, upper, _, j = self._gap_indices()
-            others = {i: upper[i] for i in self.S if i != j}
-            top = max(others.values())
-            ties = [i for i in self.S if i != j and upper[i] == top]
-            u = ties[int(self.rng.integers(len(ties)))]
+            u = self._argmax({i: upper[i] for i in self.S if i != j})
             a = j if beta[j] >= beta[u] else u
         y = pull(a)
         self.cnt[a] += 1
@@ -212,11 +204,16 @@ def reference_run(means, n: int, *, conf: float, eps: float, subroutine: str, ac
     k = means.size
     fixed, top = means.tolist(), float(means.max())  # plain floats: a numpy call per pull would dominate
     draw = _players(activity, n, rng)
-    fresh = [RefSubroutine(subroutine, list(range(k)), k, eps, conf, rng, se_c) for _ in range(n)]
-    subs, lam, votes, shared = fresh, [[False] * k for _ in range(n)], [0] * k, list(range(k))
-    version, seen, done, t, raw, t_cons, resets, bad = 0, [0] * n, 0, 0, 0, None, 0, 0
+    version, seen, t, raw, resets, bad = 0, [0] * n, 0, 0, 0, 0
     gone_players: set[int] = set()
     log: list[tuple[int, int, int]] = []
+
+    def new(arms: list[int]) -> RefSubroutine:
+        return RefSubroutine(subroutine, arms, k, eps, conf, rng, se_c)
+
+    def fresh() -> tuple:  # every player afresh, an empty board: subs, lam, votes, shared, done, t_cons
+        subs = [new(list(range(k))) for _ in range(n)]
+        return subs, [[False] * k for _ in range(n)], [0] * k, list(range(k)), 0, None
 
     def pull(arm: int) -> float:
         nonlocal bad
@@ -230,6 +227,7 @@ def reference_run(means, n: int, *, conf: float, eps: float, subroutine: str, ac
             return 1.0 if rng.random() < mu else 0.0
         return float(draw_rewards(reward, mu, rng))
 
+    subs, lam, votes, shared, done, t_cons = fresh()
     board, consensus = threshold is not None, stop == "consensus"
     while t < max_steps:
         if done == n and stop == "all":
@@ -240,8 +238,7 @@ def reference_run(means, n: int, *, conf: float, eps: float, subroutine: str, ac
         raw += 1
         if phi and rng.random() < phi and raw > 1:  # DSER4: a global reset before this step
             resets += 1
-            subs = [RefSubroutine(subroutine, list(range(k)), k, eps, conf, rng, se_c) for _ in range(n)]
-            lam, votes, shared, done, t_cons = [[False] * k for _ in range(n)], [0] * k, list(range(k)), 0, None
+            subs, lam, votes, shared, done, t_cons = fresh()
         p = draw()
         if gone_players and p in gone_players:
             continue
@@ -250,30 +247,22 @@ def reference_run(means, n: int, *, conf: float, eps: float, subroutine: str, ac
         was = len(sub.S) == 1
         if board and seen[p] != version:  # read the board: every elimination since her last visit
             seen[p] = version
-            if len(shared) == 1:
-                if sub.S != shared:
-                    subs[p] = sub = RefSubroutine(subroutine, shared, k, eps, conf, rng, se_c)
+            gone = [a for a in sub.S if a not in shared]
+            if (len(shared) == 1 and sub.S != shared) or (gone and len(gone) == len(sub.S)):
+                subs[p] = sub = new(shared)  # adopt the consensus (line 11) or restart (A5)
             else:
-                gone = [a for a in sub.S if a not in shared]
-                if gone and len(gone) == len(sub.S):
-                    subs[p] = sub = RefSubroutine(subroutine, shared, k, eps, conf, rng, se_c)
-                else:
-                    for a in gone:
-                        sub.drop(a)
+                for a in gone:
+                    sub.drop(a)
         out = sub.step_round(pull) if per_activation == "round" else sub.step(pull)
-        crossing = []
-        for a in sorted(out) if out and board else ():
+        for a in sorted(out) if board else ():  # one vote per newly eliminated arm, at most one per arm
             if not lam[p][a]:
                 lam[p][a] = True
                 votes[a] += 1
                 log.append((p, t, a))
-                if votes[a] == threshold:
-                    crossing.append(a)
-        for a in crossing:
-            if a in shared and len(shared) > 1:
-                shared.remove(a)
-                version += 1
-        if crossing and len(shared) == 1 and t_cons is None:
+                if votes[a] == threshold and a in shared and len(shared) > 1:
+                    shared.remove(a)
+                    version += 1
+        if len(shared) == 1 and t_cons is None:
             t_cons = t
         now = len(sub.S) == 1
         done += int(now) - int(was)
@@ -289,24 +278,20 @@ def reference_run(means, n: int, *, conf: float, eps: float, subroutine: str, ac
             "log": log, "threshold": threshold, "suboptimal": bad, "resets": resets}
 
 
-def reference_decentralized(means, n: int, *, delta: float, eta: float, eps: float, subroutine: str,
-                            activity: str, rng: np.random.Generator, max_steps: int = 10**8, **options) -> dict:
+def reference_decentralized(means, n: int, *, delta: float, eta: float, **options) -> dict:
     """DECENTRALIZED ELIMINATION, one step at a time (spec 4.4), at confidence ``eta`` with the vote threshold
     ``M = ceil(log(delta)/log(eta))``; ``options`` as :func:`reference_run`."""
     m = math.ceil(math.log(delta) / math.log(eta) - 1e-9)
-    return reference_run(means, n, conf=eta, eps=eps, subroutine=subroutine, activity=activity, rng=rng,
-                         threshold=m, max_steps=max_steps, **options)
+    return reference_run(means, n, conf=eta, threshold=m, **options)
 
 
-def reference_no_sharing(means, n: int, *, delta: float, eps: float, subroutine: str, activity: str,
-                         rng: np.random.Generator, max_steps: int = 10**8, **options) -> dict:
-    """1-PRIVACY (spec 6.1): every player alone at confidence delta/N; stop when all hold one arm."""
-    return reference_run(means, n, conf=delta / n, eps=eps, subroutine=subroutine, activity=activity, rng=rng,
-                         max_steps=max_steps, **options)
+def reference_no_sharing(means, n: int, *, delta: float, **options) -> dict:
+    """1-PRIVACY (spec 6.1): every player alone at confidence delta/N; stop when all hold one arm (``options``
+    as :func:`reference_run`)."""
+    return reference_run(means, n, conf=delta / n, **options)
 
 
-def reference_full_sharing(means, *, delta: float, eps: float, subroutine: str, rng: np.random.Generator,
-                           max_steps: int = 10**8, **options) -> dict:
-    """0-PRIVACY (spec 6.2): one learner at confidence delta fed by every step, whoever is active."""
-    return reference_run(means, 1, conf=delta, eps=eps, subroutine=subroutine, activity="uniform", rng=rng,
-                         max_steps=max_steps, **options)
+def reference_full_sharing(means, *, delta: float, **options) -> dict:
+    """0-PRIVACY (spec 6.2): one learner at confidence delta fed by every step, whoever is active (``options``
+    as :func:`reference_run`)."""
+    return reference_run(means, 1, conf=delta, activity="uniform", **options)

@@ -15,25 +15,22 @@ Messages are exposed in a :class:`~anonbandits.multiagent.shared.MessageLog`: a 
 (``kind = KIND_REWARD + arm``, ``content`` the reward), since a log entry holds one number.
 
 The registry entries (:data:`ALGORITHMS`): ``decentralized-elimination`` (``--subroutine ser4`` is DSER4, run for
-``--horizon`` steps with global resets of probability ``--phi``), ``no-sharing`` and ``full-sharing``. Every run
-reports ``samples`` (global steps until the stopping rule), ``messages`` (the paper's convention, spec A11),
-``broadcasts``, ``p2p_messages``, ``recommended``, ``correct`` (eps-optimal), ``found_best``, ``agents_correct``
-(fraction of players holding an eps-optimal arm) and more; the curve is the fraction of players holding a
-single arm against the global step.
+``--horizon`` steps with global resets of probability ``--phi``), ``no-sharing`` and ``full-sharing``; their
+columns are the ``metrics`` of :class:`DecentralizedResult`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 import numpy as np
 
 from anonbandits.envs.rewards import REWARD_MODELS, parse_means
-from anonbandits.errors import ConfigError
+from anonbandits.errors import ConfigError, require
 from anonbandits.multiagent.decentralized.environment import Environment, RewardSampler, activity_sampler
 from anonbandits.multiagent.decentralized.kernel import SUBROUTINES, run_kernel
 from anonbandits.multiagent.shared import ACTIVITIES, VOTE_ROUNDINGS, MessageLog, activity_probabilities, vote_threshold
@@ -47,95 +44,71 @@ PER_ACTIVATION = ("pull", "round")
 DEFAULT_MAX_STEPS = 10**8
 
 
-@dataclass(frozen=True)
-class DecentralizedResult:
-    """Outcome of one run.
+@dataclass(frozen=True, kw_only=True)
+class DecentralizedResult(Result):
+    """Outcome of one run: the registry's :class:`~anonbandits.registry.Result` plus per-player and per-arm data.
 
-    ``samples`` is the sample complexity: global steps (pulls, all players) until the stopping rule fired
-    (raw steps of finished players excluded with ``draw_only_active``); ``messages`` follows the paper's
-    convention (spec A11): votes for DE, ``(N-1)`` per step for 0-PRIVACY, 0 for 1-PRIVACY; ``broadcasts`` and
-    ``p2p_messages = broadcasts * (N-1)`` are given for every algorithm. ``recommended`` is the consensus arm
-    when the shared set is a singleton, else the most common of the players' arms; ``correct`` says whether it
-    is eps-optimal at the stopping step (A9), ``found_best`` whether it is the best arm. Per player:
-    ``agent_arms`` (-1: no single arm yet) and ``agent_pulls``; ``elimination_steps``: the raw global step at
-    which each arm left the shared set (-1: never; last segment for DSER4).
+    ``metrics`` (each also read as an attribute, ``res.samples``): ``samples`` is the sample complexity: global
+    steps (pulls, all players) until the stopping rule fired (raw steps of finished players excluded with
+    ``draw_only_active``); ``messages`` follows the paper's convention (spec A11): votes for DE, ``(N-1)`` per
+    step for 0-PRIVACY, 0 for 1-PRIVACY; ``broadcasts`` and ``p2p_messages = broadcasts * (N-1)`` are given for
+    every algorithm. ``recommended`` is the consensus arm when the shared set is a singleton, else the most
+    common of the players' arms; ``correct`` says whether it is eps-optimal at the stopping step (A9),
+    ``found_best`` whether it is the best arm; ``agents_correct``, ``truncated``, ``suboptimal_pulls``,
+    ``resets``, ``guard_fired``; ``threshold`` and ``t_consensus`` are -1 where the attributes are ``None``.
+    ``curve``: the fraction of players holding one arm against the global step. Per player: ``agent_arms``
+    (-1: no single arm yet) and ``agent_pulls``; ``elimination_steps``: the raw global step at which each arm
+    left the shared set (-1: never; last segment for DSER4).
     """
 
-    algorithm: str
-    samples: int
-    messages: int
-    broadcasts: int
-    p2p_messages: int
-    recommended: int
-    correct: bool
-    found_best: bool
     agent_arms: np.ndarray
     agent_pulls: np.ndarray
-    agent_correct: float
     votes: np.ndarray
+    elimination_steps: np.ndarray
     threshold: int | None
-    local_confidence: float
     t_consensus: int | None
-    truncated: bool
-    guard_fired: int
-    suboptimal_pulls: int
+    local_confidence: float
     log: MessageLog
-    resets: int = 0
-    elimination_steps: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    done_steps: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    done_fraction: np.ndarray = field(default_factory=lambda: np.empty(0))
 
-    def metrics(self) -> dict[str, float | int | bool]:
-        """The scalar results (the columns of a results table)."""
-        return {"samples": self.samples, "messages": self.messages, "broadcasts": self.broadcasts,
-                "p2p_messages": self.p2p_messages, "recommended": self.recommended, "correct": self.correct,
-                "found_best": self.found_best, "agents_correct": self.agent_correct,
-                "threshold": -1 if self.threshold is None else self.threshold,
-                "t_consensus": -1 if self.t_consensus is None else self.t_consensus,
-                "truncated": self.truncated, "suboptimal_pulls": self.suboptimal_pulls, "resets": self.resets,
-                "guard_fired": self.guard_fired}
+    def __getattr__(self, name: str) -> Any:
+        """A metric by name (only called for names that are not fields)."""
+        try:
+            return self.__dict__["metrics"][name]
+        except KeyError:
+            raise AttributeError(name) from None
 
 
-def _run(algorithm: str, means, n_agents: int, rng: np.random.Generator, *, conf: float, threshold: int | None,
-         delta: float, eps: float, subroutine: str, activity: str | np.ndarray, reward: str | RewardSampler,
-         drift: float, switch_at: int, means_after, max_steps: int, per_activation: str = "pull",
-         se_c: float = 4.0, stop: str = "all", draw_only_active: bool = False, record: bool = True,
-         phi: float | None = None) -> DecentralizedResult:
+def _run(label: str, means, n_agents: int, rng: np.random.Generator, *, conf: float, threshold: int | None,
+         delta: float, eps: float, subroutine: str, activity: str | np.ndarray = "uniform",
+         reward: str | RewardSampler = "bernoulli", drift: float = 0.0, switch_at: int = 0, means_after=None,
+         max_steps: int = DEFAULT_MAX_STEPS, per_activation: str = "pull", se_c: float = 4.0, stop: str = "all",
+         draw_only_active: bool = False, record: bool = True, phi: float | None = None) -> DecentralizedResult:
     """What the four runs share: the checks, the independent streams of spec A20 (players, rewards,
-    shuffles/tie-breaks, resets), one kernel run and the result. ``algorithm`` ``full-sharing`` runs one learner
+    shuffles/tie-breaks, resets), one kernel run and the result. ``label`` ``full-sharing-*`` runs one learner
     fed by every step; ``phi`` (DSER4) draws the global reset steps and runs exactly ``max_steps`` steps."""
     env = means if isinstance(means, Environment) else Environment(
         np.asarray(means, dtype=float), reward, drift, int(switch_at),
         None if means_after is None else np.asarray(means_after, dtype=float))
-    if int(n_agents) != n_agents or n_agents < 1:
-        raise ConfigError(f"agents must be a positive integer, got {n_agents}")
-    if not 0 < delta < 1:
-        raise ConfigError(f"delta must be in (0, 1), got {delta}")
-    if not 0 <= eps <= 1:
-        raise ConfigError(f"epsilon must be in [0, 1] (0 only for se and ser3), got {eps}")
-    if max_steps < 1:
-        raise ConfigError(f"max_steps must be >= 1, got {max_steps}")
-    if per_activation not in PER_ACTIVATION:
-        raise ConfigError(f"per_activation must be one of {', '.join(PER_ACTIVATION)}, got {per_activation!r}")
+    require(int(n_agents) == n_agents and n_agents >= 1, "agents", "a positive integer", n_agents)
+    require(0 < delta < 1, "delta", "in (0, 1)", delta)
+    require(0 <= eps <= 1, "epsilon", "in [0, 1] (0 only for se and ser3)", eps)
+    require(max_steps >= 1, "max_steps", ">= 1", max_steps)
+    require(per_activation in PER_ACTIVATION, "per_activation", f"one of {', '.join(PER_ACTIVATION)}", per_activation)
     if per_activation == "round" and subroutine == "ugapec":
         raise ConfigError("per_activation 'round' needs a round-based subroutine, not ugapec")
-    if subroutine not in SUBROUTINES:
-        raise ConfigError(f"subroutine must be one of {', '.join(SUBROUTINES)}, got {subroutine!r}")
-    if not 0 < conf < 1:
-        raise ConfigError(f"the subroutine's confidence parameter must be in (0, 1), got {conf}")
-    if subroutine in ("naive", "median", "ugapec") and not eps > 0:
-        raise ConfigError(f"epsilon must be > 0 for subroutine {subroutine!r}, got {eps}")
-    if subroutine == "se" and not se_c >= 1:
-        raise ConfigError(f"se_c must be >= 1, got {se_c}")
-    if stop not in STOP_RULES:
-        raise ConfigError(f"stop must be one of {', '.join(STOP_RULES)}, got {stop!r}")
+    require(subroutine in SUBROUTINES, "subroutine", f"one of {', '.join(SUBROUTINES)}", subroutine)
+    require(0 < conf < 1, "the subroutine's confidence parameter", "in (0, 1)", conf)
+    require(subroutine in ("se", "ser3") or eps > 0, "epsilon", f"> 0 for subroutine {subroutine!r}", eps)
+    require(subroutine != "se" or se_c >= 1, "se_c", ">= 1", se_c)
+    require(stop in STOP_RULES, "stop", f"one of {', '.join(STOP_RULES)}", stop)
+    require(stop == "all" or threshold is not None, "stop", "'all' without a vote board (no or full sharing)", stop)
     if draw_only_active and not env.stationary:
         raise ConfigError("draw_only_active needs stationary means (drift = 0, switch_at = 0)")
     players, rewards, ties, resets_rng = rng.spawn(4)
     starts = [1]
     while phi and (nxt := starts[-1] + int(resets_rng.geometric(phi))) <= max_steps:
         starts.append(nxt)
-    full = algorithm.startswith("full-sharing")
+    full = label.startswith("full-sharing")
     sampler = activity_sampler(activity, n_agents)
     # 0-PRIVACY: one shared learner fed by every step, the player sequence all hers; who broadcasts is drawn after
     res = run_kernel(subroutine, env, 1 if full else n_agents, (lambda size, _: np.zeros(size, np.int16)) if full
@@ -143,67 +116,62 @@ def _run(algorithm: str, means, n_agents: int, rng: np.random.Generator, *, conf
                      stop_rule="none" if phi is not None else stop, draw_only_active=draw_only_active,
                      max_steps=max_steps, per_activation=per_activation,
                      resets=None if phi is None else np.array(starts[1:], np.int64), record=full and record)
-    log = MessageLog(record=record)
-    if full:  # every step is one broadcast, N - 1 messages (spec A11)
-        samples = broadcasts = res.t_end
-        messages, t_consensus = samples * (n_agents - 1), res.t_end if res.stopped else None
+    log, arms, pulls, t_end = MessageLog(record=record), res["outputs"], res["local"], res["t_end"]
+    if full:  # every step is one broadcast, N - 1 messages (spec A11); every player outputs the learner's arm
+        samples = broadcasts = t_end
+        messages, t_consensus = samples * (n_agents - 1), t_end if res["stopped"] else None
         if record:
-            t, arm, rew = res.pull_records
+            t, arm, rew = res["pull_records"]
             senders = sampler(t.size, players).astype(np.int64)
             log.add(senders, t, rew, KIND_REWARD + arm)
-            per_player = np.bincount(senders, minlength=n_agents)
+            pulls = np.bincount(senders, minlength=n_agents)
         else:
             log.count = samples
-            per_player = players.multinomial(samples, activity_probabilities(n_agents, activity, skew="halves"))
-        res.outputs, res.pulls = np.full(n_agents, res.outputs[0]), per_player  # every player outputs its arm
+            pulls = players.multinomial(samples, activity_probabilities(n_agents, activity, skew="halves"))
+        arms = np.full(n_agents, arms[0])
     else:  # a vote is one message
-        log.add(res.vote_sender, res.vote_time, res.vote_arm, KIND_VOTE)
-        samples = max_steps if phi is not None else int(res.pulls.sum())
-        broadcasts = messages = int(res.vote_arm.size)
-        t_consensus = res.t_consensus
-    good = env.eps_optimal(res.t_end, eps)
-    arms = res.outputs
-    if res.global_set.sum() == 1:  # the consensus arm, else the most common of the players' arms
-        rec = int(np.flatnonzero(res.global_set)[0])
+        log.add(res["vote_sender"], res["vote_time"], res["vote_arm"], KIND_VOTE)
+        samples = max_steps if phi is not None else int(pulls.sum())
+        broadcasts = messages = int(res["vote_arm"].size)
+        t_consensus = res["t_consensus"]
+    good, G = env.eps_optimal(t_end, eps), res["G"]
+    if G.sum() == 1:  # the consensus arm, else the most common of the players' arms
+        rec = int(np.flatnonzero(G)[0])
     elif (arms >= 0).any():
         counts = np.bincount(arms[arms >= 0], minlength=env.arms)
         rec = int(ties.choice(np.flatnonzero(counts == counts.max())))
     else:
         rec = -1
-    grid = np.unique(np.linspace(0, res.t_end, 200).round().astype(np.int64))
-    done = np.concatenate(([0], res.done_counts))[np.searchsorted(res.done_times, grid, side="right")]
+    grid = np.unique(np.linspace(0, t_end, 200).round().astype(np.int64))
+    done = np.concatenate(([0], res["done_counts"]))[np.searchsorted(res["done_times"], grid, side="right")]
+    metrics = {"samples": int(samples), "messages": int(messages), "broadcasts": int(broadcasts),
+               "p2p_messages": int(broadcasts) * (n_agents - 1), "recommended": rec,
+               "correct": bool(rec >= 0 and good[rec]), "found_best": bool(rec == env.best(t_end)),
+               "agents_correct": float(np.mean((arms >= 0) & good[np.maximum(arms, 0)])),
+               "threshold": -1 if threshold is None else threshold,
+               "t_consensus": -1 if t_consensus is None else t_consensus, "truncated": not res["stopped"],
+               "suboptimal_pulls": res["suboptimal"], "resets": res["resets"], "guard_fired": res["guard_fired"]}
     return DecentralizedResult(
-        algorithm=algorithm, samples=int(samples), messages=int(messages), broadcasts=int(broadcasts),
-        p2p_messages=int(broadcasts) * (n_agents - 1), recommended=rec, correct=bool(rec >= 0 and good[rec]),
-        found_best=bool(rec == env.best(res.t_end)), agent_arms=arms, agent_pulls=res.pulls,
-        agent_correct=float(np.mean((arms >= 0) & good[np.maximum(arms, 0)])), votes=res.votes,
-        threshold=threshold, local_confidence=conf, t_consensus=t_consensus, truncated=not res.stopped,
-        guard_fired=res.guard_fired, suboptimal_pulls=res.suboptimal, log=log, resets=res.resets,
-        elimination_steps=res.elimination_steps, done_steps=grid, done_fraction=done / arms.size)
+        metrics=metrics, curve=(grid, done / arms.size), label=label, agent_arms=arms, agent_pulls=pulls,
+        votes=res["V"], elimination_steps=res["elim_time"], threshold=threshold, t_consensus=t_consensus,
+        local_confidence=conf, log=log)
 
 
 def _threshold(delta: float, eta: float, n_agents: int, rounding: str) -> int:
     """M (spec 4.2), once ``2 <= M <= N``: ``delta`` in ``[eta^N, eta^2]``."""
-    if not 0 < delta < 1:
-        raise ConfigError(f"delta must be in (0, 1), got {delta}")
-    if not 0 < eta < 1:
-        raise ConfigError(f"eta must be in (0, 1), got {eta}")
+    require(0 < delta < 1, "delta", "in (0, 1)", delta)
+    require(0 < eta < 1, "eta", "in (0, 1)", eta)
     ratio = math.log(delta) / math.log(eta)
-    if ratio < 2 - 1e-9:
-        raise ConfigError(f"delta must be <= eta^2 = {eta**2:.4g} (M >= 2 votes), got delta = {delta}")
-    if ratio > n_agents + 1e-9:
-        raise ConfigError(f"delta must be >= eta^N = {eta**n_agents:.4g} (M <= N = {n_agents} players), "
-                          f"got delta = {delta}")
+    require(ratio >= 2 - 1e-9, "delta", f"<= eta^2 = {eta**2:.4g} (M >= 2 votes)", delta)
+    require(ratio <= n_agents + 1e-9, "delta", f">= eta^N = {eta**n_agents:.4g} (M <= N = {n_agents} players)",
+            delta)
     return vote_threshold(delta, eta, rounding)
 
 
 def run_decentralized_elimination(
         means, n_agents: int, *, rng: np.random.Generator, delta: float = 0.05, eta: float = 0.9,
-        eps: float = 0.25, subroutine: str = "ser3", activity: str | np.ndarray = "uniform",
-        reward: str | RewardSampler = "bernoulli", drift: float = 0.0, switch_at: int = 0,
-        means_after=None, vote_rounding: str = "ceil", max_steps: int = DEFAULT_MAX_STEPS,
-        draw_only_active: bool = False, stop: str = "all", per_activation: str = "pull", se_c: float = 4.0,
-        record_messages: bool = True) -> DecentralizedResult:
+        eps: float = 0.25, subroutine: str = "ser3", vote_rounding: str = "ceil", record_messages: bool = True,
+        **options: Any) -> DecentralizedResult:
     """One run of DECENTRALIZED ELIMINATION (paper 002, Algorithm 2; spec 4.4).
 
     Parameters
@@ -215,16 +183,22 @@ def run_decentralized_elimination(
         ``2 <= M <= N`` (spec 4.2).
     eps : approximation factor (0 allowed for se/ser3: exact best-arm identification).
     subroutine : ``naive``, ``median``, ``se``, ``ser3`` or ``ugapec``, run by each player at confidence 1-eta.
-    activity : ``uniform``, ``skewed`` (Problem 2) or a probability vector ``P_x``.
-    reward : reward model name or a :data:`RewardSampler`.
-    drift, switch_at, means_after : non-stationary means (see :class:`Environment`).
     vote_rounding : ``ceil`` (default, A1) or ``floor`` (the paper's M = 28).
-    max_steps : cap on global steps (``truncated`` when hit).
-    draw_only_active : finished players leave the pool for good (A7 option; paper 003's convention).
-    stop : ``all`` (every player holds one arm; the paper's rule, A6) or ``consensus`` (shared set singleton).
-    per_activation : ``pull`` (one pull per activation, paper 002) or ``round`` (one subroutine round).
-    se_c : constant c of the SE radius ``sqrt(log(c K r^2/conf)/r)``.
     record_messages : keep every vote in the log (else only the count).
+    **options : any of
+        ``activity`` : ``uniform`` (default), ``skewed`` (Problem 2) or a probability vector ``P_x``.
+        ``reward`` : reward model name (default ``bernoulli``) or a :data:`RewardSampler`.
+        ``drift``, ``switch_at``, ``means_after`` : non-stationary means (see :class:`Environment`).
+        ``max_steps`` : cap on global steps (``truncated`` when hit; default 10^8).
+        ``draw_only_active`` : finished players leave the pool for good (A7 option; paper 003's convention).
+        ``stop`` : ``all`` (every player holds one arm; the paper's rule, A6) or ``consensus`` (shared set
+        singleton).
+        ``per_activation`` : ``pull`` (one pull per activation, paper 002) or ``round`` (one subroutine round).
+        ``se_c`` : constant c of the SE radius ``sqrt(log(c K r^2/conf)/r)`` (default 4).
+
+    Returns
+    -------
+    DecentralizedResult
 
     Examples
     --------
@@ -237,55 +211,46 @@ def run_decentralized_elimination(
     >>> int(res.recommended), res.threshold
     (0, 29)
     """
-    return _run(f"decentralized-{subroutine}", means, n_agents, rng, conf=eta,
-                threshold=_threshold(delta, eta, n_agents, vote_rounding), delta=delta, eps=eps,
-                subroutine=subroutine, activity=activity, reward=reward, drift=drift, switch_at=switch_at,
-                means_after=means_after, max_steps=max_steps, per_activation=per_activation, se_c=se_c, stop=stop,
-                draw_only_active=draw_only_active, record=record_messages)
+    return _run(f"decentralized-{subroutine}", means, n_agents, rng, conf=eta, delta=delta, eps=eps,
+                threshold=_threshold(delta, eta, n_agents, vote_rounding), subroutine=subroutine,
+                record=record_messages, **options)
 
 
-def run_no_sharing(
-        means, n_agents: int, *, rng: np.random.Generator, delta: float = 0.05, eps: float = 0.25,
-        subroutine: str = "ser3", activity: str | np.ndarray = "uniform", reward: str | RewardSampler = "bernoulli",
-        drift: float = 0.0, switch_at: int = 0, means_after=None, max_steps: int = DEFAULT_MAX_STEPS,
-        draw_only_active: bool = False, per_activation: str = "pull", se_c: float = 4.0) -> DecentralizedResult:
+def run_no_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: float = 0.05, eps: float = 0.25,
+                   subroutine: str = "ser3", **options: Any) -> DecentralizedResult:
     """One run of 1-PRIVACY-X (paper 002, Sec. 5.1; spec 6.1): no messages; every player runs her own
-    subroutine at confidence ``delta/N``; stop when every player holds one arm (parameters as in
-    :func:`run_decentralized_elimination`)."""
+    subroutine at confidence ``delta/N``; stop when every player holds one arm. Returns a
+    :class:`DecentralizedResult`; parameters and ``options`` (all but ``stop``) as in
+    :func:`run_decentralized_elimination`."""
     return _run(f"no-sharing-{subroutine}", means, n_agents, rng, conf=delta / n_agents, threshold=None,
-                delta=delta, eps=eps, subroutine=subroutine, activity=activity, reward=reward, drift=drift,
-                switch_at=switch_at, means_after=means_after, max_steps=max_steps, per_activation=per_activation,
-                se_c=se_c, draw_only_active=draw_only_active)
+                delta=delta, eps=eps, subroutine=subroutine, **options)
 
 
-def run_full_sharing(
-        means, n_agents: int, *, rng: np.random.Generator, delta: float = 0.05, eps: float = 0.25,
-        subroutine: str = "ser3", activity: str | np.ndarray = "uniform", reward: str | RewardSampler = "bernoulli",
-        drift: float = 0.0, switch_at: int = 0, means_after=None, max_steps: int = DEFAULT_MAX_STEPS,
-        se_c: float = 4.0, record_messages: bool = True) -> DecentralizedResult:
+def run_full_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: float = 0.05, eps: float = 0.25,
+                     subroutine: str = "ser3", record_messages: bool = True, **options: Any) -> DecentralizedResult:
     """One run of 0-PRIVACY-X (paper 002, Sec. 5.1; spec 6.2): one subroutine at confidence ``delta`` fed by
-    every step; the active player broadcasts (arm, reward), ``N-1`` point-to-point messages per step."""
+    every step; the active player broadcasts (arm, reward), ``N-1`` point-to-point messages per step. Returns a
+    :class:`DecentralizedResult`; parameters and ``options`` (``activity``, ``reward``, ``drift``, ``switch_at``,
+    ``means_after``, ``max_steps``, ``se_c``) as in :func:`run_decentralized_elimination`."""
     return _run(f"full-sharing-{subroutine}", means, n_agents, rng, conf=delta, threshold=None, delta=delta,
-                eps=eps, subroutine=subroutine, activity=activity, reward=reward, drift=drift, switch_at=switch_at,
-                means_after=means_after, max_steps=max_steps, se_c=se_c, record=record_messages)
+                eps=eps, subroutine=subroutine, record=record_messages, **options)
 
 
-def run_dser4(
-        means, n_agents: int, *, rng: np.random.Generator, horizon: int, phi: float, delta: float = 0.05,
-        eta: float = 0.9, eps: float = 0.25, activity: str | np.ndarray = "uniform",
-        reward: str | RewardSampler = "bernoulli", drift: float = 0.0, switch_at: int = 0, means_after=None,
-        vote_rounding: str = "ceil", record_messages: bool = True) -> DecentralizedResult:
+def run_dser4(means, n_agents: int, *, rng: np.random.Generator, horizon: int, phi: float, delta: float = 0.05,
+              eta: float = 0.9, eps: float = 0.25, vote_rounding: str = "ceil", record_messages: bool = True,
+              **options: Any) -> DecentralizedResult:
     """One run of DSER4 (paper 002, Sec. 4, Theorem 4; spec 5.5 and A18): decentralized SER3 over exactly
     ``horizon`` global steps; before each step, with probability ``phi`` (one shared draw), a global reset
     clears the board and restarts every player's SER3 (no message is counted for a reset). Players holding one
     arm keep playing it. ``suboptimal_pulls`` counts plays of arms that are not the best at their step,
     ``resets`` the resets; the recommendation is read at the horizon. ``phi = 0`` gives decentralized SER3
-    without resets and without stopping rule."""
-    if not 0 <= phi <= 1:
-        raise ConfigError(f"phi must be in [0, 1], got {phi}")
-    return _run("dser4", means, n_agents, rng, conf=eta, threshold=_threshold(delta, eta, n_agents, vote_rounding),
-                delta=delta, eps=eps, subroutine="ser3", activity=activity, reward=reward, drift=drift,
-                switch_at=switch_at, means_after=means_after, max_steps=horizon, record=record_messages, phi=phi)
+    without resets and without stopping rule. Returns a :class:`DecentralizedResult`; other parameters and
+    ``options`` (``activity``, ``reward``, ``drift``, ``switch_at``, ``means_after``) as in
+    :func:`run_decentralized_elimination`."""
+    require(0 <= phi <= 1, "phi", "in [0, 1]", phi)
+    return _run("decentralized-ser4", means, n_agents, rng, conf=eta, delta=delta, eps=eps, subroutine="ser3",
+                threshold=_threshold(delta, eta, n_agents, vote_rounding), max_steps=horizon,
+                record=record_messages, phi=phi, **options)
 
 
 PAPER_MEANS = "0.7,0.5,0.3,0.1,0.1,0.1,0.1,0.1,0.1,0.1"
@@ -309,30 +274,21 @@ _COMMON = (
 
 def _entry(name: str, params: Mapping[str, Any], seed: int) -> Result:
     """Registry entry of ``name`` (``decentralized-elimination``, DSER4 with ``subroutine = ser4``,
-    ``no-sharing``, ``full-sharing``)."""
-    eps = float(params["epsilon"])
-    if not 0 < eps <= 1:
-        raise ConfigError(f"epsilon must be in (0, 1], got {eps}")
-    after, sub = params["means_after"], params["subroutine"]
-    args = {"rng": np.random.default_rng(seed), "eps": eps, "delta": float(params["delta"]),
-            "activity": params["activity"], "reward": params["reward"], "drift": float(params["drift"]),
-            "switch_at": int(params["switch_at"]), "means_after": parse_means(after) if after else None}
-    means, agents = parse_means(params["means"]), int(params["agents"])
-    if sub == "ser4":
-        result = run_dser4(means, agents, horizon=int(params["horizon"]), phi=float(params["phi"]),
-                           eta=float(params["eta"]), vote_rounding=params["vote_rounding"], **args)
-    elif name == "decentralized-elimination":
-        result = run_decentralized_elimination(
-            means, agents, eta=float(params["eta"]), subroutine=sub, vote_rounding=params["vote_rounding"],
-            max_steps=int(params["max_steps"]), draw_only_active=flag(params["draw_only_active"]),
-            stop=params["stop"], **args)
-    elif name == "no-sharing":
-        result = run_no_sharing(means, agents, subroutine=sub, max_steps=int(params["max_steps"]),
-                                draw_only_active=flag(params["draw_only_active"]), **args)
-    else:
-        result = run_full_sharing(means, agents, subroutine=sub, max_steps=int(params["max_steps"]), **args)
-    label = f"{'decentralized' if name == 'decentralized-elimination' else name}-{sub}"
-    return Result(metrics=result.metrics(), curve=(result.done_steps, result.done_fraction), label=label)
+    ``no-sharing``, ``full-sharing``) on resolved ``params``: the run's :class:`DecentralizedResult`."""
+    p = dict(params)
+    require(0 < p["epsilon"] <= 1, "epsilon", "in (0, 1]", p["epsilon"])
+    means, agents, after = parse_means(p.pop("means")), p.pop("agents"), p.pop("means_after")
+    p |= {"rng": np.random.default_rng(seed), "eps": p.pop("epsilon"),
+          "means_after": parse_means(after) if after else None}
+    if p["subroutine"] == "ser4":  # DSER4 runs to its horizon
+        for key in ("subroutine", "max_steps", "stop", "draw_only_active"):
+            del p[key]
+        return run_dser4(means, agents, **p)
+    for key in ("phi", "horizon"):
+        p.pop(key, None)
+    run = {"decentralized-elimination": run_decentralized_elimination, "no-sharing": run_no_sharing,
+           "full-sharing": run_full_sharing}[name]
+    return run(means, agents, **p)
 
 
 _SUBROUTINE = Param("subroutine", str, "ser3", "arm selection subroutine", SUBROUTINES)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from anonbandits.envs.rewards import REWARD_MODELS, draw_rewards
-from anonbandits.errors import ConfigError
+from anonbandits.errors import ConfigError, require
 from anonbandits.multiagent.shared import SKEWED_SHARE, activity_probabilities
 
 #: ``sampler(mu, counts, rng) -> sums``: the sum of ``counts[i]`` rewards of mean ``mu[i]`` for every entry.
@@ -45,20 +45,17 @@ class Environment:
     def __post_init__(self) -> None:
         means = np.asarray(self.means, dtype=float)
         object.__setattr__(self, "means", means)
-        if means.ndim != 1 or means.size < 2 or not np.all(np.isfinite(means)):
-            raise ConfigError(f"means must be a finite 1-D array of at least two arms, got {self.means!r}")
-        if isinstance(self.reward, str) and self.reward not in REWARD_MODELS:
-            raise ConfigError(f"reward must be one of {', '.join(REWARD_MODELS)}, got {self.reward!r}")
-        if not (np.isfinite(self.drift) and self.drift >= 0):
-            raise ConfigError(f"drift must be a non-negative number, got {self.drift}")
-        if self.switch_at < 0:
-            raise ConfigError(f"switch_at must be >= 0, got {self.switch_at}")
+        require(means.ndim == 1 and means.size >= 2 and bool(np.all(np.isfinite(means))), "means",
+                "a finite 1-D array of at least two arms", self.means)
+        require(not isinstance(self.reward, str) or self.reward in REWARD_MODELS, "reward",
+                f"one of {', '.join(REWARD_MODELS)}", self.reward)
+        require(np.isfinite(self.drift) and self.drift >= 0, "drift", "a non-negative number", self.drift)
+        require(self.switch_at >= 0, "switch_at", ">= 0", self.switch_at)
         if self.switch_at > 0:
             if self.means_after is None:
                 raise ConfigError("switch_at > 0 needs means_after")
             after = np.asarray(self.means_after, dtype=float)
-            if after.shape != means.shape:
-                raise ConfigError(f"means_after must have {means.size} arms like means, got {after.size}")
+            require(after.shape == means.shape, "means_after", f"{means.size} arms like means", after.size)
             if self.drift > 0:
                 raise ConfigError("give either drift or switch_at, not both")
             object.__setattr__(self, "means_after", after)

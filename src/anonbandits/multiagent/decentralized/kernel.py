@@ -2,28 +2,18 @@
 ICML 2019): a compiled per-step simulation of DECENTRALIZED ELIMINATION (Algorithms 1-2; spec 3, 4.4), 1-PRIVACY
 and 0-PRIVACY (Sec. 5.1; spec 6) and DSER4 (Sec. 4; spec 5.5, A18).
 
-The kernel is the protocol itself, one global step per loop iteration: the active player (read off the
-player sequence, drawn in chunks) reads the board lazily (A2: every global elimination since her last
-activation; A4 guard; A5 restart; line 11 adoption of the shared singleton), makes one call of her Arm
-Selection subroutine (one pull, or one round with ``per_activation="round"``), and posts one vote per newly
-eliminated arm; an arm leaves the shared set at its M-th vote. The subroutines follow spec 3.1-3.4 and 3.6
-(random tie-breaks, SER3's reshuffled rounds, a round or phase completed by global eliminations is decided at
-the player's next activation before her pull). 1-PRIVACY has no board; 0-PRIVACY is one learner who owns
-every step; DSER4 runs to its horizon and restarts everything at its reset steps.
-
-Stationary Bernoulli runs are *lazy* (a round's or phase's arms and rewards are settled at its end), the
-others *eager* (see :func:`simulate`). Randomness: the player sequence, the rewards and the shuffles/tie-breaks
-use the streams of spec A20. A finished player's pull draws no reward unless pulls are recorded (nothing
-observes it). Uniform integers come from one uniform double each (:func:`_index`), as a ``Generator.integers``
-call costs about 30 ns inside numba.
-
-Each player keeps the list of her arms in index order next to her mask, so that the end of an SE/SER3 round
-costs O(|S|), not O(K): most pulls of SER3 are in two-arm rounds.
-
-One kernel serves every subroutine (``kind``) and mode: numba compiles it once (cached on disk), and the
-per-step branches on ``kind`` and the mode cost far less than a pull. The helpers are inlined into it, and it
-runs without numba's reference counting (``_nrt=False``; its scratch arrays come from the caller): the atomic
-reference-count updates of the arrays it passes around took over half of its time.
+One loop iteration per global step is the protocol itself: the active player reads the board lazily (A2: every
+global elimination since her last activation; A4 guard; A5 restart; line 11 adoption of the shared singleton),
+makes one call of her Arm Selection subroutine (spec 3.1-3.4, 3.6: random tie-breaks, SER3's reshuffled
+rounds, a unit completed by global eliminations decided at her next activation before her pull) and posts one
+vote per newly eliminated arm; an arm leaves the shared set at its M-th vote. 1-PRIVACY has no board; 0-PRIVACY
+is one learner who owns every step; DSER4 runs to its horizon and restarts everything at its reset steps.
+Stationary Bernoulli runs are *lazy*, the others *eager* (see :func:`simulate`); the streams are those of spec
+A20, and uniform integers come from one uniform double each (:func:`_index`: ``Generator.integers`` costs about
+30 ns inside numba). Each player keeps the list of her arms in index order next to her mask, so that the end of
+a round costs O(|S|), not O(K) (most pulls of SER3 are in two-arm rounds). One kernel serves every subroutine
+and mode (numba compiles it once, cached on disk); its helpers are inlined, and it runs without numba's
+reference counting (``_nrt=False``, scratch arrays from the caller), whose atomic updates took half its time.
 """
 
 from __future__ import annotations
@@ -31,11 +21,13 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numba import njit
 
+from anonbandits.core import radii
+from anonbandits.core.compiled import se_boundary
 from anonbandits.multiagent.decentralized.environment import Environment
 
 KINDS = {"naive": 0, "median": 1, "se": 2, "ser3": 3, "ugapec": 4}
@@ -50,27 +42,6 @@ T, RAW, DONE, VERSION, NG, GUARD, SUBOPT, T_CONS, STOPPED, N_VOTES, N_CURVE, N_A
 TWO53 = 1 << 53
 
 
-@dataclass
-class KernelResult:
-    """Raw outcome of one run (steps are raw global steps unless said otherwise)."""
-
-    t_end: int
-    stopped: bool
-    t_consensus: int | None
-    outputs: np.ndarray
-    pulls: np.ndarray
-    votes: np.ndarray
-    global_set: np.ndarray
-    vote_sender: np.ndarray
-    vote_time: np.ndarray
-    vote_arm: np.ndarray
-    elimination_steps: np.ndarray
-    guard_fired: int
-    suboptimal: int
-    done_times: np.ndarray
-    done_counts: np.ndarray
-    resets: int = 0
-    pull_records: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 MAX_ARMS = (1 << 10) - 1  # _index's 53-bit product stays below 2^63 up to here
 
 
@@ -204,7 +175,10 @@ def _end_round(p, kind, means, best, eps, conf, se_c, two_radius, rewards, ties,
         scal[SUBOPT] += bad
     cnt_r[p] += 1
     tau = cnt_r[p]
-    tr = two_radius[tau] if tau < two_radius.size else _two_radius(kind, float(tau), k, conf, se_c)
+    if tau < two_radius.size:
+        tr = two_radius[tau]
+    else:  # the core's boundary is in sum space
+        tr = se_boundary(tau, k, conf, se_c, 2 if kind == SER3 else 1) / tau
     top, n_top, pos = -np.inf, 0, -1
     for i in range(r):
         v = sums[p, arms[p, i]] / tau
@@ -234,14 +208,6 @@ def _end_round(p, kind, means, best, eps, conf, se_c, two_radius, rewards, ties,
         ns[p] = kept
         held[p] = arms[p, 0] if kept == 1 else -1
     return r - kept
-
-
-@njit(cache=True, inline="always")
-def _two_radius(kind, tau, k_total, conf, se_c):
-    """``2 radius(tau)`` of SER3 (spec 3.4) or SE (3.3)."""
-    if kind == SER3:
-        return 2 * math.sqrt(math.log(4 * k_total * tau**2 / conf) / (2 * tau))
-    return 2 * math.sqrt(math.log(se_c * k_total * tau**2 / conf) / tau)
 
 
 @njit(cache=True, inline="always")
@@ -344,23 +310,20 @@ def _remove(p, a, kind, S, best, jj, left, opened, scal, ties, eager, pulled):
     pulled arms are the first ``jj`` of the round in index order for SE, a uniformly random ``jj``-subset of
     the ``jj + left`` arms for SER3; known in eager mode, whose pulls are counted already) and count that
     pull."""
-    if opened[p] and eager and (kind == SE or kind == SER3):
-        if pulled[p, a]:
-            jj[p] -= 1
-        else:
-            left[p] -= 1
-        pulled[p, a] = False
-    elif opened[p] and (kind == SE or kind == SER3):
-        if kind == SE:
+    if opened[p] and (kind == SE or kind == SER3):
+        if eager:
+            was = pulled[p, a]
+            pulled[p, a] = False
+        elif kind == SE:
             rank = 0
             for b in range(a):
                 rank += S[p, b]
-            pulled = rank < jj[p]
+            was = rank < jj[p]
         else:
-            pulled = _index(ties, jj[p] + left[p]) < jj[p]
-        if pulled:
+            was = _index(ties, jj[p] + left[p]) < jj[p]
+        if was:
             jj[p] -= 1
-            scal[SUBOPT] += not best[a]
+            scal[SUBOPT] += not (eager or best[a])  # an eager pull was counted when it was made
         else:
             left[p] -= 1
     S[p, a] = False
@@ -412,9 +375,10 @@ def simulate(players, kind, means, best, eps, conf, se_c, targets, two_radius, u
     ``round_mode``: one activation runs the rest of an SE/SER3 round, or one pull of every arm of a phase.
     ``resets``: the steps (increasing) before which every player restarts and the board is cleared (DSER4).
     ``cnt_r``: SE/SER3 completed rounds, median phase, UGapEc pulls; ``aux``: UGapEc's next arm (-1: to be
-    chosen). ``two_radius[tau]``: ``2 radius(tau)`` of SE/SER3; ``ucb_log[t]``: UGapEc's log term (both
-    computed past their tables); ``targets``: pulls per arm of a phase, ``[ell]`` for naive elimination, by
-    phase for median elimination (a table: the formula's powers and logarithm cost more than a step).
+    chosen). ``two_radius[tau]``: ``2 radius(tau)`` of SE/SER3 (constant ``se_c``, 4 for SER3); ``ucb_log[t]``:
+    UGapEc's log term (both computed past their tables); ``targets``: pulls per arm of a phase, ``[ell]`` for
+    naive elimination, by phase for median elimination (a table: the formula's powers and logarithm cost more
+    than a step).
     """
     n, k = S.shape
     target = targets[0]
@@ -509,10 +473,9 @@ def simulate(players, kind, means, best, eps, conf, se_c, targets, two_radius, u
                     _pull_unit(p, kind, raw, i, target, means, after, best, best_after, switch_at, drift, top,
                                pool, rewards, ties, scal, S, cnt, sums, pulled, left, rec_t, rec_a, rec_r)
                     left[p] -= 1
-                jj[p] += q
             else:
-                jj[p] += q
                 left[p] -= q
+            jj[p] += q
             if left[p] == 0:
                 gone += _end_unit(p, kind, means, best, eps, conf, se_c, target, two_radius, rewards, ties, scal,
                                   S, ns, held, cnt, sums, cnt_r, jj, left, opened, E, mu, keys, arms, eager,
@@ -587,26 +550,17 @@ def simulate(players, kind, means, best, eps, conf, se_c, targets, two_radius, u
             if now_done and only_active:
                 absorbed[p] = True
                 scal[N_ABSORBED] += 1
-        if stop_rule == STOP_ALL:
-            if scal[DONE] == n:
-                scal[STOPPED] = 1
-                consumed = i + 1
-                break
-        elif stop_rule == STOP_CONSENSUS:
-            if scal[NG] == 1 or scal[N_ABSORBED] == n:
-                scal[STOPPED] = 1
-                consumed = i + 1
-                break
-            if scal[DONE] == n and now_done != was_done:  # nothing can change unless a read undoes a player
-                stale = False
+        stop = stop_rule == STOP_ALL and scal[DONE] == n
+        if stop_rule == STOP_CONSENSUS:
+            stop = scal[NG] == 1 or scal[N_ABSORBED] == n
+            if not stop and scal[DONE] == n and now_done != was_done:  # nothing changes unless a read undoes one
+                stop = True
                 for w in range(n):
-                    if not absorbed[w] and not G[held[w]]:
-                        stale = True
-                        break
-                if not stale:
-                    scal[STOPPED] = 1
-                    consumed = i + 1
-                    break
+                    stop = stop and (absorbed[w] or G[held[w]])
+        if stop:
+            scal[STOPPED] = 1
+            consumed = i + 1
+            break
     scal[RAW], scal[T] = raw, t
     return consumed
 
@@ -634,12 +588,13 @@ def run_kernel(subroutine: str, env: Environment, n: int, sample: Callable[[int,
                player_rng: np.random.Generator, rewards: np.random.Generator, ties: np.random.Generator, *,
                eps: float, conf: float, se_c: float, threshold: int | None, stop_rule: str,
                draw_only_active: bool, max_steps: int, per_activation: str = "pull",
-               resets: np.ndarray | None = None, record: bool = False) -> KernelResult:
-    """One run; returns the raw result record. The vote steps and the consensus step leave out the draws of
-    finished players with ``draw_only_active`` (the public results' convention), while ``t_end``, the
-    elimination steps and the status curve are raw steps. ``threshold``: M, ``None`` for no board
-    (1-PRIVACY, 0-PRIVACY); ``stop_rule``: ``all``, ``consensus`` or ``none`` (run ``max_steps`` steps);
-    ``resets``: DSER4's reset steps; ``record``: keep (step, arm, reward) of every pull.
+               resets: np.ndarray | None = None, record: bool = False) -> dict[str, Any]:
+    """One run; returns its final state (the arrays of :func:`simulate` by name) and raw results. The vote
+    steps and the consensus step leave out the draws of finished players with ``draw_only_active`` (the public
+    results' convention), while ``t_end``, the elimination steps and the status curve are raw steps.
+    ``threshold``: M, ``None`` for no board (1-PRIVACY, 0-PRIVACY); ``stop_rule``: ``all``, ``consensus`` or
+    ``none`` (run ``max_steps`` steps); ``resets``: DSER4's reset steps; ``record``: keep (step, arm, reward)
+    of every pull.
 
     The player sequence is drawn with ``sample(size, player_rng)`` in chunks (first chunk ``max(2^15, 64 N)``
     steps, then doubling). Stationary Bernoulli runs without records or resets are lazy (see
@@ -652,17 +607,14 @@ def run_kernel(subroutine: str, env: Environment, n: int, sample: Callable[[int,
     scal = np.zeros(14, np.int64)
     scal[NG], scal[T_CONS] = k, -1
     kind = KINDS[subroutine]
-    S = np.ones((n, k), np.bool_)
-    ns = np.full(n, k, np.int64)
-    held = np.full(n, -1, np.int64)
-    cnt_r = np.full(n, 1 if kind == MEDIAN else 0, np.int64)
-    arms = np.tile(np.arange(k, dtype=np.int64), (n, 1))
-    state = dict(S=S, ns=ns, held=held, arms=arms, cnt=np.zeros((n, k), np.int64), sums=np.zeros((n, k)), cnt_r=cnt_r,
+    se_c = 4.0 if kind == SER3 else se_c  # the constant c of the SE/SER3 radius (spec 3.3, 3.4)
+    state = dict(S=np.ones((n, k), np.bool_), ns=np.full(n, k, np.int64), held=np.full(n, -1, np.int64),
+                 arms=np.tile(np.arange(k, dtype=np.int64), (n, 1)), cnt=np.zeros((n, k), np.int64),
+                 sums=np.zeros((n, k)), cnt_r=np.full(n, 1 if kind == MEDIAN else 0, np.int64),
                  jj=np.zeros(n, np.int64), left=np.zeros(n, np.int64), opened=np.zeros(n, np.bool_),
                  aux=np.full(n, -1, np.int64), lam=np.zeros((n, k), np.bool_), seen=np.zeros(n, np.int64),
-                 local=np.zeros(n, np.int64), absorbed=np.zeros(n, np.bool_),
-                 G=np.ones(k, np.bool_),
-                 V=np.zeros(k, np.int64), elim_time=np.full(k, -1, np.int64))
+                 local=np.zeros(n, np.int64), absorbed=np.zeros(n, np.bool_), G=np.ones(k, np.bool_),
+                 V=np.zeros(k, np.int64), elim_time=np.full(k, -1, np.int64))  # in the order of simulate's arguments
     two_radius, ucb_log = _tables(kind, k, conf, se_c)
     if kind == MEDIAN:
         targets = _median_targets(eps, conf, k)
@@ -672,8 +624,7 @@ def run_kernel(subroutine: str, env: Environment, n: int, sample: Callable[[int,
     curve = [np.zeros(2 * n * k + 3, np.int64) for _ in range(2)]  # a player flips at most twice per arm
     means = env.means
     best = means == means.max()
-    switch = env.switch_at > 0
-    after = env.means_after if switch else means
+    after = env.means_after if env.switch_at > 0 else means
     best_after = after == after.max()
     if env.drift > 0:  # the initial best arm alone keeps its mean
         best = np.arange(k) == int(np.argmax(means))
@@ -710,17 +661,14 @@ def run_kernel(subroutine: str, env: Environment, n: int, sample: Callable[[int,
             scal[STOPPED] = 2
         size = min(max_steps - drawn, drawn, 1 << 22, cap)
     if not eager:
-        close_units(kind, best, S, state["cnt"], state["jj"], state["left"], state["opened"], scal, ties)
-    outputs = _outputs(state, scal)
+        close_units(kind, best, *(state[x] for x in ("S", "cnt", "jj", "left", "opened")), scal, ties)
     nv, nc = scal[N_VOTES], scal[N_CURVE]
-    return KernelResult(
-        t_end=int(scal[RAW]), stopped=bool(scal[STOPPED] == 1 or stop_rule == "none"),
-        t_consensus=None if scal[T_CONS] < 0 else int(scal[T_CONS]), outputs=outputs, pulls=state["local"],
-        votes=state["V"], global_set=state["G"], vote_sender=votes[0][:nv], vote_time=votes[1][:nv],
-        vote_arm=votes[2][:nv], elimination_steps=state["elim_time"], guard_fired=int(scal[GUARD]),
-        suboptimal=int(scal[SUBOPT]), done_times=curve[0][:nc], done_counts=curve[1][:nc],
-        resets=int(scal[N_RESETS]),
-        pull_records=tuple(np.concatenate(x) for x in zip(*records, strict=True)) if record else None)
+    return dict(state, t_end=int(scal[RAW]), stopped=bool(scal[STOPPED] == 1 or stop_rule == "none"),
+                t_consensus=None if scal[T_CONS] < 0 else int(scal[T_CONS]), outputs=_outputs(state, scal),
+                vote_sender=votes[0][:nv], vote_time=votes[1][:nv], vote_arm=votes[2][:nv],
+                guard_fired=int(scal[GUARD]), suboptimal=int(scal[SUBOPT]), done_times=curve[0][:nc],
+                done_counts=curve[1][:nc], resets=int(scal[N_RESETS]),
+                pull_records=tuple(np.concatenate(x) for x in zip(*records, strict=True)) if record else None)
 
 
 @functools.lru_cache(maxsize=64)
@@ -741,17 +689,13 @@ TABLE = 1 << 16  # rounds / pulls covered by the radius tables (computed beyond)
 
 @functools.lru_cache(maxsize=64)
 def _tables(kind: int, k: int, conf: float, se_c: float) -> tuple[np.ndarray, np.ndarray]:
-    """``2 radius(tau)`` of SE/SER3 and UGapEc's ``log(4 K t^3/conf)/2`` for the integers below ``TABLE``
-    (index 0 unused); cached, as many runs share their parameters."""
+    """``2 radius(tau)`` of SE/SER3 (the core's :func:`~anonbandits.core.radii.se_boundary` over ``tau``) and
+    UGapEc's ``log(4 K t^3/conf)/2`` for the integers below ``TABLE`` (index 0 unused); cached, as many runs
+    share their parameters."""
     x = np.arange(TABLE, dtype=float)
     x[0] = 1.0
-    with np.errstate(divide="ignore"):
-        if kind == SER3:
-            two_radius = 2 * np.sqrt(np.log(4 * k * x**2 / conf) / (2 * x))
-        else:
-            two_radius = 2 * np.sqrt(np.log(se_c * k * x**2 / conf) / x)
-        ucb_log = 0.5 * np.log(4 * k * x**3 / conf)
-    return two_radius, ucb_log
+    two_radius = radii.se_boundary(x, k, conf, se_c, 2 if kind == SER3 else 1) / x
+    return two_radius, 0.5 * np.log(4 * k * x**3 / conf)
 
 
 def _outputs(state: dict[str, np.ndarray], scal: np.ndarray) -> np.ndarray:

@@ -33,7 +33,7 @@ def test_defaults_run_paper_002s_problem_1() -> None:
     out = spec.run(spec.resolve({"agents": 32}), 6)
     res = run_decentralized_elimination([0.7, 0.5, 0.3] + [0.1] * 7, 32, rng=np.random.default_rng(6), delta=0.05,
                                         eta=0.9, eps=0.25, subroutine="ser3", activity="uniform")
-    assert out.metrics == res.metrics()
+    assert out.metrics == res.metrics
     assert res.threshold == 29 and res.votes.max() == 29 and res.votes[0] == 0
 
 
@@ -101,3 +101,5 @@ def test_consensus_stopping_rule() -> None:
     with pytest.raises(ConfigError, match="per_activation 'round'"):
         run_decentralized_elimination([0.7, 0.5], 10, rng=np.random.default_rng(1), subroutine="ugapec",
                                       per_activation="round", **kw)
+    with pytest.raises(ConfigError, match="stop must be 'all' without a vote board"):  # nothing to agree on
+        run_no_sharing([0.7, 0.5], 10, rng=np.random.default_rng(1), stop="consensus")

@@ -34,7 +34,7 @@ def test_delta_correctness_over_many_seeds(subroutine: str) -> None:
                                             eps=0.2, subroutine=subroutine)
         assert not res.truncated and res.recommended >= 0
         wrong += not res.correct
-        players_wrong += res.agent_correct < 1
+        players_wrong += res.agents_correct < 1
     bound = stats.binom.ppf(0.999, runs, delta)
     assert wrong <= bound and players_wrong <= bound
 

@@ -3,16 +3,20 @@
 * uniform integers from one uniform double (Lemire's multiply-and-reject up to ``MAX_ARMS``, plain rejection
   beyond): chi-square against the uniform law;
 * 1-PRIVACY (a round's rewards drawn at its end, its arms settled lazily) has the law of the per-pull
-  reference loop.
+  reference loop;
+* the tabulated SE/SER3 radius (and the core's compiled boundary past the table) is the paper's formula.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from anonbandits.multiagent.decentralized import run_no_sharing
+from anonbandits.core.compiled import se_boundary
+from anonbandits.multiagent.decentralized import kernel, run_no_sharing
 from anonbandits.multiagent.decentralized.kernel import MAX_ARMS, _index
 from anonbandits.reference import decentralized as reference
 
@@ -38,3 +42,18 @@ def test_no_sharing_has_the_law_of_the_per_pull_loop() -> None:
     assert stats.ks_2samp(best_ref, best_eng).pvalue > 1e-3
     for r in eng:
         assert r.agent_pulls.sum() == r.samples and np.all(r.agent_arms >= 0)
+
+
+@pytest.mark.parametrize(("kind", "c", "denominator"),
+                         [(kernel.SE, 4.0, 1), (kernel.SE, 1.0, 1), (kernel.SER3, 4.0, 2)])
+def test_radius_table_is_the_papers_radius(kind: int, c: float, denominator: int) -> None:
+    """The tabulated ``2 radius(tau)`` of SE (spec 3.3) and SER3 (spec 3.4) is the paper's formula
+    ``2 sqrt(log(c K tau^2/conf) / (denominator tau))``, and the compiled value used past the table continues it."""
+    k, conf = 10, 0.1
+    two_radius, _ = kernel._tables(kind, k, conf, c)
+    for tau in (1, 2, 17, 1000, kernel.TABLE - 1):
+        paper = 2 * math.sqrt(math.log(c * k * tau**2 / conf) / (denominator * tau))
+        assert two_radius[tau] == pytest.approx(paper, rel=1e-14)
+    tau = kernel.TABLE + 5
+    paper = 2 * math.sqrt(math.log(c * k * tau**2 / conf) / (denominator * tau))
+    assert se_boundary(tau, k, conf, c, denominator) / tau == pytest.approx(paper, rel=1e-14)

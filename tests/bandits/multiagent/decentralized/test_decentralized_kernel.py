@@ -172,11 +172,11 @@ def test_vote_log_invariants(subroutine: str, stop: str) -> None:
             assert res.recommended == int(np.flatnonzero(res.elimination_steps < 0)[0])
         else:
             assert res.t_consensus is None
-        assert np.all((res.done_fraction >= 0) & (res.done_fraction <= 1))
+        assert np.all((res.curve[1] >= 0) & (res.curve[1] <= 1))
         if stop == "consensus" and res.t_consensus is not None:
             assert res.samples == res.t_consensus
         else:  # every player holds one arm
-            assert res.done_fraction[-1] == 1 and np.all(res.agent_arms >= 0)
+            assert res.curve[1][-1] == 1 and np.all(res.agent_arms >= 0)
 
 
 def test_reproducible_and_truncated() -> None:
