@@ -30,7 +30,7 @@ import numpy as np
 
 from anonbandits.core.schedules import checkpoint_grid
 from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, check_setup
-from anonbandits.dp.hybrid_kernel import TreeNoise, choose_arms, floor_log2, run_rounds
+from anonbandits.dp.hybrid_kernel import choose_arms, floor_log2, run_rounds, tree_noise_store
 from anonbandits.envs.rewards import draw_rewards
 from anonbandits.errors import ConfigError, require
 
@@ -98,7 +98,6 @@ def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], 
     node_scale = 2.0 * (tree_r + shift) / eps_flat          # Lap scale of the current tree's nodes
     priv_width = _PRIVACY_WIDTH / eps_flat
     log2_table = floor_log2(np.arange(T + 2).clip(1)).astype(np.int16)
-    tree = TreeNoise(R * K, T)
     mean, width_a, width_b = full.copy(), np.sqrt(3.0 / pulls), priv_width * log2_table[pulls + 1] / pulls
     laplace_draws = np.full(R, K, dtype=np.int64)
 
@@ -110,7 +109,7 @@ def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], 
     cursor = np.array([np.searchsorted(grid, K, side="right")], dtype=np.int64)   # next checkpoint
     arm, done = np.empty(R, dtype=np.int64), np.zeros(R, dtype=np.bool_)
     state = (mu_flat, gaps, mean, width_a, width_b, full, pulls, tree_k, tree_sum, tree_leaves, node_scale,
-             priv_width, log2_table, tree.stored, tree.low_level, tree.high_level, regret, curves, grid, cursor,
+             priv_width, log2_table, *tree_noise_store(R * K, T), regret, curves, grid, cursor,
              arm, done)
     bernoulli, no_uniform = reward == "bernoulli", np.empty((0, R))
     for start in range(K + 1, T + 1, _CHUNK):

@@ -67,18 +67,18 @@ class Protocol:
     """Base class: Dist-DP-SE's pure-DP SecAgg protocol with Polya noise (Theorem 1, Sec. 3.1).
 
     Subclasses change the noise, the parameters and the radius; the release machinery is shared.
-    ``noise_eps`` is the epsilon that calibrates the noise (``eps/2`` for the shuffle protocol).
+    ``noise_eps = share eps`` calibrates the noise and ``share p_tau`` the accuracy (``share = 1/2`` for the
+    shuffle protocol).
     """
 
-    name = "dist-dp-se"
-    pure = True
+    name, pure, share = "dist-dp-se", True, 1.0
 
     def __init__(self, epsilon: float, tau_confidence: float, scale: float = 1.0) -> None:
         require(epsilon > 0, "epsilon", "positive", epsilon)
         require(0 < tau_confidence <= 1, "tau_confidence", "in (0, 1]", tau_confidence)
         require(scale >= 1, "scale", "at least 1", scale)
         self.epsilon, self.tau_confidence, self.scale = float(epsilon), float(tau_confidence), float(scale)
-        self.noise_eps = self.epsilon
+        self.noise_eps = self.epsilon * self.share
 
     def precision(self, n: int) -> int:
         """``g = ceil(eps sqrt(n))`` (at least 1)."""
@@ -86,7 +86,7 @@ class Protocol:
 
     def accuracy(self, n: int, g: int) -> int:
         """``tau = ceil((g/eps) log(2/p_tau))``: the ``Lap_Z(g/eps)`` total noise exceeds it w.p. <= p_tau."""
-        return math.ceil(privacy.discrete_laplace_radius(g / self.noise_eps, self.tau_confidence))
+        return math.ceil(privacy.discrete_laplace_radius(g / self.noise_eps, self.tau_confidence * self.share))
 
     def batch_params(self, n: int) -> BatchParams:
         g = self.precision(n)
@@ -110,15 +110,14 @@ class Protocol:
         """``count`` independent totals of ``n`` users' noise: exactly ``Lap_Z(g/eps)`` (Fact 1)."""
         return privacy.discrete_laplace(bp.g / self.noise_eps, count, rng)
 
-    def server_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray | None:
-        """Noise the analyzer adds itself (central model only)."""
-        return None
+    def server_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
+        """Noise the analyzer adds itself (none but in the central model)."""
+        return np.zeros(count, dtype=np.int64)
 
     def _analyze(self, yhat: np.ndarray, clean: np.ndarray, bp: BatchParams, rng: np.random.Generator) -> Release:
         extra = self.server_noise(bp, yhat.size, rng)
-        y = yhat if extra is None else np.mod(yhat + np.mod(extra, bp.m), bp.m)
-        exact = clean if extra is None else clean + extra
-        return Release(yhat=yhat, z=privacy.analyze(y, bp.n, bp.g, bp.tau, bp.m), exact=exact / bp.g)
+        y = np.mod(yhat + np.mod(extra, bp.m), bp.m)
+        return Release(yhat=yhat, z=privacy.analyze(y, bp.n, bp.g, bp.tau, bp.m), exact=(clean + extra) / bp.g)
 
     def release_sums(self, encoded: np.ndarray, bp: BatchParams, rng: np.random.Generator) -> Release:
         """Releases for several blocks of ``n`` users from their encoded sums (aggregate-noise mode)."""
@@ -142,8 +141,7 @@ class Protocol:
     def release_users(self, xhat: np.ndarray, bp: BatchParams, secagg: str, rng: np.random.Generator) -> Release:
         """Release for one block from every user's encoding (faithful per-user mode)."""
         xhat = np.asarray(xhat, dtype=np.int64)
-        if xhat.size != bp.n:
-            raise ValueError(f"a batch of this protocol has {bp.n} users, got {xhat.size} encodings")
+        require(xhat.size == bp.n, "the number of encodings", f"the batch's {bp.n} users", xhat.size)
         eta = self.user_noise(bp, rng)
         messages = np.mod(xhat + eta, bp.m)  # local randomizer R: y_i = (xhat_i + eta_i) mod m
         yhat = np.array([self.secure(messages, bp, secagg, rng)], dtype=np.int64)
@@ -165,14 +163,7 @@ class ShuffleProtocol(Protocol):
     proven: the privacy claim is Theorem 3's, for the Cheu-Yan construction the paper does not specify.
     """
 
-    name = "shuffle-dp-se"
-
-    def __init__(self, epsilon: float, tau_confidence: float, scale: float = 1.0) -> None:
-        super().__init__(epsilon, tau_confidence, scale)
-        self.noise_eps = self.epsilon / 2.0
-
-    def accuracy(self, n: int, g: int) -> int:
-        return math.ceil(privacy.discrete_laplace_radius(g / self.noise_eps, self.tau_confidence / 2.0))
+    name, share = "shuffle-dp-se", 0.5
 
 
 class CentralProtocol(Protocol):
