@@ -9,16 +9,11 @@ Resolutions of the spec: the initialization pull is noised too (A1), lambda^(0) 
 counter enters ln t (A3).
 
 Simulation (exact): between two array completions an arm's index moves only through ln t, so the played arm
-changes only when another arm's index overtakes it. An arm can only be overtaken by an arm with a smaller
-last-array size (its width grows faster); the crossing round solves a quadratic in sqrt(ln t) and is then
-checked on the integer rounds. Each block of consecutive pulls of one arm is one event whose rewards are drawn
-as one sum (binomial for Bernoulli). Ties between indices have probability zero (continuous noise) and go to
-the lowest index (A4).
-
-Two storage forms with the same decisions: ``storage="o1"`` keeps, per arm, the tuple (count, running sum,
-capacity) of the filling array plus the last noisy mean and its size (Appendix A, O(K) space);
-``storage="arrays"`` keeps every observation of the filling array as in the array form of Algorithm 1 (the
-individual rewards are drawn, then summed at completion).
+changes only when an arm with a smaller last-array size (its width grows faster) overtakes it; the crossing
+round solves a quadratic in sqrt(ln t), checked on the integer rounds. Each block of consecutive pulls of one
+arm is one event whose rewards are drawn as one sum. Ties have probability zero and go to the lowest index
+(A4). ``storage="o1"`` keeps per arm the Appendix A tuple (count, running sum, capacity) of the filling array
+and the last noisy mean; ``storage="arrays"`` keeps (and draws) every observation of the filling array.
 """
 
 from __future__ import annotations

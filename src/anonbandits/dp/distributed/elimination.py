@@ -9,12 +9,10 @@ used (forgetting); an arm survives iff ``UCB_a >= max_{a'} LCB_{a'}`` (non-stric
 the horizon ends inside a batch, the remaining users are served and nothing is aggregated; once a single
 arm is left it is pulled to the end without running the protocol (Sec. 6 item 9).
 
-The simulation is event by event: one step per batch, vectorised over the active arms. A block's
-sufficient statistic (the sum of its users' encoded rewards) is drawn in one call
-(:func:`~anonbandits.dp.distributed.rewards.encoded_sums`) and the users' total noise from its exact
-aggregate law, unless ``simulation="per-user"`` asks for the faithful protocol run user by user.
-Regret is the pseudo-regret ``sum_a Delta_a N_a(t)``, exactly piecewise linear between block ends, so the
-curve is exact at every checkpoint.
+Simulation: one step per batch, vectorised over the active arms; a block's encoded sum is one draw
+(:func:`~anonbandits.dp.distributed.rewards.encoded_sums`) and the users' total noise one draw from its exact
+aggregate law, unless ``simulation="per-user"`` runs the protocol user by user. The pseudo-regret is
+piecewise linear between block ends, so the curve is exact at every checkpoint.
 """
 
 from __future__ import annotations

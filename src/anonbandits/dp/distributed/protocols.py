@@ -4,19 +4,13 @@ distributed-dp.md, Sec. 3), one class per trust model / noise.
 Every protocol fixes, for a batch of ``n`` users, the precision ``g``, accuracy ``tau`` and modulus
 ``m = n g + 2 tau + 1`` (:class:`BatchParams`), the per-user noise of the local randomizer R, the constants
 ``(sigma, h)`` of the noise tail (Assumption 1) that enter the confidence radius ``beta(b)`` (Lemma 2), and
-its privacy guarantee.
-
-A batch's release can be simulated two ways, which agree in distribution:
-
-* :meth:`Protocol.release_users` is faithful: every user encodes her reward, adds her own noise, reduces
-  mod m, and the messages go through SecAgg (ideal modular sum, pairwise masking, or split-and-mix
-  shuffling) before the analyzer;
-* :meth:`Protocol.release_sums` starts from the block's encoded sum and draws the *aggregate* noise of the
-  ``n`` users in one call, using exact identities: ``n`` Polya(1/n, beta) differences sum to ``Lap_Z``;
-  ``n`` Skellam(0, v/n) sum to ``Sk(0, v)``; ``n`` i.i.d. ``Lap_Z(B)`` sum to ``Polya(n, beta) -
-  Polya(n, beta)``. Sums of discrete Gaussians have no closed form, so Dist-CDP-SE draws them as the users'
-  histogram (spec Sec. 6, item 8). SecAgg's output ``(sum_i y_i) mod m`` equals
-  ``(sum xhat + sum eta) mod m``, so nothing else is lost.
+its privacy guarantee. A batch's release is simulated two ways, which agree in distribution:
+:meth:`Protocol.release_users` is faithful (every user encodes her reward, adds her own noise, reduces mod m;
+the messages go through SecAgg, ideal or simulated, before the analyzer); :meth:`Protocol.release_sums` draws
+the *aggregate* noise of the ``n`` users in one call from its exact law (``aggregate_noise``: Fact 1 for
+Polya shares, Skellam's closure under sums, negative binomials for local ``Lap_Z``, the users' histogram for
+discrete Gaussians, spec Sec. 6 item 8). SecAgg's output ``(sum_i y_i) mod m`` equals ``(sum xhat + sum eta)
+mod m``, so nothing else is lost.
 """
 
 from __future__ import annotations
@@ -223,6 +217,10 @@ class _ScaledProtocol(Protocol):
         """Variance of the aggregated noise of one release, in encoded units."""
         return (bp.g / self.epsilon) ** 2
 
+    def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
+        """The worst batch size's ``(eps', delta)``-DP conversion (:meth:`batch_dp`)."""
+        return max([0.0, *(self.batch_dp(bp, delta) for bp in map(self.batch_params, batch_sizes))]), delta
+
 
 class SkellamProtocol(_ScaledProtocol):
     """Dist-RDP-SE: RDP via SecAgg with Skellam noise (Theorem 2, Sec. 3.2), scaling factor ``s``.
@@ -247,11 +245,9 @@ class SkellamProtocol(_ScaledProtocol):
     def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
         return privacy.skellam(0, self.total_variance(bp), count, rng)
 
-    def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
-        """Lemma 3 with the actual integer g of every batch size, converted by Lemma 10; worst batch."""
-        curves = [privacy.skellam_rdp(privacy.DEFAULT_ORDERS, bp.g, self.total_variance(bp))
-                  for bp in map(self.batch_params, batch_sizes)]
-        return max([0.0, *(privacy.rdp_to_dp(curve, delta) for curve in curves)]), delta
+    def batch_dp(self, bp: BatchParams, delta: float) -> float:
+        """Lemma 3 with the batch's actual integer g, converted to ``(eps', delta)``-DP by Lemma 10."""
+        return privacy.rdp_to_dp(privacy.skellam_rdp(privacy.DEFAULT_ORDERS, bp.g, self.total_variance(bp)), delta)
 
 
 class DiscreteGaussianProtocol(_ScaledProtocol):
@@ -283,11 +279,10 @@ class DiscreteGaussianProtocol(_ScaledProtocol):
         """Totals of ``n`` per-user discrete Gaussians (their exact law, drawn as the users' histogram)."""
         return privacy.discrete_gaussian_sum(self.user_sigma(bp), bp.n, count, rng)
 
-    def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
-        """Lemma 4 per batch size (``(1/2) epsbar^2``-CDP), worst batch, converted to ``(eps', delta)``-DP."""
-        worst = max([0.0, *(privacy.discrete_gaussian_sum_cdp(bp.n, self.user_sigma(bp), bp.g)
-                            for bp in map(self.batch_params, batch_sizes))])
-        return privacy.zcdp_to_dp(worst * worst / 2.0, delta), delta
+    def batch_dp(self, bp: BatchParams, delta: float) -> float:
+        """Lemma 4 for the batch (``(1/2) epsbar^2``-CDP), converted to ``(eps', delta)``-DP."""
+        epsbar = privacy.discrete_gaussian_sum_cdp(bp.n, self.user_sigma(bp), bp.g)
+        return privacy.zcdp_to_dp(epsbar * epsbar / 2.0, delta)
 
 
 PROTOCOLS: dict[str, type[Protocol]] = {
