@@ -61,7 +61,7 @@ def discrete_laplace(scale: float, size: Size, rng: np.random.Generator) -> np.n
     """
     scale = _positive("scale", scale)
     success = -math.expm1(-1.0 / scale)  # 1 - beta, without cancellation for large scales
-    return (rng.geometric(success, size).astype(np.int64) - rng.geometric(success, size).astype(np.int64))
+    return np.int64(rng.geometric(success, size)) - np.int64(rng.geometric(success, size))  # scalar or array
 
 
 def polya(r: float, beta: float, size: Size, rng: np.random.Generator) -> np.ndarray:
@@ -74,17 +74,14 @@ def polya(r: float, beta: float, size: Size, rng: np.random.Generator) -> np.nda
     r = _positive("r", r)
     beta = float(beta)
     require(0.0 <= beta < 1.0, "beta", "in [0, 1)", beta)
-    if beta == 0.0:
-        return np.zeros(size, dtype=np.int64) if size is not None else np.int64(0)
-    lam = rng.gamma(r, beta / (1.0 - beta), size)
-    return rng.poisson(lam).astype(np.int64)
+    return np.int64(rng.poisson(rng.gamma(r, beta / (1.0 - beta), size)))
 
 
 def skellam(mu: int, var: float, size: Size, rng: np.random.Generator) -> np.ndarray:
     """Skellam ``Sk(mu, var)``: ``mu + N1 - N2`` with ``N1, N2`` i.i.d. ``Poisson(var/2)``; variance ``var``."""
     require(int(mu) == mu, "Skellam mean", "an integer", mu)
     half = _positive("var", var) / 2.0
-    return int(mu) + rng.poisson(half, size).astype(np.int64) - rng.poisson(half, size).astype(np.int64)
+    return int(mu) + np.int64(rng.poisson(half, size)) - np.int64(rng.poisson(half, size))
 
 
 def discrete_gaussian(sigma: float, size: Size, rng: np.random.Generator) -> np.ndarray:

@@ -73,9 +73,7 @@ def per_round_hybrid_ucb(mu: np.ndarray, eps: float, horizon: int, rng: np.rando
     node is first read; its private mean is (full arrays + noisy prefix sum of the tree) / O. ``exact_rewards``
     makes every reward equal its mean (Bernoulli otherwise).
     """
-    K = mu.size
-    shift = int(tree_noise == "exact")
-    best = float(mu.max())
+    K, shift, best = mu.size, int(tree_noise == "exact"), float(mu.max())
 
     def reward(j: int) -> float:
         return float(mu[j]) if exact_rewards else float(rng.random() < mu[j])
@@ -83,9 +81,7 @@ def per_round_hybrid_ucb(mu: np.ndarray, eps: float, horizon: int, rng: np.rando
     full = [reward(j) + rng.laplace(0, 2 / eps) for j in range(K)]
     leaves: list[list[float]] = [[] for _ in range(K)]
     nodes: list[dict[tuple[int, int], float]] = [{} for _ in range(K)]
-    tree = [1] * K
-    pulls = [1] * K
-    mean = list(full)
+    tree, pulls, mean = [1] * K, [1] * K, list(full)
     regret = float(sum(best - m for m in mu))
     for t in range(K + 1, horizon + 1):
         log_t = math.log2(t)

@@ -26,8 +26,8 @@ from anonbandits.channels.mechanisms import Distributed
 from anonbandits.core.elimination import interval_survivors
 from anonbandits.core.schedules import batch_length, checkpoint_grid
 from anonbandits.dp.distributed.protocols import BatchParams, Protocol, Release
-from anonbandits.dp.distributed.rewards import encoded_sums, user_rewards
-from anonbandits.envs.rewards import model_means
+from anonbandits.dp.distributed.rewards import encoded_sums
+from anonbandits.envs.rewards import draw_rewards, model_means
 from anonbandits.privacy import randomized_round
 
 SIMULATIONS = ("aggregate", "per-user")
@@ -108,7 +108,7 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
         else:
             parts = []
             for arm in active:  # each user rounds her reward and adds her noise; then SecAgg and the analyzer
-                rewards = user_rewards(reward, float(means[arm]), length, rng, reward_sigma)
+                rewards = draw_rewards(reward, np.full(length, float(means[arm])), rng, sigma=reward_sigma)
                 parts.append(protocol.release_users(randomized_round(rewards, bp.g, rng), bp, secagg, rng))
             rel = Release(*(np.concatenate([getattr(r, f) for r in parts]) for f in ("yhat", "z", "exact")))
         wraps += int(np.count_nonzero(rel.z != rel.exact))

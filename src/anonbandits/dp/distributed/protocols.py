@@ -115,8 +115,7 @@ class Protocol:
 
     def release_sums(self, encoded: np.ndarray, bp: BatchParams, rng: np.random.Generator) -> Release:
         """Releases for several blocks of ``n`` users from their encoded sums (aggregate-noise mode)."""
-        total = np.asarray(encoded, dtype=np.int64)
-        total = total + self.aggregate_noise(bp, total.size, rng)
+        total = np.asarray(encoded, dtype=np.int64) + self.aggregate_noise(bp, np.size(encoded), rng)
         return self._analyze(np.mod(total, bp.m), total, bp, rng)
 
     def secure(self, messages: np.ndarray, bp: BatchParams, secagg: str, rng: np.random.Generator) -> int:
@@ -164,20 +163,16 @@ class CentralProtocol(Protocol):
     """CDP-SE, the central model with discrete Laplace noise (Theorem 5; Algorithms 2 and 3; Sec. 3.5).
 
     Users send ``xhat_i mod m`` without noise; the trusted analyzer adds ``Lap_Z(g/eps)`` mod m to the
-    SecAgg output and applies the underflow correction.
+    SecAgg output (Remark 7: ``eta1 - eta2``, two geometric variables; the users' total of Dist-DP-SE) and
+    applies the underflow correction.
     """
 
     name = "cdp-se"
+    # the analyzer adds what Dist-DP-SE's users add in total; the users add nothing
+    server_noise, aggregate_noise = Protocol.aggregate_noise, Protocol.server_noise
 
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
         return np.zeros(bp.n, dtype=np.int64)
-
-    def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
-        return np.zeros(count, dtype=np.int64)
-
-    def server_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
-        """Remark 7: ``eta = eta1 - eta2``, two geometric (Polya(1, e^{-eps/g})) variables: ``Lap_Z(g/eps)``."""
-        return privacy.discrete_laplace(bp.g / self.epsilon, count, rng)
 
 
 class LocalProtocol(Protocol):
