@@ -46,11 +46,8 @@ def _overtaken_at(mean: np.ndarray, size: np.ndarray, epsilon: float, j: int, t:
     # index_k - index_j = db s^2 + da s + dm in s = sqrt(ln t), with db, da > 0: one positive root.
     db, da, dm = b[rivals] - b[j], a[rivals] - a[j], mean[rivals] - mean[j]
     root = 2 * np.maximum(-dm, 0.0) / (da + np.sqrt(da * da - 4 * db * np.minimum(dm, 0.0)))
-    log_cap = math.log(horizon + 1)
-    best = horizon + 1
-    for k, s in zip(rivals, root, strict=True):
-        if s * s >= log_cap + 1:
-            continue
+    best, near = horizon + 1, root * root < math.log(horizon + 1) + 1   # crossings far beyond T are skipped
+    for k, s in zip(rivals[near], root[near], strict=True):
 
         def ahead(u: int, k: int = k) -> bool:
             idx = ucb_index(mean[[k, j]], size[[k, j]], epsilon, u)
@@ -93,10 +90,8 @@ def anytime_lazy_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.
     trace.play(np.arange(K), K)
     for j in range(K):
         ledger.release([ledger.block(j, 1, first[j])], [j], [first[j]], [noise[j]], 1.0 / eps, j + 1)
-    mean = first + noise                      # last full array's noisy mean
-    size = np.ones(K)                         # its size lambda (1, 2, 4, ...)
-    fill_n = np.zeros(K, dtype=np.int64)      # filling array: observations so far ...
-    fill_sum = np.zeros(K)                    # ... their sum (o1 form)
+    mean, size = first + noise, np.ones(K)                      # last full array's noisy mean and size lambda
+    fill_n, fill_sum = np.zeros(K, dtype=np.int64), np.zeros(K)   # filling array: observations, sum (o1 form)
     fill_obs: list[list[np.ndarray]] = [[] for _ in range(K)]   # ... or the observations (array form)
     fill_blocks: list[list[int]] = [[] for _ in range(K)]
     stored_peak, events = 5 * K, 0
