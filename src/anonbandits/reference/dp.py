@@ -20,11 +20,10 @@ from anonbandits.core.schedules import epoch_length
 
 def per_round_dp_se(mu: np.ndarray, eps: float, horizon: int, rng: np.random.Generator) -> float:
     """DP-SE with one Bernoulli draw and one decision per round; returns the pseudo-regret."""
-    beta = 1 / horizon
+    beta, best = 1 / horizon, float(mu.max())
     active, epoch, t, regret = list(range(mu.size)), 1, 0, 0.0
     length = epoch_length(len(active), epoch, beta, eps)
     sums, pulled, turn = [0.0] * mu.size, 0, 0
-    best = float(mu.max())
     while t < horizon:
         arm = active[turn]
         sums[arm] += rng.random() < mu[arm]
