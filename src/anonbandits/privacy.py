@@ -48,6 +48,10 @@ def _check_delta(delta: float) -> float:
     return float(delta)
 
 
+def _shape(size: Size) -> tuple[int, ...]:
+    return () if size is None else ((size,) if isinstance(size, int | np.integer) else tuple(size))
+
+
 def laplace(scale: float, size: Size, rng: np.random.Generator) -> np.ndarray:
     """Continuous Laplace noise with mean 0 and scale ``b`` (variance ``2 b^2``)."""
     return rng.laplace(0.0, _positive("scale", scale), size)
@@ -93,18 +97,20 @@ def discrete_gaussian(sigma: float, size: Size, rng: np.random.Generator) -> np.
     observed acceptance rate.
     """
     sigma = _positive("sigma", sigma)
-    shape = () if size is None else tuple(np.atleast_1d(size))
+    shape = _shape(size)
     total = int(np.prod(shape, dtype=np.int64))
     t = math.floor(sigma) + 1
     shift, two_var = sigma * sigma / t, 2.0 * sigma * sigma
-    accepted, filled, rate = [np.empty(0, dtype=np.int64)], 0, 0.5
+    out, filled, rate = np.empty(total, dtype=np.int64), 0, 0.5
     while filled < total:
         batch = int((total - filled) / rate * 1.1) + 16
         y = discrete_laplace(t, batch, rng)
-        accepted.append(y[rng.random(batch) < np.exp(-((np.abs(y) - shift) ** 2) / two_var)])
-        rate = max(accepted[-1].size / batch, 0.05)
-        filled += accepted[-1].size
-    return np.concatenate(accepted)[:total].reshape(shape)[()]   # [()]: a scalar for size=None
+        got = y[rng.random(batch) < np.exp(-((np.abs(y) - shift) ** 2) / two_var)]
+        rate = max(got.size / batch, 0.05)
+        take = min(got.size, total - filled)
+        out[filled:filled + take] = got[:take]
+        filled += take
+    return out.reshape(shape) if size is not None else out[0]
 
 
 def discrete_gaussian_pmf(sigma: float) -> tuple[np.ndarray, np.ndarray]:
@@ -128,7 +134,7 @@ def discrete_gaussian_sum(sigma: float, n: int, size: Size, rng: np.random.Gener
     """
     sigma = _positive("sigma", sigma)
     require(not isinstance(n, bool) and isinstance(n, int | np.integer) and n >= 0, "n", "a non-negative integer", n)
-    shape = () if size is None else tuple(np.atleast_1d(size))
+    shape = _shape(size)
     count = int(np.prod(shape, dtype=np.int64))
     support, pmf = discrete_gaussian_pmf(sigma)
     if n <= support.size:
@@ -190,10 +196,14 @@ def randomized_round(x: np.ndarray, g: int, rng: np.random.Generator) -> np.ndar
 def secure_sum(messages: np.ndarray, m: int) -> int:
     """``(sum of messages) mod m`` as a Python int; any integer messages (negative ones too) are allowed.
 
-    Exact integer arithmetic, so no overflow for up to 2^32 messages and any ``m < 2^62``."""
+    Exact integer arithmetic with intermediate reductions, so no overflow whatever ``n`` and ``m < 2^62``."""
     m = _check_modulus(m)
-    high, low = np.divmod(np.mod(np.asarray(messages, dtype=np.int64).ravel(), m), 2**31)  # 31-bit halves
-    return (int(high.sum()) * 2**31 + int(low.sum())) % m
+    y = np.mod(np.asarray(messages, dtype=np.int64).ravel(), m)
+    chunk = max(1, (2**63 - 1) // m - 1)  # a chunk of residues sums to less than 2^63
+    total = 0
+    for start in range(0, y.size, chunk):
+        total = (total + int(y[start:start + chunk].sum()) % m) % m
+    return total
 
 
 def complete_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:

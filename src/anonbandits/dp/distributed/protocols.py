@@ -104,14 +104,15 @@ class Protocol:
         """``count`` independent totals of ``n`` users' noise: exactly ``Lap_Z(g/eps)`` (Fact 1)."""
         return privacy.discrete_laplace(bp.g / self.noise_eps, count, rng)
 
-    def server_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
-        """Noise the analyzer adds itself (none but in the central model)."""
-        return np.zeros(count, dtype=np.int64)
+    def server_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray | None:
+        """Noise the analyzer adds itself (central model only)."""
+        return None
 
     def _analyze(self, yhat: np.ndarray, clean: np.ndarray, bp: BatchParams, rng: np.random.Generator) -> Release:
         extra = self.server_noise(bp, yhat.size, rng)
-        y = np.mod(yhat + np.mod(extra, bp.m), bp.m)
-        return Release(yhat=yhat, z=privacy.analyze(y, bp.n, bp.g, bp.tau, bp.m), exact=(clean + extra) / bp.g)
+        y = yhat if extra is None else np.mod(yhat + np.mod(extra, bp.m), bp.m)
+        exact = clean if extra is None else clean + extra
+        return Release(yhat=yhat, z=privacy.analyze(y, bp.n, bp.g, bp.tau, bp.m), exact=exact / bp.g)
 
     def release_sums(self, encoded: np.ndarray, bp: BatchParams, rng: np.random.Generator) -> Release:
         """Releases for several blocks of ``n`` users from their encoded sums (aggregate-noise mode)."""
@@ -168,11 +169,13 @@ class CentralProtocol(Protocol):
     """
 
     name = "cdp-se"
-    # the analyzer adds what Dist-DP-SE's users add in total; the users add nothing
-    server_noise, aggregate_noise = Protocol.aggregate_noise, Protocol.server_noise
+    server_noise = Protocol.aggregate_noise   # the analyzer adds what Dist-DP-SE's users add in total
 
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
         return np.zeros(bp.n, dtype=np.int64)
+
+    def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
+        return np.zeros(count, dtype=np.int64)
 
 
 class LocalProtocol(Protocol):
@@ -212,10 +215,6 @@ class _ScaledProtocol(Protocol):
         """Variance of the aggregated noise of one release, in encoded units."""
         return (bp.g / self.epsilon) ** 2
 
-    def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
-        """The worst batch size's ``(eps', delta)``-DP conversion (:meth:`batch_dp`)."""
-        return max([0.0, *(self.batch_dp(bp, delta) for bp in map(self.batch_params, batch_sizes))]), delta
-
 
 class SkellamProtocol(_ScaledProtocol):
     """Dist-RDP-SE: RDP via SecAgg with Skellam noise (Theorem 2, Sec. 3.2), scaling factor ``s``.
@@ -240,9 +239,11 @@ class SkellamProtocol(_ScaledProtocol):
     def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
         return privacy.skellam(0, self.total_variance(bp), count, rng)
 
-    def batch_dp(self, bp: BatchParams, delta: float) -> float:
-        """Lemma 3 with the batch's actual integer g, converted to ``(eps', delta)``-DP by Lemma 10."""
-        return privacy.rdp_to_dp(privacy.skellam_rdp(privacy.DEFAULT_ORDERS, bp.g, self.total_variance(bp)), delta)
+    def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
+        """Lemma 3 with the actual integer g of every batch size, converted by Lemma 10; worst batch."""
+        curves = [privacy.skellam_rdp(privacy.DEFAULT_ORDERS, bp.g, self.total_variance(bp))
+                  for bp in map(self.batch_params, batch_sizes)]
+        return max([0.0, *(privacy.rdp_to_dp(curve, delta) for curve in curves)]), delta
 
 
 class DiscreteGaussianProtocol(_ScaledProtocol):
@@ -274,10 +275,11 @@ class DiscreteGaussianProtocol(_ScaledProtocol):
         """Totals of ``n`` per-user discrete Gaussians (their exact law, drawn as the users' histogram)."""
         return privacy.discrete_gaussian_sum(self.user_sigma(bp), bp.n, count, rng)
 
-    def batch_dp(self, bp: BatchParams, delta: float) -> float:
-        """Lemma 4 for the batch (``(1/2) epsbar^2``-CDP), converted to ``(eps', delta)``-DP."""
-        epsbar = privacy.discrete_gaussian_sum_cdp(bp.n, self.user_sigma(bp), bp.g)
-        return privacy.zcdp_to_dp(epsbar * epsbar / 2.0, delta)
+    def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
+        """Lemma 4 per batch size (``(1/2) epsbar^2``-CDP), worst batch, converted to ``(eps', delta)``-DP."""
+        worst = max([0.0, *(privacy.discrete_gaussian_sum_cdp(bp.n, self.user_sigma(bp), bp.g)
+                            for bp in map(self.batch_params, batch_sizes))])
+        return privacy.zcdp_to_dp(worst * worst / 2.0, delta), delta
 
 
 PROTOCOLS: dict[str, type[Protocol]] = {
