@@ -273,9 +273,11 @@ def analyze(yhat: np.ndarray | int, n: int, g: int, tau: int, m: int) -> np.ndar
     wrapped), ``yhat/g`` otherwise. Whenever ``|sum_i eta_i| <= tau`` the result equals
     ``(sum xhat + sum eta)/g`` exactly (proof of Theorem 1 in paper 004); beyond that the wrap corrupts it.
     """
-    require(m >= modulus(n, g, tau), "modulus m", f"at least n g + 2 tau + 1 = {modulus(n, g, tau)}", m)
+    if m < modulus(n, g, tau):   # no require here: it would build its message at every batch
+        raise ConfigError(f"modulus m={m} is smaller than n g + 2 tau + 1 = {modulus(n, g, tau)}")
     y = np.asarray(yhat, dtype=np.int64)
-    require(np.all((y >= 0) & (y < m)), "SecAgg outputs", "in {0, ..., m-1}", y[(y < 0) | (y >= m)])
+    if np.any((y < 0) | (y >= m)):
+        raise ConfigError("SecAgg outputs must lie in {0, ..., m-1}")
     wrapped = y > int(n) * int(g) + int(tau)
     return np.where(wrapped, (y - m) / g, y / g)
 

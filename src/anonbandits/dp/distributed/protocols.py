@@ -116,7 +116,8 @@ class Protocol:
 
     def release_sums(self, encoded: np.ndarray, bp: BatchParams, rng: np.random.Generator) -> Release:
         """Releases for several blocks of ``n`` users from their encoded sums (aggregate-noise mode)."""
-        total = np.asarray(encoded, dtype=np.int64) + self.aggregate_noise(bp, np.size(encoded), rng)
+        total = np.asarray(encoded, dtype=np.int64)
+        total = total + self.aggregate_noise(bp, total.size, rng)
         return self._analyze(np.mod(total, bp.m), total, bp, rng)
 
     def secure(self, messages: np.ndarray, bp: BatchParams, secagg: str, rng: np.random.Generator) -> int:
