@@ -13,8 +13,9 @@ Simulation: the algorithm needs a decision every round. :func:`hybrid_ucb_batch`
 independent runs (each with its own means and epsilon) in lockstep in the compiled loop of
 :mod:`anonbandits.dp.hybrid_kernel`, which returns to Python only where the generator must draw mid-chunk (a
 completed tree's array noise; every round for a non-Bernoulli reward), so the random stream is the one a
-round-by-round numpy loop would consume; a single run (:func:`hybrid_ucb`) is a batch of one. Ties have
-probability zero and go to the lowest index.
+round-by-round numpy loop would consume (random numbers are drawn in chunks of rounds: Laplace node noises,
+Bernoulli uniforms); a single run (:func:`hybrid_ucb`) is a batch of one. Ties have probability zero and go to
+the lowest index.
 """
 
 from __future__ import annotations

@@ -46,7 +46,8 @@ def _overtaken_at(mean: np.ndarray, size: np.ndarray, epsilon: float, j: int, t:
     # index_k - index_j = db s^2 + da s + dm in s = sqrt(ln t), with db, da > 0: one positive root.
     db, da, dm = b[rivals] - b[j], a[rivals] - a[j], mean[rivals] - mean[j]
     root = 2 * np.maximum(-dm, 0.0) / (da + np.sqrt(da * da - 4 * db * np.minimum(dm, 0.0)))
-    best, near = horizon + 1, root * root < math.log(horizon + 1) + 1   # crossings far beyond T are skipped
+    best = horizon + 1
+    near = root * root < math.log(horizon + 1) + 1   # crossings far beyond the horizon are skipped
     for k, s in zip(rivals[near], root[near], strict=True):
 
         def ahead(u: int, k: int = k) -> bool:

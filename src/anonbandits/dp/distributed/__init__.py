@@ -39,7 +39,8 @@ __all__ = ["ALGORITHMS", "PROTOCOLS", "BatchParams", "EliminationResult", "Proto
 def _run(name: str, eps_below_one: str | None, params: Mapping[str, Any], seed: int) -> Result:
     """Validate ``params``, run Algorithm 1 with protocol ``name`` and package metrics and the regret curve;
     warn when ``eps_below_one`` (a theorem) assumes epsilon < 1 and it is not."""
-    means, horizon, base, eps = parse_means(params["means"]), params["horizon"], params["batch_base"], params["epsilon"]
+    means = parse_means(params["means"])
+    horizon, base, eps = params["horizon"], params["batch_base"], params["epsilon"]
     require(horizon >= 1, "horizon", "at least 1", horizon)
     require(base >= 2, "batch_base", "an integer >= 2", base)
     require(eps > 0 and math.isfinite(eps), "epsilon", "a positive number", eps)
