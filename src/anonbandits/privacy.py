@@ -2,22 +2,15 @@
 Zhou, ICLR 2023; spec ``distributed-dp.md``, Secs. 1-3): exact noise samplers, tail bounds, randomized
 rounding, secure aggregation, the analyzer with underflow correction, and privacy accounting.
 
-* Samplers, each exact in law (up to floating-point arithmetic; the integer-arithmetic, bit-exact variant of
-  CKS20 is not needed for simulation). Every one takes an explicit ``numpy.random.Generator`` and a numpy
-  ``size`` (int, tuple or ``None`` for a scalar) and returns integers (``int64``) for the discrete laws:
-  :func:`laplace`, :func:`discrete_laplace` (Sec. 1.1), :func:`polya` (Sec. 1.2), :func:`skellam`
-  (Sec. 1.3), :func:`discrete_gaussian` (Sec. 1.4) and :func:`discrete_gaussian_sum` (Sec. 6 item 8).
-* Tail bounds: each ``*_radius`` returns a ``v`` with ``P[|X| > v] <= p`` for the stated law; the protocols
-  set their accuracy parameter ``tau = ceil(radius)`` from these, and the tests check them by simulation.
-* Encoding and aggregation (Secs. 2.1-2.3, 3.4): :func:`randomized_round`; :func:`secure_sum`, the ideal
-  functionality of SecAgg (the server learns ``(sum_i y_i) mod m`` and nothing else), and two simulations
-  that must give the identical sum, demonstrations of the semantics with no real cryptography:
-  :func:`masked_messages` (pairwise additive masking of Bonawitz et al. 2017 on the graphs
-  :func:`complete_pairs` or :func:`ring_pairs`, in the spirit of SecAgg+ for large batches) and
-  :func:`split_and_mix` (the shuffle stand-in); the analyzer :func:`analyze` and its :func:`modulus`.
-* Accounting (Secs. 1.3-1.5, 3.2, 3.3, 3.8): an RDP curve is ``eps(alpha)`` for orders ``alpha > 1``;
-  ``rho``-zCDP means ``eps(alpha) = rho alpha`` for all alpha, so the paper's "(1/2) eps^2-CDP" is
-  ``rho = eps^2/2``.
+* Samplers (:func:`laplace`, :func:`discrete_laplace`, :func:`polya`, :func:`skellam`, :func:`discrete_gaussian`,
+  :func:`discrete_gaussian_sum`) are exact in law up to floating-point arithmetic, take an explicit
+  ``numpy.random.Generator`` and a numpy ``size`` (``None`` for a scalar) and return ``int64`` for discrete laws.
+* Each ``*_radius`` returns a ``v`` with ``P[|X| > v] <= p``; the protocols set ``tau = ceil(radius)``.
+* :func:`secure_sum` is SecAgg's ideal functionality (the server learns ``(sum_i y_i) mod m`` only);
+  :func:`masked_messages` (pairwise masking, Bonawitz et al. 2017) and :func:`split_and_mix` (the shuffle
+  stand-in) simulate it with no real cryptography and must give the identical sum.
+* Accounting: an RDP curve is ``eps(alpha)`` for orders ``alpha > 1``; ``rho``-zCDP is ``eps(alpha) = rho
+  alpha``, so the paper's "(1/2) eps^2-CDP" is ``rho = eps^2/2``.
 """
 
 from __future__ import annotations
@@ -72,7 +65,7 @@ def discrete_laplace(scale: float, size: Size, rng: np.random.Generator) -> np.n
     """
     scale = _positive("scale", scale)
     success = -math.expm1(-1.0 / scale)  # 1 - beta, without cancellation for large scales
-    return (rng.geometric(success, size).astype(np.int64) - rng.geometric(success, size).astype(np.int64))
+    return np.int64(rng.geometric(success, size)) - np.int64(rng.geometric(success, size))  # scalar or array
 
 
 def polya(r: float, beta: float, size: Size, rng: np.random.Generator) -> np.ndarray:
@@ -85,17 +78,14 @@ def polya(r: float, beta: float, size: Size, rng: np.random.Generator) -> np.nda
     r = _positive("r", r)
     beta = float(beta)
     require(0.0 <= beta < 1.0, "beta", "in [0, 1)", beta)
-    if beta == 0.0:
-        return np.zeros(size, dtype=np.int64) if size is not None else np.int64(0)
-    lam = rng.gamma(r, beta / (1.0 - beta), size)
-    return rng.poisson(lam).astype(np.int64)
+    return np.int64(rng.poisson(rng.gamma(r, beta / (1.0 - beta), size)))
 
 
 def skellam(mu: int, var: float, size: Size, rng: np.random.Generator) -> np.ndarray:
     """Skellam ``Sk(mu, var)``: ``mu + N1 - N2`` with ``N1, N2`` i.i.d. ``Poisson(var/2)``; variance ``var``."""
     require(int(mu) == mu, "Skellam mean", "an integer", mu)
     half = _positive("var", var) / 2.0
-    return int(mu) + rng.poisson(half, size).astype(np.int64) - rng.poisson(half, size).astype(np.int64)
+    return int(mu) + np.int64(rng.poisson(half, size)) - np.int64(rng.poisson(half, size))
 
 
 def discrete_gaussian(sigma: float, size: Size, rng: np.random.Generator) -> np.ndarray:
@@ -113,13 +103,11 @@ def discrete_gaussian(sigma: float, size: Size, rng: np.random.Generator) -> np.
     shift, two_var = sigma * sigma / t, 2.0 * sigma * sigma
     out, filled, rate = np.empty(total, dtype=np.int64), 0, 0.5
     while filled < total:
-        need = total - filled
-        batch = int(need / rate * 1.1) + 16
+        batch = int((total - filled) / rate * 1.1) + 16
         y = discrete_laplace(t, batch, rng)
-        accept = rng.random(batch) < np.exp(-((np.abs(y) - shift) ** 2) / two_var)
-        got = y[accept]
+        got = y[rng.random(batch) < np.exp(-((np.abs(y) - shift) ** 2) / two_var)]
         rate = max(got.size / batch, 0.05)
-        take = min(got.size, need)
+        take = min(got.size, total - filled)
         out[filled:filled + take] = got[:take]
         filled += take
     return out.reshape(shape) if size is not None else out[0]
@@ -153,8 +141,7 @@ def discrete_gaussian_sum(sigma: float, n: int, size: Size, rng: np.random.Gener
         totals = discrete_gaussian(sigma, (count, n), rng).sum(axis=1)
     else:
         totals = rng.multinomial(n, pmf, size=count) @ support
-    totals = totals.astype(np.int64)
-    return totals.reshape(shape) if size is not None else totals[0]
+    return totals.astype(np.int64).reshape(shape)[()]
 
 
 def discrete_laplace_tail(scale: float, k: np.ndarray | int) -> np.ndarray:
@@ -230,8 +217,7 @@ def ring_pairs(n: int, degree: int) -> tuple[np.ndarray, np.ndarray]:
 
     Requires ``2 degree < n`` so that every unordered pair appears at most once.
     """
-    if not 1 <= degree or 2 * degree >= n:
-        raise ConfigError(f"ring masking needs 1 <= degree < n/2, got degree={degree}, n={n}")
+    require(1 <= degree and 2 * degree < n, "ring masking's degree", f"in [1, n/2) for n = {n}", degree)
     i = np.repeat(np.arange(n, dtype=np.int64), degree)
     k = np.tile(np.arange(1, degree + 1, dtype=np.int64), n)
     return i, (i + k) % n
@@ -287,7 +273,7 @@ def analyze(yhat: np.ndarray | int, n: int, g: int, tau: int, m: int) -> np.ndar
     wrapped), ``yhat/g`` otherwise. Whenever ``|sum_i eta_i| <= tau`` the result equals
     ``(sum xhat + sum eta)/g`` exactly (proof of Theorem 1 in paper 004); beyond that the wrap corrupts it.
     """
-    if m < modulus(n, g, tau):
+    if m < modulus(n, g, tau):   # no require here: it would build its message at every batch
         raise ConfigError(f"modulus m={m} is smaller than n g + 2 tau + 1 = {modulus(n, g, tau)}")
     y = np.asarray(yhat, dtype=np.int64)
     if np.any((y < 0) | (y >= m)):
@@ -355,8 +341,7 @@ def rdp_to_dp(rdp: Callable[[np.ndarray], np.ndarray] | np.ndarray, delta: float
     """
     delta = _check_delta(delta)
     a = np.asarray(orders, dtype=float)
-    if np.any(a <= 1):
-        raise ConfigError("RDP orders must be > 1")
+    require(np.all(a > 1), "RDP orders", "> 1", a[a <= 1])
     values = np.asarray(rdp(a) if callable(rdp) else rdp, dtype=float)
     return float(np.min(values + np.log(1.0 / (a * delta)) / (a - 1) + np.log1p(-1.0 / a)))
 

@@ -1,11 +1,10 @@
 """Shared pieces of the single-learner private bandit algorithms: input checks, the exact pseudo-regret
 trace, the release ledger and the result type.
 
-The algorithms of this package simulate *event by event*: a block of consecutive rounds in which the played
-arm (or the cycle of arms) does not change is one call, and its rewards enter the algorithm only through
-their sum (one binomial draw for Bernoulli rewards). :class:`RegretTrace` turns those blocks back into the
-exact cumulative pseudo-regret at any round, and :class:`Ledger` records which block of rewards fed which
-noisy statistic, so that tests can check that a reward is used in at most one release.
+The algorithms of this package simulate *event by event*: a block of consecutive rounds with a fixed arm (or
+cycle of arms) is one call whose rewards enter only through their sum. :class:`RegretTrace` turns those blocks
+back into the exact cumulative pseudo-regret at any round, and :class:`Ledger` records which block of rewards
+fed which noisy statistic, so that tests can check that a reward is used in at most one release.
 """
 
 from __future__ import annotations

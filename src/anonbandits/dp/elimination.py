@@ -1,22 +1,16 @@
 """Successive elimination: DP-SE (Sajed & Sheffet 2019) and its non-private counterpart SE.
 
-DP-SE is the baseline of two papers, with different constants:
+DP-SE is the baseline of two papers, with different constants: paper 001 (Hu, Huang and Mehta, Sec. 6; spec
+``dp-ucb-and-dtol.md`` Sec. 2.3) uses confidence beta = 1/T and round-robin pulls inside an epoch (the
+defaults); paper 004 (Chowdhury and Zhou, ICLR 2023, Sec. 7; spec ``distributed-dp.md`` Sec. 3.7) uses
+``confidence=0.1``, ``order="blocks"`` (each active arm served to consecutive users) and, for its figures,
+clipped Gaussian rewards of standard deviation 0.1 (a ``reward`` callable and ``expected_means``).
 
-* paper 001 (Hu, Huang and Mehta, Sec. 6; spec ``dp-ucb-and-dtol.md`` Sec. 2.3):
-  confidence beta = 1/T, arms pulled round-robin inside an epoch. These are the defaults.
-* paper 004 (Chowdhury and Zhou, ICLR 2023, Sec. 7; spec ``distributed-dp.md`` Sec. 3.7):
-  confidence p = 0.1 (``confidence=0.1``), each active arm pulled for a block of consecutive users
-  (``order="blocks"``) and, for its figures, clipped Gaussian rewards of standard deviation 0.1 (pass a
-  ``reward`` callable and ``expected_means``).
-
-Both use the same epochs (:func:`~anonbandits.core.schedules.epoch_length`: R_e pulls of each active arm
-in epoch e), noise and elimination rule: each arm's epoch sum gets one fresh Lap(1/eps) through the central
-Laplace mechanism (each reward enters exactly one noisy mean, earlier epochs are forgotten), and an arm
-survives while its noisy mean is within DP-SE's width 2 (h_e + c_e)
+Both use the epochs of :func:`~anonbandits.core.schedules.epoch_length` (R_e pulls of each active arm in
+epoch e), one fresh Lap(1/eps) per arm's epoch sum through the central Laplace mechanism (earlier epochs are
+forgotten), and keep an arm while its noisy mean is within 2 (h_e + c_e)
 (:func:`~anonbandits.core.radii.dpse_threshold`) of the best one. A horizon reached mid-epoch stops the run
-without a release; after one arm remains it is played to the horizon. SE is the same schedule with eps =
-infinity (no noise, c_e = 0).
-
+without a release; the last arm is played to the horizon. SE is eps = infinity (no noise, c_e = 0).
 Simulation: one event per epoch; each active arm's epoch sum is one draw (binomial for Bernoulli).
 """
 
@@ -33,7 +27,7 @@ from anonbandits.core.elimination import gap_survivors
 from anonbandits.core.radii import dpse_threshold
 from anonbandits.core.schedules import epoch_length
 from anonbandits.dp.common import BanditRun, Means, RegretTrace, RewardSum, check_epsilon, finish, start
-from anonbandits.errors import ConfigError, require
+from anonbandits.errors import require
 
 ORDERS = ("round-robin", "blocks")
 
@@ -46,8 +40,7 @@ def parse_confidence(value: str | float, horizon: int) -> float:
         beta = float(value)
     except (TypeError, ValueError):
         beta = math.nan
-    if not 0 < beta < 1:
-        raise ConfigError(f"confidence must be '1/T' or a number in (0, 1), got {value!r}")
+    require(0 < beta < 1, "confidence", "'1/T' or a number in (0, 1)", value)
     return beta
 
 

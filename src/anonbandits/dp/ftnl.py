@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, finish, start
-from anonbandits.errors import ConfigError, require
+from anonbandits.errors import require
 
 
 def parse_initial(value: str | int, actions: int, rng: np.random.Generator) -> int:
@@ -30,8 +30,7 @@ def parse_initial(value: str | int, actions: int, rng: np.random.Generator) -> i
         index = int(value)
     except (TypeError, ValueError):
         index = -1
-    if not 0 <= index < actions:
-        raise ConfigError(f"initial must be 'random' or an action index in [0, {actions}), got {value!r}")
+    require(0 <= index < actions, "initial", f"'random' or an action index in [0, {actions})", value)
     return index
 
 

@@ -20,34 +20,24 @@ def floor_log2(n: np.ndarray) -> np.ndarray:
     return np.frexp(np.asarray(n, dtype=np.float64))[1] - 1
 
 
-class TreeNoise:
-    """Persistent binary-mechanism noise of many trees at once (one tree per slot), counts up to ``capacity``.
-
-    :meth:`advance` moves the given slots from count k - 1 to count k and returns the total noise of the
-    dyadic blocks covering leaves 1..k: the noise stored when the count was k - lowbit(k) (the blocks of the
-    higher bits; zero if k is a power of two) plus one fresh node noise for the block of the lowest set
-    bit, which is stored for later. A new tree simply starts again at count 1: every level read was written
-    in the current tree. Level lookups go through tables, so a step costs a few array operations.
-    """
-
-    def __init__(self, slots: int, capacity: int) -> None:
-        counts = np.arange(capacity + 1, dtype=np.int64)
-        low = counts & -counts
-        high = counts - low
-        self.low_level = floor_log2(np.maximum(low, 1)).astype(np.int16)
-        # Level _LEVELS - 1 is never written: reading it gives the zero noise of "no higher block".
-        self.high_level = np.where(high > 0, floor_log2(np.maximum(high & -high, 1)), _LEVELS - 1).astype(np.int16)
-        self.stored = np.zeros(slots * _LEVELS)
-
-    def advance(self, slot: np.ndarray, count: np.ndarray, fresh: np.ndarray) -> np.ndarray:
-        """Total noise of leaves 1..``count`` of every tree in ``slot``, whose fresh node noise is ``fresh``."""
-        return np.array([_node_advance(self.stored, self.low_level, self.high_level, int(s), int(c), float(f))
-                         for s, c, f in zip(slot, count, fresh, strict=True)])
+def tree_noise_store(slots: int, capacity: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Persistent binary-mechanism noise of ``slots`` trees (counts up to ``capacity``) for :func:`_node_advance`:
+    the stored noise per slot and level (zeros) and, per count k, the levels of its lowest set bit and of its
+    next set bit (the never-written level 63, zero noise, when k is a power of two)."""
+    counts = np.arange(capacity + 1, dtype=np.int64)
+    low = counts & -counts
+    high = counts - low
+    low_level = floor_log2(np.maximum(low, 1)).astype(np.int16)
+    high_level = np.where(high > 0, floor_log2(np.maximum(high & -high, 1)), _LEVELS - 1).astype(np.int16)
+    return np.zeros(slots * _LEVELS), low_level, high_level
 
 
 @njit(cache=True)
 def _node_advance(stored, low_level, high_level, slot, count, fresh):
-    """One tree's step of :meth:`TreeNoise.advance` (shared with the compiled round loop)."""
+    """Move tree ``slot`` from count k - 1 to k = ``count``; return the total noise of the dyadic blocks covering
+    leaves 1..k: the noise stored when the count was k - lowbit(k) (the blocks of the higher bits) plus the
+    ``fresh`` node noise of the block of the lowest set bit, which is stored for later. A new tree simply starts
+    again at count 1: every level read was written in the current tree."""
     base = slot * _LEVELS
     total = stored[base + high_level[count]] + fresh
     stored[base + low_level[count]] = total

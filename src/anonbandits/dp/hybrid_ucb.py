@@ -9,15 +9,13 @@ Lap(2r/eps), or Lap(2(r+1)/eps) with ``tree_noise="exact"``, A6), divided by the
 2^r leaves completes at O = 2^(r+1) - 1; that update still uses the root's noise, and the array then joins the
 Laplace group with a fresh Z (A21, A22).
 
-Simulation: the index of the pulled arm changes after every pull, so the algorithm genuinely needs a decision
-every round. :func:`hybrid_ucb_batch` advances a batch of independent runs (each with its own means and
-epsilon) in lockstep, one round per step, in a compiled loop over the rounds of a chunk and the runs (the
-paper-001 reproduction runs all its 315 Hybrid-UCB runs as one batch); a single run (:func:`hybrid_ucb`, the
-simulator's entry) is a batch of one. The loop returns to Python only where the generator must draw in the
-middle of a chunk (a completed tree's array noise; every round for a reward model other than Bernoulli), so
-the random stream is the one a round-by-round numpy loop would consume (the loop and the O(1) binary
-mechanism: :mod:`anonbandits.dp.hybrid_kernel`). Random numbers are drawn in chunks of rounds (Laplace node
-noises, Bernoulli uniforms). Ties have probability zero and go to the lowest index.
+Simulation: the algorithm needs a decision every round. :func:`hybrid_ucb_batch` advances a batch of
+independent runs (each with its own means and epsilon) in lockstep in the compiled loop of
+:mod:`anonbandits.dp.hybrid_kernel`, which returns to Python only where the generator must draw mid-chunk (a
+completed tree's array noise; every round for a non-Bernoulli reward), so the random stream is the one a
+round-by-round numpy loop would consume (random numbers are drawn in chunks of rounds: Laplace node noises,
+Bernoulli uniforms); a single run (:func:`hybrid_ucb`) is a batch of one. Ties have probability zero and go to
+the lowest index.
 """
 
 from __future__ import annotations
@@ -30,9 +28,9 @@ import numpy as np
 
 from anonbandits.core.schedules import checkpoint_grid
 from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, check_setup
-from anonbandits.dp.hybrid_kernel import TreeNoise, choose_arms, floor_log2, run_rounds
+from anonbandits.dp.hybrid_kernel import choose_arms, floor_log2, run_rounds, tree_noise_store
 from anonbandits.envs.rewards import draw_rewards
-from anonbandits.errors import ConfigError, require
+from anonbandits.errors import require
 
 TREE_NOISES = ("paper", "exact")
 _PRIVACY_WIDTH = 6 * math.sqrt(8)
@@ -73,8 +71,7 @@ def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], 
     eps = np.array([check_epsilon(e) for e in np.atleast_1d(np.asarray(epsilons, dtype=float))])
     mu = np.asarray(means, dtype=float)
     mu = np.broadcast_to(mu, (eps.size, mu.shape[-1])) if mu.ndim == 1 else mu
-    if mu.ndim != 2 or mu.shape[0] != eps.size:
-        raise ConfigError(f"means must be (runs, arms) with one epsilon per run; got {mu.shape}, {eps.size}")
+    require(mu.ndim == 2 and mu.shape[0] == eps.size, "means", f"(runs, arms) with {eps.size} runs", mu.shape)
     require(tree_noise in TREE_NOISES, "tree_noise", f"one of {', '.join(TREE_NOISES)}", tree_noise)
     checked = [check_setup(row, horizon, reward, min_horizon=-1) for row in mu]
     T, shift = checked[0][1], int(tree_noise == "exact")
@@ -98,7 +95,6 @@ def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], 
     node_scale = 2.0 * (tree_r + shift) / eps_flat          # Lap scale of the current tree's nodes
     priv_width = _PRIVACY_WIDTH / eps_flat
     log2_table = floor_log2(np.arange(T + 2).clip(1)).astype(np.int16)
-    tree = TreeNoise(R * K, T)
     mean, width_a, width_b = full.copy(), np.sqrt(3.0 / pulls), priv_width * log2_table[pulls + 1] / pulls
     laplace_draws = np.full(R, K, dtype=np.int64)
 
@@ -110,7 +106,7 @@ def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], 
     cursor = np.array([np.searchsorted(grid, K, side="right")], dtype=np.int64)   # next checkpoint
     arm, done = np.empty(R, dtype=np.int64), np.zeros(R, dtype=np.bool_)
     state = (mu_flat, gaps, mean, width_a, width_b, full, pulls, tree_k, tree_sum, tree_leaves, node_scale,
-             priv_width, log2_table, tree.stored, tree.low_level, tree.high_level, regret, curves, grid, cursor,
+             priv_width, log2_table, *tree_noise_store(R * K, T), regret, curves, grid, cursor,
              arm, done)
     bernoulli, no_uniform = reward == "bernoulli", np.empty((0, R))
     for start in range(K + 1, T + 1, _CHUNK):

@@ -9,16 +9,11 @@ Resolutions of the spec: the initialization pull is noised too (A1), lambda^(0) 
 counter enters ln t (A3).
 
 Simulation (exact): between two array completions an arm's index moves only through ln t, so the played arm
-changes only when another arm's index overtakes it. An arm can only be overtaken by an arm with a smaller
-last-array size (its width grows faster); the crossing round solves a quadratic in sqrt(ln t) and is then
-checked on the integer rounds. Each block of consecutive pulls of one arm is one event whose rewards are drawn
-as one sum (binomial for Bernoulli). Ties between indices have probability zero (continuous noise) and go to
-the lowest index (A4).
-
-Two storage forms with the same decisions: ``storage="o1"`` keeps, per arm, the tuple (count, running sum,
-capacity) of the filling array plus the last noisy mean and its size (Appendix A, O(K) space);
-``storage="arrays"`` keeps every observation of the filling array as in the array form of Algorithm 1 (the
-individual rewards are drawn, then summed at completion).
+changes only when an arm with a smaller last-array size (its width grows faster) overtakes it; the crossing
+round solves a quadratic in sqrt(ln t), checked on the integer rounds. Each block of consecutive pulls of one
+arm is one event whose rewards are drawn as one sum. Ties have probability zero and go to the lowest index
+(A4). ``storage="o1"`` keeps per arm the Appendix A tuple (count, running sum, capacity) of the filling array
+and the last noisy mean; ``storage="arrays"`` keeps (and draws) every observation of the filling array.
 """
 
 from __future__ import annotations
@@ -51,11 +46,9 @@ def _overtaken_at(mean: np.ndarray, size: np.ndarray, epsilon: float, j: int, t:
     # index_k - index_j = db s^2 + da s + dm in s = sqrt(ln t), with db, da > 0: one positive root.
     db, da, dm = b[rivals] - b[j], a[rivals] - a[j], mean[rivals] - mean[j]
     root = 2 * np.maximum(-dm, 0.0) / (da + np.sqrt(da * da - 4 * db * np.minimum(dm, 0.0)))
-    log_cap = math.log(horizon + 1)
     best = horizon + 1
-    for k, s in zip(rivals, root, strict=True):
-        if s * s >= log_cap + 1:
-            continue
+    near = root * root < math.log(horizon + 1) + 1   # crossings far beyond the horizon are skipped
+    for k, s in zip(rivals[near], root[near], strict=True):
 
         def ahead(u: int, k: int = k) -> bool:
             idx = ucb_index(mean[[k, j]], size[[k, j]], epsilon, u)
@@ -98,10 +91,8 @@ def anytime_lazy_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.
     trace.play(np.arange(K), K)
     for j in range(K):
         ledger.release([ledger.block(j, 1, first[j])], [j], [first[j]], [noise[j]], 1.0 / eps, j + 1)
-    mean = first + noise                      # last full array's noisy mean
-    size = np.ones(K)                         # its size lambda (1, 2, 4, ...)
-    fill_n = np.zeros(K, dtype=np.int64)      # filling array: observations so far ...
-    fill_sum = np.zeros(K)                    # ... their sum (o1 form)
+    mean, size = first + noise, np.ones(K)                      # last full array's noisy mean and size lambda
+    fill_n, fill_sum = np.zeros(K, dtype=np.int64), np.zeros(K)   # filling array: observations, sum (o1 form)
     fill_obs: list[list[np.ndarray]] = [[] for _ in range(K)]   # ... or the observations (array form)
     fill_blocks: list[list[int]] = [[] for _ in range(K)]
     stored_peak, events = 5 * K, 0

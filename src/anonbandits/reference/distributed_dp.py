@@ -21,8 +21,7 @@ def per_round_dist_dp_se(means: np.ndarray, eps: float, horizon: int, rng: np.ra
                          base: int = 2, p: float = 0.1, p_tau: float = 0.1) -> float:
     """Dist-DP-SE with Bernoulli rewards, one Python iteration per user; returns the pseudo-regret."""
     proto = Protocol(eps, p_tau)
-    gaps = means.max() - means
-    active = list(range(means.size))
+    gaps, active = means.max() - means, list(range(means.size))
     regret, t, b = 0.0, 0, 0
     while t < horizon:
         if len(active) == 1:

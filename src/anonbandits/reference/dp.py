@@ -20,11 +20,10 @@ from anonbandits.core.schedules import epoch_length
 
 def per_round_dp_se(mu: np.ndarray, eps: float, horizon: int, rng: np.random.Generator) -> float:
     """DP-SE with one Bernoulli draw and one decision per round; returns the pseudo-regret."""
-    beta = 1 / horizon
+    beta, best = 1 / horizon, float(mu.max())
     active, epoch, t, regret = list(range(mu.size)), 1, 0, 0.0
     length = epoch_length(len(active), epoch, beta, eps)
     sums, pulled, turn = [0.0] * mu.size, 0, 0
-    best = float(mu.max())
     while t < horizon:
         arm = active[turn]
         sums[arm] += rng.random() < mu[arm]
@@ -73,9 +72,7 @@ def per_round_hybrid_ucb(mu: np.ndarray, eps: float, horizon: int, rng: np.rando
     node is first read; its private mean is (full arrays + noisy prefix sum of the tree) / O. ``exact_rewards``
     makes every reward equal its mean (Bernoulli otherwise).
     """
-    K = mu.size
-    shift = int(tree_noise == "exact")
-    best = float(mu.max())
+    K, shift, best = mu.size, int(tree_noise == "exact"), float(mu.max())
 
     def reward(j: int) -> float:
         return float(mu[j]) if exact_rewards else float(rng.random() < mu[j])
@@ -83,9 +80,7 @@ def per_round_hybrid_ucb(mu: np.ndarray, eps: float, horizon: int, rng: np.rando
     full = [reward(j) + rng.laplace(0, 2 / eps) for j in range(K)]
     leaves: list[list[float]] = [[] for _ in range(K)]
     nodes: list[dict[tuple[int, int], float]] = [{} for _ in range(K)]
-    tree = [1] * K
-    pulls = [1] * K
-    mean = list(full)
+    tree, pulls, mean = [1] * K, [1] * K, list(full)
     regret = float(sum(best - m for m in mu))
     for t in range(K + 1, horizon + 1):
         log_t = math.log2(t)

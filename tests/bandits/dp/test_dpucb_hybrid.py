@@ -8,24 +8,35 @@ from dpucb_helpers import exact_sums
 from scipy import stats
 
 from anonbandits.dp import hybrid_ucb, hybrid_ucb_batch
-from anonbandits.dp.hybrid_ucb import TreeNoise
 from anonbandits.errors import ConfigError
 from anonbandits.reference.dp import per_round_hybrid_ucb
 
 
-def test_tree_noise_is_the_sum_over_the_dyadic_decomposition():
-    leaves = 64
-    tree = TreeNoise(slots=2, capacity=leaves)
-    fresh = {}
-    for k in range(1, leaves + 1):
-        values = np.array([1000.0 + k, 2000.0 + 3 * k])           # distinct node noises, created at count k
-        fresh[k] = values
-        total = tree.advance(np.array([0, 1]), np.array([k, k]), values)
-        # blocks of the set bits of k; the block of bit j ends at count (k >> j) << j, where it was created
-        expected = sum(fresh[(k >> j) << j] for j in range(7) if k >> j & 1)
-        np.testing.assert_array_equal(total, expected)
-    # a new tree restarts at count 1 with fresh nodes only
-    np.testing.assert_array_equal(tree.advance(np.array([0]), np.array([1]), np.array([5.0])), [5.0])
+class _KnownLaplace:
+    """A stand-in generator whose Laplace draws are known (Hybrid-UCB draws nothing else with exact rewards):
+    the node noise of round t is t times its scale; array noises are 0, but -1e9 for arm 1's initial one, so
+    that only arm 0 is pulled after the initialization."""
+
+    def laplace(self, loc, scale, size=None):
+        if size is None:
+            return np.where(np.arange(np.size(scale)) == 1, -1e9, 0.0)
+        return np.repeat(np.arange(3.0, 3 + size[0])[:, None], size[1], axis=1)   # one chunk from round 3
+
+
+def test_private_mean_carries_the_binary_mechanisms_dyadic_sum():
+    """After O = 2^r - 1 + k pulls (tree r at count k) the private mean's noise is the sum, over the set bits j
+    of k, of the node created when the tree's count was (k >> j) << j (at round 2^r + that count, with the
+    tree's scale Lap(2r/eps)); a completed tree's nodes leave with it (the new array's noise is 0 here)."""
+    for horizon in range(3, 140):
+        batch = hybrid_ucb_batch(np.array([0.5, 0.25]), [2.0], horizon, _KnownLaplace(), reward=exact_sums)
+        pulls = horizon - 1
+        assert batch.pulls[0].tolist() == [pulls, 1]
+        r = (pulls + 1).bit_length() - 1
+        k = pulls - (2**r - 1)
+        if k == 0:      # this pull completed tree r - 1
+            r, k = r - 1, 2 ** (r - 1)
+        expected = sum(r * (2**r + ((k >> j) << j)) for j in range(r + 1) if k >> j & 1)
+        assert (batch.noisy_means[0, 0] - 0.5) * pulls == pytest.approx(expected, rel=1e-12)
 
 
 def _predicted_noise_var(pulls: np.ndarray, eps: float, shift: int) -> np.ndarray:

@@ -163,6 +163,23 @@ def test_wrong_scale_is_rejected():
     assert chi_square_pvalue(x, support, pmf) < 1e-6
 
 
+@pytest.mark.parametrize("draw", [
+    lambda size, rng: discrete_laplace(2.0, size, rng),
+    lambda size, rng: polya(0.5, 0.9, size, rng),
+    lambda size, rng: polya(0.5, 0.0, size, rng),
+    lambda size, rng: skellam(3, 4.0, size, rng),
+    lambda size, rng: discrete_gaussian(1.5, size, rng),
+    lambda size, rng: discrete_gaussian_sum(1.5, 4, size, rng),
+])
+def test_discrete_samplers_give_an_int64_scalar_for_size_none_and_arrays_of_the_shape(draw):
+    """``size=None`` is one draw (the first of the same stream's array), a tuple an array of that shape."""
+    one = draw(None, np.random.default_rng(12))
+    assert isinstance(one, np.int64)
+    many = draw((2, 3), np.random.default_rng(12))
+    assert many.shape == (2, 3) and many.dtype == np.int64
+    assert one == draw(1, np.random.default_rng(12))[0]
+
+
 def test_same_seed_same_draws():
     a = polya(0.5, 0.9, 100, np.random.default_rng(11))
     b = polya(0.5, 0.9, 100, np.random.default_rng(11))

@@ -26,10 +26,11 @@ from typing import Any
 
 import numpy as np
 
+from anonbandits.core.schedules import batch_length
 from anonbandits.dp.distributed.elimination import SIMULATIONS, EliminationResult, run_elimination
 from anonbandits.dp.distributed.protocols import PROTOCOLS, BatchParams, Protocol
 from anonbandits.envs.rewards import GAUSSIAN_SIGMA, REWARD_MODELS, model_means, parse_means
-from anonbandits.errors import ConfigError, require
+from anonbandits.errors import require
 from anonbandits.registry import AlgorithmSpec, Param, Result
 
 __all__ = ["ALGORITHMS", "PROTOCOLS", "BatchParams", "EliminationResult", "Protocol", "run_elimination"]
@@ -39,32 +40,30 @@ def _run(name: str, eps_below_one: str | None, params: Mapping[str, Any], seed: 
     """Validate ``params``, run Algorithm 1 with protocol ``name`` and package metrics and the regret curve;
     warn when ``eps_below_one`` (a theorem) assumes epsilon < 1 and it is not."""
     means = parse_means(params["means"])
-    horizon, base, eps = int(params["horizon"]), int(params["batch_base"]), float(params["epsilon"])
-    delta = params.get("delta")
-    for key, ok, requirement in (
-            ("horizon", horizon >= 1, "at least 1"), ("batch_base", base >= 2, "an integer >= 2"),
-            ("epsilon", eps > 0 and math.isfinite(eps), "a positive number"), ("crs", params["crs"] > 0, "positive"),
-            ("reward_sigma", params["reward_sigma"] > 0, "positive"),
-            ("checkpoints", params["checkpoints"] >= 2, "at least 2"),
-            ("confidence", 0 <= params["confidence"] <= 1, "in [0, 1] (0 means 1/T)"),
-            ("tau_confidence", 0 <= params["tau_confidence"] <= 1, "in [0, 1] (0 means 1/T)")):
-        if not ok:
-            raise ConfigError(f"{key} must be {requirement}, got {params[key]!r}")
-    if params["simulation"] == "aggregate" and params["secagg"] != "ideal":
-        raise ConfigError(f"secagg={params['secagg']!r} simulates users' messages: use simulation=per-user")
+    horizon, base, eps = params["horizon"], params["batch_base"], params["epsilon"]
+    require(horizon >= 1, "horizon", "at least 1", horizon)
+    require(base >= 2, "batch_base", "an integer >= 2", base)
+    require(eps > 0 and math.isfinite(eps), "epsilon", "a positive number", eps)
+    for key in ("crs", "reward_sigma"):
+        require(params[key] > 0, key, "positive", params[key])
+    require(params["checkpoints"] >= 2, "checkpoints", "at least 2", params["checkpoints"])
+    for key in ("confidence", "tau_confidence"):
+        require(0 <= params[key] <= 1, key, "in [0, 1] (0 means 1/T)", params[key])
+    require(params["simulation"] == "per-user" or params["secagg"] == "ideal", "secagg",
+            "ideal with simulation=aggregate (the others simulate users' messages)", params["secagg"])
+    require(params.get("delta") is None or 0 < params["delta"] < 1, "delta", "in (0, 1)", params.get("delta"))
     if eps_below_one and eps >= 1:
         warnings.warn(f"{eps_below_one} assumes epsilon < 1 (spec Sec. 6 item 18); running with {eps}",
                       stacklevel=2)
-    p, p_tau = (float(params[key]) or 1.0 / horizon for key in ("confidence", "tau_confidence"))
-    protocol = PROTOCOLS[name](eps, p_tau, float(params.get("scale", 1.0)))
-    require(delta is None or 0 < delta < 1, "delta", "in (0, 1)", delta)
-
+    p, p_tau = (params[key] or 1.0 / horizon for key in ("confidence", "tau_confidence"))
+    protocol = PROTOCOLS[name](eps, p_tau, params.get("scale", 1.0))
     res = run_elimination(protocol, means, reward=params["reward"], reward_sigma=params["reward_sigma"],
                           horizon=horizon, batch_base=base, confidence=p, crs=params["crs"],
                           rng=np.random.default_rng(seed), simulation=params["simulation"], secagg=params["secagg"],
                           checkpoints=params["checkpoints"])
     best = int(np.argmax(model_means(params["reward"], means, params["reward_sigma"])))
-    dp_eps, dp_delta = protocol.privacy([base**b for b in range(1, 64) if base**b <= horizon // 2], delta)
+    lengths = [n for n in (batch_length(base, b) for b in range(1, 64)) if n <= horizon // 2]
+    dp_eps, dp_delta = protocol.privacy(lengths, params.get("delta"))
     metrics = {"regret": res.regret, "batches": res.batches, "active_arms": int(res.active.size),
                "identified": int(res.active.size == 1 and int(res.active[0]) == best),
                "best_pulls": int(res.pulls[best]), "bits": res.max_bits, "wrap_errors": res.wrap_errors,

@@ -9,12 +9,10 @@ used (forgetting); an arm survives iff ``UCB_a >= max_{a'} LCB_{a'}`` (non-stric
 the horizon ends inside a batch, the remaining users are served and nothing is aggregated; once a single
 arm is left it is pulled to the end without running the protocol (Sec. 6 item 9).
 
-The simulation is event by event: one step per batch, vectorised over the active arms. A block's
-sufficient statistic (the sum of its users' encoded rewards) is drawn in one call
-(:func:`~anonbandits.dp.distributed.rewards.encoded_sums`) and the users' total noise from its exact
-aggregate law, unless ``simulation="per-user"`` asks for the faithful protocol run user by user.
-Regret is the pseudo-regret ``sum_a Delta_a N_a(t)``, exactly piecewise linear between block ends, so the
-curve is exact at every checkpoint.
+Simulation: one step per batch, vectorised over the active arms; a block's encoded sum is one draw
+(:func:`~anonbandits.dp.distributed.rewards.encoded_sums`) and the users' total noise one draw from its exact
+aggregate law, unless ``simulation="per-user"`` runs the protocol user by user. The pseudo-regret is
+piecewise linear between block ends, so the curve is exact at every checkpoint.
 """
 
 from __future__ import annotations
@@ -28,8 +26,8 @@ from anonbandits.channels.mechanisms import Distributed
 from anonbandits.core.elimination import interval_survivors
 from anonbandits.core.schedules import batch_length, checkpoint_grid
 from anonbandits.dp.distributed.protocols import BatchParams, Protocol, Release
-from anonbandits.dp.distributed.rewards import encoded_sums, user_rewards
-from anonbandits.envs.rewards import model_means
+from anonbandits.dp.distributed.rewards import encoded_sums
+from anonbandits.envs.rewards import draw_rewards, model_means
 from anonbandits.privacy import randomized_round
 
 SIMULATIONS = ("aggregate", "per-user")
@@ -110,7 +108,7 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
         else:
             parts = []
             for arm in active:  # each user rounds her reward and adds her noise; then SecAgg and the analyzer
-                rewards = user_rewards(reward, float(means[arm]), length, rng, reward_sigma)
+                rewards = draw_rewards(reward, np.full(length, float(means[arm])), rng, sigma=reward_sigma)
                 parts.append(protocol.release_users(randomized_round(rewards, bp.g, rng), bp, secagg, rng))
             rel = Release(*(np.concatenate([getattr(r, f) for r in parts]) for f in ("yhat", "z", "exact")))
         wraps += int(np.count_nonzero(rel.z != rel.exact))

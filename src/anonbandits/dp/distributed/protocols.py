@@ -4,19 +4,13 @@ distributed-dp.md, Sec. 3), one class per trust model / noise.
 Every protocol fixes, for a batch of ``n`` users, the precision ``g``, accuracy ``tau`` and modulus
 ``m = n g + 2 tau + 1`` (:class:`BatchParams`), the per-user noise of the local randomizer R, the constants
 ``(sigma, h)`` of the noise tail (Assumption 1) that enter the confidence radius ``beta(b)`` (Lemma 2), and
-its privacy guarantee.
-
-A batch's release can be simulated two ways, which agree in distribution:
-
-* :meth:`Protocol.release_users` is faithful: every user encodes her reward, adds her own noise, reduces
-  mod m, and the messages go through SecAgg (ideal modular sum, pairwise masking, or split-and-mix
-  shuffling) before the analyzer;
-* :meth:`Protocol.release_sums` starts from the block's encoded sum and draws the *aggregate* noise of the
-  ``n`` users in one call, using exact identities: ``n`` Polya(1/n, beta) differences sum to ``Lap_Z``;
-  ``n`` Skellam(0, v/n) sum to ``Sk(0, v)``; ``n`` i.i.d. ``Lap_Z(B)`` sum to ``Polya(n, beta) -
-  Polya(n, beta)``. Sums of discrete Gaussians have no closed form, so Dist-CDP-SE draws them as the users'
-  histogram (spec Sec. 6, item 8). SecAgg's output ``(sum_i y_i) mod m`` equals
-  ``(sum xhat + sum eta) mod m``, so nothing else is lost.
+its privacy guarantee. A batch's release is simulated two ways, which agree in distribution:
+:meth:`Protocol.release_users` is faithful (every user encodes her reward, adds her own noise, reduces mod m;
+the messages go through SecAgg, ideal or simulated, before the analyzer); :meth:`Protocol.release_sums` draws
+the *aggregate* noise of the ``n`` users in one call from its exact law (``aggregate_noise``: Fact 1 for
+Polya shares, Skellam's closure under sums, negative binomials for local ``Lap_Z``, the users' histogram for
+discrete Gaussians, spec Sec. 6 item 8). SecAgg's output ``(sum_i y_i) mod m`` equals ``(sum xhat + sum eta)
+mod m``, so nothing else is lost.
 """
 
 from __future__ import annotations
@@ -67,18 +61,18 @@ class Protocol:
     """Base class: Dist-DP-SE's pure-DP SecAgg protocol with Polya noise (Theorem 1, Sec. 3.1).
 
     Subclasses change the noise, the parameters and the radius; the release machinery is shared.
-    ``noise_eps`` is the epsilon that calibrates the noise (``eps/2`` for the shuffle protocol).
+    ``noise_eps = share eps`` calibrates the noise and ``share p_tau`` the accuracy (``share = 1/2`` for the
+    shuffle protocol).
     """
 
-    name = "dist-dp-se"
-    pure = True
+    name, pure, share = "dist-dp-se", True, 1.0
 
     def __init__(self, epsilon: float, tau_confidence: float, scale: float = 1.0) -> None:
         require(epsilon > 0, "epsilon", "positive", epsilon)
         require(0 < tau_confidence <= 1, "tau_confidence", "in (0, 1]", tau_confidence)
         require(scale >= 1, "scale", "at least 1", scale)
         self.epsilon, self.tau_confidence, self.scale = float(epsilon), float(tau_confidence), float(scale)
-        self.noise_eps = self.epsilon
+        self.noise_eps = self.epsilon * self.share
 
     def precision(self, n: int) -> int:
         """``g = ceil(eps sqrt(n))`` (at least 1)."""
@@ -86,7 +80,7 @@ class Protocol:
 
     def accuracy(self, n: int, g: int) -> int:
         """``tau = ceil((g/eps) log(2/p_tau))``: the ``Lap_Z(g/eps)`` total noise exceeds it w.p. <= p_tau."""
-        return math.ceil(privacy.discrete_laplace_radius(g / self.noise_eps, self.tau_confidence))
+        return math.ceil(privacy.discrete_laplace_radius(g / self.noise_eps, self.tau_confidence * self.share))
 
     def batch_params(self, n: int) -> BatchParams:
         g = self.precision(n)
@@ -142,8 +136,7 @@ class Protocol:
     def release_users(self, xhat: np.ndarray, bp: BatchParams, secagg: str, rng: np.random.Generator) -> Release:
         """Release for one block from every user's encoding (faithful per-user mode)."""
         xhat = np.asarray(xhat, dtype=np.int64)
-        if xhat.size != bp.n:
-            raise ValueError(f"a batch of this protocol has {bp.n} users, got {xhat.size} encodings")
+        require(xhat.size == bp.n, "the number of encodings", f"the batch's {bp.n} users", xhat.size)
         eta = self.user_noise(bp, rng)
         messages = np.mod(xhat + eta, bp.m)  # local randomizer R: y_i = (xhat_i + eta_i) mod m
         yhat = np.array([self.secure(messages, bp, secagg, rng)], dtype=np.int64)
@@ -165,34 +158,25 @@ class ShuffleProtocol(Protocol):
     proven: the privacy claim is Theorem 3's, for the Cheu-Yan construction the paper does not specify.
     """
 
-    name = "shuffle-dp-se"
-
-    def __init__(self, epsilon: float, tau_confidence: float, scale: float = 1.0) -> None:
-        super().__init__(epsilon, tau_confidence, scale)
-        self.noise_eps = self.epsilon / 2.0
-
-    def accuracy(self, n: int, g: int) -> int:
-        return math.ceil(privacy.discrete_laplace_radius(g / self.noise_eps, self.tau_confidence / 2.0))
+    name, share = "shuffle-dp-se", 0.5
 
 
 class CentralProtocol(Protocol):
     """CDP-SE, the central model with discrete Laplace noise (Theorem 5; Algorithms 2 and 3; Sec. 3.5).
 
     Users send ``xhat_i mod m`` without noise; the trusted analyzer adds ``Lap_Z(g/eps)`` mod m to the
-    SecAgg output and applies the underflow correction.
+    SecAgg output (Remark 7: ``eta1 - eta2``, two geometric variables; the users' total of Dist-DP-SE) and
+    applies the underflow correction.
     """
 
     name = "cdp-se"
+    server_noise = Protocol.aggregate_noise   # the analyzer adds what Dist-DP-SE's users add in total
 
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
         return np.zeros(bp.n, dtype=np.int64)
 
     def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
         return np.zeros(count, dtype=np.int64)
-
-    def server_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
-        """Remark 7: ``eta = eta1 - eta2``, two geometric (Polya(1, e^{-eps/g})) variables: ``Lap_Z(g/eps)``."""
-        return privacy.discrete_laplace(bp.g / self.epsilon, count, rng)
 
 
 class LocalProtocol(Protocol):

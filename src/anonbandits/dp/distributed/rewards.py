@@ -1,7 +1,7 @@
 """Users' rewards and their fixed-point encodings, per user or as exact block sums.
 
-Rewards follow :mod:`anonbandits.envs.rewards` (Bernoulli, clipped Gaussian, Beta), except that the
-clipped Gaussian's standard deviation is a parameter here (paper 004's experiments use 0.1).
+Rewards follow :mod:`anonbandits.envs.rewards` (Bernoulli, clipped Gaussian, Beta; each user's reward is
+``draw_rewards(model, ...)``), with the clipped Gaussian's standard deviation a parameter (paper 004: 0.1).
 
 The protocol only ever sees a block's rewards through the sum of their encodings ``xhat_i = floor(x_i g) +
 Bernoulli(frac(x_i g))`` (spec distributed-dp.md, Sec. 2.1). The ``xhat_i`` of one arm are i.i.d. on
@@ -16,12 +16,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-from anonbandits.envs.rewards import BETA_CONCENTRATION, draw_rewards
-
-
-def user_rewards(model: str, mu: float, n: int, rng: np.random.Generator, sigma: float) -> np.ndarray:
-    """``n`` i.i.d. rewards in [0, 1] of an arm with parameter ``mu`` (Gaussian: ``clip(N(mu, sigma^2))``)."""
-    return draw_rewards(model, np.full(n, mu), rng, sigma=sigma)
+from anonbandits.envs.rewards import BETA_CONCENTRATION
 
 
 def encoding_pmf(model: str, mu: float, g: int, sigma: float) -> np.ndarray:

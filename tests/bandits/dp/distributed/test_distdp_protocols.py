@@ -18,7 +18,8 @@ from anonbandits.dp.distributed.protocols import (
     ShuffleProtocol,
     SkellamProtocol,
 )
-from anonbandits.dp.distributed.rewards import encoded_sums, encoding_pmf, user_rewards
+from anonbandits.dp.distributed.rewards import encoded_sums, encoding_pmf
+from anonbandits.envs.rewards import draw_rewards
 from anonbandits.errors import ConfigError
 from anonbandits.privacy import discrete_laplace, randomized_round
 
@@ -198,7 +199,7 @@ def test_central_protocol_adds_noise_only_at_the_analyzer():
 ])
 def test_encoding_pmf_matches_randomized_rounding_of_rewards(model, mu, g, sigma):
     rng = np.random.default_rng(9)
-    xhat = randomized_round(user_rewards(model, mu, 30_000, rng, sigma), g, rng)
+    xhat = randomized_round(draw_rewards(model, np.full(30_000, mu), rng, sigma=sigma), g, rng)
     q = encoding_pmf(model, mu, g, sigma)
     assert abs(q.sum() - 1) < 1e-12
     assert gof_pvalue(xhat, np.arange(g + 1), q) > ALPHA
