@@ -63,22 +63,14 @@ def reference_se_voting(means, probs, seed: int, *, kind: str = "ce", eta: float
                         sigma: float = 0.5) -> ReferenceOutcome:
     """CORRUPTED ELIMINATION (``kind="ce"``), MASE Alg. 1 (``"mase"``) or INDEPENDENT (``"independent"``)."""
     rng = np.random.default_rng(seed)
-    mu = [float(m) for m in means]
-    k_arms, n_agents = len(mu), len(probs)
-    if kind == "ce":
-        conf = eta_xi(eta, xi, k_arms)
-        threshold = voting_threshold(delta, conf, n_agents)
-    elif kind == "mase":
-        conf, threshold = beta, voting_threshold(delta, beta, n_agents)
-    else:
-        conf, threshold = delta, None
+    mu, n_agents = [float(m) for m in means], len(probs)
+    k_arms = len(mu)
+    conf = eta_xi(eta, xi, k_arms) if kind == "ce" else beta if kind == "mase" else delta
+    threshold = None if kind == "independent" else voting_threshold(delta, conf, n_agents)
     local = [list(range(k_arms)) for _ in range(n_agents)]
     sums = [[0.0] * k_arms for _ in range(n_agents)]
-    count = [0] * n_agents
-    glob = set(range(k_arms))
-    votes = [0] * k_arms
+    count, votes, glob = [0] * n_agents, [0] * k_arms, set(range(k_arms))
     pool = _Pool(probs)
-    done = [False] * n_agents
     rounds = pulls = messages = 0
     local_times: list[int] = []
     global_times: list[int] = []
@@ -97,35 +89,25 @@ def reference_se_voting(means, probs, seed: int, *, kind: str = "ce", eta: float
         top = max(sums[n][k] for k in local[n])
         eliminated = [k for k in local[n] if top - sums[n][k] >= width_sum and top - sums[n][k] > 0]
         delivered = [k for k in eliminated if rng.random() >= xi] if kind == "ce" else eliminated
-        local[n] = [k for k in local[n] if k not in eliminated]
         local_times += [rounds] * len(eliminated)
         if threshold is not None:
             for k in delivered:
                 votes[k] += 1
-                messages += 1
-        if kind == "ce":
-            if len(local[n]) == 1:
-                pool.remove(n)
-            local[n] = [k for k in local[n] if k in glob]
-            if not local[n] and n in pool.members:
-                pool.remove(n)
-        elif kind == "independent" and len(local[n]) == 1:
+            messages += len(delivered)
+        # Alg. 3 line 12 (CE's lazy sync; a no-op for MASE, whose sets follow the global set at once, and for
+        # INDEPENDENT, whose global set never changes); CE and INDEPENDENT agents left with one arm retire
+        synced = [k for k in local[n] if k not in eliminated and k in glob]
+        if kind != "mase" and (len(local[n]) - len(eliminated) == 1 or not synced):
             pool.remove(n)
-            done[n] = True
-        if threshold is not None:
-            for k in eliminated:
-                if votes[k] >= threshold and k in glob and len(glob) > 1:
-                    glob.discard(k)
-                    global_times.append(rounds)
-                    if kind == "mase":
-                        for m in range(n_agents):
-                            if k in local[m]:
-                                local[m].remove(k)
-    if threshold is None:
-        finals = [local[n][0] for n in range(n_agents) if done[n]]
-        recommended = max(set(finals), key=finals.count)
-    else:
-        recommended = min(glob)
+        local[n] = synced
+        for k in eliminated:
+            if threshold is not None and votes[k] >= threshold and k in glob and len(glob) > 1:
+                glob.discard(k)
+                global_times.append(rounds)
+                if kind == "mase":  # Alg. 1: every agent loses the arm at once
+                    local = [[j for j in arms if j != k] for arms in local]
+    finals = [arms[0] for arms in local if len(arms) == 1]
+    recommended = min(glob) if threshold is not None else max(set(finals), key=finals.count)
     return ReferenceOutcome(rounds, pulls, recommended, messages, local_times, global_times)
 
 
@@ -133,16 +115,13 @@ def reference_dp_mase(means, probs, seed: int, *, eps: float = 0.1, beta: float 
                       model: str = "bernoulli", sigma: float = 0.5) -> ReferenceOutcome:
     """DP-MASE (Algorithm 2 with Algorithm 4a), one round and one pull at a time."""
     rng = np.random.default_rng(seed)
-    mu = [float(m) for m in means]
-    k_arms, n_agents = len(mu), len(probs)
+    mu, n_agents = [float(m) for m in means], len(probs)
+    k_arms = len(mu)
     threshold = voting_threshold(delta, beta, n_agents)
     local = [list(range(k_arms)) for _ in range(n_agents)]
     sums = [[0.0] * k_arms for _ in range(n_agents)]
-    epoch = [1] * n_agents
-    step = [0] * n_agents
+    epoch, step, votes, glob = [1] * n_agents, [0] * n_agents, [0] * k_arms, set(range(k_arms))
     length = [epoch_length(k_arms, 1, beta, eps)] * n_agents
-    glob = set(range(k_arms))
-    votes = [0] * k_arms
     pool = _Pool(probs)
     rounds = pulls = messages = 0
     while len(glob) > 1 and pool.members:
@@ -154,21 +133,19 @@ def reference_dp_mase(means, probs, seed: int, *, eps: float = 0.1, beta: float 
         step[n] += 1
         if step[n] < length[n]:
             continue
-        r, e, s = length[n], epoch[n], len(local[n])
-        h, c = (float(x) for x in dpse_widths(s, e, r, beta, eps))
+        r, e = length[n], epoch[n]
+        h, c = (float(x) for x in dpse_widths(len(local[n]), e, r, beta, eps))
         noisy = {k: sums[n][k] / r + rng.laplace(0.0, 1.0 / (eps * r)) for k in local[n]}
         top = max(noisy.values())
         eliminated = [k for k in local[n] if top - noisy[k] > 2.0 * (h + c)]
         local[n] = [k for k in local[n] if k not in eliminated]
         for k in eliminated:
             votes[k] += 1
-            messages += 1
-        if len(local[n]) == 1:
+        messages += len(eliminated)
+        if len(local[n]) == 1:  # retire, or start the next epoch on the synchronised set
             pool.remove(n)
         else:
-            epoch[n] += 1
-            sums[n] = [0.0] * k_arms
-            step[n] = 0
+            epoch[n], step[n], sums[n] = epoch[n] + 1, 0, [0.0] * k_arms
             local[n] = [k for k in local[n] if k in glob]
             if not local[n]:
                 pool.remove(n)

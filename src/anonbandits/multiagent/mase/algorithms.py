@@ -1,32 +1,24 @@
-"""Registry entries of paper 003's algorithms: parameters (with the spec's defaults) and ``run`` functions."""
+"""Registry entries of paper 003's algorithms: parameters (with the spec's defaults) and ``run`` functions.
+
+``feraud`` is the Féraud et al. (2019) baseline as paper 003 runs it: CORRUPTED ELIMINATION with ``xi = 0``
+(spec 2.6).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
 import numpy as np
 
 from anonbandits.envs.rewards import parse_means
-from anonbandits.errors import ConfigError
+from anonbandits.errors import require
 from anonbandits.multiagent.mase.dp_mase import DPMASEConfig, dp_mase
-from anonbandits.multiagent.mase.instances import (
-    ACTIVITIES,
-    MODELS,
-    PROBLEMS,
-    Instance,
-    activity_probabilities,
-    problem,
-)
-from anonbandits.multiagent.mase.voting import (
-    SAMPLINGS,
-    STOP_RULES,
-    central,
-    corrupted_elimination,
-    independent,
-    mase,
-)
+from anonbandits.multiagent.mase.instances import ACTIVITIES, MODELS, PROBLEMS, Instance, problem
+from anonbandits.multiagent.mase.result import MaseResult
+from anonbandits.multiagent.mase.voting import SAMPLINGS, STOP_RULES, central, corrupted_elimination, independent, mase
+from anonbandits.multiagent.shared import activity_probabilities
 from anonbandits.registry import AlgorithmSpec, Param, Result
 from anonbandits.registry import parse_bool as flag
 
@@ -59,61 +51,43 @@ ETA = Param("eta", float, 0.9, "apparent privacy level eta")
 RETIRE = Param("retire_on_sync", flag, False, "also retire agents left with <= 1 arm by a sync (A9)")
 
 
-def _run(name: str, params: Mapping[str, Any], seed: int) -> Result:
-    """Registry entry of paper 003's algorithm ``name`` (:mod:`.voting`, :mod:`.dp_mase`); ``feraud`` is the
-    Féraud et al. (2019) baseline as paper 003 runs it: CORRUPTED ELIMINATION with ``xi = 0`` (spec 2.6)."""
-    agents = int(params["agents"])
-    if agents < 1:
-        raise ConfigError(f"agents must be at least 1, got {agents}")
-    sigma = float(params["sigma"])
-    if not sigma > 0:
-        raise ConfigError(f"sigma must be positive, got {sigma}")
-    # --means (with --reward) overrides --problem
-    instance = (Instance(parse_means(params["means"]), params["reward"], sigma, "custom") if params["means"]
-                else problem(str(params["problem"]), sigma))
-    probs = activity_probabilities(agents, params["activity"], gamma=float(params["gamma"]),
-                                   offset=float(params["activity_offset"]))
-    if int(params["max_rounds"]) < 1:
-        raise ConfigError(f"max_rounds must be positive, got {params['max_rounds']}")
-    rng = np.random.default_rng(seed)
-    common = {"delta": float(params["delta"]), "max_rounds": int(params["max_rounds"])}
-    if name == "dp-mase":
-        result = dp_mase(instance, probs, DPMASEConfig(
-            eps=float(params["epsilon"]), beta=float(params["beta"]), literal_order=flag(params["literal_order"]),
-            retire_on_sync=flag(params["retire_on_sync"]), sampling=params["sampling"], **common), rng)
-    else:
-        common |= {"width_c": float(params["width_c"]), "width_denominator": int(params["width_denominator"])}
-        if name == "central":
-            result = central(instance, probs, rng, **common)
-        elif name == "independent":
-            result = independent(instance, probs, rng, stop=params["stop"], sampling=params["sampling"], **common)
-        elif name == "mase":
-            result = mase(instance, probs, rng, beta=float(params["beta"]), **common)
-        else:
-            result = corrupted_elimination(instance, probs, rng, eta=float(params["eta"]),
-                                           xi=0.0 if name == "feraud" else float(params["xi"]),
-                                           sampling=params["sampling"],
-                                           retire_on_sync=flag(params["retire_on_sync"]), **common)
-    metrics = {**result.metrics(), "instance": instance.name, "arms": instance.arms}
-    return Result(metrics=metrics, curve=result.curve())
+def _dp_mase(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, epsilon: float,
+             **params: Any) -> MaseResult:
+    """:func:`.dp_mase.dp_mase` with the registry's parameters (``epsilon`` is :class:`DPMASEConfig`'s ``eps``)."""
+    return dp_mase(instance, probs, DPMASEConfig(eps=epsilon, **params), rng)
 
 
-ALGORITHMS: tuple[AlgorithmSpec, ...] = tuple(AlgorithmSpec(name, partial(_run, name), COMMON + params, summary,
-                                                            FAMILY, axes) for name, params, summary, axes in (
-    ("mase", WIDTH + (Param("beta", float, 0.5, "local failure probability of each agent's SE; "
-                                                "M = ceil(log delta / log beta)"),),
-     "MASE (paper 003, Alg. 1): SE agents vote, immediate global sync", ARMS_AXES),
-    ("dp-mase", (Param("epsilon", float, 0.1, "differential-privacy level eps_dp"),
-                 Param("beta", float, 0.5, "local failure probability of each agent's DP-SE"),
-                 Param("literal_order", flag, False, "next epoch length before the sync (A8)"), RETIRE, SAMPLING),
-     "DP-MASE (paper 003, Alg. 2): epoch-wise DP-SE agents vote; eps-DP messages", ARMS_AXES),
-    ("corrupted-elimination", WIDTH + (ETA, Param("xi", float, 0.05, "probability that a vote is dropped "
-                                                                     "(corruption)"), RETIRE, SAMPLING),
-     "Corrupted Elimination (paper 003, Alg. 3); xi=0 is Feraud et al.", ARMS_AXES),
-    ("feraud", WIDTH + (ETA, RETIRE, SAMPLING),
-     "Feraud et al. 2019 baseline as paper 003 runs it: Corrupted Elimination with xi = 0 (spec 2.6)", ARMS_AXES),
-    ("central", WIDTH, "CENTRAL baseline (paper 003, Sec. 6): SE on pooled raw rewards", ARMS_AXES),
-    ("independent", WIDTH + (Param("stop", str, "all", "all: until every agent is done (A14); first: first done",
-                                   choices=STOP_RULES), SAMPLING),
-     "INDEPENDENT baseline (paper 003, Sec. 6): every agent runs SE alone", ("round", "agents still running")),
-))
+def _run(call: Callable[..., MaseResult], names: tuple[str, ...], params: Mapping[str, Any], seed: int) -> Result:
+    """Registry entry of a paper-003 algorithm: the library ``call`` (:mod:`.voting`, :mod:`.dp_mase`) on the
+    instance and activity that ``params`` describe, with the parameters ``names`` passed on by name."""
+    require(params["sigma"] > 0, "sigma", "positive", params["sigma"])
+    instance = (Instance(parse_means(params["means"]), params["reward"], params["sigma"], "custom")
+                if params["means"] else problem(params["problem"], params["sigma"]))  # --means overrides --problem
+    probs = activity_probabilities(params["agents"], params["activity"], gamma=params["gamma"],
+                                   offset=params["activity_offset"])
+    require(params["max_rounds"] >= 1, "max_rounds", "positive", params["max_rounds"])
+    result = call(instance, probs, np.random.default_rng(seed), **{name: params[name] for name in names})
+    return Result(metrics=result.metrics(), curve=result.curve())
+
+
+ALGORITHMS: tuple[AlgorithmSpec, ...] = tuple(
+    AlgorithmSpec(name, partial(_run, call, ("delta", "max_rounds", *(p.name for p in own))), COMMON + own, summary,
+                  FAMILY, axes) for name, call, own, summary, axes in (
+        ("mase", mase, WIDTH + (Param("beta", float, 0.5, "local failure probability of each agent's SE; "
+                                                           "M = ceil(log delta / log beta)"),),
+         "MASE (paper 003, Alg. 1): SE agents vote, immediate global sync", ARMS_AXES),
+        ("dp-mase", _dp_mase, (Param("epsilon", float, 0.1, "differential-privacy level eps_dp"),
+                               Param("beta", float, 0.5, "local failure probability of each agent's DP-SE"),
+                               Param("literal_order", flag, False, "next epoch length before the sync (A8)"), RETIRE,
+                               SAMPLING),
+         "DP-MASE (paper 003, Alg. 2): epoch-wise DP-SE agents vote; eps-DP messages", ARMS_AXES),
+        ("corrupted-elimination", corrupted_elimination,
+         WIDTH + (ETA, Param("xi", float, 0.05, "probability that a vote is dropped (corruption)"), RETIRE, SAMPLING),
+         "Corrupted Elimination (paper 003, Alg. 3); xi=0 is Feraud et al.", ARMS_AXES),
+        ("feraud", partial(corrupted_elimination, xi=0.0), WIDTH + (ETA, RETIRE, SAMPLING),
+         "Feraud et al. 2019 baseline as paper 003 runs it: Corrupted Elimination with xi = 0 (spec 2.6)", ARMS_AXES),
+        ("central", central, WIDTH, "CENTRAL baseline (paper 003, Sec. 6): SE on pooled raw rewards", ARMS_AXES),
+        ("independent", independent, WIDTH + (Param("stop", str, "all", "all: until every agent is done (A14); "
+                                                  "first: first done", choices=STOP_RULES), SAMPLING),
+         "INDEPENDENT baseline (paper 003, Sec. 6): every agent runs SE alone", ("round", "agents still running")),
+    ))

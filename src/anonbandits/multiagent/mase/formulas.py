@@ -16,7 +16,8 @@ from anonbandits.core.votes import vote_threshold
 from anonbandits.errors import ConfigError
 
 
-def _check_probability(name: str, value: float) -> None:
+def check_probability(name: str, value: float) -> None:
+    """:class:`ConfigError` unless ``0 < value < 1``."""
     if not 0 < value < 1:
         raise ConfigError(f"{name} must lie strictly between 0 and 1, got {value}")
 
@@ -27,8 +28,8 @@ def voting_threshold(delta: float, local_failure: float, agents: int, name: str 
     An arm leaves the global set once it has at least ``M*`` votes, which guarantees
     ``local_failure ** M* <= delta`` (spec A6); ``M* > N`` could never terminate (spec A7).
     """
-    _check_probability("delta", delta)
-    _check_probability(name, local_failure)
+    check_probability("delta", delta)
+    check_probability(name, local_failure)
     m_star = max(1, vote_threshold(delta, local_failure))
     if m_star > agents:
         m_real = math.log(delta) / math.log(local_failure)
@@ -39,7 +40,7 @@ def voting_threshold(delta: float, local_failure: float, agents: int, name: str 
 
 def eta_xi(eta: float, xi: float, arms: int) -> float:
     """Local failure probability ``max(0, 1 - (1-eta)/(1-xi)^(K-1))`` that keeps apparent privacy eta."""
-    _check_probability("eta", eta)
+    check_probability("eta", eta)
     if not 0 <= xi < 1:
         raise ConfigError(f"xi must lie in [0, 1), got {xi}")
     value = max(0.0, 1.0 - (1.0 - eta) / (1.0 - xi) ** (arms - 1))

@@ -42,20 +42,18 @@ class Instance:
         """Whether ``arm`` has the largest mean (ties count as correct)."""
         return bool(0 <= arm < self.arms and self.means[arm] == self.means.max())
 
-    def draw(self, rng: np.random.Generator, cols: np.ndarray, rows: int) -> np.ndarray:
-        """One reward per (row, arm in ``cols``): an array of shape ``(rows, len(cols))``."""
-        mu = self.means[cols]
+    def draw(self, rng: np.random.Generator, rows: int) -> np.ndarray:
+        """One reward per (row, arm): an array of shape ``(rows, arms)``."""
         if self.model == "bernoulli":
-            return (rng.random((rows, mu.size)) < mu).astype(float)
-        return rng.normal(mu, self.sigma, (rows, mu.size))
+            return (rng.random((rows, self.arms)) < self.means).astype(float)
+        return rng.normal(self.means, self.sigma, (rows, self.arms))
 
-    def sums(self, rng: np.random.Generator, counts: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
-        """Exact sum of ``counts[..., j]`` rewards of arm ``cols[j]`` (all arms if ``cols`` is None)."""
+    def sums(self, rng: np.random.Generator, counts: np.ndarray) -> np.ndarray:
+        """Exact sum of ``counts[..., k]`` rewards of arm k."""
         counts = np.asarray(counts, dtype=np.int64)
-        mu = self.means if cols is None else self.means[cols]
         if self.model == "bernoulli":
-            return sum_rewards("bernoulli", mu, counts, rng)
-        return rng.normal(counts * mu, self.sigma * np.sqrt(counts))
+            return sum_rewards("bernoulli", self.means, counts, rng)
+        return rng.normal(counts * self.means, self.sigma * np.sqrt(counts))
 
 
 def problem(name: str, sigma: float = 0.5) -> Instance:

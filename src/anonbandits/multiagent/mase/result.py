@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from anonbandits.multiagent.mase.instances import Instance
 from anonbandits.multiagent.shared import MessageLog
 
 
@@ -18,10 +19,10 @@ class EliminationLog:
     algorithms deliver every vote.
     """
 
-    agent: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    arm: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    time: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    delivered: np.ndarray = field(default_factory=lambda: np.empty(0, bool))
+    agent: np.ndarray
+    arm: np.ndarray
+    time: np.ndarray
+    delivered: np.ndarray
 
 
 @dataclass
@@ -42,15 +43,16 @@ class NoiseAudit:
 
 @dataclass
 class MaseResult:
-    """Outcome of one run.
+    """Outcome of one run on ``instance``.
 
     ``rounds`` is the paper's sample complexity T (iterations of the main loop); ``pulls`` counts every arm
-    pull (one round pulls every arm of the active agent's set) and is reported as ``samples``.
+    pull (one round pulls every arm of the active agent's set) and is reported as ``samples``; ``correct``
+    says whether the recommended arm has the largest mean.
     """
 
     algorithm: str
+    instance: Instance
     recommended: int
-    correct: bool
     rounds: int
     pulls: int
     messages: MessageLog
@@ -63,44 +65,46 @@ class MaseResult:
     agent_accuracy: float | None = None
     exit_rounds: np.ndarray | None = None
     noise: NoiseAudit | None = None
-    arms: int = 0
-    best: int = 0
+
+    @property
+    def correct(self) -> bool:
+        return self.instance.is_best(self.recommended)
 
     def metrics(self) -> dict[str, Any]:
         """Columns of the results table."""
         out: dict[str, Any] = {
             "samples": int(self.pulls), "rounds": int(self.rounds), "messages": int(self.messages.count),
-            "recommended": int(self.recommended), "correct": bool(self.correct),
+            "recommended": int(self.recommended), "correct": self.correct,
             "threshold": -1 if self.threshold is None else int(self.threshold),
             "stalled": bool(self.stalled), "truncated": bool(self.truncated),
             "votes": ",".join(str(int(v)) for v in self.votes),
         }
         if self.eliminations is not None:
-            best = self.eliminations.arm == self.best
             out["local_eliminations"] = int(self.eliminations.arm.size)
-            out["best_eliminated_locally"] = int(best.sum())
+            out["best_eliminated_locally"] = int((self.eliminations.arm == self.instance.best).sum())
             out["dropped_votes"] = int((~self.eliminations.delivered).sum())
         if self.agent_accuracy is not None:
             out["agent_accuracy"] = float(self.agent_accuracy)
-        return out
+        return out | {"instance": self.instance.name, "arms": self.instance.arms}
 
     def curve(self) -> tuple[np.ndarray, np.ndarray]:
         """Step curve: arms left in the global set against rounds (agents still running for INDEPENDENT)."""
         if self.exit_rounds is not None:
-            steps = np.sort(self.exit_rounds)
-            start = float(self.exit_rounds.size)
+            steps, start = np.sort(self.exit_rounds), float(self.exit_rounds.size)
         else:
-            steps = np.array([r for r, _ in self.global_eliminations], dtype=float)
-            start = float(self.arms)
+            steps, start = np.array([r for r, _ in self.global_eliminations], dtype=float), float(self.instance.arms)
         x = np.concatenate([[0.0], np.repeat(steps, 2), [float(self.rounds)]])
-        levels = start - np.arange(steps.size + 1)
-        y = np.repeat(levels, 2)
-        return x, y
+        return x, np.repeat(start - np.arange(steps.size + 1), 2)
 
 
-def recommend(global_set: np.ndarray, votes: np.ndarray, rng: np.random.Generator) -> int:
-    """The last arm of the global set; after a stall or truncation, an arm with the fewest votes, at random."""
+def vote_result(algorithm: str, instance: Instance, log: EliminationLog, global_set: np.ndarray, votes: np.ndarray,
+                rng: np.random.Generator, record: bool, **fields: Any) -> MaseResult:
+    """The result of a voting run (MASE, DP-MASE, CORRUPTED ELIMINATION): every delivered elimination of ``log``
+    is a message (sender, round, arm index); the recommendation is the last arm of ``global_set``, or after a
+    stall or truncation an arm with the fewest ``votes``, drawn with ``rng``. ``fields``: the other
+    :class:`MaseResult` fields."""
+    messages = MessageLog(record=record)
+    messages.add(log.agent[log.delivered], log.time[log.delivered], log.arm[log.delivered])
     left = np.flatnonzero(global_set)
-    if left.size == 1:
-        return int(left[0])
-    return int(rng.choice(left[votes[left] == votes[left].min()]))
+    recommended = int(left[0]) if left.size == 1 else int(rng.choice(left[votes[left] == votes[left].min()]))
+    return MaseResult(algorithm, instance, recommended, messages=messages, votes=votes, eliminations=log, **fields)

@@ -46,7 +46,7 @@ def _grow(table, t, arms, conf, c, denominator):
     out = np.empty(size)
     out[:table.size] = table
     for x in range(table.size, size):
-        out[x] = se_boundary(x, arms, conf, c, denominator) if x > 0 else 0.0
+        out[x] = se_boundary(x, arms, conf, c, denominator)
     return out
 
 
@@ -129,18 +129,12 @@ def _build_alias(probs, status, members, q, alias):
             members[m] = n
             mass += probs[n]
             m += 1
+    q[:m] = probs[members[:m]] * m / mass
+    alias[:m] = np.arange(m)
+    large = np.flatnonzero(q[:m] >= 1.0)  # both stacks in index order, as the classic loop fills them
     small = np.empty(m, np.int64)
-    large = np.empty(m, np.int64)
-    ns = nl = 0
-    for j in range(m):
-        q[j] = probs[members[j]] * m / mass
-        alias[j] = j
-        if q[j] < 1.0:
-            small[ns] = j
-            ns += 1
-        else:
-            large[nl] = j
-            nl += 1
+    ns, nl = m - large.size, large.size
+    small[:ns] = np.flatnonzero(q[:m] < 1.0)
     while ns > 0 and nl > 0:
         ns -= 1
         s = small[ns]
@@ -151,27 +145,27 @@ def _build_alias(probs, status, members, q, alias):
             nl -= 1
             small[ns] = g
             ns += 1
-    for j in range(m):  # leftovers are 1 up to rounding
-        if alias[j] == j:
-            q[j] = 1.0
+    q[:m][alias[:m] == np.arange(m)] = 1.0  # leftovers are 1 up to rounding
     return m, mass
 
 
 @njit(cache=True)
-def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, threshold, xi, sync, retire,
-               retire_on_sync, fixed, stop, max_rounds):
+def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, threshold, xi, sync, retire_on_sync,
+               fixed, stop, max_rounds):
     """Simulate the agents until the stopping rule fires (see :mod:`.voting`).
 
-    ``threshold`` 0 means no communication (INDEPENDENT). Returns ``rounds, pulls, G, votes, held, status,
-    exit_round, elim (agent, arm, time, delivered; first n_elim rows), n_elim, glob (round, arm; first n_glob
-    rows), n_glob``.
+    ``threshold`` 0 means no communication (INDEPENDENT). Agents done leave the pool (``GONE``), except under
+    immediate synchronisation (Alg. 1), where they stay ``IDLE`` and keep pulling their last arm. ``STOP_FIRST``
+    ends at the first agent done (INDEPENDENT). Returns ``rounds, pulls, G, votes, held, status, exit_round, elim
+    (agent, arm, time, delivered; first n_elim rows), n_elim, glob (round, arm; first n_glob rows), n_glob``.
     """
     k, n_agents = mu.size, probs.size
+    retire = sync != SYNC_IMMEDIATE
     held, nheld, sums = np.ones((n_agents, k), np.bool_), np.full(n_agents, k, np.int64), np.zeros((n_agents, k))
     t, pending, safe_until = np.zeros(n_agents, np.int64), np.zeros(n_agents, np.int64), np.zeros(n_agents, np.int64)
     status, exit_round = np.full(n_agents, RUNNING, np.int8), np.full(n_agents, -1, np.int64)
-    synced = np.zeros(n_agents, np.int64)  # generation of the global set at the agent's last sync
-    G, votes, n_glob_left, generation = np.ones(k, np.bool_), np.zeros(k, np.int64), k, 0
+    synced = np.zeros(n_agents, np.int64)  # global eliminations the agent had seen at its last sync
+    G, votes = np.ones(k, np.bool_), np.zeros(k, np.int64)
     elim, n_elim = np.zeros((n_agents * k, 4), np.int64), 0  # (agent, arm, round, delivered)
     glob, n_glob = np.zeros((k, 2), np.int64), 0  # (round, arm)
     dropped = np.empty(k, np.int64)
@@ -180,12 +174,11 @@ def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, thre
     live_mass = table_mass
     table = _grow(np.empty(0), 1, k, conf, width_c, denominator)
     cdf = binomial_cdfs(mu, 0 if gaussian else _TABULATED)
-    running, rounds, pulls, exited = n_agents, 0, 0, False
+    running, rounds, pulls = n_agents, 0, 0
     while rounds < max_rounds and running > 0:
-        if (stop == STOP_GLOBAL and n_glob_left <= 1) or (stop == STOP_FIRST and exited):
+        if (stop == STOP_GLOBAL and n_glob >= k - 1) or (stop == STOP_FIRST and running < n_agents):
             break
-        u = rng.random() * m
-        j = min(int(u), m - 1)
+        j = min(int(rng.random() * m), m - 1)
         if q[j] < 1.0 and rng.random() >= q[j]:
             j = alias[j]
         n = members[j]
@@ -207,11 +200,10 @@ def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, thre
         if tn <= safe_until[n]:
             pending[n] += 1
         else:
-            p = pending[n]
-            if p > 0:
+            if pending[n] > 0:
                 for a in range(k):
                     if held[n, a]:
-                        sums[n, a] += binomial_sum(rng, mu[a], cdf, a, p, _TABULATED)
+                        sums[n, a] += binomial_sum(rng, mu[a], cdf, a, pending[n], _TABULATED)
                 pending[n] = 0
             top = -np.inf
             for a in range(k):
@@ -242,27 +234,19 @@ def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, thre
                     if delivered:
                         votes[a] += 1
         before_sync = nheld[n]
-        if sync == SYNC_LAZY and synced[n] != generation:  # Alg. 3 line 12, before this round's removals
+        if sync == SYNC_LAZY and synced[n] != n_glob:  # Alg. 3 line 12, before this round's removals
             for a in range(k):
                 if held[n, a] and not G[a]:
                     held[n, a] = False
                     nheld[n] -= 1
-            synced[n] = generation
-        after_sync = nheld[n]
-        if retire:
-            leave = before_sync == 1 or after_sync == 0 or (retire_on_sync and after_sync <= 1)
-        else:
-            leave = after_sync <= 1
-        if leave:
+            synced[n] = n_glob
+        if before_sync == 1 or nheld[n] == 0 or (retire_on_sync and nheld[n] <= 1):
             status[n] = GONE if retire else IDLE
             exit_round[n] = rounds
             running -= 1
-            exited = True
-            if retire:
-                live_mass -= probs[n]
+            live_mass -= probs[n]
         elif not gaussian and tn > safe_until[n]:
-            lo = np.inf
-            hi = -np.inf
+            lo, hi = np.inf, -np.inf
             for a in range(k):
                 if held[n, a]:
                     lo = min(lo, sums[n, a])
@@ -271,10 +255,8 @@ def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, thre
             safe_until[n] = tn + b if b >= _MIN_STRETCH else tn
         for i in range(n_dropped):
             a = dropped[i]
-            if threshold > 0 and votes[a] >= threshold and G[a] and n_glob_left > 1:
+            if threshold > 0 and votes[a] >= threshold and G[a] and n_glob < k - 1:
                 G[a] = False
-                n_glob_left -= 1
-                generation += 1
                 glob[n_glob, 0], glob[n_glob, 1] = rounds, a
                 n_glob += 1
                 if sync == SYNC_IMMEDIATE:  # Alg. 1: every agent loses the arm at once
@@ -283,8 +265,6 @@ def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, thre
                             held[other, a] = False
                             nheld[other] -= 1
                             if status[other] == RUNNING and nheld[other] <= 1:
-                                status[other] = GONE if retire else IDLE
+                                status[other] = IDLE
                                 running -= 1
-                                if retire:
-                                    live_mass -= probs[other]
     return (rounds, pulls, G, votes, held, status, exit_round, elim, n_elim, glob, n_glob)
