@@ -1,8 +1,9 @@
 """DP-MASE: Multi-Agent Successive Elimination with differentially private communications.
 
-Paper: 003_1b4f3a9c9d577fe2.txt (Rio, Barlier, Colin, Soare, ICML 2023), Algorithm 2 with its local routine
-"DP-MASE Local Elimination" (the paper's Algorithm 4 of App. B.1, called 4a in the spec), Sec. 4 and App. B.1;
-epoch length, widths and thresholds as reconstructed in spec sections 2.3-2.4 (A1-A3, A6-A9, A22).
+Paper: Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications" (ICML
+2023), Algorithm 2 with its local routine "DP-MASE Local Elimination" (the paper's Algorithm 4 of App. B.1,
+called 4a in the spec), Sec. 4 and App. B.1; epoch length, widths and thresholds as reconstructed in spec
+sections 2.3-2.4 (A1-A3, A6-A9, A22).
 
 Every agent runs DP Successive Elimination (Sajed & Sheffet 2019) in epochs e = 1, 2, ...: during epoch e it
 pulls each arm of its local set ``R(e, s)`` times, then releases each epoch mean plus ``Lap(1/(eps R))`` noise
@@ -10,24 +11,14 @@ and votes against every arm whose noisy mean is more than ``2(h(e) + c(e))`` bel
 leaves the global set once it has ``M* = ceil(log(delta)/log(beta))`` votes. Agents learn global eliminations
 only at their epoch ends (lazy synchronisation, essential to the privacy proof, spec A22).
 
-Simulation (exact in distribution, event by event)
---------------------------------------------------
-Nothing an agent does inside an epoch is observable, so the engine only simulates epoch ends:
-
-* The epoch's reward sums are one exact draw per arm (``Binomial(R, mu)`` or ``N(R mu, R sigma^2)``).
-* Rounds run on a Poisson clock: agent n is activated at the points of a Poisson process of rate ``p_n``; the
-  merged points of the agents in the pool are i.i.d. draws from P_N restricted to them (spec A10), and round
-  numbers are ranks of activation times. So the end of an epoch of R activations comes ``Gamma(R)/p_n``
-  after its start.
-* Epoch ends are processed in time order in vectorised batches: the local decisions of a batch do not depend
-  on the global set, only the synchronisation after them does, and a batch is cut before the first event that
-  a newly started epoch could precede.
-* At the stopping time ``s*`` an agent in the middle of an epoch of R activations started at ``a`` and ending at
-  ``b > s*`` has made ``Binomial(R - 1, (s* - a)/(b - a))`` of them (its intermediate activation times are
-  uniform order statistics); the number of rounds T is the sum of these counts.
+Simulation, exact in distribution: nothing an agent does inside an epoch is observable, so only epoch ends are
+simulated, on a Poisson clock (agent n is activated at rate ``p_n``; the merged points of the agents in the pool
+are i.i.d. draws from P_N restricted to them, spec A10, and round numbers are ranks of activation times). An
+epoch's sums are one exact draw per arm and its end comes ``Gamma(R)/p_n`` after its start; epoch ends are
+processed in time order in vectorised batches, cut before the first event that a newly started epoch could
+precede. At the stopping time an agent that has made a (uniform) part of an unfinished epoch is counted with
+``Binomial(R - 1, elapsed fraction)`` activations.
 """
-
-from __future__ import annotations
 
 from dataclasses import dataclass
 
@@ -38,9 +29,8 @@ from anonbandits.core.radii import dpse_widths
 from anonbandits.core.schedules import epoch_length
 from anonbandits.core.votes import removal_steps
 from anonbandits.errors import require
-from anonbandits.multiagent.mase.formulas import voting_threshold
-from anonbandits.multiagent.mase.instances import Instance
-from anonbandits.multiagent.mase.result import EliminationLog, MaseResult, NoiseAudit, vote_result
+from anonbandits.multiagent.mase import model
+from anonbandits.multiagent.mase.model import EliminationLog, Instance, MaseResult, NoiseAudit
 
 
 @dataclass(frozen=True)
@@ -84,7 +74,7 @@ class _DPMASE:
                  record: bool) -> None:
         self.inst, self.p, self.cfg, self.rng, self.record = instance, probs, cfg, rng, record
         n, k = probs.size, instance.arms
-        self.threshold = voting_threshold(cfg.delta, cfg.beta, n, "beta")
+        self.threshold = model.voting_threshold(cfg.delta, cfg.beta, n, "beta")
         self.Kn, self.G, self.lam = np.ones((n, k), bool), np.ones(k, bool), np.zeros(k, np.int64)
         self.epoch = np.ones(n, np.int64)
         self.length = epoch_length(k, 1, cfg.beta, cfg.eps) * np.ones(n, np.int64)
@@ -210,7 +200,7 @@ def dp_mase(instance: Instance, probs: np.ndarray, cfg: DPMASEConfig, rng: np.ra
     if record and eng.audit:
         cols = [np.concatenate(x) for x in zip(*eng.audit, strict=True)]
         audit = NoiseAudit(*cols, 1.0 / (cfg.eps * cols[3]))
-    return vote_result("dp-mase", instance, log, eng.G, eng.lam, rng, record, rounds=rounds, pulls=pulls,
+    return model.vote_result("dp-mase", instance, log, eng.G, eng.lam, rng, record, rounds=rounds, pulls=pulls,
                        threshold=eng.threshold, stalled=bool(stalled), truncated=bool(eng.G.sum() > 1 and not stalled),
                        global_eliminations=[(int(r), arm) for r, (_, arm) in zip(g_rounds, eng.global_elims,
                                                                                    strict=True)], noise=audit)

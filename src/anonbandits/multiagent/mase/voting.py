@@ -2,30 +2,19 @@
 
 Paper: Rio, Barlier, Colin and Soare, *Multi-Agent Best Arm Identification with Private Communications* (ICML
 2023): :func:`corrupted_elimination` (Algorithm 3, Sec. 5), :func:`mase` (Algorithm 1, Sec. 4),
-:func:`independent` and :func:`central` (the baselines of Sec. 6).
-
-The first three drive one compiled round loop (:func:`.se_kernel.run_kernel`; one *round* is one activation of
-one agent, which pulls every arm of its local set). They differ in how agents interact: the synchronisation
-with the global set (lazy: K_n := K_n ∩ K_glob at the end of each activation, Alg. 3 line 12; immediate: every
-agent loses a globally eliminated arm at once, Alg. 1; none), whether agents left with one arm leave the pool
-(Alg. 3 line 10) or stay and keep pulling it (Alg. 1), and the stopping rule (one arm left globally, or
-INDEPENDENT's every / first agent finished, spec A14). Common options: ``sampling`` ``"active"`` (the agent is
-drawn among those still in the pool, spec A10) or ``"fixed"`` (drawn from the fixed P_N, the rounds of agents
-that left being idle rounds that still count); ``width_c`` and ``width_denominator``, the constant c and the
-t / 2t choice of the SE width (spec A4); ``max_rounds``, which stops the run (``truncated``).
+:func:`independent` and :func:`central` (the baselines of Sec. 6). The first three drive one compiled round
+loop (:func:`.se_kernel.run_kernel`; one *round* is one activation of one agent, which pulls every arm of its
+local set) through :func:`_run`, whose keywords are their ``**options``.
 """
 
-from __future__ import annotations
+from typing import Any
 
 import numpy as np
 
 from anonbandits.core.radii import se_boundary
 from anonbandits.errors import require
-from anonbandits.multiagent.mase import se_kernel
-from anonbandits.multiagent.mase.formulas import check_probability, eta_xi, voting_threshold
-from anonbandits.multiagent.mase.instances import Instance
-from anonbandits.multiagent.mase.result import EliminationLog, MaseResult, vote_result
-from anonbandits.multiagent.shared import MessageLog
+from anonbandits.multiagent.mase import model, se_kernel
+from anonbandits.multiagent.mase.model import Instance, MaseResult, MessageLog
 
 SAMPLINGS = ("active", "fixed")
 STOP_RULES = ("all", "first")
@@ -37,11 +26,18 @@ def _run(name: str, instance: Instance, probs: np.ndarray, rng: np.random.Genera
          threshold: int | None, *, sync: int, xi: float = 0.0, retire_on_sync: bool = False,
          sampling: str = "active", stop: str = "global", width_c: float = 1.0, width_denominator: int = 1,
          max_rounds: int = 10**9) -> MaseResult:
-    """Simulate ``len(probs)`` SE agents until the stopping rule fires and report the run.
+    """Simulate ``len(probs)`` SE agents at confidence ``conf`` until the stopping rule fires; report the run.
 
-    Local eliminations are logged in round order (by arm within a round); every delivered one is a vote and a
-    message when ``threshold`` is set (:func:`.result.vote_result`; ``None``: no communication, INDEPENDENT,
-    which recommends the majority of the finished agents' arms).
+    ``sync``: the kernel's ``SYNC_LAZY`` (K_n := K_n ∩ K_glob at the end of each activation, Alg. 3 line 12),
+    ``SYNC_IMMEDIATE`` (every agent loses a globally eliminated arm at once, Alg. 1) or ``SYNC_NONE``.
+    ``sampling``: ``"active"`` draws the agent among those still in the pool (spec A10), ``"fixed"`` from the
+    fixed P_N, the rounds of agents that left being idle rounds that still count. ``retire_on_sync``: agents
+    that a sync leaves with at most one arm leave the pool (spec A9). ``width_c``, ``width_denominator``: the
+    constant c and the t / 2t choice of the SE width (spec A4). ``max_rounds`` stops the run (``truncated``).
+    ``stop``: one arm left globally, or INDEPENDENT's ``"all"`` / ``"first"`` agent finished (spec A14).
+    Local eliminations are logged in round order (by arm within a round); with a ``threshold`` every delivered
+    one is a vote and a message (:func:`.model.vote_result`); without, INDEPENDENT recommends the majority of
+    the finished agents' arms.
     """
     require(sampling in SAMPLINGS, "sampling", f"one of {', '.join(SAMPLINGS)}", sampling)
     require(width_c > 0, "width_c", "positive", width_c)
@@ -64,14 +60,14 @@ def _run(name: str, instance: Instance, probs: np.ndarray, rng: np.random.Genera
         return MaseResult(name, instance, recommended, messages=MessageLog(record=record), votes=votes,
                           agent_accuracy=accuracy, exit_rounds=exit_round[exit_round >= 0].astype(float), **fields)
     elim = elim[:n_elim]
-    log = EliminationLog(elim[:, 0].copy(), elim[:, 1].copy(), elim[:, 2].copy(), elim[:, 3].astype(bool))
-    return vote_result(name, instance, log, G, votes, rng, record, **fields)
+    log = model.EliminationLog(elim[:, 0].copy(), elim[:, 1].copy(), elim[:, 2].copy(), elim[:, 3].astype(bool))
+    return model.vote_result(name, instance, log, G, votes, rng, record, **fields)
+
+
 
 
 def corrupted_elimination(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, eta: float = 0.9,
-                          xi: float = 0.05, delta: float = 0.05, sampling: str = "active",
-                          retire_on_sync: bool = False, width_c: float = 1.0, width_denominator: int = 1,
-                          max_rounds: int = 10**9, record: bool = True) -> MaseResult:
+                          xi: float = 0.05, delta: float = 0.05, record: bool = True, **options: Any) -> MaseResult:
     """CORRUPTED ELIMINATION (paper 003, Algorithm 3 with local routine 4b).
 
     Every agent runs SE at local failure probability ``eta_xi = 1 - (1-eta)/(1-xi)^(K-1)`` (Prop. 5.1), with
@@ -82,16 +78,14 @@ def corrupted_elimination(instance: Instance, probs: np.ndarray, rng: np.random.
     at the end of every activation and leave the pool once one arm is left (``retire_on_sync``: also once a
     sync leaves them at most one arm, spec A9).
     """
-    local = eta_xi(eta, xi, instance.arms)
+    local = model.eta_xi(eta, xi, instance.arms)
     return _run("corrupted-elimination", instance, probs, rng, record, local,
-                voting_threshold(delta, local, probs.size, "eta_xi"), sync=se_kernel.SYNC_LAZY, xi=xi,
-                retire_on_sync=retire_on_sync, sampling=sampling, width_c=width_c,
-                width_denominator=width_denominator, max_rounds=max_rounds)
+                model.voting_threshold(delta, local, probs.size, "eta_xi"), sync=se_kernel.SYNC_LAZY, xi=xi,
+                **options)
 
 
 def mase(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, beta: float = 0.5,
-         delta: float = 0.05, width_c: float = 1.0, width_denominator: int = 1, max_rounds: int = 10**9,
-         record: bool = True) -> MaseResult:
+         delta: float = 0.05, record: bool = True, **options: Any) -> MaseResult:
     """The generic MASE scheme (paper 003, Algorithm 1) with the SE local elimination of Sec. 4.1.
 
     Local rule: eliminate k when ``max_l mu_l - mu_k >= 2 sqrt(log(c K t_n^2/beta)/t_n)`` (eq. (1) at
@@ -99,14 +93,12 @@ def mase(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, bet
     leaves the global set *and every agent's set at once* (Alg. 1's immediate synchronisation). Agents are never
     removed from the pool: an agent left with one arm keeps being activated and pulling it.
     """
-    return _run("mase", instance, probs, rng, record, beta, voting_threshold(delta, beta, probs.size, "beta"),
-                sync=se_kernel.SYNC_IMMEDIATE, width_c=width_c, width_denominator=width_denominator,
-                max_rounds=max_rounds)
+    return _run("mase", instance, probs, rng, record, beta, model.voting_threshold(delta, beta, probs.size, "beta"),
+                sync=se_kernel.SYNC_IMMEDIATE, **options)
 
 
 def independent(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, delta: float = 0.05,
-                stop: str = "all", sampling: str = "active", width_c: float = 1.0, width_denominator: int = 1,
-                max_rounds: int = 10**9, record: bool = True) -> MaseResult:
+                stop: str = "all", record: bool = True, **options: Any) -> MaseResult:
     """INDEPENDENT baseline (paper 003, Sec. 6; spec 2.7 and A14): every agent runs its own SE at confidence
     ``delta`` on its own samples, with no communication at all.
 
@@ -116,10 +108,9 @@ def independent(instance: Instance, probs: np.ndarray, rng: np.random.Generator,
     finished agents that found the best arm.
     """
     require(stop in STOP_RULES, "stop", f"one of {', '.join(STOP_RULES)}", stop)
-    check_probability("delta", delta)
-    return _run("independent", instance, probs, rng, record, delta, None, sync=se_kernel.SYNC_NONE,
-                sampling=sampling, stop=stop, width_c=width_c, width_denominator=width_denominator,
-                max_rounds=max_rounds)
+    model.check_probability("delta", delta)
+    return _run("independent", instance, probs, rng, record, delta, None, sync=se_kernel.SYNC_NONE, stop=stop,
+                **options)
 
 
 def central(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, delta: float = 0.05,
@@ -133,7 +124,7 @@ def central(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, 
     Rounds are drawn in blocks: per-round rewards of the arms still active, cumulated, with the SE test
     evaluated on every round of the block at once; the block is cut at its first elimination.
     """
-    check_probability("delta", delta)
+    model.check_probability("delta", delta)
     k = instance.arms
     active, sums, t, pulls = np.ones(k, bool), np.zeros(k), 0, 0
     messages = MessageLog(record=record)
