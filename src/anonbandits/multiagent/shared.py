@@ -1,17 +1,11 @@
-"""What the two multi-agent papers share: the agent-activity distribution and the vote threshold.
+"""What the two multi-agent papers share: the agent-activity distribution, the vote threshold, the message log.
 
-Paper 002 (Decentralized Elimination) and paper 003 (MASE and its variants) both let agents vote against the
-arms they eliminate locally; an arm leaves the shared set at its M-th vote, with
-``M = ceil(log(delta) / log(local failure probability))`` (:func:`anonbandits.core.votes.vote_threshold`,
-re-exported here). Both papers draw the
-active agent i.i.d. from a fixed distribution over the N agents, uniform or skewed, but their skewed
-distributions differ:
-
-* ``skew="power"``: Rio, Barlier, Colin and Soare, *Multi-Agent Best Arm Identification with Private
-  Communications* (ICML 2023), App. C.4: ``P(n) ∝ (n + offset)^(-gamma)`` for agents n = 1..N;
-* ``skew="halves"``: Féraud, Alami and Laroche, *Decentralized Exploration in Multi-Armed Bandits*
-  (ICML 2019), Problem 2: the first half of the players generates 80% of the events, uniformly within each
-  half (N even).
+Paper 002 (Féraud, Alami and Laroche, *Decentralized Exploration in Multi-Armed Bandits*, ICML 2019) and paper
+003 (Rio, Barlier, Colin and Soare, *Multi-Agent Best Arm Identification with Private Communications*, ICML
+2023) both let agents vote against the arms they eliminate locally; an arm leaves the shared set at its M-th
+vote (:func:`anonbandits.core.votes.vote_threshold`, re-exported here). Both draw the active agent i.i.d. from a
+fixed distribution over the N agents, uniform or skewed, with different skewed distributions
+(:func:`activity_probabilities`).
 
 :class:`MessageLog` holds the messages an algorithm sends, as columns so that privacy can be checked after a
 run: algorithms append one block of messages per epoch (vectorised over agents), never one Python object per
@@ -19,8 +13,6 @@ message, so a run with millions of messages stays cheap. ``content`` holds one n
 means (an arm index, a vote, a noisy count) is the algorithm's to document, with ``kind`` telling apart
 message types of one algorithm.
 """
-
-from __future__ import annotations
 
 from dataclasses import dataclass, field
 
@@ -42,8 +34,9 @@ def activity_probabilities(agents: int, activity: str | np.ndarray = "uniform", 
     ----------
     agents : number of agents N (at least 1).
     activity : ``"uniform"``, ``"skewed"`` or a positive probability vector of length N.
-    skew : which paper's skewed distribution ``"skewed"`` means: ``"power"`` (paper 003) or ``"halves"``
-        (paper 002).
+    skew : which paper's skewed distribution ``"skewed"`` means: ``"power"``, paper 003's App. C.4,
+        ``P(n) ∝ (n + offset)^(-gamma)`` for agents n = 1..N; or ``"halves"``, paper 002's Problem 2, the first
+        half of the players generating 80% of the events, uniformly within each half (N even).
     gamma, offset : exponent and offset of the power law (``skew="power"`` only).
 
     Returns

@@ -2,13 +2,10 @@
 
 Paper: Rio, Barlier, Colin and Soare, *Multi-Agent Best Arm Identification with Private Communications*
 (ICML 2023), Algorithms 1-4 (MASE, DP-MASE with Algorithm 4a, CORRUPTED ELIMINATION with Algorithm 4b) and
-the INDEPENDENT baseline of its Section 6.
-
-These are the slow references the fast engines of :mod:`anonbandits.multiagent.mase` are checked against:
-``benchmarks/mase_speed.py`` times them, and the tests compare the distribution of their outcomes with the
-engines' on small instances. One loop iteration is one round: an agent is drawn from P_N restricted to the
-agents still in the pool, it pulls every arm of its local set one reward at a time, then applies its local
-elimination, votes, leaves the pool or synchronises, exactly in the order of Algorithms 2 and 3.
+the INDEPENDENT baseline of its Section 6. The slow references that the tests check the fast engines of
+:mod:`anonbandits.multiagent.mase` against, and that ``benchmarks/mase_speed.py`` times. One loop iteration is
+one round: an agent is drawn from P_N restricted to the agents still in the pool, it pulls every arm of its
+local set one reward at a time, then applies its local elimination, votes, leaves the pool or synchronises.
 """
 
 import bisect

@@ -14,19 +14,11 @@ import numpy as np
 
 from anonbandits.envs.rewards import parse_means
 from anonbandits.errors import require
+from anonbandits.multiagent.mase import model
 from anonbandits.multiagent.mase.dp_mase import DPMASEConfig, dp_mase, dp_mase_local_elimination
-from anonbandits.multiagent.mase.model import (
-    ACTIVITIES,
-    MODELS,
-    PROBLEMS,
-    EliminationLog,
-    Instance,
-    MaseResult,
-    NoiseAudit,
-    activity_probabilities,
-    problem,
-)
+from anonbandits.multiagent.mase.model import EliminationLog, Instance, MaseResult, NoiseAudit, problem
 from anonbandits.multiagent.mase.voting import SAMPLINGS, STOP_RULES, central, corrupted_elimination, independent, mase
+from anonbandits.multiagent.shared import ACTIVITIES, activity_probabilities
 from anonbandits.registry import AlgorithmSpec, Param, Result
 from anonbandits.registry import parse_bool as flag
 
@@ -37,9 +29,10 @@ __all__ = ["ALGORITHMS", "DPMASEConfig", "EliminationLog", "Instance", "MaseResu
 COMMON = (
     Param("agents", int, 64, "number of agents N"),
     Param("problem", str, "1", "paper 003's instance: 1 (Bernoulli) or 2 (Gaussian); --means overrides it",
-          choices=PROBLEMS),
+          choices=model.PROBLEMS),
     Param("means", str, "", "custom arm means, comma-separated (overrides --problem)"),
-    Param("reward", str, "bernoulli", "reward model of --means (gaussian: unclipped, std --sigma)", choices=MODELS),
+    Param("reward", str, "bernoulli", "reward model of --means (gaussian: unclipped, std --sigma)",
+          choices=model.MODELS),
     Param("sigma", float, 0.5, "standard deviation of Gaussian rewards (Problem 2; spec A13)"),
     Param("delta", float, 0.05, "global failure probability"),
     Param("activity", str, "uniform", "agent distribution P_N: uniform or skewed, P(n) ∝ (n+a)^-gamma",

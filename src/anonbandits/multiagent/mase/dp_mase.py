@@ -194,13 +194,12 @@ def dp_mase(instance: Instance, probs: np.ndarray, cfg: DPMASEConfig, rng: np.ra
     order = np.flatnonzero(vt <= eng.stop_clock)
     order = order[np.argsort(vt[order], kind="stable")]
     log = EliminationLog(va[order], vk[order], np.searchsorted(times, vt[order], "right"), np.ones(order.size, bool))
-    g_rounds = np.searchsorted(times, [c for c, _ in eng.global_elims], "right")
-    stalled = eng.G.sum() > 1 and not eng.running.any()
     audit = None
     if record and eng.audit:
         cols = [np.concatenate(x) for x in zip(*eng.audit, strict=True)]
         audit = NoiseAudit(*cols, 1.0 / (cfg.eps * cols[3]))
-    return model.vote_result("dp-mase", instance, log, eng.G, eng.lam, rng, record, rounds=rounds, pulls=pulls,
-                       threshold=eng.threshold, stalled=bool(stalled), truncated=bool(eng.G.sum() > 1 and not stalled),
-                       global_eliminations=[(int(r), arm) for r, (_, arm) in zip(g_rounds, eng.global_elims,
-                                                                                   strict=True)], noise=audit)
+    g_rounds = np.searchsorted(times, [c for c, _ in eng.global_elims], "right")
+    return model.vote_result("dp-mase", instance, log, eng.G, eng.lam, rng, record, running=bool(eng.running.any()),
+                             capped=False, rounds=rounds, pulls=pulls, threshold=eng.threshold, noise=audit,
+                             global_eliminations=[(int(r), a) for r, (_, a) in zip(g_rounds, eng.global_elims,
+                                                                                     strict=True)])

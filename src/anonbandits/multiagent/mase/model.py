@@ -20,7 +20,7 @@ import numpy as np
 from anonbandits.core.votes import vote_threshold
 from anonbandits.envs.rewards import sum_rewards
 from anonbandits.errors import ConfigError
-from anonbandits.multiagent.shared import ACTIVITIES, MessageLog, activity_probabilities  # noqa: F401 (paper 003's)
+from anonbandits.multiagent.shared import MessageLog
 
 PROBLEMS = ("1", "2")
 MODELS = ("bernoulli", "gaussian")
@@ -167,19 +167,16 @@ class MaseResult:
 
     def metrics(self) -> dict[str, Any]:
         """Columns of the results table."""
-        out: dict[str, Any] = {
-            "samples": int(self.pulls), "rounds": int(self.rounds), "messages": int(self.messages.count),
-            "recommended": int(self.recommended), "correct": self.correct,
-            "threshold": -1 if self.threshold is None else int(self.threshold),
-            "stalled": bool(self.stalled), "truncated": bool(self.truncated),
-            "votes": ",".join(str(int(v)) for v in self.votes),
-        }
+        out = {"samples": self.pulls, "rounds": self.rounds, "messages": self.messages.count,
+               "recommended": self.recommended, "correct": self.correct,
+               "threshold": -1 if self.threshold is None else self.threshold, "stalled": self.stalled,
+               "truncated": self.truncated, "votes": ",".join(str(int(v)) for v in self.votes)}
         if self.eliminations is not None:
-            out["local_eliminations"] = int(self.eliminations.arm.size)
+            out["local_eliminations"] = self.eliminations.arm.size
             out["best_eliminated_locally"] = int((self.eliminations.arm == self.instance.best).sum())
             out["dropped_votes"] = int((~self.eliminations.delivered).sum())
         if self.agent_accuracy is not None:
-            out["agent_accuracy"] = float(self.agent_accuracy)
+            out["agent_accuracy"] = self.agent_accuracy
         return out | {"instance": self.instance.name, "arms": self.instance.arms}
 
     def curve(self) -> tuple[np.ndarray, np.ndarray]:
@@ -193,13 +190,15 @@ class MaseResult:
 
 
 def vote_result(algorithm: str, instance: Instance, log: EliminationLog, global_set: np.ndarray, votes: np.ndarray,
-                rng: np.random.Generator, record: bool, **fields: Any) -> MaseResult:
+                rng: np.random.Generator, record: bool, *, running: bool, capped: bool, **fields: Any) -> MaseResult:
     """The result of a voting run (MASE, DP-MASE, CORRUPTED ELIMINATION): every delivered elimination of ``log``
     is a message (sender, round, arm index); the recommendation is the last arm of ``global_set``, or after a
-    stall or truncation an arm with the fewest ``votes``, drawn with ``rng``. ``fields``: the other
-    :class:`MaseResult` fields."""
+    stall (no agent ``running``, the run not ``capped``) or a truncation an arm with the fewest ``votes``, drawn
+    with ``rng``. ``fields``: the other :class:`MaseResult` fields."""
     messages = MessageLog(record=record)
     messages.add(log.agent[log.delivered], log.time[log.delivered], log.arm[log.delivered])
     left = np.flatnonzero(global_set)
     recommended = int(left[0]) if left.size == 1 else int(rng.choice(left[votes[left] == votes[left].min()]))
-    return MaseResult(algorithm, instance, recommended, messages=messages, votes=votes, eliminations=log, **fields)
+    return MaseResult(algorithm, instance, recommended, messages=messages, votes=votes, eliminations=log,
+                      stalled=left.size > 1 and not running and not capped, truncated=left.size > 1 and running,
+                      **fields)

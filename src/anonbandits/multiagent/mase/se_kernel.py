@@ -5,15 +5,10 @@ the agents still in the pool (spec A10), it pulls every arm of its local set, ru
 Alg. 4b, votes, leaves the pool or synchronises, in the order of Algorithms 1 and 3 (spec 2.1, 2.5).
 
 One shortcut, exact in distribution: with Bernoulli rewards, after an SE test the agent's next
-:func:`safe_steps` activations provably cannot eliminate anything, whatever their rewards. During such a
-stretch nothing depends on the individual rewards, so they are not drawn; the arms' sums are drawn when the
-stretch ends, one Binomial per arm: by inversion of a tabulated CDF for stretches of up to ``_TABULATED``
-activations (about half the cost of ``rng.binomial``), by ``rng.binomial`` beyond. An
-arm that leaves the local set during a stretch (synchronisation) needs no sum at all, since it is never read
-again.
+:func:`safe_steps` activations provably cannot eliminate anything, whatever their rewards, so they are not
+drawn; each arm's sum is drawn when the stretch ends, one Binomial (:func:`binomial_sum`). An arm that leaves
+the local set during a stretch needs no sum at all, since it is never read again.
 """
-
-from __future__ import annotations
 
 import math
 
@@ -32,9 +27,7 @@ _TABULATED = 64  # stretches up to this length draw their sums from tabulated Bi
 @njit(cache=True)
 def _g(table, t, arms, conf, c, denominator):
     """``g(t)`` from the table of the first values when it holds ``t``."""
-    if t < table.size:
-        return table[t]
-    return se_boundary(t, arms, conf, c, denominator)
+    return table[t] if t < table.size else se_boundary(t, arms, conf, c, denominator)
 
 
 @njit(cache=True)
@@ -80,8 +73,7 @@ def binomial_cdfs(mu, longest):
     The smaller of the two success probabilities keeps ``pmf(0) >= 2^-longest`` (no underflow); arms with
     mean 0 or 1 are deterministic and not tabulated.
     """
-    width = (longest - 1) * (longest + 2) // 2 + longest + 1
-    cdf = np.ones((mu.size, width))
+    cdf = np.ones((mu.size, (longest - 1) * (longest + 2) // 2 + longest + 1))
     for a in range(mu.size):
         p = min(mu[a], 1.0 - mu[a])
         if p <= 0.0:
@@ -89,8 +81,7 @@ def binomial_cdfs(mu, longest):
         ratio = p / (1.0 - p)
         for n in range(1, longest + 1):
             start = (n - 1) * (n + 2) // 2
-            pmf = math.exp(n * math.log1p(-p))
-            acc = pmf
+            pmf = acc = math.exp(n * math.log1p(-p))
             cdf[a, start] = acc
             for x in range(1, n):
                 pmf *= (n - x + 1) / x * ratio
@@ -102,7 +93,8 @@ def binomial_cdfs(mu, longest):
 @njit(cache=True)
 def binomial_sum(rng, p, cdf, a, n, longest):
     """Sum of ``n`` Bernoulli(``p``) rewards, one Binomial draw: by inversion of row n of arm a of ``cdf``
-    (:func:`binomial_cdfs` up to ``longest``) when it has one."""
+    (:func:`binomial_cdfs` up to ``longest``, about half the cost of ``rng.binomial``), by ``rng.binomial``
+    beyond."""
     if p <= 0.0 or p >= 1.0:
         return n if p >= 1.0 else 0
     if n > longest:

@@ -46,11 +46,8 @@ def _run(name: str, instance: Instance, probs: np.ndarray, rng: np.random.Genera
         rng, np.asarray(instance.means, float), instance.model == "gaussian", float(instance.sigma),
         np.asarray(probs, float), float(conf), float(width_c), int(width_denominator), int(threshold or 0),
         float(xi), sync, bool(retire_on_sync), sampling == "fixed", _STOP[stop], int(max_rounds))
-    running = bool((status == se_kernel.RUNNING).any())
-    done_globally = stop == "global" and n_glob == instance.arms - 1
+    running, capped = bool((status == se_kernel.RUNNING).any()), rounds >= max_rounds
     fields = dict(rounds=int(rounds), pulls=int(pulls), threshold=threshold,
-                  stalled=stop == "global" and not done_globally and not running and rounds < max_rounds,
-                  truncated=rounds >= max_rounds and not done_globally and running,
                   global_eliminations=[(int(r), int(a)) for r, a in glob[:n_glob]])
     if threshold is None:  # INDEPENDENT: the majority of the finished agents' arms
         arms = np.argmax(held[held.sum(axis=1) == 1], axis=1)
@@ -58,10 +55,12 @@ def _run(name: str, instance: Instance, probs: np.ndarray, rng: np.random.Genera
         recommended = int(rng.choice(np.flatnonzero(tally == tally.max())))
         accuracy = float(np.mean([instance.is_best(a) for a in arms])) if arms.size else 0.0
         return MaseResult(name, instance, recommended, messages=MessageLog(record=record), votes=votes,
-                          agent_accuracy=accuracy, exit_rounds=exit_round[exit_round >= 0].astype(float), **fields)
+                          truncated=capped and running, agent_accuracy=accuracy,
+                          exit_rounds=exit_round[exit_round >= 0].astype(float), **fields)
     elim = elim[:n_elim]
     log = model.EliminationLog(elim[:, 0].copy(), elim[:, 1].copy(), elim[:, 2].copy(), elim[:, 3].astype(bool))
-    return model.vote_result(name, instance, log, G, votes, rng, record, **fields)
+    return model.vote_result(name, instance, log, G, votes, rng, record, running=running, capped=capped,
+                             **fields)
 
 
 
