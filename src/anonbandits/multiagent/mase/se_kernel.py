@@ -142,8 +142,8 @@ def _build_alias(probs, status, members, q, alias):
 
 
 @njit(cache=True)
-def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, threshold, xi, sync, retire_on_sync,
-               fixed, stop, max_rounds):
+def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, threshold, xi, sync,
+               retire_on_sync, fixed, stop, max_rounds):
     """Simulate the agents until the stopping rule fires (see :mod:`.voting`).
 
     ``threshold`` 0 means no communication (INDEPENDENT). Agents done leave the pool (``GONE``), except under
@@ -156,8 +156,8 @@ def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, thre
     held, nheld, sums = np.ones((n_agents, k), np.bool_), np.full(n_agents, k, np.int64), np.zeros((n_agents, k))
     t, pending, safe_until = np.zeros(n_agents, np.int64), np.zeros(n_agents, np.int64), np.zeros(n_agents, np.int64)
     status, exit_round = np.full(n_agents, RUNNING, np.int8), np.full(n_agents, -1, np.int64)
-    synced = np.zeros(n_agents, np.int64)  # global eliminations the agent had seen at its last sync
-    G, votes = np.ones(k, np.bool_), np.zeros(k, np.int64)
+    synced = np.zeros(n_agents, np.int64)  # generation of the global set at the agent's last sync
+    G, votes, n_glob_left, generation = np.ones(k, np.bool_), np.zeros(k, np.int64), k, 0
     elim, n_elim = np.zeros((n_agents * k, 4), np.int64), 0  # (agent, arm, round, delivered)
     glob, n_glob = np.zeros((k, 2), np.int64), 0  # (round, arm)
     dropped = np.empty(k, np.int64)
@@ -166,11 +166,12 @@ def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, thre
     live_mass = table_mass
     table = _grow(np.empty(0), 1, k, conf, width_c, denominator)
     cdf = binomial_cdfs(mu, 0 if gaussian else _TABULATED)
-    running, rounds, pulls = n_agents, 0, 0
+    running, rounds, pulls, exited = n_agents, 0, 0, False
     while rounds < max_rounds and running > 0:
-        if (stop == STOP_GLOBAL and n_glob >= k - 1) or (stop == STOP_FIRST and running < n_agents):
+        if (stop == STOP_GLOBAL and n_glob_left <= 1) or (stop == STOP_FIRST and exited):
             break
-        j = min(int(rng.random() * m), m - 1)
+        u = rng.random() * m
+        j = min(int(u), m - 1)
         if q[j] < 1.0 and rng.random() >= q[j]:
             j = alias[j]
         n = members[j]
@@ -192,10 +193,11 @@ def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, thre
         if tn <= safe_until[n]:
             pending[n] += 1
         else:
-            if pending[n] > 0:
+            p = pending[n]
+            if p > 0:
                 for a in range(k):
                     if held[n, a]:
-                        sums[n, a] += binomial_sum(rng, mu[a], cdf, a, pending[n], _TABULATED)
+                        sums[n, a] += binomial_sum(rng, mu[a], cdf, a, p, _TABULATED)
                 pending[n] = 0
             top = -np.inf
             for a in range(k):
@@ -226,19 +228,22 @@ def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, thre
                     if delivered:
                         votes[a] += 1
         before_sync = nheld[n]
-        if sync == SYNC_LAZY and synced[n] != n_glob:  # Alg. 3 line 12, before this round's removals
+        if sync == SYNC_LAZY and synced[n] != generation:  # Alg. 3 line 12, before this round's removals
             for a in range(k):
                 if held[n, a] and not G[a]:
                     held[n, a] = False
                     nheld[n] -= 1
-            synced[n] = n_glob
-        if before_sync == 1 or nheld[n] == 0 or (retire_on_sync and nheld[n] <= 1):
+            synced[n] = generation
+        after_sync = nheld[n]
+        if before_sync == 1 or after_sync == 0 or (retire_on_sync and after_sync <= 1):
             status[n] = GONE if retire else IDLE
             exit_round[n] = rounds
             running -= 1
+            exited = True
             live_mass -= probs[n]
         elif not gaussian and tn > safe_until[n]:
-            lo, hi = np.inf, -np.inf
+            lo = np.inf
+            hi = -np.inf
             for a in range(k):
                 if held[n, a]:
                     lo = min(lo, sums[n, a])
@@ -247,8 +252,10 @@ def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, thre
             safe_until[n] = tn + b if b >= _MIN_STRETCH else tn
         for i in range(n_dropped):
             a = dropped[i]
-            if threshold > 0 and votes[a] >= threshold and G[a] and n_glob < k - 1:
+            if threshold > 0 and votes[a] >= threshold and G[a] and n_glob_left > 1:
                 G[a] = False
+                n_glob_left -= 1
+                generation += 1
                 glob[n_glob, 0], glob[n_glob, 1] = rounds, a
                 n_glob += 1
                 if sync == SYNC_IMMEDIATE:  # Alg. 1: every agent loses the arm at once
