@@ -63,8 +63,6 @@ def _run(name: str, instance: Instance, probs: np.ndarray, rng: np.random.Genera
                              **fields)
 
 
-
-
 def corrupted_elimination(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, eta: float = 0.9,
                           xi: float = 0.05, delta: float = 0.05, record: bool = True, **options: Any) -> MaseResult:
     """CORRUPTED ELIMINATION (paper 003, Algorithm 3 with local routine 4b).
@@ -75,7 +73,8 @@ def corrupted_elimination(instance: Instance, probs: np.ndarray, rng: np.random.
     never sent, spec A21) and the arm still leaves the local set. An arm leaves the global set at
     ``M* = ceil(log(delta)/log(eta_xi))`` delivered votes (spec A5, A6); agents synchronise with the global set
     at the end of every activation and leave the pool once one arm is left (``retire_on_sync``: also once a
-    sync leaves them at most one arm, spec A9).
+    sync leaves them at most one arm, spec A9). With ``xi = 0``: the Féraud et al. (2019) baseline as paper 003
+    describes it (spec 2.6).
     """
     local = model.eta_xi(eta, xi, instance.arms)
     return _run("corrupted-elimination", instance, probs, rng, record, local,
@@ -115,7 +114,7 @@ def independent(instance: Instance, probs: np.ndarray, rng: np.random.Generator,
 def central(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, delta: float = 0.05,
             width_c: float = 1.0, width_denominator: int = 1, max_rounds: int = 10**9,
             record: bool = True) -> MaseResult:
-    """CENTRAL (paper 003, Sec. 6): no privacy, raw rewards go to the server, which runs single-agent SE
+    """CENTRAL (paper 003, Sec. 6; spec 2.7, A15): no privacy, raw rewards go to the server, which runs SE
     (Sec. 4.1) at confidence delta on the pooled samples, eliminating k when ``max_l S_l - S_k >= g(t)``; T does
     not depend on N. Each round the active agent pulls every arm of the global set and sends the rewards:
     every reward is one message (sender = active agent, time = round, content = the reward, kind = the arm).
