@@ -1,14 +1,9 @@
 """The multi-agent vote board: agents vote against the arms they eliminate locally, and an arm leaves the
-shared set at its M-th vote.
-
-Paper 002 (Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019) and paper 003
-(Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023,
-Algorithms 1-3, spec A5-A6) share the threshold ``M = ceil(log(delta) / log(local failure probability))``,
-which makes ``local_failure^M <= delta``. :func:`removal_steps` finds, for a batch of votes cast in time
-order by many agents at once, the vote that brings each arm to the threshold.
+shared set at its M-th vote, ``M = ceil(log(delta) / log(local failure probability))``, which makes
+``local_failure^M <= delta``: paper 002 (Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed
+Bandits", ICML 2019) and paper 003 (Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private
+Communications", ICML 2023, Algorithms 1-3, spec A5-A6).
 """
-
-from __future__ import annotations
 
 import math
 

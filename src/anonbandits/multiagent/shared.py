@@ -1,17 +1,11 @@
-"""What the two multi-agent papers share: the agent-activity distribution and the vote threshold.
+"""What the two multi-agent papers share: the agent-activity distribution, the vote threshold, the message log.
 
-Paper 002 (Decentralized Elimination) and paper 003 (MASE and its variants) both let agents vote against the
-arms they eliminate locally; an arm leaves the shared set at its M-th vote, with
-``M = ceil(log(delta) / log(local failure probability))`` (:func:`anonbandits.core.votes.vote_threshold`,
-re-exported here). Both papers draw the
-active agent i.i.d. from a fixed distribution over the N agents, uniform or skewed, but their skewed
-distributions differ:
-
-* ``skew="power"``: Rio, Barlier, Colin and Soare, *Multi-Agent Best Arm Identification with Private
-  Communications* (ICML 2023), App. C.4: ``P(n) ∝ (n + offset)^(-gamma)`` for agents n = 1..N;
-* ``skew="halves"``: Féraud, Alami and Laroche, *Decentralized Exploration in Multi-Armed Bandits*
-  (ICML 2019), Problem 2: the first half of the players generates 80% of the events, uniformly within each
-  half (N even).
+Paper 002 (Féraud, Alami and Laroche, *Decentralized Exploration in Multi-Armed Bandits*, ICML 2019) and paper
+003 (Rio, Barlier, Colin and Soare, *Multi-Agent Best Arm Identification with Private Communications*, ICML
+2023) both let agents vote against the arms they eliminate locally; an arm leaves the shared set at its M-th
+vote (:func:`anonbandits.core.votes.vote_threshold`, re-exported here). Both draw the active agent i.i.d. from a
+fixed distribution over the N agents, uniform or skewed, with different skewed distributions
+(:func:`activity_probabilities`).
 
 :class:`MessageLog` holds the messages an algorithm sends, as columns so that privacy can be checked after a
 run: algorithms append one block of messages per epoch (vectorised over agents), never one Python object per
@@ -20,17 +14,12 @@ means (an arm index, a vote, a noisy count) is the algorithm's to document, with
 message types of one algorithm.
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from anonbandits.core.votes import VOTE_ROUNDINGS, vote_threshold
-from anonbandits.errors import ConfigError
-
-__all__ = ["ACTIVITIES", "SKEWED_SHARE", "SKEWS", "VOTE_ROUNDINGS", "MessageLog", "activity_probabilities",
-           "vote_threshold"]
+from anonbandits.core.votes import VOTE_ROUNDINGS, vote_threshold  # noqa: F401 (re-exported for both papers)
+from anonbandits.errors import ConfigError, require
 
 ACTIVITIES = ("uniform", "skewed")
 SKEWS = ("power", "halves")
@@ -45,8 +34,9 @@ def activity_probabilities(agents: int, activity: str | np.ndarray = "uniform", 
     ----------
     agents : number of agents N (at least 1).
     activity : ``"uniform"``, ``"skewed"`` or a positive probability vector of length N.
-    skew : which paper's skewed distribution ``"skewed"`` means: ``"power"`` (paper 003) or ``"halves"``
-        (paper 002).
+    skew : which paper's skewed distribution ``"skewed"`` means: ``"power"``, paper 003's App. C.4,
+        ``P(n) ∝ (n + offset)^(-gamma)`` for agents n = 1..N; or ``"halves"``, paper 002's Problem 2, the first
+        half of the players generating 80% of the events, uniformly within each half (N even).
     gamma, offset : exponent and offset of the power law (``skew="power"`` only).
 
     Returns
@@ -61,8 +51,7 @@ def activity_probabilities(agents: int, activity: str | np.ndarray = "uniform", 
     >>> bool(np.isclose(activity_probabilities(3, "skewed", gamma=1.0)[0], 6 / 11))
     True
     """
-    if agents < 1:
-        raise ConfigError(f"agents must be at least 1, got {agents}")
+    require(agents >= 1, "agents", "at least 1", agents)
     if not isinstance(activity, str):
         p = np.asarray(activity, dtype=float)
         if p.shape != (agents,) or np.any(p <= 0) or not np.isclose(p.sum(), 1.0):
@@ -71,15 +60,12 @@ def activity_probabilities(agents: int, activity: str | np.ndarray = "uniform", 
         return p / p.sum()
     if activity == "uniform":
         return np.full(agents, 1.0 / agents)
-    if activity != "skewed":
-        raise ConfigError(f"activity must be one of {', '.join(ACTIVITIES)}, got {activity!r}")
+    require(activity == "skewed", "activity", f"one of {', '.join(ACTIVITIES)}", activity)
     if skew == "halves":
-        if agents % 2:
-            raise ConfigError(f"agents must be even for activity 'skewed' (two groups of N/2), got {agents}")
+        require(agents % 2 == 0, "agents", "even for activity 'skewed' (two groups of N/2)", agents)
         half = agents // 2
         return np.concatenate([np.full(half, SKEWED_SHARE / half), np.full(half, (1 - SKEWED_SHARE) / half)])
-    if skew != "power":
-        raise ConfigError(f"skew must be one of {', '.join(SKEWS)}, got {skew!r}")
+    require(skew == "power", "skew", f"one of {', '.join(SKEWS)}", skew)
     if not gamma > 0 or not offset >= 0:
         raise ConfigError(f"skewed activity needs gamma > 0 and activity_offset >= 0, got {gamma}, {offset}")
     weights = (np.arange(1, agents + 1) + offset) ** (-gamma)
@@ -99,12 +85,10 @@ class MessageLog:
 
     def add(self, sender, time, content, kind: int | np.ndarray = 0) -> None:
         """Append messages; the arguments broadcast against each other."""
-        sender, time, content, kind = np.broadcast_arrays(np.asarray(sender), np.asarray(time),
-                                                          np.asarray(content), np.asarray(kind))
+        sender, time, content, kind = np.broadcast_arrays(sender, time, content, kind)
         self.count += sender.size
         if self.record and sender.size:
-            self._blocks.append((sender.ravel().copy(), time.ravel().copy(), kind.ravel().copy(),
-                                 content.ravel().copy()))
+            self._blocks.append(tuple(x.ravel().copy() for x in (sender, time, kind, content)))
 
     def _column(self, k: int) -> np.ndarray:
         if not self.record:

@@ -2,15 +2,91 @@
 
 MASE (Alg. 1), DP-MASE (Alg. 2), CORRUPTED ELIMINATION (Alg. 3) and the CENTRAL and INDEPENDENT baselines;
 see docs/multi-agent-bai.md. The Féraud et al. (2019) baseline is paper 002's Decentralized Elimination
-(``decentralized-elimination`` with the SE subroutine), or CORRUPTED ELIMINATION with ``xi = 0``.
+(``decentralized-elimination`` with the SE subroutine), or CORRUPTED ELIMINATION with ``xi = 0``: the registry's
+``feraud`` (spec 2.6). ``ALGORITHMS``: the registry entries, parameters with the spec's defaults.
 """
 
-from anonbandits.multiagent.mase.algorithms import ALGORITHMS
+from collections.abc import Callable, Mapping
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from anonbandits.envs.rewards import parse_means
+from anonbandits.errors import require
+from anonbandits.multiagent.mase import model
 from anonbandits.multiagent.mase.dp_mase import DPMASEConfig, dp_mase, dp_mase_local_elimination
-from anonbandits.multiagent.mase.instances import Instance, activity_probabilities, problem
-from anonbandits.multiagent.mase.result import EliminationLog, MaseResult, NoiseAudit
-from anonbandits.multiagent.mase.voting import central, corrupted_elimination, independent, mase
+from anonbandits.multiagent.mase.model import EliminationLog, Instance, MaseResult, NoiseAudit, problem
+from anonbandits.multiagent.mase.voting import SAMPLINGS, STOP_RULES, central, corrupted_elimination, independent, mase
+from anonbandits.multiagent.shared import ACTIVITIES, activity_probabilities
+from anonbandits.registry import AlgorithmSpec, Param, Result
+from anonbandits.registry import parse_bool as flag
 
 __all__ = ["ALGORITHMS", "DPMASEConfig", "EliminationLog", "Instance", "MaseResult", "NoiseAudit",
            "activity_probabilities", "central", "corrupted_elimination", "dp_mase", "dp_mase_local_elimination",
            "independent", "mase", "problem"]
+
+COMMON = (
+    Param("agents", int, 64, "number of agents N"),
+    Param("problem", str, "1", "paper 003's instance: 1 (Bernoulli) or 2 (Gaussian); --means overrides it",
+          choices=model.PROBLEMS),
+    Param("means", str, "", "custom arm means, comma-separated (overrides --problem)"),
+    Param("reward", str, "bernoulli", "reward model of --means (gaussian: unclipped, std --sigma)",
+          choices=model.MODELS),
+    Param("sigma", float, 0.5, "standard deviation of Gaussian rewards (Problem 2; spec A13)"),
+    Param("delta", float, 0.05, "global failure probability"),
+    Param("activity", str, "uniform", "agent distribution P_N: uniform or skewed, P(n) ∝ (n+a)^-gamma",
+          choices=ACTIVITIES),
+    Param("gamma", float, 0.8, "exponent of the skewed activity"),
+    Param("activity_offset", float, 0.0, "offset a of the skewed activity"),
+    Param("max_rounds", int, 10**9, "stop (truncated) after this many rounds"),
+)
+WIDTH = (Param("width_c", float, 1.0, "constant c in the SE width 2 sqrt(log(c K t^2/b)/t) (spec A4)"),
+         Param("width_denominator", int, 1, "1: width uses t; 2: it uses 2t (spec A4)", choices=(1, 2)))
+SAMPLING = Param("sampling", str, "active", "active: draw among agents still running (A10); fixed: keep "
+                 "drawing from P_N, finished agents' rounds are idle", choices=SAMPLINGS)
+ETA = Param("eta", float, 0.9, "apparent privacy level eta")
+RETIRE = Param("retire_on_sync", flag, False, "also retire agents left with <= 1 arm by a sync (A9)")
+ARMS_AXES = ("round", "arms left in the global set")
+
+
+def _dp_mase(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, epsilon: float,
+             **params: Any) -> MaseResult:
+    """:func:`.dp_mase.dp_mase` with the registry's parameters (``epsilon`` is :class:`DPMASEConfig`'s ``eps``)."""
+    return dp_mase(instance, probs, DPMASEConfig(eps=epsilon, **params), rng)
+
+
+def _run(call: Callable[..., MaseResult], names: tuple[str, ...], params: Mapping[str, Any], seed: int) -> Result:
+    """Registry entry of a paper-003 algorithm: the library ``call`` (:mod:`.voting`, :mod:`.dp_mase`) on the
+    instance and activity that ``params`` describe, with the parameters ``names`` passed on by name."""
+    require(params["sigma"] > 0, "sigma", "positive", params["sigma"])
+    instance = (Instance(parse_means(params["means"]), params["reward"], params["sigma"], "custom")
+                if params["means"] else problem(params["problem"], params["sigma"]))  # --means overrides --problem
+    probs = activity_probabilities(params["agents"], params["activity"], gamma=params["gamma"],
+                                   offset=params["activity_offset"])
+    require(params["max_rounds"] >= 1, "max_rounds", "positive", params["max_rounds"])
+    result = call(instance, probs, np.random.default_rng(seed), **{name: params[name] for name in names})
+    return Result(metrics=result.metrics(), curve=result.curve())
+
+
+ALGORITHMS: tuple[AlgorithmSpec, ...] = tuple(
+    AlgorithmSpec(name, partial(_run, call, ("delta", "max_rounds", *(p.name for p in own))), COMMON + own, summary,
+                  "multi-agent BAI (paper 003)", axes) for name, call, own, summary, axes in (
+        ("mase", mase, WIDTH + (Param("beta", float, 0.5, "local failure probability of each agent's SE; "
+                                                           "M = ceil(log delta / log beta)"),),
+         "MASE (paper 003, Alg. 1): SE agents vote, immediate global sync", ARMS_AXES),
+        ("dp-mase", _dp_mase, (Param("epsilon", float, 0.1, "differential-privacy level eps_dp"),
+                               Param("beta", float, 0.5, "local failure probability of each agent's DP-SE"),
+                               Param("literal_order", flag, False, "next epoch length before the sync (A8)"), RETIRE,
+                               SAMPLING),
+         "DP-MASE (paper 003, Alg. 2): epoch-wise DP-SE agents vote; eps-DP messages", ARMS_AXES),
+        ("corrupted-elimination", corrupted_elimination,
+         WIDTH + (ETA, Param("xi", float, 0.05, "probability that a vote is dropped (corruption)"), RETIRE, SAMPLING),
+         "Corrupted Elimination (paper 003, Alg. 3); xi=0 is Feraud et al.", ARMS_AXES),
+        ("feraud", partial(corrupted_elimination, xi=0.0), WIDTH + (ETA, RETIRE, SAMPLING),
+         "Feraud et al. 2019 baseline as paper 003 runs it: Corrupted Elimination with xi = 0 (spec 2.6)", ARMS_AXES),
+        ("central", central, WIDTH, "CENTRAL baseline (paper 003, Sec. 6): SE on pooled raw rewards", ARMS_AXES),
+        ("independent", independent, WIDTH + (Param("stop", str, "all", "all: until every agent is done (A14); "
+                                                  "first: first done", choices=STOP_RULES), SAMPLING),
+         "INDEPENDENT baseline (paper 003, Sec. 6): every agent runs SE alone", ("round", "agents still running")),
+    ))

@@ -1,8 +1,9 @@
 """DP-MASE: Multi-Agent Successive Elimination with differentially private communications.
 
-Paper: 003_1b4f3a9c9d577fe2.txt (Rio, Barlier, Colin, Soare, ICML 2023), Algorithm 2 with its local routine
-"DP-MASE Local Elimination" (the paper's Algorithm 4 of App. B.1, called 4a in the spec), Sec. 4 and App. B.1;
-epoch length, widths and thresholds as reconstructed in spec sections 2.3-2.4 (A1-A3, A6-A9, A22).
+Paper: Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications" (ICML
+2023), Algorithm 2 with its local routine "DP-MASE Local Elimination" (the paper's Algorithm 4 of App. B.1,
+called 4a in the spec), Sec. 4 and App. B.1; epoch length, widths and thresholds as reconstructed in spec
+sections 2.3-2.4 (A1-A3, A6-A9, A22).
 
 Every agent runs DP Successive Elimination (Sajed & Sheffet 2019) in epochs e = 1, 2, ...: during epoch e it
 pulls each arm of its local set ``R(e, s)`` times, then releases each epoch mean plus ``Lap(1/(eps R))`` noise
@@ -10,24 +11,14 @@ and votes against every arm whose noisy mean is more than ``2(h(e) + c(e))`` bel
 leaves the global set once it has ``M* = ceil(log(delta)/log(beta))`` votes. Agents learn global eliminations
 only at their epoch ends (lazy synchronisation, essential to the privacy proof, spec A22).
 
-Simulation (exact in distribution, event by event)
---------------------------------------------------
-Nothing an agent does inside an epoch is observable, so the engine only simulates epoch ends:
-
-* The epoch's reward sums are one exact draw per arm (``Binomial(R, mu)`` or ``N(R mu, R sigma^2)``).
-* Rounds run on a Poisson clock: agent n is activated at the points of a Poisson process of rate ``p_n``; the
-  merged points of the agents in the pool are i.i.d. draws from P_N restricted to them (spec A10), and round
-  numbers are ranks of activation times. So the end of an epoch of R activations comes ``Gamma(R)/p_n``
-  after its start.
-* Epoch ends are processed in time order in vectorised batches: the local decisions of a batch do not depend
-  on the global set, only the synchronisation after them does, and a batch is cut before the first event that
-  a newly started epoch could precede.
-* At the stopping time ``s*`` an agent in the middle of an epoch of R activations started at ``a`` and ending at
-  ``b > s*`` has made ``Binomial(R - 1, (s* - a)/(b - a))`` of them (its intermediate activation times are
-  uniform order statistics); the number of rounds T is the sum of these counts.
+Simulation, exact in distribution: nothing an agent does inside an epoch is observable, so only epoch ends are
+simulated, on a Poisson clock (agent n is activated at rate ``p_n``; the merged points of the agents in the pool
+are i.i.d. draws from P_N restricted to them, spec A10, and round numbers are ranks of activation times). An
+epoch's sums are one exact draw per arm and its end comes ``Gamma(R)/p_n`` after its start; epoch ends are
+processed in time order in vectorised batches, cut before the first event that a newly started epoch could
+precede. At the stopping time an agent that has made a (uniform) part of an unfinished epoch is counted with
+``Binomial(R - 1, elapsed fraction)`` activations.
 """
-
-from __future__ import annotations
 
 from dataclasses import dataclass
 
@@ -37,11 +28,9 @@ from anonbandits.core.elimination import gap_survivors
 from anonbandits.core.radii import dpse_widths
 from anonbandits.core.schedules import epoch_length
 from anonbandits.core.votes import removal_steps
-from anonbandits.errors import ConfigError
-from anonbandits.multiagent.mase.formulas import voting_threshold
-from anonbandits.multiagent.mase.instances import Instance
-from anonbandits.multiagent.mase.result import EliminationLog, MaseResult, NoiseAudit, recommend
-from anonbandits.multiagent.shared import MessageLog
+from anonbandits.errors import require
+from anonbandits.multiagent.mase import model
+from anonbandits.multiagent.mase.model import EliminationLog, Instance, MaseResult, NoiseAudit
 
 
 @dataclass(frozen=True)
@@ -85,7 +74,7 @@ class _DPMASE:
                  record: bool) -> None:
         self.inst, self.p, self.cfg, self.rng, self.record = instance, probs, cfg, rng, record
         n, k = probs.size, instance.arms
-        self.threshold = voting_threshold(cfg.delta, cfg.beta, n, "beta")
+        self.threshold = model.voting_threshold(cfg.delta, cfg.beta, n, "beta")
         self.Kn, self.G, self.lam = np.ones((n, k), bool), np.ones(k, bool), np.zeros(k, np.int64)
         self.epoch = np.ones(n, np.int64)
         self.length = epoch_length(k, 1, cfg.beta, cfg.eps) * np.ones(n, np.int64)
@@ -98,16 +87,14 @@ class _DPMASE:
         self.audit: list[tuple[np.ndarray, ...]] = []
 
     def run(self) -> None:
-        cfg = self.cfg
         while self.G.sum() > 1:
             pend = np.flatnonzero(self.running)
             if pend.size == 0:
                 self.stop_clock = float(self.exit_clock[np.isfinite(self.exit_clock)].max())
                 return
-            order = np.argsort(self.end[pend])
-            agents = pend[order]
-            if self.end[agents[0]] > cfg.max_rounds:
-                self.stop_clock = float(cfg.max_rounds)
+            agents = pend[np.argsort(self.end[pend])]
+            if self.end[agents[0]] > self.cfg.max_rounds:
+                self.stop_clock = float(self.cfg.max_rounds)
                 return
             self._batch(agents)
 
@@ -118,30 +105,23 @@ class _DPMASE:
         means = self.inst.sums(rng, length[:, None] * held) / length[:, None]
         elim, noisy = dp_mase_local_elimination(cfg.eps, epoch, means, held, cfg.beta, length, rng)
 
-        # votes in time order; an arm leaves the global set at the vote that brings it to the threshold
+        # votes in time order; an arm leaves the global set at the vote that brings it to the threshold, until
+        # one arm is left (the sort puts the arms that reach it within the batch first, in order)
         removal_at = removal_steps(self.lam, elim, self.threshold, self.G)
+        removed = np.argsort(removal_at, kind="stable")[:int(self.G.sum()) - 1]
+        removed = removed[removal_at[removed] < agents.size]
         G_before = np.repeat(self.G[None, :], agents.size, axis=0)
-        stop_index, remaining = agents.size, int(self.G.sum())
-        for arm in np.lexsort((np.arange(self.G.size), removal_at)):
-            i = removal_at[arm]
-            if i >= agents.size or remaining == 1:
-                break
-            G_before[i + 1:, arm] = False
-            remaining -= 1
-            if remaining == 1:
-                stop_index = i
+        for arm in removed:
+            G_before[removal_at[arm] + 1:, arm] = False
+        stop_index = removal_at[removed[-1]] if removed.size == self.G.sum() - 1 else agents.size
 
         # next epochs (lines 12-18): retire, or reset, synchronise and compute the next length
         after = held & ~elim
-        leave = after.sum(axis=1) == 1
         synced = after & G_before
         size = synced.sum(axis=1)
-        leave |= size == 0
-        if cfg.retire_on_sync:
-            leave |= size <= 1
-        nxt = epoch + 1
+        leave = (after.sum(axis=1) == 1) | (size <= (1 if cfg.retire_on_sync else 0))
         s_next = after.sum(axis=1) if cfg.literal_order else size
-        new_length = np.where(leave, 1, epoch_length(np.maximum(s_next, 1), nxt, cfg.beta, cfg.eps))
+        new_length = np.where(leave, 1, epoch_length(np.maximum(s_next, 1), epoch + 1, cfg.beta, cfg.eps))
         new_end = when + np.where(leave, np.inf, rng.standard_gamma(new_length) / self.p[agents])
 
         # keep the prefix of events that precede every epoch end started within the batch
@@ -158,15 +138,14 @@ class _DPMASE:
         if self.record:
             hr, hk = np.nonzero(held[sl])
             self.audit.append((a[hr], epoch[sl][hr], hk, length[sl][hr], means[sl][hr, hk], noisy[sl][hr, hk]))
-        for arm in np.argsort(removal_at, kind="stable"):
-            if removal_at[arm] < keep and self.G.sum() > 1:
-                self.G[arm] = False
-                self.global_elims.append((float(when[removal_at[arm]]), int(arm)))
+        for arm in removed[removal_at[removed] < keep]:
+            self.G[arm] = False
+            self.global_elims.append((float(when[removal_at[arm]]), int(arm)))
         gone = leave[sl]
         self.running[a[gone]], self.exit_clock[a[gone]] = False, when[sl][gone]
         self.Kn[a] = np.where(gone[:, None], after[sl], synced[sl])
         cont, stay = a[~gone], ~gone
-        self.epoch[cont], self.length[cont] = nxt[sl][stay], new_length[sl][stay]
+        self.epoch[cont], self.length[cont] = self.epoch[cont] + 1, new_length[sl][stay]
         self.start[cont], self.end[cont] = when[sl][stay], new_end[sl][stay]
         if stop_index < keep:
             self.stop_clock = float(when[stop_index])
@@ -174,27 +153,29 @@ class _DPMASE:
     def count_rounds(self) -> tuple[int, int, np.ndarray]:
         """Rounds and pulls up to the stopping clock, and every counted activation time (if recording)."""
         s, rng, pieces = self.stop_clock, self.rng, []
-        rounds, pulls = self.done_rounds, self.done_pulls
         run = np.flatnonzero(self.running)
         a, b, r = self.start[run], self.end[run], self.length[run]
         inside = rng.binomial(r - 1, np.clip((s - a) / (b - a), 0.0, 1.0))
-        rounds += int(inside.sum())
-        pulls += int((inside * self.Kn[run].sum(axis=1)).sum())
+        rounds = self.done_rounds + int(inside.sum())
+        pulls = self.done_pulls + int((inside * self.Kn[run].sum(axis=1)).sum())
         if self.record:
-            pieces.append(np.repeat(a, inside) + rng.random(inside.sum()) * np.repeat(s - a, inside))
+            pieces.append(_uniform_times(rng, a, s, inside))
             for start, end, length in self.epochs:
-                pieces.append(end)
-                pieces.append(np.repeat(start, length - 1) + rng.random(int((length - 1).sum()))
-                              * np.repeat(end - start, length - 1))
+                pieces += [end, _uniform_times(rng, start, end, length - 1)]
         if self.cfg.sampling == "fixed":
             gone = np.flatnonzero(np.isfinite(self.exit_clock) & (self.exit_clock < s))
             idle = rng.poisson(self.p[gone] * (s - self.exit_clock[gone]))
             rounds += int(idle.sum())
             if self.record:
-                pieces.append(np.repeat(self.exit_clock[gone], idle)
-                              + rng.random(idle.sum()) * np.repeat(s - self.exit_clock[gone], idle))
-        times = np.concatenate(pieces) if pieces else np.empty(0)
-        return rounds, pulls, times
+                pieces.append(_uniform_times(rng, self.exit_clock[gone], s, idle))
+        return rounds, pulls, np.concatenate(pieces) if pieces else np.empty(0)
+
+
+def _uniform_times(rng: np.random.Generator, start: np.ndarray, end: np.ndarray | float,
+                   count: np.ndarray) -> np.ndarray:
+    """``count[i]`` activation times uniform on ``[start[i], end[i])`` (the order statistics of a Poisson
+    process given its number of points), as one array."""
+    return np.repeat(start, count) + rng.random(int(count.sum())) * np.repeat(end - start, count)
 
 
 def dp_mase(instance: Instance, probs: np.ndarray, cfg: DPMASEConfig, rng: np.random.Generator,
@@ -204,8 +185,7 @@ def dp_mase(instance: Instance, probs: np.ndarray, cfg: DPMASEConfig, rng: np.ra
     With ``record`` the result carries every vote as a message (sender, round, arm index), every local
     elimination, and the :class:`NoiseAudit` of the Laplace mechanism; without it only the counts.
     """
-    if not cfg.eps > 0:
-        raise ConfigError(f"epsilon must be positive, got {cfg.eps}")
+    require(cfg.eps > 0, "epsilon", "positive", cfg.eps)
     eng = _DPMASE(instance, probs, cfg, rng, record)
     eng.run()
     rounds, pulls, times = eng.count_rounds()
@@ -213,20 +193,13 @@ def dp_mase(instance: Instance, probs: np.ndarray, cfg: DPMASEConfig, rng: np.ra
     va, vk, vt = (np.concatenate(c) for c in zip(*eng.votes, strict=True))
     order = np.flatnonzero(vt <= eng.stop_clock)
     order = order[np.argsort(vt[order], kind="stable")]
-    va, vk, when = va[order], vk[order], np.searchsorted(times, vt[order], "right")
-    messages = MessageLog(record=record)
-    messages.add(va, when, vk)
-    g_rounds = np.searchsorted(times, [c for c, _ in eng.global_elims], "right")
-    stalled = eng.G.sum() > 1 and not eng.running.any()
-    truncated = eng.G.sum() > 1 and not stalled
-    recommended = recommend(eng.G, eng.lam, rng)
+    log = EliminationLog(va[order], vk[order], np.searchsorted(times, vt[order], "right"), np.ones(order.size, bool))
     audit = None
     if record and eng.audit:
         cols = [np.concatenate(x) for x in zip(*eng.audit, strict=True)]
         audit = NoiseAudit(*cols, 1.0 / (cfg.eps * cols[3]))
-    return MaseResult(
-        algorithm="dp-mase", recommended=recommended, correct=instance.is_best(recommended), rounds=rounds,
-        pulls=pulls, messages=messages, votes=eng.lam.copy(), threshold=eng.threshold, stalled=bool(stalled),
-        truncated=bool(truncated), eliminations=EliminationLog(va, vk, when, np.ones(va.size, bool)),
-        global_eliminations=[(int(r), arm) for r, (_, arm) in zip(g_rounds, eng.global_elims, strict=True)],
-        noise=audit, arms=instance.arms, best=instance.best)
+    g_rounds = np.searchsorted(times, [c for c, _ in eng.global_elims], "right")
+    return model.vote_result("dp-mase", instance, log, eng.G, eng.lam, rng, record, running=bool(eng.running.any()),
+                             capped=False, rounds=rounds, pulls=pulls, threshold=eng.threshold, noise=audit,
+                             global_eliminations=[(int(r), a) for r, (_, a) in zip(g_rounds, eng.global_elims,
+                                                                                     strict=True)])

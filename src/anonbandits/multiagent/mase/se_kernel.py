@@ -5,15 +5,10 @@ the agents still in the pool (spec A10), it pulls every arm of its local set, ru
 Alg. 4b, votes, leaves the pool or synchronises, in the order of Algorithms 1 and 3 (spec 2.1, 2.5).
 
 One shortcut, exact in distribution: with Bernoulli rewards, after an SE test the agent's next
-:func:`safe_steps` activations provably cannot eliminate anything, whatever their rewards. During such a
-stretch nothing depends on the individual rewards, so they are not drawn; the arms' sums are drawn when the
-stretch ends, one Binomial per arm: by inversion of a tabulated CDF for stretches of up to ``_TABULATED``
-activations (about half the cost of ``rng.binomial``), by ``rng.binomial`` beyond. An
-arm that leaves the local set during a stretch (synchronisation) needs no sum at all, since it is never read
-again.
+:func:`safe_steps` activations provably cannot eliminate anything, whatever their rewards, so they are not
+drawn; each arm's sum is drawn when the stretch ends, one Binomial (:func:`binomial_sum`). An arm that leaves
+the local set during a stretch needs no sum at all, since it is never read again.
 """
-
-from __future__ import annotations
 
 import math
 
@@ -32,9 +27,7 @@ _TABULATED = 64  # stretches up to this length draw their sums from tabulated Bi
 @njit(cache=True)
 def _g(table, t, arms, conf, c, denominator):
     """``g(t)`` from the table of the first values when it holds ``t``."""
-    if t < table.size:
-        return table[t]
-    return se_boundary(t, arms, conf, c, denominator)
+    return table[t] if t < table.size else se_boundary(t, arms, conf, c, denominator)
 
 
 @njit(cache=True)
@@ -46,7 +39,7 @@ def _grow(table, t, arms, conf, c, denominator):
     out = np.empty(size)
     out[:table.size] = table
     for x in range(table.size, size):
-        out[x] = se_boundary(x, arms, conf, c, denominator) if x > 0 else 0.0
+        out[x] = se_boundary(x, arms, conf, c, denominator)
     return out
 
 
@@ -80,8 +73,7 @@ def binomial_cdfs(mu, longest):
     The smaller of the two success probabilities keeps ``pmf(0) >= 2^-longest`` (no underflow); arms with
     mean 0 or 1 are deterministic and not tabulated.
     """
-    width = (longest - 1) * (longest + 2) // 2 + longest + 1
-    cdf = np.ones((mu.size, width))
+    cdf = np.ones((mu.size, (longest - 1) * (longest + 2) // 2 + longest + 1))
     for a in range(mu.size):
         p = min(mu[a], 1.0 - mu[a])
         if p <= 0.0:
@@ -89,8 +81,7 @@ def binomial_cdfs(mu, longest):
         ratio = p / (1.0 - p)
         for n in range(1, longest + 1):
             start = (n - 1) * (n + 2) // 2
-            pmf = math.exp(n * math.log1p(-p))
-            acc = pmf
+            pmf = acc = math.exp(n * math.log1p(-p))
             cdf[a, start] = acc
             for x in range(1, n):
                 pmf *= (n - x + 1) / x * ratio
@@ -102,7 +93,8 @@ def binomial_cdfs(mu, longest):
 @njit(cache=True)
 def binomial_sum(rng, p, cdf, a, n, longest):
     """Sum of ``n`` Bernoulli(``p``) rewards, one Binomial draw: by inversion of row n of arm a of ``cdf``
-    (:func:`binomial_cdfs` up to ``longest``) when it has one."""
+    (:func:`binomial_cdfs` up to ``longest``, about half the cost of ``rng.binomial``), by ``rng.binomial``
+    beyond."""
     if p <= 0.0 or p >= 1.0:
         return n if p >= 1.0 else 0
     if n > longest:
@@ -129,18 +121,12 @@ def _build_alias(probs, status, members, q, alias):
             members[m] = n
             mass += probs[n]
             m += 1
+    q[:m] = probs[members[:m]] * m / mass
+    alias[:m] = np.arange(m)
+    large = np.flatnonzero(q[:m] >= 1.0)  # both stacks in index order, as the classic loop fills them
     small = np.empty(m, np.int64)
-    large = np.empty(m, np.int64)
-    ns = nl = 0
-    for j in range(m):
-        q[j] = probs[members[j]] * m / mass
-        alias[j] = j
-        if q[j] < 1.0:
-            small[ns] = j
-            ns += 1
-        else:
-            large[nl] = j
-            nl += 1
+    ns, nl = m - large.size, large.size
+    small[:ns] = np.flatnonzero(q[:m] < 1.0)
     while ns > 0 and nl > 0:
         ns -= 1
         s = small[ns]
@@ -151,22 +137,22 @@ def _build_alias(probs, status, members, q, alias):
             nl -= 1
             small[ns] = g
             ns += 1
-    for j in range(m):  # leftovers are 1 up to rounding
-        if alias[j] == j:
-            q[j] = 1.0
+    q[:m][alias[:m] == np.arange(m)] = 1.0  # leftovers are 1 up to rounding
     return m, mass
 
 
 @njit(cache=True)
-def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, threshold, xi, sync, retire,
+def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, threshold, xi, sync,
                retire_on_sync, fixed, stop, max_rounds):
     """Simulate the agents until the stopping rule fires (see :mod:`.voting`).
 
-    ``threshold`` 0 means no communication (INDEPENDENT). Returns ``rounds, pulls, G, votes, held, status,
-    exit_round, elim (agent, arm, time, delivered; first n_elim rows), n_elim, glob (round, arm; first n_glob
-    rows), n_glob``.
+    ``threshold`` 0 means no communication (INDEPENDENT). Agents done leave the pool (``GONE``), except under
+    immediate synchronisation (Alg. 1), where they stay ``IDLE`` and keep pulling their last arm. ``STOP_FIRST``
+    ends at the first agent done (INDEPENDENT). Returns ``rounds, pulls, G, votes, held, status, exit_round, elim
+    (agent, arm, time, delivered; first n_elim rows), n_elim, glob (round, arm; first n_glob rows), n_glob``.
     """
     k, n_agents = mu.size, probs.size
+    retire = sync != SYNC_IMMEDIATE
     held, nheld, sums = np.ones((n_agents, k), np.bool_), np.full(n_agents, k, np.int64), np.zeros((n_agents, k))
     t, pending, safe_until = np.zeros(n_agents, np.int64), np.zeros(n_agents, np.int64), np.zeros(n_agents, np.int64)
     status, exit_round = np.full(n_agents, RUNNING, np.int8), np.full(n_agents, -1, np.int64)
@@ -249,17 +235,12 @@ def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, thre
                     nheld[n] -= 1
             synced[n] = generation
         after_sync = nheld[n]
-        if retire:
-            leave = before_sync == 1 or after_sync == 0 or (retire_on_sync and after_sync <= 1)
-        else:
-            leave = after_sync <= 1
-        if leave:
+        if before_sync == 1 or after_sync == 0 or (retire_on_sync and after_sync <= 1):
             status[n] = GONE if retire else IDLE
             exit_round[n] = rounds
             running -= 1
             exited = True
-            if retire:
-                live_mass -= probs[n]
+            live_mass -= probs[n]
         elif not gaussian and tn > safe_until[n]:
             lo = np.inf
             hi = -np.inf
@@ -283,8 +264,6 @@ def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, thre
                             held[other, a] = False
                             nheld[other] -= 1
                             if status[other] == RUNNING and nheld[other] <= 1:
-                                status[other] = GONE if retire else IDLE
+                                status[other] = IDLE
                                 running -= 1
-                                if retire:
-                                    live_mass -= probs[other]
     return (rounds, pulls, G, votes, held, status, exit_round, elim, n_elim, glob, n_glob)

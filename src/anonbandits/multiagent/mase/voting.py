@@ -1,97 +1,70 @@
 """The algorithms of paper 003 whose local routine is Successive Elimination, and the CENTRAL baseline.
 
 Paper: Rio, Barlier, Colin and Soare, *Multi-Agent Best Arm Identification with Private Communications* (ICML
-2023).
-
-* :func:`corrupted_elimination`: CORRUPTED ELIMINATION, Algorithm 3 with its local routine (the paper's
-  Algorithm 4 of App. B.2, "4b" in the spec), Sec. 5; spec section 2.5. With ``xi = 0`` it is the Féraud et al.
-  (2019) baseline as paper 003 describes it (spec 2.6).
-* :func:`mase`: the generic Multi-Agent Successive Elimination scheme, Algorithm 1 (Sec. 4), instantiated with
-  the SE local rule of Sec. 4.1 at local failure probability beta and immediate synchronisation.
-* :func:`independent`: the INDEPENDENT baseline of Sec. 6 (spec 2.7, A14).
-* :func:`central`: the CENTRAL baseline of Sec. 6 (spec 2.7, A15).
-
-The first three are drivers of one compiled round loop (:func:`.se_kernel.run_kernel`; one *round* is one
-activation of one agent, which pulls every arm of its local set), which differ in how agents interact:
-``sync`` ``"lazy"`` (K_n := K_n ∩ K_glob at the end of each activation, Alg. 3 line 12), ``"immediate"``
-(every agent loses a globally eliminated arm at once, Alg. 1) or ``"none"``; ``retire`` (agents left with one
-arm leave the pool, Alg. 3 line 10; otherwise, Alg. 1, they stay and keep pulling it); ``sampling``
-``"active"`` (the agent is drawn among those still in the pool, spec A10) or ``"fixed"`` (drawn from the
-fixed P_N, the rounds of agents that left being idle rounds that still count); and the stopping rule (one arm
-left globally, or INDEPENDENT's every / first agent finished, spec A14). ``width_c`` and
-``width_denominator`` are the constant c and the t / 2t choice of the SE width (spec A4); ``max_rounds`` stops
-the run (``truncated``).
+2023): :func:`corrupted_elimination` (Algorithm 3, Sec. 5), :func:`mase` (Algorithm 1, Sec. 4),
+:func:`independent` and :func:`central` (the baselines of Sec. 6). The first three drive one compiled round
+loop (:func:`.se_kernel.run_kernel`; one *round* is one activation of one agent, which pulls every arm of its
+local set) through :func:`_run`, whose keywords are their ``**options``.
 """
 
-from __future__ import annotations
+from typing import Any
 
 import numpy as np
 
 from anonbandits.core.radii import se_boundary
-from anonbandits.errors import ConfigError
-from anonbandits.multiagent.mase import se_kernel
-from anonbandits.multiagent.mase.formulas import eta_xi, voting_threshold
-from anonbandits.multiagent.mase.instances import Instance
-from anonbandits.multiagent.mase.result import EliminationLog, MaseResult, recommend
-from anonbandits.multiagent.shared import MessageLog
+from anonbandits.errors import require
+from anonbandits.multiagent.mase import model, se_kernel
+from anonbandits.multiagent.mase.model import Instance, MaseResult, MessageLog
 
 SAMPLINGS = ("active", "fixed")
 STOP_RULES = ("all", "first")
-_SYNC = {"none": se_kernel.SYNC_NONE, "lazy": se_kernel.SYNC_LAZY, "immediate": se_kernel.SYNC_IMMEDIATE}
 _STOP = {"global": se_kernel.STOP_GLOBAL, "all": se_kernel.STOP_ALL, "first": se_kernel.STOP_FIRST}
 _BLOCK = 512  # CENTRAL's rounds drawn per block
 
 
 def _run(name: str, instance: Instance, probs: np.ndarray, rng: np.random.Generator, record: bool, conf: float,
-         threshold: int | None, *, sync: str, retire: bool, xi: float = 0.0, retire_on_sync: bool = False,
+         threshold: int | None, *, sync: int, xi: float = 0.0, retire_on_sync: bool = False,
          sampling: str = "active", stop: str = "global", width_c: float = 1.0, width_denominator: int = 1,
          max_rounds: int = 10**9) -> MaseResult:
-    """Simulate ``len(probs)`` SE agents until the stopping rule fires and report the run.
+    """Simulate ``len(probs)`` SE agents at confidence ``conf`` until the stopping rule fires; report the run.
 
-    Local eliminations are logged in round order (by arm within a round); every delivered one is a vote and a
-    message (sender, round, arm) when ``threshold`` is set (``None``: no communication, INDEPENDENT). The
-    recommendation is the last arm of the global set (after a stall or truncation, an arm with the fewest
-    votes, at random), or INDEPENDENT's majority of the finished agents' arms.
+    ``sync``: the kernel's ``SYNC_LAZY`` (K_n := K_n ∩ K_glob at the end of each activation, Alg. 3 line 12),
+    ``SYNC_IMMEDIATE`` (every agent loses a globally eliminated arm at once, Alg. 1) or ``SYNC_NONE``.
+    ``sampling``: ``"active"`` draws the agent among those still in the pool (spec A10), ``"fixed"`` from the
+    fixed P_N, the rounds of agents that left being idle rounds that still count. ``retire_on_sync``: agents
+    that a sync leaves with at most one arm leave the pool (spec A9). ``width_c``, ``width_denominator``: the
+    constant c and the t / 2t choice of the SE width (spec A4). ``max_rounds`` stops the run (``truncated``).
+    ``stop``: one arm left globally, or INDEPENDENT's ``"all"`` / ``"first"`` agent finished (spec A14).
+    Local eliminations are logged in round order (by arm within a round); with a ``threshold`` every delivered
+    one is a vote and a message (:func:`.model.vote_result`); without, INDEPENDENT recommends the majority of
+    the finished agents' arms.
     """
-    if sampling not in SAMPLINGS:
-        raise ConfigError(f"sampling must be one of {', '.join(SAMPLINGS)}, got {sampling!r}")
-    if not width_c > 0:
-        raise ConfigError(f"width_c must be positive, got {width_c}")
-    if width_denominator not in (1, 2):
-        raise ConfigError(f"width_denominator must be 1 (t) or 2 (2t), got {width_denominator}")
+    require(sampling in SAMPLINGS, "sampling", f"one of {', '.join(SAMPLINGS)}", sampling)
+    require(width_c > 0, "width_c", "positive", width_c)
+    require(width_denominator in (1, 2), "width_denominator", "1 (t) or 2 (2t)", width_denominator)
     (rounds, pulls, G, votes, held, status, exit_round, elim, n_elim, glob, n_glob) = se_kernel.run_kernel(
         rng, np.asarray(instance.means, float), instance.model == "gaussian", float(instance.sigma),
         np.asarray(probs, float), float(conf), float(width_c), int(width_denominator), int(threshold or 0),
-        float(xi), _SYNC[sync], bool(retire), bool(retire_on_sync), sampling == "fixed", _STOP[stop],
-        int(max_rounds))
-    elim = elim[:n_elim]
-    log = EliminationLog(elim[:, 0].copy(), elim[:, 1].copy(), elim[:, 2].copy(), elim[:, 3].astype(bool))
-    messages = MessageLog(record=record)
-    running = bool((status == se_kernel.RUNNING).any())
-    done_globally = stop == "global" and int(G.sum()) == 1
-    extra: dict = {"eliminations": log}
-    if threshold is not None:
-        messages.add(log.agent[log.delivered], log.time[log.delivered], log.arm[log.delivered])
-        recommended = recommend(G, votes, rng)
-    else:  # INDEPENDENT: the majority of the finished agents' arms
+        float(xi), sync, bool(retire_on_sync), sampling == "fixed", _STOP[stop], int(max_rounds))
+    running, capped = bool((status == se_kernel.RUNNING).any()), rounds >= max_rounds
+    fields = dict(rounds=int(rounds), pulls=int(pulls), threshold=threshold,
+                  global_eliminations=[(int(r), int(a)) for r, a in glob[:n_glob]])
+    if threshold is None:  # INDEPENDENT: the majority of the finished agents' arms
         arms = np.argmax(held[held.sum(axis=1) == 1], axis=1)
         tally = np.bincount(arms, minlength=instance.arms)
         recommended = int(rng.choice(np.flatnonzero(tally == tally.max())))
         accuracy = float(np.mean([instance.is_best(a) for a in arms])) if arms.size else 0.0
-        extra = {"agent_accuracy": accuracy, "exit_rounds": exit_round[exit_round >= 0].astype(float)}
-    return MaseResult(
-        algorithm=name, recommended=recommended, correct=instance.is_best(recommended), rounds=int(rounds),
-        pulls=int(pulls), messages=messages, votes=votes, threshold=threshold,
-        stalled=stop == "global" and not done_globally and not running and rounds < max_rounds,
-        truncated=rounds >= max_rounds and not done_globally and running,
-        global_eliminations=[(int(r), int(a)) for r, a in glob[:n_glob]], arms=instance.arms, best=instance.best,
-        **extra)
+        return MaseResult(name, instance, recommended, messages=MessageLog(record=record), votes=votes,
+                          truncated=capped and running, agent_accuracy=accuracy,
+                          exit_rounds=exit_round[exit_round >= 0].astype(float), **fields)
+    elim = elim[:n_elim]
+    log = model.EliminationLog(elim[:, 0].copy(), elim[:, 1].copy(), elim[:, 2].copy(), elim[:, 3].astype(bool))
+    return model.vote_result(name, instance, log, G, votes, rng, record, running=running, capped=capped,
+                             **fields)
 
 
 def corrupted_elimination(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, eta: float = 0.9,
-                          xi: float = 0.05, delta: float = 0.05, sampling: str = "active",
-                          retire_on_sync: bool = False, width_c: float = 1.0, width_denominator: int = 1,
-                          max_rounds: int = 10**9, record: bool = True) -> MaseResult:
+                          xi: float = 0.05, delta: float = 0.05, record: bool = True, **options: Any) -> MaseResult:
     """CORRUPTED ELIMINATION (paper 003, Algorithm 3 with local routine 4b).
 
     Every agent runs SE at local failure probability ``eta_xi = 1 - (1-eta)/(1-xi)^(K-1)`` (Prop. 5.1), with
@@ -100,18 +73,17 @@ def corrupted_elimination(instance: Instance, probs: np.ndarray, rng: np.random.
     never sent, spec A21) and the arm still leaves the local set. An arm leaves the global set at
     ``M* = ceil(log(delta)/log(eta_xi))`` delivered votes (spec A5, A6); agents synchronise with the global set
     at the end of every activation and leave the pool once one arm is left (``retire_on_sync``: also once a
-    sync leaves them at most one arm, spec A9).
+    sync leaves them at most one arm, spec A9). With ``xi = 0``: the Féraud et al. (2019) baseline as paper 003
+    describes it (spec 2.6).
     """
-    local = eta_xi(eta, xi, instance.arms)
+    local = model.eta_xi(eta, xi, instance.arms)
     return _run("corrupted-elimination", instance, probs, rng, record, local,
-                voting_threshold(delta, local, probs.size, "eta_xi"), sync="lazy", retire=True, xi=xi,
-                retire_on_sync=retire_on_sync, sampling=sampling, width_c=width_c,
-                width_denominator=width_denominator, max_rounds=max_rounds)
+                model.voting_threshold(delta, local, probs.size, "eta_xi"), sync=se_kernel.SYNC_LAZY, xi=xi,
+                **options)
 
 
 def mase(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, beta: float = 0.5,
-         delta: float = 0.05, width_c: float = 1.0, width_denominator: int = 1, max_rounds: int = 10**9,
-         record: bool = True) -> MaseResult:
+         delta: float = 0.05, record: bool = True, **options: Any) -> MaseResult:
     """The generic MASE scheme (paper 003, Algorithm 1) with the SE local elimination of Sec. 4.1.
 
     Local rule: eliminate k when ``max_l mu_l - mu_k >= 2 sqrt(log(c K t_n^2/beta)/t_n)`` (eq. (1) at
@@ -119,14 +91,12 @@ def mase(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, bet
     leaves the global set *and every agent's set at once* (Alg. 1's immediate synchronisation). Agents are never
     removed from the pool: an agent left with one arm keeps being activated and pulling it.
     """
-    return _run("mase", instance, probs, rng, record, beta, voting_threshold(delta, beta, probs.size, "beta"),
-                sync="immediate", retire=False, width_c=width_c, width_denominator=width_denominator,
-                max_rounds=max_rounds)
+    return _run("mase", instance, probs, rng, record, beta, model.voting_threshold(delta, beta, probs.size, "beta"),
+                sync=se_kernel.SYNC_IMMEDIATE, **options)
 
 
 def independent(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, delta: float = 0.05,
-                stop: str = "all", sampling: str = "active", width_c: float = 1.0, width_denominator: int = 1,
-                max_rounds: int = 10**9, record: bool = True) -> MaseResult:
+                stop: str = "all", record: bool = True, **options: Any) -> MaseResult:
     """INDEPENDENT baseline (paper 003, Sec. 6; spec 2.7 and A14): every agent runs its own SE at confidence
     ``delta`` on its own samples, with no communication at all.
 
@@ -135,19 +105,16 @@ def independent(instance: Instance, probs: np.ndarray, rng: np.random.Generator,
     recommendation is the majority of the finished agents' arms; ``agent_accuracy`` is the fraction of
     finished agents that found the best arm.
     """
-    if stop not in STOP_RULES:
-        raise ConfigError(f"stop must be one of {', '.join(STOP_RULES)}, got {stop!r}")
-    if not 0 < delta < 1:
-        raise ConfigError(f"delta must lie strictly between 0 and 1, got {delta}")
-    return _run("independent", instance, probs, rng, record, delta, None, sync="none", retire=True,
-                sampling=sampling, stop=stop, width_c=width_c, width_denominator=width_denominator,
-                max_rounds=max_rounds)
+    require(stop in STOP_RULES, "stop", f"one of {', '.join(STOP_RULES)}", stop)
+    model.check_probability("delta", delta)
+    return _run("independent", instance, probs, rng, record, delta, None, sync=se_kernel.SYNC_NONE, stop=stop,
+                **options)
 
 
 def central(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, delta: float = 0.05,
             width_c: float = 1.0, width_denominator: int = 1, max_rounds: int = 10**9,
             record: bool = True) -> MaseResult:
-    """CENTRAL (paper 003, Sec. 6): no privacy, raw rewards go to the server, which runs single-agent SE
+    """CENTRAL (paper 003, Sec. 6; spec 2.7, A15): no privacy, raw rewards go to the server, which runs SE
     (Sec. 4.1) at confidence delta on the pooled samples, eliminating k when ``max_l S_l - S_k >= g(t)``; T does
     not depend on N. Each round the active agent pulls every arm of the global set and sends the rewards:
     every reward is one message (sender = active agent, time = round, content = the reward, kind = the arm).
@@ -155,15 +122,14 @@ def central(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, 
     Rounds are drawn in blocks: per-round rewards of the arms still active, cumulated, with the SE test
     evaluated on every round of the block at once; the block is cut at its first elimination.
     """
-    if not 0 < delta < 1:
-        raise ConfigError(f"delta must lie strictly between 0 and 1, got {delta}")
+    model.check_probability("delta", delta)
     k = instance.arms
     active, sums, t, pulls = np.ones(k, bool), np.zeros(k), 0, 0
     messages = MessageLog(record=record)
     global_elims: list[tuple[int, int]] = []
     while active.sum() > 1 and t < max_rounds:
         block = min(_BLOCK, max_rounds - t)
-        rewards = instance.draw(rng, np.arange(k), block) * active
+        rewards = instance.draw(rng, block) * active
         cum = sums + np.cumsum(rewards, axis=0)
         rounds = t + 1 + np.arange(block)
         gap = np.where(active, cum, -np.inf).max(axis=1)[:, None] - cum
@@ -179,7 +145,5 @@ def central(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, 
         active &= ~cond[j]
     left = np.flatnonzero(active)
     recommended = int(left[np.argmax(sums[left])])
-    return MaseResult(
-        algorithm="central", recommended=recommended, correct=instance.is_best(recommended), rounds=t,
-        pulls=pulls, messages=messages, votes=np.zeros(k, np.int64), truncated=bool(left.size > 1),
-        global_eliminations=global_elims, arms=k, best=instance.best)
+    return MaseResult("central", instance, recommended, rounds=t, pulls=pulls, messages=messages,
+                      votes=np.zeros(k, np.int64), truncated=bool(left.size > 1), global_eliminations=global_elims)

@@ -17,7 +17,7 @@ from anonbandits.multiagent.mase import (
     independent,
     mase,
 )
-from anonbandits.multiagent.mase.formulas import eta_xi, voting_threshold
+from anonbandits.multiagent.mase.model import eta_xi, voting_threshold
 from anonbandits.reference import mase as reference
 
 EASY = Instance(np.array([0.8, 0.5, 0.4, 0.3]))

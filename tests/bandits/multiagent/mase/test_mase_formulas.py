@@ -9,7 +9,7 @@ from anonbandits.core.compiled import se_boundary as compiled_boundary
 from anonbandits.core.radii import dpse_widths, se_boundary
 from anonbandits.core.schedules import epoch_length
 from anonbandits.errors import ConfigError
-from anonbandits.multiagent.mase.formulas import eta_xi, voting_threshold
+from anonbandits.multiagent.mase.model import eta_xi, voting_threshold
 from anonbandits.multiagent.mase.se_kernel import safe_steps
 
 

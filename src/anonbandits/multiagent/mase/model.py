@@ -1,0 +1,204 @@
+"""The setting of paper 003 (Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private
+Communications", ICML 2023) and what one run reports.
+
+* Bandit instances (App. C.1): rewards are drawn one pull at a time, or as exact sums of many pulls (one
+  Binomial(n, mu) draw via :func:`anonbandits.envs.rewards.sum_rewards`, or one N(n mu, n sigma^2) draw; the
+  Gaussian model is the *unclipped* one of Problem 2, means around 11, spec A13). The agent-activity
+  distributions (App. C.4) are :func:`anonbandits.multiagent.shared.activity_probabilities`.
+* Closed forms: the voting threshold ``M* = max(1, ceil(log(delta) / log(x)))`` (spec A6) and CORRUPTED
+  ELIMINATION's local failure probability ``eta_xi`` (Prop. 5.1). The SE boundary ``g(t)`` and DP-SE's widths
+  and epoch lengths are the elimination core's (:mod:`anonbandits.core.radii`, :mod:`anonbandits.core.schedules`).
+* :class:`MaseResult`, with its message, elimination and noise logs.
+"""
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from anonbandits.core.votes import vote_threshold
+from anonbandits.envs.rewards import sum_rewards
+from anonbandits.errors import ConfigError
+from anonbandits.multiagent.shared import MessageLog
+
+PROBLEMS = ("1", "2")
+MODELS = ("bernoulli", "gaussian")
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A K-armed instance: ``means``, reward ``model`` and (Gaussian) standard deviation ``sigma``."""
+
+    means: np.ndarray
+    model: str = "bernoulli"
+    sigma: float = 0.5
+    name: str = "custom"
+
+    @property
+    def arms(self) -> int:
+        return int(self.means.size)
+
+    @property
+    def best(self) -> int:
+        """Index of the best arm (the first one if several share the largest mean)."""
+        return int(np.argmax(self.means))
+
+    def is_best(self, arm: int) -> bool:
+        """Whether ``arm`` has the largest mean (ties count as correct)."""
+        return bool(0 <= arm < self.arms and self.means[arm] == self.means.max())
+
+    def draw(self, rng: np.random.Generator, rows: int) -> np.ndarray:
+        """One reward per (row, arm): an array of shape ``(rows, arms)``."""
+        if self.model == "bernoulli":
+            return (rng.random((rows, self.arms)) < self.means).astype(float)
+        return rng.normal(self.means, self.sigma, (rows, self.arms))
+
+    def sums(self, rng: np.random.Generator, counts: np.ndarray) -> np.ndarray:
+        """Exact sum of ``counts[..., k]`` rewards of arm k."""
+        counts = np.asarray(counts, dtype=np.int64)
+        if self.model == "bernoulli":
+            return sum_rewards("bernoulli", self.means, counts, rng)
+        return rng.normal(counts * self.means, self.sigma * np.sqrt(counts))
+
+
+def problem(name: str, sigma: float = 0.5) -> Instance:
+    """Paper 003's Problem 1 (Bernoulli) or Problem 2 (Gaussian, standard deviation ``sigma``; A13)."""
+    if name == "1":
+        return Instance(np.array([0.7, 0.5, 0.3] + [0.1] * 7), "bernoulli", sigma, "problem1")
+    if name == "2":
+        return Instance(np.array([11.0, 10.8] + [10.4] * 8), "gaussian", sigma, "problem2")
+    raise ConfigError(f"problem must be one of {', '.join(PROBLEMS)}, got {name!r}")
+
+
+def check_probability(name: str, value: float) -> None:
+    """:class:`ConfigError` unless ``0 < value < 1``."""
+    if not 0 < value < 1:
+        raise ConfigError(f"{name} must lie strictly between 0 and 1, got {value}")
+
+
+def voting_threshold(delta: float, local_failure: float, agents: int, name: str = "beta") -> int:
+    """``M* = max(1, ceil(log(delta)/log(local_failure)))``; :class:`ConfigError` if it exceeds ``agents``.
+
+    An arm leaves the global set once it has at least ``M*`` votes, which guarantees
+    ``local_failure ** M* <= delta`` (spec A6); ``M* > N`` could never terminate (spec A7).
+    """
+    check_probability("delta", delta)
+    check_probability(name, local_failure)
+    m_star = max(1, vote_threshold(delta, local_failure))
+    if m_star > agents:
+        m_real = math.log(delta) / math.log(local_failure)
+        raise ConfigError(f"voting threshold M = {m_star} (log(delta)/log({name}) = {m_real:.3f}) exceeds the "
+                          f"{agents} agents: no arm could ever be eliminated; use more agents or a larger delta")
+    return m_star
+
+
+def eta_xi(eta: float, xi: float, arms: int) -> float:
+    """Local failure probability ``max(0, 1 - (1-eta)/(1-xi)^(K-1))`` that keeps apparent privacy eta."""
+    check_probability("eta", eta)
+    if not 0 <= xi < 1:
+        raise ConfigError(f"xi must lie in [0, 1), got {xi}")
+    value = max(0.0, 1.0 - (1.0 - eta) / (1.0 - xi) ** (arms - 1))
+    if not value > 0:
+        limit = 1.0 - (1.0 - eta) ** (1.0 / (arms - 1))
+        raise ConfigError(f"xi = {xi} leaves no local failure budget (eta_xi = 0): with eta = {eta} and "
+                          f"K = {arms} arms xi must be below {limit:.4f}")
+    return value
+
+
+@dataclass
+class EliminationLog:
+    """Every local elimination: ``agent``, ``arm``, ``time`` (round) and ``delivered`` (vote actually sent).
+
+    For CORRUPTED ELIMINATION an undelivered entry is a vote dropped by the corruption mask; the other
+    algorithms deliver every vote.
+    """
+
+    agent: np.ndarray
+    arm: np.ndarray
+    time: np.ndarray
+    delivered: np.ndarray
+
+
+@dataclass
+class NoiseAudit:
+    """DP-MASE's Laplace mechanism, one row per released noisy mean (agent, epoch, arm).
+
+    ``scale`` is the Laplace scale used (``1/(eps_dp R)``); ``noisy - mean`` is the noise actually added.
+    """
+
+    agent: np.ndarray
+    epoch: np.ndarray
+    arm: np.ndarray
+    length: np.ndarray
+    mean: np.ndarray
+    noisy: np.ndarray
+    scale: np.ndarray
+
+
+@dataclass
+class MaseResult:
+    """Outcome of one run on ``instance``.
+
+    ``rounds`` is the paper's sample complexity T (iterations of the main loop); ``pulls`` counts every arm
+    pull (one round pulls every arm of the active agent's set) and is reported as ``samples``; ``correct``
+    says whether the recommended arm has the largest mean.
+    """
+
+    algorithm: str
+    instance: Instance
+    recommended: int
+    rounds: int
+    pulls: int
+    messages: MessageLog
+    votes: np.ndarray
+    threshold: int | None = None
+    stalled: bool = False
+    truncated: bool = False
+    eliminations: EliminationLog | None = None
+    global_eliminations: list[tuple[int, int]] = field(default_factory=list)
+    agent_accuracy: float | None = None
+    exit_rounds: np.ndarray | None = None
+    noise: NoiseAudit | None = None
+
+    @property
+    def correct(self) -> bool:
+        return self.instance.is_best(self.recommended)
+
+    def metrics(self) -> dict[str, Any]:
+        """Columns of the results table."""
+        out = {"samples": self.pulls, "rounds": self.rounds, "messages": self.messages.count,
+               "recommended": self.recommended, "correct": self.correct,
+               "threshold": -1 if self.threshold is None else self.threshold, "stalled": self.stalled,
+               "truncated": self.truncated, "votes": ",".join(str(int(v)) for v in self.votes)}
+        if self.eliminations is not None:
+            out["local_eliminations"] = self.eliminations.arm.size
+            out["best_eliminated_locally"] = int((self.eliminations.arm == self.instance.best).sum())
+            out["dropped_votes"] = int((~self.eliminations.delivered).sum())
+        if self.agent_accuracy is not None:
+            out["agent_accuracy"] = self.agent_accuracy
+        return out | {"instance": self.instance.name, "arms": self.instance.arms}
+
+    def curve(self) -> tuple[np.ndarray, np.ndarray]:
+        """Step curve: arms left in the global set against rounds (agents still running for INDEPENDENT)."""
+        if self.exit_rounds is not None:
+            steps, start = np.sort(self.exit_rounds), float(self.exit_rounds.size)
+        else:
+            steps, start = np.array([r for r, _ in self.global_eliminations], dtype=float), float(self.instance.arms)
+        x = np.concatenate([[0.0], np.repeat(steps, 2), [float(self.rounds)]])
+        return x, np.repeat(start - np.arange(steps.size + 1), 2)
+
+
+def vote_result(algorithm: str, instance: Instance, log: EliminationLog, global_set: np.ndarray, votes: np.ndarray,
+                rng: np.random.Generator, record: bool, *, running: bool, capped: bool, **fields: Any) -> MaseResult:
+    """The result of a voting run (MASE, DP-MASE, CORRUPTED ELIMINATION): every delivered elimination of ``log``
+    is a message (sender, round, arm index); the recommendation is the last arm of ``global_set``, or after a
+    stall (no agent ``running``, the run not ``capped``) or a truncation an arm with the fewest ``votes``, drawn
+    with ``rng``. ``fields``: the other :class:`MaseResult` fields."""
+    messages = MessageLog(record=record)
+    messages.add(log.agent[log.delivered], log.time[log.delivered], log.arm[log.delivered])
+    left = np.flatnonzero(global_set)
+    recommended = int(left[0]) if left.size == 1 else int(rng.choice(left[votes[left] == votes[left].min()]))
+    return MaseResult(algorithm, instance, recommended, messages=messages, votes=votes, eliminations=log,
+                      stalled=left.size > 1 and not running and not capped, truncated=left.size > 1 and running,
+                      **fields)
