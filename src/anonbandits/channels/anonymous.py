@@ -66,11 +66,6 @@ class AnonymousChannel:
         self._seg_rounds: list[np.ndarray] = []
         self._seg_rates: list[np.ndarray] = []
 
-    # ------------------------------------------------------------------ clock and regret
-    @property
-    def remaining(self) -> int:
-        return self.horizon - self.t
-
     @property
     def done(self) -> bool:
         return self.t >= self.horizon
@@ -97,14 +92,13 @@ class AnonymousChannel:
         x = np.unique(np.linspace(0, self.t, points + 1).round().astype(np.int64))
         return x, np.interp(x, np.cumsum(rounds), np.cumsum(rounds * rates))
 
-    # ------------------------------------------------------------------ playing
     def play(self, arms: np.ndarray, rounds: int | None = None) -> int:
         """Every user i plays ``arms[i]`` for ``rounds`` rounds (default: to the horizon), no feedback; returns
         the number of rounds played (cut at the horizon)."""
         arms = np.asarray(arms)
         if arms.shape != (self.n_users,):
             raise ValueError(f"arms must have shape ({self.n_users},)")
-        n = self.remaining if rounds is None else min(int(rounds), self.remaining)
+        n = self.horizon - self.t if rounds is None else min(int(rounds), self.horizon - self.t)
         if n > 0:
             self._charge(np.array([n]), np.array([self._instance.round_regret(arms)]))
         return n
@@ -126,9 +120,9 @@ class AnonymousChannel:
         if order is None:
             order = np.repeat(np.arange(n_dist), np.asarray(multiplicities, dtype=np.int64))
         order = np.asarray(order, dtype=np.int64)
-        r = elicitation_rounds(self.C)
-        n_full = min(order.size, self.remaining // r)
-        partial = self.remaining - n_full * r if n_full < order.size else 0
+        r, remaining = elicitation_rounds(self.C), self.horizon - self.t
+        n_full = min(order.size, remaining // r)
+        partial = remaining - n_full * r if n_full < order.size else 0
         rates = self._instance.round_regret(a)
         played = order[:n_full]
         reps = np.bincount(played, minlength=n_dist)
@@ -139,10 +133,10 @@ class AnonymousChannel:
         feedback = self._elicit_repeated(a[reps > 0], reps[reps > 0])
         if partial:
             self._charge(np.array([partial]), rates[order[n_full]:order[n_full] + 1])
-            self._serve_partial(a[order[n_full]], partial)
+            cut = a[order[n_full]][None, :]
+            self.serve(cut, *partition_groups(cut, self.n_arms, self.C), np.ones(1, np.int64), partial)
         return feedback
 
-    # ------------------------------------------------------------------ internals
     def _elicit_repeated(self, a: np.ndarray, reps: np.ndarray) -> Feedback:
         n_users, n_arms, r = self.n_users, self.n_arms, elicitation_rounds(self.C)
         sums, noise = np.zeros(n_users * n_arms), np.zeros(n_users * n_arms)
@@ -166,10 +160,6 @@ class AnonymousChannel:
         shape = (n_users, n_arms)
         return Feedback(sums.reshape(shape), counts.reshape(shape),
                         noise.reshape(shape) if self.mechanism is not None else None)
-
-    def _serve_partial(self, assignment: np.ndarray, rounds: int) -> None:
-        self.serve(assignment[None, :], *partition_groups(assignment[None, :], self.n_arms, self.C),
-                   np.ones(1, np.int64), rounds)
 
     def serve(self, a: np.ndarray, labels: np.ndarray, positions: np.ndarray, reps: np.ndarray,
               rounds: int) -> tuple[np.ndarray, np.ndarray | None]:
