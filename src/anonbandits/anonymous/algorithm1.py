@@ -26,10 +26,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import anondecomp
-from anonbandits.channels import AnonymousChannel
+from anonbandits.channels import AnonymousChannel, elicitation_rounds
 from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.core import BatchedElimination, default_batches, static_grid
-from anonbandits.elicitation import elicitation_rounds
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import AnonBanditsError, ConfigError, require
 

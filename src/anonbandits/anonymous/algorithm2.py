@@ -17,9 +17,8 @@ import math
 import numpy as np
 
 from anonbandits.anonymous.algorithm1 import AnonymousRun, BatchRecord
-from anonbandits.channels import AnonymousChannel
+from anonbandits.channels import AnonymousChannel, elicitation_rounds
 from anonbandits.channels.mechanisms import Mechanism
-from anonbandits.elicitation import elicitation_rounds
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import require
 

@@ -68,8 +68,8 @@ def _mechanism(params: Mapping[str, Any]) -> Mechanism | None:
     require(0 < params["delta"] < 1, "delta", "in (0, 1)", params["delta"])
     if privacy == "central":
         return CentralLaplace(eps)
-    require(params["reward"] == "bernoulli", "privacy distributed's reward", "bernoulli (exact encoding)",
-            params["reward"])
+    if params["reward"] != "bernoulli":
+        raise ConfigError(f"privacy distributed needs bernoulli rewards (exact encoding), got {params['reward']}")
     return Distributed(PROTOCOLS[SHARES[params["shares"]]](eps, 1.0 / params["horizon"]))
 
 
