@@ -80,15 +80,13 @@ INSTANCE_PARAMS = (
     Param("cluster", int, 0, "U: every arm is optimal for at least U users (0 = balanced, floor(N/K))"),
     Param("horizon", int, 200_000, "number of rounds T"),
     Param("gap", float, 0.1, "each user's gap between its best and second-best mean (others are larger)"),
-    Param("reward", str, "bernoulli", "reward model (gaussian = clipped N(mu, 0.5^2))",
-          choices=INSTANCE_REWARDS),
+    Param("reward", str, "bernoulli", "reward model (gaussian = clipped N(mu, 0.5^2))", choices=INSTANCE_REWARDS),
     Param("instance_seed", int, -1, "seed of the instance; -1 draws a new instance from each run's seed"),
     *PRIVACY_PARAMS,
 )
 
 BATCHED_PARAMS = (
-    Param("decomposer", str, "auto", "anondecomp method decomposing each batch",
-          choices=tuple(anondecomp.METHODS)),
+    Param("decomposer", str, "auto", "anondecomp method decomposing each batch", choices=tuple(anondecomp.METHODS)),
     Param("grid", str, "minimax", "static BaSE grid", choices=GRIDS),
     Param("batches", int, 0, "BaSE batches B (0 = max(2, ceil(log log T')))"),
     Param("gamma", float, 4.0, "BaSE elimination constant"),

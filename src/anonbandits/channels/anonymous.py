@@ -105,15 +105,9 @@ def estimates_from_sums(sums: np.ndarray, labels: np.ndarray, positions: np.ndar
 class AnonymityAuditor:
     """Serves group sums of rewards, refusing any group smaller than ``C``.
 
-    Parameters
-    ----------
-    C : the anonymity parameter (minimum group size), >= 1.
-
-    Attributes
-    ----------
-    observations : number of aggregate observations served so far (a served sum that aggregates ``reps``
-        i.i.d. repetitions of one round counts as ``reps`` observations: the learner could have had each).
-    min_group_size : smallest group ever served (``None`` before the first).
+    ``observations`` counts the aggregate observations served so far (a sum over ``reps`` i.i.d. repetitions
+    of one round counts ``reps``: the learner could have had each); ``min_group_size`` is the smallest group
+    ever served (``None`` before the first).
     """
 
     def __init__(self, C: int) -> None:
@@ -126,23 +120,17 @@ class AnonymityAuditor:
 
         Parameters
         ----------
-        groups : (..., N) integer labels; each row (all leading indices together, S rows) is one round,
-            column i one user. ``-1`` puts the user in no group; labels ``0..G-1`` name groups *within the
-            row* (one user appears at most once per row, so the members of a group are distinct users by
-            construction).
-        arms : arm each user played in that round (broadcastable to ``groups``).
-        rewards : each user's reward in that round (broadcastable to ``groups``), summed over the row's
-            repetitions: i.i.d. repetitions of the round with the same groups.
+        groups : (..., N) integer labels; each row (all leading indices together) is one round, column i one
+            user. ``-1``: in no group; ``0..G-1`` name groups *within the row* (one user per column, so the
+            members of a group are distinct users by construction).
+        arms, rewards : each user's arm and reward in that round (broadcastable to ``groups``), the rewards
+            summed over the row's ``repetitions`` (i.i.d. repetitions of the round with the same groups).
         repetitions : scalar or one positive count per row (shape ``groups.shape[:-1]``).
 
         Returns
         -------
-        (..., G) array: entry (row, g) is the total reward of group g in that row; NaN where the row has no
-        group g.
-
-        Raises
-        ------
-        AnonymityViolation : a group has fewer than C members, or members on different arms.
+        (..., G) array: the total reward of group g in each row (NaN where the row has no group g), or
+        :class:`~anonbandits.errors.AnonymityViolation` when a group has fewer than C members or mixed arms.
         """
         groups = np.asarray(groups)
         if groups.ndim < 2:

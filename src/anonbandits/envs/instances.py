@@ -78,15 +78,9 @@ def clustered_instance(n_users: int, n_arms: int, cluster: int, gap: float, rng:
                        model: str = "bernoulli") -> MultiUserInstance:
     """A random instance in which every arm is optimal for at least ``cluster`` users.
 
-    Parameters
-    ----------
-    n_users, n_arms : N and K.
-    cluster : U, the minimum number of users per optimal arm; 0 means balanced (``floor(N/K)``).
-    gap : every user's gap between its best and second-best mean, in (0, 0.8).
-    rng : source of randomness.
-    model : ``bernoulli`` or ``gaussian`` (clipped, sigma 0.5).
-
-    See the module docstring for the exact construction.
+    ``n_users`` N, ``n_arms`` K, ``cluster`` U (0: balanced, ``floor(N/K)``), ``gap`` every user's gap
+    between its best and second-best mean, in (0, 0.8), drawn from ``rng`` with reward ``model``
+    (``bernoulli`` or ``gaussian``); the module docstring gives the exact construction.
     """
     require(n_users >= 1, "users", "at least 1", n_users)
     require(n_arms >= 2, "arms", "at least 2", n_arms)
