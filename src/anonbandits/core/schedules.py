@@ -4,7 +4,8 @@
   Algorithm 1 of paper 000 (Section 2.2): ``0 = t_0 <= ... <= t_M = T`` depends only on T and M, so N learners
   run in lock-step. minimax ``t_m = floor(a^(2 - 2^(1-m)))`` with ``a = T^(1/(2 - 2^(1-M)))``; geometric
   ``t_m = floor(T^(m/M))``; arithmetic ``t_m = floor(m T / M)``; always ``t_M = T`` (tiny T: empty batches);
-* the epochs of DP-SE (Sajed and Sheffet, ICML 2019), used by papers 001, 003 (per agent) and 004;
+* the epochs of DP-SE (Sajed and Sheffet, "An Optimal Private Stochastic-MAB Algorithm based on an Optimal
+  Private Stopping Rule", ICML 2019), used by papers 001, 003 (per agent) and 004;
 * the batches ``l(b) = base^b`` of paper 004 ("Distributed Differential Privacy in Multi-Armed Bandits",
   ICLR 2023, Algorithm 1), and the checkpoint grids at which regret curves are recorded.
 """
