@@ -9,7 +9,7 @@ throughput against a plain per-round reference loop.
 2. Elicitation throughput in user-rounds per second on one assignment (every user on its optimal arm):
    * ``reference``: a plain Python loop, one repetition, one round, one user at a time (draw the reward, add
      it to its group's sum, check every group's size at the end of the round), then the estimates;
-   * ``fast, m reps``: :class:`~anonbandits.elicitation.AnonymousChannel` with multiplicity m (one binomial
+   * ``fast, m reps``: :class:`~anonbandits.channels.AnonymousChannel` with multiplicity m (one binomial
      draw per (user, round) sums the m repetitions; the auditor checks every group);
    * ``fast, m=1 x n distinct``: n different assignments played once each (no aggregation over repetitions:
      what a randomized decomposition produces), to show the vectorisation alone.
@@ -29,9 +29,8 @@ import numpy as np
 from _output import results_dir
 
 from anonbandits.anonymous import anon_batched
-from anonbandits.channels import AnonymousChannel
+from anonbandits.channels import AnonymousChannel, elicitation_rounds
 from anonbandits.channels.anonymous import MAX_HORIZON
-from anonbandits.elicitation import elicitation_rounds
 from anonbandits.envs import clustered_instance
 from anonbandits.experiments import write_table
 

@@ -1,17 +1,14 @@
-"""Algorithms the simulator knows, by name.
-
-Each algorithm family (a subpackage) exposes ``ALGORITHMS``: a tuple of :class:`AlgorithmSpec`. The
-simulator, the experiment runner and the CLI only ever look algorithms up here, so adding a family means
-adding its module path to ``_FAMILIES``.
+"""Algorithms the simulator knows, by name: each family package exposes ``ALGORITHMS``, a tuple of
+:class:`AlgorithmSpec` (adding a family means adding its module path to ``_FAMILIES``).
 
 A spec's ``run(params, seed)`` is a module-level function or a ``functools.partial`` of one (so it pickles
 to worker processes and Dask workers) that draws all its randomness from ``numpy.random.default_rng(seed)``
-and returns a :class:`Result`. :func:`simulate` is the one library call on top: the runner and the CLI go
-through it.
+and returns a :class:`Result`. :func:`simulate` is the one library call on top.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -54,12 +51,10 @@ def _convert(kind: Callable[[str], Any], value: Any) -> Any:
     if kind not in (int, float, str):
         return kind(value)
     if kind is str and not isinstance(value, bool):
-        return value if isinstance(value, str) else str(value)
+        return str(value)
     if isinstance(value, str):
-        try:
+        with contextlib.suppress(ValueError):
             return kind(value.strip())
-        except ValueError:
-            pass
     elif isinstance(value, int | float) and not isinstance(value, bool) and \
             (kind is float or isinstance(value, int) or value.is_integer()):
         return kind(value)
@@ -84,20 +79,17 @@ class Result:
 
     Attributes
     ----------
-    metrics : the run's numbers by name (regret, pulls, batches, ...); they become columns of the results
-        table.
+    metrics : the run's numbers by name (regret, pulls, ...): the columns of the results table.
     curve : an optional ``(x, y)`` pair of 1-D arrays, e.g. rounds and cumulative regret (drawn by ``--plot``).
     label : the name of the line the curve belongs to (default: the algorithm's name).
-    records : per-batch records, one mapping per batch (the anonymous family's demand, assignments, rounds,
-        eliminations); empty where an algorithm reports none (paper 004's blocks stay on its driver's result,
-        ``run_elimination(...).blocks``, since building mappings would cost more than its whole run).
+    records : one mapping per batch (paper 000's demand, assignments, rounds, eliminations); empty where an
+        algorithm reports none (paper 004's blocks stay on ``run_elimination(...).blocks``: cheaper).
     """
 
     metrics: Mapping[str, Any]
     curve: tuple[np.ndarray, np.ndarray] | None = None
     label: str | None = None
     records: tuple[Mapping[str, Any], ...] = ()
-
 
 
 @dataclass(frozen=True)
@@ -175,12 +167,8 @@ def simulate(name: str, *, seed: int, **params: Any) -> Result:
     Returns
     -------
     Result
-        The run's metrics, its curve and its per-batch records.
-
-    Raises
-    ------
-    ConfigError
-        For an unknown algorithm, an unknown parameter or a bad value.
+        The run's metrics, its curve and its per-batch records; :class:`ConfigError` for an unknown algorithm,
+        an unknown parameter or a bad value.
 
     Examples
     --------

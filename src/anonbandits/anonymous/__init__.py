@@ -1,8 +1,7 @@
 """Anonymous bandits (paper 000): Algorithm 1 (``anon-batched``) and Algorithm 2 (``anon-etc``)."""
 
-from anonbandits.anonymous.algorithm1 import NotUBatchedError, anon_batched, guaranteed_ratio
+from anonbandits.anonymous.algorithm1 import AnonymousRun, BatchRecord, NotUBatchedError, anon_batched, guaranteed_ratio
 from anonbandits.anonymous.algorithm2 import anon_etc, etc_assignments, exploration_length
-from anonbandits.anonymous.result import AnonymousRun, BatchRecord
 from anonbandits.anonymous.specs import ALGORITHMS
 
 __all__ = ["ALGORITHMS", "AnonymousRun", "BatchRecord", "NotUBatchedError", "anon_batched", "anon_etc",

@@ -20,17 +20,73 @@ assignments run through the channel's 2C+2-round sub-algorithm; the estimates go
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
 import anondecomp
-from anonbandits.anonymous.result import AnonymousRun, BatchRecord
-from anonbandits.channels import AnonymousChannel
+from anonbandits.channels import AnonymousChannel, elicitation_rounds
 from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.core import BatchedElimination, default_batches, static_grid
-from anonbandits.elicitation import elicitation_rounds
 from anonbandits.envs.instances import MultiUserInstance
-from anonbandits.errors import AnonBanditsError, ConfigError
+from anonbandits.errors import AnonBanditsError, ConfigError, require
+
+
+@dataclass(frozen=True)
+class BatchRecord:
+    """One exploration batch of Algorithm 1 (or the exploration phase of Algorithm 2).
+
+    ``demand`` is D_b; ``assignments`` R_b (sum of multiplicities), ``distinct`` how many differ; ``method`` the
+    decomposition method that ran; ``uncovered`` pairs left uncovered (best effort); ``rounds`` rounds played;
+    ``eliminated`` arms eliminated after the batch (all users); ``active_pairs`` the (user, arm) pairs active
+    when the batch was decomposed.
+    """
+
+    demand: int
+    assignments: int
+    distinct: int
+    method: str
+    uncovered: int
+    rounds: int
+    eliminated: int
+    active_pairs: int
+
+
+@dataclass(frozen=True, eq=False)
+class AnonymousRun:
+    """What a run of Algorithm 1 or 2 reports: final pseudo-regret summed over users and rounds (elicitation
+    included), the regret ``curve`` (rounds, cumulative regret) at about 200 points, the aggregate
+    ``observations`` and the ``min_group_size`` the auditor served (``None`` if none), the rounds played
+    (``horizon``) and spent eliciting (``exploration_rounds``), each user's ``committed`` arm (``None`` if the
+    horizon came first) and the share of users whose committed arm is optimal (NaN without a commit), the
+    per-batch records and the run constants ``info`` (with a privacy mechanism, ``info["exposure"]`` is the
+    channel's privacy exposure)."""
+
+    regret: float
+    curve: tuple[np.ndarray, np.ndarray]
+    observations: int
+    min_group_size: int | None
+    horizon: int
+    exploration_rounds: int
+    committed: np.ndarray | None
+    optimal_fraction: float
+    batches: tuple[BatchRecord, ...] = ()
+    info: dict = field(default_factory=dict)
+
+    @classmethod
+    def finish(cls, channel: AnonymousChannel, instance: MultiUserInstance, commit: Callable[[], np.ndarray],
+               batches: Sequence[BatchRecord], info: dict) -> AnonymousRun:
+        """Commit every user to ``commit()`` unless the horizon is reached, play to it, and report the run."""
+        exploration = channel.t
+        committed = None if channel.done else commit()
+        if committed is not None:
+            channel.play(committed)
+        return cls(regret=channel.regret, curve=channel.regret_curve(200), observations=channel.observations,
+                   min_group_size=channel.min_group_size, horizon=channel.t, exploration_rounds=exploration,
+                   committed=committed, optimal_fraction=math.nan if committed is None
+                   else float(np.mean(committed == instance.optimal)),
+                   batches=tuple(batches), info={**info, "exposure": channel.exposure})
 
 
 class NotUBatchedError(AnonBanditsError):
@@ -40,6 +96,18 @@ class NotUBatchedError(AnonBanditsError):
     def __init__(self, message: str, arms=(), batch: int = 0) -> None:
         super().__init__(message)
         self.arms, self.batch = tuple(int(a) for a in arms), batch
+
+
+def parse_alpha(value: str | float) -> float | str:
+    """``measured`` or a number >= 0 (0 = the decomposer's guarantee); :class:`ConfigError` otherwise."""
+    if isinstance(value, str) and value.strip().lower() == "measured":
+        return "measured"
+    try:
+        alpha = float(value)
+    except (TypeError, ValueError):
+        alpha = math.nan
+    require(0 <= alpha < math.inf, "alpha", "a number >= 0 (0 = the decomposer's guarantee) or 'measured'", value)
+    return alpha
 
 
 def guaranteed_ratio(method: str, n_arms: int, C: int, U: int) -> int:
@@ -77,25 +145,20 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
         of ``mechanism``, a privacy mechanism on every released group sum (``None``: exact sums).
     """
     n_users, n_arms = instance.n_users, instance.n_arms
-    if C < 1:
-        raise ConfigError(f"C must be at least 1, got {C}")
-    if U < C + 1:
-        raise ConfigError(f"cluster U = {U} must be at least C + 1 = {C + 1} for Algorithm 1")
+    require(C >= 1, "C", "at least 1", C)
+    require(U >= C + 1, "cluster U", f"at least C + 1 = {C + 1} for Algorithm 1", U)
     if instance.min_cluster < U:
         raise ConfigError(f"the instance has an arm that is optimal for only {instance.min_cluster} users, "
                           f"fewer than U = {U}")
-    if decomposer not in anondecomp.METHODS:
-        raise ConfigError(f"decomposer must be one of {', '.join(anondecomp.METHODS)}, got {decomposer!r}")
+    require(decomposer in anondecomp.METHODS, "decomposer", f"one of {', '.join(anondecomp.METHODS)}", decomposer)
     channel = AnonymousChannel(instance, C, horizon, rng, mechanism=mechanism, noise_rng=noise_rng)
     r = elicitation_rounds(C)
     noise = np.zeros((n_users, n_arms))
     dec_rng = decomposer_rng if decomposer_rng is not None else rng
+    alpha = parse_alpha(alpha)
     if alpha == "measured":
         first = static_grid(grid, max(1, horizon // r), batches or default_batches(max(1, horizon // r)))[1]
         alpha = measured_ratio(decomposer, n_users, n_arms, C, max(1, int(first)), rng=dec_rng)
-    elif isinstance(alpha, str) or not alpha >= 0:
-        raise ConfigError(f"alpha must be a number >= 0 (0 = the decomposer's guarantee) or 'measured', "
-                          f"got {alpha!r}")
     alpha = alpha or guaranteed_ratio(decomposer, n_arms, C, U)
     base_horizon = int(horizon // (alpha * r))
     if base_horizon < 1:

@@ -16,12 +16,11 @@ import math
 
 import numpy as np
 
-from anonbandits.anonymous.result import AnonymousRun, BatchRecord
-from anonbandits.channels import AnonymousChannel
+from anonbandits.anonymous.algorithm1 import AnonymousRun, BatchRecord
+from anonbandits.channels import AnonymousChannel, elicitation_rounds
 from anonbandits.channels.mechanisms import Mechanism
-from anonbandits.elicitation import elicitation_rounds
 from anonbandits.envs.instances import MultiUserInstance
-from anonbandits.errors import ConfigError
+from anonbandits.errors import require
 
 
 def exploration_length(n_users: int, n_arms: int, C: int, horizon: int, scale: float = 10.0) -> float:
@@ -46,25 +45,19 @@ def anon_etc(instance: MultiUserInstance, C: int, horizon: int, *, arm_offset: b
     is the constant of T_exp (10 in the paper), ``rng`` draws the rewards and ``noise_rng`` the noise of the
     privacy ``mechanism`` on every released group sum (``None``: exact sums)."""
     n_users, n_arms = instance.n_users, instance.n_arms
-    if C < 1:
-        raise ConfigError(f"C must be at least 1, got {C}")
-    if n_users <= C:
-        raise ConfigError(f"Algorithm 2 needs more users than C: users = {n_users}, C = {C}")
-    if not explore_scale > 0:
-        raise ConfigError(f"explore_scale must be positive, got {explore_scale}")
+    require(C >= 1, "C", "at least 1", C)
+    require(n_users > C, "users", f"more than C = {C} (Algorithm 2 needs more users than C)", n_users)
+    require(explore_scale > 0, "explore_scale", "positive", explore_scale)
     channel = AnonymousChannel(instance, C, horizon, rng, mechanism=mechanism, noise_rng=noise_rng)
     r = elicitation_rounds(C)
     t_exp = exploration_length(n_users, n_arms, C, horizon, explore_scale)
     phases = max(1, int(t_exp // r))
-    assignments = etc_assignments(n_users, n_arms, C, arm_offset)
-    order = np.arange(1, phases + 1) % n_arms
-    fb = channel.elicit(assignments, order=order)
+    fb = channel.elicit(etc_assignments(n_users, n_arms, C, arm_offset), order=np.arange(1, phases + 1) % n_arms)
     record = BatchRecord(demand=phases, assignments=min(phases, channel.t // r), distinct=n_arms, method="etc",
-                         uncovered=0, rounds=channel.t, eliminated=0, active_pairs=instance.n_users * n_arms)
+                         uncovered=0, rounds=channel.t, eliminated=0, active_pairs=n_users * n_arms)
 
     def commit() -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.argmax(np.where(fb.counts > 0, fb.sums / fb.counts, -np.inf), axis=1)
 
-    return AnonymousRun.finish(channel, instance, commit, (record,), {"exploration_target": t_exp,
-                                                                      "phases": phases})
+    return AnonymousRun.finish(channel, instance, commit, (record,), {"exploration_target": t_exp, "phases": phases})

@@ -13,7 +13,6 @@ Gaussian shares keep paper 004's calibration and report their (eps, delta)).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import math
 from collections.abc import Mapping
@@ -22,38 +21,24 @@ from typing import Any
 import numpy as np
 
 import anondecomp
-from anonbandits.anonymous.algorithm1 import anon_batched
+from anonbandits.anonymous.algorithm1 import AnonymousRun, anon_batched, parse_alpha
 from anonbandits.anonymous.algorithm2 import anon_etc
-from anonbandits.anonymous.result import AnonymousRun
 from anonbandits.channels import CentralLaplace, Distributed
 from anonbandits.channels.mechanisms import Mechanism, guarantee
 from anonbandits.core import GRIDS, THRESHOLDS
 from anonbandits.dp.distributed.protocols import PROTOCOLS
-from anonbandits.envs.instances import INSTANCE_REWARDS, MultiUserInstance, clustered_instance
-from anonbandits.errors import ConfigError
+from anonbandits.envs.instances import INSTANCE_REWARDS, clustered_instance
+from anonbandits.errors import ConfigError, require
 from anonbandits.registry import AlgorithmSpec, Param, Result, parse_bool
 
 #: ``--shares`` of ``--privacy distributed``: the paper 004 protocol whose per-member noise shares they are.
 SHARES = {"polya": "dist-dp-se", "skellam": "dist-rdp-se", "gaussian": "dist-cdp-se"}
 
 
-def parse_alpha(value: str | float) -> float | str:
-    """``measured`` or a number >= 0 (0 = the decomposer's guarantee)."""
-    if isinstance(value, str) and value.strip().lower() == "measured":
-        return "measured"
-    with contextlib.suppress(TypeError, ValueError):
-        value = alpha = float(value)
-    if not isinstance(value, float) or not 0 <= alpha < math.inf:
-        raise ValueError(f"expected a number >= 0 or 'measured', got {value!r}")
-    return alpha
-
-
 def parse_epsilon(value: str | float) -> float:
     """A positive finite number; the float infinity (the default, never typed text) means no privacy."""
-    if value == math.inf and not isinstance(value, str):
-        return value
     eps = float(value)
-    if not 0 < eps < math.inf:
+    if not 0 < eps < math.inf and (isinstance(value, str) or eps != math.inf):
         raise ValueError(f"expected a positive finite number, got {value!r}")
     return eps
 
@@ -80,8 +65,7 @@ def _mechanism(params: Mapping[str, Any]) -> Mechanism | None:
                           if privacy == "none" else f"privacy {privacy} needs an epsilon")
     if privacy == "none":
         return None
-    if not 0 < params["delta"] < 1:
-        raise ConfigError(f"delta must be in (0, 1), got {params['delta']}")
+    require(0 < params["delta"] < 1, "delta", "in (0, 1)", params["delta"])
     if privacy == "central":
         return CentralLaplace(eps)
     if params["reward"] != "bernoulli":
@@ -96,15 +80,13 @@ INSTANCE_PARAMS = (
     Param("cluster", int, 0, "U: every arm is optimal for at least U users (0 = balanced, floor(N/K))"),
     Param("horizon", int, 200_000, "number of rounds T"),
     Param("gap", float, 0.1, "each user's gap between its best and second-best mean (others are larger)"),
-    Param("reward", str, "bernoulli", "reward model (gaussian = clipped N(mu, 0.5^2))",
-          choices=INSTANCE_REWARDS),
+    Param("reward", str, "bernoulli", "reward model (gaussian = clipped N(mu, 0.5^2))", choices=INSTANCE_REWARDS),
     Param("instance_seed", int, -1, "seed of the instance; -1 draws a new instance from each run's seed"),
     *PRIVACY_PARAMS,
 )
 
 BATCHED_PARAMS = (
-    Param("decomposer", str, "auto", "anondecomp method decomposing each batch",
-          choices=tuple(anondecomp.METHODS)),
+    Param("decomposer", str, "auto", "anondecomp method decomposing each batch", choices=tuple(anondecomp.METHODS)),
     Param("grid", str, "minimax", "static BaSE grid", choices=GRIDS),
     Param("batches", int, 0, "BaSE batches B (0 = max(2, ceil(log log T')))"),
     Param("gamma", float, 4.0, "BaSE elimination constant"),
@@ -121,10 +103,14 @@ ETC_PARAMS = (
 )
 
 
-def _instance(params: Mapping[str, Any], rng: np.random.Generator) -> MultiUserInstance:
-    rng = np.random.default_rng(params["instance_seed"]) if params["instance_seed"] >= 0 else rng
-    return clustered_instance(params["users"], params["arms"], params["cluster"], params["gap"], rng,
-                              model=params["reward"])
+def _run(params: Mapping[str, Any], seed: int) -> tuple[Any, ...]:
+    """The run's instance, reward and decomposer streams and privacy mechanism with its noise stream."""
+    mechanism = _mechanism(params)
+    inst_rng, reward_rng, dec_rng, noise_rng = np.random.default_rng(seed).spawn(4)
+    inst_rng = np.random.default_rng(params["instance_seed"]) if params["instance_seed"] >= 0 else inst_rng
+    instance = clustered_instance(params["users"], params["arms"], params["cluster"], params["gap"], inst_rng,
+                                  model=params["reward"])
+    return instance, reward_rng, dec_rng, mechanism, noise_rng
 
 
 def _output(run: AnonymousRun, label: str, extra: Mapping[str, Any], params: Mapping[str, Any],
@@ -142,8 +128,7 @@ def _output(run: AnonymousRun, label: str, extra: Mapping[str, Any], params: Map
 
 def run_batched(params: Mapping[str, Any], seed: int) -> Result:
     """``anon-batched``: Algorithm 1 of paper 000 on a clustered instance."""
-    inst_rng, reward_rng, dec_rng, noise_rng = np.random.default_rng(seed).spawn(4)
-    mechanism, instance = _mechanism(params), _instance(params, inst_rng)
+    instance, reward_rng, dec_rng, mechanism, noise_rng = _run(params, seed)
     pairs, U = instance.n_users * instance.n_arms, params["cluster"] or instance.n_users // instance.n_arms
     algorithm = {p.name: params[p.name] for p in BATCHED_PARAMS}
     run = anon_batched(instance, params["C"], params["horizon"], U=U, **algorithm, rng=reward_rng,
@@ -160,9 +145,8 @@ def run_batched(params: Mapping[str, Any], seed: int) -> Result:
 
 def run_etc(params: Mapping[str, Any], seed: int) -> Result:
     """``anon-etc``: Algorithm 2 of paper 000 on a clustered instance."""
-    inst_rng, reward_rng, _, noise_rng = np.random.default_rng(seed).spawn(4)
-    mechanism = _mechanism(params)
-    run = anon_etc(_instance(params, inst_rng), params["C"], params["horizon"], arm_offset=params["arm_offset"],
+    instance, reward_rng, _, mechanism, noise_rng = _run(params, seed)
+    run = anon_etc(instance, params["C"], params["horizon"], arm_offset=params["arm_offset"],
                    explore_scale=params["explore_scale"], rng=reward_rng, mechanism=mechanism, noise_rng=noise_rng)
     return _output(run, "anon-etc", {}, params, mechanism)
 

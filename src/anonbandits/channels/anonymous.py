@@ -2,9 +2,21 @@
 
 Esfandiari, Mirrokni, Schneider, *Anonymous Bandits for Multi-User Systems* (NeurIPS 2022), Sections 2.1 and
 3.1. A learner can only *play* assignments without feedback or *elicit* feedback with the 2C+2-round
-sub-algorithm: rewards are drawn here, summed per group by the auditor (which refuses groups smaller than C),
-optionally made differentially private by a mechanism, and the learner gets only the estimates computed from
-those sums. The channel keeps the round clock (never past the horizon) and the pseudo-regret books.
+sub-algorithm: rewards are drawn here, summed per group by the auditor, optionally made differentially private
+by a mechanism, and the learner gets only the estimates computed from those sums. The channel keeps the round
+clock (never past the horizon) and the pseudo-regret books.
+
+* The sub-algorithm (spec ``anonymous-bandits.md`` Section 2): every user plays its arm pi(i) for 2C+2
+  rounds. (1) The users of each arm j with |pi^-1(j)| >= C+1 are split into ``floor(n_j / (C+1))`` groups of
+  sizes between C+1 and 2C+1 (the remainder spread one user per group), users ordered by index in each
+  group; (2) round 0 observes every group G_s (sum r_{s,0}); (3) round k = 1..2C+1 observes G_s minus its
+  k-th user (G_s itself when k > |G_s|), so every observed group has at least C users (sum r_{s,k}); (4) the
+  k-th user of G_s gets the estimate ``r_{s,0} - r_{s,k}``, unbiased for its mean (Lemma 2). Its functions
+  only describe the groups and combine released sums; they never see a per-user reward.
+* The auditor (spec Section 1, *anonymity invariant*): every observation handed to a learner is the aggregate
+  reward of a group of at least C distinct users who all played the same arm in that round.
+  :class:`AnonymityAuditor` checks this for every group it serves, raises
+  :class:`~anonbandits.errors.AnonymityViolation` otherwise, and counts what it served.
 
 Speed **[DECISION]**: the m repetitions of one distinct assignment are i.i.d., so for each (user, round of the
 sub-algorithm) the channel draws the *sum* of the user's m rewards at once (one binomial draw for Bernoulli
@@ -19,16 +31,141 @@ from dataclasses import dataclass
 import numpy as np
 
 from anonbandits.channels.mechanisms import Mechanism
-from anonbandits.elicitation.auditor import AnonymityAuditor
-from anonbandits.elicitation.subalgorithm import elicitation_rounds, estimates_from_sums, partition_groups, round_labels
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.envs.rewards import sum_rewards
-from anonbandits.errors import ConfigError
+from anonbandits.errors import AnonymityViolation, ConfigError, require
 
 #: The longest simulated horizon: Algorithm 2 keeps one entry per exploration phase (about T^(2/3)).
 MAX_HORIZON = 10**9
 #: Upper bound on the entries of one vectorised chunk (rows x rounds x users, or individual draws).
 CHUNK_ENTRIES = 1 << 22
+
+
+def elicitation_rounds(C: int) -> int:
+    """Length of one run of the sub-algorithm: 2C + 2 rounds."""
+    return 2 * C + 2
+
+
+def partition_groups(assignments: np.ndarray, n_arms: int, C: int) -> tuple[np.ndarray, np.ndarray]:
+    """Step 1 for each row of ``assignments`` ((n, N) arm indices).
+
+    Returns
+    -------
+    labels : (n, N) int64, the user's group label within its row (groups numbered arm by arm), or -1 when
+        its arm has at most C users (no feedback for it).
+    positions : (n, N) int64, the user's 1-based position k inside its group, 0 when not in a group.
+    """
+    a = np.atleast_2d(np.asarray(assignments))
+    n, n_users = a.shape
+    key = a.astype(np.int16 if n_arms <= np.iinfo(np.int16).max else np.int64)
+    # stable per-row sort (radix sort for 16-bit keys): users of one arm in index order
+    order = np.argsort(key, axis=1, kind="stable")
+    flat = (np.arange(n, dtype=np.int64)[:, None] * n_arms + a).ravel()
+    counts = np.bincount(flat, minlength=n * n_arms).reshape(n, n_arms)
+    starts = np.cumsum(counts, axis=1) - counts
+    rows = np.arange(n)[:, None]
+    rank = np.empty((n, n_users), dtype=np.int64)
+    rank[rows, order] = np.arange(n_users)[None, :] - starts[rows, a[rows, order]]
+    n_groups = counts // (C + 1)
+    size = counts // np.maximum(n_groups, 1)
+    big = counts % np.maximum(n_groups, 1)          # this many groups get one extra user
+    offset = np.cumsum(n_groups, axis=1) - n_groups  # first label of each arm's groups in the row
+    ai = a.astype(np.intp)
+    q, r, p = size[rows, ai], big[rows, ai], rank
+    in_big = p < r * (q + 1)
+    tail = p - r * (q + 1)
+    g = np.where(in_big, p // (q + 1), r + tail // np.maximum(q, 1))
+    k = np.where(in_big, p % (q + 1), tail % np.maximum(q, 1)) + 1
+    grouped = n_groups[rows, ai] > 0
+    labels = np.where(grouped, offset[rows, ai] + g, -1)
+    positions = np.where(grouped, k, 0)
+    return labels, positions
+
+
+def round_labels(labels: np.ndarray, positions: np.ndarray, C: int) -> np.ndarray:
+    """(n, 2C+2, N) group label of every user in every round: round 0 the full groups, round k without
+    the k-th user of each group."""
+    ks = np.arange(elicitation_rounds(C))[None, :, None]
+    return np.where((positions[:, None, :] == ks) & (ks > 0), -1, labels[:, None, :])
+
+
+def estimates_from_sums(sums: np.ndarray, labels: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """Step 4: ``r_{s,0} - r_{s,k}`` for the k-th user of group s.
+
+    ``sums`` is (n, 2C+2, G) as released by the auditor; returns (n, N) estimates (NaN where the user is in
+    no group). With sums over m repetitions this is the sum of the m repetitions' estimates.
+    """
+    n = labels.shape[0]
+    rows = np.arange(n)[:, None]
+    lab = np.maximum(labels, 0)
+    est = sums[rows, 0, lab] - sums[rows, positions, lab]
+    return np.where(labels >= 0, est, np.nan)
+
+
+class AnonymityAuditor:
+    """Serves group sums of rewards, refusing any group smaller than ``C``.
+
+    ``observations`` counts the aggregate observations served so far (a sum over ``reps`` i.i.d. repetitions
+    of one round counts ``reps``: the learner could have had each); ``min_group_size`` is the smallest group
+    ever served (``None`` before the first).
+    """
+
+    def __init__(self, C: int) -> None:
+        require(int(C) == C and C >= 1, "C", "a positive integer", C)
+        self.C, self.observations, self.min_group_size = int(C), 0, None
+
+    def release(self, groups: np.ndarray, arms: np.ndarray, rewards: np.ndarray,
+                repetitions: np.ndarray | int = 1) -> np.ndarray:
+        """Sum the rewards of every group, after checking the anonymity invariant.
+
+        Parameters
+        ----------
+        groups : (..., N) integer labels; each row (all leading indices together) is one round, column i one
+            user. ``-1``: in no group; ``0..G-1`` name groups *within the row* (one user per column, so the
+            members of a group are distinct users by construction).
+        arms, rewards : each user's arm and reward in that round (broadcastable to ``groups``), the rewards
+            summed over the row's ``repetitions`` (i.i.d. repetitions of the round with the same groups).
+        repetitions : scalar or one positive count per row (shape ``groups.shape[:-1]``).
+
+        Returns
+        -------
+        (..., G) array: the total reward of group g in each row (NaN where the row has no group g), or
+        :class:`~anonbandits.errors.AnonymityViolation` when a group has fewer than C members or mixed arms.
+        """
+        groups = np.asarray(groups)
+        if groups.ndim < 2:
+            raise ValueError("groups must be an (..., N) array of labels, one row per round")
+        lead = groups.shape[:-1]
+        reps = np.broadcast_to(np.asarray(repetitions, dtype=np.int64), lead).ravel()
+        if np.any(reps < 1):
+            raise ValueError("repetitions must be positive")
+        n_rows, n_labels = reps.size, int(groups.max(initial=-1)) + 1
+        if n_labels == 0:
+            return np.full((*lead, 0), np.nan)
+        arms = np.broadcast_to(arms, groups.shape).ravel()
+        member = groups.reshape(n_rows, -1) >= 0
+        # one flat bin per (row, group); users in no group go to an extra bin that is dropped
+        n_bins = n_rows * n_labels
+        flat = np.where(member, groups.reshape(n_rows, -1) + (np.arange(n_rows) * n_labels)[:, None], n_bins).ravel()
+        sizes = np.bincount(flat, minlength=n_bins + 1)[:n_bins]
+        used = sizes > 0
+        small = np.flatnonzero(used & (sizes < self.C))
+        if small.size:
+            raise AnonymityViolation(f"group {small[0] % n_labels} of round {small[0] // n_labels} has "
+                                     f"{sizes[small[0]]} users, fewer than C = {self.C}")
+        group_arm = np.empty(n_bins + 1, dtype=arms.dtype)
+        group_arm[flat] = arms
+        mixed = flat[(group_arm[flat] != arms) & member.ravel()]
+        if mixed.size:
+            raise AnonymityViolation(f"group {mixed[0] % n_labels} of round {mixed[0] // n_labels} mixes users "
+                                     "playing different arms")
+        sums = np.bincount(flat, weights=np.broadcast_to(rewards, groups.shape).ravel(), minlength=n_bins + 1)
+        sums = sums[:n_bins]
+        sums[~used] = np.nan
+        self.observations += int((used.reshape(n_rows, n_labels).sum(axis=1) * reps).sum())
+        smallest = int(sizes[used].min())
+        self.min_group_size = smallest if self.min_group_size is None else min(self.min_group_size, smallest)
+        return sums.reshape(*lead, n_labels)
 
 
 @dataclass(frozen=True)
@@ -66,11 +203,6 @@ class AnonymousChannel:
         self._seg_rounds: list[np.ndarray] = []
         self._seg_rates: list[np.ndarray] = []
 
-    # ------------------------------------------------------------------ clock and regret
-    @property
-    def remaining(self) -> int:
-        return self.horizon - self.t
-
     @property
     def done(self) -> bool:
         return self.t >= self.horizon
@@ -97,14 +229,13 @@ class AnonymousChannel:
         x = np.unique(np.linspace(0, self.t, points + 1).round().astype(np.int64))
         return x, np.interp(x, np.cumsum(rounds), np.cumsum(rounds * rates))
 
-    # ------------------------------------------------------------------ playing
     def play(self, arms: np.ndarray, rounds: int | None = None) -> int:
         """Every user i plays ``arms[i]`` for ``rounds`` rounds (default: to the horizon), no feedback; returns
         the number of rounds played (cut at the horizon)."""
         arms = np.asarray(arms)
         if arms.shape != (self.n_users,):
             raise ValueError(f"arms must have shape ({self.n_users},)")
-        n = self.remaining if rounds is None else min(int(rounds), self.remaining)
+        n = self.horizon - self.t if rounds is None else min(int(rounds), self.horizon - self.t)
         if n > 0:
             self._charge(np.array([n]), np.array([self._instance.round_regret(arms)]))
         return n
@@ -126,9 +257,9 @@ class AnonymousChannel:
         if order is None:
             order = np.repeat(np.arange(n_dist), np.asarray(multiplicities, dtype=np.int64))
         order = np.asarray(order, dtype=np.int64)
-        r = elicitation_rounds(self.C)
-        n_full = min(order.size, self.remaining // r)
-        partial = self.remaining - n_full * r if n_full < order.size else 0
+        r, remaining = elicitation_rounds(self.C), self.horizon - self.t
+        n_full = min(order.size, remaining // r)
+        partial = remaining - n_full * r if n_full < order.size else 0
         rates = self._instance.round_regret(a)
         played = order[:n_full]
         reps = np.bincount(played, minlength=n_dist)
@@ -139,10 +270,10 @@ class AnonymousChannel:
         feedback = self._elicit_repeated(a[reps > 0], reps[reps > 0])
         if partial:
             self._charge(np.array([partial]), rates[order[n_full]:order[n_full] + 1])
-            self._serve_partial(a[order[n_full]], partial)
+            cut = a[order[n_full]][None, :]
+            self.serve(cut, *partition_groups(cut, self.n_arms, self.C), np.ones(1, np.int64), partial)
         return feedback
 
-    # ------------------------------------------------------------------ internals
     def _elicit_repeated(self, a: np.ndarray, reps: np.ndarray) -> Feedback:
         n_users, n_arms, r = self.n_users, self.n_arms, elicitation_rounds(self.C)
         sums, noise = np.zeros(n_users * n_arms), np.zeros(n_users * n_arms)
@@ -166,10 +297,6 @@ class AnonymousChannel:
         shape = (n_users, n_arms)
         return Feedback(sums.reshape(shape), counts.reshape(shape),
                         noise.reshape(shape) if self.mechanism is not None else None)
-
-    def _serve_partial(self, assignment: np.ndarray, rounds: int) -> None:
-        self.serve(assignment[None, :], *partition_groups(assignment[None, :], self.n_arms, self.C),
-                   np.ones(1, np.int64), rounds)
 
     def serve(self, a: np.ndarray, labels: np.ndarray, positions: np.ndarray, reps: np.ndarray,
               rounds: int) -> tuple[np.ndarray, np.ndarray | None]:

@@ -1,17 +1,13 @@
-"""Privacy mechanisms applied to what a channel releases: aggregate sums in, noisy releases out.
-
-A mechanism sees only released aggregate sums and the number of contributors of each, so it applies to any
-channel's output: the direct channel's per-arm epoch sums, or the anonymous channel's C-anonymous group sums.
+"""Privacy mechanisms on what any channel releases (aggregate sums and their numbers of contributors): the
+direct channel's per-arm epoch sums or the anonymous channel's C-anonymous group sums.
 
 * :class:`CentralLaplace`: one ``Lap(1/eps)`` per released sum of rewards in [0, 1] (DP-SE, Sajed and Sheffet,
   ICML 2019);
 * :class:`Distributed`: a protocol P = (R, S, A) of *Distributed Differential Privacy in Multi-Armed Bandits*
-  (Chowdhury and Zhou, ICLR 2023, Sec. 3; :mod:`anonbandits.dp.distributed.protocols`) on encoded sums,
-  the users' total noise drawn from its exact aggregate law.
+  (Chowdhury and Zhou, ICLR 2023, Sec. 3) on encoded sums, the users' total noise drawn from its exact law.
 
-Both release sums of any number of rewards (``release_rewards``, for the group sums) and account for them: a
-release holding ``c`` of a user's rewards is ``(alpha, rdp(alpha))``-RDP for her (Renyi DP, Mironov, CSF 2017),
-so her guarantee over a run is the sum of the curves of the releases she is in (:func:`guarantee`).
+A release holding ``c`` of a user's rewards is ``(alpha, rdp(alpha))``-RDP for her (Renyi DP, Mironov, CSF
+2017): her guarantee over a run adds the curves of the releases she is in (:func:`guarantee`).
 """
 
 from __future__ import annotations

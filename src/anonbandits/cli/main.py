@@ -18,7 +18,7 @@ import threading
 import warnings
 from collections.abc import Iterator, Sequence
 
-from anonbandits.cli.options import silence_stdout
+from anonbandits.cli.options import Terminated, silence_stdout
 from anonbandits.errors import AnonBanditsError
 from anondecomp.errors import AnonDecompError
 
@@ -55,12 +55,8 @@ class _Parser(argparse.ArgumentParser):
         return super().format_help().replace("``", "")
 
 
-class _Terminated(BaseException):
-    """SIGTERM, raised in the main thread so that ``finally`` blocks (temporary files) run."""
-
-
 def _raise_terminated(signum, frame) -> None:
-    raise _Terminated
+    raise Terminated
 
 
 @contextlib.contextmanager
@@ -174,7 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("anonbandits: interrupted", file=sys.stderr)
         return 130
-    except _Terminated:
+    except Terminated:
         print("anonbandits: terminated", file=sys.stderr)
         return 128 + signal.SIGTERM
 

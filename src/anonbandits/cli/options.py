@@ -18,6 +18,11 @@ from anonbandits.errors import ConfigError
 from anondecomp.io import check_writable
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread (``main``'s handler) so that ``finally`` blocks (temporary files) run
+    and ``simulate`` can save the finished runs as after Ctrl-C."""
+
+
 def _positive_finite(text: str, unit: str = "") -> float:
     of = f" of {unit}" if unit else ""
     try:

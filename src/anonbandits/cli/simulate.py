@@ -10,12 +10,11 @@ import argparse
 import re
 import signal
 import sys
-import threading
 from pathlib import Path
 from typing import Any, NoReturn
 
 from anonbandits import registry
-from anonbandits.cli.options import check_outputs, nonnegative_int, positive_int
+from anonbandits.cli.options import Terminated, check_outputs, nonnegative_int, positive_int
 from anonbandits.errors import AnonBanditsError, ConfigError
 from anonbandits.experiments import load_grid, plot_curves, tasks_from_grid, write_table
 from anonbandits.experiments.grid import MAX_SEEDS, Task, seed_list
@@ -133,10 +132,6 @@ def _check_outputs(args: argparse.Namespace) -> None:
         raise ConfigError("--resume needs --out: the table whose runs are kept")
 
 
-def _raise_interrupt(signum: int, frame: Any) -> NoReturn:
-    raise KeyboardInterrupt(signum)
-
-
 def run(args: argparse.Namespace) -> int:
     if args.help:
         args.parser.print_help()
@@ -155,23 +150,15 @@ def run(args: argparse.Namespace) -> int:
         kept = read_table(args.out)
         done = {run_key(row) for row in kept}
         tasks = [t for t in tasks if task_key(t) not in done]
-
-    # SIGTERM stops a grid like Ctrl-C, up to and including the final write (which then leaves no temp file)
-    in_main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt) if in_main_thread else None
-    try:
-        return _run_and_save(args, tasks, kept)
-    finally:
-        if in_main_thread:
-            signal.signal(signal.SIGTERM, previous)
+    return _run_and_save(args, tasks, kept)
 
 
 def _run_and_save(args: argparse.Namespace, tasks: list[Task], kept: list[dict[str, Any]]) -> int:
     finished: dict[int, TaskResult] = {}
     try:
         collect(tasks, finished, workers=args.workers, scheduler=args.scheduler, progress=not args.no_progress)
-    except KeyboardInterrupt as exc:
-        signum = exc.args[0] if exc.args else signal.SIGINT
+    except (KeyboardInterrupt, Terminated) as exc:  # SIGTERM (main's handler raises Terminated) like Ctrl-C
+        signum = signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT
         return _stop(args, kept, finished, len(tasks), "interrupted", 128 + signum)
     except (AnonBanditsError, AnonDecompError) as exc:
         message = _in_flag_words(str(exc), args.algorithm) if args.algorithm else str(exc)

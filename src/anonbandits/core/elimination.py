@@ -1,22 +1,15 @@
 """The elimination step, vectorised over many learners at once, and BaSE's batched learner state.
 
-A rule compares every learner's sample means with a confidence radius of :mod:`anonbandits.core.radii`;
-two forms appear in the papers and both are here, once:
-
-* :func:`gap_survivors`: an arm survives while its gap to the best mean is within a width (DP-SE of Sajed
-  and Sheffet, ICML 2019, as used by papers 001 and 004; BaSE of Gao et al., NeurIPS 2019, as run by
-  Algorithm 1 of paper 000, with ties eliminated);
-* :func:`interval_survivors`: an arm survives iff its upper confidence bound reaches the highest lower
-  bound (Algorithm 1 of "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023, paper 004;
-  spec Sec. 6 item 10).
+The two rules of the papers compare sample means with a radius of :mod:`anonbandits.core.radii`:
+:func:`gap_survivors` (DP-SE of Sajed and Sheffet, ICML 2019, papers 001 and 004; BaSE of Gao et al.,
+NeurIPS 2019, in Algorithm 1 of paper 000) and :func:`interval_survivors` (Algorithm 1 of "Distributed
+Differential Privacy in Multi-Armed Bandits", ICLR 2023, paper 004; spec Sec. 6 item 10).
 
 :class:`BatchedElimination` holds N BaSE learners (paper 000, Sections 2.2 and 3.3; spec
-``anonymous-bandits.md`` Section 5.1 **[RECONSTRUCTED]**) as (N, K) arrays, so a batch update costs a few
-array operations whatever N is. Per batch m = 1..M-1 a learner asks for ``t_m - t_{m-1}`` samples spread
-evenly over its active arms; after receiving them it eliminates every active arm k with
-``max_j Ybar_j - Ybar_k >= r`` (Ybar: cumulative sample means; r: :func:`~anonbandits.core.radii.base_log_radius`
-or :func:`~anonbandits.core.radii.base_gao_radius`). In the last batch each learner commits to its active
-arm with the best mean.
+``anonymous-bandits.md`` Section 5.1 **[RECONSTRUCTED]**) as (N, K) arrays. Per batch m = 1..M-1 a learner
+asks for ``t_m - t_{m-1}`` samples spread evenly over its active arms, then eliminates every active arm k with
+``max_j Ybar_j - Ybar_k >= r`` (Ybar: cumulative sample means); in the last batch it commits to its active arm
+with the best mean.
 """
 
 from __future__ import annotations
@@ -55,19 +48,12 @@ THRESHOLDS = ("log", "gao")
 class BatchedElimination:
     """N independent BaSE learners on one static grid.
 
-    Parameters
-    ----------
-    n_learners, n_arms : N and K.
-    grid : ``[t_0 = 0, ..., t_M = T]`` (see :func:`anonbandits.core.schedules.static_grid`).
-    gamma : tuning constant of the confidence radius (> 0).
-    threshold : ``log`` or ``gao`` (module docstring).
-    sigma2 : variance proxy of one sample (1/4 for rewards in [0, 1]).
-
-    Attributes
-    ----------
-    active : (N, K) bool, the arms still in play for each learner.
-    sums, counts : (N, K) cumulative sample sums and counts.
-    batch : number of batches completed (0..M-1; batch ``batch + 1`` is next).
+    ``n_learners`` N and ``n_arms`` K on ``grid`` ``[t_0 = 0, ..., t_M = T]``
+    (:func:`~anonbandits.core.schedules.static_grid`); the radius (``threshold`` ``log``:
+    :func:`~anonbandits.core.radii.base_log_radius`, ``gao``: :func:`~anonbandits.core.radii.base_gao_radius`)
+    has tuning constant ``gamma`` > 0 and variance proxy ``sigma2`` of one sample (1/4 for rewards in [0, 1]).
+    Attributes: ``active`` (N, K) arms still in play; ``sums``, ``counts`` (N, K) cumulative samples;
+    ``batch`` the batches completed (0..M-1).
     """
 
     def __init__(self, n_learners: int, n_arms: int, grid: np.ndarray, *, gamma: float = 4.0,
@@ -84,13 +70,9 @@ class BatchedElimination:
         self.sums, self.counts = np.zeros((n_learners, n_arms)), np.zeros((n_learners, n_arms), dtype=np.int64)
 
     @property
-    def n_batches(self) -> int:
-        return self.grid.size - 1
-
-    @property
     def exploring(self) -> bool:
         """True while the next batch is an exploration batch (not the last, committing one)."""
-        return self.batch < self.n_batches - 1
+        return self.batch < self.grid.size - 2
 
     def batch_length(self) -> int:
         """Length ``t_m - t_{m-1}`` of the next batch m = ``batch + 1``."""
@@ -102,16 +84,15 @@ class BatchedElimination:
 
     def radius(self) -> np.ndarray:
         """(N,) current confidence radius of each learner (inf when an active arm has no sample)."""
-        n_arms = self.active.shape[1]
+        n_learners, n_arms = self.active.shape
         if self.threshold == "log":
             tau = np.where(self.active, self.counts, np.iinfo(np.int64).max).min(axis=1)
             return base_log_radius(self.gamma, self.sigma2, self.horizon, n_arms, tau)
         t_m = float(self.grid[self.batch])
         if t_m <= 0:
-            return np.full(self.active.shape[0], np.inf)
+            return np.full(n_learners, np.inf)
         r = base_gao_radius(self.gamma, self.sigma2, self.horizon, n_arms, t_m)
-        has_all = np.all(~self.active | (self.counts > 0), axis=1)
-        return np.where(has_all, r, np.inf)
+        return np.where(np.all(~self.active | (self.counts > 0), axis=1), r, np.inf)
 
     def means(self) -> np.ndarray:
         """(N, K) sample means; -inf on inactive or unsampled arms."""
@@ -137,7 +118,5 @@ class BatchedElimination:
         """(N,) each learner's active arm with the highest mean (lowest index on ties; first active arm if
         none was sampled)."""
         means = self.means()
-        pick = np.argmax(means, axis=1)
-        none = ~np.isfinite(means.max(axis=1))
-        pick[none] = np.argmax(self.active[none], axis=1)
-        return pick
+        # an all -inf row (nothing sampled) falls back to the first active arm
+        return np.where(np.isfinite(means.max(axis=1)), np.argmax(means, axis=1), np.argmax(self.active, axis=1))

@@ -1,18 +1,15 @@
-"""Every confidence radius of the bandit layer, each named after the paper equation it implements.
+"""Every confidence radius of the bandit layer, each named after the paper equation it implements (no other
+module computes one):
 
-The elimination rules of :mod:`anonbandits.core.elimination` compare sample means with these radii; no other
-module of the bandit layer computes one.
-
-* BaSE (Gao, Han, Ren, Zhou, "Batched Multi-armed Bandits Problem", NeurIPS 2019), run per user by
-  Algorithm 1 of "Anonymous Bandits for Multi-User Systems" (Esfandiari, Mirrokni, Schneider, NeurIPS 2022;
-  paper 000, Sections 2.2 and 3.3): :func:`base_log_radius`, :func:`base_gao_radius`;
+* BaSE (Gao, Han, Ren, Zhou, "Batched Multi-armed Bandits Problem", NeurIPS 2019) as run per user by
+  Algorithm 1 of "Anonymous Bandits for Multi-User Systems" (NeurIPS 2022, paper 000, Sections 2.2 and 3.3):
+  :func:`base_log_radius`, :func:`base_gao_radius`;
 * DP-SE (Sajed and Sheffet, ICML 2019), the baseline of "Near-Optimal Algorithms for Private Online Learning
   in a Stochastic Environment" (Hu, Huang, Mehta; paper 001, Section 6) and of paper 004, run per agent by
   DP-MASE of paper 003: :func:`dpse_widths`, :func:`dpse_threshold`;
 * Successive Elimination's boundary of paper 003 (Rio, Barlier, Colin, Soare, ICML 2023): :func:`se_boundary`;
-* private batch-based successive elimination ("Distributed Differential Privacy in Multi-Armed Bandits",
-  Chowdhury and Zhou, ICLR 2023; paper 004): :func:`lemma2_radius` (Lemma 2) and :func:`lemma5_radius`
-  (the local model's radius with the derived constant of Lemma 5).
+* paper 004 ("Distributed Differential Privacy in Multi-Armed Bandits", Chowdhury and Zhou, ICLR 2023):
+  :func:`lemma2_radius` (Lemma 2) and :func:`lemma5_radius` (the local model, derived constant of Lemma 5).
 """
 
 from __future__ import annotations

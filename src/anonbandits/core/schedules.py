@@ -1,20 +1,13 @@
 """Every batch and epoch schedule of the bandit layer: when a learner stops to look at its data.
 
-* static grids of batched successive elimination (BaSE; Gao, Han, Ren, Zhou, "Batched Multi-armed Bandits
-  Problem", NeurIPS 2019), as Algorithm 1 of "Anonymous Bandits for Multi-User Systems" (NeurIPS 2022,
-  paper 000, Section 2.2) runs them. A grid ``0 = t_0 < t_1 < ... < t_M = T`` depends only on T and M, never
-  on data: that is what lets N learners run in lock-step.
-
-  - minimax: ``a = T^(1/(2 - 2^(1-M)))``, ``t_m = floor(a^(2 - 2^(1-m)))``;
-  - geometric: ``b = T^(1/M)``, ``t_m = floor(b^m)``;
-  - arithmetic: ``t_m = floor(m T / M)``;
-
-  and always ``t_M = T``. For tiny T two grid points may coincide (an empty batch);
+* static grids of BaSE (Gao, Han, Ren, Zhou, "Batched Multi-armed Bandits Problem", NeurIPS 2019) as run by
+  Algorithm 1 of paper 000 (Section 2.2): ``0 = t_0 <= ... <= t_M = T`` depends only on T and M, so N learners
+  run in lock-step. minimax ``t_m = floor(a^(2 - 2^(1-m)))`` with ``a = T^(1/(2 - 2^(1-M)))``; geometric
+  ``t_m = floor(T^(m/M))``; arithmetic ``t_m = floor(m T / M)``; always ``t_M = T`` (tiny T: empty batches);
 * the epochs of DP-SE (Sajed and Sheffet, "An Optimal Private Stochastic-MAB Algorithm based on an Optimal
-  Private Stopping Rule", ICML 2019), used by papers 001, 003 (per agent) and 004 as baseline;
-* the geometric batches ``l(b) = base^b`` (2^b or 4^b) of private batch-based successive elimination
-  (paper 004, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023, Algorithm 1);
-* the checkpoint grids at which regret curves are recorded.
+  Private Stopping Rule", ICML 2019), used by papers 001, 003 (per agent) and 004;
+* the batches ``l(b) = base^b`` of paper 004 ("Distributed Differential Privacy in Multi-Armed Bandits",
+  ICLR 2023, Algorithm 1), and the checkpoint grids at which regret curves are recorded.
 """
 
 from __future__ import annotations
@@ -30,9 +23,7 @@ GRIDS = ("minimax", "geometric", "arithmetic")
 
 
 def default_batches(horizon: int) -> int:
-    """M = ceil(log log T), at least 2 (Lemma 1 of paper 000 uses M = log log T)."""
-    if horizon <= math.e:
-        return 2
+    """M = ceil(log log T), at least 2 (Lemma 1 of paper 000 uses M = log log T); T >= 1."""
     return max(2, math.ceil(math.log(max(math.log(horizon), 1.0))))
 
 
@@ -86,15 +77,9 @@ def batch_length(base: int, batch: int) -> int:
 
 def checkpoint_grid(horizon: int, checkpoints: int | Sequence[int] | np.ndarray = 200, *,
                     spacing: str = "even") -> np.ndarray:
-    """Rounds at which the cumulative regret is recorded.
-
-    Parameters
-    ----------
-    horizon : last round T.
-    checkpoints : the number of rounds wanted, or the rounds themselves (sorted, each in [1, T]).
-    spacing : for a number n of rounds: ``"even"``, n evenly spaced rounds ending at T; ``"log-even"``, half of
-        them log-spaced from 1 (the early behaviour a log-scale plot shows) and half evenly spaced, about n
-        rounds in all after merging duplicates (paper 004's figures).
+    """Rounds of [1, ``horizon``] at which the cumulative regret is recorded: ``checkpoints`` rounds given, or
+    a number n of them, ``spacing`` ``"even"`` (n evenly spaced rounds ending at T) or ``"log-even"`` (half
+    log-spaced from 1, what a log-scale plot shows, and half evenly spaced; paper 004's figures).
 
     Examples
     --------

@@ -1,8 +1,6 @@
-"""Multi-user bandit instances: an N x K matrix of means, a reward model, and user clusters.
-
-Paper 000 (Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022),
-Section 2.1; spec ``anonymous-bandits.md`` Section 1. The *user-cluster* assumption U says that every arm is
-the optimal arm of at least U users.
+"""Multi-user bandit instances: an N x K matrix of means, a reward model, and user clusters (paper 000,
+*Anonymous Bandits for Multi-User Systems*, NeurIPS 2022, Section 2.1: the *user-cluster* assumption U says
+that every arm is the optimal arm of at least U users).
 
 How :func:`clustered_instance` generates an instance (the project's documented choice; the paper's
 simulation settings are not in its text):
@@ -11,9 +9,9 @@ simulation settings are not in its text):
    next U arm 1, ..., so every arm is optimal for at least U users (needs N >= K*U); each of the remaining
    N - K*U users gets a uniformly random optimal arm. ``cluster = 0``: balanced, ``floor(N/K)`` per arm plus
    the remainder at random (so U = floor(N/K)).
-2. Means. For user i with optimal arm j*(i), the K-1 other means are i.i.d. Uniform(``low``, ``high - gap``),
-   and ``mu[i, j*(i)] = max_{j != j*(i)} mu[i, j] + gap``. Every user's gap between its best and second-best
-   arm is therefore exactly ``gap`` (before the reward model, see below); the other gaps are larger.
+2. Means. For user i with optimal arm j*(i), the K-1 other means are i.i.d. Uniform(0.1, 0.9 - gap), and
+   ``mu[i, j*(i)] = max_{j != j*(i)} mu[i, j] + gap``: every user's gap between its best and second-best arm
+   is exactly ``gap`` (before the reward model); the other gaps are larger.
 3. Rewards. ``bernoulli``: the means above. ``gaussian``: ``clip(N(mu, 0.5^2), 0, 1)``, whose true mean
    (:func:`anonbandits.envs.rewards.model_means`) is an increasing function of mu, so the optimal arms are
    unchanged but the gaps shrink; regret is always measured against the true (model) means.
@@ -28,8 +26,7 @@ import numpy as np
 from anonbandits.envs.rewards import model_means
 from anonbandits.errors import ConfigError, require
 
-MEANS_LOW = 0.1
-MEANS_HIGH = 0.9
+MEANS_LOW, MEANS_HIGH = 0.1, 0.9
 INSTANCE_REWARDS = ("bernoulli", "gaussian")
 
 
@@ -44,6 +41,9 @@ class MultiUserInstance:
     means : (N, K) true expected rewards under ``model`` (what pseudo-regret is measured against).
     optimal : (N,) each user's optimal arm (argmax of ``means``).
     gaps : (N, K) ``means[i].max() - means[i, j]``; the regret of one round of user i on arm j.
+    n_users, n_arms : N and K.
+    cluster_sizes : (K,) number of users whose optimal arm is j.
+    min_cluster : the largest U for which the user-cluster assumption holds.
     """
 
     mu: np.ndarray
@@ -57,28 +57,13 @@ class MultiUserInstance:
             raise ConfigError("instance means must lie in [0, 1]")
         require(self.model in INSTANCE_REWARDS, "reward", f"one of {', '.join(INSTANCE_REWARDS)}", self.model)
         means = model_means(self.model, mu)
-        object.__setattr__(self, "mu", mu)
-        object.__setattr__(self, "means", means)
-        object.__setattr__(self, "optimal", np.argmax(means, axis=1))
-        object.__setattr__(self, "gaps", means.max(axis=1, keepdims=True) - means)
-
-    @property
-    def n_users(self) -> int:
-        return int(self.mu.shape[0])
-
-    @property
-    def n_arms(self) -> int:
-        return int(self.mu.shape[1])
-
-    @property
-    def cluster_sizes(self) -> np.ndarray:
-        """(K,) number of users whose optimal arm is j."""
-        return np.bincount(self.optimal, minlength=self.n_arms)
-
-    @property
-    def min_cluster(self) -> int:
-        """The largest U for which the user-cluster assumption holds."""
-        return int(self.cluster_sizes.min())
+        optimal = np.argmax(means, axis=1)
+        sizes = np.bincount(optimal, minlength=mu.shape[1])
+        derived = {"mu": mu, "means": means, "optimal": optimal, "gaps": means.max(axis=1, keepdims=True) - means,
+                   "n_users": mu.shape[0], "n_arms": mu.shape[1], "cluster_sizes": sizes,
+                   "min_cluster": int(sizes.min())}
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
 
     def round_regret(self, assignments: np.ndarray) -> np.ndarray:
         """Pseudo-regret of one round of each assignment, summed over users.
@@ -90,20 +75,12 @@ class MultiUserInstance:
 
 
 def clustered_instance(n_users: int, n_arms: int, cluster: int, gap: float, rng: np.random.Generator, *,
-                       model: str = "bernoulli", low: float = MEANS_LOW,
-                       high: float = MEANS_HIGH) -> MultiUserInstance:
+                       model: str = "bernoulli") -> MultiUserInstance:
     """A random instance in which every arm is optimal for at least ``cluster`` users.
 
-    Parameters
-    ----------
-    n_users, n_arms : N and K.
-    cluster : U, the minimum number of users per optimal arm; 0 means balanced (``floor(N/K)``).
-    gap : every user's gap between its best and second-best mean, in (0, high - low).
-    rng : source of randomness.
-    model : ``bernoulli`` or ``gaussian`` (clipped, sigma 0.5).
-    low, high : range of the means.
-
-    See the module docstring for the exact construction.
+    ``n_users`` N, ``n_arms`` K, ``cluster`` U (0: balanced, ``floor(N/K)``), ``gap`` every user's gap
+    between its best and second-best mean, in (0, 0.8), drawn from ``rng`` with reward ``model``
+    (``bernoulli`` or ``gaussian``); the module docstring gives the exact construction.
     """
     require(n_users >= 1, "users", "at least 1", n_users)
     require(n_arms >= 2, "arms", "at least 2", n_arms)
@@ -111,14 +88,14 @@ def clustered_instance(n_users: int, n_arms: int, cluster: int, gap: float, rng:
     if cluster * n_arms > n_users:
         raise ConfigError(f"cluster {cluster} x arms {n_arms} exceeds users {n_users}: "
                           "every arm cannot be optimal for that many users")
-    if not 0 < gap < high - low:
-        raise ConfigError(f"gap must lie in (0, {high - low:g}), got {gap}")
+    if not 0 < gap < MEANS_HIGH - MEANS_LOW:
+        raise ConfigError(f"gap must lie in (0, {MEANS_HIGH - MEANS_LOW:g}), got {gap}")
     u = cluster if cluster > 0 else n_users // n_arms
     optimal = np.empty(n_users, dtype=np.intp)
     order = rng.permutation(n_users)
     optimal[order[: u * n_arms]] = np.repeat(np.arange(n_arms), u)
     optimal[order[u * n_arms:]] = rng.integers(0, n_arms, size=n_users - u * n_arms)
-    mu = rng.uniform(low, high - gap, size=(n_users, n_arms))
+    mu = rng.uniform(MEANS_LOW, MEANS_HIGH - gap, size=(n_users, n_arms))
     rows = np.arange(n_users)
     mu[rows, optimal] = -np.inf
     mu[rows, optimal] = mu.max(axis=1) + gap

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from anonbandits.errors import ConfigError
+from anonbandits.errors import ConfigError, require
 
 REWARD_MODELS = ("bernoulli", "gaussian", "beta")
 GAUSSIAN_SIGMA = 0.5
@@ -37,14 +37,9 @@ def parse_means(text: str | list | tuple) -> np.ndarray:
     return means
 
 
-def _check_model(model: str) -> None:
-    if model not in REWARD_MODELS:
-        raise ConfigError(f"unknown reward model {model!r}; known: {', '.join(REWARD_MODELS)}")
-
-
 def model_means(model: str, mu: np.ndarray, sigma: float = GAUSSIAN_SIGMA) -> np.ndarray:
     """The true expected reward of each arm under ``model`` (differs from ``mu`` only for clipping)."""
-    _check_model(model)
+    require(model in REWARD_MODELS, "reward model", f"one of {', '.join(REWARD_MODELS)}", model)
     mu = np.asarray(mu, dtype=float)
     if model != "gaussian":
         return mu
@@ -58,7 +53,7 @@ def model_means(model: str, mu: np.ndarray, sigma: float = GAUSSIAN_SIGMA) -> np
 def draw_rewards(model: str, mu: np.ndarray, rng: np.random.Generator, size=None,
                  sigma: float = GAUSSIAN_SIGMA) -> np.ndarray:
     """One reward per entry of ``mu`` (broadcast to ``size`` if given); ``sigma``: the Gaussian's std."""
-    _check_model(model)
+    require(model in REWARD_MODELS, "reward model", f"one of {', '.join(REWARD_MODELS)}", model)
     mu = np.asarray(mu, dtype=float)
     shape = mu.shape if size is None else size
     if model == "bernoulli":
@@ -75,7 +70,6 @@ def sum_rewards(model: str, mu: np.ndarray, counts: np.ndarray, rng: np.random.G
     Bernoulli sums are a single Binomial draw each (exact, O(1) per entry whatever the count); the other
     models draw every reward, vectorised across entries.
     """
-    _check_model(model)
     mu, counts = np.broadcast_arrays(np.asarray(mu, dtype=float), np.asarray(counts, dtype=np.int64))
     if np.any(counts < 0):
         raise ValueError("counts must be non-negative")

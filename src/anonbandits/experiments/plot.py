@@ -12,8 +12,7 @@ from anonbandits.experiments.runner import TaskResult
 
 
 def plot_curves(results: Sequence[TaskResult], path: str | Path, *, xlabel: str = "round",
-                ylabel: str = "cumulative pseudo-regret", title: str | None = None,
-                logx: bool = False) -> Path:
+                ylabel: str = "cumulative pseudo-regret") -> Path:
     """Plot the mean of each label's curves with a 95% normal band over seeds and save to ``path``.
 
     Curves of one label are interpolated onto the union of their x values, so runs may record different
@@ -25,9 +24,8 @@ def plot_curves(results: Sequence[TaskResult], path: str | Path, *, xlabel: str 
     import matplotlib.pyplot as plt
 
     groups: dict[str, list[tuple[np.ndarray, np.ndarray]]] = defaultdict(list)
-    for r in results:
-        if r.curve is not None:
-            groups[r.label].append(r.curve)
+    for r in (r for r in results if r.curve is not None):
+        groups[r.label].append(r.curve)
     if not groups:
         raise ValueError("no run recorded a curve to plot")
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -38,12 +36,7 @@ def plot_curves(results: Sequence[TaskResult], path: str | Path, *, xlabel: str 
         half = 1.96 * ys.std(axis=0, ddof=1) / np.sqrt(len(ys)) if len(ys) > 1 else np.zeros_like(mean)
         (line,) = ax.plot(x, mean, label=f"{label} (n={len(ys)})")
         ax.fill_between(x, mean - half, mean + half, color=line.get_color(), alpha=0.2, linewidth=0)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    if logx:
-        ax.set_xscale("log")
-    if title:
-        ax.set_title(title)
+    ax.set(xlabel=xlabel, ylabel=ylabel)
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
     fig.tight_layout()

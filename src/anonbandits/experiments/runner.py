@@ -44,12 +44,13 @@ class TaskResult:
 
 
 def run_task(task: Task) -> TaskResult:
-    """Run one task; the row holds algorithm, parameters, seed, the run's metrics and its wall time."""
+    """Run one task (its parameters are resolved already); the row holds algorithm, parameters, seed, the run's
+    metrics and its wall time."""
     start = time.perf_counter()
-    out = registry.simulate(task.algorithm, seed=task.seed, **task.params)
+    out = registry.get(task.algorithm).run(task.params, task.seed)
     wall = time.perf_counter() - start
-    row = {"algorithm": task.algorithm, **task.params, "seed": task.seed, **out.metrics, "wall_time": wall}
-    return TaskResult(row=row, result=out)
+    return TaskResult(row={"algorithm": task.algorithm, **task.params, "seed": task.seed, **out.metrics,
+                           "wall_time": wall}, result=out)
 
 
 def _run_indexed(item: tuple[int, Task]) -> tuple[int, TaskResult]:
@@ -90,28 +91,23 @@ def iter_results(tasks: Sequence[Task], *, workers: int | None = None,
         pool.join()
 
 
-def _connect(scheduler: str) -> Any:
-    """A ``distributed.Client`` connected to ``scheduler``, or :class:`ConfigError` within a few seconds."""
+def _iter_dask(tasks: Sequence[Task], scheduler: str) -> Iterator[tuple[int, TaskResult]]:
+    """:func:`iter_results` on the Dask cluster of ``scheduler``; :class:`ConfigError` within a few seconds when
+    it cannot be reached."""
     try:
-        from distributed import Client
+        from distributed import Client, as_completed
     except ImportError:
         raise ConfigError("--scheduler needs the 'distributed' package (pip install 'anonbandits[sim]')") from None
     try:
-        return Client(scheduler, timeout=SCHEDULER_TIMEOUT)
+        client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
     except (OSError, ValueError, TypeError, TimeoutError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ConfigError(f"--scheduler {scheduler}: cannot connect: {reason}") from None
-
-
-def _iter_dask(tasks: Sequence[Task], scheduler: str) -> Iterator[tuple[int, TaskResult]]:
-    from distributed import as_completed as dask_completed
-
-    client = _connect(scheduler)
     futures = []
     try:
         futures = client.map(run_task, list(tasks), pure=False)
         index = {f.key: i for i, f in enumerate(futures)}
-        for fut in dask_completed(futures):
+        for fut in as_completed(futures):
             yield index[fut.key], fut.result()
     finally:
         client.cancel(futures)

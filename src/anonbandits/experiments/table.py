@@ -65,8 +65,7 @@ def _text(value: Any) -> str:
 
 def task_key(task: Task) -> tuple[str, ...]:
     """What identifies a run in a table: the algorithm, every one of its parameters, and the seed."""
-    spec = registry.get(task.algorithm)
-    return (task.algorithm, *(_text(task.params[p.name]) for p in spec.params), _text(task.seed))
+    return run_key({**task.params, "algorithm": task.algorithm, "seed": task.seed})
 
 
 def run_key(row: Mapping[str, Any]) -> tuple[str, ...] | None:

@@ -6,7 +6,7 @@ import pytest
 import anondecomp
 from anonbandits import registry
 from anonbandits.anonymous import NotUBatchedError, anon_batched, anon_etc, etc_assignments
-from anonbandits.elicitation import elicitation_rounds
+from anonbandits.channels import elicitation_rounds
 from anonbandits.envs import MultiUserInstance, clustered_instance
 from anonbandits.errors import ConfigError
 

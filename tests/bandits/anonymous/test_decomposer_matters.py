@@ -13,8 +13,8 @@ from anonbandits import registry
 from anonbandits.anonymous import anon_batched, guaranteed_ratio
 from anonbandits.anonymous.algorithm1 import measured_ratio
 from anonbandits.anonymous.specs import run_batched
+from anonbandits.channels import elicitation_rounds
 from anonbandits.core import default_batches, static_grid
-from anonbandits.elicitation import elicitation_rounds
 from anonbandits.envs import clustered_instance
 from anonbandits.errors import ConfigError
 

@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 
 from anonbandits.channels import AnonymousChannel
-from anonbandits.elicitation import (
+from anonbandits.channels.anonymous import (
     AnonymityAuditor,
     elicitation_rounds,
     partition_groups,

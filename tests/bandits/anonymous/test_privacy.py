@@ -9,11 +9,11 @@ from scipy import stats
 
 from anonbandits import simulate
 from anonbandits.anonymous import anon_batched, anon_etc
-from anonbandits.anonymous.specs import SHARES, _instance
+from anonbandits.anonymous.specs import SHARES
 from anonbandits.channels import AnonymousChannel, CentralLaplace, Distributed
+from anonbandits.channels.anonymous import partition_groups
 from anonbandits.channels.mechanisms import guarantee
 from anonbandits.dp.distributed.protocols import PROTOCOLS
-from anonbandits.elicitation import partition_groups
 from anonbandits.envs import MultiUserInstance, clustered_instance
 from anonbandits.privacy import DEFAULT_ORDERS, discrete_gaussian_pmf, skellam_rdp
 
@@ -210,8 +210,7 @@ def test_registry_reports_the_accounting_next_to_min_group_size():
 
 def test_the_learner_widens_its_radius_by_the_noise():
     params = _small(gap=0.3)
-    inst = _instance({**params, "instance_seed": -1, "cluster": 0, "reward": "bernoulli"},
-                     np.random.default_rng(11))
+    inst = clustered_instance(params["users"], params["arms"], 0, params["gap"], np.random.default_rng(11))
     plain = anon_batched(inst, 2, 60_000, U=20, rng=np.random.default_rng(12))
     assert sum(b.eliminated for b in plain.batches) > 0
     # at eps = 1e-3 a pair's noise (variance 4 / eps^2 = 4e6 per estimate) dwarfs its samples: the widened
