@@ -167,8 +167,12 @@ def simulate(name: str, *, seed: int, **params: Any) -> Result:
     Returns
     -------
     Result
-        The run's metrics, its curve and its per-batch records; :class:`ConfigError` for an unknown algorithm,
-        an unknown parameter or a bad value.
+        The run's metrics, its curve and its per-batch records.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown algorithm, an unknown parameter or a bad value.
 
     Examples
     --------

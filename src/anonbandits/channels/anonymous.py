@@ -105,9 +105,15 @@ def estimates_from_sums(sums: np.ndarray, labels: np.ndarray, positions: np.ndar
 class AnonymityAuditor:
     """Serves group sums of rewards, refusing any group smaller than ``C``.
 
-    ``observations`` counts the aggregate observations served so far (a sum over ``reps`` i.i.d. repetitions
-    of one round counts ``reps``: the learner could have had each); ``min_group_size`` is the smallest group
-    ever served (``None`` before the first).
+    Parameters
+    ----------
+    C : the anonymity parameter (minimum group size), >= 1.
+
+    Attributes
+    ----------
+    observations : number of aggregate observations served so far (a sum over ``reps`` i.i.d. repetitions of
+        one round counts ``reps``: the learner could have had each).
+    min_group_size : smallest group ever served (``None`` before the first).
     """
 
     def __init__(self, C: int) -> None:

@@ -48,12 +48,20 @@ THRESHOLDS = ("log", "gao")
 class BatchedElimination:
     """N independent BaSE learners on one static grid.
 
-    ``n_learners`` N and ``n_arms`` K on ``grid`` ``[t_0 = 0, ..., t_M = T]``
-    (:func:`~anonbandits.core.schedules.static_grid`); the radius (``threshold`` ``log``:
-    :func:`~anonbandits.core.radii.base_log_radius`, ``gao``: :func:`~anonbandits.core.radii.base_gao_radius`)
-    has tuning constant ``gamma`` > 0 and variance proxy ``sigma2`` of one sample (1/4 for rewards in [0, 1]).
-    Attributes: ``active`` (N, K) arms still in play; ``sums``, ``counts`` (N, K) cumulative samples;
-    ``batch`` the batches completed (0..M-1).
+    Parameters
+    ----------
+    n_learners, n_arms : N and K.
+    grid : ``[t_0 = 0, ..., t_M = T]`` (see :func:`~anonbandits.core.schedules.static_grid`).
+    gamma : tuning constant of the confidence radius (> 0).
+    threshold : ``log`` (:func:`~anonbandits.core.radii.base_log_radius`) or ``gao``
+        (:func:`~anonbandits.core.radii.base_gao_radius`).
+    sigma2 : variance proxy of one sample (1/4 for rewards in [0, 1]).
+
+    Attributes
+    ----------
+    active : (N, K) bool, the arms still in play for each learner.
+    sums, counts : (N, K) cumulative sample sums and counts.
+    batch : number of batches completed (0..M-1).
     """
 
     def __init__(self, n_learners: int, n_arms: int, grid: np.ndarray, *, gamma: float = 4.0,

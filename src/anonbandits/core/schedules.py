@@ -77,9 +77,15 @@ def batch_length(base: int, batch: int) -> int:
 
 def checkpoint_grid(horizon: int, checkpoints: int | Sequence[int] | np.ndarray = 200, *,
                     spacing: str = "even") -> np.ndarray:
-    """Rounds of [1, ``horizon``] at which the cumulative regret is recorded: ``checkpoints`` rounds given, or
-    a number n of them, ``spacing`` ``"even"`` (n evenly spaced rounds ending at T) or ``"log-even"`` (half
-    log-spaced from 1, what a log-scale plot shows, and half evenly spaced; paper 004's figures).
+    """Rounds at which the cumulative regret is recorded.
+
+    Parameters
+    ----------
+    horizon : last round T.
+    checkpoints : the number of rounds wanted, or the rounds themselves (sorted, each in [1, T]).
+    spacing : for a number n of rounds: ``"even"``, n evenly spaced rounds ending at T; ``"log-even"``, half of
+        them log-spaced from 1 (the early behaviour a log-scale plot shows) and half evenly spaced, about n
+        rounds in all after merging duplicates (paper 004's figures).
 
     Examples
     --------

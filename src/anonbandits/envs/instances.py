@@ -9,7 +9,7 @@ simulation settings are not in its text):
    next U arm 1, ..., so every arm is optimal for at least U users (needs N >= K*U); each of the remaining
    N - K*U users gets a uniformly random optimal arm. ``cluster = 0``: balanced, ``floor(N/K)`` per arm plus
    the remainder at random (so U = floor(N/K)).
-2. Means. For user i with optimal arm j*(i), the K-1 other means are i.i.d. Uniform(0.1, 0.9 - gap), and
+2. Means. For user i with optimal arm j*(i), the K-1 other means are i.i.d. Uniform(``low``, ``high - gap``), and
    ``mu[i, j*(i)] = max_{j != j*(i)} mu[i, j] + gap``: every user's gap between its best and second-best arm
    is exactly ``gap`` (before the reward model); the other gaps are larger.
 3. Rewards. ``bernoulli``: the means above. ``gaussian``: ``clip(N(mu, 0.5^2), 0, 1)``, whose true mean
@@ -75,12 +75,20 @@ class MultiUserInstance:
 
 
 def clustered_instance(n_users: int, n_arms: int, cluster: int, gap: float, rng: np.random.Generator, *,
-                       model: str = "bernoulli") -> MultiUserInstance:
+                       model: str = "bernoulli", low: float = MEANS_LOW,
+                       high: float = MEANS_HIGH) -> MultiUserInstance:
     """A random instance in which every arm is optimal for at least ``cluster`` users.
 
-    ``n_users`` N, ``n_arms`` K, ``cluster`` U (0: balanced, ``floor(N/K)``), ``gap`` every user's gap
-    between its best and second-best mean, in (0, 0.8), drawn from ``rng`` with reward ``model``
-    (``bernoulli`` or ``gaussian``); the module docstring gives the exact construction.
+    Parameters
+    ----------
+    n_users, n_arms : N and K.
+    cluster : U, the minimum number of users per optimal arm; 0 means balanced (``floor(N/K)``).
+    gap : every user's gap between its best and second-best mean, in (0, high - low).
+    rng : source of randomness.
+    model : ``bernoulli`` or ``gaussian`` (clipped, sigma 0.5).
+    low, high : range of the means.
+
+    See the module docstring for the exact construction.
     """
     require(n_users >= 1, "users", "at least 1", n_users)
     require(n_arms >= 2, "arms", "at least 2", n_arms)
@@ -88,14 +96,14 @@ def clustered_instance(n_users: int, n_arms: int, cluster: int, gap: float, rng:
     if cluster * n_arms > n_users:
         raise ConfigError(f"cluster {cluster} x arms {n_arms} exceeds users {n_users}: "
                           "every arm cannot be optimal for that many users")
-    if not 0 < gap < MEANS_HIGH - MEANS_LOW:
-        raise ConfigError(f"gap must lie in (0, {MEANS_HIGH - MEANS_LOW:g}), got {gap}")
+    if not 0 < gap < high - low:
+        raise ConfigError(f"gap must lie in (0, {high - low:g}), got {gap}")
     u = cluster if cluster > 0 else n_users // n_arms
     optimal = np.empty(n_users, dtype=np.intp)
     order = rng.permutation(n_users)
     optimal[order[: u * n_arms]] = np.repeat(np.arange(n_arms), u)
     optimal[order[u * n_arms:]] = rng.integers(0, n_arms, size=n_users - u * n_arms)
-    mu = rng.uniform(MEANS_LOW, MEANS_HIGH - gap, size=(n_users, n_arms))
+    mu = rng.uniform(low, high - gap, size=(n_users, n_arms))
     rows = np.arange(n_users)
     mu[rows, optimal] = -np.inf
     mu[rows, optimal] = mu.max(axis=1) + gap

@@ -24,6 +24,10 @@ def test_clustered_instance_respects_cluster_and_gap():
         _instance(n_users=20, n_arms=3, cluster=7)
     balanced = _instance(n_users=31, n_arms=3, cluster=0)
     assert balanced.min_cluster >= 10
+    narrow = clustered_instance(40, 4, 5, 0.1, np.random.default_rng(0), low=0.3, high=0.6)
+    assert narrow.mu.min() >= 0.3 and narrow.mu.max() <= 0.6 + 1e-12
+    with pytest.raises(ConfigError, match=r"gap must lie in \(0, 0.3\)"):
+        clustered_instance(40, 4, 5, 0.3, np.random.default_rng(0), low=0.3, high=0.6)
 
 
 @pytest.mark.parametrize("method", list(anondecomp.METHODS))
