@@ -149,24 +149,30 @@ class AnonymityAuditor:
         if n_labels == 0:
             return np.full((*lead, 0), np.nan)
         arms = np.broadcast_to(arms, groups.shape).ravel()
-        member = groups.reshape(n_rows, -1) >= 0
-        # one flat bin per (row, group); users in no group go to an extra bin that is dropped
+        rewards = np.broadcast_to(rewards, groups.shape).ravel()
+        groups = groups.reshape(n_rows, -1)
+        member = groups >= 0
+        # one flat bin per (row, group); users in no group go to an extra bin that is dropped (in place: the
+        # arrays hold every user of every round)
         n_bins = n_rows * n_labels
-        flat = np.where(member, groups.reshape(n_rows, -1) + (np.arange(n_rows) * n_labels)[:, None], n_bins).ravel()
+        flat = groups + (np.arange(n_rows, dtype=np.int64) * n_labels)[:, None]
+        np.putmask(flat, ~member, n_bins)
+        flat = flat.ravel()
         sizes = np.bincount(flat, minlength=n_bins + 1)[:n_bins]
         used = sizes > 0
-        small = np.flatnonzero(used & (sizes < self.C))
-        if small.size:
-            raise AnonymityViolation(f"group {small[0] % n_labels} of round {small[0] // n_labels} has "
-                                     f"{sizes[small[0]]} users, fewer than C = {self.C}")
+        small = used & (sizes < self.C)
+        if small.any():
+            bad = int(np.flatnonzero(small)[0])
+            raise AnonymityViolation(f"group {bad % n_labels} of round {bad // n_labels} has "
+                                     f"{sizes[bad]} users, fewer than C = {self.C}")
         group_arm = np.empty(n_bins + 1, dtype=arms.dtype)
         group_arm[flat] = arms
-        mixed = flat[(group_arm[flat] != arms) & member.ravel()]
-        if mixed.size:
-            raise AnonymityViolation(f"group {mixed[0] % n_labels} of round {mixed[0] // n_labels} mixes users "
+        mixed = (group_arm[flat] != arms) & member.ravel()
+        if mixed.any():
+            bad = int(flat[np.flatnonzero(mixed)[0]])
+            raise AnonymityViolation(f"group {bad % n_labels} of round {bad // n_labels} mixes users "
                                      "playing different arms")
-        sums = np.bincount(flat, weights=np.broadcast_to(rewards, groups.shape).ravel(), minlength=n_bins + 1)
-        sums = sums[:n_bins]
+        sums = np.bincount(flat, weights=rewards, minlength=n_bins + 1)[:n_bins]
         sums[~used] = np.nan
         self.observations += int((used.reshape(n_rows, n_labels).sum(axis=1) * reps).sum())
         smallest = int(sizes[used].min())
