@@ -65,7 +65,8 @@ def _loop(means, probs, seed: int, kind: str, conf: float, threshold: int | None
     k_arms = len(mu)
     local = [list(range(k_arms)) for _ in range(n_agents)]
     sums = [[0.0] * k_arms for _ in range(n_agents)]
-    count, epoch, votes, glob = [0] * n_agents, [1] * n_agents, [0] * k_arms, set(range(k_arms))
+    count, epoch = [0] * n_agents, [1] * n_agents
+    votes, glob = [0] * k_arms, set(range(k_arms))
     length = [epoch_length(k_arms, 1, conf, eps) if kind == "dp" else 0] * n_agents
     pool = _Pool(probs)
     rounds = pulls = messages = 0

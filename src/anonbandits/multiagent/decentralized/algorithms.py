@@ -116,7 +116,8 @@ def _run(label: str, means, n_agents: int, rng: np.random.Generator, *, conf: fl
                      stop_rule="none" if phi is not None else stop, draw_only_active=draw_only_active,
                      max_steps=max_steps, per_activation=per_activation,
                      resets=None if phi is None else np.array(starts[1:], np.int64), record=full and record)
-    log, arms, pulls, t_end = MessageLog(record=record), res["outputs"], res["local"], res["t_end"]
+    log = MessageLog(record=record)
+    arms, pulls, t_end = res["outputs"], res["local"], res["t_end"]
     if full:  # every step is one broadcast, N - 1 messages (spec A11); every player outputs the learner's arm
         samples = broadcasts = t_end
         messages, t_consensus = samples * (n_agents - 1), t_end if res["stopped"] else None
@@ -134,7 +135,8 @@ def _run(label: str, means, n_agents: int, rng: np.random.Generator, *, conf: fl
         samples = max_steps if phi is not None else int(pulls.sum())
         broadcasts = messages = int(res["vote_arm"].size)
         t_consensus = res["t_consensus"]
-    good, G = env.eps_optimal(t_end, eps), res["G"]
+    good = env.eps_optimal(t_end, eps)
+    G = res["G"]
     if G.sum() == 1:  # the consensus arm, else the most common of the players' arms
         rec = int(np.flatnonzero(G)[0])
     elif (arms >= 0).any():
