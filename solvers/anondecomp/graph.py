@@ -181,11 +181,6 @@ class DemandGraph:
         d = self.demand if self.demand is not None else float(self.weights.sum(axis=1).max())
         return self.weights / d, d
 
-    def with_required(self, required: np.ndarray) -> DemandGraph:
-        """The same graph asking for other (smaller) integer demands; used by best-effort solving."""
-        return DemandGraph(self.weights, np.asarray(required, dtype=np.int64), self.users, self.arms,
-                           self.demand)
-
     def arm_names(self, idx) -> list[str]:
         return [self.arms[int(j)] for j in np.atleast_1d(idx)]
 

@@ -172,10 +172,6 @@ class FaceProgram:
     def value(self) -> float:
         return float(self.h.getInfo().objective_function_value)
 
-    @property
-    def mip_bound(self) -> float:
-        return float(self.h.getInfo().mip_dual_bound)
-
     def duals(self) -> np.ndarray:
         return np.maximum(np.asarray(self.h.getSolution().row_dual[:self.types.n_pairs]), 0.0)
 
