@@ -9,8 +9,8 @@
 Settings of the paper's code: run r uses the instance ``w U(0,1)^K + 0.5 - w/2`` drawn after
 ``np.random.seed(r)`` and reward seed r; rewards N(mu, 0.1^2) clipped to [0, 1]; confidence p = 0.1 in the
 radius and in tau; 20 runs. The metric is the time-average pseudo-regret Reg(t)/t, mean +- standard error.
-DP-SE is the implementation of paper 001's family (``anonbandits.dp.dp_se``), called with the same clipped
-Gaussian rewards, confidence 0.1 and block order.
+DP-SE is paper 001's ``dp-se`` registry entry, run with the same clipped Gaussian rewards
+(``reward_sigma=0.1``), confidence 0.1, block order and log-even curve points, through the same runner.
 
 Writes (build/benchmarks/ instead with --quick) docs/results/distributed_dp_figures_runs.csv (one row per run),
 ..._summary.csv, ..._checks.md and
@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -30,8 +29,6 @@ from _output import results_dir
 
 from anonbandits import registry
 from anonbandits.core.schedules import checkpoint_grid
-from anonbandits.dp import dp_se
-from anonbandits.envs.rewards import model_means
 from anonbandits.experiments import Task, run_tasks, write_table
 
 K, SIGMA, P = 10, 0.1, 0.1
@@ -50,48 +47,28 @@ def instance(width: float, run: int) -> np.ndarray:
     return width * np.random.RandomState(run).random_sample(K) + 0.5 - width / 2
 
 
-def clipped_gaussian_sums(mu: np.ndarray, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Sum of ``counts[k]`` rewards clip(N(mu[k], 0.1^2), 0, 1), drawn user by user in chunks."""
-    out = np.zeros(len(mu))
-    for k, (m, n) in enumerate(zip(mu, counts, strict=True)):
-        for start in range(0, int(n), 1 << 21):
-            out[k] += np.clip(rng.normal(m, SIGMA, min(1 << 21, int(n) - start)), 0.0, 1.0).sum()
-    return out
-
-
-def run_dp_se(job: tuple[np.ndarray, float, int, int]) -> tuple[dict, np.ndarray, np.ndarray]:
-    """One DP-SE run of the grid (a module-level function so that it runs in worker processes)."""
-    means, eps, horizon, seed = job
-    start = time.perf_counter()
-    res = dp_se(means, eps, horizon, np.random.default_rng(seed), confidence=P, order="blocks",
-                reward=clipped_gaussian_sums, expected_means=model_means("gaussian", means, SIGMA),
-                checkpoints=checkpoint_grid(horizon, 200, spacing="log-even"))
-    metrics = {"regret": res.regret, "batches": res.extra["epochs"], "identified": int(res.best_arm_found
-                                                                                       and res.extra["survivors"] == 1),
-               "bits": "", "wrap_errors": "", "wall_time": time.perf_counter() - start}
-    return metrics, res.checkpoints, res.curve
-
-
-def build(runs: int) -> tuple[list[dict], list[Task], list[dict], list[tuple]]:
-    """Tags and tasks of the registered algorithms, and tags and jobs of DP-SE."""
-    tags, tasks, dp_tags, dp_jobs = [], [], [], []
+def build(runs: int) -> tuple[list[dict], list[Task]]:
+    """Tags and tasks of every run: DP-SE (paper 001's ``dp-se`` with paper 004's rewards, confidence 0.1 and
+    block order) and the distributed family."""
+    tags, tasks = [], []
     configs = [("fig1-3", inst, 4, FIG23) for inst in INSTANCES] + [("fig4", "easy", 2, FIG4)]
+    configs += [("fig1-3", inst, 4, {DPSE: ("dp-se", {})}) for inst in INSTANCES]  # DP-SE's rows last
     for figure, inst, base, algs in configs:
         width, horizon = INSTANCES[inst]
         for eps in EPSILONS:
             for r in range(runs):
                 means = instance(width, r)
                 tag = dict(figure=figure, instance=inst, horizon=horizon, epsilon=eps, run=r)
-                if figure == "fig1-3":
-                    dp_tags.append({**tag, "algorithm": DPSE})
-                    dp_jobs.append((means, eps, horizon, r))
                 for label, (name, extra) in algs.items():
                     params = dict(means=",".join(f"{m:.17g}" for m in means), epsilon=eps, horizon=horizon,
-                                  reward="gaussian", reward_sigma=SIGMA, confidence=P, tau_confidence=P,
-                                  batch_base=base, **extra)
+                                  reward="gaussian", reward_sigma=SIGMA, confidence=P, **extra)
+                    if name == "dp-se":
+                        params.update(order="blocks", spacing="log-even")
+                    else:
+                        params.update(tau_confidence=P, batch_base=base)
                     tags.append({**tag, "algorithm": label})
                     tasks.append(Task(name, registry.get(name).resolve(params), r))
-    return tags, tasks, dp_tags, dp_jobs
+    return tags, tasks
 
 
 def summarise(rows: list[dict], curves: list[np.ndarray], grid_of: dict) -> tuple[list[dict], dict]:
@@ -196,26 +173,22 @@ def main() -> None:
     out_dir = results_dir(args.quick)
     runs = 5 if args.quick else 20
     start = time.perf_counter()
-    tags, tasks, dp_tags, dp_jobs = build(runs)
+    tags, tasks = build(runs)
     results = run_tasks(tasks, workers=args.workers, progress=False)
-    mine = time.perf_counter() - start
-    with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        dp_results = list(pool.map(run_dp_se, dp_jobs, chunksize=4))
     total = time.perf_counter() - start
-    print(f"{len(tasks)} runs of the distributed family in {mine:.1f} s, {len(dp_jobs)} DP-SE runs in "
-          f"{total - mine:.1f} s ({args.workers} workers)")
+    print(f"{len(tasks)} runs in {total:.1f} s ({args.workers} workers)")
 
     grid_of = {inst: checkpoint_grid(horizon, 200, spacing="log-even") for inst, (_, horizon) in INSTANCES.items()}
     rows, curves = [], []
     for tag, res in zip(tags, results, strict=True):
+        metrics = res.row
+        if tag["algorithm"] == DPSE:  # paper 001's metrics under this table's names
+            metrics = {**metrics, "batches": metrics["epochs"], "bits": "", "wrap_errors": "",
+                       "identified": int(metrics["best_arm_found"] and metrics["survivors"] == 1)}
         keep = ("regret", "batches", "identified", "bits", "wrap_errors", "wall_time")
-        rows.append({**tag, **{k: res.row[k] for k in keep}})
+        rows.append({**tag, **{k: metrics[k] for k in keep}})
         assert np.array_equal(res.curve[0], grid_of[tag["instance"]])
         curves.append(res.curve[1])
-    for tag, (metrics, grid, curve) in zip(dp_tags, dp_results, strict=True):
-        assert np.array_equal(grid, grid_of[tag["instance"]])
-        rows.append({**tag, **metrics})
-        curves.append(curve)
     summary, avg = summarise(rows, curves, grid_of)
     write_table(rows, out_dir / "distributed_dp_figures_runs.csv")
     write_table(summary, out_dir / "distributed_dp_figures_summary.csv")

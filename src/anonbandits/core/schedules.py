@@ -75,6 +75,10 @@ def batch_length(base: int, batch: int) -> int:
     return base**batch
 
 
+#: ``spacing`` of :func:`checkpoint_grid`.
+SPACINGS = ("even", "log-even")
+
+
 def checkpoint_grid(horizon: int, checkpoints: int | Sequence[int] | np.ndarray = 200, *,
                     spacing: str = "even") -> np.ndarray:
     """Rounds at which the cumulative regret is recorded.
@@ -104,7 +108,7 @@ def checkpoint_grid(horizon: int, checkpoints: int | Sequence[int] | np.ndarray 
             rest = max(1, n - half)
             grid = np.concatenate([np.geomspace(1, horizon, half), np.linspace(horizon / rest, horizon, rest)])
         else:
-            raise ConfigError(f"spacing must be 'even' or 'log-even', got {spacing!r}")
+            raise ConfigError(f"spacing must be one of {', '.join(SPACINGS)}, got {spacing!r}")
         return np.unique(np.clip(np.round(grid), 1, horizon).astype(np.int64))
     grid = np.unique(np.asarray(checkpoints, dtype=np.int64))
     if grid.size == 0 or grid[0] < 1 or grid[-1] > horizon:

@@ -13,12 +13,14 @@ from typing import Any
 
 import numpy as np
 
+from anonbandits.core.schedules import SPACINGS, checkpoint_grid
 from anonbandits.dp.common import BanditRun, Ledger, RegretTrace
 from anonbandits.dp.elimination import ORDERS, dp_se, se, successive_elimination
 from anonbandits.dp.ftnl import ftnl
 from anonbandits.dp.hybrid_ucb import TREE_NOISES, HybridBatch, hybrid_ucb, hybrid_ucb_batch
 from anonbandits.dp.lazy_ucb import STORAGES, anytime_lazy_ucb
-from anonbandits.envs.rewards import REWARD_MODELS
+from anonbandits.envs.rewards import GAUSSIAN_SIGMA, REWARD_MODELS, model_means, parse_means, sum_rewards
+from anonbandits.errors import require
 from anonbandits.registry import AlgorithmSpec, Param, Result
 
 __all__ = ["ALGORITHMS", "BanditRun", "HybridBatch", "Ledger", "RegretTrace", "anytime_lazy_ucb", "dp_se",
@@ -28,8 +30,16 @@ __all__ = ["ALGORITHMS", "BanditRun", "HybridBatch", "Ledger", "RegretTrace", "a
 def _run(algorithm: Callable[..., BanditRun], name: str, fixed: Mapping[str, Any], params: Mapping[str, Any],
          seed: int) -> Result:
     """A registry entry's run: ``algorithm`` with the resolved ``params`` (plus ``fixed`` options) on
-    ``default_rng(seed)``, labelled with its epsilon."""
-    run = algorithm(rng=np.random.default_rng(seed), **params, **fixed)
+    ``default_rng(seed)``, labelled with its epsilon; a clipped Gaussian's std and the curve's spacing become
+    the algorithm's reward sampler, expected means and checkpoints."""
+    params = dict(params)
+    sigma, spacing = params.pop("reward_sigma"), params.pop("spacing")
+    require(sigma > 0, "reward_sigma", "positive", sigma)
+    if params["reward"] == "gaussian":
+        params["expected_means"] = model_means("gaussian", parse_means(params["means"]), sigma)
+        params["reward"] = partial(sum_rewards, "gaussian", sigma=sigma)
+    grid = checkpoint_grid(params["horizon"], spacing=spacing)
+    run = algorithm(rng=np.random.default_rng(seed), checkpoints=grid, **params, **fixed)
     label = f"{name} (eps={params['epsilon']:g})" if "epsilon" in params else name
     return Result(metrics=run.metrics(), curve=(run.checkpoints, run.curve), label=label)
 
@@ -42,30 +52,33 @@ def _spec(name: str, algorithm: Callable[..., BanditRun], params: tuple[Param, .
 MEANS = Param("means", str, "0.9,0.8,0.7", "comma-separated arm (action) means in [0, 1]")
 EPSILON = Param("epsilon", float, 0.5, "privacy parameter epsilon")
 HORIZON = Param("horizon", int, 2 * 2**21, "number of rounds T (paper 001: 2 x 2^21)")
-REWARD = Param("reward", str, "bernoulli", "reward distribution", choices=REWARD_MODELS)
+REWARDS = (Param("reward", str, "bernoulli", "reward distribution", choices=REWARD_MODELS),
+           Param("reward_sigma", float, GAUSSIAN_SIGMA, "std of the clipped Gaussian rewards (paper 004: 0.1)"),
+           Param("spacing", str, "even", "200 curve points: even, or log-even (half log-spaced from round 1, as "
+                "paper 004's figures)", choices=SPACINGS))
 CONFIDENCE = Param("confidence", str, "1/T", "DP-SE confidence beta: '1/T' (paper 001) or a number (paper 004: 0.1)")
 ORDER = Param("order", str, "round-robin", "pull order inside an epoch (paper 004: blocks)", choices=ORDERS)
 INITIAL = Param("initial", str, "random", "action of epoch 0: 'random' or an index")
 EXPERTS = {"curve_axes": ("round", "cumulative pseudo-regret (experts)")}
 
 ALGORITHMS: tuple[AlgorithmSpec, ...] = (
-    _spec("se", se, (MEANS, HORIZON, REWARD, CONFIDENCE, ORDER),
+    _spec("se", se, (MEANS, HORIZON, *REWARDS, CONFIDENCE, ORDER),
           "non-private successive elimination (DP-SE's schedule without noise)"),
-    _spec("dp-se", dp_se, (MEANS, EPSILON, HORIZON, REWARD, CONFIDENCE, ORDER),
+    _spec("dp-se", dp_se, (MEANS, EPSILON, HORIZON, *REWARDS, CONFIDENCE, ORDER),
           "DP-SE, Sajed & Sheffet 2019 (baseline of papers 001 and 004)"),
     _spec("anytime-lazy-ucb", anytime_lazy_ucb,
-          (MEANS, EPSILON, HORIZON, REWARD,
+          (MEANS, EPSILON, HORIZON, *REWARDS,
            Param("storage", str, "o1", "o1: Appendix A tuples; arrays: keep observations", choices=STORAGES)),
           "Anytime-Lazy-UCB (paper 001, Algorithm 1)"),
     _spec("hybrid-ucb", hybrid_ucb,
-          (MEANS, EPSILON, HORIZON, REWARD,
+          (MEANS, EPSILON, HORIZON, *REWARDS,
            Param("tree_noise", str, "paper", "tree node noise: paper 2r/eps or exact 2(r+1)/eps",
                  choices=TREE_NOISES)),
           "Hybrid-UCB (paper 001, Algorithm 4; per-round decisions)"),
     _spec("ftnl", ftnl,
-          (MEANS, EPSILON, HORIZON, REWARD, INITIAL,
+          (MEANS, EPSILON, HORIZON, *REWARDS, INITIAL,
            Param("noise_multiplier", float, 1.0, "RNM noise Lap(m/eps): 1 (paper) or 2 (A13)")),
           "Follow-the-Noisy-Leader with Report Noisy Max, experts setting (paper 001, Alg. 2-3)", **EXPERTS),
-    _spec("naive-ftnl", ftnl, (MEANS, EPSILON, HORIZON, REWARD, INITIAL),
+    _spec("naive-ftnl", ftnl, (MEANS, EPSILON, HORIZON, *REWARDS, INITIAL),
           "naive FTNL, Lap(K/eps) per action, experts setting (paper 001, Sec. 5)", {"naive": True}, **EXPERTS),
 )

@@ -64,8 +64,10 @@ def draw_rewards(model: str, mu: np.ndarray, rng: np.random.Generator, size=None
     return rng.beta(m * BETA_CONCENTRATION, (1 - m) * BETA_CONCENTRATION, shape)
 
 
-def sum_rewards(model: str, mu: np.ndarray, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Sum of ``counts[k]`` independent rewards of mean ``mu[k]``, for every k (arrays broadcast).
+def sum_rewards(model: str, mu: np.ndarray, counts: np.ndarray, rng: np.random.Generator,
+                sigma: float = GAUSSIAN_SIGMA) -> np.ndarray:
+    """Sum of ``counts[k]`` independent rewards of mean ``mu[k]``, for every k (arrays broadcast); ``sigma``:
+    the Gaussian's std.
 
     Bernoulli sums are a single Binomial draw each (exact, O(1) per entry whatever the count); the other
     models draw every reward, vectorised across entries.
@@ -76,7 +78,7 @@ def sum_rewards(model: str, mu: np.ndarray, counts: np.ndarray, rng: np.random.G
     if model == "bernoulli":
         return rng.binomial(counts, mu).astype(float)
     flat_n = counts.ravel()
-    draws = draw_rewards(model, np.repeat(mu.ravel(), flat_n), rng)
+    draws = draw_rewards(model, np.repeat(mu.ravel(), flat_n), rng, sigma=sigma)
     sums = np.zeros(flat_n.size)
     nz = flat_n > 0
     starts = np.concatenate(([0], np.cumsum(flat_n)[:-1]))[nz]

@@ -14,6 +14,7 @@ from anonbandits.core.radii import base_gao_radius, base_log_radius, dpse_thresh
 from anonbandits.core.schedules import batch_length
 from anonbandits.core.votes import removal_steps, vote_threshold
 from anonbandits.dp.distributed.protocols import PROTOCOLS
+from anonbandits.envs.rewards import model_means, sum_rewards
 
 
 def test_radii_match_the_papers_formulas_at_hand_computed_points():
@@ -54,6 +55,22 @@ def test_direct_channel_sums_are_exactly_binomial():
         chi2 = ((observed[keep] - expected[keep]) ** 2 / expected[keep]).sum()
         assert stats.chi2.sf(chi2 + ((observed[~keep].sum() - expected[~keep].sum()) ** 2
                                      / max(expected[~keep].sum(), 1e-9)), keep.sum()) > 1e-3
+
+
+def test_clipped_gaussian_sums_follow_the_clipped_law_of_the_given_std():
+    """Single rewards (counts 1) are clip(N(mu, sigma^2), 0, 1): an atom Phi(-mu/sigma) at 0 and the normal law
+    inside; sums of 50 have the clipped law's mean (``model_means``) and 50 times its variance."""
+    rng, mu, sigma = np.random.default_rng(3), 0.1, 0.2
+    one = sum_rewards("gaussian", np.full(20_000, mu), np.ones(20_000, np.int64), rng, sigma=sigma)
+    assert stats.binomtest(int((one == 0).sum()), one.size, stats.norm.cdf(-mu / sigma)).pvalue > 1e-3
+    inside = one[(one > 0) & (one < 1)]
+    law = stats.truncnorm(-mu / sigma, (1 - mu) / sigma, loc=mu, scale=sigma)
+    assert stats.kstest(inside, law.cdf).pvalue > 1e-3
+    sums = sum_rewards("gaussian", np.full(4000, mu), np.full(4000, 50), rng, sigma=sigma)
+    clipped = model_means("gaussian", np.array([mu]), sigma)[0]
+    second = law.moment(2) * (1 - stats.norm.cdf(-mu / sigma))  # E[clip(X)^2]: the atom at 0 adds nothing
+    assert stats.ttest_1samp(sums, 50 * clipped).pvalue > 1e-3
+    assert sums.var(ddof=1) == pytest.approx(50 * (second - clipped**2), rel=0.1)
 
 
 def test_central_laplace_noise_is_laplace_of_scale_one_over_epsilon():

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import csv
+from functools import partial
 
 import numpy as np
 import pytest
 
 from anonbandits import registry, simulate
 from anonbandits.cli.main import main
+from anonbandits.core.schedules import checkpoint_grid
 from anonbandits.dp import dp_se, ftnl, hybrid_ucb, se
+from anonbandits.envs.rewards import model_means, sum_rewards
 from anonbandits.errors import ConfigError
 
 NAMES = ("se", "dp-se", "anytime-lazy-ucb", "hybrid-ucb", "ftnl", "naive-ftnl")
@@ -61,6 +64,29 @@ def test_bad_parameters_are_config_errors():
         simulate("anytime-lazy-ucb", seed=0, means="0.5,1.5", horizon="100")
     with pytest.raises(ConfigError, match="unknown algorithm"):
         simulate("no-such-algorithm", seed=0)
+    with pytest.raises(ConfigError, match="reward_sigma"):
+        simulate("dp-se", seed=0, reward="gaussian", reward_sigma="0", horizon="100")
+    with pytest.raises(ConfigError, match="spacing"):
+        registry.get("se").resolve({"spacing": "log"})
+
+
+def test_clipped_gaussian_std_and_log_even_curve():
+    """``reward_sigma`` and ``spacing`` (paper 004's setting of DP-SE): the run is the library call with the
+    clipped Gaussian of that std, that model's exact means as the pseudo-regret's reference (near 0 they
+    depend on the std) and the log-even curve points."""
+    means, T = "0.05,0.02,0.01", 200_000
+    out = simulate("dp-se", seed=2, means=means, epsilon=1.0, horizon=T, reward="gaussian", reward_sigma=0.1,
+                   confidence=0.1, order="blocks", spacing="log-even")
+    mu = np.array([0.05, 0.02, 0.01])
+    run = dp_se(means, 1.0, T, np.random.default_rng(2), confidence=0.1, order="blocks",
+                reward=partial(sum_rewards, "gaussian", sigma=0.1), expected_means=model_means("gaussian", mu, 0.1),
+                checkpoints=checkpoint_grid(T, spacing="log-even"))
+    assert out.metrics["regret"] == run.regret > 0
+    np.testing.assert_array_equal(out.curve[0], checkpoint_grid(T, 200, spacing="log-even"))
+    np.testing.assert_array_equal(out.curve[1], run.curve)
+    wide = simulate("dp-se", seed=2, means=means, epsilon=1.0, horizon=T, reward="gaussian", confidence=0.1,
+                    order="blocks")
+    assert wide.metrics["regret"] != out.metrics["regret"]  # the default std is 0.5
 
 
 def test_cli_simulate_writes_the_table(tmp_path, capsys):
