@@ -142,7 +142,8 @@ def test_block_beats_greedy_when_polytope_does_not_apply():
     assert blk.total_assignments < grd.total_assignments
 
 
-def test_tight_instance_takes_the_exact_route_and_verifies():
+@pytest.mark.parametrize("vertices", ["auto", "colouring", "caratheodory"])
+def test_every_vertex_route_is_exact_on_a_tight_instance(vertices):
     # every arm's column of w_hat sums to exactly C+1: no slack for the schedule's rotations
     C, K = 2, 3
     active = np.zeros((9, K), bool)
@@ -151,9 +152,9 @@ def test_tight_instance_takes_the_exact_route_and_verifies():
     active[:3] = True            # three users on every arm
     active[3:6, :] = np.eye(3, dtype=bool)
     graph = DemandGraph.from_batched(12, active)
-    res = decompose(graph, C, "polytope", vertices="caratheodory")
-    assert res.info["route"] == "caratheodory"
+    res = decompose(graph, C, "polytope", vertices=vertices)
     _assert_valid(graph, C, res)
+    assert res.total_assignments == graph.lower_bound == 12
 
 
 def test_result_reports_summary_figures():
