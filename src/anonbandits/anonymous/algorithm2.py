@@ -12,21 +12,14 @@ the paper's order, so the regret curve and a cut at the horizon are exact.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from anonbandits.anonymous.algorithm1 import AnonymousRun, BatchRecord
 from anonbandits.channels import AnonymousChannel, elicitation_rounds
 from anonbandits.channels.mechanisms import Mechanism
+from anonbandits.core.schedules import exploration_length
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import require
-
-
-def exploration_length(n_users: int, n_arms: int, C: int, horizon: int, scale: float = 10.0) -> float:
-    """T_exp of Algorithm 2 (in rounds)."""
-    return (scale * C ** (2 / 3) * n_arms ** (1 / 3) * horizon ** (2 / 3)
-            * math.log(n_users * n_arms * horizon) ** (1 / 3))
 
 
 def etc_assignments(n_users: int, n_arms: int, C: int, arm_offset: bool = True) -> np.ndarray:

@@ -7,7 +7,11 @@ module computes one):
 * DP-SE (Sajed and Sheffet, ICML 2019), the baseline of "Near-Optimal Algorithms for Private Online Learning
   in a Stochastic Environment" (Hu, Huang, Mehta; paper 001, Section 6) and of paper 004, run per agent by
   DP-MASE of paper 003: :func:`dpse_widths`, :func:`dpse_threshold`;
+* the UCB indices of paper 001: Anytime-Lazy-UCB's eq. (4) (:func:`lazy_ucb_index`, :func:`lazy_ucb_widths`)
+  and Hybrid-UCB's (Algorithm 4, :func:`hybrid_ucb_widths`);
 * Successive Elimination's boundary of paper 003 (Rio, Barlier, Colin, Soare, ICML 2023): :func:`se_boundary`;
+* UGapEc's exploration term (Gabillon, Ghavamzadeh, Lazaric, NeurIPS 2012), a subroutine of paper 002
+  (Féraud, Alami, Laroche, ICML 2019): :func:`ugapec_log_term`;
 * paper 004 ("Distributed Differential Privacy in Multi-Armed Bandits", Chowdhury and Zhou, ICLR 2023):
   :func:`lemma2_radius` (Lemma 2) and :func:`lemma5_radius` (the local model, derived constant of Lemma 5).
 """
@@ -62,6 +66,39 @@ def dpse_threshold(active: int, epoch: int, length: int, beta: float, epsilon: f
     than this below the best one is eliminated (papers 001, 003 and 004)."""
     h, c = dpse_widths(active, epoch, length, beta, epsilon)
     return float(2.0 * (h + c))
+
+
+def lazy_ucb_index(mean: np.ndarray, size: np.ndarray, epsilon: float, t: int) -> np.ndarray:
+    """Anytime-Lazy-UCB's index, eq. (4) of paper 001 ("Near-Optimal Algorithms for Private Online Learning in
+    a Stochastic Environment", Hu, Huang, Mehta): ``mean + sqrt(3 ln t / size) + 3 ln t / (epsilon size)`` at
+    round ``t``, for arms whose current arrays hold ``size`` observations; in ``s = sqrt(ln t)`` it is
+    ``mean + a s + b s^2`` with ``(a, b)`` = :func:`lazy_ucb_widths`."""
+    log_t = math.log(t)
+    return mean + np.sqrt(3 * log_t / size) + 3 * log_t / (epsilon * size)
+
+
+def lazy_ucb_widths(size: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(a, b) = (sqrt(3 / size), 3 / (epsilon size))``: eq. (4) as ``mean + a sqrt(ln t) + b ln t``."""
+    return np.sqrt(3 / size), 3 / (epsilon * size)
+
+
+#: ``6 sqrt(8)``: Hybrid-UCB's privacy width is this over epsilon.
+HYBRID_PRIVACY_WIDTH = 6 * math.sqrt(8)
+
+
+def hybrid_ucb_widths(pulls: np.ndarray | int, floor_log2_next: np.ndarray | int,
+                      privacy_width: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    """Hybrid-UCB's index (paper 001, Algorithm 4; logs base 2, spec A12) after ``O = pulls`` pulls,
+    ``mean + sqrt(3 log2 t / O) + 6 sqrt(8) log2(t) floor(log2(O + 1)) / (eps O)``, as ``mean + a sqrt(log2 t)
+    + b log2 t``: returns ``(a, b)`` given ``floor(log2(O + 1))`` and ``privacy_width = HYBRID_PRIVACY_WIDTH /
+    eps``. Numpy ufuncs only, so that :mod:`anonbandits.core.compiled` compiles it for the lock-step kernel."""
+    return np.sqrt(3.0 / pulls), privacy_width * floor_log2_next / pulls
+
+
+def ugapec_log_term(t: np.ndarray | float, arms: int, conf: float) -> np.ndarray:
+    """UGapEc's ``beta_k(t)^2 T_k(t) = log(4 K t^3 / conf) / 2`` (b = 1, c = 1/2; paper 002's spec 3.6): an arm
+    pulled ``T_k`` times has radius ``sqrt(ugapec_log_term / T_k)``. Numpy ufuncs only (compiled as well)."""
+    return 0.5 * np.log(4 * arms * t**3 / conf)
 
 
 def se_boundary(t: np.ndarray | int, arms: int, conf: float, c: float = 1.0, denominator: int = 1) -> np.ndarray:

@@ -6,6 +6,9 @@
   ``t_m = floor(T^(m/M))``; arithmetic ``t_m = floor(m T / M)``; always ``t_M = T`` (tiny T: empty batches);
 * the epochs of DP-SE (Sajed and Sheffet, "An Optimal Private Stochastic-MAB Algorithm based on an Optimal
   Private Stopping Rule", ICML 2019), used by papers 001, 003 (per agent) and 004;
+* the exploration length of Algorithm 2 of paper 000 (explore-then-commit, Section 3.5);
+* the per-arm sample counts of naive and median elimination (Even-Dar, Mannor, Mansour, COLT 2002), subroutines
+  of paper 002 (Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019);
 * the batches ``l(b) = base^b`` of paper 004 ("Distributed Differential Privacy in Multi-Armed Bandits",
   ICLR 2023, Algorithm 1), and the checkpoint grids at which regret curves are recorded.
 """
@@ -68,6 +71,27 @@ def epoch_length(active: int | np.ndarray, epoch: int | np.ndarray, beta: float,
     # them), so one rule serves both and paper 003's reproduction is unchanged.
     out = np.floor(bound).astype(np.int64) + 1
     return int(out) if out.ndim == 0 else out
+
+
+def exploration_length(n_users: int, n_arms: int, C: int, horizon: int, scale: float = 10.0) -> float:
+    """``T_exp = scale C^(2/3) K^(1/3) T^(2/3) (log NKT)^(1/3)`` rounds of exploration of Algorithm 2 of paper 000
+    (Theorem 2; the paper's scale is 10)."""
+    return (scale * C ** (2 / 3) * n_arms ** (1 / 3) * horizon ** (2 / 3)
+            * math.log(n_users * n_arms * horizon) ** (1 / 3))
+
+
+def naive_elimination_pulls(eps: float, conf: float, arms: int) -> int:
+    """Naive elimination's pulls of each of ``arms`` arms, ``ceil(4 / eps^2 log(2K / conf))`` (paper 002's
+    spec 3.1): then the empirical best is eps-optimal with probability at least ``1 - conf``."""
+    return math.ceil(4.0 / eps**2 * math.log(2 * arms / conf))
+
+
+def median_elimination_pulls(eps: float, conf: float, phase: int) -> int:
+    """Median elimination's pulls of each arm in phase ``l`` (1-based; paper 002's spec 3.2):
+    ``ceil(4 log(3 / delta_l) / eps_l^2)`` with ``eps_l = eps/4 (3/4)^(l-1)`` and ``delta_l = conf / 2^l``."""
+    eps_l = eps / 4 * 0.75 ** (phase - 1)
+    delta_l = conf / 2.0**phase
+    return math.ceil(4 * math.log(3 / delta_l) / eps_l**2)
 
 
 def batch_length(base: int, batch: int) -> int:

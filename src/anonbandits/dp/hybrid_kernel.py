@@ -12,6 +12,8 @@ import math
 import numpy as np
 from numba import njit
 
+from anonbandits.core.compiled import hybrid_ucb_widths
+
 _LEVELS = 64
 
 
@@ -84,8 +86,7 @@ def run_rounds(t, stop, start, lap, uniform, x, chosen, state):
             tree_sum[j] = s
             noise = _node_advance(stored, low_level, high_level, j, k, lap[t - start, r] * node_scale[j])
             mean[j] = (full[j] + s + noise) / o
-            width_a[j] = math.sqrt(3.0 / o)
-            width_b[j] = priv_width[j] * log2_table[o + 1] / o
+            width_a[j], width_b[j] = hybrid_ucb_widths(o, log2_table[o + 1], priv_width[j])
             regret[r] += gaps[j]
             done[r] = k == tree_leaves[j]
             completed = completed or done[r]

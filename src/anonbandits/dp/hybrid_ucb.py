@@ -20,12 +20,12 @@ the lowest index.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from anonbandits.core.radii import HYBRID_PRIVACY_WIDTH, hybrid_ucb_widths
 from anonbandits.core.schedules import checkpoint_grid
 from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, check_setup
 from anonbandits.dp.hybrid_kernel import choose_arms, floor_log2, run_rounds, tree_noise_store
@@ -33,7 +33,6 @@ from anonbandits.envs.rewards import draw_rewards
 from anonbandits.errors import require
 
 TREE_NOISES = ("paper", "exact")
-_PRIVACY_WIDTH = 6 * math.sqrt(8)
 _CHUNK = 4096
 
 
@@ -93,9 +92,9 @@ def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], 
     tree_leaves = np.left_shift(1, tree_r)                  # 2^r: the current tree is full at this count
     tree_k, tree_sum = np.zeros(R * K, dtype=np.int64), np.zeros(R * K)
     node_scale = 2.0 * (tree_r + shift) / eps_flat          # Lap scale of the current tree's nodes
-    priv_width = _PRIVACY_WIDTH / eps_flat
+    priv_width = HYBRID_PRIVACY_WIDTH / eps_flat
     log2_table = floor_log2(np.arange(T + 2).clip(1)).astype(np.int16)
-    mean, width_a, width_b = full.copy(), np.sqrt(3.0 / pulls), priv_width * log2_table[pulls + 1] / pulls
+    mean, (width_a, width_b) = full.copy(), hybrid_ucb_widths(pulls, log2_table[pulls + 1], priv_width)
     laplace_draws = np.full(R, K, dtype=np.int64)
 
     curves = np.zeros((R, grid.size))

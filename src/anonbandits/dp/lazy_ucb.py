@@ -23,23 +23,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from anonbandits.core.radii import lazy_ucb_index, lazy_ucb_widths
 from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, finish, start
 from anonbandits.errors import require
 
 STORAGES = ("o1", "arrays")
 
 
-def ucb_index(mean: np.ndarray, size: np.ndarray, epsilon: float, t: int) -> np.ndarray:
-    """Eq. (4): ``mean + sqrt(3 ln t / size) + 3 ln t / (epsilon size)``."""
-    log_t = math.log(t)
-    return mean + np.sqrt(3 * log_t / size) + 3 * log_t / (epsilon * size)
-
-
 def _overtaken_at(mean: np.ndarray, size: np.ndarray, epsilon: float, j: int, t: int, horizon: int) -> int:
     """First round after ``t`` at which some arm's index exceeds that of ``j`` (the argmax at round ``t``),
     with every array frozen; ``horizon + 1`` if none does by the horizon."""
-    a = np.sqrt(3 / size)
-    b = 3 / (epsilon * size)
+    a, b = lazy_ucb_widths(size, epsilon)
     rivals = np.flatnonzero(size < size[j])
     if rivals.size == 0:
         return horizon + 1
@@ -51,7 +45,7 @@ def _overtaken_at(mean: np.ndarray, size: np.ndarray, epsilon: float, j: int, t:
     for k, s in zip(rivals[near], root[near], strict=True):
 
         def ahead(u: int, k: int = k) -> bool:
-            idx = ucb_index(mean[[k, j]], size[[k, j]], epsilon, u)
+            idx = lazy_ucb_index(mean[[k, j]], size[[k, j]], epsilon, u)
             return bool(idx[0] > idx[1])
 
         u = max(t + 1, math.floor(math.exp(s * s)) + 1)
@@ -98,7 +92,7 @@ def anytime_lazy_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.
     stored_peak, events = 5 * K, 0
     while trace.rounds < T:
         t = trace.rounds + 1
-        j = int(np.argmax(ucb_index(mean, size, eps, t)))
+        j = int(np.argmax(lazy_ucb_index(mean, size, eps, t)))
         capacity = int(2 * size[j])
         n = min(capacity - int(fill_n[j]), T - t + 1, _overtaken_at(mean, size, eps, j, t, T) - t)
         if storage == "o1":

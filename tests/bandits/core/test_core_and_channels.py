@@ -10,8 +10,24 @@ from scipy import stats
 from anonbandits import simulate
 from anonbandits.channels import CentralLaplace, DirectChannel, Distributed
 from anonbandits.core import gap_survivors, interval_survivors
-from anonbandits.core.radii import base_gao_radius, base_log_radius, dpse_threshold, lemma2_radius, lemma5_radius
-from anonbandits.core.schedules import batch_length
+from anonbandits.core.radii import (
+    HYBRID_PRIVACY_WIDTH,
+    base_gao_radius,
+    base_log_radius,
+    dpse_threshold,
+    hybrid_ucb_widths,
+    lazy_ucb_index,
+    lazy_ucb_widths,
+    lemma2_radius,
+    lemma5_radius,
+    ugapec_log_term,
+)
+from anonbandits.core.schedules import (
+    batch_length,
+    exploration_length,
+    median_elimination_pulls,
+    naive_elimination_pulls,
+)
 from anonbandits.core.votes import removal_steps, vote_threshold
 from anonbandits.dp.distributed.protocols import PROTOCOLS
 from anonbandits.envs.rewards import model_means, sum_rewards
@@ -33,6 +49,19 @@ def test_radii_match_the_papers_formulas_at_hand_computed_points():
     assert lemma5_radius(64, 2, 3, 0.1, 1.0) == pytest.approx(
         math.sqrt(l4 / 128) + math.sqrt(2) * math.sqrt(l2) / 64 + max(3.01 * math.sqrt(l2 / 64), 4 * l2 / 64))
     assert batch_length(4, 3) == 64
+    # paper 001: eq. (4) at t = e^2, and Hybrid-UCB's index at t = 16 after O = 7 pulls (floor(log2 8) = 3)
+    assert lazy_ucb_index(np.array([0.5]), np.array([4]), 0.5, math.e**2)[0] == pytest.approx(3.5 + math.sqrt(1.5))
+    a, b = lazy_ucb_widths(np.array([4.0]), 0.5)
+    assert a[0] * math.sqrt(2) + b[0] * 2 == pytest.approx(3 + math.sqrt(1.5))
+    a, b = hybrid_ucb_widths(7, 3, HYBRID_PRIVACY_WIDTH / 0.5)
+    assert a * 2 + b * 4 == pytest.approx(math.sqrt(3 * 4 / 7) + 6 * math.sqrt(8) * 4 * 3 / (0.5 * 7))
+    assert ugapec_log_term(10.0, 5, 0.1) == pytest.approx(0.5 * math.log(4 * 5 * 1000 / 0.1))
+    # paper 002's naive and median elimination: ceil(16 ln 80) = 71; phase 1: ceil(4 ln 60 / 0.125^2) = 1049
+    assert naive_elimination_pulls(0.5, 0.1, 4) == 71 and median_elimination_pulls(0.5, 0.1, 1) == 1049
+    assert median_elimination_pulls(0.5, 0.1, 2) == math.ceil(4 * math.log(3 / 0.025) / (0.125 * 0.75) ** 2)
+    # paper 000's Algorithm 2: 10 C^(2/3) K^(1/3) T^(2/3) log(NKT)^(1/3)
+    assert exploration_length(10, 3, 2, 1000) == pytest.approx(10 * 4 ** (1 / 3) * 3 ** (1 / 3) * 100
+                                                                * math.log(30_000) ** (1 / 3))
 
 
 def test_elimination_rules_keep_exactly_the_arms_the_papers_keep():

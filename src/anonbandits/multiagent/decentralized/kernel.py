@@ -27,7 +27,8 @@ import numpy as np
 from numba import njit
 
 from anonbandits.core import radii
-from anonbandits.core.compiled import se_boundary
+from anonbandits.core.compiled import se_boundary, ugapec_log_term
+from anonbandits.core.schedules import median_elimination_pulls, naive_elimination_pulls
 from anonbandits.multiagent.decentralized.environment import Environment
 
 KINDS = {"naive": 0, "median": 1, "se": 2, "ser3": 3, "ugapec": 4}
@@ -211,12 +212,6 @@ def _end_round(p, kind, means, best, eps, conf, se_c, two_radius, rewards, ties,
 
 
 @njit(cache=True, inline="always")
-def _ucb_log(t, k_total, conf):
-    """``log(4 K t^3/conf)/2``: UGapEc's ``beta_k^2 T_k`` (b = 1, c = 1/2; spec 3.6)."""
-    return 0.5 * math.log(4 * k_total * t**3 / conf)
-
-
-@njit(cache=True, inline="always")
 def _decide_phase(p, kind, S, ns, cnt, sums, cnt_r, E, ties, mu, keys):
     """End of a naive phase (keep the empirical best) or a median phase (keep the ceil(|S|/2) best; spec 3.1,
     3.2), ties at random."""
@@ -255,7 +250,7 @@ def _decide_phase(p, kind, S, ns, cnt, sums, cnt_r, E, ties, mu, keys):
 def _ugapec_indices(p, k_total, conf, S, cnt, sums, t_pulls, ucb_log, beta, upper, gap, ties):
     """UGapEc's beta, U and -B over the active arms (every one pulled); returns J = argmin B (spec 3.6)."""
     t = max(t_pulls, 1)
-    log_term = ucb_log[t] if t < ucb_log.size else _ucb_log(float(t), k_total, conf)
+    log_term = ucb_log[t] if t < ucb_log.size else ugapec_log_term(float(t), k_total, conf)
     first, second = -np.inf, -np.inf
     for a in range(beta.size):
         if S[p, a]:
@@ -619,7 +614,7 @@ def run_kernel(subroutine: str, env: Environment, n: int, sample: Callable[[int,
     if kind == MEDIAN:
         targets = _median_targets(eps, conf, k)
     else:  # naive elimination's pulls per arm, ell (spec 3.1)
-        targets = np.array([math.ceil(4.0 / eps**2 * math.log(2 * k / conf)) if kind == NAIVE else 0], np.int64)
+        targets = np.array([naive_elimination_pulls(eps, conf, k) if kind == NAIVE else 0], np.int64)
     votes = [np.zeros(m * k + k, np.int64) for _ in range(3)]  # M votes per arm at most between resets
     curve = [np.zeros(2 * n * k + 3, np.int64) for _ in range(2)]  # a player flips at most twice per arm
     means = env.means
@@ -673,14 +668,12 @@ def run_kernel(subroutine: str, env: Environment, n: int, sample: Callable[[int,
 
 @functools.lru_cache(maxsize=64)
 def _median_targets(eps: float, conf: float, k: int) -> np.ndarray:
-    """Median elimination's pulls per arm in phase ``l`` (index ``l``; spec 3.2): ``ceil(4 log(3/delta_l) /
-    eps_l^2)``, ``eps_l = eps/4 (3/4)^(l-1)``, ``delta_l = conf/2^l``. A phase at least halves the arms, so a
-    player's phase index (one past her last phase once she holds one arm) stays below ``log2 K + 3``."""
+    """:func:`~anonbandits.core.schedules.median_elimination_pulls` of every phase (index ``l``). A phase at
+    least halves the arms, so a player's phase index (one past her last phase once she holds one arm) stays
+    below ``log2 K + 3``."""
     out = np.zeros(k.bit_length() + 3, np.int64)
     for phase in range(1, out.size):
-        eps_l = eps / 4 * 0.75 ** (phase - 1)
-        delta_l = conf / 2.0**phase
-        out[phase] = math.ceil(4 * math.log(3 / delta_l) / eps_l**2)
+        out[phase] = median_elimination_pulls(eps, conf, phase)
     return out
 
 
@@ -690,12 +683,12 @@ TABLE = 1 << 16  # rounds / pulls covered by the radius tables (computed beyond)
 @functools.lru_cache(maxsize=64)
 def _tables(kind: int, k: int, conf: float, se_c: float) -> tuple[np.ndarray, np.ndarray]:
     """``2 radius(tau)`` of SE/SER3 (the core's :func:`~anonbandits.core.radii.se_boundary` over ``tau``) and
-    UGapEc's ``log(4 K t^3/conf)/2`` for the integers below ``TABLE`` (index 0 unused); cached, as many runs
-    share their parameters."""
+    UGapEc's ``log(4 K t^3/conf)/2`` (:func:`~anonbandits.core.radii.ugapec_log_term`) for the integers below
+    ``TABLE`` (index 0 unused); cached, as many runs share their parameters."""
     x = np.arange(TABLE, dtype=float)
     x[0] = 1.0
     two_radius = radii.se_boundary(x, k, conf, se_c, 2 if kind == SER3 else 1) / x
-    return two_radius, 0.5 * np.log(4 * k * x**3 / conf)
+    return two_radius, radii.ugapec_log_term(x, k, conf)
 
 
 def _outputs(state: dict[str, np.ndarray], scal: np.ndarray) -> np.ndarray:
