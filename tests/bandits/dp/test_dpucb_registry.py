@@ -86,7 +86,9 @@ def test_clipped_gaussian_std_and_log_even_curve():
     np.testing.assert_array_equal(out.curve[1], run.curve)
     wide = simulate("dp-se", seed=2, means=means, epsilon=1.0, horizon=T, reward="gaussian", confidence=0.1,
                     order="blocks")
-    assert wide.metrics["regret"] != out.metrics["regret"]  # the default std is 0.5
+    assert wide.metrics["regret"] != out.metrics["regret"]  # the default std is 0.5: the named model
+    named = dp_se(means, 1.0, T, np.random.default_rng(2), confidence=0.1, order="blocks", reward="gaussian")
+    assert wide.metrics["regret"] == named.regret
 
 
 def test_cli_simulate_writes_the_table(tmp_path, capsys):
