@@ -355,10 +355,11 @@ def zcdp_to_dp(rho: float, delta: float) -> float:
     return min(simple, rdp_to_dp(lambda a: rho * a, delta, orders))
 
 
-def pure_dp_to_rdp(epsilon: float, alpha: np.ndarray | float) -> np.ndarray:
-    """(eps, 0)-DP implies ``(alpha, min(eps, alpha eps^2/2))``-RDP (Lemma 10 gives the second term)."""
-    a = np.asarray(alpha, dtype=float)
-    return np.minimum(float(epsilon), a * epsilon * epsilon / 2)
+def pure_dp_to_rdp(epsilon: float | np.ndarray, alpha: np.ndarray | float) -> np.ndarray:
+    """(eps, 0)-DP implies ``(alpha, min(eps, alpha eps^2/2))``-RDP (Lemma 10 gives the second term); ``epsilon``
+    and ``alpha`` broadcast."""
+    eps = np.asarray(epsilon, dtype=float)
+    return np.minimum(eps, np.asarray(alpha, dtype=float) * eps**2 / 2)
 
 
 def advanced_composition_epsilon(epsilon_total: float, k: int, delta_prime: float) -> float:

@@ -165,8 +165,9 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
         raise ConfigError(f"horizon {horizon} is too short: T / (alpha (2C+2)) = {horizon / (alpha * r):.3g} "
                           "leaves BaSE no round")
     n_batches = batches or default_batches(base_horizon)
+    base_sigma2 = (4 * C + 1) / 4  # the sub-algorithm's variance proxy; privacy noise adds to it
     learner = BatchedElimination(n_users, n_arms, static_grid(grid, base_horizon, n_batches), gamma=gamma,
-                                 threshold=threshold, sigma2=(4 * C + 1) / 4)
+                                 threshold=threshold, sigma2=base_sigma2)
     records: list[BatchRecord] = []
     while learner.exploring and not channel.done:
         demand = learner.batch_length()
@@ -191,7 +192,7 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
         if fb.noise is not None and complete:
             noise += fb.noise
             n = learner.counts + fb.counts
-            learner.sigma2 = (4 * C + 1) / 4 + float(np.max(noise / np.maximum(n, 1), where=active, initial=0.0))
+            learner.sigma2 = base_sigma2 + float(np.max(noise / np.maximum(n, 1), where=active, initial=0.0))
         eliminated = learner.update(fb.sums, fb.counts) if complete else np.zeros(0, bool)
         records.append(BatchRecord(demand=demand, assignments=res.total_assignments, distinct=res.n_distinct,
                                    method=res.method, uncovered=len(res.uncovered), rounds=channel.t - t0,

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from anonbandits.errors import ConfigError
-from anonbandits.privacy import DEFAULT_ORDERS, discrete_gaussian_sum_cdp, rdp_to_dp, skellam_rdp
+from anonbandits.privacy import DEFAULT_ORDERS, discrete_gaussian_sum_cdp, pure_dp_to_rdp, rdp_to_dp, skellam_rdp
 
 #: RDP orders for curves defined at every real order > 1 (pure DP, zCDP), dense: a run's optimum can be anywhere.
 REAL_ORDERS = 1.0 + np.geomspace(1e-4, 1e4, 2000)
@@ -145,8 +145,7 @@ def guarantee(mechanism: Mechanism, exposure: Mapping[tuple[int, int], np.ndarra
     orders = REAL_ORDERS if mechanism.pure else mechanism.orders
 
     def rdp(c: np.ndarray) -> np.ndarray:  # a release holding c rewards of a user: c eps-DP when pure
-        return np.minimum(c[:, None] * eps, orders * (c[:, None] * eps) ** 2 / 2) if mechanism.pure \
-            else mechanism.rdp(c, keys[:, 1])
+        return pure_dp_to_rdp(c[:, None] * eps, orders) if mechanism.pure else mechanism.rdp(c, keys[:, 1])
 
     eps_user = max(rdp_to_dp(row, delta, orders) for row in np.unique(counts.T @ rdp(keys[:, 0]), axis=0))
     if mechanism.pure:  # (Bun and Steinke, TCC 2016); basic composition sum c eps kept when smaller
