@@ -82,10 +82,11 @@ def _run(label: str, means, n_agents: int, rng: np.random.Generator, *, conf: fl
          delta: float, eps: float, subroutine: str, activity: str | np.ndarray = "uniform",
          reward: str | RewardSampler = "bernoulli", drift: float = 0.0, switch_at: int = 0, means_after=None,
          max_steps: int = DEFAULT_MAX_STEPS, per_activation: str = "pull", se_c: float = 4.0, stop: str = "all",
-         draw_only_active: bool = False, record: bool = True, phi: float | None = None) -> DecentralizedResult:
+         draw_only_active: bool = False, record: bool = True, phi: float | None = None,
+         full: bool = False) -> DecentralizedResult:
     """What the four runs share: the checks, the independent streams of spec A20 (players, rewards,
-    shuffles/tie-breaks, resets), one kernel run and the result. ``label`` ``full-sharing-*`` runs one learner
-    fed by every step; ``phi`` (DSER4) draws the global reset steps and runs exactly ``max_steps`` steps."""
+    shuffles/tie-breaks, resets), one kernel run and the result. ``full`` (0-PRIVACY) runs one learner fed by
+    every step; ``phi`` (DSER4) draws the global reset steps and runs exactly ``max_steps`` steps."""
     env = means if isinstance(means, Environment) else Environment(
         np.asarray(means, dtype=float), reward, drift, int(switch_at),
         None if means_after is None else np.asarray(means_after, dtype=float))
@@ -104,11 +105,15 @@ def _run(label: str, means, n_agents: int, rng: np.random.Generator, *, conf: fl
     require(stop == "all" or threshold is not None, "stop", "'all' without a vote board (no or full sharing)", stop)
     if draw_only_active and not env.stationary:
         raise ConfigError("draw_only_active needs stationary means (drift = 0, switch_at = 0)")
+    require(not full or per_activation == "pull", "per_activation", "'pull' with full sharing (every step is one "
+            "pull of the one learner)", per_activation)
+    require(phi is None or not draw_only_active, "draw_only_active", "false for DSER4 (a reset restarts every "
+            "player)", draw_only_active)
+    require(phi is None or stop == "all", "stop", "left out for DSER4 (it runs to its horizon)", stop)
     players, rewards, ties, resets_rng = rng.spawn(4)
     starts = [1]
     while phi and (nxt := starts[-1] + int(resets_rng.geometric(phi))) <= max_steps:
         starts.append(nxt)
-    full = label.startswith("full-sharing")
     sampler = activity_sampler(activity, n_agents)
     # 0-PRIVACY: one shared learner fed by every step, the player sequence all hers; who broadcasts is drawn after
     res = run_kernel(subroutine, env, 1 if full else n_agents, (lambda size, _: np.zeros(size, np.int16)) if full
@@ -235,7 +240,7 @@ def run_full_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: f
     :class:`DecentralizedResult`; parameters and ``options`` (``activity``, ``reward``, ``drift``, ``switch_at``,
     ``means_after``, ``max_steps``, ``se_c``) as in :func:`run_decentralized_elimination`."""
     return _run(f"full-sharing-{subroutine}", means, n_agents, rng, conf=delta, threshold=None, delta=delta,
-                eps=eps, subroutine=subroutine, record=record_messages, **options)
+                eps=eps, subroutine=subroutine, record=record_messages, full=True, **options)
 
 
 def run_dser4(means, n_agents: int, *, rng: np.random.Generator, horizon: int, phi: float, delta: float = 0.05,

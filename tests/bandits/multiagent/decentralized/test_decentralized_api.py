@@ -11,7 +11,12 @@ import pytest
 from anonbandits import registry
 from anonbandits.cli.main import main
 from anonbandits.errors import ConfigError
-from anonbandits.multiagent.decentralized import run_decentralized_elimination, run_no_sharing
+from anonbandits.multiagent.decentralized import (
+    run_decentralized_elimination,
+    run_dser4,
+    run_full_sharing,
+    run_no_sharing,
+)
 
 REQUIRED = ["algorithm", "seed", "agents", "samples", "messages", "recommended", "correct", "wall_time"]
 
@@ -103,3 +108,15 @@ def test_consensus_stopping_rule() -> None:
                                       per_activation="round", **kw)
     with pytest.raises(ConfigError, match="stop must be 'all' without a vote board"):  # nothing to agree on
         run_no_sharing([0.7, 0.5], 10, rng=np.random.default_rng(1), stop="consensus")
+
+
+def test_options_the_baselines_cannot_honour_are_refused() -> None:
+    """0-PRIVACY has one learner pulling at every step (a round per activation would miscount its samples);
+    DSER4 restarts every player at a reset and runs to its horizon (no stopping rule, no retired players)."""
+    rng = np.random.default_rng(1)
+    with pytest.raises(ConfigError, match="per_activation must be 'pull' with full sharing"):
+        run_full_sharing([0.7, 0.5, 0.3], 8, rng=rng, subroutine="se", eps=0.0, per_activation="round")
+    with pytest.raises(ConfigError, match="draw_only_active must be false for DSER4"):
+        run_dser4([0.7, 0.5], 40, rng=rng, horizon=1000, phi=0.01, draw_only_active=True)
+    with pytest.raises(ConfigError, match="stop must be left out for DSER4"):
+        run_dser4([0.7, 0.5], 40, rng=rng, horizon=1000, phi=0.01, stop="consensus")
