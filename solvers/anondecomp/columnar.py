@@ -197,15 +197,17 @@ def _check_pairs(marked: np.ndarray, u: np.ndarray, a: np.ndarray, users: list[s
 
 
 def table_demand(meta: dict, path, demand: int | float | None) -> int | float:
-    """The total demand D of a batched table: ``demand`` when given, else the metadata's positive ``demand``."""
-    if demand is not None:
-        return demand
-    if "demand" not in meta:
-        raise InvalidInputError(f"{path} is a batched table (columns user, arm; no 'weight'): give its total "
-                                "demand with demand=D or a 'demand' key in the Parquet metadata")
-    demand = _number(meta["demand"], f"{path}: metadata 'demand'")
-    if demand <= 0:
-        raise InvalidInputError(f"{path}: metadata 'demand' must be positive, got {demand!r}")
+    """The total demand D of a batched table: ``demand`` when given, else the metadata's ``demand``; either must
+    be a positive number of at most 2^53 (checked here: the sharded path never builds a :class:`DemandGraph`)."""
+    what = "demand D"
+    if demand is None:
+        if "demand" not in meta:
+            raise InvalidInputError(f"{path} is a batched table (columns user, arm; no 'weight'): give its total "
+                                    "demand with demand=D or a 'demand' key in the Parquet metadata")
+        demand, what = meta["demand"], f"{path}: metadata 'demand'"
+    demand = _number(demand.item() if isinstance(demand, np.generic) else demand, what)
+    if not demand > 0:
+        raise InvalidInputError(f"{what} must be positive, got {demand!r}")
     return demand
 
 

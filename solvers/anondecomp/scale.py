@@ -23,7 +23,8 @@ import numpy as np
 
 from anondecomp.columnar import _first_line, open_parquet, parquet_files, read_metadata
 from anondecomp.compact import _schema, publish_dir, schedule_rows
-from anondecomp.errors import InfeasibleError, InvalidInputError
+from anondecomp.errors import InvalidInputError
+from anondecomp.validation import check_C, thin_arms_error
 
 SHARD_USERS = 1 << 20  # users per shard when the caller does not choose: about 20 MB of support at K = 20
 
@@ -144,8 +145,6 @@ def read_batched(path: str | os.PathLike, demand: float | None = None) -> tuple[
     first = open_parquet(files[0])
     meta = read_metadata(first, files[0])
     demand = table_demand(meta, path, demand)
-    if demand <= 0:
-        raise InvalidInputError(f"{path}: demand must be positive, got {demand!r}")
     arm_codes: dict = {}
     n_rows = 0
     sparse_ids = 2 * sum(open_parquet(f).metadata.num_rows for f in files) + (1 << 20)
@@ -235,7 +234,8 @@ def from_graph(graph) -> BatchedSupport:
 
 
 def make_shards(support: np.ndarray, C: int, n_shards: int, seed: int = 0) -> np.ndarray:
-    """Shard id (0..n_shards-1) of every user, such that every arm holds 0 or at least C+1 users per shard.
+    """Shard id (0..n_shards-1) of every user, such that every arm holds 0 or at least C+1 users per shard
+    (``support`` must be feasible: no arm wanted by 1..C users; :func:`decompose_sharded` checks).
 
     Users are dealt at random (balanced), then repaired towards shard 0, the *sink*: a user of shard s >= 1
     on an arm that holds 1..C users in s moves to shard 0; an arm that holds 1..C users in shard 0 pulls all
@@ -244,10 +244,6 @@ def make_shards(support: np.ndarray, C: int, n_shards: int, seed: int = 0) -> np
     Thin arms (wanted by few users) thus keep their users together in shard 0.
     """
     N, K = support.shape
-    degree = support.sum(axis=0)
-    thin = np.flatnonzero((degree > 0) & (degree <= C))
-    if len(thin):
-        raise InfeasibleError(f"arms {thin[:10].tolist()} are wanted by 1..C = {C} users and can never be observed")
     if n_shards <= 1:  # one shard: every arm holds 0 or |B_j| >= C+1 users
         return np.zeros(N, dtype=np.int32)
     rng = np.random.default_rng(seed)
@@ -550,8 +546,11 @@ def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | Non
     import time
 
     t0 = time.perf_counter()
-    if C < 1:
-        raise InvalidInputError(f"C must be at least 1, got {C}")
+    C = check_C(C)
+    degree = data.support.sum(axis=0)
+    thin = np.flatnonzero((degree > 0) & (degree <= C))
+    if len(thin):
+        raise thin_arms_error([data.arms[j] for j in thin], C)
     N = len(data.support)
     if n_shards is not None and n_shards < 1:
         raise InvalidInputError(f"n_shards (--shards) must be at least 1, got {n_shards}")

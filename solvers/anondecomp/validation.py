@@ -33,6 +33,20 @@ class Prepared:
         return int(self.required.sum(axis=1).max()) if self.required.size else 0
 
 
+def check_C(C: int) -> int:
+    """The anonymity parameter: an integer >= 1 (:class:`InvalidInputError` otherwise)."""
+    if isinstance(C, bool) or not isinstance(C, int | np.integer) or C < 1:
+        raise InvalidInputError(f"C must be an integer >= 1, got {C!r}")
+    return int(C)
+
+
+def thin_arms_error(names: list[str], C: int, advice: str = "") -> InfeasibleError:
+    """The error for arms wanted by 1..C users (they can never be observed), naming them."""
+    listed = ", ".join(repr(a) for a in names)
+    return InfeasibleError(f"arm(s) {listed} are wanted by fewer than C+1 = {C + 1} users and can never be "
+                           f"observed{advice}", arms=names)
+
+
 def prepare(graph: DemandGraph, C: int, best_effort: bool) -> Prepared:
     """Check C and feasibility: an arm wanted by 1..C users can never be observed (paper 000, Sec. 3.2).
 
@@ -41,18 +55,13 @@ def prepare(graph: DemandGraph, C: int, best_effort: bool) -> Prepared:
     InvalidInputError when C is not an integer >= 1; InfeasibleError naming the thin arms unless
     ``best_effort``, which instead drops their demand and lists it in ``uncovered``.
     """
-    if isinstance(C, bool) or not isinstance(C, int | np.integer) or C < 1:
-        raise InvalidInputError(f"C must be an integer >= 1, got {C!r}")
-    C = int(C)
+    C = check_C(C)
     thin = graph.thin_arms(C)
     required = graph.required
     uncovered = np.empty((0, 2), dtype=np.int64)
     if len(thin):
         if not best_effort:
-            names = ", ".join(repr(a) for a in graph.arm_names(thin))
-            raise InfeasibleError(
-                f"arm(s) {names} are wanted by fewer than C+1 = {C + 1} users and can never be observed; "
-                "use best_effort to cover everything else", arms=graph.arm_names(thin))
+            raise thin_arms_error(graph.arm_names(thin), C, "; use best_effort to cover everything else")
         required = required.copy()
         mask = np.zeros(graph.n_arms, dtype=bool)
         mask[thin] = True

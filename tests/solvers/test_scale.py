@@ -60,12 +60,14 @@ def test_the_sink_keeps_the_users_of_a_thin_arm_together():
     assert (np.bincount(shard, minlength=4)[1:] > 50).all()    # the other shards keep most users
 
 
-def test_an_arm_with_too_few_users_is_refused():
+def test_an_arm_with_too_few_users_is_refused_by_name():
     support = random_support(50, 3, 0)
     support[:, 2] = False
     support[:3, 2] = True
-    with pytest.raises(InfeasibleError, match=r"arms \[2\]"):
-        scale.make_shards(support, 5, 2)
+    data = scale.BatchedSupport(support, 10, np.arange(50), ("x", "y", "zeta"))
+    with pytest.raises(InfeasibleError, match=r"^arm\(s\) 'zeta' are wanted by fewer than C\+1 = 6 users") as err:
+        scale.decompose_sharded(data, 5, n_shards=2)
+    assert err.value.arms == ("zeta",)
 
 
 @pytest.mark.parametrize("D", [1000, 7, 2.5])
