@@ -53,7 +53,7 @@ def _run(name: str, instance: Instance, probs: np.ndarray, rng: np.random.Genera
         arms = np.argmax(held[held.sum(axis=1) == 1], axis=1)
         tally = np.bincount(arms, minlength=instance.arms)
         recommended = int(rng.choice(np.flatnonzero(tally == tally.max())))
-        accuracy = float(np.mean([instance.is_best(a) for a in arms])) if arms.size else 0.0
+        accuracy = float(np.mean(instance.means[arms] == instance.means.max())) if arms.size else 0.0
         return MaseResult(name, instance, recommended, messages=MessageLog(record=record), votes=votes,
                           truncated=capped and running, agent_accuracy=accuracy,
                           exit_rounds=exit_round[exit_round >= 0].astype(float), **fields)
