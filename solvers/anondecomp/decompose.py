@@ -24,6 +24,7 @@ from anondecomp.methods import (
     optimal_decomposition,
     polytope_decomposition,
     randomized_decomposition,
+    slack_decomposition,
 )
 from anondecomp.result import Decomposition
 from anondecomp.validation import check_rng, check_seed, check_time_limit, check_vertices
@@ -52,6 +53,7 @@ METHOD_TABLE: dict[str, Method] = {m.name: m for m in (
     Method("block", block_decomposition, _FACES),
     Method("polytope", polytope_decomposition, _FACES),
     Method("randomized", randomized_decomposition, RANDOMNESS),
+    Method("slack", slack_decomposition, frozenset()),
     Method("optimal", optimal_decomposition, _FACES | {"time_limit"}),
 )}
 
@@ -74,9 +76,10 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, best_effort: 
     graph : the demand graph (:class:`~anondecomp.DemandGraph`).
     C : anonymity parameter (>= 1): an arm is informative only with at least C+1 users on it.
     method : ``"greedy"`` (alpha = K), ``"block"`` (alpha = ceil(K(C+1)/U)), ``"polytope"`` (alpha = 1, needs
-        every column of w/D to sum to >= C+1), ``"randomized"`` (the paper's simulation baseline), or
-        ``"auto"``: polytope when it applies, else the shorter of block and time-shared faces (method
-        ``"timeshare"``); ``"optimal"`` (column generation and an integer
+        every column of w/D to sum to >= C+1), ``"randomized"`` (the paper's simulation baseline),
+        ``"slack"`` (least-slack rounds aimed at the lower bound, for logs), or ``"auto"``: polytope when it
+        applies, else the shortest of block, time-shared faces (method ``"timeshare"``) and, on graphs that
+        are not batched, least-slack rounds; ``"optimal"`` (column generation and an integer
         face program, spec 4.7; certified lower bound in ``result.info["lp_lower_bound"]``).
     best_effort : cover what can be covered when some arm is wanted by at most C users, and list the
         rest in ``result.uncovered`` instead of raising :class:`~anondecomp.InfeasibleError`.

@@ -10,8 +10,9 @@ lp_lower_bound, distinct_assignments, seconds, peak_mb, verified``, plus ``statu
 * ``seconds`` is the method's wall time; ``peak_mb`` the peak resident memory of the process during the call
   above the memory in use when it started (Linux ``VmHWM`` after resetting it; blank elsewhere);
 * ``verified`` is the exact integer check of :func:`anondecomp.verify` (not timed);
-* ``status``: ``ok``, ``not applicable`` (polytope on a graph whose columns of w/D fall below C+1), or the
-  error's class name.
+* ``status``: ``ok``, ``time limit`` (``optimal`` stopped by the suite's time limit before it proved its
+  result optimal: R may be far from the bound), ``not applicable`` (polytope on a graph whose columns of w/D
+  fall below C+1), or the error's class name.
 
 Progress is reported through a callback, so the solver layer stays free of progress-bar libraries.
 """
@@ -29,13 +30,15 @@ from anondecomp.bench import families as fam
 from anondecomp.decompose import decompose
 from anondecomp.errors import AnonDecompError, MethodNotApplicableError
 from anondecomp.lower_bound import lp_lower_bound
+from anondecomp.methods.optimal import TIME_LIMIT_STATUS
 from anondecomp.verify import verify
 
 COLUMNS = ("family", "users", "arms", "C", "U", "method", "total_assignments", "lower_bound", "lp_lower_bound",
            "distinct_assignments", "seconds", "peak_mb", "verified", "status", "label", "demand")
 METHODS = ("greedy", "block", "polytope", "randomized", "optimal")
-SUITES = ("quick", "full")
-TIME_LIMIT = {"quick": 20.0, "full": 120.0}  # seconds for ``optimal`` and for the LP bound, per graph
+SUITES = ("quick", "full", "real")
+SOLVED = ("ok", TIME_LIMIT_STATUS)  # statuses of rows that carry a decomposition
+TIME_LIMIT = {"quick": 20.0, "full": 120.0, "real": 50.0}  # seconds for ``optimal`` and for the LP bound, per graph
 
 
 @dataclass(frozen=True)
@@ -57,10 +60,41 @@ def _scarce_params(full: bool) -> list[tuple]:
     return [(*p, s) for s in seeds for p in base] + big
 
 
+REAL_C = (3, 10, 20, 50)
+"""Anonymity thresholds of the ``real`` family's OBD graphs (browsers' k-anonymity for ads is about k = 50)."""
+REAL_SYNTHETIC = ((1000, 100, 10, 0), (1000, 100, 50, 0), (10_000, 100, 10, 0), (10_000, 100, 50, 0),
+                  (3000, 1000, 10, 0), (3000, 1000, 50, 0))
+"""(users, items, C, seed) of the ``real`` family's synthetic logs (:func:`anondecomp.bench.real.powerlaw_log`)."""
+OBD_ARCHIVE_ENV = "ANONDECOMP_OBD_ARCHIVE"
+"""Environment variable naming the ``obp`` source archive; without it the ``real`` suite has no OBD graphs."""
+
+
+def real_cases(obd_archive: str | None = None) -> list[Case]:
+    """The ``real`` family: OBD at every C of :data:`REAL_C` (when ``obd_archive`` names the ``obp`` source
+    archive) and the synthetic logs of :data:`REAL_SYNTHETIC`."""
+    from anondecomp.bench import real
+
+    out = []
+    for C in REAL_C if obd_archive else ():
+        out.append(Case("real", f"OBD C={C}", lambda C=C: fam.Instance(
+            "real", real.obd_graph(obd_archive, C), C, C + 1, f"OBD C={C}")))
+    for N, M, C, s in REAL_SYNTHETIC:
+        label = f"power-law N={N} items={M} C={C} seed={s}"
+        out.append(Case("real", label, lambda N=N, M=M, C=C, s=s, label=label: fam.Instance(
+            "real", real.powerlaw_log(N, M, C, s), C, C + 1, label)))
+    return out
+
+
 def cases(suite: str) -> list[Case]:
-    """The graphs of ``suite`` (``"quick"``: under 5 minutes on 2 cores; ``"full"``: larger and more seeds)."""
+    """The graphs of ``suite`` (``"quick"``: under 5 minutes on 2 cores; ``"full"``: larger and more seeds;
+    ``"real"``: :func:`real_cases`, with OBD when the environment variable :data:`OBD_ARCHIVE_ENV` names the
+    ``obp`` source archive)."""
     if suite not in SUITES:
         raise ValueError(f"unknown suite {suite!r}; choose one of {', '.join(SUITES)}")
+    if suite == "real":
+        import os
+
+        return real_cases(os.environ.get(OBD_ARCHIVE_ENV))
     full = suite == "full"
     out: list[Case] = []
 
@@ -125,6 +159,8 @@ def run_method(inst: fam.Instance, method: str, time_limit: float | None = None,
         row["peak_mb"] = round(max(peak - base, 0.0), 1)
     row.update(total_assignments=res.total_assignments, distinct_assignments=res.n_distinct,
                verified=bool(verify(g, inst.C, res).valid))
+    if str(res.info.get("status", "")).startswith(TIME_LIMIT_STATUS):
+        row["status"] = TIME_LIMIT_STATUS
     return row, res
 
 
@@ -167,7 +203,7 @@ def summarize(rows: list[dict]) -> dict[tuple[str, str], dict]:
     paper's alpha (:func:`alpha`), all verified, total seconds."""
     out: dict[tuple[str, str], dict] = {}
     for row in rows:
-        if row["status"] != "ok" or row["lp_lower_bound"] in ("", 0):
+        if row["status"] not in SOLVED or row["lp_lower_bound"] in ("", 0):
             continue
         d = out.setdefault((row["family"], row["method"]),
                            {"ratios": [], "r_over_d": [], "alphas": [], "verified": True, "seconds": 0.0})

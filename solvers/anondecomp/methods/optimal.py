@@ -16,7 +16,8 @@ Beyond paper 000 (which leaves optimal decompositions open: Lemma 3 and Open Pro
    result verifies.
 
 A ``time_limit`` (seconds) bounds the whole run; the best decomposition found is returned with its certified
-gap ``info["gap"] = R / ceil(bound) - 1``.
+gap ``info["gap"] = R / ceil(bound) - 1``, and a run cut by the limit before it proved optimality says so:
+its ``info["status"]`` starts with ``"time limit"``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from anondecomp.verify import verify
 DEFAULT_IP_SECONDS = 60.0  # for the integer programs when no time limit is given
 CG_SHARE = 0.6             # with a time limit: column generation gets at most this share, the IP the rest
 ALL_FACES_MAX_ARMS = 6  # up to this many wanted arms, a last integer program runs over every arm set
+TIME_LIMIT_STATUS = "time limit"  # opens the status of a run the time limit cut before it proved optimality
 
 
 def face_solution(assignments: np.ndarray, multiplicities: np.ndarray, types: UserTypes, prep: Prepared
@@ -137,6 +139,9 @@ def optimal_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fal
             status = "optimal" if incumbent[1].sum() <= target else "integer program (gap open)"
     elif cg.converged:
         status = "seed is optimal"
+    if deadline is not None and time.perf_counter() >= deadline and status != "optimal" \
+            and not (cg.converged and status == "seed is optimal"):
+        status = f"{TIME_LIMIT_STATUS}: {status}"
     return _result(graph, prep, *best, start, info, bound, cg.converged, status)
 
 

@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     print(format_summary(rows))
     if args.plot:
         plot_ratios(rows, args.plot)
-    bad = [r for r in rows if r["status"] == "ok" and not r["verified"]]
+    bad = [r for r in rows if r["status"] in bench.SOLVED and not r["verified"]]
     print(f"{len(rows)} rows in {time.perf_counter() - start:.1f} s; {len(bad)} failed verification; "
           f"table {args.out}" + (f", plot {args.plot}" if args.plot else ""))
     return 1 if bad else 0
@@ -102,7 +102,7 @@ def beats(rows: list[dict], a: str, b: str, family: str) -> tuple[int, int] | No
     """(graphs of ``family`` where method a used strictly fewer assignments than b, graphs with both)."""
     by_graph: dict[tuple, dict] = {}
     for r in rows:
-        if r["family"] == family and r["status"] == "ok":
+        if r["family"] == family and r["status"] in bench.SOLVED:
             by_graph.setdefault((r["label"], r["users"], r["arms"]), {})[r["method"]] = r["total_assignments"]
     pairs = [g for g in by_graph.values() if a in g and b in g]
     return (sum(g[a] < g[b] for g in pairs), len(pairs)) if pairs else None
