@@ -105,15 +105,16 @@ def write_compact(result: Decomposition, path: str | os.PathLike, header: dict,
     temporary name and renamed when complete; an error or interrupt (SIGTERM unwinds as an exception in the
     command line) removes the temporary file or directory. An existing target directory must be empty.
     """
-    from anondecomp.io import _umask
+    from anondecomp.io import _umask, output_target, refuse_special
 
+    refuse_special(path, directory_ok=is_directory_output(path))
     m = result.multiplicities
     if result.total_assignments >= 2**63:
         raise InvalidInputError(f"R = {result.total_assignments} does not fit the int64 round columns of the "
                                 "Parquet form; write JSON instead")
     starts = np.concatenate([[0], np.cumsum(m.astype(np.int64))[:-1]]).astype(np.int64)
     schema = _schema(header)
-    target = Path(path)
+    target = output_target(path)
     n = result.graph.n_users
     if not is_directory_output(path):
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
