@@ -32,7 +32,8 @@ def add_parser(sub) -> None:
     p.add_argument("--C", type=positive_int, default=None, help="anonymity parameter (overrides the file's 'C')")
     p.add_argument("--method", default="auto", choices=anondecomp.METHODS, help="decomposition method (default auto)")
     p.add_argument("-o", "--output", help="write the decomposition here: JSON (every assignment), or a compact "
-                                          "Parquet schedule for OUT.parquet, or part files for OUT/")
+                                          "Parquet schedule for OUT.parquet, or part files for OUT/ (with "
+                                          "--shards or --scheduler, OUT.parquet is a part directory too)")
     p.add_argument("--seed", type=nonnegative_int, default=None,
                    help="seed for randomized choices of randomized, block, polytope, auto, optimal (default 0)")
     p.add_argument("--best-effort", action="store_true",
