@@ -177,6 +177,11 @@ FIXTURES = {
     "pq_schedule_C2": lambda: _small_schedule(metadata={"C": 2}),
     "pq_schedule_C_text": lambda: _small_schedule(metadata={"C": "one"}),
     "pq_schedule_huge_R": lambda: _small_schedule(a_rounds=2**61, b_rounds=2**61),
+    # the "thin" graph (u0..u3 want a, u3 also z; C = 2: (u3, z) is not coverable), as decompose --best-effort
+    # writes it, and one short of a coverable pair (u3 spends 3 of its 4 rounds on z, needs 2 on a)
+    "pq_thin_schedule": lambda: _schedule([(u, "a", 0, 4) for u in ("u0", "u1", "u2", "u3")], {"C": 2}),
+    "pq_thin_schedule_short": lambda: _schedule([("u0", "a", 0, 4), ("u1", "a", 0, 4), ("u2", "a", 0, 4),
+                                                 ("u3", "z", 0, 3), ("u3", "a", 3, 1)], {"C": 2}),
     "pq_schedule_first_half": lambda: _small_schedule(users=SMALL_USERS[:4]),
     "pq_schedule_second_half": lambda: _small_schedule(users=SMALL_USERS[4:]),
     "pq_schedule_second_half_C2": lambda: _small_schedule(users=SMALL_USERS[4:], metadata={"C": 2}),
