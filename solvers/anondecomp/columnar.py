@@ -145,11 +145,21 @@ def _ids(table, name: str, path) -> tuple[np.ndarray, list[str]]:
     return encoded.indices.to_numpy().astype(np.int32, copy=False), encoded.dictionary.to_pylist()
 
 
-def _no_nulls(col, name: str, path) -> None:
+def _no_nulls(col, name: str, path, start: int = 0) -> None:
+    """Refuse a null value or an empty string in ``col``, naming the file, the column and the row (``start``
+    is the number of rows before ``col`` in the file). A CSV reader gives an empty cell of a text column as
+    ``""``, not as null: an id that is empty is a mistake, not a user or arm named ``""``."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    if col.null_count:
-        row = int(np.argmax(pc.is_null(col).to_numpy(zero_copy_only=False))) + 1
+    if pa.types.is_dictionary(col.type):
+        col = col.cast(col.type.value_type)
+    empty = pc.is_null(col) if col.null_count else None
+    if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+        blank = pc.fill_null(pc.equal(pc.utf8_length(col), 0), True)
+        empty = blank if empty is None else pc.or_(empty, blank)
+    if empty is not None and pc.any(empty).as_py():
+        row = start + int(np.argmax(empty.to_numpy(zero_copy_only=False))) + 1
         raise InvalidInputError(f"{path}: column {name!r} is empty in row {row}")
 
 

@@ -33,7 +33,8 @@ from anondecomp.errors import InvalidInputError
 from anondecomp.graph import MAX_DEMAND, DemandGraph
 from anondecomp.io import _c_field
 from anondecomp.result import Decomposition
-from anondecomp.verify import VerificationReport
+from anondecomp.validation import drop_uncoverable
+from anondecomp.verify import VerificationReport, uncoverable_fields
 
 FORMAT = "anondecomp-schedule/1"
 COLUMNS = ("user", "arm", "first_round", "rounds")
@@ -105,15 +106,16 @@ def write_compact(result: Decomposition, path: str | os.PathLike, header: dict,
     temporary name and renamed when complete; an error or interrupt (SIGTERM unwinds as an exception in the
     command line) removes the temporary file or directory. An existing target directory must be empty.
     """
-    from anondecomp.io import _umask
+    from anondecomp.io import _umask, output_target, refuse_special
 
+    refuse_special(path, directory_ok=is_directory_output(path))
     m = result.multiplicities
     if result.total_assignments >= 2**63:
         raise InvalidInputError(f"R = {result.total_assignments} does not fit the int64 round columns of the "
                                 "Parquet form; write JSON instead")
     starts = np.concatenate([[0], np.cumsum(m.astype(np.int64))[:-1]]).astype(np.int64)
     schema = _schema(header)
-    target = Path(path)
+    target = output_target(path)
     n = result.graph.n_users
     if not is_directory_output(path):
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -391,7 +393,8 @@ def _whole_users(batches: Iterator[tuple[np.ndarray, ...]]) -> Iterator[tuple[np
 
 
 def verify_compact(graph: DemandGraph, C: int, path: str | os.PathLike, *,
-                   progress: Callable[[int, int], None] | None = None) -> VerificationReport:
+                   progress: Callable[[int, int], None] | None = None, best_effort: bool = False
+                   ) -> VerificationReport:
     """Check a compact decomposition exactly, streaming it twice in record batches.
 
     Pass 1 checks every row (known user and arm, ``first_round >= 0``, ``rounds >= 1``), that each user's
@@ -401,7 +404,9 @@ def verify_compact(graph: DemandGraph, C: int, path: str | os.PathLike, *,
     Counts are int64 (R < 2^63 by the columns' type); a pair's total is exact up to 2^53, above every demand.
 
     ``progress(rows_done, rows_total)`` is called after each batch of both passes (rows count twice).
-    Malformed files raise :class:`InvalidInputError`; schedule problems make the report invalid.
+    ``best_effort`` does not require the pairs on arms wanted by at most C users, and lists them, as in
+    :func:`anondecomp.verify`. Malformed files raise :class:`InvalidInputError`; schedule problems make the
+    report invalid.
     """
     if C < 1:
         raise InvalidInputError(f"C must be at least 1, got {C}")
@@ -412,15 +417,18 @@ def verify_compact(graph: DemandGraph, C: int, path: str | os.PathLike, *,
         first.add(*batch)
     R = first.finish()
     occupancy = _Occupancy(first.events, C)
+    required, uncoverable = drop_uncoverable(graph, C, graph.required) if best_effort \
+        else (graph.required, np.empty((0, 2), int))
     deficits: list[tuple[str, str, int, int]] = []
     n_short = 0
     second = None if progress is None else (lambda d, t: progress(first.rows + d, 2 * t))
     for u, a, f, e in _whole_users(_batches(files, *indexes, second)):
-        n_short += _pair_deficits(graph, u, a, occupancy.informative(a, f, e), deficits)
+        n_short += _pair_deficits(graph, required, u, a, occupancy.informative(a, f, e), deficits)
     return VerificationReport(valid=not (n_short or first.n_off or first.n_problems), total_assignments=R,
                               lower_bound=graph.lower_bound, n_distinct=occupancy.n_blocks, deficits=deficits,
                               off_support=first.off_support, problems=first.problems, n_short=n_short,
-                              n_off_support=first.n_off, n_problems=first.n_problems, unit="round")
+                              n_off_support=first.n_off, n_problems=first.n_problems, unit="round",
+                              best_effort=best_effort, **uncoverable_fields(graph, uncoverable))
 
 
 def _repeated(x: np.ndarray) -> np.ndarray:
@@ -431,8 +439,10 @@ def _repeated(x: np.ndarray) -> np.ndarray:
     return mask
 
 
-def _pair_deficits(graph: DemandGraph, u: np.ndarray, a: np.ndarray, info: np.ndarray, deficits: list) -> int:
-    """Compare the informative rounds ``info`` of whole users' rows ``(u, a)`` with their demands; appends
+def _pair_deficits(graph: DemandGraph, required: np.ndarray, u: np.ndarray, a: np.ndarray, info: np.ndarray,
+                   deficits: list) -> int:
+    """Compare the informative rounds ``info`` of whole users' rows ``(u, a)`` with their demands
+    (``required``, a (users x arms) matrix); appends
     the first deficits (user, arm, required, informative) to ``deficits`` and returns how many pairs are short."""
     if not len(u):
         return 0
@@ -442,7 +452,7 @@ def _pair_deficits(graph: DemandGraph, u: np.ndarray, a: np.ndarray, info: np.nd
     # every comparison with a demand (at most 2^53) is exact
     got = np.bincount(local * K + a, weights=info.astype(np.float64), minlength=len(people) * K)
     got = np.minimum(got, _SATURATE).astype(np.int64).reshape(len(people), K)
-    need = graph.required[people]
+    need = required[people]
     short = np.argwhere(got < need)
     room = max(0, _LISTED - len(deficits))
     deficits.extend((graph.users[people[i]], graph.arms[j], int(need[i, j]), int(got[i, j])) for i, j in short[:room])

@@ -17,11 +17,12 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any
 
 import numpy as np
 
@@ -210,7 +211,7 @@ def write_decomposition(result: Decomposition, path: str | os.PathLike, extra: d
 
 
 def check_writable(path: str | os.PathLike, what: str = "output", *, inputs=(), make_parents: bool = False,
-                   parts: bool = False) -> None:
+                   parts: bool = False, directory: bool = False) -> None:
     """Refuse, before any work, an output path that cannot be written or would replace an input file.
 
     Parameters
@@ -222,26 +223,30 @@ def check_writable(path: str | os.PathLike, what: str = "output", *, inputs=(), 
     make_parents : the writer creates missing directories; check the nearest existing one instead.
     parts : the writer accepts a directory of Parquet part files (``OUT/``, see
         :func:`anondecomp.compact.is_directory_output`): it must be new or empty, in a writable directory.
+    directory : the writer always writes a directory of part files here, whatever the name (a sharded
+        decomposition, ``-o OUT.parquet --shards N``): checked as for ``parts``.
 
     Raises
     ------
-    InvalidInputError naming ``what`` and the problem. Writability is probed by creating (and removing) a
+    InvalidInputError naming ``what`` and the problem (see :func:`refuse_special` for paths that are not
+    regular files). Writability is probed by creating (and removing) a
     hidden temporary file, since permission bits do not tell (root ignores them; /proc refuses anyway).
     """
     from anondecomp.compact import is_directory_output
 
     p = Path(path)
-    if parts and is_directory_output(path):
+    refuse_special(path, what, directory_ok=parts or directory)
+    if directory or (parts and is_directory_output(path)):
         if p.exists() and (not p.is_dir() or any(p.iterdir())):
             raise InvalidInputError(f"{what} {path}: " + ("is not a directory" if not p.is_dir() else
-                                    "directory is not empty; Parquet part files go to a new or empty directory"))
+                                    "directory is not empty") + "; Parquet part files go to a new or empty directory")
     elif p.is_dir():
         raise InvalidInputError(f"{what} {path}: is a directory; give a file name"
                                 + (" (or end it with / for Parquet part files)" if parts else ""))
     for src in inputs:
         if p.resolve() == Path(src).resolve() or (p.exists() and Path(src).exists() and p.samefile(src)):
             raise InvalidInputError(f"{what} {path} is the input file {src}; write the output elsewhere")
-    parent = p.parent
+    parent = output_target(path).parent
     while make_parents and not parent.exists() and parent != parent.parent:
         parent = parent.parent
     if not parent.exists():
@@ -256,16 +261,70 @@ def check_writable(path: str | os.PathLike, what: str = "output", *, inputs=(), 
     os.unlink(probe)
 
 
-@contextmanager
-def atomic_open(path: str | os.PathLike, newline: str | None = None) -> Iterator[TextIO]:
-    """Open ``path`` for writing text under a temporary name, renamed into place on success.
+_KINDS = ((stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"), (stat.S_ISFIFO, "pipe or FIFO"),
+          (stat.S_ISSOCK, "socket"))
+_STREAMS = ((1, "standard output"), (2, "standard error"))
 
-    An interrupted or failed write never leaves a partial file behind (the temporary file is removed).
+
+def refuse_special(path: str | os.PathLike, what: str = "output", *, directory_ok: bool = False) -> None:
+    """Refuse an output path that exists and is not a regular file, so that no writer ever renames over
+    (or writes into) a device, a FIFO, a socket or the command's own standard streams.
+
+    Parameters
+    ----------
+    path : the output path; a symbolic link is judged by what it points to (writers write through it, see
+        :func:`output_target`).
+    what : how the caller names it in messages (a command-line flag such as ``-o``).
+    directory_ok : an existing directory is the caller's business (a part directory); else it is refused.
+
+    Raises
+    ------
+    InvalidInputError, one line such as ``-o /dev/full: not a regular file (character device); give a file
+    path``. Only ``os.stat`` is used: a FIFO is never opened, so the check cannot block.
     """
-    path = Path(path)
+    try:
+        st = os.stat(os.fspath(path).rstrip(os.sep) or os.sep)  # OUT/ names the part directory OUT
+    except OSError:
+        # a new file (or a dangling link, whose target is created), or a path through a non-directory: the
+        # writer's own checks name that problem (check_writable: "... is not a directory")
+        return
+    for fd, name in _STREAMS:  # first: /dev/stdout is a pipe, a terminal or a file, and this names it best
+        try:
+            same = os.path.samestat(st, os.fstat(fd))
+        except OSError:  # the stream is closed
+            continue
+        if same:
+            raise InvalidInputError(f"{what} {path}: is the {name} of this command; give another file")
+    if stat.S_ISDIR(st.st_mode):
+        if directory_ok:
+            return
+        raise InvalidInputError(f"{what} {path}: is a directory; give a file name")
+    if not stat.S_ISREG(st.st_mode):
+        kind = next((name for test, name in _KINDS if test(st.st_mode)), "unknown file type")
+        raise InvalidInputError(f"{what} {path}: not a regular file ({kind}); give a file path")
+
+
+def output_target(path: str | os.PathLike) -> Path:
+    """Where an output to ``path`` goes: the file a symbolic link points to (the link itself stays, as a
+    shell redirection would keep it), else ``path``. The temporary file is created beside the target and
+    renamed over it, never over the link."""
+    return Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+
+
+@contextmanager
+def atomic_open(path: str | os.PathLike, newline: str | None = None, *, binary: bool = False
+                ) -> Iterator[IO[Any]]:
+    """Open ``path`` for writing under a temporary name, renamed into place on success.
+
+    Text (UTF-8) unless ``binary``. An interrupted or failed write never leaves a partial file behind (the
+    temporary file is removed). A path that is not a regular file is refused first
+    (:func:`refuse_special`); a symbolic link is written through (:func:`output_target`).
+    """
+    refuse_special(path)
+    path = output_target(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as fh:
+        with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline=newline)) as fh:
             yield fh
         os.chmod(tmp, 0o644 & ~_umask())  # mkstemp makes 0600; give the usual permissions of a new file
         os.replace(tmp, path)

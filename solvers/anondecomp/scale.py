@@ -21,9 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from anondecomp.columnar import _first_line, open_parquet, parquet_files, read_metadata
+from anondecomp.columnar import _first_line, _no_nulls, open_parquet, parquet_files, read_metadata
 from anondecomp.compact import _schema, publish_dir, schedule_rows
 from anondecomp.errors import InvalidInputError
+from anondecomp.io import check_writable, output_target
 from anondecomp.validation import check_C, thin_arms_error
 
 SHARD_USERS = 1 << 20  # users per shard when the caller does not choose: about 20 MB of support at K = 20
@@ -151,9 +152,11 @@ def read_batched(path: str | os.PathLike, demand: float | None = None) -> tuple[
     # the largest id from the row groups' statistics, when written: the support is allocated once
     support = np.zeros((min(_max_user(files), sparse_ids), 0), dtype=bool)
     for part in files:
+        start = 0  # rows of the part file before this batch, so that an error names the file's row
         for batch in _record_batches(part):
-            if batch.column(0).null_count or batch.column(1).null_count:
-                raise InvalidInputError(f"{part}: columns 'user' and 'arm' must have no missing values")
+            for name in ("user", "arm"):
+                _no_nulls(batch.column(name), name, part, start)
+            start += batch.num_rows
             u = batch.column(0).to_numpy().astype(np.int64, copy=False)
             a = _arm_codes(batch.column(1), arm_codes)
             if len(u) and u.min() < 0:
@@ -531,7 +534,8 @@ def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | Non
     ----------
     data : the graph's support and demand (:func:`read_batched`).
     C : anonymity parameter.
-    out : a part directory (``OUT/``): one ``part-NNNNN.parquet`` per shard, every user's rows tiling [0, R).
+    out : a part directory (``OUT/`` or ``OUT.parquet``, new or empty): one ``part-NNNNN.parquet`` per shard,
+        every user's rows tiling [0, R).
     n_shards : number of shards (default: one per ``SHARD_USERS`` users).
     scheduler : a Dask scheduler address (``tcp://HOST:PORT``) or a ``distributed.Client``; shards then run on
         its workers, which must see ``out`` (shared file system). ``None`` runs them in this process.
@@ -547,6 +551,8 @@ def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | Non
 
     t0 = time.perf_counter()
     C = check_C(C)
+    if out is not None:
+        check_writable(out, "out", directory=True)
     degree = data.support.sum(axis=0)
     thin = np.flatnonzero((degree > 0) & (degree <= C))
     if len(thin):
@@ -573,7 +579,7 @@ def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | Non
     result = ShardedResult(C, R, L, N, len(data.arms), tuple(r for r, _, _ in first), tuple(map(len, members)),
                            tuple(m for _, m, _ in first), sum(n for _, _, n in first))
     if out is not None:
-        target = Path(out)
+        target = output_target(out)
         tmpdir = tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         try:
             header = result.header()

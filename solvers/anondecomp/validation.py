@@ -57,17 +57,29 @@ def prepare(graph: DemandGraph, C: int, best_effort: bool) -> Prepared:
     """
     C = check_C(C)
     thin = graph.thin_arms(C)
-    required = graph.required
-    uncovered = np.empty((0, 2), dtype=np.int64)
-    if len(thin):
-        if not best_effort:
-            raise thin_arms_error(graph.arm_names(thin), C, "; use best_effort to cover everything else")
-        required = required.copy()
-        mask = np.zeros(graph.n_arms, dtype=bool)
-        mask[thin] = True
-        uncovered = np.argwhere((required > 0) & mask[None, :])
-        required[:, thin] = 0
-    return Prepared(graph, C, required, uncovered)
+    if len(thin) and not best_effort:
+        raise thin_arms_error(graph.arm_names(thin), C, "; use best_effort to cover everything else")
+    return Prepared(graph, C, *drop_uncoverable(graph, C, graph.required))
+
+
+def drop_uncoverable(graph: DemandGraph, C: int, required: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The demand that can be met, and the pairs that cannot: a pair is coverable when its arm is wanted by
+    at least C+1 users (positive demand), else no assignment ever observes the arm.
+
+    Returns
+    -------
+    (``required`` with the uncoverable pairs set to 0 (a copy when any is), (m, 2) int array of those
+    (user, arm) pairs with positive ``required``).
+    """
+    thin = graph.thin_arms(C)
+    if not len(thin):
+        return required, np.empty((0, 2), dtype=np.int64)
+    mask = np.zeros(graph.n_arms, dtype=bool)
+    mask[thin] = True
+    uncovered = np.argwhere((required > 0) & mask[None, :])
+    required = required.copy()
+    required[:, thin] = 0
+    return required, uncovered
 
 
 def check_vertices(vertices: str) -> str:

@@ -15,6 +15,7 @@ import numpy as np
 
 from anondecomp.errors import InvalidInputError
 from anondecomp.graph import DemandGraph, exact_sum
+from anondecomp.validation import drop_uncoverable
 
 _CHUNK = 1 << 24  # entries of (assignments x users) handled at once, bounds the memory of verification
 
@@ -58,6 +59,10 @@ class VerificationReport:
     are not total functions of time (overlapping rows, gaps, users without rows). The lists may be cut
     short (the compact verifier keeps the first 1000); ``n_short``, ``n_off_support`` and ``n_problems``
     count them all (they default to the lengths of the lists).
+
+    With ``best_effort`` (verified with ``best_effort=True``), ``uncoverable`` lists the (user, arm) pairs
+    with demand on arms wanted by at most C users: they were not required (``n_uncoverable`` counts them;
+    only the first 1000 are kept); every other pair was.
     """
 
     valid: bool
@@ -71,10 +76,13 @@ class VerificationReport:
     n_off_support: int = -1
     n_problems: int = -1
     unit: str = "assignment"
+    best_effort: bool = False
+    uncoverable: list[tuple[str, str]] = field(default_factory=list)
+    n_uncoverable: int = -1
 
     def __post_init__(self) -> None:
         for count, items in (("n_short", self.deficits), ("n_off_support", self.off_support),
-                             ("n_problems", self.problems)):
+                             ("n_problems", self.problems), ("n_uncoverable", self.uncoverable)):
             if getattr(self, count) < 0:
                 object.__setattr__(self, count, len(items))
 
@@ -86,9 +94,14 @@ class VerificationReport:
             return math.inf
 
     def summary(self, limit: int = 20) -> str:
-        head = "valid" if self.valid else "INVALID"
+        head = ("valid" if self.valid else "INVALID") + (" (best effort)" if self.best_effort else "")
         lines = [f"{head}: R = {self.total_assignments}, lower bound = {self.lower_bound}, "
                  f"R / lower bound = {self.ratio:.4f}, distinct assignments = {self.n_distinct}"]
+        if self.best_effort:
+            shown = ", ".join(f"({user}, {arm})" for user, arm in self.uncoverable[:limit])
+            more = " ..." if self.n_uncoverable > min(limit, len(self.uncoverable)) else ""
+            lines.append(f"  {self.n_uncoverable} pair(s) not coverable (arm wanted by <= C users), not required"
+                         + (f": {shown}{more}" if shown else "") + "; every other pair is checked")
         for text in self.problems[:limit]:
             lines.append(f"  {text}")
         for r, user, arm in self.off_support[:limit]:
@@ -103,7 +116,7 @@ class VerificationReport:
 
 
 def verify(graph: DemandGraph, C: int, assignments, multiplicities=None, *,
-           required: np.ndarray | None = None) -> VerificationReport:
+           required: np.ndarray | None = None, best_effort: bool = False) -> VerificationReport:
     """Check a decomposition exactly (spec section 6).
 
     Parameters
@@ -115,6 +128,10 @@ def verify(graph: DemandGraph, C: int, assignments, multiplicities=None, *,
     multiplicities : (n,) positive integers of any size (int64, or an object array of Python ints); omit
         when passing a Decomposition.
     required : demands to check against (default ``graph.required``, i.e. ``ceil(w_ij)``).
+    best_effort : check a best-effort decomposition (``decompose(..., best_effort=True)``): a pair whose
+        arm is wanted by at most C users can never be covered and is not required (the report lists it in
+        ``uncoverable``); every other pair must get its demand, as without ``best_effort``. The
+        uncoverable pairs are found from the graph, not taken from the decomposition.
 
     Examples
     --------
@@ -139,11 +156,19 @@ def verify(graph: DemandGraph, C: int, assignments, multiplicities=None, *,
     off_support = [(int(r), graph.users[i], graph.arms[a[r, i]]) for r, i in off[:1000]]
     got = coverage(a, m, C, graph.n_arms)
     need = graph.required if required is None else required
+    need, uncoverable = drop_uncoverable(graph, C, need) if best_effort else (need, np.empty((0, 2), int))
     short = np.argwhere(got < need)
     deficits = [(graph.users[i], graph.arms[j], int(need[i, j]), int(got[i, j])) for i, j in short]
     return VerificationReport(valid=not deficits and not len(off), total_assignments=exact_sum(m),
                               lower_bound=graph.lower_bound, n_distinct=int(len(m)), deficits=deficits,
-                              off_support=off_support, n_off_support=len(off))
+                              off_support=off_support, n_off_support=len(off), best_effort=best_effort,
+                              **uncoverable_fields(graph, uncoverable))
+
+
+def uncoverable_fields(graph: DemandGraph, pairs: np.ndarray) -> dict:
+    """The report fields naming the uncoverable ``pairs`` ((m, 2) user and arm indices): the first 1000."""
+    return {"uncoverable": [(graph.users[i], graph.arms[j]) for i, j in pairs[:1000]],
+            "n_uncoverable": len(pairs)}
 
 
 def _integers(m: np.ndarray) -> bool:

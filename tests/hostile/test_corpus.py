@@ -11,7 +11,12 @@ A case is a ``[[case]]`` table:
 * ``creates``: files the run may add (every other file in the directory must be byte-for-byte unchanged
   and no other file may appear, hidden temporary files included);
 * ``subprocess = true``: run the installed command in a child process instead of in-process (for signals
-  and broken pipes); ``pipe_to_head = true``: its stdout is closed after the first line.
+  and broken pipes); ``pipe_to_head = true``: its stdout is closed after the first line;
+* ``specials``: ``{name = kind}`` files that are not regular, made before the run: ``"chardev"`` (a character
+  device with /dev/full's numbers; the case is skipped where ``mknod`` is not permitted), ``"fifo"``, or
+  ``"link:TARGET"`` (a symbolic link). They are compared by type and device number, never opened (opening
+  a FIFO would block); a case with a FIFO runs in a subprocess, whose timeout ends a run that would hang.
+  An absolute ``/dev/...`` argument must keep its type and device number too.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import io
 import json
 import os
 import re
+import stat
 import subprocess
 import sys
 import tomllib
@@ -60,6 +66,12 @@ def _parquet(columns: dict, metadata: dict | None = None, types: dict | None = N
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
     return sink.getvalue().to_pybytes()
+
+
+def _dictionary_strings():
+    import pyarrow as pa
+
+    return pa.dictionary(pa.int32(), pa.string())
 
 
 SMALL_USERS = [f"u{i}" for i in range(8)]  # the users of "small_batched": each wants arms a and b, demand 4
@@ -132,6 +144,15 @@ FIXTURES = {
     "pq_duplicate_pair": lambda: _parquet({"user": ["u0", "u1", "u2", "u0"], "arm": ["a"] * 4, "weight": [1] * 4}),
     "pq_empty": lambda: _parquet({"user": [], "arm": [], "weight": []},
                                  types={"user": "string", "arm": "string", "weight": "float64"}),
+    "pq_empty_user": lambda: _parquet({"user": ["u0", "", "u2"], "arm": ["a"] * 3, "weight": [1] * 3}),
+    "pq_empty_arm_dictionary": lambda: _parquet({"user": ["u0", "u1", "u2"], "arm": ["a", "a", ""], "weight": [1] * 3},
+                                                types={"arm": _dictionary_strings()}),
+    # batched tables with integer user ids: decompose --shards streams them (scale.read_batched)
+    "pq_batched_int_empty_arm": lambda: _parquet({"user": [u for u in range(8) for _ in "ab"],
+                                                  "arm": ["a", "b"] * 7 + ["a", ""]}, {"demand": 4}),
+    "pq_batched_int_null_arm": lambda: _parquet({"user": [u for u in range(8) for _ in "ab"],
+                                                 "arm": ["a", "b"] * 4 + [None] + ["b"] + ["a", "b"] * 3},
+                                                {"demand": 4}),
     "pq_thin_arm": lambda: _parquet({"user": ["u0", "u1", "u1"], "arm": ["a", "a", "z"], "weight": [1, 1, 1]}),
     "pq_truncated": lambda: _edges([2])[:300],
     # -- compact decompositions of the small_batched graph (C = 1) -----------------------------------
@@ -156,6 +177,11 @@ FIXTURES = {
     "pq_schedule_C2": lambda: _small_schedule(metadata={"C": 2}),
     "pq_schedule_C_text": lambda: _small_schedule(metadata={"C": "one"}),
     "pq_schedule_huge_R": lambda: _small_schedule(a_rounds=2**61, b_rounds=2**61),
+    # the "thin" graph (u0..u3 want a, u3 also z; C = 2: (u3, z) is not coverable), as decompose --best-effort
+    # writes it, and one short of a coverable pair (u3 spends 3 of its 4 rounds on z, needs 2 on a)
+    "pq_thin_schedule": lambda: _schedule([(u, "a", 0, 4) for u in ("u0", "u1", "u2", "u3")], {"C": 2}),
+    "pq_thin_schedule_short": lambda: _schedule([("u0", "a", 0, 4), ("u1", "a", 0, 4), ("u2", "a", 0, 4),
+                                                 ("u3", "z", 0, 3), ("u3", "a", 3, 1)], {"C": 2}),
     "pq_schedule_first_half": lambda: _small_schedule(users=SMALL_USERS[:4]),
     "pq_schedule_second_half": lambda: _small_schedule(users=SMALL_USERS[4:]),
     "pq_schedule_second_half_C2": lambda: _small_schedule(users=SMALL_USERS[4:], metadata={"C": 2}),
@@ -183,9 +209,38 @@ def _content(value: str) -> bytes:
     return value.encode()
 
 
-def _snapshot(root: Path) -> dict[str, bytes | None]:
-    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None)
-            for p in sorted(root.rglob("*"))}
+def _entry(path: Path) -> bytes | tuple:
+    """A regular file's bytes; for anything else (directory, link, device, FIFO) its type and identity, read
+    without opening it."""
+    st = path.lstat()
+    if stat.S_ISREG(st.st_mode):
+        return path.read_bytes()
+    if stat.S_ISLNK(st.st_mode):
+        return ("link", os.readlink(path))
+    return (stat.S_IFMT(st.st_mode), st.st_rdev)
+
+
+def _snapshot(root: Path) -> dict[str, bytes | tuple]:
+    return {str(p.relative_to(root)): _entry(p) for p in sorted(root.rglob("*"))}
+
+
+def _make_special(path: Path, kind: str) -> None:
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind.startswith("link:"):
+        os.symlink(kind[len("link:"):], path)
+    elif kind == "chardev":
+        try:
+            os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 7))  # /dev/full's numbers
+        except PermissionError:
+            pytest.skip("mknod is not permitted here (needs root)")
+    else:
+        raise ValueError(f"unknown special file kind {kind!r}")
+
+
+def _devices(args: list[str]) -> dict[str, tuple]:
+    """Type and device number of every absolute /dev path in ``args`` (a broken check would replace one)."""
+    return {a: _entry(Path(a)) for a in args if a.startswith("/dev/") and os.path.lexists(a)}
 
 
 def _run_inprocess(args: list[str]) -> tuple[int, str, str]:
@@ -221,7 +276,12 @@ def test_case(case, tmp_path, monkeypatch):
     for name, value in case.get("files", {}).items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_bytes(_content(value))
+    for name, kind in case.get("specials", {}).items():
+        _make_special(tmp_path / name, kind)
+    assert "fifo" not in case.get("specials", {}).values() or case.get("subprocess"), \
+        "a case with a FIFO runs in a subprocess (its timeout ends a run that would block)"
     before = _snapshot(tmp_path)
+    devices = _devices(case["args"])
     monkeypatch.chdir(tmp_path)
     if case.get("subprocess"):
         code, out, err = _run_subprocess(case["args"], tmp_path, case.get("pipe_to_head", False))
@@ -241,6 +301,19 @@ def test_case(case, tmp_path, monkeypatch):
     assert created == allowed, f"new files {sorted(created)}, expected {sorted(allowed)}"
     changed = [name for name, data in before.items() if after.get(name, b"<deleted>") != data]
     assert not changed, f"files changed or deleted: {changed}"
+    assert _devices(case["args"]) == devices, "a device node was replaced"
+
+
+def test_harness_detects_a_replaced_device_node(tmp_path):
+    """A device node replaced by a regular file (an atomic rename over it) changes the snapshot."""
+    try:
+        _make_special(tmp_path / "dev", "chardev")
+    except pytest.skip.Exception:
+        _make_special(tmp_path / "dev", "fifo")
+    before = _snapshot(tmp_path)
+    (tmp_path / "new").write_bytes(b"")
+    os.replace(tmp_path / "new", tmp_path / "dev")
+    assert _snapshot(tmp_path) != before
 
 
 def test_harness_detects_a_changed_file(tmp_path):

@@ -1,6 +1,8 @@
 """JSON formats in and out (docs/formats.md), checked against the JSON Schemas and round-tripped."""
 
 import json
+import os
+import stat
 
 import jsonschema
 import networkx as nx
@@ -9,7 +11,7 @@ import pytest
 
 import anondecomp
 from anondecomp import InvalidInputError
-from anondecomp.io import graph_from_document, read_decomposition, write_decomposition
+from anondecomp.io import check_writable, graph_from_document, read_decomposition, write_decomposition
 from anondecomp.schemas import load_schema
 
 
@@ -137,3 +139,41 @@ def test_huge_multiplicities_are_read_exactly(tmp_path):
     assert m.dtype == object and m.tolist() == [10**30, 2]
     report = anondecomp.verify(graph, 1, *read_decomposition(path, graph)[:2])
     assert report.valid and report.total_assignments == 10**30 + 2
+
+
+@pytest.mark.parametrize("name", ["out.json", "out.parquet", "parts/"])
+def test_the_writers_never_replace_a_fifo(tmp_path, name):
+    """The library writers refuse a FIFO by its type (never opened: that would block), every output form."""
+    graph, _ = graph_from_document({"demand": 3, "active_sets": {f"u{i}": ["p"] for i in range(3)}})
+    res = anondecomp.decompose(graph, 1, "greedy")
+    fifo = tmp_path / name.rstrip("/")
+    os.mkfifo(fifo)
+    with pytest.raises(InvalidInputError, match="not a regular file \\(pipe or FIFO\\)"):
+        write_decomposition(res, f"{fifo}/" if name.endswith("/") else fifo)
+    assert stat.S_ISFIFO(fifo.lstat().st_mode) and sorted(tmp_path.iterdir()) == [fifo]
+
+
+def test_a_symbolic_link_is_written_through_and_kept(tmp_path):
+    graph, _ = graph_from_document({"demand": 3, "active_sets": {f"u{i}": ["p"] for i in range(3)}})
+    res = anondecomp.decompose(graph, 1, "greedy")
+    (tmp_path / "real").mkdir()
+    for name in ("out.json", "out.parquet"):
+        (tmp_path / name).symlink_to(tmp_path / "real" / name)  # dangling: the target is created
+        write_decomposition(res, tmp_path / name)
+        assert (tmp_path / name).is_symlink() and (tmp_path / "real" / name).is_file()
+    assert read_decomposition(tmp_path / "out.json", graph)[1].tolist() == [3]
+    assert sorted(p.name for p in (tmp_path / "real").iterdir()) == ["out.json", "out.parquet"]
+
+
+def test_check_writable_refuses_the_standard_output(tmp_path):
+    """/dev/stdout (here fd 1 pointed at a regular file) is not an output path: the run prints there."""
+    out = tmp_path / "stdout.txt"
+    saved = os.dup(1)
+    try:
+        with open(out, "w") as fh:
+            os.dup2(fh.fileno(), 1)
+        with pytest.raises(InvalidInputError, match="is the standard output of this command"):
+            check_writable(out, "-o")
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)

@@ -175,12 +175,13 @@ def test_shards_on_a_local_dask_cluster_write_the_same_parts(tmp_path):
     local = scale.decompose_sharded(data, 5, f"{tmp_path}/local/", n_shards=3)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
                                   host="127.0.0.1", dashboard_address=None) as cluster:
-        remote = scale.decompose_sharded(data, 5, f"{tmp_path}/dask/", n_shards=3,
+        # named like a file: a part directory of that name (as Dask names a dataset)
+        remote = scale.decompose_sharded(data, 5, tmp_path / "dask.parquet", n_shards=3,
                                          scheduler=cluster.scheduler_address)
     assert remote.total_assignments == local.total_assignments == data.lower_bound
     for part in sorted((tmp_path / "local").iterdir()):
-        assert pq.read_table(part).equals(pq.read_table(tmp_path / "dask" / part.name))
-    assert verify_compact(graph_of(data), 5, tmp_path / "dask").valid
+        assert pq.read_table(part).equals(pq.read_table(tmp_path / "dask.parquet" / part.name))
+    assert verify_compact(graph_of(data), 5, tmp_path / "dask.parquet").valid
 
 
 def test_the_command_line_shards_and_verify_checks_the_parts(tmp_path, capsys):
@@ -192,9 +193,27 @@ def test_the_command_line_shards_and_verify_checks_the_parts(tmp_path, capsys):
     assert "valid: R = 60" in capsys.readouterr().out
 
 
+def test_a_sharded_output_named_like_a_file_is_a_part_directory_of_that_name(tmp_path, capsys):
+    write_table(tmp_path / "g.parquet", random_support(400, 5, 1), 60, C=3)
+    out = tmp_path / "OUT.parquet"
+    assert main(["decompose", str(tmp_path / "g.parquet"), "--shards", "2", "-o", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["part-00000.parquet", "part-00001.parquet"]
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary left
+    capsys.readouterr()
+    assert main(["verify", str(tmp_path / "g.parquet"), str(out)]) == 0
+    assert "valid: R = 60" in capsys.readouterr().out
+    # a second run refuses the now non-empty directory, and a regular file of that name, before solving
+    assert main(["decompose", str(tmp_path / "g.parquet"), "--shards", "2", "-o", str(out)]) == 2
+    assert "directory is not empty" in capsys.readouterr().err
+    (tmp_path / "file.parquet").write_bytes(b"keep")
+    assert main(["decompose", str(tmp_path / "g.parquet"), "--shards", "2", "-o", str(tmp_path / "file.parquet")]) == 2
+    assert "is not a directory" in capsys.readouterr().err
+    assert (tmp_path / "file.parquet").read_bytes() == b"keep"
+
+
 @pytest.mark.parametrize("extra, message", [
     (["--method", "greedy"], "--method does not apply with --shards"),
-    (["-o", "out.json"], "-o out.json: a sharded decomposition is written as a part directory"),
+    (["-o", "out.json"], "-o out.json: a sharded decomposition is written as a Parquet part directory"),
 ])
 def test_sharding_options_are_checked_in_one_line(tmp_path, capsys, monkeypatch, extra, message):
     monkeypatch.chdir(tmp_path)

@@ -17,7 +17,7 @@ import numpy as np
 
 from anondecomp.graph import DemandGraph
 from anondecomp.methods._common import decompose_face, repair
-from anondecomp.result import Decomposition
+from anondecomp.result import Decomposition, arm_dtype
 from anondecomp.validation import Prepared, prepare
 
 
@@ -74,6 +74,8 @@ def block_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False
         parts.append(a)
         mults.append(m)
         routes.append(route)
+    if not chosen:  # best effort with no coverable demand: the empty decomposition, as the other methods give
+        parts, mults = [np.empty((0, graph.n_users), dtype=arm_dtype(graph.n_arms))], [np.empty(0, np.int64)]
     a, m, repaired = repair(prep, np.concatenate(parts), np.concatenate(mults))
     return Decomposition(graph, prep.C, "block", a, m, uncovered=prep.uncovered,
                          wall_time=time.perf_counter() - start,

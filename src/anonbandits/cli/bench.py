@@ -18,6 +18,7 @@ import numpy as np
 from anonbandits.cli.options import check_outputs, positive_seconds
 from anonbandits.errors import ConfigError
 from anonbandits.experiments import write_table
+from anonbandits.experiments.plot import save_figure
 from anondecomp.bench import suite as bench
 
 PLOT_FORMATS = (".png", ".pdf", ".svg")
@@ -141,6 +142,4 @@ def plot_ratios(rows: list[dict], path: str | Path) -> None:
     axes[0].legend(fontsize=8, ncol=2)
     axes[1].legend(fontsize=8)
     fig.tight_layout()
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)

@@ -17,7 +17,7 @@ from anonbandits.cli.options import (
     positive_seconds,
 )
 from anonbandits.errors import ConfigError
-from anondecomp.compact import is_directory_output
+from anondecomp.compact import is_compact_output, is_directory_output
 from anondecomp.errors import InvalidInputError
 
 AUTO_ROWS = 1 << 25  # (user, arm) rows above which a batched Parquet table is sharded without --shards
@@ -32,7 +32,8 @@ def add_parser(sub) -> None:
     p.add_argument("--C", type=positive_int, default=None, help="anonymity parameter (overrides the file's 'C')")
     p.add_argument("--method", default="auto", choices=anondecomp.METHODS, help="decomposition method (default auto)")
     p.add_argument("-o", "--output", help="write the decomposition here: JSON (every assignment), or a compact "
-                                          "Parquet schedule for OUT.parquet, or part files for OUT/")
+                                          "Parquet schedule for OUT.parquet, or part files for OUT/ (with "
+                                          "--shards or --scheduler, OUT.parquet is a part directory too)")
     p.add_argument("--seed", type=nonnegative_int, default=None,
                    help="seed for randomized choices of randomized, block, polytope, auto, optimal (default 0)")
     p.add_argument("--best-effort", action="store_true",
@@ -100,9 +101,9 @@ def sharded(args: argparse.Namespace) -> bool:
                             ("--best-effort", args.best_effort), ("--time-limit", args.time_limit is not None)):
             if given:
                 raise ConfigError(f"{flag} does not apply with --shards/--scheduler (each shard runs auto)")
-        if args.output and not is_directory_output(args.output):
-            raise ConfigError(f"-o {args.output}: a sharded decomposition is written as a part directory; "
-                              "give -o OUT/")
+        if args.output and not is_compact_output(args.output):
+            raise ConfigError(f"-o {args.output}: a sharded decomposition is written as a Parquet part directory; "
+                              "give -o OUT.parquet or -o OUT/")
         return True
     if args.method != "auto" or args.certify or args.best_effort or not args.output \
             or not is_directory_output(args.output):
@@ -126,7 +127,10 @@ def run_sharded(args: argparse.Namespace, start: float) -> int:
 
 def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
-    check_outputs([("-o", args.output)], inputs=[args.graph], parts=["-o"])
+    # a sharded decomposition is a part directory whether -o is OUT/ or OUT.parquet (sharded() refuses others)
+    as_directory = (args.shards is not None or args.scheduler is not None) and bool(args.output) \
+        and is_compact_output(args.output)
+    check_outputs([("-o", args.output)], inputs=[args.graph], parts=["-o"], directories=["-o"] if as_directory else [])
     if sharded(args):
         return run_sharded(args, start)
     graph, file_C = anondecomp.read_graph(args.graph, demand=args.demand)

@@ -60,17 +60,19 @@ def nonnegative_int(text: str) -> int:
 
 
 def check_outputs(outputs: Iterable[tuple[str, str | None]], inputs: Iterable[str | os.PathLike] = (),
-                  make_parents: bool = False, parts: Iterable[str] = ()) -> None:
+                  make_parents: bool = False, parts: Iterable[str] = (), directories: Iterable[str] = ()) -> None:
     """Check every ``(flag, path)`` output (``None`` paths skipped) before any work: see
-    :func:`anondecomp.io.check_writable`; two flags naming the same file are refused too. The flags in
-    ``parts`` may name a directory of Parquet part files (``OUT/``)."""
+    :func:`anondecomp.io.check_writable`, which also refuses devices, FIFOs and the standard streams; two flags
+    naming the same file are refused too. The flags in ``parts`` may name a directory of Parquet part files
+    (``OUT/``); those in ``directories`` always do, whatever the name."""
     inputs = list(inputs)
-    parts = set(parts)
+    parts, directories = set(parts), set(directories)
     seen: dict[Path, str] = {}
     for flag, path in outputs:
         if path is None:
             continue
-        check_writable(path, flag, inputs=inputs, make_parents=make_parents, parts=flag in parts)
+        check_writable(path, flag, inputs=inputs, make_parents=make_parents, parts=flag in parts,
+                       directory=flag in directories)
         if Path(path).resolve() in seen:
             raise ConfigError(f"{flag} {path} is also {seen[Path(path).resolve()]}; give each output its own file")
         seen[Path(path).resolve()] = flag

@@ -15,12 +15,18 @@ def add_parser(sub) -> None:
     p = sub.add_parser("verify", help="check a decomposition exactly against its graph",
                        description="Check a decomposition exactly (integer arithmetic): every assignment "
                                    "stays on each user's arms and every pair gets ceil(w_ij) informative "
-                                   "samples. Exit code 1 when it is not valid.")
+                                   "samples (with --best-effort, every pair whose arm is wanted by at least "
+                                   "C+1 users; the others are listed as not coverable). Exit code 1 when it "
+                                   "is not valid.")
     add_graph_arguments(p)
     p.add_argument("decomposition", help="decomposition as written by 'decompose -o': JSON, a compact Parquet "
                                          "schedule, or a directory of Parquet part files")
     p.add_argument("--C", type=positive_int, default=None, help="anonymity parameter (default: the files' 'C')")
     p.add_argument("--limit", type=nonnegative_int, default=20, help="at most this many problems listed (default 20)")
+    p.add_argument("--best-effort", action="store_true",
+                   help="check a 'decompose --best-effort' output: a pair whose arm is wanted by at most C users "
+                        "can never be covered and is not required (listed as not coverable); every other pair "
+                        "must get its demand, as without this flag")
     p.set_defaults(func=run)
 
 
@@ -50,10 +56,12 @@ def run(args: argparse.Namespace) -> int:
     graph, graph_C = anondecomp.read_graph(args.graph, demand=args.demand)
     if columnar.file_kind(args.decomposition) == "parquet":
         C = _choose_C(args.C, graph_C, compact.read_header(args.decomposition).get("C"))
-        report = compact.verify_compact(graph, C, args.decomposition, progress=_progress_bar())
+        report = compact.verify_compact(graph, C, args.decomposition, progress=_progress_bar(),
+                                        best_effort=args.best_effort)
     else:
         assignments, mult, out_C = anondecomp.read_decomposition(args.decomposition, graph)
-        report = anondecomp.verify(graph, _choose_C(args.C, graph_C, out_C), assignments, mult)
+        C = _choose_C(args.C, graph_C, out_C)
+        report = anondecomp.verify(graph, C, assignments, mult, best_effort=args.best_effort)
     try:
         print(report.summary(limit=args.limit))
         sys.stdout.flush()
@@ -61,6 +69,9 @@ def run(args: argparse.Namespace) -> int:
         silence_stdout()
     if not report.valid:
         schedule = f", {report.n_problems} schedule problem(s)" if report.n_problems else ""
+        thin = len(graph.thin_arms(C))
+        hint = (f"; {thin} arm(s) are wanted by at most C = {C} users and can never be covered: --best-effort "
+                "checks every other pair" if thin and not args.best_effort else "")
         print(f"anonbandits verify: invalid decomposition: {report.n_short} pair(s) short of their "
-              f"demand, {report.n_off_support} placement(s) off a user's arms{schedule}", file=sys.stderr)
+              f"demand, {report.n_off_support} placement(s) off a user's arms{schedule}{hint}", file=sys.stderr)
     return 0 if report.valid else 1

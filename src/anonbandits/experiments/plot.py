@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from anonbandits.experiments.runner import TaskResult
+from anondecomp.io import atomic_open
 
 
 def plot_curves(results: Sequence[TaskResult], path: str | Path, *, xlabel: str = "round",
@@ -40,8 +41,20 @@ def plot_curves(results: Sequence[TaskResult], path: str | Path, *, xlabel: str 
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
     fig.tight_layout()
+    return save_figure(fig, path)
+
+
+def save_figure(fig, path: str | Path) -> Path:
+    """Save ``fig`` to ``path`` (format from the extension) atomically, as tables are written: a temporary
+    file renamed into place, never over a device or FIFO (:func:`anondecomp.io.atomic_open`); missing parent
+    directories are created. The figure is closed."""
+    import matplotlib.pyplot as plt
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:
+        with atomic_open(path, binary=True) as fh:
+            fig.savefig(fh, format=path.suffix[1:].lower(), dpi=120)
+    finally:
+        plt.close(fig)
     return path
