@@ -73,7 +73,8 @@ def graph_from_counts(counts: Counter, C: int) -> DemandGraph:
         if j in col:
             w[row[u], col[j]] = n
     keep = w.sum(axis=1) > 0
-    return DemandGraph.from_weights(w[keep], users=[f"t{k}" for k in np.flatnonzero(keep)], arms=[f"item{j}" for j in items])
+    return DemandGraph.from_weights(w[keep], users=[f"t{k}" for k in np.flatnonzero(keep)],
+                                    arms=[f"item{j}" for j in items])
 
 
 def obd_graph(archive: str | Path, C: int) -> DemandGraph:
@@ -87,9 +88,9 @@ def powerlaw_log(n_users: int, n_items: int, C: int, seed: int, *, max_share: fl
     """A synthetic interaction log as a unit-weight demand graph, shaped like OBD.
 
     Each user interacts with ``floor(min_activity * V^(-1 / (user_tail - 1)))`` distinct items (V uniform on
-    (0, 1]: a discrete Pareto law), at most ``max_share * n_items``, drawn without replacement with probability proportional to (item rank)^-item_exponent
-    (Gumbel top-k, vectorised over blocks of users). Items with fewer than C+1 users are dropped (they can
-    never be observed), then users left with no item.
+    (0, 1]: a discrete Pareto law), at most ``max_share * n_items``, drawn without replacement with
+    probability proportional to (item rank)^-item_exponent (Gumbel top-k, vectorised over blocks of users).
+    Items with fewer than C+1 users are dropped (they can never be observed), then users left with no item.
 
     Parameters
     ----------
