@@ -256,3 +256,24 @@ def test_the_default_command_keeps_general_weights_on_the_dense_path(tmp_path, c
     code, out, _ = run(["decompose", str(path), "-o", str(tmp_path / "out.parquet")], capsys)
     assert code == 0 and "sharded" not in out and "distinct assignments" in out
     assert run(["verify", str(path), str(tmp_path / "out.parquet")], capsys)[1].startswith("valid")
+
+
+@pytest.mark.parametrize("threshold", [100, 10**9])
+def test_a_thin_arm_is_the_same_one_line_error_on_either_path(threshold, tmp_path, capsys, monkeypatch):
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from anonbandits.cli import decompose
+
+    monkeypatch.setattr(decompose, "FAST_PAIRS", threshold)
+    path = write_forms(tmp_path)["weighted"]
+    table = pq.read_table(path)
+    u, a = table.column("user").to_numpy(), table.column("arm").to_numpy()
+    keep = (a != 5) | (u < 3)  # arm 5 keeps 3 users, fewer than C+1 = 5
+    u, a = u[keep], a[keep]
+    pq.write_table(pa.table({"user": u, "arm": a, "weight": 60 / np.bincount(u)[u]}), path)
+    code, out, err = run(["decompose", str(path), "--C", "4", "-o", str(tmp_path / "out.parquet")], capsys)
+    assert code == 2 and out == "" and not (tmp_path / "out.parquet").exists()
+    assert err.strip().endswith("arm(s) '5' are wanted by fewer than C+1 = 5 users and can never be observed; "
+                                "use --best-effort to cover everything else") and "\n" not in err.strip()

@@ -24,6 +24,7 @@ from anondecomp import scale
 from anondecomp.compact import is_compact_output, is_directory_output
 from anondecomp.errors import InvalidInputError
 from anondecomp.scale import BatchedSupport
+from anondecomp.validation import thin_arms_error
 
 # wanted (user, arm) pairs above which the default command takes the sharded path (about 6,000 users x 20 arms):
 # there its solve takes 0.01 s against auto's 0.05-0.5 s, and with one shard (up to 2^20 users) its R is LB or,
@@ -148,8 +149,13 @@ def run_sharded(args: argparse.Namespace, start: float, data: BatchedSupport | N
     if data is None:
         data, file_C = scale.read_batched(args.graph, demand=args.demand)
     C = resolve_C(args.C, file_C)
-    result = scale.decompose_sharded(data, C, args.output, n_shards=args.shards, scheduler=args.scheduler,
-                                     seed=args.seed or 0)
+    try:
+        result = scale.decompose_sharded(data, C, args.output, n_shards=args.shards, scheduler=args.scheduler,
+                                         seed=args.seed or 0)
+    except anondecomp.InfeasibleError as exc:
+        if args.shards is None and args.scheduler is None:  # the default command: as the dense path says it
+            raise thin_arms_error(list(exc.arms), C, "; use best_effort to cover everything else") from None
+        raise
     print(result.summary())
     print(f"total wall time      {time.perf_counter() - start:.3f} s (read, solve, write)")
     return 0
