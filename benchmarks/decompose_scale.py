@@ -331,13 +331,15 @@ def plot(rows: list[dict], path: Path) -> None:
     print(f"wrote {path}")
 
 
-def scale_table(sizes: list[int], tmp: Path, out: Path) -> None:
+def scale_table(sizes: list[int], tmp: Path, out: Path, keep: bool = False) -> None:
     """Table 1 and its plot: at every size, both forms, the default command, ``--shards N`` here and on a
     LocalCluster of 2 worker processes, and up to 10^6 users the plain LP process; every command of a size
-    runs in turn, ``REPEATS`` times up to 10^6 users (median seconds, largest peak memory), once above."""
+    runs in turn, ``REPEATS`` times up to 10^6 users (median seconds, largest peak memory), once above.
+    With ``keep``, the rows of other sizes already in the output table stay (a size run again on its own)."""
     import distributed
 
-    rows = []
+    old = out / "decompose_scale.csv"
+    rows = [_typed(r) for r in _read(old) if int(r["users"]) not in sizes] if keep and old.exists() else []
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address=None, memory_limit="3GiB") as cluster:
         pids = [w.process.pid for w in cluster.workers.values()]
@@ -362,6 +364,7 @@ def scale_table(sizes: list[int], tmp: Path, out: Path) -> None:
             for form in FORMS:
                 rows.append(scale_cells(N, form, runs, lp_value, setting))
                 print(json.dumps(rows[-1]), flush=True)
+                rows.sort(key=lambda r: (r["users"], FORMS.index(r["form"])))
                 write_csv(rows, out / "decompose_scale.csv")
             for path in paths.values():
                 path.unlink()
@@ -412,6 +415,19 @@ def _cell(row: dict, mode: str) -> str:
 
 def _ratio(x: float, target: float) -> str:
     return f"{x:.3f}" if x <= target else f"**{x:.3f}** (missed)"
+
+
+def _typed(row: dict) -> dict:
+    """A row read back from a CSV with its numbers as numbers (empty cells as None)."""
+    def value(v: str):
+        for kind in (int, float):
+            try:
+                return kind(v)
+            except ValueError:
+                pass
+        return v if v else None
+
+    return {k: value(v) for k, v in row.items()}
 
 
 def _read(path: Path) -> list[dict]:
@@ -470,6 +486,9 @@ def main() -> None:
     parser.add_argument("--out", help="output directory (default docs/results/, build/benchmarks/ with --quick)")
     parser.add_argument("--max-users", type=int, default=None, help="largest size of the scale table")
     parser.add_argument("--tables", default="scale,lp", help="which tables to run (default scale,lp)")
+    parser.add_argument("--sizes", default=None,
+                        help="comma-separated users of the scale table to run (the rows of other sizes already in "
+                             "its CSV stay); default every power of 10 up to --max-users")
     parser.add_argument("--docs-only", action="store_true",
                         help="only rewrite the tables of docs/decompositions.md from the committed CSVs")
     parser.add_argument("--lp-process", nargs=2, help=argparse.SUPPRESS)
@@ -482,12 +501,13 @@ def main() -> None:
         write_docs(results_dir(False))
         return
     top = args.max_users or (10**4 if args.quick else 10**7)
-    sizes = [n for n in (10**3, 10**4, 10**5, 10**6, 10**7, 10**8) if n <= top]
+    sizes = [int(float(n)) for n in args.sizes.split(",")] if args.sizes else \
+        [n for n in (10**3, 10**4, 10**5, 10**6, 10**7, 10**8) if n <= top]
     lp_cells = [(10**3, 10), (10**3, 50), (10**4, 20)] if args.quick else \
         [(n, k) for n in (10**3, 10**4, 10**5, 10**6) for k in (10, 20, 50)]
     with tempfile.TemporaryDirectory() as tmp_name:
         if "scale" in args.tables:
-            scale_table(sizes, Path(tmp_name), out)
+            scale_table(sizes, Path(tmp_name), out, keep=args.sizes is not None)
         if "lp" in args.tables:
             lp_table(lp_cells, Path(tmp_name), out)
     if not args.quick and not args.out:
