@@ -666,8 +666,7 @@ def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | Non
         # one file: each shard's rows are solved again (or kept, for a single shard) and appended in turn
         with publish_file(Path(out)) as tmp, pq.ParquetWriter(tmp, _schema(header)) as writer:
             for m in members:
-                rows = single[0] if single is not None else _extend(solve_shard(data.rows_of(m), D, L, C, seed)[0], R)
-                writer.write_table(_rows_table(rows, data.users[m], data.arms, header))
+                writer.write_table(_shard_table(data, m, L, C, R, seed, header, single))
     elif out is not None:
         target = Path(out)
         tmpdir = tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -684,6 +683,16 @@ def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | Non
             shutil.rmtree(tmpdir, ignore_errors=True)
             raise
     return dataclasses.replace(result, wall_time=time.perf_counter() - t0)
+
+
+def _shard_table(data: BatchedSupport, members: np.ndarray, L: int, C: int, R: int, seed: int, header: dict,
+                 single: tuple | None):
+    """One shard's rows, stretched to the merged R, as a table (``single``: the one shard's solution, kept);
+    a function so that its row arrays are freed before the next shard is solved."""
+    if single is not None:  # its rows tile [0, R) already: R is its own
+        return _rows_table(single[0], data.users[members], data.arms, header)
+    rows = _extend(solve_shard(data.rows_of(members), data.demand, L, C, seed)[0], R)
+    return _rows_table(rows, data.users[members], data.arms, header)
 
 
 def _runner(scheduler):
