@@ -1,21 +1,24 @@
 """Issue 13: decompositions at platform scale, one machine and a Dask LocalCluster, against the fastest plain LP.
 
 Graphs: the generator of ``benchmarks/decompose_speed.py`` (every user has an optimal arm, uniform, and each
-other arm joins its active set with probability 1/2), batched demand D = 1000, C = 10, written as a Parquet
-batched table (``user`` int64, ``arm`` int16; ``demand`` and ``C`` in the metadata), generated in chunks.
+other arm joins its active set with probability 1/2), batched demand D = 1000, C = 10, generated in chunks and
+written in two forms: a Parquet batched table (``user`` int64, ``arm`` int16; ``demand`` and ``C`` in the
+metadata) and a Parquet edge table of the same graph (``user``, ``arm``, ``weight`` = D / |A_i| as float64; ``C``
+in the metadata), which the solver reads as a general graph.
 
-Table 1 (scale): users, arms, C, method, seconds, peak memory, R, LP value, output bytes, for the whole
-``anonbandits decompose BIG.parquet --shards N -o OUT/`` process (local) and the same with ``--scheduler`` on a
-``distributed.LocalCluster`` of 2 worker processes (its workers' memory is added to the peak). The LP value is
-the plain LP's optimum (below), D = 1000 on these graphs, derived in :func:`write_graph` and equal to HiGHS's
-optimum at every size of table 2.
+Table 1 (scale, 20 arms, both forms): the command a user types, ``anonbandits decompose G.parquet -o
+OUT.parquet`` (input and output only, no tuning flag), beside ``--shards N -o OUT/`` (N = one shard per 2^20
+users) in this process and on a ``distributed.LocalCluster`` of 2 worker processes (their memory added), and up
+to 10^6 users a whole process that reads the same file and solves the plain LP (below). Seconds and peak memory
+of whole processes; the commands of one size run in turn, ``REPEATS`` times up to 10^6 users (medians), once
+above. The LP value is the plain LP's optimum, D = 1000 on these graphs (:func:`write_graph`).
 
 Table 2 (against the plain LP), every cell of 10^3..10^6 users x 10, 20, 50 arms: the in-process
 decomposition (from the support in memory: shard and solve) vs building and solving with HiGHS the LP with
 y_j = R (w_ij <= z_ij, sum_j z_ij <= R, sum_i z_ij >= (C+1) R), built once as a sparse matrix, with the fastest
-of the HiGHS settings in ``LP_SETTINGS``; and, from 10^5 users, the whole CLI run vs a whole process that reads
-the same file and solves that LP. The tables of docs/decompositions.md are generated from the two CSVs
-(``--docs-only`` rewrites them from the committed files).
+of the HiGHS settings in ``LP_SETTINGS``; and, from 10^5 users, the default command (batched and weighted table)
+vs a whole process that reads the same file and solves that LP. The tables of docs/decompositions.md are
+generated from the two CSVs (``--docs-only`` rewrites them from the committed files).
 
 Usage: python benchmarks/decompose_scale.py [--quick] [--out DIR] [--max-users N] [--tables scale,lp] [--docs-only]
 """
@@ -40,8 +43,10 @@ from anondecomp.io import atomic_open
 C, D = 10, 1000
 
 
-def write_graph(path: Path, N: int, K: int, seed: int = 0, chunk: int = 1 << 20) -> float | None:
-    """The decompose_speed.py generator, ``chunk`` users at a time, as a batched Parquet table.
+def write_graph(path: Path, N: int, K: int, seed: int = 0, chunk: int = 1 << 20, weighted: bool = False
+                ) -> float | None:
+    """The decompose_speed.py generator, ``chunk`` users at a time, as a batched Parquet table, or with
+    ``weighted`` as an edge table of the same graph (weight D / |A_i|, no ``demand`` in the metadata).
 
     Returns the optimum of the plain LP when it follows without solving: every user's row of w sums to D, so
     R >= D; when every arm's column of w sums to at least (C+1) D, z = w with R = D is feasible, so the
@@ -50,8 +55,9 @@ def write_graph(path: Path, N: int, K: int, seed: int = 0, chunk: int = 1 << 20)
     import pyarrow.parquet as pq
 
     rng = np.random.default_rng(seed)
-    schema = pa.schema([("user", pa.int64()), ("arm", pa.int16())],
-                       metadata={"demand": json.dumps(D), "C": json.dumps(C)})
+    fields = [("user", pa.int64()), ("arm", pa.int16())]
+    meta = {"C": json.dumps(C)} if weighted else {"demand": json.dumps(D), "C": json.dumps(C)}
+    schema = pa.schema(fields + [("weight", pa.float64())] if weighted else fields, metadata=meta)
     columns = np.zeros(K)
     with pq.ParquetWriter(path, schema) as writer:
         for lo in range(0, N, chunk):
@@ -60,7 +66,8 @@ def write_graph(path: Path, N: int, K: int, seed: int = 0, chunk: int = 1 << 20)
             active[np.arange(n), rng.integers(0, K, n)] = True
             columns += (active * (D / active.sum(axis=1))[:, None]).sum(axis=0)
             u, a = np.nonzero(active)
-            writer.write_table(pa.table([u + lo, a.astype(np.int16)], schema=schema))
+            data = [u + lo, a.astype(np.int16)] + ([D / active.sum(axis=1)[u]] if weighted else [])
+            writer.write_table(pa.table(data, schema=schema))
     return float(D) if columns.min() >= (C + 1) * D else None
 
 
@@ -113,7 +120,8 @@ def fastest_lp(data, C: int, settings: list[str], repeats: int) -> tuple[float, 
 
 
 def lp_process(path: str, setting: str) -> None:
-    """A whole process's work for the CLI comparison: read the batched table and solve the plain LP."""
+    """A whole process's work for the CLI comparison: read the table (the sharded path's streaming reader; an
+    edge table's D / |A_i| weights are read as their D) and solve the plain LP."""
     from anondecomp import scale
 
     data, file_C = scale.read_batched(path)
@@ -156,15 +164,23 @@ class Peak:
 
 
 def timed_process(cmd: list[str], extra_pids: list[int]) -> tuple[float, int, str]:
-    """(wall seconds, peak summed RSS bytes, stdout) of one process, counting ``extra_pids`` (Dask workers)."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    peak = Peak([proc.pid, *extra_pids])
-    out, err = proc.communicate()
-    wall = time.perf_counter() - t0
-    if proc.returncode:
-        raise RuntimeError(f"{cmd} failed: {err}")
-    return wall, peak.stop(), out
+    """(wall seconds, peak RSS bytes, stdout) of one process. Its own peak is the kernel's (``wait4``); with
+    ``extra_pids`` (Dask workers) the peak is the sampled sum over it and them."""
+    import os
+
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, text=True)  # files: wait4 cannot block on a pipe
+        peak = Peak([proc.pid, *extra_pids]) if extra_pids else None
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode:
+            raise RuntimeError(f"{cmd} failed: {err.read()}")
+        own = usage.ru_maxrss * 1024  # kilobytes on Linux
+        return wall, (max(own, peak.stop()) if peak else own), out.read()
 
 
 def field(text: str, name: str) -> str:
@@ -176,25 +192,46 @@ def shards_for(N: int) -> list[str]:
     return ["--shards", str(max(1, -(-N // (1 << 20))))]
 
 
-def scale_row(path: Path, N: int, K: int, method: str, tmp: Path, scheduler: str | None, worker_pids: list[int],
-              lp_value: float | None) -> dict:
-    out = tmp / f"out_{method}_{N}"
-    cmd = [str(Path(sys.executable).with_name("anonbandits")), "decompose", str(path), "-o", f"{out}/",
-           *shards_for(N)]
-    if scheduler:
-        cmd += ["--scheduler", scheduler]
+FORMS = ("batched", "weighted")
+REPEATS = 3  # runs of every command per size up to 10^6 users, in turn (medians): the machine is shared
+
+
+def command(path: Path, out: Path, N: int, mode: str, scheduler: str | None = None) -> list[str]:
+    """The command line of one ``mode``: ``default`` is what a user types (input and output only); ``shards``
+    and ``LocalCluster`` name the shards (one per 2^20 users) and a part directory, the latter a scheduler."""
+    cmd = [str(Path(sys.executable).with_name("anonbandits")), "decompose", str(path)]
+    if mode == "default":
+        return cmd + ["-o", str(out)]
+    return cmd + ["-o", f"{out}/", *shards_for(N)] + (["--scheduler", scheduler] if mode == "LocalCluster" else [])
+
+
+def run_command(cmd: list[str], out: Path, worker_pids: list[int]) -> dict:
+    """One timed run: seconds, peak memory, the summary's method, R and lower bound, and the output's size
+    (a file or a part directory, removed afterwards)."""
     wall, peak, text = timed_process(cmd, worker_pids)
-    size = sum(f.stat().st_size for f in out.iterdir())
-    shutil.rmtree(out)
-    return {"users": N, "arms": K, "C": C, "method": method, "seconds": round(wall, 2),
-            "peak_memory_mb": round(peak / 2**20), "R": int(field(text, "R (assignments)")),
-            "lower_bound": int(field(text, "lower bound")), "lp_value": lp_value, "shards": int(field(text, "shards")),
-            "output_bytes": size}
+    if out.is_dir():
+        size = sum(f.stat().st_size for f in out.iterdir())
+        shutil.rmtree(out)
+    else:
+        size = out.stat().st_size
+        out.unlink()
+    method = next(line[len("method"):].strip() for line in text.splitlines() if line.startswith("method"))
+    return {"seconds": wall, "peak": peak, "method": method, "R": int(field(text, "R (assignments)")),
+            "lower_bound": int(field(text, "lower bound")), "output_bytes": size}
+
+
+def lp_setting_for(N: int, K: int) -> str:
+    """The HiGHS setting that was fastest in-process for this cell in the committed LP table."""
+    path = results_dir(False) / "decompose_scale_lp.csv"
+    rows = _read(path) if path.exists() else []
+    return next((r["lp_setting"] for r in rows if int(r["users"]) == N and int(r["arms"]) == K),
+                "dual simplex, no presolve")
 
 
 def lp_row(N: int, K: int, tmp: Path, settings: list[str]) -> dict:
-    """In-process decomposition vs the fastest plain LP in-process; from 10^5 users also the two whole
-    processes (the LP process with the setting that was fastest in-process)."""
+    """In-process decomposition vs the fastest plain LP in-process; from 10^5 users also whole processes: the
+    default command on the batched and on the weighted table vs the LP process (with the setting that was
+    fastest in-process)."""
     from anondecomp import scale
 
     path = tmp / f"lp_{N}x{K}.parquet"
@@ -212,17 +249,21 @@ def lp_row(N: int, K: int, tmp: Path, settings: list[str]) -> dict:
            "lp_seconds": round(lp_s, 5), "lp_value": round(lp_value, 3), "lp_setting": setting,
            "lp_seconds_per_setting": json.dumps({k: round(v, 5) for k, v in per_setting.items()}),
            "ratio_in_process": round(dec / lp_s, 4)}
-    if N >= 100_000:
-        out = tmp / "cli_out"
-        cli = lp_proc = np.inf
+    if N >= 100_000:  # whole processes: the default command on both forms against the LP process
+        weighted = tmp / f"lp_{N}x{K}_weighted.parquet"
+        write_graph(weighted, N, K, weighted=True)
+        out = tmp / "cli_out.parquet"
+        cli = {form: [] for form in FORMS}
+        lp_proc = []
         for _ in range(repeats):
-            cli = min(cli, timed_process([str(Path(sys.executable).with_name("anonbandits")), "decompose",
-                                          str(path), "-o", f"{out}/", *shards_for(N)], [])[0])
-            shutil.rmtree(out)
-            lp_proc = min(lp_proc, timed_process([sys.executable, __file__, "--lp-process", str(path), setting],
-                                                 [])[0])
-        row.update(cli_seconds=round(cli, 2), lp_process_seconds=round(lp_proc, 2),
-                   ratio_whole_process=round(cli / lp_proc, 4))
+            for form, graph in (("batched", path), ("weighted", weighted)):
+                cli[form].append(run_command(command(graph, out, N, "default"), out, [])["seconds"])
+            lp_proc.append(timed_process([sys.executable, __file__, "--lp-process", str(path), setting], [])[0])
+        weighted.unlink()
+        lp = min(lp_proc)
+        row.update(cli_seconds=round(min(cli["batched"]), 2), cli_weighted_seconds=round(min(cli["weighted"]), 2),
+                   lp_process_seconds=round(lp, 2), ratio_whole_process=round(min(cli["batched"]) / lp, 4),
+                   ratio_whole_process_weighted=round(min(cli["weighted"]) / lp, 4))
     path.unlink()
     return row
 
@@ -269,39 +310,86 @@ def plot(rows: list[dict], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
-    for method in dict.fromkeys(r["method"] for r in rows):
-        sel = [r for r in rows if r["method"] == method]
-        a.loglog([r["users"] for r in sel], [r["seconds"] for r in sel], "o-", label=method)
-        b.loglog([r["users"] for r in sel], [r["peak_memory_mb"] for r in sel], "o-", label=method)
-    a.set(xlabel="users (20 arms, C = 10, D = 1000)", ylabel="seconds (read, decompose, write)")
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4.5))
+    for form, style in zip(FORMS, ("-", "--"), strict=True):
+        sel = [r for r in rows if r["form"] == form]
+        for mode, label in (("default", "default command"), ("shards", "--shards N"), ("cluster", "LocalCluster")):
+            users = [r["users"] for r in sel if r.get(f"{mode}_seconds") not in (None, "")]
+            a.loglog(users, [r[f"{mode}_seconds"] for r in sel if r["users"] in users], "o" + style,
+                     label=f"{label}, {form}")
+            b.loglog(users, [r[f"{mode}_memory_mb"] for r in sel if r["users"] in users], "o" + style,
+                     label=f"{label}, {form}")
+    lp = [r for r in rows if r["form"] == FORMS[0] and r.get("lp_process_seconds") not in (None, "")]
+    a.loglog([r["users"] for r in lp], [r["lp_process_seconds"] for r in lp], "k^:", label="plain LP process")
+    a.set(xlabel="users (20 arms, C = 10, D = 1000)", ylabel="seconds (whole process)")
     b.set(xlabel="users", ylabel="peak memory, all processes (MB)")
     for ax in (a, b):
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend()
+        ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     print(f"wrote {path}")
 
 
-def scale_table(sizes: list[int], tmp: Path, out: Path) -> None:
-    """Table 1 and its plot: every size in this process and on a LocalCluster of 2 worker processes."""
+def scale_table(sizes: list[int], tmp: Path, out: Path, keep: bool = False) -> None:
+    """Table 1 and its plot: at every size, both forms, the default command, ``--shards N`` here and on a
+    LocalCluster of 2 worker processes, and up to 10^6 users the plain LP process; every command of a size
+    runs in turn, ``REPEATS`` times up to 10^6 users (median seconds, largest peak memory), once above.
+    With ``keep``, the rows of other sizes already in the output table stay (a size run again on its own)."""
     import distributed
 
-    rows = []
+    old = out / "decompose_scale.csv"
+    rows = [_typed(r) for r in _read(old) if int(r["users"]) not in sizes] if keep and old.exists() else []
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address=None, memory_limit="3GiB") as cluster:
         pids = [w.process.pid for w in cluster.workers.values()]
         for N in sizes:
-            path = tmp / f"graph_{N}.parquet"
-            lp_value = write_graph(path, N, 20)
-            for method, scheduler in (("local", None), ("LocalCluster", cluster.scheduler_address)):
-                rows.append(scale_row(path, N, 20, method, tmp, scheduler, pids if scheduler else [], lp_value))
+            paths = {form: tmp / f"graph_{N}_{form}.parquet" for form in FORMS}
+            lp_value = write_graph(paths["batched"], N, 20)
+            write_graph(paths["weighted"], N, 20, weighted=True)
+            setting = lp_setting_for(N, 20)
+            runs: dict = {}
+            for _ in range(REPEATS if N <= 10**6 else 1):
+                for form, path in paths.items():
+                    for mode in ("default", "shards", "cluster"):
+                        target = tmp / ("out.parquet" if mode == "default" else "out")
+                        cmd = command(path, target, N, "LocalCluster" if mode == "cluster" else mode,
+                                      cluster.scheduler_address)
+                        runs.setdefault((form, mode), []).append(
+                            run_command(cmd, target, pids if mode == "cluster" else []))
+                if N <= 10**6:  # the same LP for both forms (an edge table's weights are its D / |A_i|)
+                    seconds, peak, _ = timed_process([sys.executable, __file__, "--lp-process", str(paths["batched"]),
+                                                      setting], [])
+                    runs.setdefault("lp", []).append({"seconds": seconds, "peak": peak})
+            for form in FORMS:
+                rows.append(scale_cells(N, form, runs, lp_value, setting))
                 print(json.dumps(rows[-1]), flush=True)
+                rows.sort(key=lambda r: (r["users"], FORMS.index(r["form"])))
                 write_csv(rows, out / "decompose_scale.csv")
-            path.unlink()
+            for path in paths.values():
+                path.unlink()
     show(rows)
     plot(rows, out / "decompose_scale.png")
+
+
+def scale_cells(N: int, form: str, runs: dict, lp_value: float | None, setting: str) -> dict:
+    """One row of table 1 from the runs of one size: median seconds and largest peak of every command."""
+    row: dict = {"users": N, "arms": 20, "C": C, "form": form, "runs": len(runs[form, "default"])}
+    for mode in ("default", "shards", "cluster"):
+        done = runs[form, mode]
+        row[f"{mode}_seconds"] = round(float(np.median([r["seconds"] for r in done])), 2)
+        row[f"{mode}_memory_mb"] = round(max(r["peak"] for r in done) / 2**20)
+    first = runs[form, "default"][0]
+    row.update(default_method=first["method"], shards=int(shards_for(N)[1]), R=first["R"],
+               R_shards=runs[form, "shards"][0]["R"], lower_bound=first["lower_bound"], lp_value=lp_value,
+               output_bytes=first["output_bytes"], ratio_default_shards=round(row["default_seconds"]
+                                                                              / row["shards_seconds"], 3))
+    if "lp" in runs:
+        lp = float(np.median([r["seconds"] for r in runs["lp"]]))
+        row.update(lp_process_seconds=round(lp, 2), lp_process_memory_mb=round(max(r["peak"] for r in runs["lp"])
+                                                                               / 2**20),
+                   lp_setting=setting, ratio_default_lp=round(row["default_seconds"] / lp, 4))
+    return row
 
 
 def _power(n: int) -> str:
@@ -320,8 +408,26 @@ def _bytes(b: float) -> str:
     return f"{int(b)} B"
 
 
+def _cell(row: dict, mode: str) -> str:
+    """Seconds and peak memory of one command of a table 1 row."""
+    return f"{float(row[mode + '_seconds']):.3g} s, {_bytes(float(row[mode + '_memory_mb']) * 2**20)}"
+
+
 def _ratio(x: float, target: float) -> str:
     return f"{x:.3f}" if x <= target else f"**{x:.3f}** (missed)"
+
+
+def _typed(row: dict) -> dict:
+    """A row read back from a CSV with its numbers as numbers (empty cells as None)."""
+    def value(v: str):
+        for kind in (int, float):
+            try:
+                return kind(v)
+            except ValueError:
+                pass
+        return v if v else None
+
+    return {k: value(v) for k, v in row.items()}
 
 
 def _read(path: Path) -> list[dict]:
@@ -333,25 +439,28 @@ def docs_tables(out: Path) -> dict[str, str]:
     """The two Markdown tables of docs/decompositions.md ("At platform scale"), from the CSVs in ``out``."""
     tables = {}
     rows = _read(out / "decompose_scale.csv")
-    lines = ["| users x 20 arms | shards | local: seconds, peak memory | LocalCluster: seconds, peak memory (all "
-             "processes) | R / LB | LP value | output |", "| --- | --- | --- | --- | --- | --- | --- |"]
-    for n in dict.fromkeys(r["users"] for r in rows):
-        by = {r["method"]: r for r in rows if r["users"] == n}
-        first = next(iter(by.values()))
-        cells = [f"{float(by[m]['seconds']):.3g} s, {_bytes(float(by[m]['peak_memory_mb']) * 2**20)}"
-                 if m in by else "(not run)" for m in ("local", "LocalCluster")]
-        lines.append(f"| {_power(int(n))} | {first['shards']} | {cells[0]} | {cells[1]} | {first['R']} / "
-                     f"{first['lower_bound']} | {float(first['lp_value']):g} | "
-                     f"{_bytes(float(first['output_bytes']))} |")
+    lines = ["| users x 20 arms | table | default command: seconds, peak memory (path) | `--shards N`: seconds, "
+             "peak memory | default / `--shards N` | LocalCluster: seconds, peak memory (all processes) | plain LP "
+             "process (setting) | default / plain LP | R / LB | output |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        path = "sharded" if r["default_method"].startswith("sharded") else f"dense: {r['default_method']}"
+        lp = ["(not run)", ""] if not r.get("lp_process_seconds") else [
+            f"{float(r['lp_process_seconds']):.3g} s ({r['lp_setting']})", f"{float(r['ratio_default_lp']):.3f}"]
+        lines.append(f"| {_power(int(r['users']))} | {r['form']} | {_cell(r, 'default')} ({path}) | "
+                     f"{_cell(r, 'shards')} (N = {r['shards']}) | {float(r['ratio_default_shards']):.2f} | "
+                     f"{_cell(r, 'cluster')} | {lp[0]} | "
+                     f"{lp[1]} | {r['R']} / {r['lower_bound']} | {_bytes(float(r['output_bytes']))} |")
     tables["decompose_scale.csv"] = "\n".join(lines)
     rows = _read(out / "decompose_scale_lp.csv")
     lines = ["| users x arms | decomposition (shard rule) | plain LP (fastest HiGHS setting) | ratio (target <= 0.2) | "
-             "R / LB | whole CLI run | LP process | ratio (target <= 0.5) |",
+             "R / LB | default command: batched, weighted table | LP process | ratios (target <= 0.5) |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         whole = ["", "", ""] if not r.get("cli_seconds") else [
-            f"{float(r['cli_seconds']):.3g} s", f"{float(r['lp_process_seconds']):.3g} s",
-            _ratio(float(r["ratio_whole_process"]), 0.5)]
+            f"{float(r['cli_seconds']):.3g} s, {float(r['cli_weighted_seconds']):.3g} s",
+            f"{float(r['lp_process_seconds']):.3g} s",
+            f"{_ratio(float(r['ratio_whole_process']), 0.5)}, {_ratio(float(r['ratio_whole_process_weighted']), 0.5)}"]
         lines.append(f"| {_power(int(r['users']))} x {r['arms']} | {_seconds(float(r['decompose_seconds']))} "
                      f"({r['shard_method']}) | {_seconds(float(r['lp_seconds']))} ({r['lp_setting']}) | "
                      f"{_ratio(float(r['ratio_in_process']), 0.2)} | {r['R']} / {r['lower_bound']} | "
@@ -377,6 +486,9 @@ def main() -> None:
     parser.add_argument("--out", help="output directory (default docs/results/, build/benchmarks/ with --quick)")
     parser.add_argument("--max-users", type=int, default=None, help="largest size of the scale table")
     parser.add_argument("--tables", default="scale,lp", help="which tables to run (default scale,lp)")
+    parser.add_argument("--sizes", default=None,
+                        help="comma-separated users of the scale table to run (the rows of other sizes already in "
+                             "its CSV stay); default every power of 10 up to --max-users")
     parser.add_argument("--docs-only", action="store_true",
                         help="only rewrite the tables of docs/decompositions.md from the committed CSVs")
     parser.add_argument("--lp-process", nargs=2, help=argparse.SUPPRESS)
@@ -389,12 +501,13 @@ def main() -> None:
         write_docs(results_dir(False))
         return
     top = args.max_users or (10**4 if args.quick else 10**7)
-    sizes = [n for n in (10**3, 10**4, 10**5, 10**6, 10**7, 10**8) if n <= top]
+    sizes = [int(float(n)) for n in args.sizes.split(",")] if args.sizes else \
+        [n for n in (10**3, 10**4, 10**5, 10**6, 10**7, 10**8) if n <= top]
     lp_cells = [(10**3, 10), (10**3, 50), (10**4, 20)] if args.quick else \
         [(n, k) for n in (10**3, 10**4, 10**5, 10**6) for k in (10, 20, 50)]
     with tempfile.TemporaryDirectory() as tmp_name:
         if "scale" in args.tables:
-            scale_table(sizes, Path(tmp_name), out)
+            scale_table(sizes, Path(tmp_name), out, keep=args.sizes is not None)
         if "lp" in args.tables:
             lp_table(lp_cells, Path(tmp_name), out)
     if not args.quick and not args.out:

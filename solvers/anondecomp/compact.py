@@ -17,6 +17,7 @@ exactly, as :func:`anondecomp.verify` checks a JSON decomposition.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -118,15 +119,8 @@ def write_compact(result: Decomposition, path: str | os.PathLike, header: dict,
     target = output_target(path)
     n = result.graph.n_users
     if not is_directory_output(path):
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        os.close(fd)
-        try:
-            _write_file(Path(tmp), result, schema, starts, 0, n)
-            os.chmod(tmp, 0o644 & ~_umask())
-            os.replace(tmp, target)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        with publish_file(target) as tmp:
+            _write_file(tmp, result, schema, starts, 0, n)
         return
     tmpdir = tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
@@ -137,6 +131,23 @@ def write_compact(result: Decomposition, path: str | os.PathLike, header: dict,
         publish_dir(tmpdir, target)
     except BaseException:
         shutil.rmtree(tmpdir, ignore_errors=True)
+        raise
+
+
+@contextlib.contextmanager
+def publish_file(target: Path) -> Iterator[Path]:
+    """A temporary path beside ``target`` to write; when the block ends without error it gets the usual
+    permissions (``mkstemp`` makes 0600) and is renamed to ``target``, else it is removed."""
+    from anondecomp.io import _umask
+
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.chmod(tmp, 0o644 & ~_umask())
+        os.replace(tmp, target)
+    except BaseException:
+        os.unlink(tmp)
         raise
 
 

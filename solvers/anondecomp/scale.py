@@ -22,8 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from anondecomp.columnar import _first_line, _no_nulls, open_parquet, parquet_files, read_metadata
-from anondecomp.compact import _schema, publish_dir, schedule_rows
+from anondecomp.compact import _schema, is_directory_output, publish_dir, publish_file, schedule_rows
 from anondecomp.errors import InvalidInputError
+from anondecomp.graph import MAX_DEMAND, DemandGraph
 from anondecomp.io import check_writable, output_target
 from anondecomp.validation import check_C, thin_arms_error
 
@@ -108,8 +109,9 @@ def required_per_arm(demand: int | float, sizes: np.ndarray) -> np.ndarray:
     return table[inverse.reshape(np.shape(sizes))]
 
 
-def batched_rows(path: str | os.PathLike) -> int:
-    """Rows of a batched Parquet table with integer user ids (what :func:`read_batched` streams), else 0."""
+def streamed_rows(path: str | os.PathLike) -> int:
+    """Rows of a Parquet table with integer user ids (what :func:`read_support` streams: a batched table or an
+    edge table with weights), from the files' metadata; 0 for any other input."""
     from anondecomp.columnar import file_kind
 
     if not os.path.exists(path) or file_kind(path) != "parquet":
@@ -124,18 +126,30 @@ def _streamable(schema) -> bool:
     import pyarrow as pa
 
     names = schema.names
-    return "weight" not in names and "arm" in names and "user" in names \
-        and pa.types.is_integer(schema.field("user").type)
+    return "arm" in names and "user" in names and pa.types.is_integer(schema.field("user").type)
 
 
 def read_batched(path: str | os.PathLike, demand: float | None = None) -> tuple[BatchedSupport, int | None]:
-    """Read a batched Parquet table (columns ``user``, ``arm``) straight into its support, in record batches.
+    """:func:`read_support`, with a general demand graph also given as a :class:`BatchedSupport` (its weights)."""
+    data, C = read_support(path, demand)
+    return (from_graph(data) if isinstance(data, DemandGraph) else data), C
 
-    Integer user ids index the support rows directly (no factorisation of 10^8 rows); string ids, or a CSV or
-    an edge table, go through :func:`anondecomp.read_graph` and are refused here when they carry weights.
-    Memory: the support (N x K bools) plus one record batch. Returns the support and the file's ``C`` (or
-    ``None``).
+
+def read_support(path: str | os.PathLike, demand: float | None = None
+                 ) -> tuple[BatchedSupport | DemandGraph, int | None]:
+    """Read a graph for the sharded path: its support and D when its demands are those of a batched graph.
+
+    A Parquet table with integer user ids is streamed in record batches straight into its support (no
+    factorisation of 10^8 rows): a batched table (columns ``user``, ``arm``; D from ``demand`` or the
+    metadata), or an edge table (``user``, ``arm``, ``weight``) whose weights require what a batched graph
+    requires (:func:`batched_demand`). Any other input -- string or far-apart ids, CSV, JSON, general weights,
+    or a bad value, which the general reader then reports -- is read whole by :func:`anondecomp.read_graph`
+    and returned as the :class:`DemandGraph`, unless :func:`from_graph` finds it batched.
+    Memory of the streamed read: the support (N x K bools), one int64 per user for an edge table, and one
+    record batch. Returns the graph and the file's ``C`` (or ``None``).
     """
+
+    import pyarrow as pa
 
     from anondecomp.columnar import file_kind, table_demand
     from anondecomp.io import _c_field
@@ -145,15 +159,20 @@ def read_batched(path: str | os.PathLike, demand: float | None = None) -> tuple[
     files = parquet_files(path)
     first = open_parquet(files[0])
     meta = read_metadata(first, files[0])
-    demand = table_demand(meta, path, demand)
+    weighted = "weight" in first.schema_arrow.names
+    if weighted and demand is not None:  # refused by the general reader, in its words
+        return _from_graph(path, demand)
+    if not weighted:
+        demand = table_demand(meta, path, demand)
     arm_codes: dict = {}
     n_rows = 0
     sparse_ids = 2 * sum(open_parquet(f).metadata.num_rows for f in files) + (1 << 20)
     # the largest id from the row groups' statistics, when written: the support is allocated once
     support = np.zeros((min(_max_user(files), sparse_ids), 0), dtype=bool)
+    rounds = np.zeros(len(support), dtype=np.int64)  # an edge table's ceil(w_ij) per user (0: no row yet)
     for part in files:
         start = 0  # rows of the part file before this batch, so that an error names the file's row
-        for batch in _record_batches(part):
+        for batch in _record_batches(part, weighted):
             for name in ("user", "arm"):
                 _no_nulls(batch.column(name), name, part, start)
             start += batch.num_rows
@@ -169,8 +188,14 @@ def read_batched(path: str | os.PathLike, demand: float | None = None) -> tuple[
                 grown = np.zeros((rows, max(len(arm_codes), support.shape[1])), bool)
                 grown[:support.shape[0], :support.shape[1]] = support
                 support = grown
+                rounds = np.concatenate([rounds, np.zeros(rows - len(rounds), dtype=np.int64)])
             support[u, a] = True
             n_rows += len(u)
+            if weighted and not _same_rounds(batch.column(2), u, rounds):
+                return _from_graph(path, demand)
+    # the record batches are gone, but Arrow's allocator keeps their pages: return them before the solve
+    # (the whole process's peak at 10^6 users x 20 arms: 0.95 GB instead of 1.1 GB, 1.2 GB for an edge table)
+    pa.default_memory_pool().release_unused()
     present = np.flatnonzero(support.any(axis=1))
     if len(present) == 0:
         raise InvalidInputError(f"{path}: the table has no rows")
@@ -178,15 +203,64 @@ def read_batched(path: str | os.PathLike, demand: float | None = None) -> tuple[
     if int(np.count_nonzero(support)) != n_rows:
         raise InvalidInputError(f"{path}: {n_rows - int(np.count_nonzero(support))} (user, arm) pairs appear "
                                 "more than once; give one row per pair")
+    if weighted:
+        demand = batched_demand(support.sum(axis=1), rounds[present])
+        if demand is None:
+            return _from_graph(path, None)
     return BatchedSupport(support, demand, present.astype(np.int64), tuple(map(str, arm_codes))), \
         _c_field(meta, f"{path}: metadata 'C'")
 
 
-def _record_batches(part: Path):
-    """The (user, arm) record batches of one part file, read one at a time; read errors in one line."""
+def _same_rounds(col, users: np.ndarray, rounds: np.ndarray) -> bool:
+    """Record ceil(w) of one batch's weights in ``rounds`` (per user); False when a weight is not a positive
+    finite number of at most 2^53 (the general reader names it) or when a user's rows need different numbers
+    of rounds (not the batched form)."""
     import pyarrow as pa
 
-    batches = open_parquet(part).iter_batches(columns=["user", "arm"], batch_size=1 << 22)
+    if pa.types.is_dictionary(col.type):
+        col = col.cast(col.type.value_type)
+    if col.null_count or not (pa.types.is_integer(col.type) or pa.types.is_floating(col.type)):
+        return False
+    w = col.to_numpy()
+    if np.issubdtype(w.dtype, np.floating):
+        if not (np.isfinite(w) & (w > 0) & (w <= MAX_DEMAND)).all():
+            return False
+        r = np.ceil(w).astype(np.int64)
+    else:  # compared as integers: uint64 and int64 hold values beyond 2^53 exactly
+        if not ((w > 0) & (w <= MAX_DEMAND)).all():
+            return False
+        r = w.astype(np.int64)
+    before = rounds[users]
+    if ((before != 0) & (before != r)).any():  # against the user's rows of earlier batches
+        return False
+    rounds[users] = r
+    return bool((rounds[users] == r).all())  # within the batch: one of two different values was overwritten
+
+
+def batched_demand(sizes: np.ndarray, rounds: np.ndarray) -> int | None:
+    """An integer total demand D with ceil(D / |A_i|) = r_i for every user i, or None when there is none.
+
+    ``sizes`` holds |A_i| and ``rounds`` the r_i = ceil(w_ij) that all of user i's wanted pairs require. Such
+    a D makes the batched graph on the same support require exactly what the weights require, pair by pair,
+    which is all a decomposition's validity and the lower bound depend on. ceil(D / k) = r means
+    (r - 1) k < D <= r k; the largest D common to every user is min_i r_i k_i. None also when some user's
+    sum_j ceil(w_ij) = r_i k_i exceeds 2^53 (the general reader refuses it by name).
+    """
+    k = np.asarray(sizes, dtype=np.int64)
+    r = np.asarray(rounds, dtype=np.int64)
+    if len(k) == 0 or (k < 1).any() or (r < 1).any() or (r > MAX_DEMAND // k).any():
+        return None
+    D = int((r * k).min())
+    return D if D > int(((r - 1) * k).max()) else None
+
+
+def _record_batches(part: Path, weighted: bool = False):
+    """The (user, arm[, weight]) record batches of one part file, read one at a time; read errors in one
+    line."""
+    import pyarrow as pa
+
+    columns = ["user", "arm", "weight"] if weighted else ["user", "arm"]
+    batches = open_parquet(part).iter_batches(columns=columns, batch_size=1 << 22)
     while True:
         try:
             batch = next(batches)
@@ -220,20 +294,29 @@ def _arm_codes(col, codes: dict) -> np.ndarray:
     return local[enc.indices.to_numpy(zero_copy_only=False)]
 
 
-def _from_graph(path, demand) -> tuple[BatchedSupport, int | None]:
-    """Any other graph file: read it whole and keep its support, if it is batched (equal demands per user)."""
+def _from_graph(path, demand) -> tuple[BatchedSupport | DemandGraph, int | None]:
+    """Any other graph file: read it whole; its support and D when it is batched (:func:`from_graph`), else
+    the graph itself."""
     from anondecomp.io import read_graph
 
     graph, C = read_graph(path, demand=demand)
-    return from_graph(graph), C
+    data = from_graph(graph)
+    return (graph if data.demand is None else data), C
 
 
-def from_graph(graph) -> BatchedSupport:
-    """The shardable form of a :class:`~anondecomp.DemandGraph`: its support and D, or its weights."""
+def from_graph(graph: DemandGraph) -> BatchedSupport:
+    """The shardable form of a :class:`~anondecomp.DemandGraph`: its support and D when it is batched or its
+    weights require what a batched graph requires (:func:`batched_demand`), else its weights."""
     users = np.asarray(graph.users, dtype=object)
-    if graph.demand is None:  # weights: shards are decomposed as general graphs (no phase rule)
+    if graph.demand is not None:
+        return BatchedSupport(graph.support, graph.demand, users, tuple(graph.arms))
+    req = graph.required
+    top = req.max(axis=1)
+    demand = batched_demand(graph.support.sum(axis=1), top) \
+        if ((req == top[:, None]) | ~graph.support).all() else None
+    if demand is None:  # general weights: shards are decomposed as general graphs (no phase rule)
         return BatchedSupport(graph.support, None, users, tuple(graph.arms), graph.weights)
-    return BatchedSupport(graph.support, graph.demand, users, tuple(graph.arms))
+    return BatchedSupport(graph.support, demand, users, tuple(graph.arms))
 
 
 def make_shards(support: np.ndarray, C: int, n_shards: int, seed: int = 0) -> np.ndarray:
@@ -515,27 +598,36 @@ def shard_task(matrix: np.ndarray, users: np.ndarray, arms: tuple[str, ...], D: 
 
 def _write_part(path: Path, rows: tuple[np.ndarray, ...], users: np.ndarray, arms: tuple[str, ...],
                 header: dict) -> None:
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
+    pq.write_table(_rows_table(rows, users, arms, header), path)
+
+
+def _rows_table(rows: tuple[np.ndarray, ...], users: np.ndarray, arms: tuple[str, ...], header: dict):
+    """Schedule rows with local user indices as a table of the compact schema (user and arm names)."""
+    import pyarrow as pa
 
     u, a, first, rounds = rows
     names = pa.array(users).cast(pa.string()) if users.dtype != object else pa.array(users, pa.string())
-    table = pa.table([names.take(u), pa.array(arms, pa.string()).take(a), first.astype(np.int64),
-                      rounds.astype(np.int64)], schema=_schema(header))
-    pq.write_table(table, path)
+    return pa.table([names.take(u), pa.array(arms, pa.string()).take(a), first.astype(np.int64),
+                     rounds.astype(np.int64)], schema=_schema(header))
 
 
 def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | None = None, *,
-                      n_shards: int | None = None, scheduler=None, seed: int = 0) -> ShardedResult:
-    """Decompose a batched graph shard by shard and write the part directory ``out`` (if given).
+                      n_shards: int | None = None, scheduler=None, seed: int = 0, parts: bool = False
+                      ) -> ShardedResult:
+    """Decompose a batched graph shard by shard and write its schedule to ``out`` (if given).
 
     Parameters
     ----------
     data : the graph's support and demand (:func:`read_batched`).
     C : anonymity parameter.
-    out : a part directory (``OUT/`` or ``OUT.parquet``, new or empty): one ``part-NNNNN.parquet`` per shard,
-        every user's rows tiling [0, R).
+    out : where the schedule goes. A part directory (``OUT/``, or ``OUT.parquet`` with ``parts``; new or empty):
+        one ``part-NNNNN.parquet`` per shard, every user's rows tiling [0, R); or one Parquet file
+        (``OUT.parquet`` without ``parts``) holding the shards' rows one after the other (local runs only: the
+        shards are solved in this process).
+    parts : write ``out`` as a part directory whatever its name (what ``--shards`` and ``--scheduler`` ask
+        for). Default: for ``OUT/`` and on a Dask cluster.
     n_shards : number of shards (default: one per ``SHARD_USERS`` users).
     scheduler : a Dask scheduler address (``tcp://HOST:PORT``) or a ``distributed.Client``; shards then run on
         its workers, which must see ``out`` (shared file system). ``None`` runs them in this process.
@@ -549,10 +641,13 @@ def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | Non
     """
     import time
 
+    import pyarrow.parquet as pq
+
     t0 = time.perf_counter()
     C = check_C(C)
+    parts = bool(parts) or scheduler is not None or (out is not None and is_directory_output(out))
     if out is not None:
-        check_writable(out, "out", directory=True)
+        check_writable(out, "out", directory=parts)
     degree = data.support.sum(axis=0)
     thin = np.flatnonzero((degree > 0) & (degree <= C))
     if len(thin):
@@ -578,7 +673,13 @@ def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | Non
     R = max(r for r, _, _ in first)
     result = ShardedResult(C, R, L, N, len(data.arms), tuple(r for r, _, _ in first), tuple(map(len, members)),
                            tuple(m for _, m, _ in first), sum(n for _, _, n in first))
-    if out is not None:
+    if out is not None and not parts:
+        header = result.header()
+        # one file: each shard's rows are solved again (or kept, for a single shard) and appended in turn
+        with publish_file(output_target(out)) as tmp, pq.ParquetWriter(tmp, _schema(header)) as writer:
+            for m in members:
+                writer.write_table(_shard_table(data, m, L, C, R, seed, header, single))
+    elif out is not None:
         target = output_target(out)
         tmpdir = tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         try:
@@ -594,6 +695,16 @@ def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | Non
             shutil.rmtree(tmpdir, ignore_errors=True)
             raise
     return dataclasses.replace(result, wall_time=time.perf_counter() - t0)
+
+
+def _shard_table(data: BatchedSupport, members: np.ndarray, L: int, C: int, R: int, seed: int, header: dict,
+                 single: tuple | None):
+    """One shard's rows, stretched to the merged R, as a table (``single``: the one shard's solution, kept);
+    a function so that its row arrays are freed before the next shard is solved."""
+    if single is not None:  # its rows tile [0, R) already: R is its own
+        return _rows_table(single[0], data.users[members], data.arms, header)
+    rows = _extend(solve_shard(data.rows_of(members), data.demand, L, C, seed)[0], R)
+    return _rows_table(rows, data.users[members], data.arms, header)
 
 
 def _runner(scheduler):

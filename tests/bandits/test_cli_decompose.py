@@ -185,3 +185,95 @@ def test_library_warnings_name_the_flags():
 
     assert cli_wording("use best_effort to cover everything else") == "use --best-effort to cover everything else"
     assert cli_wording("use method='polytope' or 'block'") == "use --method polytope or block"
+
+
+def write_forms(tmp_path, N: int = 600, K: int = 6, D: int = 60, C: int = 4) -> dict:
+    """One random batched graph in every input form: Parquet (batched, and weights D / |A_i|), CSV, JSON."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(7)
+    active = rng.random((N, K)) < 0.5
+    active[np.arange(N), rng.integers(0, K, N)] = True
+    u, a = np.nonzero(active)
+    w = D / active.sum(axis=1)[u]
+    paths = {form: tmp_path / f"g_{form}.{ext}" for form, ext in
+             (("batched", "parquet"), ("weighted", "parquet"), ("csv", "csv"), ("json", "json"))}
+    pq.write_table(pa.table({"user": u, "arm": a}).replace_schema_metadata({"demand": str(D), "C": str(C)}),
+                   paths["batched"])
+    pq.write_table(pa.table({"user": u, "arm": a, "weight": w}).replace_schema_metadata({"C": str(C)}),
+                   paths["weighted"])
+    rows = zip(u.tolist(), a.tolist(), w.tolist(), strict=True)
+    paths["csv"].write_text("user,arm,weight\n" + "".join(f"u{i},a{j},{x!r}\n" for i, j, x in rows))
+    paths["json"].write_text(json.dumps({"C": C, "demand": D, "active_sets": {
+        f"u{i}": [f"a{j}" for j in np.flatnonzero(active[i])] for i in range(N)}}))
+    return paths
+
+
+@pytest.mark.parametrize("form", ["batched", "weighted", "csv", "json"])
+def test_the_default_command_takes_the_sharded_path_for_a_large_batched_graph(form, tmp_path, capsys, monkeypatch):
+    import anondecomp
+    from anonbandits.cli import decompose
+    from anondecomp.compact import verify_compact
+
+    path = write_forms(tmp_path)[form]
+    args = ["decompose", str(path), "--C", "4", "-o", str(tmp_path / "out.parquet")]
+    monkeypatch.setattr(decompose, "FAST_PAIRS", 10**9)  # below the threshold: the dense path, as before
+    code, small, _ = run(args, capsys)
+    assert code == 0 and "sharded" not in small
+    monkeypatch.setattr(decompose, "FAST_PAIRS", 100)
+    code, out, _ = run(args, capsys)
+    assert code == 0 and "method               sharded (phase)" in out and "R / lower bound      1.0000" in out
+    assert (tmp_path / "out.parquet").is_file()
+    graph, _ = anondecomp.read_graph(path)
+    assert verify_compact(graph, 4, tmp_path / "out.parquet").valid
+    assert int(out.split("R (assignments)")[1].split()[0]) <= int(small.split("R (assignments)")[1].split()[0])
+
+
+@pytest.mark.parametrize("extra", [["--method", "polytope"], ["--certify"], ["--best-effort"], ["--time-limit", "5"],
+                                   ["-o", "out.json"]])
+def test_tuning_flags_and_json_output_keep_the_dense_path(extra, tmp_path, capsys, monkeypatch):
+    from anonbandits.cli import decompose
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(decompose, "FAST_PAIRS", 100)
+    path = write_forms(tmp_path)["weighted"]
+    code, out, _ = run(["decompose", str(path), *extra], capsys)
+    assert code == 0 and "sharded" not in out and "distinct assignments" in out
+
+
+def test_the_default_command_keeps_general_weights_on_the_dense_path(tmp_path, capsys, monkeypatch):
+    import pyarrow.parquet as pq
+
+    from anonbandits.cli import decompose
+
+    monkeypatch.setattr(decompose, "FAST_PAIRS", 100)
+    path = write_forms(tmp_path)["weighted"]
+    table = pq.read_table(path)
+    pq.write_table(table.set_column(2, "weight", [table.column("weight").to_numpy() * 1.5 ** (table.column(
+        "user").to_numpy() % 2)]), path)  # two demands, D and 1.5 D: no single D gives every user its rounds
+    code, out, _ = run(["decompose", str(path), "-o", str(tmp_path / "out.parquet")], capsys)
+    assert code == 0 and "sharded" not in out and "distinct assignments" in out
+    assert run(["verify", str(path), str(tmp_path / "out.parquet")], capsys)[1].startswith("valid")
+
+
+@pytest.mark.parametrize("threshold", [100, 10**9])
+def test_a_thin_arm_is_the_same_one_line_error_on_either_path(threshold, tmp_path, capsys, monkeypatch):
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from anonbandits.cli import decompose
+
+    monkeypatch.setattr(decompose, "FAST_PAIRS", threshold)
+    path = write_forms(tmp_path)["weighted"]
+    table = pq.read_table(path)
+    u, a = table.column("user").to_numpy(), table.column("arm").to_numpy()
+    keep = (a != 5) | (u < 3)  # arm 5 keeps 3 users, fewer than C+1 = 5
+    u, a = u[keep], a[keep]
+    pq.write_table(pa.table({"user": u, "arm": a, "weight": 60 / np.bincount(u)[u]}), path)
+    code, out, err = run(["decompose", str(path), "--C", "4", "-o", str(tmp_path / "out.parquet")], capsys)
+    assert code == 2 and out == "" and not (tmp_path / "out.parquet").exists()
+    assert err.strip().endswith("arm(s) '5' are wanted by fewer than C+1 = 5 users and can never be observed; "
+                                "use --best-effort to cover everything else") and "\n" not in err.strip()

@@ -144,7 +144,7 @@ def test_the_table_reader_streams_the_support_of_integer_ids(tmp_path):
     assert C == file_C == 3 and data.demand == 30
     assert [str(u) for u in data.users] == list(graph.users) and list(data.arms) == list(graph.arms)
     assert np.array_equal(data.support, graph.support)
-    assert scale.batched_rows(tmp_path / "g.parquet") == support.sum()
+    assert scale.streamed_rows(tmp_path / "g.parquet") == support.sum()
     u, a = np.nonzero(support)
     pq.write_table(pa.table({"user": np.r_[u, u[:1]], "arm": np.r_[a, a[:1]]}), tmp_path / "dup.parquet")
     with pytest.raises(InvalidInputError, match="more than once"):
@@ -157,16 +157,73 @@ def test_the_table_reader_streams_the_support_of_integer_ids(tmp_path):
     assert np.array_equal(far.support, support[:, order]) and far.users[0] == str(10**12)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=weighted_graphs(max_users=20, max_arms=3, max_C=2), shards=st.integers(1, 3))
-def test_a_weighted_graph_is_sharded_with_auto_per_shard(tmp_path_factory, case, shards):
+def test_a_weighted_graph_is_sharded_as_batched_only_when_it_requires_the_same(tmp_path_factory, case, shards):
     graph, C = case
     data = scale.from_graph(graph)
-    assert data.demand is None and data.lower_bound == graph.lower_bound
+    assert data.lower_bound == graph.lower_bound
+    if data.demand is not None:  # batched demands: the same rounds for every pair, so the same valid schedules
+        assert np.array_equal(DemandGraph.from_batched(data.demand, data.support).required, graph.required)
     out = tmp_path_factory.mktemp("weighted") / "out"
     res = scale.decompose_sharded(data, C, f"{out}/", n_shards=shards)
-    assert "phase" not in res.shard_methods
+    assert data.demand is not None or "phase" not in res.shard_methods
     assert verify_compact(graph, C, out).valid
+
+
+@settings(max_examples=200, deadline=None)
+@given(users=st.lists(st.tuples(st.integers(1, 6), st.integers(1, 40)), min_size=1, max_size=6))
+def test_batched_demand_is_a_D_that_requires_every_users_rounds_or_none(users):
+    k, r = (np.array(x) for x in zip(*users, strict=True))
+    D = scale.batched_demand(k, r)
+    fits = [d for d in range(1, 300) if (-(-d // k) == r).all()]
+    assert (D is None) == (not fits)
+    assert D is None or (-(-D // k) == r).all()
+
+
+def weighted_table(path, support: np.ndarray, weights: np.ndarray, C: int) -> None:
+    u, a = np.nonzero(support)
+    pq.write_table(pa.table({"user": u, "arm": a.astype(np.int16), "weight": weights[u, a]})
+                   .replace_schema_metadata({"C": json.dumps(C)}), path)
+
+
+def test_an_edge_table_of_batched_weights_is_streamed_as_batched(tmp_path):
+    support = random_support(400, 6, 3)
+    weights = 100 / support.sum(axis=1, keepdims=True) * support  # D / |A_i| as floats: 100/3, 100/7, ...
+    weighted_table(tmp_path / "w.parquet", support, weights, 4)
+    data, C = scale.read_support(tmp_path / "w.parquet")
+    graph, _ = anondecomp.read_graph(tmp_path / "w.parquet")
+    assert isinstance(data, scale.BatchedSupport) and C == 4 and np.array_equal(data.support, graph.support)
+    assert np.array_equal(DemandGraph.from_batched(data.demand, data.support).required, graph.required)
+    res = scale.decompose_sharded(data, C, tmp_path / "out.parquet")
+    assert res.shard_methods == ("phase",) and res.total_assignments == graph.lower_bound
+    assert verify_compact(graph, C, tmp_path / "out.parquet").valid
+    # one user's rows needing different rounds, or no common D: the general graph, read whole
+    uneven = weights.copy()
+    i, j = np.argwhere(support)[0]
+    uneven[i, j] += 1
+    weighted_table(tmp_path / "uneven.parquet", support, uneven, 4)
+    general, _ = scale.read_support(tmp_path / "uneven.parquet")
+    assert isinstance(general, DemandGraph) and general.demand is None
+    assert np.array_equal(general.weights, anondecomp.read_graph(tmp_path / "uneven.parquet")[0].weights)
+    weighted_table(tmp_path / "twoD.parquet", support, weights * np.where(np.arange(400) % 2, 1, 3)[:, None], 4)
+    assert isinstance(scale.read_support(tmp_path / "twoD.parquet")[0], DemandGraph)
+    bad = weights.copy()
+    bad[i, j] = -1
+    weighted_table(tmp_path / "bad.parquet", support, bad, 4)
+    with pytest.raises(InvalidInputError, match="weights must be positive and finite"):
+        scale.read_support(tmp_path / "bad.parquet")
+
+
+def test_a_file_output_holds_every_shard_and_parts_name_a_directory(tmp_path):
+    data = scale.BatchedSupport(random_support(3000, 6, 2), 60, np.arange(3000), tuple(map(str, range(6))))
+    res = scale.decompose_sharded(data, 4, tmp_path / "out.parquet", n_shards=3)
+    assert (tmp_path / "out.parquet").is_file() and len(res.shard_users) == 3
+    assert pq.read_table(tmp_path / "out.parquet").num_rows == res.rows
+    assert verify_compact(graph_of(data), 4, tmp_path / "out.parquet").valid
+    parts = scale.decompose_sharded(data, 4, tmp_path / "parts.parquet", n_shards=3, parts=True)
+    assert sorted(p.name for p in (tmp_path / "parts.parquet").iterdir()) == [f"part-0000{k}.parquet" for k in range(3)]
+    assert parts.rows == res.rows and verify_compact(graph_of(data), 4, tmp_path / "parts.parquet").valid
 
 
 def test_shards_on_a_local_dask_cluster_write_the_same_parts(tmp_path):
