@@ -13,7 +13,8 @@ Each graph is written as a Parquet edge table and solved by the command a user t
 ``anonbandits decompose GRAPH --C C --certify --time-limit 50 -o OUT.json``, in its own process under
 ``/usr/bin/time -v`` (wall time and peak memory of the whole process). The table
 (docs/results/real_graphs.csv) holds R, the trivial bound max_i sum_j ceil(w_ij), the certified bound and
-how it was obtained, the certified gap R / ceil(bound) - 1, seconds and peak MB; the plot
+how it was obtained, the certified gap R / ceil(bound) - 1, seconds and peak MB (``status`` says when a run
+was killed after ``PROCESS_LIMIT`` seconds); the plot
 (real_graphs.png) shows the gaps against the 5 % target.
 
 Usage: python benchmarks/real_graphs.py [--quick] [--out DIR] [--write-graphs DIR]
@@ -38,8 +39,9 @@ from anondecomp.bench import real, suite
 OBP_VERSION = "0.5.7"
 TIME_LIMIT = 50.0    # seconds for --certify (the whole process must stay within 60 s)
 TARGET_GAP = 0.05
-COLUMNS = ("graph", "users", "arms", "C", "edges", "method", "R", "trivial_bound", "certified_bound", "how",
-           "gap", "seconds", "peak_mb", "verified")
+PROCESS_LIMIT = 300.0  # seconds after which a run is killed and recorded as unfinished
+COLUMNS = ("graph", "users", "arms", "C", "edges", "status", "method", "R", "trivial_bound", "certified_bound",
+           "how", "gap", "seconds", "peak_mb", "verified")
 
 
 def obd_archive() -> Path:
@@ -59,7 +61,10 @@ def solve(path: Path, C: int, out: Path) -> dict:
     cmd = ["/usr/bin/time", "-v", str(cli), "decompose", str(path), "--C", str(C), "--certify",
            "--time-limit", str(TIME_LIMIT), "-o", str(out)]
     start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=PROCESS_LIMIT)
+    except subprocess.TimeoutExpired:
+        return {"status": f"killed after {PROCESS_LIMIT:.0f} s", "seconds": PROCESS_LIMIT}
     seconds = time.perf_counter() - start
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed: {proc.stderr.strip().splitlines()[-1]}")
@@ -67,7 +72,7 @@ def solve(path: Path, C: int, out: Path) -> dict:
     bound = re.search(r"LP lower bound\s+([\d.]+)\s+\(certified; (.*)\)", text)
     peak = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
     verify = subprocess.run([str(cli), "verify", str(path), str(out), "--C", str(C)], capture_output=True)
-    return {"method": re.search(r"^method\s+(\S+)", text, re.M).group(1),
+    return {"status": "ok", "method": re.search(r"^method\s+(\S+)", text, re.M).group(1),
             "R": int(re.search(r"^R \(assignments\)\s+(\d+)", text, re.M).group(1)),
             "certified_bound": float(bound.group(1)), "how": bound.group(2), "seconds": round(seconds, 2),
             "peak_mb": round(int(peak.group(1)) / 1024, 1) if peak else "", "verified": verify.returncode == 0}
@@ -79,6 +84,7 @@ def plot(rows: list[dict], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    rows = [r for r in rows if r["status"] == "ok"]
     fig, ax = plt.subplots(figsize=(8, 0.35 * len(rows) + 1.5))
     labels = [f"{r['graph']} C={r['C']}" for r in rows]
     gaps = [100 * float(r["gap"]) for r in rows]
@@ -121,12 +127,12 @@ def main() -> None:
             row = {"graph": case.label.replace(f" C={inst.C}", ""), "users": g.n_users,
                    "arms": g.n_arms, "C": inst.C, "edges": int(g.support.sum()), "trivial_bound": g.lower_bound,
                    **solve(path, inst.C, Path(tmp) / "out.json")}
-            target = max(int(-(-row["certified_bound"] // 1)), 1)
-            row["gap"] = round(row["R"] / target - 1, 4)
+            if row["status"] == "ok":
+                row["gap"] = round(row["R"] / max(int(-(-row["certified_bound"] // 1)), 1) - 1, 4)
             rows.append(row)
-            print(", ".join(f"{k}={row[k]}" for k in COLUMNS), flush=True)
+            print(", ".join(f"{k}={row.get(k, '')}" for k in COLUMNS), flush=True)
     with open(out / "real_graphs.csv", "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=COLUMNS)
+        writer = csv.DictWriter(fh, fieldnames=COLUMNS, restval="")
         writer.writeheader()
         writer.writerows(rows)
     plot(rows, out / "real_graphs.png")

@@ -1,8 +1,9 @@
 """``auto``: the polytope method when it applies (Corollary 1), else the better of block (Corollary 2) and
 time-shared faces (:mod:`anondecomp.methods.timeshare`), the latter tried only when block is above the lower
 bound max_i sum_j ceil(w_ij). On a graph that is not batched (a log rather than a batch of Algorithm 1),
-least-slack rounds (:mod:`anondecomp.methods.slack`) are tried before time-shared faces: they are fast and
-usually meet the lower bound there, while Algorithm 1's batched graphs keep the paper's route unchanged."""
+least-slack rounds (:mod:`anondecomp.methods.slack`) are tried first and returned when they meet the lower
+bound (they are fast and usually do there; block then is never built), else kept when shorter than block;
+Algorithm 1's batched graphs keep the paper's route unchanged."""
 
 from __future__ import annotations
 
@@ -41,16 +42,18 @@ def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
     prep = prepare(graph, C, best_effort)
     if not len(polytope_applies(graph, prep.C, prep.required)):
         return polytope_decomposition(graph, C, best_effort=best_effort, rng=rng, vertices=vertices)
+    lower = prep.lower_bound
+    slack = None
+    if graph.demand is None:  # a log: least-slack rounds first, they often meet the bound at a fraction of block's cost
+        slack = slack_decomposition(graph, C, best_effort=best_effort)
+        if slack.total_assignments <= lower:
+            return slack
     best = block_decomposition(graph, C, best_effort=best_effort, rng=rng, vertices=vertices)
-    block_total, lower = best.total_assignments, prep.lower_bound
+    block_total = best.total_assignments
+    if slack is not None and slack.total_assignments < block_total:
+        best = slack
     if best.total_assignments <= lower:
         return best
-    if graph.demand is None:
-        slack = slack_decomposition(graph, C, best_effort=best_effort)
-        if slack.total_assignments < best.total_assignments:
-            best = slack
-        if best.total_assignments <= lower:
-            return best
     found = timeshare(prep, stop_at=lower)
     if found is None or found[1].sum() >= best.total_assignments:
         return best
