@@ -35,6 +35,7 @@ from pathlib import Path
 from _output import ROOT, results_dir
 
 from anondecomp.bench import real, suite
+from anondecomp.io import atomic_open
 
 OBP_VERSION = "0.5.7"
 TIME_LIMIT = 50.0    # seconds for --certify (the whole process must stay within 60 s)
@@ -112,6 +113,8 @@ def main() -> None:
             real.write_edge_table(real.obd_graph(obd_archive(), C), folder / f"obd_C{C}.parquet", C)
             print(folder / f"obd_C{C}.parquet")
         return
+    if not Path("/usr/bin/time").exists():
+        sys.exit("real_graphs.py measures each process with /usr/bin/time -v: install it (apt-get install time)")
     out = Path(args.out) if args.out else results_dir(args.quick)
     out.mkdir(parents=True, exist_ok=True)
     cases = suite.real_cases(None if args.quick else str(obd_archive()))
@@ -131,7 +134,7 @@ def main() -> None:
                 row["gap"] = round(row["R"] / max(int(-(-row["certified_bound"] // 1)), 1) - 1, 4)
             rows.append(row)
             print(", ".join(f"{k}={row.get(k, '')}" for k in COLUMNS), flush=True)
-    with open(out / "real_graphs.csv", "w", newline="") as fh:
+    with atomic_open(out / "real_graphs.csv", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=COLUMNS, restval="")
         writer.writeheader()
         writer.writerows(rows)

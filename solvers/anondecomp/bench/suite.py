@@ -19,6 +19,7 @@ Progress is reported through a callback, so the solver layer stays free of progr
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -92,8 +93,6 @@ def cases(suite: str) -> list[Case]:
     if suite not in SUITES:
         raise ValueError(f"unknown suite {suite!r}; choose one of {', '.join(SUITES)}")
     if suite == "real":
-        import os
-
         return real_cases(os.environ.get(OBD_ARCHIVE_ENV))
     full = suite == "full"
     out: list[Case] = []

@@ -139,8 +139,7 @@ def optimal_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fal
             status = "optimal" if incumbent[1].sum() <= target else "integer program (gap open)"
     elif cg.converged:
         status = "seed is optimal"
-    if deadline is not None and time.perf_counter() >= deadline and status != "optimal" \
-            and not (cg.converged and status == "seed is optimal"):
+    if deadline is not None and time.perf_counter() >= deadline and status not in ("optimal", "seed is optimal"):
         status = f"{TIME_LIMIT_STATUS}: {status}"
     return _result(graph, prep, *best, start, info, bound, cg.converged, status)
 

@@ -47,6 +47,7 @@ class _Edges:
         self.N, self.K = graph.n_users, graph.n_arms
         self.start = np.searchsorted(self.user, np.arange(self.N))
         self.has = np.bincount(self.user, minlength=self.N) > 0
+        self.degree = graph.arm_degrees  # |B_j|: users who may play arm j
 
     def best(self, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per user: (best value, its edge index) of ``value`` (one per edge); users without edges get -inf."""
@@ -62,7 +63,7 @@ def open_arms(edges: _Edges, value: np.ndarray, C: int) -> np.ndarray:
     """An assignment (arm per user, -1 for none) in which every used arm holds >= C+1 users, of high total
     ``value`` (one per edge, >= 0; 0 = the user may pad the arm): step 2 of the module docstring."""
     K = edges.K
-    is_open = np.bincount(edges.arm, minlength=K) >= C + 1
+    is_open = edges.degree >= C + 1
     while True:
         v = np.where(is_open[edges.arm], value, -1.0)
         top, first = edges.best(v)
@@ -105,8 +106,7 @@ def slack_rounds(prep: Prepared) -> tuple[np.ndarray, np.ndarray, int]:
     graph, C = prep.graph, prep.C
     edges = _Edges(graph)
     left_demand = prep.required[edges.user, edges.arm].astype(np.int64)
-    arms_users = np.bincount(edges.arm, minlength=graph.n_arms)
-    scarce = TIE_BREAK / np.maximum(arms_users, 1)[edges.arm]
+    scarce = TIE_BREAK / np.maximum(edges.degree, 1)[edges.arm]
     base = park(graph)
     target = prep.lower_bound
     t, rows, mults = 0, [], []
