@@ -5,7 +5,7 @@ statistics), :class:`AnonymousChannel` (paper 000's audited 2C+2-round channel),
 
 from anonbandits.channels.anonymous import AnonymousChannel, Feedback, elicitation_rounds
 from anonbandits.channels.direct import Batch, DirectChannel, RewardSum
-from anonbandits.channels.mechanisms import CentralLaplace, Distributed, NoisyRelease
+from anonbandits.channels.mechanisms import CentralLaplace, Distributed, NoisyRelease, laplace_noise
 
 __all__ = ["AnonymousChannel", "Batch", "CentralLaplace", "DirectChannel", "Distributed", "Feedback",
-           "NoisyRelease", "RewardSum", "elicitation_rounds"]
+           "NoisyRelease", "RewardSum", "elicitation_rounds", "laplace_noise"]

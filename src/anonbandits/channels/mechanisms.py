@@ -1,8 +1,10 @@
 """Privacy mechanisms on what any channel releases (aggregate sums and their numbers of contributors): the
 direct channel's per-arm epoch sums or the anonymous channel's C-anonymous group sums.
 
-* :class:`CentralLaplace`: one ``Lap(1/eps)`` per released sum of rewards in [0, 1] (DP-SE, Sajed and Sheffet,
-  ICML 2019);
+* :class:`CentralLaplace`: one ``Lap(sensitivity/eps)`` per released sum (``Lap(1/eps)`` for sums of rewards in
+  [0, 1]; DP-SE, Sajed and Sheffet, ICML 2019); :func:`laplace_noise` draws its noise, and is what every
+  Laplace mechanism of the bandit layer draws from (paper 001's Anytime-Lazy-UCB, Hybrid-UCB and FTNL, paper
+  003's DP-MASE);
 * :class:`Distributed`: a protocol P = (R, S, A) of *Distributed Differential Privacy in Multi-Armed Bandits*
   (Chowdhury and Zhou, ICLR 2023, Sec. 3) on encoded sums, the users' total noise drawn from its exact law.
 
@@ -35,28 +37,45 @@ class NoisyRelease(NamedTuple):
     accounting: Mapping[str, Any]
 
 
+def laplace_noise(scale: float | np.ndarray, rng: np.random.Generator,
+                  size: int | tuple[int, ...] | None = None) -> np.ndarray | float:
+    """``Lap(scale)`` noise (centred), one draw per entry of ``size`` (or of ``scale``, an array of scales).
+
+    The Laplace mechanism adds ``Lap(sensitivity / eps)`` to a statistic of the given sensitivity (Dwork, McSherry,
+    Nissim, Smith, TCC 2006); every Laplace noise of the bandit layer is drawn here, so that one draw of a driver is
+    one draw of the generator, in the driver's order.
+    """
+    return rng.laplace(0.0, scale, size)
+
+
 class CentralLaplace:
-    """eps-DP release of sums of rewards in [0, 1]: ``sum + Lap(1/eps)`` per sum (sensitivity 1).
+    """eps-DP release of sums of sensitivity ``sensitivity`` (1 for sums of rewards in [0, 1]): ``sum +
+    Lap(sensitivity/eps)`` per sum.
 
     Each reward must enter a single release (DP-SE forgets earlier epochs), so the guarantee of a run is
-    eps by parallel composition.
+    eps by parallel composition. ``scale`` is the Laplace scale ``sensitivity/eps``.
     """
 
-    def __init__(self, epsilon: float) -> None:
-        self.epsilon = float(epsilon)
+    def __init__(self, epsilon: float, sensitivity: float = 1.0) -> None:
+        self.epsilon, self.sensitivity = float(epsilon), float(sensitivity)
+        self.scale = self.sensitivity / self.epsilon
         # the same guarantee for every release, built once (read-only)
-        self._accounting = MappingProxyType({"epsilon": self.epsilon, "scale": 1.0 / self.epsilon})
+        self._accounting = MappingProxyType({"epsilon": self.epsilon, "scale": self.scale})
+
+    def noise(self, rng: np.random.Generator, size: int | tuple[int, ...] | None = None) -> np.ndarray | float:
+        """``Lap(scale)`` draws: one (a float) or ``size`` of them."""
+        return laplace_noise(self.scale, rng, size)
 
     def release(self, sums: np.ndarray, contributors: np.ndarray, rng: np.random.Generator) -> NoisyRelease:
-        """Add one independent ``Lap(1/eps)`` to each of ``sums`` (``contributors`` does not change it)."""
-        noise = rng.laplace(0.0, 1.0 / self.epsilon, np.size(sums))
+        """Add one independent ``Lap(scale)`` to each of ``sums`` (``contributors`` does not change it)."""
+        noise = self.noise(rng, np.size(sums))
         return NoisyRelease(sums + noise, noise, self._accounting)
 
     pure, release_rewards = True, release
 
     def variance(self, rewards: np.ndarray) -> np.ndarray:
-        """Variance of the noise of each release (``2/eps^2``, whatever its number of rewards)."""
-        return np.full(np.shape(rewards), 2.0 / self.epsilon**2)
+        """Variance of the noise of each release (``2 sensitivity^2/eps^2``, whatever its number of rewards)."""
+        return np.full(np.shape(rewards), 2.0 * self.sensitivity**2 / self.epsilon**2)
 
 
 class Distributed:

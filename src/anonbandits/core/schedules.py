@@ -138,3 +138,9 @@ def checkpoint_grid(horizon: int, checkpoints: int | Sequence[int] | np.ndarray 
     if grid.size == 0 or grid[0] < 1 or grid[-1] > horizon:
         raise ConfigError(f"checkpoint rounds must lie in [1, {horizon}]")
     return grid
+
+
+def ftnl_epoch_length(epoch: int) -> int:
+    """Rounds ``2^s`` of epoch ``s`` (0-based) of Follow-the-Noisy-Leader (Hu, Huang, Mehta, "Near-Optimal
+    Algorithms for Private Online Learning in a Stochastic Environment", arXiv, Algorithm 2): epoch 0 is round 1."""
+    return 2**epoch

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from anonbandits.core.indices import vote_ratio
 from anonbandits.errors import require
 
 VOTE_ROUNDINGS = ("ceil", "floor")
@@ -27,7 +28,7 @@ def vote_threshold(delta: float, local_failure: float, rounding: str = "ceil") -
     (29, 28, 2)
     """
     require(rounding in VOTE_ROUNDINGS, "vote_rounding", f"one of {', '.join(VOTE_ROUNDINGS)}", rounding)
-    ratio = math.log(delta) / math.log(local_failure)
+    ratio = vote_ratio(delta, local_failure)
     return math.ceil(ratio - 1e-9) if rounding == "ceil" else math.floor(ratio + 1e-9)
 
 

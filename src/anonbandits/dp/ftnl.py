@@ -18,6 +18,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from anonbandits.channels.mechanisms import CentralLaplace
+from anonbandits.core.schedules import ftnl_epoch_length
 from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, finish, start
 from anonbandits.errors import require
 
@@ -57,17 +59,18 @@ def ftnl(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, *
     mu, T, draw, true, grid, trace, ledger = start(means, horizon, reward, expected_means, checkpoints)
     eps, K = check_epsilon(epsilon), mu.size
     require(noise_multiplier > 0, "noise_multiplier", "positive", noise_multiplier)
-    scale = K / eps if naive else noise_multiplier / eps
+    # naive: each action's sum is (eps/K)-DP, i.e. sensitivity K at level eps; RNM: noise_multiplier at level eps
+    laplace = CentralLaplace(eps, K if naive else noise_multiplier)
     action, epoch = parse_initial(initial, K, rng), 0
     while trace.rounds < T:
-        length = 2**epoch
+        length = ftnl_epoch_length(epoch)
         if trace.rounds + length >= T:           # last epoch: truncated at T, its data never used
             trace.play(action, T - trace.rounds)
             break
         gains = draw(mu, np.full(K, length), rng)
         trace.play(action, length)
-        noise = rng.laplace(0.0, scale, K)
-        ledger.release([ledger.block(-1, length, gains)], range(K), gains, noise, scale, trace.rounds)
+        noise = laplace.noise(rng, K)
+        ledger.release([ledger.block(-1, length, gains)], range(K), gains, noise, laplace.scale, trace.rounds)
         action = int(np.argmax(gains + noise))
         epoch += 1
     return finish(trace, grid, true, ledger, epochs=epoch)

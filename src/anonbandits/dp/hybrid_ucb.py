@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonbandits.channels.mechanisms import laplace_noise
+from anonbandits.core.indices import hybrid_ucb_array_scale, hybrid_ucb_node_scale
 from anonbandits.core.radii import HYBRID_PRIVACY_WIDTH, hybrid_ucb_widths
 from anonbandits.core.schedules import checkpoint_grid
 from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, check_setup
@@ -73,7 +75,7 @@ def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], 
     require(mu.ndim == 2 and mu.shape[0] == eps.size, "means", f"(runs, arms) with {eps.size} runs", mu.shape)
     require(tree_noise in TREE_NOISES, "tree_noise", f"one of {', '.join(TREE_NOISES)}", tree_noise)
     checked = [check_setup(row, horizon, reward, min_horizon=-1) for row in mu]
-    T, shift = checked[0][1], int(tree_noise == "exact")
+    T, exact = checked[0][1], tree_noise == "exact"
     true = np.stack([c[2] for c in checked]) if expected_means is None else \
         np.broadcast_to(np.asarray(expected_means, dtype=float), mu.shape)
     grid = checkpoint_grid(T, checkpoints)
@@ -87,11 +89,11 @@ def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], 
         return draw_rewards(reward, mu_vec, rng)
 
     # Initialization: round j pulls arm j; array 0 gets Z ~ Lap(2/eps); the current tree is r = 1.
-    full = draw(mu_flat) + rng.laplace(0.0, 2.0 / eps_flat)     # noisy sum of the full arrays
+    full = draw(mu_flat) + laplace_noise(hybrid_ucb_array_scale(eps_flat), rng)   # noisy sum of the full arrays
     pulls, tree_r = np.ones(R * K, dtype=np.int64), np.ones(R * K, dtype=np.int64)
     tree_leaves = np.left_shift(1, tree_r)                  # 2^r: the current tree is full at this count
     tree_k, tree_sum = np.zeros(R * K, dtype=np.int64), np.zeros(R * K)
-    node_scale = 2.0 * (tree_r + shift) / eps_flat          # Lap scale of the current tree's nodes
+    node_scale = hybrid_ucb_node_scale(tree_r, eps_flat, exact)   # Lap scale of the current tree's nodes
     priv_width = HYBRID_PRIVACY_WIDTH / eps_flat
     log2_table = floor_log2(np.arange(T + 2).clip(1)).astype(np.int16)
     mean, (width_a, width_b) = full.copy(), hybrid_ucb_widths(pulls, log2_table[pulls + 1], priv_width)
@@ -110,7 +112,7 @@ def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], 
     bernoulli, no_uniform = reward == "bernoulli", np.empty((0, R))
     for start in range(K + 1, T + 1, _CHUNK):
         stop = min(start + _CHUNK, T + 1)
-        lap = rng.laplace(0.0, 1.0, (stop - start, R))
+        lap = laplace_noise(1.0, rng, (stop - start, R))   # unit draws, scaled per node in the kernel
         uniform = rng.random((stop - start, R)) if bernoulli else no_uniform
         t = start
         while t < stop:
@@ -121,9 +123,9 @@ def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], 
                 t = run_rounds(t, t + 1, start, lap, uniform, draw(mu_flat[arm]), True, state)
             if done.any():  # the completed trees' arrays join the Laplace group with a fresh Z (A21, A22)
                 g = arm[done]
-                full[g] += tree_sum[g] + rng.laplace(0.0, 2.0 / eps_flat[g])
+                full[g] += tree_sum[g] + laplace_noise(hybrid_ucb_array_scale(eps_flat[g]), rng)
                 tree_sum[g], tree_k[g], tree_r[g], tree_leaves[g] = 0.0, 0, tree_r[g] + 1, tree_leaves[g] * 2
-                node_scale[g] = 2.0 * (tree_r[g] + shift) / eps_flat[g]
+                node_scale[g] = hybrid_ucb_node_scale(tree_r[g], eps_flat[g], exact)
                 laplace_draws[done] += 1
                 done[:] = False
         laplace_draws += stop - start

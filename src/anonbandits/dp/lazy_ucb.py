@@ -23,6 +23,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from anonbandits.channels.mechanisms import CentralLaplace
+from anonbandits.core.indices import lazy_ucb_capacity, lazy_ucb_crossing
 from anonbandits.core.radii import lazy_ucb_index, lazy_ucb_widths
 from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, finish, start
 from anonbandits.errors import require
@@ -37,9 +39,7 @@ def _overtaken_at(mean: np.ndarray, size: np.ndarray, epsilon: float, j: int, t:
     rivals = np.flatnonzero(size < size[j])
     if rivals.size == 0:
         return horizon + 1
-    # index_k - index_j = db s^2 + da s + dm in s = sqrt(ln t), with db, da > 0: one positive root.
-    db, da, dm = b[rivals] - b[j], a[rivals] - a[j], mean[rivals] - mean[j]
-    root = 2 * np.maximum(-dm, 0.0) / (da + np.sqrt(da * da - 4 * db * np.minimum(dm, 0.0)))
+    root = lazy_ucb_crossing(mean[rivals] - mean[j], a[rivals] - a[j], b[rivals] - b[j])
     best = horizon + 1
     near = root * root < math.log(horizon + 1) + 1   # crossings far beyond the horizon are skipped
     for k, s in zip(rivals[near], root[near], strict=True):
@@ -79,12 +79,13 @@ def anytime_lazy_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.
                                                    min_horizon=-1)
     eps, K = check_epsilon(epsilon), mu.size
     require(storage in STORAGES, "storage", f"one of {', '.join(STORAGES)}", storage)
+    laplace = CentralLaplace(eps)
     # Initialization: round j pulls arm j; array 0 (size 1) gets its own Lap(1/eps) (A1).
     first = draw(mu, np.ones(K, dtype=np.int64), rng)
-    noise = rng.laplace(0.0, 1.0 / eps, K)
+    noise = laplace.noise(rng, K)
     trace.play(np.arange(K), K)
     for j in range(K):
-        ledger.release([ledger.block(j, 1, first[j])], [j], [first[j]], [noise[j]], 1.0 / eps, j + 1)
+        ledger.release([ledger.block(j, 1, first[j])], [j], [first[j]], [noise[j]], laplace.scale, j + 1)
     mean, size = first + noise, np.ones(K)                      # last full array's noisy mean and size lambda
     fill_n, fill_sum = np.zeros(K, dtype=np.int64), np.zeros(K)   # filling array: observations, sum (o1 form)
     fill_obs: list[list[np.ndarray]] = [[] for _ in range(K)]   # ... or the observations (array form)
@@ -93,7 +94,7 @@ def anytime_lazy_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.
     while trace.rounds < T:
         t = trace.rounds + 1
         j = int(np.argmax(lazy_ucb_index(mean, size, eps, t)))
-        capacity = int(2 * size[j])
+        capacity = int(lazy_ucb_capacity(size[j]))
         n = min(capacity - int(fill_n[j]), T - t + 1, _overtaken_at(mean, size, eps, j, t, T) - t)
         if storage == "o1":
             block_sum = float(draw(mu[j:j + 1], np.array([n]), rng)[0])
@@ -109,8 +110,8 @@ def anytime_lazy_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.
         events += 1
         if fill_n[j] == capacity:
             total = fill_sum[j] if storage == "o1" else float(np.concatenate(fill_obs[j]).sum())
-            z = rng.laplace(0.0, 1.0 / eps)
-            ledger.release(fill_blocks[j], [j], [total], [z], 1.0 / eps, trace.rounds)
+            z = laplace.noise(rng)
+            ledger.release(fill_blocks[j], [j], [total], [z], laplace.scale, trace.rounds)
             mean[j], size[j] = (total + z) / capacity, capacity
             fill_n[j], fill_sum[j], fill_obs[j], fill_blocks[j] = 0, 0.0, [], []
     return finish(trace, grid, true, ledger, events=events, stored_values=stored_peak)

@@ -21,7 +21,6 @@ columns are the ``metrics`` of :class:`DecentralizedResult`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -29,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from anonbandits.core.indices import vote_ratio
 from anonbandits.envs.rewards import REWARD_MODELS, parse_means
 from anonbandits.errors import ConfigError, require
 from anonbandits.multiagent.decentralized.environment import Environment, RewardSampler, activity_sampler
@@ -168,7 +168,7 @@ def _threshold(delta: float, eta: float, n_agents: int, rounding: str) -> int:
     """M (spec 4.2), once ``2 <= M <= N``: ``delta`` in ``[eta^N, eta^2]``."""
     require(0 < delta < 1, "delta", "in (0, 1)", delta)
     require(0 < eta < 1, "eta", "in (0, 1)", eta)
-    ratio = math.log(delta) / math.log(eta)
+    ratio = vote_ratio(delta, eta)
     require(ratio >= 2 - 1e-9, "delta", f"<= eta^2 = {eta**2:.4g} (M >= 2 votes)", delta)
     require(ratio <= n_agents + 1e-9, "delta", f">= eta^N = {eta**n_agents:.4g} (M <= N = {n_agents} players)",
             delta)

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonbandits.channels.mechanisms import laplace_noise
 from anonbandits.core.elimination import gap_survivors
-from anonbandits.core.radii import dpse_widths
+from anonbandits.core.indices import dp_mase_laplace_scale, dp_mase_threshold
 from anonbandits.core.schedules import epoch_length
 from anonbandits.core.votes import removal_steps
 from anonbandits.errors import require
@@ -62,10 +63,9 @@ def dp_mase_local_elimination(eps: float, epoch: np.ndarray, means: np.ndarray, 
     arm's mean gets independent ``Lap(0, 1/(eps R))`` noise, computed once; arm k is eliminated when
     ``max_l noisy_l - noisy_k > 2 (h(e) + c(e))`` with ``s = |K_n(e)|`` the number of arms sampled.
     """
-    scale = 1.0 / (eps * length)
-    noisy = np.where(held, means + rng.laplace(0.0, 1.0, means.shape) * scale[:, None], -np.inf)
-    h, c = dpse_widths(held.sum(axis=1), epoch, length, beta, eps)
-    eliminated = held & ~gap_survivors(noisy, 2.0 * (h + c))
+    scale = dp_mase_laplace_scale(eps, length)
+    noisy = np.where(held, means + laplace_noise(1.0, rng, means.shape) * scale[:, None], -np.inf)
+    eliminated = held & ~gap_survivors(noisy, dp_mase_threshold(held.sum(axis=1), epoch, length, beta, eps))
     return eliminated, noisy
 
 
@@ -197,7 +197,7 @@ def dp_mase(instance: Instance, probs: np.ndarray, cfg: DPMASEConfig, rng: np.ra
     audit = None
     if record and eng.audit:
         cols = [np.concatenate(x) for x in zip(*eng.audit, strict=True)]
-        audit = NoiseAudit(*cols, 1.0 / (cfg.eps * cols[3]))
+        audit = NoiseAudit(*cols, dp_mase_laplace_scale(cfg.eps, cols[3]))
     g_rounds = np.searchsorted(times, [c for c, _ in eng.global_elims], "right")
     return model.vote_result("dp-mase", instance, log, eng.G, eng.lam, rng, record, running=bool(eng.running.any()),
                              capped=False, rounds=rounds, pulls=pulls, threshold=eng.threshold, noise=audit,

@@ -11,12 +11,12 @@ Communications", ICML 2023) and what one run reports.
 * :class:`MaseResult`, with its message, elimination and noise logs.
 """
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from anonbandits.core.indices import vote_ratio
 from anonbandits.core.votes import vote_threshold
 from anonbandits.envs.rewards import sum_rewards
 from anonbandits.errors import ConfigError
@@ -87,7 +87,7 @@ def voting_threshold(delta: float, local_failure: float, agents: int, name: str 
     check_probability(name, local_failure)
     m_star = max(1, vote_threshold(delta, local_failure))
     if m_star > agents:
-        m_real = math.log(delta) / math.log(local_failure)
+        m_real = vote_ratio(delta, local_failure)
         raise ConfigError(f"voting threshold M = {m_star} (log(delta)/log({name}) = {m_real:.3f}) exceeds the "
                           f"{agents} agents: no arm could ever be eliminated; use more agents or a larger delta")
     return m_star

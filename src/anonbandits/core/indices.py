@@ -1,0 +1,81 @@
+"""Indices, noise scales and thresholds of the Python drivers, each named after the paper equation it implements
+(the confidence radii themselves are in :mod:`anonbandits.core.radii`, the schedules in
+:mod:`anonbandits.core.schedules`):
+
+* Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment" (arXiv,
+  paper 001): the round at which one arm's Anytime-Lazy-UCB index (eq. (4)) overtakes another's
+  (:func:`lazy_ucb_crossing`) and the capacity of its next array (:func:`lazy_ucb_capacity`, Algorithm 1);
+  Hybrid-UCB's index and the Laplace scales of its arrays and tree nodes (Algorithm 4: :func:`hybrid_ucb_index`,
+  :func:`hybrid_ucb_array_scale`, :func:`hybrid_ucb_node_scale`);
+* Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications" (ICML 2023,
+  paper 003): DP-MASE's Laplace scale ``1/(eps R)`` and elimination threshold ``2 (h(e) + c(e))`` (Algorithm 4a,
+  App. B.1: :func:`dp_mase_laplace_scale`, :func:`dp_mase_threshold`);
+* the vote ratio ``log(delta) / log(local failure)`` behind the vote threshold M of paper 003 and of Féraud,
+  Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits" (ICML 2019, paper 002):
+  :func:`vote_ratio`.
+
+Every function is vectorised with numpy ufuncs where its arguments are arrays.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from anonbandits.core.radii import dpse_widths
+
+
+def lazy_ucb_crossing(mean_gap: np.ndarray, a_gap: np.ndarray, b_gap: np.ndarray) -> np.ndarray:
+    """``s = sqrt(ln t)`` at which a rival's Anytime-Lazy-UCB index (paper 001, eq. (4)) reaches the played arm's.
+
+    With both arrays frozen the difference of the two indices is ``b_gap s^2 + a_gap s + mean_gap`` in
+    ``s = sqrt(ln t)`` (widths of :func:`~anonbandits.core.radii.lazy_ucb_widths`, rival minus played arm); a rival
+    with a smaller last array has ``a_gap, b_gap > 0``, so the quadratic has one non-negative root, written in the
+    form without cancellation: ``2 max(-mean_gap, 0) / (a_gap + sqrt(a_gap^2 - 4 b_gap min(mean_gap, 0)))``.
+    """
+    return 2 * np.maximum(-mean_gap, 0.0) / (a_gap + np.sqrt(a_gap * a_gap - 4 * b_gap * np.minimum(mean_gap, 0.0)))
+
+
+def lazy_ucb_capacity(size: float | np.ndarray) -> float | np.ndarray:
+    """Observations the filling array of an arm holds when full (paper 001, Algorithm 1): arrays have sizes
+    1, 2, 4, ..., so the next one is twice the last full one's ``size`` (lambda)."""
+    return 2 * size
+
+
+def hybrid_ucb_index(mean: np.ndarray, width_a: np.ndarray, width_b: np.ndarray, t: int) -> np.ndarray:
+    """Hybrid-UCB's index at round ``t`` (paper 001, Algorithm 4; logs base 2, spec A12): ``mean + a sqrt(log2 t)
+    + b log2 t`` with ``(a, b)`` = :func:`~anonbandits.core.radii.hybrid_ucb_widths`."""
+    log_t = math.log2(t)
+    return width_a * math.sqrt(log_t) + width_b * log_t + mean
+
+
+def hybrid_ucb_array_scale(epsilon: float | np.ndarray) -> float | np.ndarray:
+    """Laplace scale ``2/eps`` of the noise each full array of Hybrid-UCB gets once (paper 001, Algorithm 4)."""
+    return 2.0 / epsilon
+
+
+def hybrid_ucb_node_scale(tree: int | np.ndarray, epsilon: float | np.ndarray, exact: bool = False) -> np.ndarray:
+    """Laplace scale of the binary-mechanism nodes of Hybrid-UCB's tree ``r`` (paper 001, Algorithm 4):
+    ``2 r / eps`` as printed, or ``2 (r + 1) / eps`` (``exact``: the tree's depth counted in full, spec A6)."""
+    return 2.0 * (tree + int(exact)) / epsilon
+
+
+def dp_mase_laplace_scale(epsilon: float, length: np.ndarray | int) -> np.ndarray | float:
+    """Scale ``1/(eps_dp R)`` of the Laplace noise on an epoch mean of ``R = length`` rewards in [0, 1] (paper 003,
+    Algorithm 4a: the mean's sensitivity is 1/R)."""
+    return 1.0 / (epsilon * length)
+
+
+def dp_mase_threshold(active: np.ndarray, epoch: np.ndarray, length: np.ndarray, beta: float,
+                      epsilon: float) -> np.ndarray:
+    """DP-MASE's elimination width ``2 (h(e) + c(e))`` (paper 003, Algorithm 4a; DP-SE's widths
+    :func:`~anonbandits.core.radii.dpse_widths` with ``s = active`` arms sampled), vectorised over epoch ends."""
+    h, c = dpse_widths(active, epoch, length, beta, epsilon)
+    return 2.0 * (h + c)
+
+
+def vote_ratio(delta: float, local_failure: float) -> float:
+    """``log(delta) / log(local_failure)``: the number of votes M for which ``local_failure^M = delta`` (papers 002
+    and 003; :func:`~anonbandits.core.votes.vote_threshold` rounds it)."""
+    return math.log(delta) / math.log(local_failure)
