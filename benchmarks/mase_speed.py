@@ -43,10 +43,10 @@ FAST = {
     "central": lambda p, rng: central(INSTANCE, p, rng, record=False),
 }
 REFERENCE = {
-    "corrupted-elimination": lambda p, s: reference_se_voting(INSTANCE.means, p, s, kind="ce", eta=0.9, xi=0.05),
-    "dp-mase": lambda p, s: reference_dp_mase(INSTANCE.means, p, s, eps=0.1, beta=0.5),
-    "mase": lambda p, s: reference_se_voting(INSTANCE.means, p, s, kind="mase", beta=0.5),
-    "independent": lambda p, s: reference_se_voting(INSTANCE.means, p, s, kind="independent"),
+    "corrupted-elimination": lambda p, s: reference_se_voting(INSTANCE.row, p, s, kind="ce", eta=0.9, xi=0.05),
+    "dp-mase": lambda p, s: reference_dp_mase(INSTANCE.row, p, s, eps=0.1, beta=0.5),
+    "mase": lambda p, s: reference_se_voting(INSTANCE.row, p, s, kind="mase", beta=0.5),
+    "independent": lambda p, s: reference_se_voting(INSTANCE.row, p, s, kind="independent"),
 }
 
 

@@ -30,9 +30,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonbandits.channels.direct import DirectChannel
 from anonbandits.channels.mechanisms import Mechanism
+from anonbandits.core.regret import RegretTrace
 from anonbandits.envs.instances import MultiUserInstance
-from anonbandits.envs.rewards import sum_rewards
 from anonbandits.errors import AnonymityViolation, ConfigError, require
 
 #: The longest simulated horizon: Algorithm 2 keeps one entry per exploration phase (about T^(2/3)).
@@ -209,11 +210,21 @@ class AnonymousChannel:
         self._instance = instance  # private: a learner sees only what elicit() and play() return
         self.n_users, self.n_arms = instance.n_users, instance.n_arms
         self.auditor = AnonymityAuditor(C)
-        self.C, self.horizon, self.t, self.regret, self._rng = self.auditor.C, int(horizon), 0, 0.0, rng
+        self.C, self.horizon, self._rng = self.auditor.C, int(horizon), rng
         self.mechanism, self._noise_rng = mechanism, noise_rng if noise_rng is not None else rng
         self.exposure: dict[tuple[int, int], np.ndarray] = {}
-        self._seg_rounds: list[np.ndarray] = []
-        self._seg_rates: list[np.ndarray] = []
+        self._trace = RegretTrace()   # the pseudo-regret books: one block per played or elicited stretch
+        self._sums = DirectChannel.sampler(instance.model, instance.sigma)   # the exact sums of many rewards
+
+    @property
+    def t(self) -> int:
+        """Rounds played so far."""
+        return self._trace.rounds
+
+    @property
+    def regret(self) -> float:
+        """Cumulative pseudo-regret so far, summed over users."""
+        return self._trace.regret
 
     @property
     def done(self) -> bool:
@@ -227,19 +238,11 @@ class AnonymousChannel:
     def min_group_size(self) -> int | None:
         return self.auditor.min_group_size
 
-    def _charge(self, rounds: np.ndarray, rates: np.ndarray) -> None:
-        self._seg_rounds.append(rounds := np.asarray(rounds, dtype=np.int64))
-        self._seg_rates.append(rates := np.asarray(rates, dtype=float))
-        self.t += int(rounds.sum())
-        self.regret += float(rounds @ rates)
-
     def regret_curve(self, points: int = 200) -> tuple[np.ndarray, np.ndarray]:
         """Cumulative pseudo-regret (summed over users) at ``points + 1`` evenly spaced rounds of [0, t]; exact,
         as regret is linear within each played segment."""
-        rounds = np.concatenate([np.zeros(1, np.int64), *self._seg_rounds])
-        rates = np.concatenate([np.zeros(1), *self._seg_rates])
         x = np.unique(np.linspace(0, self.t, points + 1).round().astype(np.int64))
-        return x, np.interp(x, np.cumsum(rounds), np.cumsum(rounds * rates))
+        return x, self._trace.curve(x)
 
     def play(self, arms: np.ndarray, rounds: int | None = None) -> int:
         """Every user i plays ``arms[i]`` for ``rounds`` rounds (default: to the horizon), no feedback; returns
@@ -249,7 +252,7 @@ class AnonymousChannel:
             raise ValueError(f"arms must have shape ({self.n_users},)")
         n = self.horizon - self.t if rounds is None else min(int(rounds), self.horizon - self.t)
         if n > 0:
-            self._charge(np.array([n]), np.array([self._instance.round_regret(arms)]))
+            self._trace.charge(np.array([n]), np.array([self._instance.round_regret(arms)]))
         return n
 
     def elicit(self, assignments: np.ndarray, multiplicities: np.ndarray | None = None, *,
@@ -278,10 +281,10 @@ class AnonymousChannel:
         if n_full:
             starts = np.concatenate(([0], np.flatnonzero(np.diff(played)) + 1))
             lengths = np.diff(np.append(starts, n_full))
-            self._charge(lengths * r, rates[played[starts]])
+            self._trace.charge(lengths * r, rates[played[starts]])
         feedback = self._elicit_repeated(a[reps > 0], reps[reps > 0])
         if partial:
-            self._charge(np.array([partial]), rates[order[n_full]:order[n_full] + 1])
+            self._trace.charge(np.array([partial]), rates[order[n_full]:order[n_full] + 1])
             cut = a[order[n_full]][None, :]
             self.serve(cut, *partition_groups(cut, self.n_arms, self.C), np.ones(1, np.int64), partial)
         return feedback
@@ -349,7 +352,6 @@ class AnonymousChannel:
         for start in range(0, int(reps.max(initial=0)), cap):
             sel = np.flatnonzero(reps > start)
             take = np.minimum(reps[sel] - start, cap)
-            out[sel] += sum_rewards(self._instance.model, mu[sel, None, :],
-                                    np.broadcast_to(take[:, None, None], (sel.size, rounds, n_users)),
-                                    self._rng)
+            out[sel] += self._sums(mu[sel, None, :], np.broadcast_to(take[:, None, None], (sel.size, rounds, n_users)),
+                                   self._rng)
         return out

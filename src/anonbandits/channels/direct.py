@@ -1,19 +1,24 @@
 """The direct feedback channel: exact sufficient statistics of i.i.d. rewards (DP-SE, Sajed and Sheffet,
-ICML 2019, the baseline of papers 001 and 004).
+ICML 2019, the baseline of papers 001 and 004), and the one path by which every non-anonymous driver draws rewards.
 
 A driver hands over a demand (samples wanted per learner and arm, any shape) and gets the sums of that many
 rewards and the counts: one draw per entry whatever its length (the sum of n Bernoulli(mu) rewards is one
-Binomial(n, mu); :func:`anonbandits.envs.rewards.sum_rewards`).
+Binomial(n, mu); :func:`anonbandits.envs.rewards.sum_rewards`). Drivers that decide after every reward take them
+one by one (:meth:`DirectChannel.draw`), and paper 004's protocols the sums of their encodings
+(:meth:`DirectChannel.encoded`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from anonbandits.envs.rewards import sum_rewards
+from anonbandits.envs.rewards import GAUSSIAN_SIGMA, draw_rewards, encoded_sums, sum_rewards
+
+if TYPE_CHECKING:
+    from anonbandits.envs.instances import MultiUserInstance
 
 #: ``sums(mu, counts, rng)``: the sum of ``counts[k]`` rewards of arm mean ``mu[k]`` for each k.
 RewardSum = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
@@ -29,19 +34,46 @@ class Batch(NamedTuple):
 
 class DirectChannel:
     """Rewards of arms with parameters ``means`` ((..., K), indexed by a demand's ``arms``) under ``reward`` (a
-    model of :mod:`anonbandits.envs.rewards` or a callable ``sums(mu, counts, rng)``), drawn from ``rng``."""
+    model of :mod:`anonbandits.envs.rewards` or a callable ``sums(mu, counts, rng)``), drawn from ``rng``;
+    ``sigma`` is the Gaussian models' standard deviation."""
 
-    def __init__(self, means: np.ndarray, reward: str | RewardSum, rng: np.random.Generator) -> None:
+    def __init__(self, means: np.ndarray, reward: str | RewardSum, rng: np.random.Generator, *,
+                 sigma: float = GAUSSIAN_SIGMA) -> None:
         self.means = np.asarray(means, dtype=float)
-        self._draw = self.sampler(reward)
+        self.reward, self.sigma = reward, float(sigma)
+        self._draw = self.sampler(reward, sigma)
         self._rng = rng
 
+    @classmethod
+    def of(cls, instance: MultiUserInstance, rng: np.random.Generator) -> DirectChannel:
+        """The channel of an instance shared by all learners (one row of means): its parameters, reward model and
+        standard deviation."""
+        return cls(instance.row, instance.model, rng, sigma=instance.sigma)
+
     @staticmethod
-    def sampler(reward: str | RewardSum) -> RewardSum:
+    def sampler(reward: str | RewardSum, sigma: float = GAUSSIAN_SIGMA) -> RewardSum:
         """The block-sum sampler of ``reward``: the callable itself, or the named model's exact sums."""
-        return reward if callable(reward) else lambda mu, counts, rng: sum_rewards(reward, mu, counts, rng)
+        return reward if callable(reward) else lambda mu, counts, rng: sum_rewards(reward, mu, counts, rng, sigma)
 
     def request(self, arms: np.ndarray, counts: np.ndarray) -> Batch:
         """Draw ``counts[k]`` rewards of arm ``arms[k]`` for every k (arrays of one shape); one draw per entry
         (exact sums)."""
         return Batch(self._draw(self.means[arms], counts, self._rng), counts)
+
+    def sums(self, mu: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """The sum of ``counts[k]`` rewards of parameter ``mu[k]`` for every k (arrays broadcast)."""
+        return self._draw(mu, counts, self._rng)
+
+    def draw(self, mu: np.ndarray, size: int | tuple[int, ...] | None = None) -> np.ndarray:
+        """One reward of parameter ``mu`` per entry (``mu`` broadcast to ``size`` if given): the named model's
+        draws one by one, or a callable's sums of one reward each."""
+        if callable(self.reward):
+            mu = np.asarray(mu, dtype=float) if size is None else np.broadcast_to(np.asarray(mu, dtype=float), size)
+            return np.asarray(self.reward(mu, np.ones(mu.shape, np.int64), self._rng), dtype=float)
+        return draw_rewards(self.reward, mu, self._rng, size, sigma=self.sigma)
+
+    def encoded(self, arms: np.ndarray, g: int, n: int) -> np.ndarray:
+        """For each of ``arms``, the sum of the randomized-rounding encodings (precision ``g``) of ``n`` fresh rewards
+        (paper 004, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023, Sec. 2.1), exact in law
+        (:func:`~anonbandits.envs.rewards.encoded_sums`; a named model of [0, 1] rewards)."""
+        return encoded_sums(self.reward, self.means[arms], g, n, self._rng, self.sigma)

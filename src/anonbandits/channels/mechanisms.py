@@ -82,7 +82,7 @@ class Distributed:
     """A protocol of paper 004 as a mechanism on blocks of ``n`` users' encoded sums.
 
     ``release`` takes the integer encoded sums (randomized rounding to precision ``g``, see
-    :func:`anonbandits.dp.distributed.rewards.encoded_sums`) of blocks that all have ``contributors`` users,
+    :func:`anonbandits.envs.rewards.encoded_sums`) of blocks that all have ``contributors`` users,
     adds the users' aggregate noise, reduces modulo ``m`` (SecAgg) and runs the analyzer. ``values`` are the
     analyzer's estimates ``z`` of the blocks' sums.
     """

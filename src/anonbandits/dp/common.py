@@ -2,9 +2,10 @@
 trace, the release ledger and the result type.
 
 The algorithms of this package simulate *event by event*: a block of consecutive rounds with a fixed arm (or
-cycle of arms) is one call whose rewards enter only through their sum. :class:`RegretTrace` turns those blocks
-back into the exact cumulative pseudo-regret at any round, and :class:`Ledger` records which block of rewards
-fed which noisy statistic, so that tests can check that a reward is used in at most one release.
+cycle of arms) is one call whose rewards enter only through their sum, drawn through the direct channel.
+:class:`~anonbandits.core.regret.RegretTrace` turns those blocks back into the exact cumulative pseudo-regret at
+any round, and :class:`Ledger` records which block of rewards fed which noisy statistic, so that tests can check
+that a reward is used in at most one release.
 """
 
 from __future__ import annotations
@@ -17,9 +18,14 @@ from typing import Any
 import numpy as np
 
 from anonbandits.channels.direct import DirectChannel, RewardSum
+from anonbandits.core.regret import RegretTrace
 from anonbandits.core.schedules import checkpoint_grid
-from anonbandits.envs.rewards import REWARD_MODELS, model_means, parse_means
+from anonbandits.envs.instances import MultiUserInstance
+from anonbandits.envs.rewards import BOUNDED_MODELS, parse_means
 from anonbandits.errors import require
+
+__all__ = ["BanditRun", "Ledger", "Means", "RegretTrace", "RewardSum", "check_epsilon", "check_setup", "finish",
+           "start"]
 
 Means = str | Sequence[float] | np.ndarray
 
@@ -30,75 +36,41 @@ def check_epsilon(epsilon: float) -> float:
     return float(epsilon)
 
 
+def instance_of(means: Means, reward: str | RewardSum,
+                expected_means: Sequence[float] | None = None) -> MultiUserInstance:
+    """The instance shared by the learner's rounds: checked arm means (a ``"0.9,0.8"`` string is parsed), reward
+    model (a name of :data:`~anonbandits.envs.rewards.BOUNDED_MODELS`, rewards in [0, 1] as the privacy
+    mechanisms assume, or a callable ``sums(mu, counts, rng)``) and true expected rewards, the pseudo-regret's
+    reference: ``expected_means`` if given, the model's exact means for a named model (clipping shifts the
+    Gaussian's), else the means."""
+    mu = parse_means(means if isinstance(means, str) else [float(m) for m in np.ravel(means)])
+    require(callable(reward) or reward in BOUNDED_MODELS, "reward", f"one of {', '.join(BOUNDED_MODELS)}", reward)
+    if expected_means is not None:
+        require(np.shape(expected_means) == mu.shape, "expected_means", f"one entry per arm ({mu.size})",
+                expected_means)
+    return MultiUserInstance(mu, reward, expected=expected_means)
+
+
 def check_setup(means: Means, horizon: int, reward: str | RewardSum, *, min_horizon: int = 1,
                 expected_means: Sequence[float] | None = None) -> tuple[np.ndarray, int, np.ndarray]:
-    """Checked arm means (a float array; a ``"0.9,0.8"`` string is parsed), horizon (at least ``min_horizon``;
-    ``-1`` for the number of arms) and reward model (a name of :mod:`anonbandits.envs.rewards` or a callable
-    ``sums(mu, counts, rng)``), and the arms' true expected rewards, the pseudo-regret's reference:
-    ``expected_means`` if given, the model's exact means for a named model (clipping shifts the Gaussian's),
-    else the means."""
-    mu = parse_means(means if isinstance(means, str) else [float(m) for m in np.ravel(means)])
-    minimum = mu.size if min_horizon < 0 else min_horizon
+    """Checked arm means, horizon (at least ``min_horizon``; ``-1`` for the number of arms) and the arms' true
+    expected rewards (see :func:`instance_of`)."""
+    instance = instance_of(means, reward, expected_means)
+    minimum = instance.n_arms if min_horizon < 0 else min_horizon
     require(not isinstance(horizon, bool) and int(horizon) == horizon >= minimum, "horizon",
             f"an integer of at least {minimum}", horizon)
-    require(callable(reward) or reward in REWARD_MODELS, "reward", f"one of {', '.join(REWARD_MODELS)}", reward)
-    true = mu if callable(reward) else model_means(reward, mu)
-    if expected_means is not None:
-        true = np.asarray(expected_means, dtype=float)
-        require(true.shape == mu.shape, "expected_means", f"one entry per arm ({mu.size})", expected_means)
-    return mu, int(horizon), true
+    return instance.row, int(horizon), instance.means[0]
 
 
 def start(means: Means, horizon: int, reward: str | RewardSum, expected_means: Sequence[float] | None,
-          checkpoints: int | Sequence[int], *, min_horizon: int = 1
-          ) -> tuple[np.ndarray, int, RewardSum, np.ndarray, np.ndarray, RegretTrace, Ledger]:
+          checkpoints: int | Sequence[int], rng: np.random.Generator, *, min_horizon: int = 1
+          ) -> tuple[np.ndarray, int, DirectChannel, np.ndarray, np.ndarray, RegretTrace, Ledger]:
     """What every event-driven driver starts from (see :func:`check_setup` for the checks): the means, the
-    horizon, the block-sum sampler, the true means, the checkpoint grid, an empty trace and an empty ledger."""
+    horizon, the direct channel every reward is drawn through (from ``rng``), the true means, the checkpoint grid,
+    an empty trace and an empty ledger."""
     mu, T, true = check_setup(means, horizon, reward, min_horizon=min_horizon, expected_means=expected_means)
-    return (mu, T, DirectChannel.sampler(reward), true, checkpoint_grid(T, checkpoints),
+    return (mu, T, DirectChannel(mu, reward, rng), true, checkpoint_grid(T, checkpoints),
             RegretTrace(true.max() - true), Ledger())
-
-
-class RegretTrace:
-    """Exact cumulative pseudo-regret of a sequence of blocks of rounds.
-
-    A block plays a fixed tuple of distinct arms cyclically (one arm for UCB-type blocks; the active set in
-    round-robin order for successive elimination) for a number of rounds. :meth:`curve` evaluates the
-    cumulative pseudo-regret exactly at any rounds, including inside a block.
-    """
-
-    def __init__(self, gaps: np.ndarray) -> None:
-        self.gaps = np.asarray(gaps, dtype=float)
-        self.pulls = np.zeros(self.gaps.size, dtype=np.int64)
-        self.rounds, self.regret = 0, 0.0
-        self._blocks: list[tuple[int, float, np.ndarray]] = []   # (first round, regret before, cycle cumsum)
-
-    def play(self, arms: int | Sequence[int] | np.ndarray, rounds: int) -> None:
-        """Record ``rounds`` rounds playing ``arms`` cyclically (in the given order), from the next round."""
-        if rounds <= 0:
-            return
-        arms = np.atleast_1d(np.asarray(arms, dtype=np.int64))
-        full, rem = divmod(int(rounds), arms.size)
-        cum = np.concatenate(([0.0], np.cumsum(self.gaps[arms])))
-        self._blocks.append((self.rounds, self.regret, cum))
-        self.pulls[arms] += full
-        self.pulls[arms[:rem]] += 1
-        self.rounds += int(rounds)
-        self.regret += full * cum[-1] + cum[rem]
-
-    def curve(self, rounds: np.ndarray) -> np.ndarray:
-        """Cumulative pseudo-regret after each of ``rounds`` (each in [0, rounds played])."""
-        rounds = np.asarray(rounds, dtype=np.int64)
-        if rounds.size and (rounds.min() < 0 or rounds.max() > self.rounds):
-            raise ValueError(f"rounds must lie in [0, {self.rounds}]")
-        seg = np.searchsorted([b[0] for b in self._blocks], rounds, side="left") - 1
-        out = np.zeros(rounds.size)
-        for j, (s, c) in enumerate(zip(seg, rounds, strict=True)):
-            if s >= 0:
-                first, before, cum = self._blocks[s]
-                full, rem = divmod(int(c - first), cum.size - 1)
-                out[j] = before + full * cum[-1] + cum[rem]
-        return out
 
 
 @dataclass

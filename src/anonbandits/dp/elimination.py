@@ -21,12 +21,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from anonbandits.channels.direct import DirectChannel
 from anonbandits.channels.mechanisms import CentralLaplace
 from anonbandits.core.elimination import gap_survivors
 from anonbandits.core.radii import dpse_threshold
+from anonbandits.core.regret import RegretTrace
 from anonbandits.core.schedules import epoch_length
-from anonbandits.dp.common import BanditRun, Means, RegretTrace, RewardSum, check_epsilon, finish, start
+from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, finish, start
 from anonbandits.errors import require
 
 ORDERS = ("round-robin", "blocks")
@@ -80,11 +80,11 @@ def successive_elimination(means: Means, horizon: int, rng: np.random.Generator,
         One release per arm per completed epoch (its noisy mean); extra metrics ``epochs`` (completed
         epochs) and ``survivors`` (active arms at the end).
     """
-    mu, T, _, true, grid, trace, ledger = start(means, horizon, reward, expected_means, checkpoints)
+    mu, T, channel, true, grid, trace, ledger = start(means, horizon, reward, expected_means, checkpoints, rng)
     eps = math.inf if math.isinf(float(epsilon)) else check_epsilon(epsilon)
     beta = parse_confidence(confidence, T)
     require(order in ORDERS, "order", f"one of {', '.join(ORDERS)}", order)
-    channel, mechanism = DirectChannel(mu, reward, rng), CentralLaplace(eps) if math.isfinite(eps) else None
+    mechanism = CentralLaplace(eps) if math.isfinite(eps) else None
     active = np.arange(mu.size)
     epoch = 0
     while active.size > 1 and trace.rounds < T:

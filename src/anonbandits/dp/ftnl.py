@@ -56,7 +56,7 @@ def ftnl(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, *
         ``pulls`` counts the rounds each action was played; one release per RNM call (with K noisy gains);
         extra metric ``epochs`` (completed epochs).
     """
-    mu, T, draw, true, grid, trace, ledger = start(means, horizon, reward, expected_means, checkpoints)
+    mu, T, channel, true, grid, trace, ledger = start(means, horizon, reward, expected_means, checkpoints, rng)
     eps, K = check_epsilon(epsilon), mu.size
     require(noise_multiplier > 0, "noise_multiplier", "positive", noise_multiplier)
     # naive: each action's sum is (eps/K)-DP, i.e. sensitivity K at level eps; RNM: noise_multiplier at level eps
@@ -67,7 +67,7 @@ def ftnl(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, *
         if trace.rounds + length >= T:           # last epoch: truncated at T, its data never used
             trace.play(action, T - trace.rounds)
             break
-        gains = draw(mu, np.full(K, length), rng)
+        gains = channel.request(np.arange(K), np.full(K, length)).sums
         trace.play(action, length)
         noise = laplace.noise(rng, K)
         ledger.release([ledger.block(-1, length, gains)], range(K), gains, noise, laplace.scale, trace.rounds)

@@ -25,13 +25,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonbandits.channels.direct import DirectChannel
 from anonbandits.channels.mechanisms import laplace_noise
 from anonbandits.core.indices import hybrid_ucb_array_scale, hybrid_ucb_node_scale
 from anonbandits.core.radii import HYBRID_PRIVACY_WIDTH, hybrid_ucb_widths
 from anonbandits.core.schedules import checkpoint_grid
 from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, check_setup
 from anonbandits.dp.hybrid_kernel import choose_arms, floor_log2, run_rounds, tree_noise_store
-from anonbandits.envs.rewards import draw_rewards
 from anonbandits.errors import require
 
 TREE_NOISES = ("paper", "exact")
@@ -82,12 +82,7 @@ def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], 
     R, K = mu.shape
     gaps, mu_flat, eps_flat = (true.max(axis=1, keepdims=True) - true).ravel(), mu.ravel(), np.repeat(eps, K)
 
-    def draw(mu_vec: np.ndarray) -> np.ndarray:
-        """One reward per entry of ``mu_vec``."""
-        if callable(reward):
-            return np.asarray(reward(mu_vec, np.ones(mu_vec.size, dtype=np.int64), rng), dtype=float)
-        return draw_rewards(reward, mu_vec, rng)
-
+    draw = DirectChannel(mu_flat, reward, rng).draw   # one reward per entry of the given means
     # Initialization: round j pulls arm j; array 0 gets Z ~ Lap(2/eps); the current tree is r = 1.
     full = draw(mu_flat) + laplace_noise(hybrid_ucb_array_scale(eps_flat), rng)   # noisy sum of the full arrays
     pulls, tree_r = np.ones(R * K, dtype=np.int64), np.ones(R * K, dtype=np.int64)

@@ -75,13 +75,13 @@ def anytime_lazy_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.
         One release per completed array (the K initialization pulls included); extra metrics
         ``events`` (blocks simulated) and ``stored_values`` (peak number of stored numbers).
     """
-    mu, T, draw, true, grid, trace, ledger = start(means, horizon, reward, expected_means, checkpoints,
-                                                   min_horizon=-1)
+    mu, T, channel, true, grid, trace, ledger = start(means, horizon, reward, expected_means, checkpoints, rng,
+                                                      min_horizon=-1)
     eps, K = check_epsilon(epsilon), mu.size
     require(storage in STORAGES, "storage", f"one of {', '.join(STORAGES)}", storage)
     laplace = CentralLaplace(eps)
     # Initialization: round j pulls arm j; array 0 (size 1) gets its own Lap(1/eps) (A1).
-    first = draw(mu, np.ones(K, dtype=np.int64), rng)
+    first = channel.request(np.arange(K), np.ones(K, dtype=np.int64)).sums
     noise = laplace.noise(rng, K)
     trace.play(np.arange(K), K)
     for j in range(K):
@@ -97,10 +97,10 @@ def anytime_lazy_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.
         capacity = int(lazy_ucb_capacity(size[j]))
         n = min(capacity - int(fill_n[j]), T - t + 1, _overtaken_at(mean, size, eps, j, t, T) - t)
         if storage == "o1":
-            block_sum = float(draw(mu[j:j + 1], np.array([n]), rng)[0])
+            block_sum = float(channel.request(np.array([j]), np.array([n])).sums[0])
             fill_sum[j] += block_sum
         else:
-            obs = draw(np.full(n, mu[j]), np.ones(n, dtype=np.int64), rng)
+            obs = channel.request(np.full(n, j), np.ones(n, dtype=np.int64)).sums
             fill_obs[j].append(obs)
             block_sum = float(obs.sum())
             stored_peak = max(stored_peak, 2 * K + int(fill_n.sum()) + n)

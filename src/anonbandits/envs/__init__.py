@@ -1,7 +1,7 @@
-"""Reward models and bandit instances."""
+"""Reward models and the one bandit instance model of every family."""
 
 from anonbandits.envs.instances import MultiUserInstance, clustered_instance
-from anonbandits.envs.rewards import REWARD_MODELS, draw_rewards, parse_means, sum_rewards
+from anonbandits.envs.rewards import BOUNDED_MODELS, REWARD_MODELS, draw_rewards, parse_means, sum_rewards
 
-__all__ = ["REWARD_MODELS", "MultiUserInstance", "clustered_instance", "draw_rewards", "parse_means",
+__all__ = ["BOUNDED_MODELS", "REWARD_MODELS", "MultiUserInstance", "clustered_instance", "draw_rewards", "parse_means",
            "sum_rewards"]

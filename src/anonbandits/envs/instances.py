@@ -1,6 +1,10 @@
-"""Multi-user bandit instances: an N x K matrix of means, a reward model, and user clusters (paper 000,
+"""Bandit instances, one model for every family: an N x K matrix of reward parameters, a reward model, and what
+follows from them (true means, optimal arms, gaps, user clusters). N users each with their own means (paper 000,
 *Anonymous Bandits for Multi-User Systems*, NeurIPS 2022, Section 2.1: the *user-cluster* assumption U says
-that every arm is the optimal arm of at least U users).
+that every arm is the optimal arm of at least U users), or one row shared by every learner or agent (N = 1: the
+single-learner and multi-agent families). What moves over time or decides who plays (paper 002's drift and switch,
+the agents' activity) is not instance data: :class:`anonbandits.multiagent.decentralized.environment.MeansSchedule`
+and :func:`anonbandits.multiagent.shared.activity_probabilities` take an instance.
 
 How :func:`clustered_instance` generates an instance (the project's documented choice; the paper's
 simulation settings are not in its text):
@@ -19,44 +23,76 @@ simulation settings are not in its text):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from anonbandits.envs.rewards import model_means
+from anonbandits.envs.rewards import BOUNDED_MODELS, GAUSSIAN_SIGMA, REWARD_MODELS, model_means
 from anonbandits.errors import ConfigError, require
 
 MEANS_LOW, MEANS_HIGH = 0.1, 0.9
+#: The reward models the anonymous family offers (its channel's sums are exact for every model).
 INSTANCE_REWARDS = ("bernoulli", "gaussian")
 
 
 @dataclass(frozen=True, eq=False)
 class MultiUserInstance:
-    """N users x K arms with a reward model.
+    """N users (or learners, agents) x K arms with a reward model.
+
+    Parameters
+    ----------
+    mu : (N, K) parameters of the reward distributions (the Bernoulli means, or the Gaussian centres); a (K,)
+        vector is one row shared by every learner (N = 1).
+    model : a reward model of :mod:`anonbandits.envs.rewards`, or a callable ``sums(mu, counts, rng)`` (then
+        ``mu`` is taken as the true means unless ``expected`` says otherwise).
+    sigma : standard deviation of the Gaussian models.
+    name : a label for tables (paper 003's ``problem1``, ``problem2``).
+    expected : (N, K) or (K,) true expected rewards, when they are not the model's (a callable model's).
 
     Attributes
     ----------
-    mu : (N, K) parameters of the reward distributions (the Bernoulli means, or the Gaussian centres).
-    model : reward model name (``bernoulli`` or ``gaussian``), see :mod:`anonbandits.envs.rewards`.
     means : (N, K) true expected rewards under ``model`` (what pseudo-regret is measured against).
     optimal : (N,) each user's optimal arm (argmax of ``means``).
     gaps : (N, K) ``means[i].max() - means[i, j]``; the regret of one round of user i on arm j.
-    n_users, n_arms : N and K.
+    n_users, n_arms : N and K (``arms`` is K too).
     cluster_sizes : (K,) number of users whose optimal arm is j.
     min_cluster : the largest U for which the user-cluster assumption holds.
+
+    Examples
+    --------
+    >>> inst = MultiUserInstance([11.0, 10.8, 10.4], "gaussian-unclipped", name="problem2")  # shared by all
+    >>> inst.n_users, inst.best, inst.row.tolist()
+    (1, 0, [11.0, 10.8, 10.4])
     """
 
     mu: np.ndarray
-    model: str = "bernoulli"
+    model: str | Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray] = "bernoulli"
+    sigma: float = GAUSSIAN_SIGMA
+    name: str = "custom"
+    expected: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         mu = np.asarray(self.mu, dtype=float)
+        mu = mu[None, :] if mu.ndim == 1 else mu
         if mu.ndim != 2 or mu.shape[0] < 1 or mu.shape[1] < 2:
-            raise ConfigError(f"instance means must be an (N, K) matrix with K >= 2, got shape {mu.shape}")
-        if not np.all((mu >= 0) & (mu <= 1)):
-            raise ConfigError("instance means must lie in [0, 1]")
-        require(self.model in INSTANCE_REWARDS, "reward", f"one of {', '.join(INSTANCE_REWARDS)}", self.model)
-        means = model_means(self.model, mu)
+            raise ConfigError(f"instance means must be an (N, K) matrix or a K-vector with K >= 2, got shape "
+                              f"{np.shape(self.mu)}")
+        named = not callable(self.model)
+        require(not named or self.model in REWARD_MODELS, "reward", f"one of {', '.join(REWARD_MODELS)}",
+                self.model)
+        if named and self.model in BOUNDED_MODELS:
+            if not np.all((mu >= 0) & (mu <= 1)):
+                raise ConfigError("instance means must lie in [0, 1]")
+        elif not np.all(np.isfinite(mu)):
+            raise ConfigError("instance means must be finite")
+        require(self.sigma > 0, "reward_sigma", "positive", self.sigma)
+        if self.expected is not None:
+            means = np.broadcast_to(np.asarray(self.expected, dtype=float), mu.shape) \
+                if np.size(self.expected) == mu.size else None
+            require(means is not None, "expected_means", f"one entry per arm ({mu.shape[1]})", self.expected)
+        else:
+            means = model_means(self.model, mu, self.sigma) if named else mu
         optimal = np.argmax(means, axis=1)
         sizes = np.bincount(optimal, minlength=mu.shape[1])
         derived = {"mu": mu, "means": means, "optimal": optimal, "gaps": means.max(axis=1, keepdims=True) - means,
@@ -64,6 +100,32 @@ class MultiUserInstance:
                    "min_cluster": int(sizes.min())}
         for name, value in derived.items():
             object.__setattr__(self, name, value)
+
+    @property
+    def arms(self) -> int:
+        """K, the number of arms."""
+        return self.n_arms
+
+    def _shared(self) -> None:
+        if self.n_users != 1:
+            raise ValueError(f"this instance has {self.n_users} rows of means, not one shared by every learner")
+
+    @property
+    def row(self) -> np.ndarray:
+        """(K,) the reward parameters of an instance shared by every learner (N = 1)."""
+        self._shared()
+        return self.mu[0]
+
+    @property
+    def best(self) -> int:
+        """The best arm of a shared instance (the first one if several share the largest mean)."""
+        self._shared()
+        return int(self.optimal[0])
+
+    def is_best(self, arm: int) -> bool:
+        """Whether ``arm`` has the largest true mean of a shared instance (ties count as correct)."""
+        self._shared()
+        return bool(0 <= arm < self.n_arms and self.means[0, arm] == self.means[0].max())
 
     def round_regret(self, assignments: np.ndarray) -> np.ndarray:
         """Pseudo-regret of one round of each assignment, summed over users.

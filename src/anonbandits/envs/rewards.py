@@ -1,23 +1,30 @@
 """Reward models, sampled per draw or as exact sums of many draws.
 
-Models (all with support in [0, 1] and mean ``mu``):
+Models (the first three with support in [0, 1]; all of parameter ``mu``):
 
 * ``bernoulli``: reward 1 with probability mu. A sum of n draws is one Binomial(n, mu) draw (exact).
 * ``gaussian``: clipped Gaussian, ``clip(N(mu, sigma^2), 0, 1)``; its mean is not exactly mu near the ends,
   so pseudo-regret uses :func:`model_means`. Sums are drawn draw by draw (vectorised): no closed form.
 * ``beta``: Beta(mu*k, (1-mu)*k) with concentration k (default 2); sums drawn draw by draw (vectorised).
+* ``gaussian-unclipped``: ``N(mu, sigma^2)`` on the real line, mean exactly mu (Problem 2 of "Multi-Agent Best Arm
+  Identification with Private Communications", ICML 2023, has means around 11). A sum of n draws is one
+  ``N(n mu, n sigma^2)`` draw (exact).
 
+The randomized-rounding encodings of "Distributed Differential Privacy in Multi-Armed Bandits" (ICLR 2023,
+Sec. 2.1) are a law of the bounded models too: :func:`encoded_sums` draws the sum of a block's encoded rewards.
 Every function takes an explicit ``numpy.random.Generator``.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from anonbandits.errors import ConfigError, require
 
-REWARD_MODELS = ("bernoulli", "gaussian", "beta")
+REWARD_MODELS = ("bernoulli", "gaussian", "beta", "gaussian-unclipped")
+#: The models whose rewards lie in [0, 1] (what a privacy mechanism's sensitivity and the encodings assume).
+BOUNDED_MODELS = ("bernoulli", "gaussian", "beta")
 GAUSSIAN_SIGMA = 0.5
 BETA_CONCENTRATION = 2.0
 
@@ -60,6 +67,8 @@ def draw_rewards(model: str, mu: np.ndarray, rng: np.random.Generator, size=None
         return (rng.random(shape) < mu).astype(float)
     if model == "gaussian":
         return np.clip(rng.normal(mu, sigma, shape), 0.0, 1.0)
+    if model == "gaussian-unclipped":
+        return rng.normal(mu, sigma, shape)
     m = np.clip(mu, 1e-9, 1 - 1e-9)
     return rng.beta(m * BETA_CONCENTRATION, (1 - m) * BETA_CONCENTRATION, shape)
 
@@ -70,13 +79,16 @@ def sum_rewards(model: str, mu: np.ndarray, counts: np.ndarray, rng: np.random.G
     the Gaussian's std.
 
     Bernoulli sums are a single Binomial draw each (exact, O(1) per entry whatever the count); the other
-    models draw every reward, vectorised across entries.
+    models draw every reward, vectorised across entries, except the unclipped Gaussian's: one ``N(n mu, n sigma^2)``
+    draw per entry (exact).
     """
     mu, counts = np.broadcast_arrays(np.asarray(mu, dtype=float), np.asarray(counts, dtype=np.int64))
     if np.any(counts < 0):
         raise ValueError("counts must be non-negative")
     if model == "bernoulli":
         return rng.binomial(counts, mu).astype(float)
+    if model == "gaussian-unclipped":
+        return rng.normal(counts * mu, sigma * np.sqrt(counts))
     flat_n = counts.ravel()
     draws = draw_rewards(model, np.repeat(mu.ravel(), flat_n), rng, sigma=sigma)
     sums = np.zeros(flat_n.size)
@@ -85,3 +97,51 @@ def sum_rewards(model: str, mu: np.ndarray, counts: np.ndarray, rng: np.random.G
     if starts.size:
         sums[nz] = np.add.reduceat(draws, starts)
     return sums.reshape(counts.shape)
+
+
+def encoding_pmf(model: str, mu: float, g: int, sigma: float) -> np.ndarray:
+    """pmf of ``xhat = floor(X g) + Bernoulli(frac(X g))`` on {0, ..., g} for one reward X of the arm (a model of
+    :data:`BOUNDED_MODELS`).
+
+    The ``xhat`` of one arm are i.i.d. on {0, ..., g} with pmf ``q_k = E[max(0, 1 - |X g - k|)]`` (the randomized
+    rounding "tent"), so the sum over a block of ``n`` users is ``sum_k k C_k`` with ``C ~ Multinomial(n, q)``: one
+    draw per block, exact in law (up to floating-point evaluation of ``q``), at a cost ``O(g)`` instead of
+    ``O(n)``. For Bernoulli rewards ``xhat = g x`` and the sum is ``g Binomial(n, mu)``.
+    """
+    require(model in BOUNDED_MODELS, "reward model of an encoding", f"one of {', '.join(BOUNDED_MODELS)}", model)
+    q = np.zeros(g + 1)
+    if model == "bernoulli":
+        q[0], q[g] = 1.0 - mu, mu
+        return q
+    edges = np.arange(g + 1) / g
+    if model == "gaussian":
+        z = (edges - mu) / sigma
+        cdf, pdf = special.ndtr(z), np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi)
+        mass = np.diff(cdf)
+        # integral over cell j of (x g - j) dN(mu, sigma^2) = g [(mu - j/g) P_j + sigma (pdf(z_j) - pdf(z_j+1))]
+        upper = g * ((mu - edges[:-1]) * mass + sigma * (pdf[:-1] - pdf[1:]))
+        q[0], q[g] = cdf[0], 1.0 - cdf[-1]       # clipped at 0 -> xhat = 0, clipped at 1 -> xhat = g
+    else:  # beta, parametrised as in anonbandits.envs.rewards
+        m = min(max(mu, 1e-9), 1 - 1e-9)
+        a, b = m * BETA_CONCENTRATION, (1 - m) * BETA_CONCENTRATION
+        cdf = stats.beta.cdf(edges, a, b)
+        first = m * stats.beta.cdf(edges, a + 1, b)  # integral of x dF from 0 to the edge
+        mass = np.diff(cdf)
+        upper = g * np.diff(first) - np.arange(g) * mass
+    # spread each cell [j/g, (j+1)/g] onto its two end points: (1 - u) to j and u to j + 1, where u = x g - j
+    # and upper[j] is the integral of u over cell j
+    q[:-1] += mass - upper
+    q[1:] += upper
+    q = np.clip(q, 0.0, None)
+    return q / q.sum()
+
+
+def encoded_sums(model: str, mus: np.ndarray, g: int, n: int, rng: np.random.Generator,
+                 sigma: float) -> np.ndarray:
+    """For each arm parameter in ``mus``: the sum of the encodings of ``n`` fresh rewards (exact law)."""
+    mus = np.asarray(mus, dtype=float)
+    if model == "bernoulli":
+        return g * rng.binomial(n, mus).astype(np.int64)
+    values = np.arange(g + 1, dtype=np.int64)
+    return np.array([int(rng.multinomial(n, encoding_pmf(model, float(mu), g, sigma)) @ values) for mu in mus],
+                    dtype=np.int64)

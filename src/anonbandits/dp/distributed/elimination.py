@@ -10,7 +10,7 @@ the horizon ends inside a batch, the remaining users are served and nothing is a
 arm is left it is pulled to the end without running the protocol (Sec. 6 item 9).
 
 Simulation: one step per batch, vectorised over the active arms; a block's encoded sum is one draw
-(:func:`~anonbandits.dp.distributed.rewards.encoded_sums`) and the users' total noise one draw from its exact
+(:meth:`~anonbandits.channels.DirectChannel.encoded`) and the users' total noise one draw from its exact
 aggregate law, unless ``simulation="per-user"`` runs the protocol user by user. The pseudo-regret is
 piecewise linear between block ends, so the curve is exact at every checkpoint.
 """
@@ -22,12 +22,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonbandits.channels.direct import DirectChannel
 from anonbandits.channels.mechanisms import Distributed
 from anonbandits.core.elimination import interval_survivors
+from anonbandits.core.regret import RegretTrace
 from anonbandits.core.schedules import batch_length, checkpoint_grid
 from anonbandits.dp.distributed.protocols import BatchParams, Protocol, Release
-from anonbandits.dp.distributed.rewards import encoded_sums
-from anonbandits.envs.rewards import draw_rewards, model_means
+from anonbandits.envs.instances import MultiUserInstance
+from anonbandits.envs.rewards import BOUNDED_MODELS
+from anonbandits.errors import require
 from anonbandits.privacy import randomized_round
 
 SIMULATIONS = ("aggregate", "per-user")
@@ -85,9 +88,11 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
     checkpoints : about how many points of the regret curve to return.
     record : keep every released statistic in ``releases``.
     """
-    means = np.asarray(means, dtype=float)
-    true_means = model_means(reward, means, reward_sigma)
-    gaps = true_means.max() - true_means
+    require(reward in BOUNDED_MODELS, "reward", f"one of {', '.join(BOUNDED_MODELS)} (the encodings need rewards in "
+            "[0, 1])", reward)
+    instance = MultiUserInstance(np.asarray(means, dtype=float), reward, reward_sigma)
+    means, gaps = instance.row, instance.gaps[0]
+    channel = DirectChannel.of(instance, rng)
     active = np.arange(means.size)
     mechanism = Distributed(protocol)
     t, b, batches, max_bits, wraps = 0, 0, 0, 0, 0
@@ -103,12 +108,12 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
             break
         bp = protocol.batch_params(length)
         if simulation == "aggregate":
-            encoded = encoded_sums(reward, means[active], bp.g, length, rng, reward_sigma)
+            encoded = channel.encoded(active, bp.g, length)
             rel = mechanism.release(encoded, length, rng, params=bp).accounting["release"]
         else:
             parts = []
             for arm in active:  # each user rounds her reward and adds her noise; then SecAgg and the analyzer
-                rewards = draw_rewards(reward, np.full(length, float(means[arm])), rng, sigma=reward_sigma)
+                rewards = channel.draw(np.full(length, float(means[arm])))
                 parts.append(protocol.release_users(randomized_round(rewards, bp.g, rng), bp, secagg, rng))
             rel = Release(*(np.concatenate([getattr(r, f) for r in parts]) for f in ("yhat", "z", "exact")))
         wraps += int(np.count_nonzero(rel.z != rel.exact))
@@ -125,10 +130,10 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
     block_arr = np.array(blocks, dtype=np.int64).reshape(-1, 3)
     sizes = block_arr[:, 2] - block_arr[:, 1]
     pulls = np.bincount(block_arr[:, 0], weights=sizes, minlength=means.size).astype(np.int64)
-    knots_t = np.concatenate(([0], block_arr[:, 2]))
-    knots_r = np.concatenate(([0.0], np.cumsum(gaps[block_arr[:, 0]] * sizes)))
+    trace = RegretTrace()
+    trace.charge(sizes, gaps[block_arr[:, 0]])   # block after block, each user of a block costing its arm's gap
     grid = checkpoint_grid(horizon, checkpoints, spacing="log-even")
     return EliminationResult(
         regret=float(gaps @ pulls), pulls=pulls, batches=batches, active=active, checkpoints=grid,
-        cumulative_regret=np.interp(grid, knots_t, knots_r), max_bits=max_bits, wrap_errors=wraps,
-        blocks=block_arr, releases=tuple(releases))
+        cumulative_regret=trace.curve(grid), max_bits=max_bits, wrap_errors=wraps, blocks=block_arr,
+        releases=tuple(releases))

@@ -29,9 +29,10 @@ from typing import Any
 import numpy as np
 
 from anonbandits.core.indices import vote_ratio
+from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.envs.rewards import REWARD_MODELS, parse_means
 from anonbandits.errors import ConfigError, require
-from anonbandits.multiagent.decentralized.environment import Environment, RewardSampler, activity_sampler
+from anonbandits.multiagent.decentralized.environment import MeansSchedule, RewardSampler, activity_sampler
 from anonbandits.multiagent.decentralized.kernel import SUBROUTINES, run_kernel
 from anonbandits.multiagent.shared import ACTIVITIES, VOTE_ROUNDINGS, MessageLog, activity_probabilities, vote_threshold
 from anonbandits.registry import AlgorithmSpec, Param, Result
@@ -87,8 +88,8 @@ def _run(label: str, means, n_agents: int, rng: np.random.Generator, *, conf: fl
     """What the four runs share: the checks, the independent streams of spec A20 (players, rewards,
     shuffles/tie-breaks, resets), one kernel run and the result. ``full`` (0-PRIVACY) runs one learner fed by
     every step; ``phi`` (DSER4) draws the global reset steps and runs exactly ``max_steps`` steps."""
-    env = means if isinstance(means, Environment) else Environment(
-        np.asarray(means, dtype=float), reward, drift, int(switch_at),
+    env = means if isinstance(means, MeansSchedule) else MeansSchedule(
+        MultiUserInstance(np.asarray(means, dtype=float), reward), drift, int(switch_at),
         None if means_after is None else np.asarray(means_after, dtype=float))
     require(int(n_agents) == n_agents and n_agents >= 1, "agents", "a positive integer", n_agents)
     require(0 < delta < 1, "delta", "in (0, 1)", delta)
@@ -183,7 +184,8 @@ def run_decentralized_elimination(
 
     Parameters
     ----------
-    means : arm means (or an :class:`Environment`, which then overrides reward/drift/switch arguments).
+    means : arm means (or a :class:`~.environment.MeansSchedule`, which then overrides reward/drift/switch
+        arguments).
     n_agents : number of players N.
     rng : the run's generator (split into independent streams for players, rewards, tie-breaks).
     delta, eta : global failure probability and privacy level; ``delta`` must lie in ``[eta^N, eta^2]``, i.e.
@@ -195,7 +197,7 @@ def run_decentralized_elimination(
     **options : any of
         ``activity`` : ``uniform`` (default), ``skewed`` (Problem 2) or a probability vector ``P_x``.
         ``reward`` : reward model name (default ``bernoulli``) or a :data:`RewardSampler`.
-        ``drift``, ``switch_at``, ``means_after`` : non-stationary means (see :class:`Environment`).
+        ``drift``, ``switch_at``, ``means_after`` : non-stationary means (see :class:`~.environment.MeansSchedule`).
         ``max_steps`` : cap on global steps (``truncated`` when hit; default 10^8).
         ``draw_only_active`` : finished players leave the pool for good (A7 option; paper 003's convention).
         ``stop`` : ``all`` (every player holds one arm; the paper's rule, A6) or ``consensus`` (shared set

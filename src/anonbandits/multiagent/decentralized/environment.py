@@ -1,9 +1,11 @@
-"""Arms and players of paper 002 (Féraud, Alami, Laroche, ICML 2019; 002_a84f5dc1d354d2b6.txt), Sec. 2 and 5.
+"""What moves in paper 002 (Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019;
+002_a84f5dc1d354d2b6.txt), Sec. 2 and 5, around one bandit instance, and who plays.
 
-* :class:`Environment`: the arms' means as a function of the global time step ``t`` (1-based), stationary
-  (Problems 1 and 2), drifting (Problem 3: every arm but the initial best loses ``drift`` per step, clipped at 0;
-  spec A9) or switching once (``means_after`` from step ``switch_at`` on; the scenario of the DSER4 tests, spec
-  A18), and the reward model (Bernoulli by default, spec A8).
+* :class:`MeansSchedule`: the arms' means as a function of the global time step ``t`` (1-based) over one instance
+  shared by every player (:class:`~anonbandits.envs.instances.MultiUserInstance`: its means and reward model, spec
+  A8): stationary (Problems 1 and 2), drifting (Problem 3: every arm but the initial best loses ``drift`` per step,
+  clipped at 0; spec A9) or switching once (``means_after`` from step ``switch_at`` on; the scenario of the DSER4
+  tests, spec A18). Its rewards are drawn through the direct channel.
 * :func:`activity_sampler`: draws from the player distribution ``P_x``: ``uniform``
   (Problem 1), ``skewed`` (Problem 2: half of the players generate 80% of the events) or any probability vector.
 """
@@ -15,7 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonbandits.envs.rewards import REWARD_MODELS, draw_rewards
+from anonbandits.channels.direct import DirectChannel
+from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import ConfigError, require
 from anonbandits.multiagent.shared import SKEWED_SHARE, activity_probabilities
 
@@ -24,31 +27,25 @@ RewardSampler = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarr
 
 
 @dataclass(frozen=True)
-class Environment:
-    """Arm means ``mu_k(t)`` at global step ``t`` and the reward model.
+class MeansSchedule:
+    """Arm means ``mu_k(t)`` at global step ``t`` over one shared ``instance``.
 
     Parameters
     ----------
-    means : the means at ``t = 0``.
-    reward : a model name of :mod:`anonbandits.envs.rewards` or a :data:`RewardSampler` (e.g. an unclipped
-        Gaussian for means outside [0, 1]).
+    instance : the instance at ``t = 0`` (one row of means; its reward model: a name of
+        :mod:`anonbandits.envs.rewards` or a :data:`RewardSampler`, e.g. an unclipped Gaussian for means outside
+        [0, 1]).
     drift : Problem 3: ``mu_k(t) = max(0, means_k - drift * t)`` for every arm but ``argmax(means)``.
     switch_at, means_after : from step ``switch_at`` on (``switch_at > 0``), the means are ``means_after``.
     """
 
-    means: np.ndarray
-    reward: str | RewardSampler = "bernoulli"
+    instance: MultiUserInstance
     drift: float = 0.0
     switch_at: int = 0
     means_after: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        means = np.asarray(self.means, dtype=float)
-        object.__setattr__(self, "means", means)
-        require(means.ndim == 1 and means.size >= 2 and bool(np.all(np.isfinite(means))), "means",
-                "a finite 1-D array of at least two arms", self.means)
-        require(not isinstance(self.reward, str) or self.reward in REWARD_MODELS, "reward",
-                f"one of {', '.join(REWARD_MODELS)}", self.reward)
+        means = self.instance.row
         require(np.isfinite(self.drift) and self.drift >= 0, "drift", "a non-negative number", self.drift)
         require(self.switch_at >= 0, "switch_at", ">= 0", self.switch_at)
         if self.switch_at > 0:
@@ -61,8 +58,18 @@ class Environment:
             object.__setattr__(self, "means_after", after)
 
     @property
+    def means(self) -> np.ndarray:
+        """The means at ``t = 0`` (the instance's parameters)."""
+        return self.instance.row
+
+    @property
+    def reward(self) -> str | RewardSampler:
+        """The instance's reward model."""
+        return self.instance.model
+
+    @property
     def arms(self) -> int:
-        return int(self.means.size)
+        return self.instance.n_arms
 
     @property
     def stationary(self) -> bool:
@@ -89,10 +96,13 @@ class Environment:
         return mu >= mu.max() - eps
 
     def draw(self, mu: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """One reward of mean ``mu`` per entry (rewards other than Bernoulli: the kernel draws those itself)."""
-        if isinstance(self.reward, str):
-            return draw_rewards(self.reward, mu, rng)
-        return np.asarray(self.reward(mu, np.ones(mu.shape, np.int64), rng), dtype=float)
+        """One reward of mean ``mu`` per entry, through the direct channel of the instance's reward model (for the
+        rewards other than Bernoulli ones, which the kernel draws itself)."""
+        return DirectChannel.of(self.instance, rng).draw(mu)
+
+
+#: The name under which the compiled kernel and earlier code know the schedule.
+Environment = MeansSchedule
 
 
 def activity_sampler(activity: str | np.ndarray, n: int) -> Callable[[int, np.random.Generator], np.ndarray]:

@@ -24,14 +24,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonbandits.channels.direct import DirectChannel
 from anonbandits.channels.mechanisms import laplace_noise
 from anonbandits.core.elimination import gap_survivors
 from anonbandits.core.indices import dp_mase_laplace_scale, dp_mase_threshold
 from anonbandits.core.schedules import epoch_length
 from anonbandits.core.votes import removal_steps
+from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import require
 from anonbandits.multiagent.mase import model
-from anonbandits.multiagent.mase.model import EliminationLog, Instance, MaseResult, NoiseAudit
+from anonbandits.multiagent.mase.model import EliminationLog, MaseResult, NoiseAudit
 
 
 @dataclass(frozen=True)
@@ -70,9 +72,10 @@ def dp_mase_local_elimination(eps: float, epoch: np.ndarray, means: np.ndarray, 
 
 
 class _DPMASE:
-    def __init__(self, instance: Instance, probs: np.ndarray, cfg: DPMASEConfig, rng: np.random.Generator,
+    def __init__(self, instance: MultiUserInstance, probs: np.ndarray, cfg: DPMASEConfig, rng: np.random.Generator,
                  record: bool) -> None:
         self.inst, self.p, self.cfg, self.rng, self.record = instance, probs, cfg, rng, record
+        self.channel = DirectChannel.of(instance, rng)   # every epoch's sums of rewards
         n, k = probs.size, instance.arms
         self.threshold = model.voting_threshold(cfg.delta, cfg.beta, n, "beta")
         self.Kn, self.G, self.lam = np.ones((n, k), bool), np.ones(k, bool), np.zeros(k, np.int64)
@@ -102,7 +105,7 @@ class _DPMASE:
         """Process the epoch ends of ``agents`` (sorted by time) up to the first one the batch cannot settle."""
         cfg, rng = self.cfg, self.rng
         when, held, length, epoch = self.end[agents], self.Kn[agents], self.length[agents], self.epoch[agents]
-        means = self.inst.sums(rng, length[:, None] * held) / length[:, None]
+        means = self.channel.sums(self.inst.row, length[:, None] * held) / length[:, None]
         elim, noisy = dp_mase_local_elimination(cfg.eps, epoch, means, held, cfg.beta, length, rng)
 
         # votes in time order; an arm leaves the global set at the vote that brings it to the threshold, until
@@ -178,7 +181,7 @@ def _uniform_times(rng: np.random.Generator, start: np.ndarray, end: np.ndarray 
     return np.repeat(start, count) + rng.random(int(count.sum())) * np.repeat(end - start, count)
 
 
-def dp_mase(instance: Instance, probs: np.ndarray, cfg: DPMASEConfig, rng: np.random.Generator,
+def dp_mase(instance: MultiUserInstance, probs: np.ndarray, cfg: DPMASEConfig, rng: np.random.Generator,
             record: bool = True) -> MaseResult:
     """Run DP-MASE (paper 003, Algorithm 2 with Algorithm 4a) with agents activated according to ``probs``.
 

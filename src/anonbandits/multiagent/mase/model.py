@@ -1,10 +1,11 @@
 """The setting of paper 003 (Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private
 Communications", ICML 2023) and what one run reports.
 
-* Bandit instances (App. C.1): rewards are drawn one pull at a time, or as exact sums of many pulls (one
-  Binomial(n, mu) draw via :func:`anonbandits.envs.rewards.sum_rewards`, or one N(n mu, n sigma^2) draw; the
-  Gaussian model is the *unclipped* one of Problem 2, means around 11, spec A13). The agent-activity
-  distributions (App. C.4) are :func:`anonbandits.multiagent.shared.activity_probabilities`.
+* Bandit instances (App. C.1) are :class:`~anonbandits.envs.instances.MultiUserInstance` with one row of means
+  shared by every agent (:func:`problem`); their rewards are drawn through the direct channel, one pull at a time
+  or as exact sums of many pulls (one Binomial(n, mu) draw, or one N(n mu, n sigma^2) draw for the reward model
+  ``gaussian-unclipped`` of Problem 2, means around 11, spec A13). The agent-activity distributions (App. C.4) are
+  :func:`anonbandits.multiagent.shared.activity_probabilities`.
 * Closed forms: the voting threshold ``M* = max(1, ceil(log(delta) / log(x)))`` (spec A6) and CORRUPTED
   ELIMINATION's local failure probability ``eta_xi`` (Prop. 5.1). The SE boundary ``g(t)`` and DP-SE's widths
   and epoch lengths are the elimination core's (:mod:`anonbandits.core.radii`, :mod:`anonbandits.core.schedules`).
@@ -18,56 +19,28 @@ import numpy as np
 
 from anonbandits.core.indices import vote_ratio
 from anonbandits.core.votes import vote_threshold
-from anonbandits.envs.rewards import sum_rewards
+from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import ConfigError
 from anonbandits.multiagent.shared import MessageLog
 
 PROBLEMS = ("1", "2")
-MODELS = ("bernoulli", "gaussian")
+#: The reward models of the compiled SE loop (MASE, CORRUPTED ELIMINATION, INDEPENDENT): Bernoulli, and the unclipped
+#: Gaussian of Problem 2 (named ``gaussian`` before the reward models were shared: ``gaussian`` is now the clipped one
+#: of every family).
+MODELS = ("bernoulli", "gaussian-unclipped")
 
 
-@dataclass(frozen=True)
-class Instance:
-    """A K-armed instance: ``means``, reward ``model`` and (Gaussian) standard deviation ``sigma``."""
-
-    means: np.ndarray
-    model: str = "bernoulli"
-    sigma: float = 0.5
-    name: str = "custom"
-
-    @property
-    def arms(self) -> int:
-        return int(self.means.size)
-
-    @property
-    def best(self) -> int:
-        """Index of the best arm (the first one if several share the largest mean)."""
-        return int(np.argmax(self.means))
-
-    def is_best(self, arm: int) -> bool:
-        """Whether ``arm`` has the largest mean (ties count as correct)."""
-        return bool(0 <= arm < self.arms and self.means[arm] == self.means.max())
-
-    def draw(self, rng: np.random.Generator, rows: int) -> np.ndarray:
-        """One reward per (row, arm): an array of shape ``(rows, arms)``."""
-        if self.model == "bernoulli":
-            return (rng.random((rows, self.arms)) < self.means).astype(float)
-        return rng.normal(self.means, self.sigma, (rows, self.arms))
-
-    def sums(self, rng: np.random.Generator, counts: np.ndarray) -> np.ndarray:
-        """Exact sum of ``counts[..., k]`` rewards of arm k."""
-        counts = np.asarray(counts, dtype=np.int64)
-        if self.model == "bernoulli":
-            return sum_rewards("bernoulli", self.means, counts, rng)
-        return rng.normal(counts * self.means, self.sigma * np.sqrt(counts))
+#: The one instance model, under the name this family's modules have used (a shared row: ``Instance(means, model,
+#: sigma, name)``).
+Instance = MultiUserInstance
 
 
-def problem(name: str, sigma: float = 0.5) -> Instance:
-    """Paper 003's Problem 1 (Bernoulli) or Problem 2 (Gaussian, standard deviation ``sigma``; A13)."""
+def problem(name: str, sigma: float = 0.5) -> MultiUserInstance:
+    """Paper 003's Problem 1 (Bernoulli) or Problem 2 (unclipped Gaussian, standard deviation ``sigma``; A13)."""
     if name == "1":
-        return Instance(np.array([0.7, 0.5, 0.3] + [0.1] * 7), "bernoulli", sigma, "problem1")
+        return MultiUserInstance(np.array([0.7, 0.5, 0.3] + [0.1] * 7), "bernoulli", sigma, "problem1")
     if name == "2":
-        return Instance(np.array([11.0, 10.8] + [10.4] * 8), "gaussian", sigma, "problem2")
+        return MultiUserInstance(np.array([11.0, 10.8] + [10.4] * 8), "gaussian-unclipped", sigma, "problem2")
     raise ConfigError(f"problem must be one of {', '.join(PROBLEMS)}, got {name!r}")
 
 
@@ -146,7 +119,7 @@ class MaseResult:
     """
 
     algorithm: str
-    instance: Instance
+    instance: MultiUserInstance
     recommended: int
     rounds: int
     pulls: int
@@ -189,8 +162,9 @@ class MaseResult:
         return x, np.repeat(start - np.arange(steps.size + 1), 2)
 
 
-def vote_result(algorithm: str, instance: Instance, log: EliminationLog, global_set: np.ndarray, votes: np.ndarray,
-                rng: np.random.Generator, record: bool, *, running: bool, capped: bool, **fields: Any) -> MaseResult:
+def vote_result(algorithm: str, instance: MultiUserInstance, log: EliminationLog, global_set: np.ndarray,
+                votes: np.ndarray, rng: np.random.Generator, record: bool, *, running: bool, capped: bool,
+                **fields: Any) -> MaseResult:
     """The result of a voting run (MASE, DP-MASE, CORRUPTED ELIMINATION): every delivered elimination of ``log``
     is a message (sender, round, arm index); the recommendation is the last arm of ``global_set``, or after a
     stall (no agent ``running``, the run not ``capped``) or a truncation an arm with the fewest ``votes``, drawn

@@ -11,10 +11,12 @@ from typing import Any
 
 import numpy as np
 
+from anonbandits.channels.direct import DirectChannel
 from anonbandits.core.radii import se_boundary
+from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import require
 from anonbandits.multiagent.mase import model, se_kernel
-from anonbandits.multiagent.mase.model import Instance, MaseResult, MessageLog
+from anonbandits.multiagent.mase.model import MaseResult, MessageLog
 
 SAMPLINGS = ("active", "fixed")
 STOP_RULES = ("all", "first")
@@ -22,7 +24,7 @@ _STOP = {"global": se_kernel.STOP_GLOBAL, "all": se_kernel.STOP_ALL, "first": se
 _BLOCK = 512  # CENTRAL's rounds drawn per block
 
 
-def _run(name: str, instance: Instance, probs: np.ndarray, rng: np.random.Generator, record: bool, conf: float,
+def _run(name: str, instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generator, record: bool, conf: float,
          threshold: int | None, *, sync: int, xi: float = 0.0, retire_on_sync: bool = False,
          sampling: str = "active", stop: str = "global", width_c: float = 1.0, width_denominator: int = 1,
          max_rounds: int = 10**9) -> MaseResult:
@@ -39,11 +41,13 @@ def _run(name: str, instance: Instance, probs: np.ndarray, rng: np.random.Genera
     one is a vote and a message (:func:`.model.vote_result`); without, INDEPENDENT recommends the majority of
     the finished agents' arms.
     """
+    require(instance.model in model.MODELS, "reward", f"one of {', '.join(model.MODELS)} (the rewards {name} draws "
+            "in its compiled loop)", instance.model)
     require(sampling in SAMPLINGS, "sampling", f"one of {', '.join(SAMPLINGS)}", sampling)
     require(width_c > 0, "width_c", "positive", width_c)
     require(width_denominator in (1, 2), "width_denominator", "1 (t) or 2 (2t)", width_denominator)
     (rounds, pulls, G, votes, held, status, exit_round, elim, n_elim, glob, n_glob) = se_kernel.run_kernel(
-        rng, np.asarray(instance.means, float), instance.model == "gaussian", float(instance.sigma),
+        rng, instance.row, instance.model == "gaussian-unclipped", float(instance.sigma),
         np.asarray(probs, float), float(conf), float(width_c), int(width_denominator), int(threshold or 0),
         float(xi), sync, bool(retire_on_sync), sampling == "fixed", _STOP[stop], int(max_rounds))
     running, capped = bool((status == se_kernel.RUNNING).any()), rounds >= max_rounds
@@ -53,7 +57,8 @@ def _run(name: str, instance: Instance, probs: np.ndarray, rng: np.random.Genera
         arms = np.argmax(held[held.sum(axis=1) == 1], axis=1)
         tally = np.bincount(arms, minlength=instance.arms)
         recommended = int(rng.choice(np.flatnonzero(tally == tally.max())))
-        accuracy = float(np.mean(instance.means[arms] == instance.means.max())) if arms.size else 0.0
+        true = instance.means[0]
+        accuracy = float(np.mean(true[arms] == true.max())) if arms.size else 0.0
         return MaseResult(name, instance, recommended, messages=MessageLog(record=record), votes=votes,
                           truncated=capped and running, agent_accuracy=accuracy,
                           exit_rounds=exit_round[exit_round >= 0].astype(float), **fields)
@@ -63,7 +68,7 @@ def _run(name: str, instance: Instance, probs: np.ndarray, rng: np.random.Genera
                              **fields)
 
 
-def corrupted_elimination(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, eta: float = 0.9,
+def corrupted_elimination(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generator, *, eta: float = 0.9,
                           xi: float = 0.05, delta: float = 0.05, record: bool = True, **options: Any) -> MaseResult:
     """CORRUPTED ELIMINATION (paper 003, Algorithm 3 with local routine 4b).
 
@@ -82,7 +87,7 @@ def corrupted_elimination(instance: Instance, probs: np.ndarray, rng: np.random.
                 **options)
 
 
-def mase(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, beta: float = 0.5,
+def mase(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generator, *, beta: float = 0.5,
          delta: float = 0.05, record: bool = True, **options: Any) -> MaseResult:
     """The generic MASE scheme (paper 003, Algorithm 1) with the SE local elimination of Sec. 4.1.
 
@@ -95,7 +100,7 @@ def mase(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, bet
                 sync=se_kernel.SYNC_IMMEDIATE, **options)
 
 
-def independent(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, delta: float = 0.05,
+def independent(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generator, *, delta: float = 0.05,
                 stop: str = "all", record: bool = True, **options: Any) -> MaseResult:
     """INDEPENDENT baseline (paper 003, Sec. 6; spec 2.7 and A14): every agent runs its own SE at confidence
     ``delta`` on its own samples, with no communication at all.
@@ -111,7 +116,7 @@ def independent(instance: Instance, probs: np.ndarray, rng: np.random.Generator,
                 **options)
 
 
-def central(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, delta: float = 0.05,
+def central(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generator, *, delta: float = 0.05,
             width_c: float = 1.0, width_denominator: int = 1, max_rounds: int = 10**9,
             record: bool = True) -> MaseResult:
     """CENTRAL (paper 003, Sec. 6; spec 2.7, A15): no privacy, raw rewards go to the server, which runs SE
@@ -123,13 +128,13 @@ def central(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, 
     evaluated on every round of the block at once; the block is cut at its first elimination.
     """
     model.check_probability("delta", delta)
-    k = instance.arms
+    k, channel = instance.arms, DirectChannel.of(instance, rng)
     active, sums, t, pulls = np.ones(k, bool), np.zeros(k), 0, 0
     messages = MessageLog(record=record)
     global_elims: list[tuple[int, int]] = []
     while active.sum() > 1 and t < max_rounds:
         block = min(_BLOCK, max_rounds - t)
-        rewards = instance.draw(rng, block) * active
+        rewards = channel.draw(instance.row, (block, k)) * active
         cum = sums + np.cumsum(rewards, axis=0)
         rounds = t + 1 + np.arange(block)
         gap = np.where(active, cum, -np.inf).max(axis=1)[:, None] - cum

@@ -18,8 +18,7 @@ from anonbandits.dp.distributed.protocols import (
     ShuffleProtocol,
     SkellamProtocol,
 )
-from anonbandits.dp.distributed.rewards import encoded_sums, encoding_pmf
-from anonbandits.envs.rewards import draw_rewards
+from anonbandits.envs.rewards import draw_rewards, encoded_sums, encoding_pmf
 from anonbandits.errors import ConfigError
 from anonbandits.privacy import discrete_laplace, randomized_round
 

@@ -15,12 +15,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from anonbandits.envs import MultiUserInstance
 from anonbandits.multiagent.decentralized import (
-    Environment,
     run_decentralized_elimination,
     run_dser4,
     run_no_sharing,
 )
+from anonbandits.multiagent.decentralized.environment import MeansSchedule
 from anonbandits.multiagent.decentralized.kernel import SUBROUTINES
 
 
@@ -70,7 +71,7 @@ def test_dser4_tracks_a_switch_of_the_best_arm() -> None:
 
 
 def test_problem3_drift() -> None:
-    env = Environment(np.array([0.7, 0.5, 0.3, 0.1]), drift=1e-5)
+    env = MeansSchedule(MultiUserInstance(np.array([0.7, 0.5, 0.3, 0.1])), drift=1e-5)
     mu = env.mean(np.array([0, 10_000, 50_000]))
     assert np.allclose(mu[:, 0], 0.7)
     assert np.allclose(mu[1], [0.7, 0.4, 0.2, 0.0]) and np.allclose(mu[2], [0.7, 0.0, 0.0, 0.0])

@@ -21,13 +21,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from anonbandits.envs import MultiUserInstance
 from anonbandits.multiagent.decentralized import (
-    Environment,
     run_decentralized_elimination,
     run_dser4,
     run_full_sharing,
     run_no_sharing,
 )
+from anonbandits.multiagent.decentralized.environment import MeansSchedule
 from anonbandits.reference import decentralized as reference
 
 MEANS = [0.6, 0.55, 0.5, 0.45]
@@ -59,8 +60,8 @@ def _kernel(algorithm: str, options: dict, seed: int):
 
 def _reference(algorithm: str, options: dict, seed: int) -> dict:
     kw = {"eps": 0.6, "activity": "skewed", **options}
-    env = Environment(np.array(MEANS), drift=kw.pop("drift", 0.0), switch_at=kw.pop("switch_at", 0),
-                      means_after=kw.pop("means_after", None))
+    env = MeansSchedule(MultiUserInstance(np.array(MEANS)), drift=kw.pop("drift", 0.0),
+                        switch_at=kw.pop("switch_at", 0), means_after=kw.pop("means_after", None))
     kw["mean_at"] = env.mean
     rng = np.random.default_rng(10**6 + seed)
     if algorithm == "de":
@@ -132,7 +133,8 @@ def test_user_reward_sampler_is_used() -> None:
 def test_dser4_and_per_pull_loop_have_the_same_law() -> None:
     """DSER4 (Sec. 4): decentralized SER3 with global resets of probability phi per step over a horizon, the
     best arm switching in the middle; compared on the suboptimal plays, votes, resets and the final holders."""
-    env = Environment(np.array(MEANS), switch_at=1500, means_after=np.array([0.3, 0.5, 0.7, 0.45]))
+    env = MeansSchedule(MultiUserInstance(np.array(MEANS)), switch_at=1500,
+                        means_after=np.array([0.3, 0.5, 0.7, 0.45]))
     kw = {"delta": 0.25, "eta": 0.5, "eps": 0.5}
     ker = [run_dser4(env, 6, rng=np.random.default_rng(s), horizon=3000, phi=2e-3, **kw) for s in range(RUNS)]
     ref = [reference.reference_decentralized(MEANS, 6, rng=np.random.default_rng(10**6 + s), subroutine="ser3",

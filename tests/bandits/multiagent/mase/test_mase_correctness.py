@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from anonbandits.envs import MultiUserInstance
 from anonbandits.multiagent.mase import (
     DPMASEConfig,
-    Instance,
     activity_probabilities,
     central,
     corrupted_elimination,
@@ -20,7 +20,7 @@ from anonbandits.multiagent.mase import (
 from anonbandits.multiagent.mase.model import eta_xi, voting_threshold
 from anonbandits.reference import mase as reference
 
-EASY = Instance(np.array([0.8, 0.5, 0.4, 0.3]))
+EASY = MultiUserInstance(np.array([0.8, 0.5, 0.4, 0.3]))
 DELTA = 0.05
 
 
@@ -64,7 +64,7 @@ def _first_round_all_eliminated(conf, arms):
     return t
 
 
-DETERMINISTIC = Instance(np.array([1.0, 0.0, 0.0, 0.0]))
+DETERMINISTIC = MultiUserInstance(np.array([1.0, 0.0, 0.0, 0.0]))
 
 
 def test_message_accounting_corrupted_elimination_without_corruption():
@@ -138,7 +138,7 @@ def test_same_seed_same_result(name):
     assert np.array_equal(a.messages.time, b.messages.time)
 
 
-QUICK = Instance(np.array([0.9, 0.4, 0.3]))
+QUICK = MultiUserInstance(np.array([0.9, 0.4, 0.3]))
 
 
 def _agree(fast, slow):
@@ -156,7 +156,7 @@ def test_corrupted_elimination_matches_per_pull_reference(activity):
     fast = np.array([(r.rounds, r.pulls, r.messages.count) for r in
                      (corrupted_elimination(QUICK, probs, np.random.default_rng(s), **kw) for s in range(80))])
     slow = np.array([(r.rounds, r.pulls, r.messages) for r in
-                     (reference.reference_se_voting(QUICK.means, probs, 10_000 + s, kind="ce", **kw)
+                     (reference.reference_se_voting(QUICK.row, probs, 10_000 + s, kind="ce", **kw)
                       for s in range(80))])
     _agree(fast, slow)
     assert abs(fast[:, 2].mean() - slow[:, 2].mean()) < 1.0
@@ -168,7 +168,7 @@ def test_dp_mase_matches_per_pull_reference():
                      (dp_mase(QUICK, probs, DPMASEConfig(eps=0.5, beta=0.5), np.random.default_rng(s))
                       for s in range(60))])
     slow = np.array([(r.rounds, r.pulls) for r in
-                     (reference.reference_dp_mase(QUICK.means, probs, 10_000 + s, eps=0.5, beta=0.5)
+                     (reference.reference_dp_mase(QUICK.row, probs, 10_000 + s, eps=0.5, beta=0.5)
                       for s in range(60))])
     _agree(fast, slow)
 
@@ -182,19 +182,19 @@ def test_mase_and_independent_match_per_pull_reference(kind):
         fast_runs = [independent(QUICK, probs, np.random.default_rng(s)) for s in range(60)]
     fast = np.array([(r.rounds, r.pulls) for r in fast_runs])
     slow = np.array([(r.rounds, r.pulls) for r in
-                     (reference.reference_se_voting(QUICK.means, probs, 10_000 + s, kind=kind, beta=0.6)
+                     (reference.reference_se_voting(QUICK.row, probs, 10_000 + s, kind=kind, beta=0.6)
                       for s in range(60))])
     _agree(fast, slow)
 
 
 def test_gaussian_problem_two_engines_agree_with_reference():
-    inst = Instance(np.array([1.0, 0.6, 0.5]), "gaussian", 0.5)
+    inst = MultiUserInstance(np.array([1.0, 0.6, 0.5]), "gaussian-unclipped", 0.5)
     probs = activity_probabilities(6)
     fast = np.array([(r.rounds, r.pulls) for r in
                      (corrupted_elimination(inst, probs, np.random.default_rng(s), eta=0.6, xi=0.0)
                       for s in range(50))])
     slow = np.array([(r.rounds, r.pulls) for r in
-                     (reference.reference_se_voting(inst.means, probs, 10_000 + s, kind="ce", eta=0.6,
+                     (reference.reference_se_voting(inst.row, probs, 10_000 + s, kind="ce", eta=0.6,
                                                     model="gaussian") for s in range(50))])
     _agree(fast, slow)
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from anonbandits.envs import MultiUserInstance
 from anonbandits.multiagent.mase import (
-    Instance,
     activity_probabilities,
     corrupted_elimination,
     independent,
@@ -16,9 +16,9 @@ from anonbandits.multiagent.mase import (
 from anonbandits.multiagent.mase.se_kernel import binomial_cdfs, binomial_sum
 from anonbandits.reference import mase as reference
 
-QUICK = Instance(np.array([0.9, 0.4, 0.3]))
-EASY = Instance(np.array([0.8, 0.5, 0.4, 0.3]))
-WIDE = Instance(np.array([0.9, 0.5, 0.3, 0.2]))
+QUICK = MultiUserInstance(np.array([0.9, 0.4, 0.3]))
+EASY = MultiUserInstance(np.array([0.8, 0.5, 0.4, 0.3]))
+WIDE = MultiUserInstance(np.array([0.9, 0.5, 0.3, 0.2]))
 
 
 def _same_law(a, b):
@@ -43,7 +43,7 @@ def test_kernel_matches_literal_loop_including_elimination_rounds(case):
     probs = activity_probabilities(n_agents, activity)
     algorithm = corrupted_elimination if kind == "ce" else mase
     runs = [algorithm(inst, probs, np.random.default_rng(s), **kw) for s in range(150)]
-    slow = [reference.reference_se_voting(inst.means, probs, 10_000 + s, kind=kind, **kw) for s in range(150)]
+    slow = [reference.reference_se_voting(inst.row, probs, 10_000 + s, kind=kind, **kw) for s in range(150)]
     slow = [(r.rounds, r.pulls, r.messages, r.local_times, r.global_times) for r in slow]
     fast = [(r.rounds, r.pulls, r.messages.count, r.eliminations.time, [t for t, _ in r.global_eliminations])
             for r in runs]
@@ -86,10 +86,10 @@ def test_independent_exit_rounds_and_gaussian_rewards():
     for seed in range(5):
         r = independent(QUICK, probs, np.random.default_rng(seed))
         assert r.exit_rounds.size == 6 and np.unique(r.exit_rounds).size == 6 and r.exit_rounds.max() == r.rounds
-    inst = Instance(np.array([1.0, 0.6, 0.5]), "gaussian", 0.5)
+    inst = MultiUserInstance(np.array([1.0, 0.6, 0.5]), "gaussian-unclipped", 0.5)
     probs = activity_probabilities(4)
     fast = [independent(inst, probs, np.random.default_rng(s)) for s in range(60)]
-    slow = [reference.reference_se_voting(inst.means, probs, 10_000 + s, kind="independent", model="gaussian")
+    slow = [reference.reference_se_voting(inst.row, probs, 10_000 + s, kind="independent", model="gaussian")
             for s in range(60)]
     _same_law([r.rounds for r in fast], [r.rounds for r in slow])
     _same_law([r.pulls for r in fast], [r.pulls for r in slow])

@@ -5,9 +5,9 @@ import pytest
 from scipy import stats
 
 from anonbandits.core.schedules import epoch_length
+from anonbandits.envs import MultiUserInstance
 from anonbandits.multiagent.mase import (
     DPMASEConfig,
-    Instance,
     activity_probabilities,
     corrupted_elimination,
     dp_mase,
@@ -60,7 +60,7 @@ def test_dp_mase_messages_are_votes_on_locally_eliminated_arms_only():
         assert np.array_equal(np.sort(el.agent * 100 + el.arm), np.sort(pairs[:, 0] * 100 + pairs[:, 1]))
 
 
-CORRUPTIBLE = Instance(np.array([0.9, 0.3, 0.2, 0.1]))
+CORRUPTIBLE = MultiUserInstance(np.array([0.9, 0.3, 0.2, 0.1]))
 
 
 @pytest.mark.parametrize("xi", [0.1, 0.3])

@@ -7,12 +7,13 @@ import pytest
 
 from anonbandits import registry
 from anonbandits.cli.main import main
-from anonbandits.multiagent.mase import DPMASEConfig, Instance, corrupted_elimination, dp_mase, independent, mase
+from anonbandits.envs import MultiUserInstance
+from anonbandits.multiagent.mase import DPMASEConfig, corrupted_elimination, dp_mase, independent, mase
 
 NAMES = ["central", "corrupted-elimination", "dp-mase", "feraud", "independent", "mase"]
 
 
-PROBLEM_1 = Instance(np.array([0.7, 0.5, 0.3] + [0.1] * 7), "bernoulli", 0.5, "problem1")  # paper 003, App. C.1
+PROBLEM_1 = MultiUserInstance(np.array([0.7, 0.5, 0.3] + [0.1] * 7), "bernoulli", 0.5, "problem1")  # paper 003, C.1
 PAPER_RUNS = {  # the library call with paper 003's stated settings (delta = 0.05, uniform activity)
     "mase": lambda p, rng: mase(PROBLEM_1, p, rng, beta=0.5, delta=0.05),
     "corrupted-elimination": lambda p, rng: corrupted_elimination(PROBLEM_1, p, rng, eta=0.9, xi=0.05, delta=0.05),

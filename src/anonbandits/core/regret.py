@@ -1,0 +1,83 @@
+"""The one record of cumulative pseudo-regret of the bandit layer: every family's regret curve comes from it.
+
+Drivers simulate blocks of rounds, not single rounds: a block plays a fixed arm, or a fixed tuple of arms
+cyclically (successive elimination's round-robin epochs), or a fixed assignment of N users whose per-round regret
+is one number (the anonymous channel, paper 004's blocks of users). :class:`RegretTrace` keeps the blocks and
+evaluates the cumulative pseudo-regret exactly at any rounds: the partial sums of the arms' cycle inside a block
+recorded by :meth:`~RegretTrace.play`, linear interpolation between the ends of the blocks recorded by
+:meth:`~RegretTrace.charge` (exact, as their regret is linear).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+
+class RegretTrace:
+    """Exact cumulative pseudo-regret of a sequence of blocks of rounds.
+
+    Parameters
+    ----------
+    gaps : (K,) the regret of one round on each arm, for :meth:`play` (``None`` when only :meth:`charge` is used).
+
+    Attributes
+    ----------
+    rounds : rounds recorded so far.
+    regret : cumulative pseudo-regret after them (the blocks' regrets added in order).
+    pulls : (K,) rounds each arm was played (with ``gaps``).
+    """
+
+    def __init__(self, gaps: np.ndarray | None = None) -> None:
+        self.gaps = None if gaps is None else np.asarray(gaps, dtype=float)
+        self.pulls = None if gaps is None else np.zeros(self.gaps.size, dtype=np.int64)
+        self.rounds, self.regret = 0, 0.0
+        self._first: list[np.ndarray] = []     # first round of each block
+        self._total: list[np.ndarray] = []     # regret of each block
+        self._cycles: dict[int, tuple[int, float, np.ndarray]] = {}  # played block -> (first, before, cycle sums)
+        self._blocks = 0
+
+    def play(self, arms: int | Sequence[int] | np.ndarray, rounds: int) -> None:
+        """Record ``rounds`` rounds playing ``arms`` cyclically (in the given order), from the next round."""
+        if rounds <= 0:
+            return
+        arms = np.atleast_1d(np.asarray(arms, dtype=np.int64))
+        full, rem = divmod(int(rounds), arms.size)
+        cum = np.concatenate(([0.0], np.cumsum(self.gaps[arms])))
+        self._cycles[self._blocks] = (self.rounds, self.regret, cum)
+        total = full * cum[-1] + cum[rem]
+        self._first.append(np.array([self.rounds]))
+        self._total.append(np.array([total]))
+        self._blocks += 1
+        self.pulls[arms] += full
+        self.pulls[arms[:rem]] += 1
+        self.rounds += int(rounds)
+        self.regret += total
+
+    def charge(self, rounds: np.ndarray, rates: np.ndarray) -> None:
+        """Record blocks of ``rounds[i]`` rounds, each round of block i costing ``rates[i]`` (a fixed assignment's
+        regret summed over its users)."""
+        rounds, rates = np.asarray(rounds, dtype=np.int64), np.asarray(rates, dtype=float)
+        ends = self.rounds + np.cumsum(rounds)
+        self._first.append(ends - rounds)
+        self._total.append(rounds * rates)
+        self._blocks += rounds.size
+        self.rounds = int(ends[-1]) if ends.size else self.rounds
+        self.regret += float(rounds @ rates)
+
+    def curve(self, rounds: np.ndarray) -> np.ndarray:
+        """Cumulative pseudo-regret after each of ``rounds`` (each in [0, rounds recorded])."""
+        rounds = np.asarray(rounds, dtype=np.int64)
+        if rounds.size and (rounds.min() < 0 or rounds.max() > self.rounds):
+            raise ValueError(f"rounds must lie in [0, {self.rounds}]")
+        first = np.concatenate([*self._first, np.array([self.rounds], np.int64)])   # block starts, then the end
+        # linear between block ends (the block regrets added in order): exact for a charged block
+        out = np.interp(rounds, first, np.cumsum(np.concatenate([np.zeros(1), *self._total])))
+        if self._cycles:  # inside a played block, the partial sums of its cycle of arms
+            seg = np.searchsorted(first[:-1], rounds, side="left") - 1
+            for j in np.flatnonzero(np.isin(seg, list(self._cycles))):
+                start, regret_before, cum = self._cycles[int(seg[j])]
+                full, rem = divmod(int(rounds[j] - start), cum.size - 1)
+                out[j] = regret_before + full * cum[-1] + cum[rem]
+        return out
