@@ -1,6 +1,7 @@
 """Reproduce the experiments of paper 003 (Rio et al., ICML 2023, Sec. 6 and App. C; spec section 4).
 
-Problems 1 (Bernoulli) and 2 (Gaussian, sigma = 0.5), delta = 0.05, N in {64, 128, 256, 512, 1024}, 10 runs:
+Problems 1 (Bernoulli) and 2 (unclipped Gaussian, reward model ``gaussian-unclipped``, sigma = 0.5), delta = 0.05,
+N in {64, 128, 256, 512, 1024}, 10 runs:
 
 * Fig. 1 / 3: DP-MASE (eps_dp in {0.05, 0.1, 0.25}, beta = 0.5) and CORRUPTED ELIMINATION (eta = 0.9,
   xi in {0, 0.05, 0.1}; xi = 0 is Féraud et al. as paper 003 defines it), with CENTRAL and INDEPENDENT;
