@@ -108,7 +108,7 @@ class MultiUserInstance:
 
     def _shared(self) -> None:
         if self.n_users != 1:
-            raise ValueError(f"this instance has {self.n_users} rows of means, not one shared by every learner")
+            raise ConfigError(f"this instance has {self.n_users} rows of means, not one shared by every learner")
 
     @property
     def row(self) -> np.ndarray:

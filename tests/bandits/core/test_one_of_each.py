@@ -113,7 +113,7 @@ def test_one_instance_model_for_many_users_and_for_a_shared_row():
     assert clipped.means[0].tolist() == pytest.approx(model_means("gaussian", np.array([0.2, 0.95])).tolist())
     many = MultiUserInstance(np.array([[0.1, 0.9], [0.8, 0.3]]))
     assert many.optimal.tolist() == [1, 0] and many.cluster_sizes.tolist() == [1, 1]
-    with pytest.raises(ValueError, match="2 rows"):
+    with pytest.raises(ConfigError, match="2 rows"):
         _ = many.row
     with pytest.raises(ConfigError, match=r"\[0, 1\]"):
         MultiUserInstance([11.0, 10.8], "gaussian")
