@@ -45,7 +45,9 @@ def lazy_ucb_capacity(size: float | np.ndarray) -> float | np.ndarray:
 
 def hybrid_ucb_index(mean: np.ndarray, width_a: np.ndarray, width_b: np.ndarray, t: int) -> np.ndarray:
     """Hybrid-UCB's index at round ``t`` (paper 001, Algorithm 4; logs base 2, spec A12): ``mean + a sqrt(log2 t)
-    + b log2 t`` with ``(a, b)`` = :func:`~anonbandits.core.radii.hybrid_ucb_widths`."""
+    + b log2 t`` with ``(a, b)`` = :func:`~anonbandits.core.radii.hybrid_ucb_widths`, in the order of operations of
+    the compiled round loop (:func:`anonbandits.dp.hybrid_kernel.choose_arms`), which numba can compile from this
+    function (``math`` on the scalar ``t``, arithmetic on the rest)."""
     log_t = math.log2(t)
     return width_a * math.sqrt(log_t) + width_b * log_t + mean
 
