@@ -88,6 +88,8 @@ class VerificationReport:
 
     @property
     def ratio(self) -> float:
+        if self.lower_bound == 0:  # no user has demand
+            return 1.0 if self.total_assignments == 0 else math.inf
         try:
             return self.total_assignments / self.lower_bound
         except OverflowError:  # R may be any integer a file holds; the ratio is then beyond float range
