@@ -203,6 +203,16 @@ def test_user_types_keep_supports_apart():
     assert plain.required.tolist() == same.required.tolist() and plain.ti.tolist() == same.ti.tolist()
 
 
+def test_beta_lets_padding_users_fill_a_face():
+    """beta of Lemma 3 with u2 padding 'a': the face {a, b} holds u0, u1, u2 on 'a' and u3..u5 on 'b', so
+    w_hat itself is dominated (beta = 1); without u2, 'a' can never open and beta = 0."""
+    graph, C = padding_graph()
+    res = anondecomp.beta(graph, C)
+    assert res.exact and res.lower == pytest.approx(1.0)
+    alone = DemandGraph.from_weights(graph.weights[[0, 1, 3, 4, 5]])
+    assert anondecomp.beta(alone, C).lower == pytest.approx(0.0)
+
+
 def test_the_aggregate_relaxation_counts_padding_users():
     pytest.importorskip("cvxpy")
     from anondecomp.relaxation import aggregate_relaxation
