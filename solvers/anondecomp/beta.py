@@ -221,8 +221,10 @@ def beta(graph: DemandGraph, C: int, *, method: str = "auto", sense: str = "domi
     # pairs: the demand, and the wanted arms a user may play without demand (it pads there, with w_hat = 0);
     # users are one type when both agree (a support equal to the demand gives the demand's types and pairs)
     may = (w_hat > 0) | (graph.support & (w_hat > 0).any(axis=0)[None, :])
-    keys, of_user, counts = np.unique(np.concatenate([w_hat, may], axis=1), axis=0, return_inverse=True,
-                                      return_counts=True)
+    padded = not np.array_equal(may, w_hat > 0)
+    keys, of_user, counts = np.unique(np.concatenate([w_hat, may], axis=1) if padded else w_hat, axis=0,
+                                      return_inverse=True, return_counts=True)
+    keys = keys if padded else np.concatenate([keys, keys > 0], axis=1)
     rows = keys[:, :K]
     ti, aj = np.nonzero(keys[:, K:] > 0)
     types = UserTypes((rows > 0).astype(np.int64), counts.astype(np.int64), of_user.ravel(), ti, aj)

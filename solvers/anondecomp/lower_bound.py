@@ -55,9 +55,12 @@ class UserTypes:
         K = req.shape[1]
         # users are interchangeable when both their demand and the wanted arms they may play agree; when the
         # support adds nothing, these pairs are exactly the demand's and the types those of the demand alone
-        may = req > 0
-        if support is not None:
-            may = may | (np.asarray(support, bool) & may.any(axis=0)[None, :])
+        want = req > 0
+        may = want if support is None else want | (np.asarray(support, bool) & want.any(axis=0)[None, :])
+        if may is want or np.array_equal(may, want):  # no padding pair: the demand alone defines the types
+            rows, of_user, counts = np.unique(req, axis=0, return_inverse=True, return_counts=True)
+            ti, aj = np.nonzero(rows > 0)
+            return cls(rows, counts.astype(np.int64), of_user.ravel(), ti, aj)
         key = np.concatenate([req, may.astype(np.int64)], axis=1)
         rows, of_user, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
         ti, aj = np.nonzero(rows[:, K:] > 0)
