@@ -22,9 +22,10 @@ users), and with equality beta(G) is 0 on many U-batched graphs: if a user's onl
 sum_i w_hat_ij < C+1 times its own w_hat_ij, no point of P_C serves it *exactly*. Lemma 3's converse (a
 decomposition with alpha*D assignments gives beta >= 1/alpha) holds only when beta * w_hat may be
 *dominated* by a point of P_C (a decomposition over-covers some pairs). We use domination by default
-(``sense="dominate"``), with the point of P_C kept on the demand support (users never play arms they do not
-want, spec 3; otherwise users could "fill" arms they have no demand for and beta would overstate what any
-decomposition achieves); then beta = 1 / (the covering LP of w_hat), the reading of :func:`anondecomp.membership`.
+(``sense="dominate"``), with the point of P_C kept on the demand support, or on the graph's support where it is
+wider (users never play arms they do not want or may not pad, spec 3; otherwise users could "fill" arms they
+have no demand for and beta would overstate what any decomposition achieves); then beta = 1 / (the covering LP
+of w_hat), the reading of :func:`anondecomp.membership`.
 ``sense="equal"`` keeps the literal reading (equality forces the support anyway). The zero vertex of P_C is
 included as the empty face: it never raises the optimum, and keeps the equality LP feasible (beta = 0).
 """
@@ -216,11 +217,18 @@ def beta(graph: DemandGraph, C: int, *, method: str = "auto", sense: str = "domi
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
     w_hat, _ = graph.normalized()
-    rows, of_user, counts = np.unique(w_hat, axis=0, return_inverse=True, return_counts=True)
-    ti, aj = np.nonzero(rows > 0)
-    types = UserTypes((rows > 0).astype(np.int64), counts.astype(np.int64), of_user.ravel(), ti, aj)
-    what = counts[ti] * rows[ti, aj]                         # n_t * w_hat_tj per pair
     K = graph.n_arms
+    # pairs: the demand, and the wanted arms a user may play without demand (it pads there, with w_hat = 0);
+    # users are one type when both agree (a support equal to the demand gives the demand's types and pairs)
+    may = (w_hat > 0) | (graph.support & (w_hat > 0).any(axis=0)[None, :])
+    padded = not np.array_equal(may, w_hat > 0)
+    keys, of_user, counts = np.unique(np.concatenate([w_hat, may], axis=1) if padded else w_hat, axis=0,
+                                      return_inverse=True, return_counts=True)
+    keys = keys if padded else np.concatenate([keys, keys > 0], axis=1)
+    rows = keys[:, :K]
+    ti, aj = np.nonzero(keys[:, K:] > 0)
+    types = UserTypes((rows > 0).astype(np.int64), counts.astype(np.int64), of_user.ravel(), ti, aj)
+    what = counts[ti] * rows[ti, aj]                         # n_t * w_hat_tj per pair (0 for a padding pair)
     # arms that can open at all (>= C+1 users want them); pairs elsewhere force beta = 0
     usable = np.flatnonzero(graph.arm_degrees >= C + 1)
     if method == "auto":

@@ -1,6 +1,7 @@
 """Demand graphs as tables: Parquet or CSV edge tables and batched tables (schemas in docs/formats.md).
 
-* **edge table**: columns ``user``, ``arm``, ``weight`` -- one row per (user, arm) pair with its weight;
+* **edge table**: columns ``user``, ``arm``, ``weight`` -- one row per (user, arm) pair with its weight; a
+  row of weight 0 puts the arm in the user's support without demand (the user may pad its groups);
 * **batched table**: columns ``user``, ``arm`` (no ``weight``) -- the rows give the active sets A_i, and the
   total demand D comes from the caller (``--demand D``) or from the key ``demand`` of the Parquet file's
   key-value metadata; w_ij = D / |A_i|.
@@ -24,7 +25,7 @@ import numpy as np
 
 from anondecomp.errors import InvalidInputError
 from anondecomp.graph import LIMIT_TEXT, MAX_DEMAND, DemandGraph, describe
-from anondecomp.io import _c_field, _number
+from anondecomp.io import ZERO_WEIGHT, _c_field, _number
 
 PARQUET_MAGIC = b"PAR1"
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -164,7 +165,7 @@ def _no_nulls(col, name: str, path, start: int = 0) -> None:
 
 
 def _weights(table, path, users: list[str], arms: list[str], u: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """The ``weight`` column as float64, after checking every value (positive, finite, at most 2^53) in the
+    """The ``weight`` column as float64, after checking every value (non-negative, finite, at most 2^53) in the
     column's own type, so an integer beyond 2^53 is refused before a float could round it."""
     import pyarrow as pa
 
@@ -176,16 +177,16 @@ def _weights(table, path, users: list[str], arms: list[str], u: np.ndarray, a: n
     _no_nulls(col, "weight", path)
     values = col.to_numpy()
     if np.issubdtype(values.dtype, np.floating):
-        bad = ~np.isfinite(values) | (values <= 0) | (values > MAX_DEMAND)
+        bad = ~np.isfinite(values) | (values < 0) | (values > MAX_DEMAND)
     else:  # compared as integers: uint64 and int64 both hold values beyond 2^53 exactly
-        bad = (values <= 0) | (values > MAX_DEMAND)
+        bad = (values < 0) | (values > MAX_DEMAND)
     if bad.any():
         k = int(np.argmax(bad))
         v = values[k]
         what = f"{path}: weight of user {users[u[k]]!r} on arm {arms[a[k]]!r} (row {k + 1})"
         if v > MAX_DEMAND and np.isfinite(v):
             raise InvalidInputError(f"{what} is {describe(float(v))}; the limit is {LIMIT_TEXT}")
-        raise InvalidInputError(f"{what} is {v}; weights must be positive and finite")
+        raise InvalidInputError(f"{what} is {v}; weights must be positive and finite {ZERO_WEIGHT}")
     return values.astype(np.float64)
 
 
@@ -251,10 +252,14 @@ def read_table_graph(path: str | os.PathLike, kind: str, demand: int | float | N
             raise InvalidInputError(f"{path} has a 'weight' column (an edge table): its weights are the demand; "
                                     "demand=D is only for a batched table (columns user, arm)")
         w = np.zeros((len(users), len(arms)))
-        w[u, a] = _weights(table, path, users, arms, u, a)  # positive: zeros are refused
+        w[u, a] = _weights(table, path, users, arms, u, a)
         del table
-        _check_pairs(w, u, a, users, arms, path)
-        return DemandGraph.from_weights(w, users, arms), C
+        listed = np.zeros(w.shape, dtype=bool)
+        listed[u, a] = True
+        _check_pairs(listed, u, a, users, arms, path)
+        # a row of weight 0 is support without demand; without one, the support is the demand (as before)
+        support = listed if len(u) > np.count_nonzero(w) else None
+        return DemandGraph.from_weights(w, users, arms, support=support), C
     demand = table_demand(meta, path, demand)
     del table
     active = np.zeros((len(users), len(arms)), dtype=bool)

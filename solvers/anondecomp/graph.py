@@ -66,19 +66,47 @@ def _checked_totals(required: np.ndarray, users: Sequence[str]) -> np.ndarray:
     return required
 
 
+def _checked_support(support, wanted: np.ndarray, users: Sequence[str], arms: Sequence[str],
+                     what: str = "has positive weight on") -> np.ndarray:
+    """``support`` as an (N, K) bool array, after checking that it holds every ``wanted`` pair and that no
+    user's row is empty."""
+    try:
+        s = np.asarray(support)
+    except (TypeError, ValueError):
+        raise InvalidInputError("support must be a (users x arms) matrix of booleans") from None
+    if s.shape != wanted.shape:
+        raise InvalidInputError(f"support must have the shape of the weights, {wanted.shape}, got {s.shape}")
+    if s.dtype != bool:
+        numeric = np.issubdtype(s.dtype, np.integer) or np.issubdtype(s.dtype, np.floating)
+        if not numeric or not np.isin(s, (0, 1)).all():
+            raise InvalidInputError("support must hold booleans (or 0 and 1)")
+        s = s.astype(bool)
+    missing = wanted & ~s
+    if missing.any():
+        i, j = np.argwhere(missing)[0]
+        raise InvalidInputError(f"user {users[i]!r} {what} arm {arms[j]!r}, which is not in its support")
+    empty = ~s.any(axis=1)
+    if empty.any():
+        raise InvalidInputError(f"user {users[int(np.argmax(empty))]!r} has an empty support (no arm it may play)")
+    return s.copy()
+
+
 @dataclass(frozen=True, eq=False)
 class DemandGraph:
     """A weighted bipartite demand graph (spec section 3).
 
     Attributes
     ----------
-    weights : (N, K) float array, ``w_ij >= 0``; ``w_ij > 0`` means user i may play arm j.
+    weights : (N, K) float array, ``w_ij >= 0``: the samples user i wants from arm j (its demand).
     required : (N, K) int64 array, ``ceil(w_ij)``: the informative samples pair (i, j) must get. For a
         batched graph it is computed exactly as ``ceil(D / |A_i|)`` in rational arithmetic.
     users, arms : names, used in JSON input and output.
     demand : the total demand D of a batched graph (``w_ij = D / |A_i|`` on A_i), else ``None``.
+    support : (N, K) bool array, the arms each user may be assigned to; it contains every pair with
+        ``w_ij > 0`` and is ``weights > 0`` unless given. A user with zero demand (all weights 0) still plays
+        an arm of its support in every assignment and counts towards the C+1 users an arm needs.
 
-    Every user must want at least one arm. Build one with :meth:`from_weights` or :meth:`from_batched`.
+    Every user must have a non-empty support. Build one with :meth:`from_weights` or :meth:`from_batched`.
     """
 
     weights: np.ndarray
@@ -86,16 +114,26 @@ class DemandGraph:
     users: tuple[str, ...]
     arms: tuple[str, ...]
     demand: float | None = None
-    support: np.ndarray = field(init=False, repr=False)
+    support: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "support", self.weights > 0)
+        object.__setattr__(self, "support", self.weights > 0 if self.support is None else self.support)
+
+    @property
+    def explicit_support(self) -> bool:
+        """Whether the support is wider than the demand (some pair may be played with ``w_ij = 0``)."""
+        return bool((self.support & ~(self.weights > 0)).any())
 
     # -- construction ------------------------------------------------------------------------------
     @classmethod
     def from_weights(cls, weights, users: Sequence[str] | None = None,
-                     arms: Sequence[str] | None = None) -> DemandGraph:
-        """A graph from an (N, K) weight matrix; weights must be finite, non-negative, each row non-zero."""
+                     arms: Sequence[str] | None = None, *, support=None) -> DemandGraph:
+        """A graph from an (N, K) weight matrix; weights must be finite and non-negative.
+
+        ``support`` (N, K booleans, default ``weights > 0``) marks the arms each user may play; it must
+        contain every pair with positive weight, and no row may be empty. Without it every row of weights
+        must be non-zero; with it a row of zeros is a user with zero demand, which only pads groups.
+        """
         try:
             w = np.array(weights, dtype=float)
         except OverflowError:
@@ -115,17 +153,22 @@ class DemandGraph:
             i, j = np.argwhere(w > MAX_DEMAND)[0]
             raise InvalidInputError(f"weight of user {users_t[i]!r} on arm {arms_t[j]!r} is {w[i, j]:.6g}; "
                                     f"weights must be at most {LIMIT_TEXT}")
-        empty = ~(w > 0).any(axis=1)
-        if empty.any():
-            raise InvalidInputError(f"user {users_t[int(np.argmax(empty))]!r} has no demand (all weights 0)")
-        return cls(w, _checked_totals(np.ceil(w).astype(np.int64), users_t), users_t, arms_t)
+        if support is not None:
+            supp = _checked_support(support, w > 0, users_t, arms_t)
+        else:
+            supp = None
+            empty = ~(w > 0).any(axis=1)
+            if empty.any():
+                raise InvalidInputError(f"user {users_t[int(np.argmax(empty))]!r} has no demand (all weights 0)")
+        return cls(w, _checked_totals(np.ceil(w).astype(np.int64), users_t), users_t, arms_t, support=supp)
 
     @classmethod
     def from_batched(cls, demand: float, active, users: Sequence[str] | None = None,
-                     arms: Sequence[str] | None = None) -> DemandGraph:
+                     arms: Sequence[str] | None = None, *, support=None) -> DemandGraph:
         """A batched graph: ``w_ij = D / |A_i|`` for j in A_i (spec section 3).
 
-        ``active`` is an (N, K) boolean matrix whose row i marks A_i.
+        ``active`` is an (N, K) boolean matrix whose row i marks A_i. ``support`` (default ``active``) as for
+        :meth:`from_weights`: with it, a user with an empty active set and a non-empty support has zero demand.
         """
         if isinstance(demand, bool) or not isinstance(demand, int | float | np.integer | np.floating):
             raise InvalidInputError(f"demand D must be a number, got {demand!r}")
@@ -138,15 +181,17 @@ class DemandGraph:
             raise InvalidInputError(f"active sets must be a non-empty (users x arms) matrix, got shape {a.shape}")
         a = a.astype(bool)
         users_t = _names(users, a.shape[0], "u", "user")
+        arms_t = _names(arms, a.shape[1], "a", "arm")
         sizes = a.sum(axis=1)
-        if (sizes == 0).any():
+        supp = None if support is None else _checked_support(support, a, users_t, arms_t, "has in its active set")
+        if supp is None and (sizes == 0).any():
             raise InvalidInputError(f"user {users_t[int(np.argmin(sizes))]!r} has an empty active set")
         weights = np.where(a, demand / np.maximum(sizes, 1)[:, None], 0.0)
         d = Fraction(demand)  # exact: ceil(D / s) without floating error
-        per_size = {int(s): -((-d.numerator) // (d.denominator * int(s))) for s in np.unique(sizes)}
+        per_size = {int(s): -((-d.numerator) // (d.denominator * max(int(s), 1))) for s in np.unique(sizes)}
         req_row = np.array([per_size[int(s)] for s in sizes], dtype=np.int64)
         required = _checked_totals(np.where(a, req_row[:, None], 0).astype(np.int64), users_t)
-        return cls(weights, required, users_t, _names(arms, a.shape[1], "a", "arm"), demand=float(demand))
+        return cls(weights, required, users_t, arms_t, demand=float(demand), support=supp)
 
     # -- derived quantities ----------------------------------------------------------------------
     @property
@@ -172,14 +217,15 @@ class DemandGraph:
         return self.support.sum(axis=0)
 
     def thin_arms(self, C: int) -> np.ndarray:
-        """Indices of wanted arms with at most C users able to play them: they can never be observed."""
+        """Indices of wanted arms with at most C users able to play them (demand or not: users with zero
+        demand on an arm of their support fill its groups too): they can never be observed."""
         deg = self.arm_degrees
         return np.flatnonzero((deg > 0) & (deg <= C) & (self.required > 0).any(axis=0))
 
     def normalized(self) -> tuple[np.ndarray, float]:
         """``(w_hat, D)`` with ``D = max_i sum_j w_ij`` and ``w_hat = w / D`` (row sums <= 1)."""
         d = self.demand if self.demand is not None else float(self.weights.sum(axis=1).max())
-        return self.weights / d, d
+        return (self.weights / d if d > 0 else self.weights.copy()), d  # d = 0: every user has zero demand
 
     def arm_names(self, idx) -> list[str]:
         return [self.arms[int(j)] for j in np.atleast_1d(idx)]

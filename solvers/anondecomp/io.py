@@ -3,7 +3,8 @@
 Input, detected automatically:
 
 * networkx node-link JSON of a bipartite graph: nodes carry ``"bipartite": 0`` (user) or ``1`` (arm); each
-  link (key ``"links"`` or ``"edges"``) joins a user and an arm with ``"weight"``, the samples wanted.
+  link (key ``"links"`` or ``"edges"``) joins a user and an arm with ``"weight"``, the samples wanted; a link
+  of weight 0 puts the arm in the user's support without demand (the user may pad its groups).
 * compact batched form: ``{"demand": D, "active_sets": {"user": ["arm", ...], ...}}``, w_ij = D / |A_i|.
 
 Either may carry ``"C"``. Output: the decomposition with every assignment listing every user by name.
@@ -56,6 +57,10 @@ def _number(value: Any, what: str) -> int | float:
     if value > MAX_DEMAND:
         raise InvalidInputError(f"{what} is {describe(value)}; the limit is {LIMIT_TEXT}")
     return value
+
+
+ZERO_WEIGHT = "(or 0: the arm is in the user's support, without demand)"
+"""How the readers explain a weight of 0 where they refuse a negative one."""
 
 
 def _c_field(doc: dict, where: str = "field 'C'") -> int | None:
@@ -152,6 +157,7 @@ def _node_link(doc: dict) -> DemandGraph:
     if not users or not arms:
         raise InvalidInputError("the graph needs at least one user node and one arm node")
     w = np.zeros((len(users), len(arms)))
+    linked = np.zeros((len(users), len(arms)), dtype=bool)
     seen: set[tuple[str, str]] = set()
     for k, link in enumerate(links):
         if not isinstance(link, dict) or not _is_name(link.get("source")) or not _is_name(link.get("target")):
@@ -168,10 +174,14 @@ def _node_link(doc: dict) -> DemandGraph:
                                     "per pair with the total weight")
         seen.add((a, b))
         weight = _number(link["weight"], f"weight of link {a!r} - {b!r}")
-        if weight <= 0:
-            raise InvalidInputError(f"weight of link {a!r} - {b!r} must be positive, got {link['weight']!r}")
+        if weight < 0:
+            raise InvalidInputError(f"weight of link {a!r} - {b!r} must be positive, got {link['weight']!r} "
+                                    + ZERO_WEIGHT)
         w[users[a], arms[b]] = weight
-    return DemandGraph.from_weights(w, list(users), list(arms))
+        linked[users[a], arms[b]] = True
+    # a link of weight 0 is support without demand; without one, the support is the demand (as before)
+    support = linked if (linked & ~(w > 0)).any() else None
+    return DemandGraph.from_weights(w, list(users), list(arms), support=support)
 
 
 def decomposition_header(result: Decomposition, extra: dict | None = None) -> dict:

@@ -34,10 +34,11 @@ _EMPTY_F = np.empty(0, dtype=np.float64)
 
 @dataclass(frozen=True)
 class UserTypes:
-    """Users grouped by identical demand rows.
+    """Users grouped by identical demand rows (and support rows, when a support is given).
 
     ``required`` (T, K) the demand row of each type, ``counts`` (T,) its number of users, ``of_user`` (N,) the
-    type of every user; ``ti``, ``aj`` list the (type, arm) pairs with positive demand (the covering rows).
+    type of every user; ``ti``, ``aj`` list the (type, arm) pairs a type may play on a wanted arm (the
+    covering rows; a pair with zero demand there only pads groups: its row asks for 0).
     """
 
     required: np.ndarray
@@ -47,11 +48,28 @@ class UserTypes:
     aj: np.ndarray
 
     @classmethod
-    def from_required(cls, required: np.ndarray) -> UserTypes:
+    def from_required(cls, required: np.ndarray, support: np.ndarray | None = None) -> UserTypes:
+        """Types of the demand ``required`` (N, K); ``support`` (N, K bool) adds the pairs users may play
+        without demand on arms someone wants (padding), and users differing there are different types."""
         req = np.asarray(required, dtype=np.int64)
-        rows, of_user, counts = np.unique(req, axis=0, return_inverse=True, return_counts=True)
-        ti, aj = np.nonzero(rows > 0)
-        return cls(rows, counts.astype(np.int64), of_user.ravel(), ti, aj)
+        K = req.shape[1]
+        # users are interchangeable when both their demand and the wanted arms they may play agree; when the
+        # support adds nothing, these pairs are exactly the demand's and the types those of the demand alone
+        want = req > 0
+        may = want if support is None else want | (np.asarray(support, bool) & want.any(axis=0)[None, :])
+        if may is want or np.array_equal(may, want):  # no padding pair: the demand alone defines the types
+            rows, of_user, counts = np.unique(req, axis=0, return_inverse=True, return_counts=True)
+            ti, aj = np.nonzero(rows > 0)
+            return cls(rows, counts.astype(np.int64), of_user.ravel(), ti, aj)
+        key = np.concatenate([req, may.astype(np.int64)], axis=1)
+        rows, of_user, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+        ti, aj = np.nonzero(rows[:, K:] > 0)
+        return cls(rows[:, :K], counts.astype(np.int64), of_user.ravel(), ti, aj)
+
+    @property
+    def n_covering(self) -> int:
+        """Pairs with positive demand (the others only pad groups)."""
+        return int((self.required[self.ti, self.aj] > 0).sum())
 
     @property
     def n_types(self) -> int:
@@ -173,7 +191,11 @@ class FaceProgram:
         return float(self.h.getInfo().objective_function_value)
 
     def duals(self) -> np.ndarray:
-        return np.maximum(np.asarray(self.h.getSolution().row_dual[:self.types.n_pairs]), 0.0)
+        """Covering duals, one per pair (0 for a padding pair: its row asks for nothing, so a price there
+        would only loosen Farley's bound)."""
+        t = self.types
+        pi = np.maximum(np.asarray(self.h.getSolution().row_dual[:t.n_pairs]), 0.0)
+        return np.where(t.required[t.ti, t.aj] > 0, pi, 0.0)
 
     def solution(self) -> tuple[np.ndarray, np.ndarray]:
         """(mu (F,), Y (F, P)): face lengths and type-level face points (Y^S_p = users x samples)."""
@@ -279,10 +301,10 @@ class ColumnGeneration:
     def __init__(self, types: UserTypes, C: int, n_arms: int):
         self.types, self.C, self.n_arms = types, C, n_arms
         self.master = FaceProgram(types, C)
-        self.pricer = VertexPricer(types, C, n_arms) if types.n_pairs else None
+        self.pricer = VertexPricer(types, C, n_arms) if types.n_covering else None
         self.bound = 0.0
         self.iterations = 0
-        self.converged = types.n_pairs == 0
+        self.converged = types.n_covering == 0
 
     def add_initial_faces(self, faces) -> None:
         """Singleton faces (always feasible after the thin-arm check), the all-arms face, then ``faces``."""
@@ -399,7 +421,7 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
             return LPBound(float(trivial), float(trivial), True, 0, np.empty((0, graph.n_arms), bool),
                            np.zeros(0), time.perf_counter() - start)
         faces += list(open_sets(a, m, prep.C, wanted)[0][:max_seed_faces])
-    cg = ColumnGeneration(UserTypes.from_required(prep.required), prep.C, graph.n_arms)
+    cg = ColumnGeneration(UserTypes.from_required(prep.required, graph.support), prep.C, graph.n_arms)
     cg.add_initial_faces(faces)
     cg.run(None if time_limit is None else start + time_limit, floor=float(trivial))
     res = cg.result(start)

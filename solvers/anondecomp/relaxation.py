@@ -1,6 +1,6 @@
 """The aggregate relaxation of anonymous decomposition as a cvxpy model, for users to extend.
 
-Variables, for every (user, arm) pair the user wants and every arm:
+Variables, for every (user, arm) pair the user may play on an arm someone wants, and every arm:
 
 * ``z_ij``: rounds (assignments) in which user i is counted, informatively, on arm j;
 * ``y_j``: rounds in which arm j is open, i.e. holds at least C+1 users;
@@ -103,7 +103,11 @@ def aggregate_relaxation(graph: DemandGraph, C: int, *, best_effort: bool = Fals
     except ImportError:
         raise ImportError("the aggregate relaxation needs cvxpy: pip install 'anonbandits[model]'") from None
     prep = prepare(graph, C, best_effort)
-    users, arms = np.nonzero(prep.required > 0)
+    # pairs with demand, and the pairs a user may play without demand on a wanted arm (it pads that arm's
+    # groups: z_ij counts towards sum_i z_ij >= (C+1) y_j with z_ij >= 0); with no such pairs the model is
+    # the demand's alone
+    wanted = (prep.required > 0).any(axis=0)
+    users, arms = np.nonzero((prep.required > 0) | (graph.support & wanted[None, :]))
     n_pairs = len(users)
     ones = np.ones(n_pairs)
     user_rows = sp.csr_matrix((ones, (users, np.arange(n_pairs))), shape=(graph.n_users, n_pairs))

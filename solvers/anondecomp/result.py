@@ -56,7 +56,9 @@ class Decomposition:
 
     @property
     def ratio(self) -> float:
-        """R / lower bound (1.0 is optimal)."""
+        """R / lower bound (1.0 is optimal; also when no user has demand and R = 0)."""
+        if self.lower_bound == 0:
+            return 1.0 if self.total_assignments == 0 else float("inf")
         return self.total_assignments / self.lower_bound
 
     def summary(self) -> str:

@@ -35,7 +35,8 @@ SHARD_USERS = 1 << 20  # users per shard when the caller does not choose: about 
 class BatchedSupport:
     """A batched graph as its support: ``support[i, j]`` when user i wants arm j; total demand D per user
     (``w_ij = D / |A_i|``, as :meth:`~anondecomp.DemandGraph.from_batched`). A general demand graph also
-    carries its ``weights`` (and no D); its shards are decomposed by ``auto``.
+    carries its ``weights`` (and no D); its shards are decomposed by ``auto``. Its ``support`` may then be wider
+    than ``weights > 0`` (users with zero demand pad groups, :class:`~anondecomp.DemandGraph`).
 
     ``users`` holds the user ids (int64 when the table's ids are integers, else strings), ``arms`` the arm
     names. 1 byte per (user, arm) instead of the 16 of :class:`~anondecomp.DemandGraph`'s float64 weights and
@@ -48,9 +49,23 @@ class BatchedSupport:
     arms: tuple[str, ...]
     weights: np.ndarray | None = None  # a general demand graph's (N, K) weights; then ``demand`` is None
 
-    def rows_of(self, members: np.ndarray) -> np.ndarray:
-        """What a shard task receives for these users: their support, or their weights (general graph)."""
-        return (self.support if self.weights is None else self.weights)[members]
+    def rows_of(self, members: np.ndarray) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """What a shard task receives for these users: their support, or their weights (general graph), with
+        their support beside when it is wider than the weights."""
+        if self.weights is None:
+            return self.support[members]
+        w = self.weights[members]
+        return (w, self.support[members]) if self.explicit_support else w
+
+    @property
+    def explicit_support(self) -> bool:
+        """Whether a general graph's support is wider than its weights (some user may pad an arm)."""
+        return self.weights is not None and bool((self.support & ~(self.weights > 0)).any())
+
+    @property
+    def wanted(self) -> np.ndarray:
+        """(K,) bool, the arms some user has demand for (every arm with users, for a batched graph)."""
+        return (self.support if self.weights is None else self.weights > 0).any(axis=0)
 
     def required(self, sizes: np.ndarray) -> np.ndarray:
         """ceil(D / k) for every active-set size k in ``sizes``, exact (rational), int64."""
@@ -308,6 +323,8 @@ def from_graph(graph: DemandGraph) -> BatchedSupport:
     """The shardable form of a :class:`~anondecomp.DemandGraph`: its support and D when it is batched or its
     weights require what a batched graph requires (:func:`batched_demand`), else its weights."""
     users = np.asarray(graph.users, dtype=object)
+    if graph.explicit_support:  # users play arms they want nothing from: not the batched form
+        return BatchedSupport(graph.support, None, users, tuple(graph.arms), graph.weights)
     if graph.demand is not None:
         return BatchedSupport(graph.support, graph.demand, users, tuple(graph.arms))
     req = graph.required
@@ -321,7 +338,8 @@ def from_graph(graph: DemandGraph) -> BatchedSupport:
 
 def make_shards(support: np.ndarray, C: int, n_shards: int, seed: int = 0) -> np.ndarray:
     """Shard id (0..n_shards-1) of every user, such that every arm holds 0 or at least C+1 users per shard
-    (``support`` must be feasible: no arm wanted by 1..C users; :func:`decompose_sharded` checks).
+    (``support`` must be feasible: no arm wanted by 1..C users; :func:`decompose_sharded` checks, and passes
+    only the wanted arms' columns).
 
     Users are dealt at random (balanced), then repaired towards shard 0, the *sink*: a user of shard s >= 1
     on an arm that holds 1..C users in s moves to shard 0; an arm that holds 1..C users in shard 0 pulls all
@@ -541,7 +559,8 @@ def solve_shard(matrix: np.ndarray, D: int | float | None, L: int, C: int, seed:
     """Schedule rows of one shard, its R and the method used: the phase schedule when valid at length L
     (R = L, method ``phase``), else that schedule repaired by :func:`recruit_rows` (R = L, ``phase+recruit``),
     else :func:`anondecomp.decompose` with ``auto`` on the shard (exact routes, R >= L possible).
-    ``matrix`` is the shard's support, or its weights when ``D`` is None (a general graph: ``auto`` only)."""
+    ``matrix`` is the shard's support, or its weights when ``D`` is None (a general graph: ``auto`` only), or
+    (weights, support) for a general graph whose support is wider than its weights."""
     from anondecomp.graph import DemandGraph
 
     if D is not None:
@@ -554,11 +573,18 @@ def solve_shard(matrix: np.ndarray, D: int | float | None, L: int, C: int, seed:
                 return rows, L, "phase+recruit"
     from anondecomp.decompose import decompose
 
-    graph = DemandGraph.from_weights(matrix) if D is None else DemandGraph.from_batched(D, matrix)
+    if isinstance(matrix, tuple):
+        graph = DemandGraph.from_weights(matrix[0], support=matrix[1])
+    else:
+        graph = DemandGraph.from_weights(matrix) if D is None else DemandGraph.from_batched(D, matrix)
     res = decompose(graph, C, method="auto", seed=seed)
+    if res.total_assignments == 0:  # no demand in this shard: every user sits on its first support arm
+        park = np.argmax(graph.support, axis=1)
+        zero = np.zeros(len(park), dtype=np.int64)
+        return (np.arange(len(park)), park, zero, zero), 0, res.method
     m = res.multiplicities.astype(np.int64)
     starts = np.concatenate([[0], np.cumsum(m)[:-1]])
-    return schedule_rows(res.assignments, starts, res.total_assignments, 0, len(matrix)), \
+    return schedule_rows(res.assignments, starts, res.total_assignments, 0, graph.n_users), \
         res.total_assignments, res.method
 
 
@@ -648,15 +674,17 @@ def decompose_sharded(data: BatchedSupport, C: int, out: str | os.PathLike | Non
     parts = bool(parts) or scheduler is not None or (out is not None and is_directory_output(out))
     if out is not None:
         check_writable(out, "out", directory=parts)
+    wanted = data.wanted
     degree = data.support.sum(axis=0)
-    thin = np.flatnonzero((degree > 0) & (degree <= C))
+    thin = np.flatnonzero((degree > 0) & (degree <= C) & wanted)
     if len(thin):
         raise thin_arms_error([data.arms[j] for j in thin], C)
     N = len(data.support)
     if n_shards is not None and n_shards < 1:
         raise InvalidInputError(f"n_shards (--shards) must be at least 1, got {n_shards}")
     S = n_shards or max(1, -(-N // SHARD_USERS))
-    shard = make_shards(data.support, C, S, seed)
+    # only wanted arms need C+1 users per shard (an arm some users may pad but nobody wants is never opened)
+    shard = make_shards(data.support[:, wanted] if data.explicit_support else data.support, C, S, seed)
     members = [np.flatnonzero(shard == s) for s in range(S)]
     members = [m for m in members if len(m)]
     L = data.lower_bound

@@ -54,7 +54,7 @@ class VerificationReport:
     """Outcome of :func:`verify`.
 
     ``deficits`` lists (user, arm, required, informative) for pairs below their demand; ``off_support``
-    lists (assignment, user, arm) where a user is put on an arm it has no demand for (for a compact schedule,
+    lists (assignment, user, arm) where a user is put on an arm outside its support (for a compact schedule,
     ``unit`` is ``"round"`` and the number is the row's first round); ``problems`` describes schedules that
     are not total functions of time (overlapping rows, gaps, users without rows). The lists may be cut
     short (the compact verifier keeps the first 1000); ``n_short``, ``n_off_support`` and ``n_problems``
@@ -88,6 +88,8 @@ class VerificationReport:
 
     @property
     def ratio(self) -> float:
+        if self.lower_bound == 0:  # no user has demand
+            return 1.0 if self.total_assignments == 0 else math.inf
         try:
             return self.total_assignments / self.lower_bound
         except OverflowError:  # R may be any integer a file holds; the ratio is then beyond float range

@@ -43,3 +43,22 @@ def weighted_graphs(draw, max_users=12, max_arms=4, max_C=3):
     for j in np.flatnonzero(((w > 0).sum(axis=0) < C + 1) & ((w > 0).sum(axis=0) > 0)):
         w[: C + 1, j] = np.maximum(w[: C + 1, j], 1.0)
     return DemandGraph.from_weights(w), C
+
+
+@st.composite
+def supported_graphs(draw, max_users=12, max_arms=4, max_C=3):
+    """(graph, C): supports wider than the demand and users with zero demand; every arm with demand has at
+    least C+1 users in its support (padding users included), so every method must place them to succeed."""
+    C = draw(st.integers(1, max_C))
+    K = draw(st.integers(1, max_arms))
+    N = draw(st.integers(C + 1, max(max_users, C + 1)))
+    w = np.array(draw(st.lists(st.lists(st.sampled_from([0, 0, 0, 1, 2, 3, 0.5, 2.5]), min_size=K, max_size=K),
+                               min_size=N, max_size=N)), dtype=float)
+    idle = np.array(draw(st.lists(st.booleans(), min_size=N, max_size=N)))
+    w[idle] = 0.0                                   # users with zero demand
+    extra = np.array(draw(st.lists(st.lists(st.booleans(), min_size=K, max_size=K), min_size=N, max_size=N)))
+    support = (w > 0) | extra
+    support[~support.any(axis=1), draw(st.integers(0, K - 1))] = True
+    for j in np.flatnonzero(((w > 0).sum(axis=0) > 0) & (support.sum(axis=0) < C + 1)):
+        support[np.argsort(~support[:, j], kind="stable")[: C + 1], j] = True   # fill with support, not demand
+    return DemandGraph.from_weights(w, support=support), C

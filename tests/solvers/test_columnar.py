@@ -98,7 +98,7 @@ def test_content_decides_when_the_extension_does_not(tmp_path):
     ({"user": ["a"], "arm": ["x"], "weight": ["1"]}, "column 'weight' must hold numbers, got string"),
     ({"user": ["a", "b"], "arm": ["x", "x"], "weight": [1.0, float("nan")]}, r"'b' on arm 'x' \(row 2\) is nan"),
     ({"user": ["a"], "arm": ["x"], "weight": [-2]}, "is -2; weights must be positive"),
-    ({"user": ["a"], "arm": ["x"], "weight": [0.0]}, "is 0.0; weights must be positive"),
+    ({"user": ["a"], "arm": ["x"], "weight": [-0.5]}, r"is -0\.5; weights must be positive and finite \(or 0: "),
     ({"user": ["a"], "arm": ["x"], "weight": [2**53 + 1]}, r"is 9\.0072e\+15; the limit is 2\^53"),
     ({"user": ["a", "b", "a"], "arm": ["x", "x", "x"], "weight": [1, 1, 1]},
      r"row 3 gives user 'a' and arm 'x' again \(duplicate pair\)"),

@@ -20,6 +20,52 @@ def park(graph: DemandGraph) -> np.ndarray:
     return np.argmax(graph.support, axis=1)
 
 
+def pad_point(graph: DemandGraph, required: np.ndarray, x: np.ndarray, open_arms: np.ndarray, C: int
+              ) -> np.ndarray:
+    """``x`` with a row added for every user with no demand on ``open_arms`` that may play some of them: it
+    pads groups there (it needs no sample). As many of them as possible go whole to the open arms whose
+    columns of ``x`` fall short of C+1 (a maximum flow: user -> arm of its support -> the arm's shortfall);
+    the others spread their time evenly over their open arms.
+
+    Only users whose support is wider than their demand get such a row, so a graph whose support is its
+    demand keeps ``x`` unchanged.
+    """
+    idle = ~((required > 0) & open_arms[None, :]).any(axis=1)
+    may = graph.support & open_arms[None, :] & idle[:, None]
+    users = np.flatnonzero(may.any(axis=1))
+    if not len(users):
+        return x
+    K = graph.n_arms
+    short = np.where(open_arms, np.ceil(np.maximum(C + 1 - x.sum(axis=0), 0) - 1e-9), 0).astype(np.int64)
+    pad = may[users] / may[users].sum(axis=1, keepdims=True)
+    if short.any():
+        from scipy.sparse import csr_array
+        from scipy.sparse.csgraph import maximum_flow
+
+        n = len(users)
+        ui, aj = np.nonzero(may[users])
+        s, t = n + K, n + K + 1        # source, sink; users 0..n-1, arms n..n+K-1
+        tail = np.concatenate([np.full(n, s), ui, n + np.arange(K)])
+        head = np.concatenate([np.arange(n), n + aj, np.full(K, t)])
+        cap = np.concatenate([np.ones(n + len(ui), np.int64), np.minimum(short, n)]).astype(np.int32)
+        keep = cap > 0
+        flow = maximum_flow(csr_array((cap[keep], (tail[keep], head[keep])), shape=(t + 1, t + 1)), s, t).flow
+        sent = np.asarray(flow.tocsr()[ui, n + aj]).ravel() > 0
+        routed = np.zeros((n, K))
+        routed[ui[sent], aj[sent]] = 1.0
+        pad = np.where(routed.any(axis=1)[:, None], routed, pad)
+    out = x.copy()
+    out[users] = pad
+    return out
+
+
+def face_parking(graph: DemandGraph, open_arms: np.ndarray) -> np.ndarray:
+    """The support to park from in a face: a user's open arms when it may play any (it then pads a group),
+    else its whole support."""
+    inside = graph.support & open_arms[None, :]
+    return np.where(inside.any(axis=1)[:, None], inside, graph.support)
+
+
 def vertices_to_assignments(vertices: np.ndarray, graph: DemandGraph) -> np.ndarray:
     """Carathéodory vertices (-1 = user not on any arm) -> total assignments (idle users parked)."""
     return np.where(vertices >= 0, vertices, park(graph)[None, :]).astype(arm_dtype(graph.n_arms))
@@ -64,7 +110,7 @@ def decompose_face(prep: Prepared, required: np.ndarray, x: np.ndarray, open_arm
     check_vertices(vertices)
     if vertices in ("auto", "schedule"):
         for attempt in range(SCHEDULE_RETRIES + 1):
-            sched = phase_schedule(required, prep.graph.support, prep.C,
+            sched = phase_schedule(required, face_parking(prep.graph, open_arms), prep.C,
                                    rng=None if attempt == 0 else (rng or np.random.default_rng(attempt)))
             if sched.valid or vertices == "schedule":
                 return sched.assignments, sched.multiplicities, "schedule"

@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from anondecomp.graph import DemandGraph
-from anondecomp.methods._common import decompose_face, repair
+from anondecomp.methods._common import decompose_face, pad_point, repair
 from anondecomp.result import Decomposition, arm_dtype
 from anondecomp.validation import Prepared, prepare
 
@@ -31,13 +31,14 @@ def partition_arms(arms: np.ndarray, degrees: np.ndarray, n_blocks: int) -> list
 
 
 def _block_point(prep: Prepared, block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(required restricted to the block, Lemma 6's point w(a) with rows normalised over the block)."""
+    """(required restricted to the block, Lemma 6's point w(a) with rows normalised over the block; a user
+    with no demand in the block but support there pads it, :func:`~anondecomp.methods._common.pad_point`)."""
     mask = np.zeros(prep.graph.n_arms, dtype=bool)
     mask[block] = True
     req = np.where(mask[None, :], prep.required, 0)
     w = np.where(req > 0, prep.graph.weights, 0.0)
     rows = w.sum(axis=1, keepdims=True)
-    return req, np.divide(w, rows, out=np.zeros_like(w), where=rows > 0)
+    return req, pad_point(prep.graph, req, np.divide(w, rows, out=np.zeros_like(w), where=rows > 0), mask, prep.C)
 
 
 def block_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,

@@ -104,7 +104,7 @@ def optimal_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fal
     if seed.total_assignments <= trivial:  # the seed meets max_i sum_j ceil(w_ij): optimal, LP = trivial
         return _result(graph, prep, seed.assignments, seed.multiplicities, start, info, float(trivial), True,
                        "seed meets the trivial bound")
-    types = UserTypes.from_required(prep.required)
+    types = UserTypes.from_required(prep.required, graph.support)
     seed_faces, seed_lengths, seed_Y = face_solution(seed.assignments, seed.multiplicities, types, prep)
     cg = ColumnGeneration(types, prep.C, graph.n_arms)
     cg.add_initial_faces(seed_faces)

@@ -15,21 +15,30 @@ import numpy as np
 
 from anondecomp.errors import MethodNotApplicableError
 from anondecomp.graph import DemandGraph
-from anondecomp.methods._common import decompose_face, repair
+from anondecomp.methods._common import decompose_face, pad_point, repair
 from anondecomp.result import Decomposition
 from anondecomp.validation import prepare
 
 
-def column_sums(graph: DemandGraph, required: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(column sums of w_hat over the arms still wanted, mask of those arms), w_hat = w / max row sum."""
+def demand_point(graph: DemandGraph, required: np.ndarray, C: int) -> tuple[np.ndarray, np.ndarray]:
+    """(w_hat = w / max row sum on the demand, padded by the users with zero demand (:func:`pad_point`),
+    mask of the arms still wanted)."""
     w = np.where(required > 0, graph.weights, 0.0)
     wanted = (required > 0).any(axis=0)
-    return (w / max(w.sum(axis=1).max(), 1e-300)).sum(axis=0), wanted
+    x = w / max(w.sum(axis=1).max(), 1e-300)
+    return pad_point(graph, required, x, wanted, C), wanted
+
+
+def column_sums(graph: DemandGraph, required: np.ndarray, C: int) -> tuple[np.ndarray, np.ndarray]:
+    """(column sums of w_hat over the arms still wanted, mask of those arms), w_hat = w / max row sum (a user
+    with zero demand pads: :func:`~anondecomp.methods._common.pad_point`)."""
+    x, wanted = demand_point(graph, required, C)
+    return x.sum(axis=0), wanted
 
 
 def polytope_applies(graph: DemandGraph, C: int, required: np.ndarray | None = None) -> np.ndarray:
     """Indices of wanted arms whose column sum of w_hat is below C+1 (empty: the method applies)."""
-    cols, wanted = column_sums(graph, graph.required if required is None else required)
+    cols, wanted = column_sums(graph, graph.required if required is None else required, C)
     return np.flatnonzero(wanted & (cols < C + 1 - 1e-12))
 
 
@@ -52,14 +61,12 @@ def polytope_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fa
     prep = prepare(graph, C, best_effort)
     low = polytope_applies(graph, prep.C, prep.required)
     if len(low):
-        cols, _ = column_sums(graph, prep.required)
+        cols, _ = column_sums(graph, prep.required, prep.C)
         detail = ", ".join(f"{graph.arms[j]!r} ({cols[j]:.3g})" for j in low[:10])
         raise MethodNotApplicableError(
             f"polytope needs every arm's column sum of w/D to be at least C+1 = {prep.C + 1}; arm(s) {detail} "
             f"fall short{' (and more)' if len(low) > 10 else ''}; use method='block'")
-    w = np.where(prep.required > 0, graph.weights, 0.0)
-    x = w / max(w.sum(axis=1).max(), 1e-300)
-    open_arms = (prep.required > 0).any(axis=0)
+    x, open_arms = demand_point(graph, prep.required, prep.C)
     a, m, route = decompose_face(prep, prep.required, x, open_arms, rng, vertices)
     a, m, repaired = repair(prep, a, m)
     return Decomposition(graph, prep.C, "polytope", a, m, uncovered=prep.uncovered,

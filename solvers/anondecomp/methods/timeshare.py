@@ -111,6 +111,8 @@ def timeshare(prep: Prepared, budget: float | None = None, stop_at: int | None =
     start = time.perf_counter()
     budget = BUDGET if budget is None else budget
     req = prep.required
+    if not req.any():  # no demand (every user pads): nothing to time-share
+        return None
     LB = int(req.sum(axis=1).max())
     demand = req.sum(axis=0)
     # a face opens at most N / (C+1) arms, and every wanted arm needs a face: at least this many faces
