@@ -65,8 +65,8 @@ RECIPES = {
         "needs a Dask scheduler at the reader's own address (HOST is a placeholder)",
     "anonbandits simulate --config docs/results/anonymous_paper000_grid.toml --out anonymous_paper000_grid.csv "
     "--plot anonymous_paper000_grid.png":
-        "the paper's whole grid (1,680 runs up to T = 10^6, minutes); benchmarks/anonymous_paper000.py --quick "
-        "is its smoke run in tests/bandits",
+        "the paper's whole grid, 1,800 runs up to T = 10^6: a reproduction (benchmarks/anonymous_paper000.py), "
+        "minutes on two cores, not a test-sized example",
     ".venv/bin/python -m pytest tests/bandits/multiagent/mase -q":
         "runs part of this very test suite, which make test runs anyway",
 }
