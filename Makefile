@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint clean
+.PHONY: demo test lint docs clean
 
 $(STAMP): pyproject.toml
 	@echo "setting up $(VENV) (log in $(VENV)/install.log)"
@@ -20,6 +20,10 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check solvers src tests benchmarks
 	$(BIN)/python -m pytest -q
+
+# the API reference (Sphinx + numpydoc, installed by the test extra), warnings as errors, into build/docs
+docs: $(STAMP)
+	$(BIN)/python -m sphinx -W --keep-going -b html docs/api build/docs
 
 lint: $(STAMP)
 	$(BIN)/ruff check solvers src tests benchmarks

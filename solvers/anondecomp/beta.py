@@ -52,8 +52,33 @@ TOL = 1e-7
 class BetaResult:
     """beta(G) in [lower, upper] (both certified). ``exact`` when they agree to 1e-6.
 
-    ``faces`` (F, K) the arm sets with positive weight ``lambdas`` in the best point found; ``method`` is
-    ``"disjunctive"`` (all 2^K - 1 arm sets) or ``"column generation"``.
+    Parameters
+    ----------
+    lower : float
+        A certified lower bound on beta(G) (from a feasible point); also ``value``.
+    upper : float
+        A certified upper bound on beta(G).
+    method : str
+        ``"disjunctive"`` (all 2^K - 1 arm sets) or ``"column generation"``.
+    faces : numpy.ndarray
+        (F, K) boolean: the arm sets with positive weight in the best point found.
+    lambdas : numpy.ndarray
+        (F,) their weights.
+    n_faces : int
+        The number of arm sets the LP held.
+    wall_time : float
+        Seconds spent.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> b = beta(DemandGraph.from_batched(6, np.ones((4, 2), bool)), C=1)
+    >>> b.exact, b.faces.shape
+    (True, (2, 2))
     """
 
     lower: float
@@ -186,20 +211,39 @@ def _upper(pricer: VertexPricer, pi: np.ndarray, what: np.ndarray, time_limit) -
 
 def beta(graph: DemandGraph, C: int, *, method: str = "auto", sense: str = "dominate",
          time_limit: float | None = None) -> BetaResult:
-    """beta(G) of Lemma 3 (paper 000), exactly for K <= 12, else a certified interval (spec 4.7).
+    """beta(G) of Lemma 3 (paper 000), exactly for K <= 12, else a certified interval.
 
     Parameters
     ----------
-    graph : demand graph; w_hat = w / D with D = the largest row sum (for a batched graph, its demand).
-    C : anonymity parameter.
-    method : ``"disjunctive"`` (every non-empty set of openable arms; exact), ``"colgen"`` (faces by column
+    graph : DemandGraph
+        The demand graph; w_hat = w / D with D = the largest row sum (for a batched graph, its demand).
+    C : int
+        The anonymity parameter (>= 1).
+    method : {"auto", "disjunctive", "colgen"}, optional
+        ``"disjunctive"`` (every non-empty set of openable arms; exact), ``"colgen"`` (faces by column
         generation with the pricing MIP; exact when it converges, which the interval certifies), or
-        ``"auto"``: disjunctive when at most 12 arms can open and the LP has at most 400,000 face variables
-        (e.g. 100 (type, arm) pairs at K = 12), else column generation.
-    sense : ``"dominate"`` (default): beta * w_hat <= some point of P_C, the reading under which both halves
-        of Lemma 3 hold; ``"equal"``: beta * w_hat itself in P_C, as Lemma 3 is printed (often 0: a user whose
+        ``"auto"`` (default): disjunctive when at most 12 arms can open and the LP has at most 400,000 face
+        variables (e.g. 100 (type, arm) pairs at K = 12), else column generation.
+    sense : {"dominate", "equal"}, optional
+        ``"dominate"`` (default): beta * w_hat <= some point of P_C, the reading under which both halves of
+        Lemma 3 hold; ``"equal"``: beta * w_hat itself in P_C, as Lemma 3 is printed (often 0: a user whose
         only arm is thin cannot be served exactly; see the module docstring).
-    time_limit : seconds (column generation stops with the interval found so far).
+    time_limit : float, optional
+        Seconds; column generation then stops with the interval found so far.
+
+    Returns
+    -------
+    BetaResult
+        The certified interval [lower, upper] and the best point's faces.
+
+    Raises
+    ------
+    InvalidInputError
+        For an unknown ``method`` or ``sense``, or C < 1.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
 
     Examples
     --------

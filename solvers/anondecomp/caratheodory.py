@@ -49,7 +49,25 @@ _ZERO, _FULL, _ROW, _COL = range(4)  # kinds of constraint of P_C(S), see _ratio
 class CaratheodoryResult:
     """``x = sum_k weights[k] * vertex_k`` where vertex k puts user i on arm ``vertices[k, i]`` (-1: none).
 
-    ``dimension`` is the number of free coordinates of x's polytope: ``len(weights) <= dimension + 1``.
+    Parameters
+    ----------
+    weights : numpy.ndarray
+        (n,) convex weights, summing to 1.
+    vertices : numpy.ndarray
+        (n, N) integer: ``vertices[k, i]`` is user i's arm in vertex k, -1 for none.
+    dimension : int
+        The number of free coordinates of x's polytope: ``len(weights) <= dimension + 1``.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> res = caratheodory(np.full((4, 2), 0.5), C=1)
+    >>> bool(np.allclose(res.reconstruct(2), 0.5))
+    True
     """
 
     weights: np.ndarray
@@ -77,13 +95,28 @@ def caratheodory(x: np.ndarray, C: int, S=None) -> CaratheodoryResult:
 
     Parameters
     ----------
-    x : (N, K) array in P_C(S) (rows sum to at most 1, columns in S sum to at least C+1, others 0).
-    C : anonymity parameter.
-    S : open arms (indices or a boolean mask); default every arm with a positive column.
+    x : numpy.ndarray
+        (N, K) point of P_C(S): rows sum to at most 1, columns in S sum to at least C+1, the others to 0.
+    C : int
+        The anonymity parameter (>= 1): an arm is informative only with at least C+1 users on it.
+    S : array_like of int or bool, optional
+        The open arms (indices or a boolean mask); default every arm with a positive column.
+
+    Returns
+    -------
+    CaratheodoryResult
+        The weights and the vertices.
 
     Raises
     ------
-    InvalidInputError if x is not in P_C(S) (the message names the failing constraint).
+    InvalidInputError
+        If x is not in P_C(S) (the message names the failing constraint).
+    SolverError
+        If a numerical step breaks down.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
 
     Examples
     --------

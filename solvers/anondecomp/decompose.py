@@ -37,8 +37,28 @@ OPTION_CHECKS: dict[str, Callable] = {"rng": check_rng, "seed": check_seed, "ver
 
 @dataclass(frozen=True)
 class Method:
-    """A decomposition method: ``function(graph, C, best_effort=..., **options)`` and the options it reads
-    (every method reads ``best_effort``)."""
+    """A decomposition method: ``function(graph, C, best_effort=..., **options)`` and the options it reads.
+
+    Every method reads ``best_effort``.
+
+    Parameters
+    ----------
+    name : str
+        The method's name, as :func:`decompose` takes it.
+    function : callable
+        ``function(graph, C, best_effort=..., **options) -> Decomposition``.
+    options : frozenset of str
+        The options it reads besides ``best_effort``.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Examples
+    --------
+    >>> sorted(method_info("optimal").options)
+    ['rng', 'seed', 'time_limit', 'vertices']
+    """
 
     name: str
     function: Callable[..., Decomposition]
@@ -61,7 +81,32 @@ METHODS = tuple(METHOD_TABLE)
 
 
 def method_info(method: str) -> Method:
-    """The row of :data:`METHOD_TABLE` for ``method``; an unknown name raises :class:`InvalidInputError`."""
+    """The row of ``METHOD_TABLE`` for ``method``.
+
+    Parameters
+    ----------
+    method : str
+        One of ``METHODS``.
+
+    Returns
+    -------
+    Method
+        Its function and the options it reads.
+
+    Raises
+    ------
+    InvalidInputError
+        For an unknown name.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Examples
+    --------
+    >>> method_info("greedy").options
+    frozenset()
+    """
     if method not in METHOD_TABLE:
         raise InvalidInputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     return METHOD_TABLE[method]
@@ -73,17 +118,22 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, best_effort: 
 
     Parameters
     ----------
-    graph : the demand graph (:class:`~anondecomp.DemandGraph`).
-    C : anonymity parameter (>= 1): an arm is informative only with at least C+1 users on it.
-    method : ``"greedy"`` (alpha = K), ``"block"`` (alpha = ceil(K(C+1)/U)), ``"polytope"`` (alpha = 1, needs
-        every column of w/D to sum to >= C+1), ``"randomized"`` (the paper's simulation baseline),
-        ``"slack"`` (least-slack rounds aimed at the lower bound, for logs), or ``"auto"``: polytope when it
+    graph : DemandGraph
+        The demand graph (:class:`~anondecomp.DemandGraph`).
+    C : int
+        The anonymity parameter (>= 1): an arm is informative only with at least C+1 users on it.
+    method : str, optional
+        ``"greedy"`` (alpha = K), ``"block"`` (alpha = ceil(K(C+1)/U)), ``"polytope"`` (alpha = 1, needs every
+        column of w/D to sum to >= C+1), ``"randomized"`` (the paper's simulation baseline), ``"slack"``
+        (least-slack rounds aimed at the lower bound, for logs), or ``"auto"`` (default): polytope when it
         applies, else the shortest of block, time-shared faces (method ``"timeshare"``) and, on graphs that
-        are not batched, least-slack rounds; ``"optimal"`` (column generation and an integer
-        face program, spec 4.7; certified lower bound in ``result.info["lp_lower_bound"]``).
-    best_effort : cover what can be covered when some arm is wanted by at most C users, and list the
-        rest in ``result.uncovered`` instead of raising :class:`~anondecomp.InfeasibleError`.
-    **options : read by some methods only (others warn with :class:`~anondecomp.AnonDecompWarning`):
+        are not batched, least-slack rounds; ``"optimal"`` (column generation and an integer face program;
+        certified lower bound in ``result.info["lp_lower_bound"]``).
+    best_effort : bool, optional
+        Cover what can be covered when some arm is wanted by at most C users, and list the rest in
+        ``result.uncovered`` instead of raising :class:`~anondecomp.InfeasibleError`.
+    **options : dict
+        Read by some methods only (others warn with :class:`~anondecomp.AnonDecompWarning`):
 
         - ``rng`` (a numpy Generator) or ``seed`` (int >= 0, default 0; ``rng`` wins): randomness for
           ``randomized``, and for the schedule's retries in ``auto``, ``block``, ``polytope``, ``optimal``
@@ -95,11 +145,21 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, best_effort: 
 
     Returns
     -------
-    Decomposition : distinct assignments with integer multiplicities; see its attributes.
+    Decomposition
+        Distinct assignments with integer multiplicities; see its attributes.
 
     Raises
     ------
-    InvalidInputError for an unknown method or option, or an invalid option value (whatever the method).
+    InvalidInputError
+        For an unknown method or option, or an invalid option value (whatever the method).
+    InfeasibleError
+        If some arm is wanted by at most C users and ``best_effort`` is false.
+    MethodNotApplicableError
+        If the chosen method's precondition does not hold (e.g. ``polytope`` with a thin column).
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
 
     Examples
     --------

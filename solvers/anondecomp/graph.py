@@ -93,20 +93,39 @@ def _checked_support(support, wanted: np.ndarray, users: Sequence[str], arms: Se
 
 @dataclass(frozen=True, eq=False)
 class DemandGraph:
-    """A weighted bipartite demand graph (spec section 3).
+    """A weighted bipartite demand graph: user i wants ``w_ij`` feedback samples from arm j.
 
-    Attributes
+    Every user must want at least one arm. Build one with :meth:`from_weights` or :meth:`from_batched`;
+    ``lower_bound`` is ``max_i sum_j ceil(w_ij)``, which no decomposition beats.
+
+    Parameters
     ----------
-    weights : (N, K) float array, ``w_ij >= 0``: the samples user i wants from arm j (its demand).
-    required : (N, K) int64 array, ``ceil(w_ij)``: the informative samples pair (i, j) must get. For a
-        batched graph it is computed exactly as ``ceil(D / |A_i|)`` in rational arithmetic.
-    users, arms : names, used in JSON input and output.
-    demand : the total demand D of a batched graph (``w_ij = D / |A_i|`` on A_i), else ``None``.
-    support : (N, K) bool array, the arms each user may be assigned to; it contains every pair with
-        ``w_ij > 0`` and is ``weights > 0`` unless given. A user with zero demand (all weights 0) still plays
-        an arm of its support in every assignment and counts towards the C+1 users an arm needs.
+    weights : numpy.ndarray
+        (N, K) float, ``w_ij >= 0``: the samples user i wants from arm j (its demand).
+    required : numpy.ndarray
+        (N, K) int64, ``ceil(w_ij)``: the informative samples pair (i, j) must get. For a batched graph it is
+        computed exactly as ``ceil(D / |A_i|)`` in rational arithmetic.
+    users : tuple of str
+        The users' names, used in JSON input and output.
+    arms : tuple of str
+        The arms' names.
+    demand : float or None, optional
+        The total demand D of a batched graph (``w_ij = D / |A_i|`` on A_i), else ``None``.
+    support : numpy.ndarray, optional
+        (N, K) bool, the arms each user may be assigned to; it contains every pair with ``w_ij > 0`` and is
+        ``weights > 0`` unless given. A user with zero demand (all weights 0) still plays an arm of its support
+        in every assignment and counts towards the C+1 users an arm needs.
 
-    Every user must have a non-empty support. Build one with :meth:`from_weights` or :meth:`from_batched`.
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = DemandGraph.from_batched(10, np.array([[1, 1], [1, 0], [0, 1]], bool))
+    >>> g.required.tolist(), g.lower_bound
+    ([[5, 5], [10, 0], [0, 10]], 10)
     """
 
     weights: np.ndarray
@@ -130,9 +149,38 @@ class DemandGraph:
                      arms: Sequence[str] | None = None, *, support=None) -> DemandGraph:
         """A graph from an (N, K) weight matrix; weights must be finite and non-negative.
 
-        ``support`` (N, K booleans, default ``weights > 0``) marks the arms each user may play; it must
-        contain every pair with positive weight, and no row may be empty. Without it every row of weights
-        must be non-zero; with it a row of zeros is a user with zero demand, which only pads groups.
+    Parameters
+    ----------
+    weights : array_like of float
+        (N, K) demands ``w_ij``.
+    users : sequence of str, optional
+        The users' names; default ``u0, u1, ...``.
+    arms : sequence of str, optional
+        The arms' names; default ``a0, a1, ...``.
+    support : array_like of bool, optional
+        (N, K): the arms each user may play (default ``weights > 0``); it must contain every pair with positive
+        weight, and no row may be empty. Without it every row of weights must be non-zero; with it a row of
+        zeros is a user with zero demand, which only pads groups.
+
+    Returns
+    -------
+    DemandGraph
+        The graph, with ``required = ceil(w)``.
+
+    Raises
+    ------
+    InvalidInputError
+        For a malformed matrix, a negative, non-finite or too large weight, a user without demand (no
+        support given), or a support that misses a weighted pair or has an empty row.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Examples
+    --------
+    >>> DemandGraph.from_weights([[2.5, 0.0], [1.0, 3.0]]).required.tolist()
+    [[3, 0], [1, 3]]
         """
         try:
             w = np.array(weights, dtype=float)
@@ -165,10 +213,42 @@ class DemandGraph:
     @classmethod
     def from_batched(cls, demand: float, active, users: Sequence[str] | None = None,
                      arms: Sequence[str] | None = None, *, support=None) -> DemandGraph:
-        """A batched graph: ``w_ij = D / |A_i|`` for j in A_i (spec section 3).
+        """A batched graph: ``w_ij = D / |A_i|`` for j in A_i (paper 000, Section 3.2).
 
-        ``active`` is an (N, K) boolean matrix whose row i marks A_i. ``support`` (default ``active``) as for
-        :meth:`from_weights`: with it, a user with an empty active set and a non-empty support has zero demand.
+    Parameters
+    ----------
+    demand : int or float
+        The total demand D of every user, positive.
+    active : array_like of bool
+        (N, K): row i marks the active set A_i (non-empty).
+    users : sequence of str, optional
+        The users' names; default ``u0, u1, ...``.
+    arms : sequence of str, optional
+        The arms' names; default ``a0, a1, ...``.
+    support : array_like of bool, optional
+        (N, K), default ``active``; as for :meth:`from_weights`: with it, a user with an empty active set and a
+        non-empty support has zero demand.
+
+    Returns
+    -------
+    DemandGraph
+        The graph, with ``required = ceil(D / |A_i|)`` computed exactly.
+
+    Raises
+    ------
+    InvalidInputError
+        For a demand that is not a positive number within the limit, a malformed matrix, an empty active set
+        (no support given) or a support that misses an active pair or has an empty row.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> DemandGraph.from_batched(10, np.array([[1, 1, 1], [1, 0, 0]], bool)).required.tolist()
+    [[4, 4, 4], [10, 0, 0]]
         """
         if isinstance(demand, bool) or not isinstance(demand, int | float | np.integer | np.floating):
             raise InvalidInputError(f"demand D must be a number, got {demand!r}")

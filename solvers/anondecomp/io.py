@@ -86,9 +86,37 @@ def graph_from_document(doc: Any) -> tuple[DemandGraph, int | None]:
 def read_graph(path: str | os.PathLike, demand: int | float | None = None) -> tuple[DemandGraph, int | None]:
     """Read a graph file: JSON (either form), or a Parquet or CSV table (:mod:`anondecomp.columnar`).
 
-    The format is told by the extension, else by the content. ``demand`` is the total demand D of a batched
-    table (see :func:`~anondecomp.columnar.read_table_graph`); JSON files carry their own. Returns the graph
-    and the file's ``C`` (``None`` when absent).
+    The format is told by the extension, else by the content.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (or a directory of Parquet part files).
+    demand : int or float, optional
+        The total demand D of a batched table (see :func:`~anondecomp.columnar.read_table_graph`); JSON
+        files carry their own.
+
+    Returns
+    -------
+    graph : DemandGraph
+        The graph.
+    C : int or None
+        The file's ``C``, ``None`` when absent.
+
+    Raises
+    ------
+    InvalidInputError
+        For a missing or unreadable file, a malformed document or table (one line naming the field, user,
+        arm or row), or ``demand`` given with a JSON graph.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "g.json"
+    >>> _ = path.write_text(json.dumps({"C": 1, "demand": 10, "active_sets": {"a": ["x", "y"], "b": ["x", "y"]}}))
+    >>> graph, C = read_graph(path)
+    >>> graph.users, graph.arms, C
+    (('a', 'b'), ('x', 'y'), 1)
     """
     from anondecomp import columnar
 
@@ -195,11 +223,34 @@ def decomposition_header(result: Decomposition, extra: dict | None = None) -> di
 
 
 def write_decomposition(result: Decomposition, path: str | os.PathLike, extra: dict | None = None) -> None:
-    """Write the decomposition: compact Parquet for ``*.parquet`` paths and part directories (``OUT/``; see
-    :mod:`anondecomp.compact`), else JSON, streaming one assignment at a time.
+    """Write a decomposition: compact Parquet for ``*.parquet`` paths and part directories, else JSON.
 
-    Written under a temporary name (:func:`atomic_open` for JSON): an interrupted or failed write leaves no
-    partial output behind.
+    Compact Parquet for ``*.parquet`` paths and part directories (``OUT/``; see :mod:`anondecomp.compact`),
+    else JSON, streaming one assignment at a time. Written under a temporary name (:func:`atomic_open` for
+    JSON): an interrupted or failed write leaves no partial output behind.
+
+    Parameters
+    ----------
+    result : Decomposition
+        The decomposition.
+    path : str or os.PathLike
+        The output file or directory.
+    extra : dict, optional
+        More header fields for the JSON document.
+
+    Raises
+    ------
+    InvalidInputError
+        If the path cannot be written (a directory where a file is wanted, a missing parent, ...).
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib, numpy as np, anondecomp
+    >>> g = anondecomp.DemandGraph.from_batched(10, np.ones((4, 2), bool))
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "d.json"
+    >>> write_decomposition(anondecomp.decompose(g, C=1), path)
+    >>> json.loads(path.read_text())["total_assignments"]
+    10
     """
     from anondecomp import compact
 
@@ -344,10 +395,39 @@ def atomic_open(path: str | os.PathLike, newline: str | None = None, *, binary: 
 
 
 def read_decomposition(path: str | os.PathLike, graph: DemandGraph) -> tuple[np.ndarray, np.ndarray, Any]:
-    """Read a decomposition file against ``graph``: (assignments, multiplicities, the file's C or None).
+    """Read a decomposition file (JSON or a compact Parquet schedule) against ``graph``.
 
-    Multiplicities are returned as int64, or as an object array of Python ints when one does not fit int64
-    (:func:`~anondecomp.verify` counts exactly either way).
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    graph : DemandGraph
+        The graph it decomposes (user and arm names are resolved against it).
+
+    Returns
+    -------
+    assignments : numpy.ndarray
+        (n, N) arm indices.
+    multiplicities : numpy.ndarray
+        (n,) int64, or an object array of Python ints when one does not fit int64 (:func:`~anondecomp.verify`
+        counts exactly either way).
+    C : int or None
+        The file's C, ``None`` when absent.
+
+    Raises
+    ------
+    InvalidInputError
+        For a missing or malformed file, or names that are not the graph's.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, numpy as np, anondecomp
+    >>> g = anondecomp.DemandGraph.from_batched(10, np.ones((4, 2), bool))
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "d.json"
+    >>> write_decomposition(anondecomp.decompose(g, C=1), path)
+    >>> assignments, multiplicities, C = read_decomposition(path, g)
+    >>> assignments.shape, multiplicities.tolist(), C
+    ((2, 4), [5, 5], 1)
     """
     doc = load_json(path)
     if not isinstance(doc, dict) or not isinstance(doc.get("assignments"), list):

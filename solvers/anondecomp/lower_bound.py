@@ -281,9 +281,34 @@ class VertexPricer:
 class LPBound:
     """Outcome of :func:`lp_lower_bound`.
 
-    ``value``: a certified lower bound on R for every C-anonymous decomposition (the LP optimum when
-    ``converged``; Farley's bound otherwise). ``lp_value``: the restricted master's value (an upper bound on
-    the LP optimum). ``faces`` (F, K) the arm sets in the master, ``mu`` their LP lengths.
+    Parameters
+    ----------
+    value : float
+        A certified lower bound on R for every C-anonymous decomposition (the LP optimum when
+        ``converged``; Farley's bound otherwise).
+    lp_value : float
+        The restricted master's value (an upper bound on the LP optimum).
+    converged : bool
+        Whether column generation converged.
+    iterations : int
+        Pricing rounds.
+    faces : numpy.ndarray
+        (F, K) boolean: the arm sets in the master.
+    mu : numpy.ndarray
+        (F,) their LP lengths.
+    wall_time : float
+        Seconds spent.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> bound = lp_lower_bound(DemandGraph.from_batched(10, np.ones((8, 2), bool)), 3)
+    >>> bound.converged, round(bound.value, 6)
+    (True, 10.0)
     """
 
     value: float
@@ -385,18 +410,42 @@ def open_sets(assignments: np.ndarray, multiplicities: np.ndarray, C: int, wante
 
 def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool = False,
                    time_limit: float | None = None, max_seed_faces: int = 64) -> LPBound:
-    """Certified lower bound on R for every C-anonymous decomposition of ``graph`` (spec 4.7).
+    """Certified lower bound on R for every C-anonymous decomposition of ``graph``.
 
     Parameters
     ----------
-    graph, C : the demand graph and anonymity parameter.
-    seed : optional :class:`~anondecomp.Decomposition` of this graph; its faces start the master. If it
-        verifies and meets the trivial bound ``max_i sum_j ceil(w_ij)``, that is the LP value (no LP solved).
-        Without such a seed, a polytope decomposition (when polytope applies) or else a time-shared one
+    graph : DemandGraph
+        The demand graph.
+    C : int
+        The anonymity parameter (>= 1): an arm is informative only with at least C+1 users on it.
+    seed : Decomposition, optional
+        A decomposition of this graph; its faces start the master. If it verifies and meets the trivial
+        bound ``max_i sum_j ceil(w_ij)``, that is the LP value (no LP solved). Without such a seed, a
+        polytope decomposition (when polytope applies) or else a time-shared one
         (:mod:`anondecomp.methods.timeshare`) is built first and used the same way: it usually meets the
         trivial bound, or its faces carry the LP optimum, so the bound comes without pricing.
-    best_effort : bound the demand that can be covered (arms wanted by <= C users dropped).
-    time_limit : seconds; the bound is then Farley's bound from the last pricing round.
+    best_effort : bool, optional
+        Bound the demand that can be covered (arms wanted by <= C users dropped).
+    time_limit : float, optional
+        Seconds; the bound is then Farley's bound from the last pricing round.
+    max_seed_faces : int, optional
+        The most faces taken from the seed into the master.
+
+    Returns
+    -------
+    LPBound
+        The certified bound and the master's faces.
+
+    Raises
+    ------
+    InvalidInputError
+        If C < 1.
+    InfeasibleError
+        If an arm is wanted by at most C users and ``best_effort`` is false.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
 
     Examples
     --------

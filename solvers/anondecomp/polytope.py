@@ -36,9 +36,25 @@ def arm_mask(S, n_arms: int) -> np.ndarray:
 class Membership:
     """Outcome of a membership check.
 
-    ``member``: x is in P_C(S). ``violated``: every failing H-constraint, one readable line each.
-    ``beta``: (LP only) the largest beta such that beta * x is dominated by a point of P_C(S); ``beta >= 1``
-    means x's demand can be met by a convex combination of vertices (Lemma 3 with beta).
+    Parameters
+    ----------
+    member : bool
+        Whether x is in P_C(S).
+    violated : tuple of str
+        Every failing H-constraint, one readable line each.
+    beta : float or None, optional
+        (LP only) the largest beta such that beta * x is dominated by a point of P_C(S); ``beta >= 1`` means
+        x's demand can be met by a convex combination of vertices (Lemma 3 with beta).
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_membership(np.full((4, 2), 0.2), C=3).violated[0]
+    'column sum of arm 0 is 0.8 < C+1 = 4'
     """
 
     member: bool
@@ -47,7 +63,39 @@ class Membership:
 
 
 def check_membership(x: np.ndarray, C: int, S=None, tol: float = 1e-9) -> Membership:
-    """Exact H-representation test of x in P_C(S) (Lemma 4), naming every violated constraint."""
+    """Exact H-representation test of x in P_C(S) (Lemma 4), naming every violated constraint.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        (N, K) point.
+    C : int
+        The anonymity parameter (>= 1): an arm is informative only with at least C+1 users on it.
+    S : array_like of int or bool, optional
+        The open arms (indices or a boolean mask); default every arm with a positive column.
+    tol : float, optional
+        Tolerance of each inequality.
+
+    Returns
+    -------
+    Membership
+        ``member`` and the violated constraints (``beta`` is ``None``).
+
+    Raises
+    ------
+    InvalidInputError
+        If ``S`` is a mask of the wrong length or holds an index outside [0, K).
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_membership(np.full((4, 2), 0.5), C=1).member
+    True
+    """
     x = np.asarray(x, dtype=float)
     N, K = x.shape
     S = arm_mask(S, K)
@@ -110,10 +158,33 @@ def covering_lp(x: np.ndarray, C: int, S=None, support: np.ndarray | None = None
 
 
 def membership(x: np.ndarray, C: int, S=None) -> Membership:
-    """Is x in P_C(S)? Exact H-representation check plus the HiGHS covering LP (spec 4.2).
+    """Is x in P_C(S)? Exact H-representation check plus the HiGHS covering LP.
 
     ``member`` and ``violated`` come from Lemma 4's inequalities; ``beta`` is the covering LP's optimum, the
     largest scaling of x that a point of P_C(S) dominates (0 when no point of P_C(S) fits the support).
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        (N, K) point.
+    C : int
+        The anonymity parameter (>= 1): an arm is informative only with at least C+1 users on it.
+    S : array_like of int or bool, optional
+        The open arms (indices or a boolean mask); default every arm with a positive column.
+
+    Returns
+    -------
+    Membership
+        ``member``, the violated constraints and ``beta``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``S`` is a mask of the wrong length or holds an index outside [0, K).
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
 
     Examples
     --------

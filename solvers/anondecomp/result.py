@@ -21,16 +21,40 @@ def arm_dtype(n_arms: int) -> np.dtype:
 class Decomposition:
     """A C-anonymous decomposition of a demand graph.
 
-    Attributes
+    Derived: ``total_assignments`` R (the multiplicities' exact sum, a Python int), ``n_distinct``,
+    ``lower_bound`` (``max_i sum_j ceil(w_ij)``: no decomposition is shorter), ``ratio`` (R / lower bound)
+    and ``summary()``.
+
+    Parameters
     ----------
-    assignments : (n_distinct, N) integer array; ``assignments[r, i]`` is user i's arm in assignment r.
-        Every assignment is a total function (every user on one arm of its support).
-    multiplicities : (n_distinct,) int64, each >= 1; R = ``total_assignments`` is their sum (exact, a Python int).
-    method : the method that produced it; ``C`` the anonymity parameter.
-    lower_bound : ``max_i sum_j ceil(w_ij)``, no decomposition is shorter.
-    uncovered : (m, 2) int array of (user, arm) pairs that cannot be covered (only with ``best_effort``).
-    wall_time : seconds spent by the method.
-    info : method-specific details (e.g. blocks used, fallback taken).
+    graph : DemandGraph
+        The graph it decomposes.
+    C : int
+        The anonymity parameter.
+    method : str
+        The method that produced it.
+    assignments : numpy.ndarray
+        (n_distinct, N) integer; ``assignments[r, i]`` is user i's arm in assignment r. Every assignment is a
+        total function (every user on one arm of its support).
+    multiplicities : numpy.ndarray
+        (n_distinct,) int64, each >= 1.
+    uncovered : numpy.ndarray, optional
+        (m, 2) int (user, arm) pairs that cannot be covered (only with ``best_effort``).
+    wall_time : float, optional
+        Seconds spent by the method.
+    info : dict, optional
+        Method-specific details (e.g. blocks used, fallback taken).
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Examples
+    --------
+    >>> import numpy as np, anondecomp
+    >>> res = anondecomp.decompose(anondecomp.DemandGraph.from_batched(10, np.ones((4, 2), bool)), C=1)
+    >>> res.total_assignments, res.lower_bound, res.multiplicities.tolist()
+    (10, 10, [5, 5])
     """
 
     graph: DemandGraph

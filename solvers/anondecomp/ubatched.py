@@ -13,6 +13,22 @@ def check_u_batched(active: np.ndarray, U: int) -> np.ndarray:
     arm (users left over can join any active arm without harm); otherwise the arms below U in that maximum
     flow are reported (a maximum flow leaves as few users missing as possible).
 
+    Parameters
+    ----------
+    active : numpy.ndarray
+        (N, K) boolean: the active sets A_i.
+    U : int
+        The number of users every arm must be able to receive.
+
+    Returns
+    -------
+    numpy.ndarray
+        The indices of the arms that fall short (empty when the graph is U-batched).
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
     Examples
     --------
     >>> import numpy as np

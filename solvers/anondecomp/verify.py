@@ -21,10 +21,36 @@ _CHUNK = 1 << 24  # entries of (assignments x users) handled at once, bounds the
 
 
 def coverage(assignments: np.ndarray, multiplicities: np.ndarray, C: int, n_arms: int) -> np.ndarray:
-    """Informative samples per (user, arm): an (N, K) int64 matrix (object, of Python ints, above 2^53).
+    """Informative samples per (user, arm) that a decomposition gives.
 
     Pair (i, j) is informative in assignment r when ``assignments[r, i] == j`` and arm j has at least C+1
     users in assignment r; it then earns ``multiplicities[r]`` samples.
+
+    Parameters
+    ----------
+    assignments : numpy.ndarray
+        (n, N) integer arm indices.
+    multiplicities : numpy.ndarray
+        (n,) positive integers (int64, or an object array of Python ints).
+    C : int
+        The anonymity parameter (>= 1): an arm is informative only with at least C+1 users on it.
+    n_arms : int
+        The number of arms K.
+
+    Returns
+    -------
+    numpy.ndarray
+        An (N, K) int64 matrix (object, of Python ints, above 2^53).
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> coverage(np.array([[0, 1, 0, 1], [1, 0, 1, 0]]), np.array([5, 5]), 1, 2).tolist()
+    [[5, 5], [5, 5], [5, 5], [5, 5]]
     """
     a = np.asarray(assignments)
     m = np.asarray(multiplicities)
@@ -53,16 +79,53 @@ def coverage(assignments: np.ndarray, multiplicities: np.ndarray, C: int, n_arms
 class VerificationReport:
     """Outcome of :func:`verify`.
 
-    ``deficits`` lists (user, arm, required, informative) for pairs below their demand; ``off_support``
-    lists (assignment, user, arm) where a user is put on an arm outside its support (for a compact schedule,
-    ``unit`` is ``"round"`` and the number is the row's first round); ``problems`` describes schedules that
-    are not total functions of time (overlapping rows, gaps, users without rows). The lists may be cut
-    short (the compact verifier keeps the first 1000); ``n_short``, ``n_off_support`` and ``n_problems``
-    count them all (they default to the lengths of the lists).
+    The lists may be cut short (the compact verifier keeps the first 1000); the ``n_*`` counts count them
+    all (they default to the lengths of the lists).
 
-    With ``best_effort`` (verified with ``best_effort=True``), ``uncoverable`` lists the (user, arm) pairs
-    with demand on arms wanted by at most C users: they were not required (``n_uncoverable`` counts them;
-    only the first 1000 are kept); every other pair was.
+    Parameters
+    ----------
+    valid : bool
+        Whether every required pair gets its demand, on its own support, in a well-formed schedule.
+    total_assignments : int
+        R, the sum of the multiplicities (exact).
+    lower_bound : int
+        ``max_i sum_j ceil(w_ij)``.
+    n_distinct : int
+        The number of distinct assignments (rows of a compact schedule).
+    deficits : list of tuple
+        (user, arm, required, informative) for the pairs below their demand.
+    off_support : list of tuple
+        (assignment, user, arm) where a user is put on an arm outside its support (for a compact schedule,
+        ``unit`` is ``"round"`` and the number is the row's first round).
+    problems : list of str, optional
+        Schedules that are not total functions of time (overlapping rows, gaps, users without rows).
+    n_short : int, optional
+        The number of pairs short of their demand.
+    n_off_support : int, optional
+        The number of off-support placements.
+    n_problems : int, optional
+        The number of schedule problems.
+    unit : str, optional
+        ``"assignment"`` or ``"round"`` (compact schedules).
+    best_effort : bool, optional
+        Verified with ``best_effort=True``.
+    uncoverable : list of tuple, optional
+        With ``best_effort``: the (user, arm) pairs with demand on arms wanted by at most C users, which were
+        not required (the first 1000); every other pair was.
+    n_uncoverable : int, optional
+        Their number.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Examples
+    --------
+    >>> import numpy as np, anondecomp
+    >>> g = anondecomp.DemandGraph.from_batched(4, np.ones((3, 1), bool))
+    >>> report = anondecomp.verify(g, 2, np.zeros((1, 3), int), [3])
+    >>> report.valid, report.n_short
+    (False, 3)
     """
 
     valid: bool
@@ -119,21 +182,41 @@ class VerificationReport:
 
 def verify(graph: DemandGraph, C: int, assignments, multiplicities=None, *,
            required: np.ndarray | None = None, best_effort: bool = False) -> VerificationReport:
-    """Check a decomposition exactly (spec section 6).
+    """Check a decomposition exactly, in integer arithmetic.
 
     Parameters
     ----------
-    graph : the demand graph.
-    C : anonymity parameter; a pair is informative only on an arm with >= C+1 users (elicitation leaves
+    graph : DemandGraph
+        The demand graph.
+    C : int
+        The anonymity parameter; a pair is informative only on an arm with >= C+1 users (elicitation leaves
         one user out of a group and must still observe >= C).
-    assignments : a :class:`~anondecomp.Decomposition`, or an (n, N) integer array of arm indices.
-    multiplicities : (n,) positive integers of any size (int64, or an object array of Python ints); omit
-        when passing a Decomposition.
-    required : demands to check against (default ``graph.required``, i.e. ``ceil(w_ij)``).
-    best_effort : check a best-effort decomposition (``decompose(..., best_effort=True)``): a pair whose
-        arm is wanted by at most C users can never be covered and is not required (the report lists it in
-        ``uncoverable``); every other pair must get its demand, as without ``best_effort``. The
-        uncoverable pairs are found from the graph, not taken from the decomposition.
+    assignments : Decomposition or numpy.ndarray
+        A :class:`~anondecomp.Decomposition`, or an (n, N) integer array of arm indices.
+    multiplicities : array_like of int, optional
+        (n,) positive integers of any size (int64, or an object array of Python ints); omit when passing a
+        Decomposition.
+    required : numpy.ndarray, optional
+        Demands to check against (default ``graph.required``, i.e. ``ceil(w_ij)``).
+    best_effort : bool, optional
+        Check a best-effort decomposition (``decompose(..., best_effort=True)``): a pair whose arm is wanted
+        by at most C users can never be covered and is not required (the report lists it in
+        ``uncoverable``); every other pair must get its demand, as without ``best_effort``. The uncoverable
+        pairs are found from the graph, not taken from the decomposition.
+
+    Returns
+    -------
+    VerificationReport
+        ``valid`` and every pair short of its demand.
+
+    Raises
+    ------
+    InvalidInputError
+        If C < 1, or the assignments or multiplicities are malformed.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
 
     Examples
     --------
