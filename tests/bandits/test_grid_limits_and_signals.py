@@ -27,6 +27,7 @@ import numpy as np
 import pytest
 
 from anonbandits import registry
+from anonbandits.cli import simulate
 from anonbandits.cli.main import main
 from anonbandits.errors import ConfigError
 from anonbandits.experiments import count_runs, load_grid, run_tasks, runner, tasks_from_grid, write_table
@@ -129,6 +130,31 @@ def test_closing_the_results_early_ends_every_worker():
     assert not multiprocessing.active_children()
 
 
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_second_signal_does_not_cut_short_the_saving_of_the_finished_runs(sig, tmp_path, monkeypatch):
+    """Ctrl-C pressed twice (or SIGTERM sent twice): the second one, arriving while the finished runs are being
+    written, is ignored, so the table is complete and the command still says what it kept in one line."""
+    tasks = _se_tasks(3)
+
+    def collect_one_then_stop(tasks, finished, **kw):
+        finished[0] = run_task(tasks[0])
+        signal.raise_signal(sig)  # the first signal: main's SIGTERM handler raises, Ctrl-C raises
+        raise AssertionError("the signal should have stopped the run")
+
+    def write_after_a_second_signal(rows, path):
+        signal.raise_signal(sig)
+        return write_table(rows, path)
+
+    monkeypatch.setattr(simulate, "collect", collect_one_then_stop)
+    monkeypatch.setattr(simulate, "write_table", write_after_a_second_signal)
+    monkeypatch.chdir(tmp_path)
+    code, err = _main(["simulate", "--algorithm", "se", "--seeds", "3", "--out", "r.csv"])
+    assert code == 128 + sig
+    assert err.count("\n") == 1 and "interrupted (after 1 of 3 runs; 1 finished runs are in r.csv" in err, err
+    assert [row["seed"] for row in _table(tmp_path / "r.csv")] == [str(tasks[0].seed)]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 # -- signals to the process group of a running grid -------------------------------------------------------------
 
 #: many quick runs: the first finishes at once, and a signal finds the workers running or between two runs
@@ -148,6 +174,7 @@ ENDS_WITHIN = 15
 # each pay the interpreter's start-up. It prints the child's pid, then its exit code once it has reaped it.
 LAUNCHER = r"""
 import json, os, sys
+from anonbandits.cli import simulate
 from anonbandits.cli.main import main
 from anonbandits.experiments.grid import Task
 from anonbandits.experiments.runner import run_task
