@@ -14,12 +14,13 @@ import signal
 import sys
 import time
 import traceback
+from collections import deque
 from collections.abc import Iterator, Sequence
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.connection import wait as connection_wait
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 import numpy as np
 
@@ -73,6 +74,8 @@ class RemoteTraceback(Exception):
 _STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
 #: seconds a worker waits for its next task before checking that its parent is still alive
 _ORPHAN_CHECK = 1.0
+#: tasks sent to a worker ahead of its results: the one it runs and the next
+_IN_FLIGHT = 2
 
 
 @contextmanager
@@ -145,18 +148,24 @@ def iter_results(tasks: Sequence[Task], *, workers: int | None = None,
     yield from _iter_local(tasks, min(workers, len(tasks)))
 
 
+class _Worker(NamedTuple):
+    proc: multiprocessing.process.BaseProcess
+    sent: deque[int]  # indices of the tasks sent to it and not answered yet, oldest (the one running) first
+
+
 def _iter_local(tasks: Sequence[Task], workers: int) -> Iterator[tuple[int, TaskResult]]:
     """:func:`iter_results` on ``workers`` local processes.
 
-    Each worker has its own pipe and gets its next task when it sends a result, so nothing is shared between
-    workers: no queue and no lock that a killed worker could leave held. Stopping kills every worker (SIGKILL)
-    and reaps it; this cannot block, whatever state the workers are in (already dead from a SIGTERM sent to
-    the whole process group, or in the middle of a run).
+    Each worker has its own pipe, holding its current task and the next one (so it never waits for this
+    process between two runs); it gets another when it sends a result. Nothing is shared between workers: no
+    queue and no lock that a killed worker could leave held. Stopping kills every worker (SIGKILL) and reaps it;
+    this cannot block, whatever state the workers are in (already dead from a SIGTERM sent to the whole process
+    group, or in the middle of a run).
     """
     ctx = multiprocessing.get_context()
     procs: list[multiprocessing.process.BaseProcess] = []
     conns: list[Connection] = []
-    running: dict[Connection, tuple[multiprocessing.process.BaseProcess, int]] = {}
+    running: dict[Connection, _Worker] = {}
     queue = iter(enumerate(tasks))
     try:
         with _stop_signals_held():
@@ -168,19 +177,21 @@ def _iter_local(tasks: Sequence[Task], workers: int) -> Iterator[tuple[int, Task
                 procs.append(proc)
                 conns.append(conn)
                 child.close()  # from now on only the worker holds its end: the pipe ends when the worker does
-                running[conn] = (proc, -1)
-        for conn in list(running):
-            _dispatch(conn, queue, running)
+                running[conn] = _Worker(proc, deque())
+        for _ in range(_IN_FLIGHT):
+            for conn in list(running):
+                _dispatch(conn, queue, running)
         while running:
             for conn in connection_wait(list(running)):
-                proc, i = running[conn]
+                worker = running[conn]
                 try:
                     k, result, error = conn.recv()
                 except (EOFError, OSError):
-                    raise _died(proc, tasks[i]) from None
+                    raise _died(worker.proc, tasks[worker.sent[0]]) from None
                 if error is not None:
                     exc, text = error
                     raise exc from (RemoteTraceback(text) if text else None)
+                worker.sent.popleft()
                 _dispatch(conn, queue, running)
                 yield k, result
     finally:
@@ -193,22 +204,21 @@ def _iter_local(tasks: Sequence[Task], workers: int) -> Iterator[tuple[int, Task
                 conn.close()
 
 
-def _dispatch(conn: Connection, queue: Iterator[tuple[int, Task]],
-              running: dict[Connection, tuple[multiprocessing.process.BaseProcess, int]]) -> None:
-    """Send the next task to the idle worker of ``conn``, or retire that worker when none is left."""
-    proc = running[conn][0]
+def _dispatch(conn: Connection, queue: Iterator[tuple[int, Task]], running: dict[Connection, _Worker]) -> None:
+    """Send the next task to the worker of ``conn``; when none is left, retire the worker once it is idle."""
+    worker = running[conn]
     item = next(queue, None)
+    if item is None:
+        if not worker.sent:
+            del running[conn]
+            with suppress(OSError):  # a worker that is gone need not be told to stop
+                conn.send(None)
+        return
     try:
         conn.send(item)
     except OSError:
-        if item is None:  # a worker that is gone need not be told to stop
-            del running[conn]
-            return
-        raise _died(proc, item[1]) from None
-    if item is None:
-        del running[conn]
-    else:
-        running[conn] = (proc, item[0])
+        raise _died(worker.proc, item[1]) from None
+    worker.sent.append(item[0])
 
 
 def _died(proc: multiprocessing.process.BaseProcess, task: Task) -> WorkerDied:
