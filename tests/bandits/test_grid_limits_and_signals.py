@@ -148,11 +148,18 @@ def test_a_second_signal_does_not_cut_short_the_saving_of_the_finished_runs(sig,
     monkeypatch.setattr(simulate, "collect", collect_one_then_stop)
     monkeypatch.setattr(simulate, "write_table", write_after_a_second_signal)
     monkeypatch.chdir(tmp_path)
-    code, err = _main(["simulate", "--algorithm", "se", "--seeds", "3", "--out", "r.csv"])
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    # Ctrl-C as in a command started from a terminal (a shell may have started the tests with SIGINT ignored)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        code, err = _main(["simulate", "--algorithm", "se", "--seeds", "3", "--out", "r.csv"])
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored after the saving
+        assert signal.getsignal(signal.SIGTERM) == before[signal.SIGTERM]
+    finally:
+        signal.signal(signal.SIGINT, before[signal.SIGINT])
     assert code == 128 + sig
     assert err.count("\n") == 1 and "interrupted (after 1 of 3 runs; 1 finished runs are in r.csv" in err, err
     assert [row["seed"] for row in _table(tmp_path / "r.csv")] == [str(tasks[0].seed)]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 # -- signals to the process group of a running grid -------------------------------------------------------------
@@ -173,20 +180,19 @@ ENDS_WITHIN = 15
 # session and process group (what start_new_session=True gives a fresh command), so that the attempts do not
 # each pay the interpreter's start-up. It prints the child's pid, then its exit code once it has reaped it.
 LAUNCHER = r"""
-import json, os, sys
-from anonbandits.cli import simulate
+import json, os, signal, sys
+from anonbandits import registry
 from anonbandits.cli.main import main
 from anonbandits.experiments.grid import Task
 from anonbandits.experiments.runner import run_task
 
-from anonbandits import registry
-
-run_task(Task("se", registry.get("se").resolve({}), 0))  # compiled and cached here, once
+run_task(Task("se", registry.get("se").resolve({}), 0))  # the command's modules imported and compiled once
 for line in sys.stdin:
     cwd, args = json.loads(line)
     pid = os.fork()
     if pid == 0:
         os.setsid()
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a command started from a terminal
         os.chdir(cwd)
         null = os.open(os.devnull, os.O_RDWR)
         err = os.open("stderr.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -286,8 +292,9 @@ def test_a_signal_to_the_process_group_ends_every_process_and_keeps_the_finished
         assert list(map(_no_wall_time, sample)) == list(map(_no_wall_time, _table(work / "expected.csv"))), where
 
 
-def test_ctrl_c_to_the_group_of_the_installed_command_keeps_the_finished_runs(tmp_path):
-    """The same with a fresh ``python -m anonbandits.cli.main`` started in its own session."""
+def test_sigterm_to_the_group_of_a_fresh_command_keeps_the_finished_runs(tmp_path):
+    """The same with a fresh ``python -m anonbandits.cli.main`` started in its own session (SIGTERM: a shell
+    may have started this test with SIGINT ignored, which a fresh interpreter would inherit)."""
     (tmp_path / "grid.toml").write_text(SIGNAL_GRID)
     child = subprocess.Popen([sys.executable, "-m", "anonbandits.cli.main", "simulate", "--config", "grid.toml",
                               "--out", "r.csv", "--workers", "2"], cwd=tmp_path, env=_env(),
@@ -295,7 +302,7 @@ def test_ctrl_c_to_the_group_of_the_installed_command_keeps_the_finished_runs(tm
     try:
         first = child.stderr.readline()
         assert first.startswith(f"runs: 1/{SIGNAL_RUNS} done"), first
-        os.killpg(child.pid, signal.SIGINT)
+        os.killpg(child.pid, signal.SIGTERM)
         code = child.wait(timeout=ENDS_WITHIN)
     finally:
         if not _group_is_gone(child.pid):
@@ -303,7 +310,7 @@ def test_ctrl_c_to_the_group_of_the_installed_command_keeps_the_finished_runs(tm
         child.wait()
     err = child.stderr.read()
     child.stderr.close()
-    assert code == 128 + signal.SIGINT
+    assert code == 128 + signal.SIGTERM
     assert _group_is_gone(child.pid)
     rows = _table(tmp_path / "r.csv")
     assert f"interrupted (after {len(rows)} of {SIGNAL_RUNS} runs; {len(rows)} finished runs are in r.csv" in err

@@ -60,7 +60,7 @@ def add_parser(sub) -> None:
     p.add_argument("--resume", action="store_true",
                    help="keep the runs already in --out and run only the missing ones (same arguments)")
     p.add_argument("--max-runs", type=positive_int, default=MAX_RUNS, metavar="N",
-                   help=f"refuse a grid of more than N runs, configurations x seeds (default {MAX_RUNS})")
+                   help=f"refuse a --config grid of more than N runs, configurations x seeds (default {MAX_RUNS})")
     p.add_argument("--workers", type=positive_int, default=None, help="local worker processes (default: all cores)")
     p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://127.0.0.1:8786")
     p.add_argument("--no-progress", action="store_true",
