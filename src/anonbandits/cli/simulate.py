@@ -7,17 +7,20 @@ entry and output path before the first run, and turns Ctrl-C or SIGTERM into a s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import signal
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
 from anonbandits import registry
 from anonbandits.cli.options import Terminated, check_outputs, nonnegative_int, positive_int
 from anonbandits.errors import AnonBanditsError, ConfigError
-from anonbandits.experiments import load_grid, plot_curves, tasks_from_grid, write_table
-from anonbandits.experiments.grid import MAX_SEEDS, Task, seed_list
+from anonbandits.experiments import count_runs, load_grid, plot_curves, tasks_from_grid, write_table
+from anonbandits.experiments.grid import MAX_RUNS, MAX_SEEDS, Task, seed_list
 from anonbandits.experiments.runner import TaskResult, collect
 from anonbandits.experiments.table import TABLE_SUFFIXES, read_table, run_key, task_key
 from anondecomp.errors import AnonDecompError
@@ -32,12 +35,13 @@ Run any registered algorithm over seeds, or a whole grid file.
 
 The parameters are the algorithm's own: 'anonbandits simulate --help --algorithm NAME' lists them with
 their defaults. A grid file (TOML or JSON) lists runs; a list value expands into one run per value, and
-every configuration runs once per seed (see examples/grid.toml).
+every configuration runs once per seed (see examples/grid.toml). A grid of more than --max-runs runs
+(default 1000000) is refused before anything runs; a larger --max-runs confirms a larger grid.
 
 Runs go to local worker processes (--workers) or to a Dask cluster (--scheduler tcp://HOST:PORT). Every
-flag, grid entry and output path is checked before the first run. Ctrl-C (or SIGTERM) stops within seconds
-and writes the runs already finished to --out; the same command with --resume then runs only the missing
-ones and appends them.
+flag, grid entry and output path is checked before the first run. Ctrl-C or SIGTERM, to this process or to
+its whole process group, stops every worker within seconds and writes the runs already finished to --out
+(exit code 130 or 143); the same command with --resume then runs only the missing ones and appends them.
 """
 
 
@@ -55,6 +59,8 @@ def add_parser(sub) -> None:
     p.add_argument("--plot", help="image of the mean curve with a 95%% band over seeds (.png, .pdf, .svg, ...)")
     p.add_argument("--resume", action="store_true",
                    help="keep the runs already in --out and run only the missing ones (same arguments)")
+    p.add_argument("--max-runs", type=positive_int, default=MAX_RUNS, metavar="N",
+                   help=f"refuse a --config grid of more than N runs, configurations x seeds (default {MAX_RUNS})")
     p.add_argument("--workers", type=positive_int, default=None, help="local worker processes (default: all cores)")
     p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://127.0.0.1:8786")
     p.add_argument("--no-progress", action="store_true",
@@ -95,7 +101,12 @@ def _tasks(args: argparse.Namespace) -> list[Task]:
         grid = load_grid(args.config)
         grid.setdefault("seeds", 10 if args.seeds is None else args.seeds)
         grid.setdefault("seed_offset", args.seed_offset or 0)
-        return tasks_from_grid(grid)
+        # counted from the list lengths before anything is expanded: a huge grid is refused at once
+        total = count_runs(grid)
+        if total > args.max_runs:
+            raise ConfigError(f"grid file {args.config} expands to {total} runs, more than --max-runs "
+                              f"{args.max_runs}; give --max-runs {total} to run it anyway")
+        return tasks_from_grid(grid, max_runs=None)
     spec = registry.get(args.algorithm)
     parser = _algorithm_parser(spec)
     ns, rest = parser.parse_known_args(args.extra)
@@ -159,7 +170,8 @@ def _run_and_save(args: argparse.Namespace, tasks: list[Task], kept: list[dict[s
         collect(tasks, finished, workers=args.workers, scheduler=args.scheduler, progress=not args.no_progress)
     except (KeyboardInterrupt, Terminated) as exc:  # SIGTERM (main's handler raises Terminated) like Ctrl-C
         signum = signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT
-        return _stop(args, kept, finished, len(tasks), "interrupted", 128 + signum)
+        with _stop_signals_ignored():
+            return _stop(args, kept, finished, len(tasks), "interrupted", 128 + signum)
     except (AnonBanditsError, AnonDecompError) as exc:
         message = _in_flag_words(str(exc), args.algorithm) if args.algorithm else str(exc)
         return _stop(args, kept, finished, len(tasks), f"error: {message}", EXIT_USER_ERROR)
@@ -176,6 +188,21 @@ def _run_and_save(args: argparse.Namespace, tasks: list[Task], kept: list[dict[s
         print(f"resumed: {len(kept)} runs were already in {args.out}, {len(new)} run now")
     _summarise(rows, sys.stdout)
     return 0
+
+
+@contextlib.contextmanager
+def _stop_signals_ignored() -> Iterator[None]:
+    """Ignore Ctrl-C and SIGTERM meanwhile: the run is stopping already, and a second Ctrl-C (or a second
+    SIGTERM) must not cut short the writing of the finished runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _in_flag_words(message: str, algorithm: str) -> str:

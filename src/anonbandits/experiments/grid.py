@@ -17,12 +17,17 @@ Every combination of list values in a ``runs`` entry is one configuration; each 
 seed. Parameter names are the algorithm's (see ``anonbandits simulate --algorithm NAME --help``). The only
 top-level keys are ``seeds``, ``seed_offset`` (first seed when ``seeds`` is a count), ``defaults`` and
 ``runs``; values are checked against each parameter's type (``horizon = 1.5`` is refused, not truncated).
+
+A grid is counted before it is expanded (:func:`count_runs`: exact integers, no task built): one of more
+than :data:`MAX_RUNS` runs is refused unless the caller raises the limit (``max_runs``; on the command line
+``anonbandits simulate --max-runs N``), so a grid that would fill the memory is one line instead.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import math
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -46,6 +51,8 @@ GRID_SUFFIXES = (".toml", ".json")
 _TOP_LEVEL = ("seeds", "seed_offset", "defaults", "runs")
 #: more seeds than this is a typo, not an experiment (the seed list alone would fill memory)
 MAX_SEEDS = 1_000_000
+#: default limit on the runs of one grid (configurations x seeds); larger grids need an explicit, higher limit
+MAX_RUNS = 1_000_000
 
 
 def load_grid(path: str | Path) -> dict[str, Any]:
@@ -96,20 +103,48 @@ def seed_list(seeds: int | Sequence[int], offset: int = 0) -> list[int]:
     return list(seeds)
 
 
-def tasks_from_grid(grid: Mapping[str, Any]) -> list[Task]:
-    """Expand a grid (as returned by :func:`load_grid`) into tasks, configuration-major, seed-minor;
-    :class:`ConfigError` names the entry and key of an empty list, an unknown algorithm or parameter, or a
-    bad value."""
-    seeds = seed_list(grid.get("seeds", 1), grid.get("seed_offset", 0))
+def _entries(grid: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Each ``runs`` entry merged over ``defaults``; :class:`ConfigError` for an entry that is not a table with
+    an ``algorithm`` key or that holds an empty list."""
     defaults = dict(grid.get("defaults", {}))
-    tasks: list[Task] = []
+    merged = []
     for k, entry in enumerate(grid["runs"]):
         if not isinstance(entry, Mapping) or "algorithm" not in entry:
             raise ConfigError(f"runs[{k}] must be a table with an 'algorithm' key")
-        merged = {**defaults, **entry}
-        empty = [key for key, v in merged.items() if isinstance(v, list) and not v]
+        values = {**defaults, **entry}
+        empty = [key for key, v in values.items() if isinstance(v, list) and not v]
         if empty:
             raise ConfigError(f"runs[{k}].{empty[0]} is an empty list, so the grid expands to no runs")
+        merged.append(values)
+    return merged
+
+
+def _configurations(entry: Mapping[str, Any]) -> int:
+    return math.prod(len(v) for v in entry.values() if isinstance(v, list))
+
+
+def count_runs(grid: Mapping[str, Any]) -> int:
+    """The number of runs ``grid`` expands to (configurations x seeds), computed from the list lengths alone:
+    exact however large, and without building a single task. :class:`ConfigError` as in
+    :func:`tasks_from_grid` for a bad ``seeds`` or a malformed entry."""
+    seeds = seed_list(grid.get("seeds", 1), grid.get("seed_offset", 0))
+    return len(seeds) * sum(map(_configurations, _entries(grid)))
+
+
+def tasks_from_grid(grid: Mapping[str, Any], *, max_runs: int | None = MAX_RUNS) -> list[Task]:
+    """Expand a grid (as returned by :func:`load_grid`) into tasks, configuration-major, seed-minor.
+
+    The runs are counted first: more than ``max_runs`` (``None``: no limit) is a :class:`ConfigError` naming
+    the count, before any task is built. :class:`ConfigError` also names the entry and key of an empty list, an
+    unknown algorithm or parameter, or a bad value."""
+    seeds = seed_list(grid.get("seeds", 1), grid.get("seed_offset", 0))
+    entries = _entries(grid)
+    configurations = sum(map(_configurations, entries))
+    if max_runs is not None and configurations * len(seeds) > max_runs:
+        raise ConfigError(f"the grid expands to {configurations * len(seeds)} runs ({configurations} "
+                          f"configurations x {len(seeds)} seeds), more than max_runs={max_runs}")
+    tasks: list[Task] = []
+    for k, merged in enumerate(entries):
         keys = list(merged)
         values = [v if isinstance(v, list) else [v] for v in merged.values()]
         for combo in itertools.product(*values):

@@ -1,21 +1,26 @@
 """Run tasks in this process, in local worker processes, or on a Dask cluster; same seeds, same table.
 
 :func:`iter_results` yields results as runs finish and stops every backend promptly when its consumer
-stops (Ctrl-C, an error, or closing the generator): queued runs are cancelled, local worker processes are
-terminated and Dask futures are cancelled, so the runs already finished can still be saved.
+stops (Ctrl-C, SIGTERM, an error, or closing the generator): queued runs are cancelled, local worker processes
+are killed and reaped and Dask futures are cancelled, so the runs already finished can still be saved.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.process
 import os
 import signal
 import sys
 import time
+import traceback
+from collections import deque
 from collections.abc import Iterator, Sequence
-from contextlib import closing
+from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
-from typing import Any, TextIO
+from multiprocessing.connection import Connection
+from multiprocessing.connection import wait as connection_wait
+from typing import Any, NamedTuple, TextIO
 
 import numpy as np
 
@@ -53,15 +58,71 @@ def run_task(task: Task) -> TaskResult:
                            "wall_time": wall}, result=out)
 
 
-def _run_indexed(item: tuple[int, Task]) -> tuple[int, TaskResult]:
-    return item[0], run_task(item[1])
+class WorkerDied(RuntimeError):
+    """A local worker process ended while it ran a task (killed by a signal, out of memory, ...)."""
 
 
-def _worker_init() -> None:
-    # Only the parent reacts to Ctrl-C (a terminal sends it to the whole process group); it then
-    # terminates the workers. SIGTERM must kill a worker, not run a handler inherited from the parent.
+class RemoteTraceback(Exception):
+    """The traceback of an exception raised in a worker process, attached as its ``__cause__``."""
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+#: the signals that stop a run; held while worker processes are started or stopped, so that a signal arriving
+#: then cannot leave a worker behind (it is delivered as soon as the set of workers is consistent again)
+_STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
+#: seconds a worker waits for its next task before checking that its parent is still alive
+_ORPHAN_CHECK = 1.0
+#: tasks sent to a worker ahead of its results: the one it runs and the next
+_IN_FLIGHT = 2
+
+
+@contextmanager
+def _stop_signals_held() -> Iterator[None]:
+    if not hasattr(signal, "pthread_sigmask"):  # not on Windows
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _worker(conn: Connection, parent: int) -> None:
+    """A worker process: run the ``(index, task)`` pairs ``conn`` sends, one at a time, and send back
+    ``(index, result, None)`` or ``(index, None, (exception, traceback text))``; return on ``None`` or when the
+    parent is gone."""
+    # Only the parent reacts to Ctrl-C (a terminal sends it to the whole process group) and then kills the
+    # workers; SIGTERM ends a worker at once (the parent keeps the finished runs), never runs an inherited handler.
+    # The parent started this process with both signals held: they are set up before they are let in.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+    while True:
+        try:
+            while not conn.poll(_ORPHAN_CHECK):
+                if os.getppid() != parent:  # the parent was killed outright: nobody is waiting for results
+                    return
+            item = conn.recv()
+        except (EOFError, OSError):
+            return
+        if item is None:
+            return
+        i, task = item
+        try:
+            reply = (i, run_task(task), None)
+        except Exception as exc:
+            reply = (i, None, (exc, "".join(traceback.format_exception(exc))))
+        try:
+            conn.send(reply)
+        except OSError:
+            return
+        except Exception as exc:  # the reply does not pickle (send pickles it whole before writing): send text
+            what = reply[2][0] if reply[2] is not None else exc
+            conn.send((i, None, (RuntimeError(f"{type(what).__name__}: {what}"), "")))
 
 
 def iter_results(tasks: Sequence[Task], *, workers: int | None = None,
@@ -71,7 +132,8 @@ def iter_results(tasks: Sequence[Task], *, workers: int | None = None,
     ``workers`` local worker processes (``None``: every core; ``1``: in this process), or the Dask cluster
     of ``scheduler`` (``tcp://host:port``; ``workers`` is then ignored). When the consumer stops early (an
     exception, ``KeyboardInterrupt`` or ``close()``), queued runs are cancelled and local worker processes
-    terminated before control returns.
+    killed and reaped before control returns. A run that raises re-raises here; a worker that dies raises
+    :class:`WorkerDied`.
     """
     if not tasks:
         return
@@ -83,12 +145,89 @@ def iter_results(tasks: Sequence[Task], *, workers: int | None = None,
         for i, task in enumerate(tasks):
             yield i, run_task(task)
         return
-    pool = multiprocessing.get_context().Pool(min(workers, len(tasks)), initializer=_worker_init)
+    yield from _iter_local(tasks, min(workers, len(tasks)))
+
+
+class _Worker(NamedTuple):
+    proc: multiprocessing.process.BaseProcess
+    sent: deque[int]  # indices of the tasks sent to it and not answered yet, oldest (the one running) first
+
+
+def _iter_local(tasks: Sequence[Task], workers: int) -> Iterator[tuple[int, TaskResult]]:
+    """:func:`iter_results` on ``workers`` local processes.
+
+    Each worker has its own pipe, holding its current task and the next one (so it never waits for this
+    process between two runs); it gets another when it sends a result. Nothing is shared between workers: no
+    queue and no lock that a killed worker could leave held. Stopping kills every worker (SIGKILL) and reaps it;
+    this cannot block, whatever state the workers are in (already dead from a SIGTERM sent to the whole process
+    group, or in the middle of a run).
+    """
+    ctx = multiprocessing.get_context()
+    procs: list[multiprocessing.process.BaseProcess] = []
+    conns: list[Connection] = []
+    running: dict[Connection, _Worker] = {}
+    queue = iter(enumerate(tasks))
     try:
-        yield from pool.imap_unordered(_run_indexed, enumerate(tasks))
+        with _stop_signals_held():
+            for _ in range(workers):
+                conn, child = ctx.Pipe()
+                proc = ctx.Process(target=_worker, args=(child, os.getpid()), daemon=True,
+                                   name="anonbandits-worker")
+                proc.start()
+                procs.append(proc)
+                conns.append(conn)
+                child.close()  # from now on only the worker holds its end: the pipe ends when the worker does
+                running[conn] = _Worker(proc, deque())
+        for _ in range(_IN_FLIGHT):
+            for conn in list(running):
+                _dispatch(conn, queue, running)
+        while running:
+            for conn in connection_wait(list(running)):
+                worker = running[conn]
+                try:
+                    k, result, error = conn.recv()
+                except (EOFError, OSError):
+                    raise _died(worker.proc, tasks[worker.sent[0]]) from None
+                if error is not None:
+                    exc, text = error
+                    raise exc from (RemoteTraceback(text) if text else None)
+                worker.sent.popleft()
+                _dispatch(conn, queue, running)
+                yield k, result
     finally:
-        pool.terminate()
-        pool.join()
+        with _stop_signals_held():
+            for proc in procs:
+                proc.kill()
+            for proc in procs:
+                proc.join(timeout=10)
+            for conn in conns:
+                conn.close()
+
+
+def _dispatch(conn: Connection, queue: Iterator[tuple[int, Task]], running: dict[Connection, _Worker]) -> None:
+    """Send the next task to the worker of ``conn``; when none is left, retire the worker once it is idle."""
+    worker = running[conn]
+    item = next(queue, None)
+    if item is None:
+        if not worker.sent:
+            del running[conn]
+            with suppress(OSError):  # a worker that is gone need not be told to stop
+                conn.send(None)
+        return
+    try:
+        conn.send(item)
+    except OSError:
+        raise _died(worker.proc, item[1]) from None
+    worker.sent.append(item[0])
+
+
+def _died(proc: multiprocessing.process.BaseProcess, task: Task) -> WorkerDied:
+    # When the whole process group got SIGTERM, this process got it too: its handler runs before the return
+    # (at the next bytecode), so a worker killed that way stops the run as Terminated, not as this error.
+    proc.join(timeout=1)
+    code = proc.exitcode
+    how = f"was killed by signal {-code}" if code is not None and code < 0 else f"exited (code {code})"
+    return WorkerDied(f"a worker process {how} while it ran {task.algorithm} with seed {task.seed}")
 
 
 def _iter_dask(tasks: Sequence[Task], scheduler: str) -> Iterator[tuple[int, TaskResult]]:
