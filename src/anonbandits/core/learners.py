@@ -1,0 +1,273 @@
+"""Batched elimination learners: the protocol every elimination scheme speaks to a driver, and its
+vectorised implementations for many learners at once.
+
+A *learner* here is one user's (or agent's) elimination algorithm; an object of this module holds N of them as
+(N, K) arrays. A driver runs them batch by batch over any channel (docs/architecture.md):
+
+1. :meth:`BatchLearner.demand` -- the samples each learner wants from each arm in the next batch ((N, K)
+   integers; a row of zeros for a learner that has stopped or wants nothing this batch);
+2. the channel serves them (directly, or through an anonymous decomposition) and returns sums and counts;
+3. :meth:`BatchLearner.update` takes exactly the demanded samples, with the channel's variance proxy
+   ``sigma2`` (1/4 for rewards in [0, 1] on the direct channel; ``(4C+1)/4`` for the anonymous
+   sub-algorithm's estimates; more with privacy noise), and eliminates;
+4. :attr:`BatchLearner.exploring` says who still wants samples, :meth:`BatchLearner.recommendation` what each
+   learner recommends (its commitment once it has stopped).
+
+A learner uses exactly the samples it demanded: a decomposer that over-covers gives some pairs more samples,
+and the driver discards the surplus (and counts it) before calling :meth:`~BatchLearner.update`, which
+refuses any other count. Every confidence radius scales with the variance proxy: the papers' radii are written
+for rewards in [0, 1] (sub-Gaussian with proxy 1/4), so a proxy ``sigma2`` multiplies squared radii, and the
+sample counts of fixed-design schemes, by ``4 sigma2``.
+
+:class:`BestArmElimination` implements the (epsilon, delta)-PAC best-arm identification subroutines of
+"Decentralized Exploration in Multi-Armed Bandits" (Féraud, Alami, Laroche, ICML 2019, paper 002, Section 3):
+naive and median elimination (Even-Dar, Mannor, Mansour, COLT 2002) and successive elimination, plain and
+SER3's (Allesiardo, Féraud, Maillard, 2017). :class:`EpochElimination` is successive elimination with the
+doubling epochs of DP-SE (Sajed and Sheffet, ICML 2019), the regret learner of "Near-Optimal Algorithms for
+Private Online Learning in a Stochastic Environment" (paper 001) and of "Distributed Differential Privacy in
+Multi-Armed Bandits" (Chowdhury and Zhou, ICLR 2023, paper 004): it needs no horizon.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from anonbandits.core.elimination import gap_survivors
+from anonbandits.core.radii import dpse_widths, se_boundary
+from anonbandits.core.schedules import epoch_length, median_elimination_pulls, naive_elimination_pulls
+from anonbandits.errors import require
+
+#: Variance proxy of one reward in [0, 1] (Hoeffding): the scale the papers' radii are written for.
+UNIT_SIGMA2 = 0.25
+SUBROUTINES = ("naive", "median", "se", "ser3")
+
+
+@runtime_checkable
+class BatchLearner(Protocol):
+    """What a driver needs from N batched elimination learners (see the module docstring)."""
+
+    n_learners: int
+    n_arms: int
+
+    def demand(self) -> np.ndarray:
+        """(N, K) int64 samples wanted from each arm in the next batch."""
+        ...
+
+    def update(self, sums: np.ndarray, counts: np.ndarray, sigma2: float) -> np.ndarray:
+        """Take one batch's samples (``counts`` equal to :meth:`demand`) and eliminate; returns the (N, K)
+        arms eliminated now."""
+        ...
+
+    @property
+    def exploring(self) -> np.ndarray:
+        """(N,) bool: the learners that still want samples."""
+        ...
+
+    def recommendation(self) -> np.ndarray:
+        """(N,) each learner's recommended arm (its commitment once it has stopped)."""
+        ...
+
+
+def _check_batch(sums: np.ndarray, counts: np.ndarray, wanted: np.ndarray, sigma2: float
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """``(sums, counts)`` as arrays after checking they are the batch that was asked for."""
+    sums, counts = np.asarray(sums, dtype=float), np.asarray(counts, dtype=np.int64)
+    if sums.shape != wanted.shape or counts.shape != wanted.shape:
+        raise ValueError(f"sums and counts must have shape {wanted.shape}, got {sums.shape} and {counts.shape}")
+    if not np.array_equal(counts, wanted):
+        i, j = np.argwhere(counts != wanted)[0]
+        raise ValueError(f"learner {i} asked for {wanted[i, j]} samples of arm {j} and got {counts[i, j]}: "
+                         "discard surplus samples before the update")
+    require(sigma2 > 0 and math.isfinite(sigma2), "sigma2", "a positive finite variance proxy", sigma2)
+    return sums, counts
+
+
+def _argmax_random_ties(values: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """(N,) index of the largest of ``values`` among ``mask`` in each row, ties broken uniformly at random."""
+    v = np.where(mask, values, -np.inf)
+    top = v == v.max(axis=1, keepdims=True)
+    return np.argmax(np.where(top & mask, rng.random(v.shape), -1.0), axis=1)
+
+
+class BestArmElimination:
+    """N (approx, delta)-PAC best-arm identification learners of one scheme, in lock-step batches.
+
+    Each learner's recommendation is ``approx``-optimal with probability at least ``1 - delta`` (delta per
+    learner) when its samples are sub-Gaussian with the variance proxies given to :meth:`update`.
+
+    * ``naive`` (paper 002 spec 3.1): one batch of :func:`~anonbandits.core.schedules.naive_elimination_pulls`
+      samples of every arm, then the empirical best.
+    * ``median`` (spec 3.2): phases of :func:`~anonbandits.core.schedules.median_elimination_pulls` samples of
+      every arm left; each phase keeps the ceil(s/2) best by that phase's samples alone.
+    * ``se`` and ``ser3`` (specs 3.3 and 3.4): successive elimination on cumulative means; arm k leaves when
+      ``best - mean_k + approx >= 2 radius(tau)`` after tau samples per arm, with the radius of
+      :func:`~anonbandits.core.radii.se_boundary` (SE: ``sqrt(log(4 K tau^2/delta)/tau)``; SER3: the
+      Hoeffding form ``sqrt(log(4 K tau^2/delta)/(2 tau))``). **[DECISION]** Batched, a learner checks after
+      ``tau = growth^b`` samples per arm (b = 0, 1, ...) rather than after every round: the union bound behind
+      the radius covers every tau, so checking at fewer of them keeps the guarantee and needs O(log) batches.
+      SER3's reshuffled order within a round has no effect once a round is one batch.
+
+    Parameters
+    ----------
+    n_learners, n_arms : N and K (K >= 2).
+    subroutine : one of :data:`SUBROUTINES`.
+    approx : epsilon of the (epsilon, delta)-PAC guarantee, in (0, 1].
+    delta : failure probability per learner, in (0, 1).
+    rng : tie-breaking randomness.
+    sigma2 : variance proxy of the first batch's samples (its demand depends on it for naive and median).
+    growth : tau's growth factor between the checks of ``se``/``ser3`` (an integer >= 2).
+    """
+
+    def __init__(self, n_learners: int, n_arms: int, subroutine: str, *, approx: float, delta: float,
+                 rng: np.random.Generator, sigma2: float = UNIT_SIGMA2, growth: int = 2) -> None:
+        require(n_learners >= 1, "learners", "at least 1", n_learners)
+        require(n_arms >= 2, "arms", "at least 2", n_arms)
+        require(subroutine in SUBROUTINES, "subroutine", f"one of {', '.join(SUBROUTINES)}", subroutine)
+        require(0 < approx <= 1, "approx", "in (0, 1]", approx)
+        require(0 < delta < 1, "delta", "in (0, 1)", delta)
+        require(sigma2 > 0 and math.isfinite(sigma2), "sigma2", "a positive finite variance proxy", sigma2)
+        require(int(growth) == growth and growth >= 2, "growth", "an integer >= 2", growth)
+        self.n_learners, self.n_arms, self.subroutine = n_learners, n_arms, subroutine
+        self.approx, self.delta, self.sigma2, self.growth, self.rng = approx, delta, sigma2, int(growth), rng
+        self.active = np.ones((n_learners, n_arms), dtype=bool)
+        self.sums = np.zeros((n_learners, n_arms))
+        self.counts = np.zeros((n_learners, n_arms), dtype=np.int64)
+        self.phase = np.zeros(n_learners, dtype=np.int64)  # completed batches (median: phases)
+        self.samples = np.zeros(n_learners, dtype=np.int64)  # samples taken by each learner so far
+
+    @property
+    def exploring(self) -> np.ndarray:
+        return self.active.sum(axis=1) > 1
+
+    def _per_arm(self) -> np.ndarray:
+        """(N,) samples of each active arm each learner wants next (0 once it has stopped)."""
+        # the papers' counts are for rewards in [0, 1]; a proxy sigma2 scales them by 4 sigma2, which is
+        # approx / sqrt(4 sigma2) in their epsilon
+        eps = self.approx / math.sqrt(self.sigma2 / UNIT_SIGMA2)
+        if self.subroutine == "naive":
+            n = np.full(self.n_learners, naive_elimination_pulls(eps, self.delta, self.n_arms))
+        elif self.subroutine == "median":
+            n = np.array([median_elimination_pulls(eps, self.delta, int(p) + 1) for p in self.phase])
+        else:
+            tau = self.counts.max(axis=1)
+            n = self.growth ** self.phase - tau
+        return np.where(self.exploring, n, 0).astype(np.int64)
+
+    def demand(self) -> np.ndarray:
+        return self.active * self._per_arm()[:, None]
+
+    def _two_radius(self, tau: np.ndarray, sigma2: float) -> np.ndarray:
+        den = 2 if self.subroutine == "ser3" else 1
+        return se_boundary(tau, self.n_arms, self.delta, 4.0, den) / tau * math.sqrt(sigma2 / UNIT_SIGMA2)
+
+    def update(self, sums: np.ndarray, counts: np.ndarray, sigma2: float) -> np.ndarray:
+        wanted = self.demand()
+        sums, counts = _check_batch(sums, counts, wanted, sigma2)
+        self.sigma2 = float(sigma2)
+        live = wanted.any(axis=1)
+        self.sums += sums
+        self.counts += counts
+        self.samples += counts.sum(axis=1)
+        self.phase += live
+        before = self.active.copy()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = self.sums / self.counts
+        rows = np.flatnonzero(live)
+        best = _argmax_random_ties(means[rows], self.active[rows], self.rng)
+        if self.subroutine == "naive":
+            keep = np.zeros((rows.size, self.n_arms), dtype=bool)
+            keep[np.arange(rows.size), best] = True
+        elif self.subroutine == "median":
+            keep = self._upper_half(means[rows], self.active[rows])
+            self.sums[rows], self.counts[rows] = 0.0, 0  # a phase's estimates use that phase's samples only
+        else:
+            tau = self.counts[rows].max(axis=1)
+            m = np.where(self.active[rows], means[rows], -np.inf)
+            lead = m[np.arange(rows.size), best][:, None]
+            keep = self.active[rows] & (lead - m + self.approx < self._two_radius(tau, sigma2)[:, None])
+            keep[np.arange(rows.size), best] = True
+        self.active[rows] &= keep
+        return before & ~self.active
+
+    def _upper_half(self, means: np.ndarray, active: np.ndarray) -> np.ndarray:
+        """The ceil(s/2) active arms of each row with the best means (ties at random)."""
+        key = np.where(active, means, -np.inf)
+        order = np.lexsort((self.rng.random(key.shape), -key), axis=1)
+        rank = np.empty_like(order)
+        np.put_along_axis(rank, order, np.arange(self.n_arms)[None, :], axis=1)
+        return active & (rank < -(-active.sum(axis=1, keepdims=True) // 2))
+
+    def recommendation(self) -> np.ndarray:
+        """The single arm left, or while exploring the active arm with the best mean so far."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = np.where(self.counts > 0, self.sums / self.counts, -np.inf)
+        m = np.where(self.active, means, -np.inf)
+        return np.where(np.isfinite(m.max(axis=1)), np.argmax(m, axis=1), np.argmax(self.active, axis=1))
+
+
+class EpochElimination:
+    """N successive-elimination regret learners with DP-SE's doubling epochs; no horizon needed.
+
+    In epoch e each active arm gets ``R_e`` samples (:func:`~anonbandits.core.schedules.epoch_length`, whose
+    statistical term is scaled by ``4 sigma2``, **[DECISION]** ``R_e = max(ceil(4 sigma2 R_e(inf)),
+    R_e(epsilon))``); after it, an arm whose epoch mean is further than ``2 (h_e sqrt(4 sigma2) + c_e)`` below
+    the best one leaves (:func:`~anonbandits.core.radii.dpse_widths`; earlier epochs are forgotten, as in
+    DP-SE). ``epsilon = inf`` is SE; with a finite epsilon the channel must add the Laplace noise of scale
+    ``1/epsilon`` to each released epoch sum (``c_e`` accounts for it).
+
+    Parameters
+    ----------
+    n_learners, n_arms : N and K (K >= 2).
+    confidence : beta in (0, 1), the failure probability of the whole run per learner.
+    epsilon : privacy level of the released sums (``inf``: none).
+    sigma2 : variance proxy of the first epoch's samples.
+    """
+
+    def __init__(self, n_learners: int, n_arms: int, *, confidence: float, epsilon: float = math.inf,
+                 sigma2: float = UNIT_SIGMA2) -> None:
+        require(n_learners >= 1, "learners", "at least 1", n_learners)
+        require(n_arms >= 2, "arms", "at least 2", n_arms)
+        require(0 < confidence < 1, "confidence", "in (0, 1)", confidence)
+        require(epsilon > 0, "epsilon", "positive (inf: no privacy)", epsilon)
+        require(sigma2 > 0 and math.isfinite(sigma2), "sigma2", "a positive finite variance proxy", sigma2)
+        self.n_learners, self.n_arms = n_learners, n_arms
+        self.confidence, self.epsilon, self.sigma2 = confidence, float(epsilon), float(sigma2)
+        self.active = np.ones((n_learners, n_arms), dtype=bool)
+        self.epoch = np.zeros(n_learners, dtype=np.int64)  # completed epochs
+        self.last_means = np.zeros((n_learners, n_arms))
+
+    @property
+    def exploring(self) -> np.ndarray:
+        return self.active.sum(axis=1) > 1
+
+    def _length(self) -> np.ndarray:
+        s, e = self.active.sum(axis=1), self.epoch + 1
+        stat = np.ceil(self.sigma2 / UNIT_SIGMA2 * epoch_length(s, e, self.confidence)).astype(np.int64)
+        return np.maximum(stat, epoch_length(s, e, self.confidence, self.epsilon))
+
+    def demand(self) -> np.ndarray:
+        return self.active * np.where(self.exploring, self._length(), 0)[:, None]
+
+    def update(self, sums: np.ndarray, counts: np.ndarray, sigma2: float) -> np.ndarray:
+        wanted = self.demand()
+        sums, counts = _check_batch(sums, counts, wanted, sigma2)
+        rows = np.flatnonzero(wanted.any(axis=1))
+        length = wanted[rows].max(axis=1)
+        h, c = dpse_widths(self.active[rows].sum(axis=1), self.epoch[rows] + 1, length, self.confidence,
+                           self.epsilon)
+        width = 2.0 * (h * math.sqrt(sigma2 / UNIT_SIGMA2) + c)
+        means = np.where(self.active[rows], sums[rows] / length[:, None], -np.inf)
+        before = self.active.copy()
+        self.active[rows] &= gap_survivors(means, width)
+        self.last_means[rows] = np.where(self.active[rows], means, 0.0)
+        self.epoch[rows] += 1
+        self.sigma2 = float(sigma2)
+        return before & ~self.active
+
+    def recommendation(self) -> np.ndarray:
+        """The single arm left, or while exploring the active arm with the best last epoch mean."""
+        m = np.where(self.active, self.last_means, -np.inf)
+        return np.argmax(m, axis=1)
