@@ -205,7 +205,7 @@ class AlgorithmSpec:
             if p.choices is not None and value not in p.choices:
                 raise ConfigError(f"{called(name)} of {self.name!r} must be one of "
                                   f"{', '.join(map(str, p.choices))}, got {value!r}")
-            p.check(f"{called(name)} of {self.name!r}", value)
+            p.check(f"--{name.replace('_', '-')}" if as_flags else name, value)  # the library's words
             out[name] = value
         if deprecated is not None:
             deprecated.extend(n for n in notes if n not in deprecated)

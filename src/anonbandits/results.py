@@ -9,7 +9,9 @@ A metric has one name, one kind and one meaning in every family:
 Metrics are numbers and never NaN or infinite. A metric is empty (``None`` in the result, an empty cell in a
 CSV table, ``null`` in JSON lines) only where its entry says when it is "not applicable"; e.g.
 ``optimal_fraction`` before any commitment, or ``dp_epsilon`` of a run without privacy (no guarantee to
-report: the schema writes "no privacy" as empty rather than as an infinite epsilon). Text and vectors are
+report: the schema writes "no privacy" as empty rather than as an infinite epsilon). No metric has the name of a
+parameter (the parameter ``dp_delta`` is the delta asked for, the metric ``privacy_delta`` the delta a run's
+guarantee has), so a table row holds both. Text and vectors are
 not metrics: they go to ``Result.info`` (e.g. ``methods_used``, ``instance``, MASE's ``votes`` vector).
 
 :func:`check_metrics` is called by ``Result`` itself, so every result of every family (and of the library
@@ -51,13 +53,13 @@ METRICS: tuple[Metric, ...] = (
            "arm (multi-agent), the only arm left (distributed DP) or the most-played arm (dp)",
            families="dp, distributed-dp, mase, decentralized"),
     # privacy spent
-    Metric("dp_epsilon", "float", "-", "epsilon of the (epsilon, dp_delta)-DP guarantee the run's releases "
-           "give, with respect to one reward", "the run has no privacy mechanism",
+    Metric("privacy_epsilon", "float", "-", "epsilon of the (epsilon, privacy_delta)-DP guarantee the run's "
+           "releases give, with respect to one reward", "the run has no privacy mechanism",
            families="anonymous, distributed-dp"),
-    Metric("dp_epsilon_per_user", "float", "-", "epsilon with respect to all of one user's rewards over the "
+    Metric("privacy_epsilon_per_user", "float", "-", "epsilon with respect to all of one user's rewards over the "
            "whole run (composition over the releases the user is in)", "the run has no privacy mechanism",
            families="anonymous"),
-    Metric("dp_delta", "float", "-", "delta of the reported guarantees (0: pure DP)",
+    Metric("privacy_delta", "float", "-", "delta of the reported guarantees (0: pure DP)",
            "the run has no privacy mechanism", families="anonymous, distributed-dp"),
     # anonymous bandits (paper 000)
     Metric("observations", "int", "rewards", "rewards observed (inside released group sums)", families="anonymous"),
@@ -130,9 +132,9 @@ RENAMED: dict[str, str] = {
     "identified": "best_arm_found (distributed-dp)",
     "found_best": "best_arm_found (decentralized)",
     "correct": "best_arm_found (mase); approx_optimal (decentralized)",
-    "privacy_epsilon_per_reward": "dp_epsilon",
-    "privacy_epsilon_per_user": "dp_epsilon_per_user",
-    "privacy_delta": "dp_delta",
+    "privacy_epsilon_per_reward": "privacy_epsilon (anonymous)",
+    "dp_epsilon": "privacy_epsilon (distributed-dp)",
+    "dp_delta": "privacy_delta (distributed-dp)",
     "threshold": "vote_threshold (-1 is now empty)",
     "agents_correct": "users_approx_optimal",
     "agent_accuracy": "users_best_arm_found",

@@ -46,7 +46,7 @@ def parse_epsilon(value: str | float) -> float:
 PRIVACY_PARAMS = (
     Param("privacy", str, "none", "noise on every released group sum: none, central (Laplace) or "
           "distributed (members' shares through secure aggregation); the results report "
-          "dp_epsilon (per reward), dp_epsilon_per_user (whole run) and dp_delta",
+          "privacy_epsilon (per reward), privacy_epsilon_per_user (whole run) and privacy_delta",
           choices=("none", "central", "distributed")),
     Param("epsilon", parse_epsilon, math.inf, "event-level epsilon, needed by --privacy central|distributed "
           "(inf = none given): each released group sum is epsilon-DP w.r.t. any one reward in it "
@@ -120,7 +120,7 @@ def _output(run: AnonymousRun, label: str, extra: Mapping[str, Any], params: Map
     privacy = guarantee(mechanism, run.info["exposure"], params["dp_delta"]) if mechanism else (None, None, None)
     optimal = run.optimal_fraction
     metrics = {**extra, "regret": run.regret, "observations": run.observations, "min_group_size": run.min_group_size,
-               **dict(zip(("dp_epsilon", "dp_epsilon_per_user", "dp_delta"), privacy, strict=True)),
+               **dict(zip(("privacy_epsilon", "privacy_epsilon_per_user", "privacy_delta"), privacy, strict=True)),
                "exploration_rounds": run.exploration_rounds, "assignments": sum(b.assignments for b in run.batches),
                "optimal_fraction": None if optimal is None or math.isnan(optimal) else optimal}
     return Result(metrics=metrics, curve=run.curve, label=label, info=dict(info or {}),

@@ -13,8 +13,8 @@ P = (R, S, A) of :mod:`anonbandits.dp.distributed.protocols`, whose docstrings g
 ``shuffle-dp-se``         distributed pure DP via secure shuffling (Thm 3, App. D.2)
 ========================  =========================================================================
 
-Every variant reports its guarantee as ``dp_epsilon`` and ``dp_delta`` (the RDP and CDP variants their
-``(eps', dp_delta)``-DP conversion).
+Every variant reports its guarantee as ``privacy_epsilon`` and ``privacy_delta`` (the RDP and CDP variants
+their ``(eps', delta)``-DP conversion at the parameter ``dp_delta``).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def _run(name: str, eps_below_one: str | None, params: Mapping[str, Any], seed: 
     metrics = {"regret": res.regret, "batches": res.batches, "active_arms": int(res.active.size),
                "best_arm_found": int(res.active.size == 1 and int(res.active[0]) == best),
                "best_pulls": int(res.pulls[best]), "bits": res.max_bits, "wrap_errors": res.wrap_errors,
-               "dp_epsilon": dp_eps, "dp_delta": dp_delta}
+               "privacy_epsilon": dp_eps, "privacy_delta": dp_delta}
     label = protocol.name if protocol.pure else f"{protocol.name} s={protocol.scale:g}"
     return Result(metrics=metrics, curve=(res.checkpoints, res.cumulative_regret), label=label)
 
