@@ -55,7 +55,7 @@ def _number(value: Any) -> bool:
 
 
 def int_at_least(low: int) -> Rule:
-    return Rule(lambda v: is_integer(v) and v >= low, "a positive integer" if low == 1 else f"an integer >= {low}")
+    return Rule(lambda v: is_integer(v) and v >= low, f"at least {low}")
 
 
 def _vector(value: Any) -> np.ndarray:
@@ -77,7 +77,7 @@ def _probabilities(value: Any) -> bool:
 
 
 POSITIVE = Rule(lambda v: _number(v) and v > 0, "positive")
-POSITIVE_FINITE = Rule(lambda v: _number(v) and 0 < v < math.inf, "a positive finite number")
+POSITIVE_FINITE = Rule(lambda v: _number(v) and 0 < v < math.inf, "a finite positive number")
 NONNEGATIVE = Rule(lambda v: _number(v) and v >= 0, ">= 0")
 OPEN_UNIT = Rule(lambda v: _number(v) and 0 < v < 1, "in (0, 1)")
 CLOSED_UNIT = Rule(lambda v: _number(v) and 0 <= v <= 1, "in [0, 1]")
@@ -92,11 +92,8 @@ RULES: dict[str, Rule] = {
     "max_rounds": int_at_least(1),
     "batch_base": int_at_least(2),
     "checkpoints": int_at_least(2),
-    "batches": int_at_least(0),
-    "cluster": int_at_least(0),
-    "switch_at": int_at_least(0),
     "reward_sigma": POSITIVE_FINITE,
-    "epsilon": Rule(lambda v: _number(v) and v > 0, "positive (the privacy level)"),
+    "epsilon": POSITIVE_FINITE,
     "delta": OPEN_UNIT,
     "dp_delta": OPEN_UNIT,
     "approx": Rule(lambda v: _number(v) and 0 < v <= 1, "in (0, 1]"),

@@ -24,12 +24,14 @@ import anondecomp
 from anonbandits.anonymous.algorithm1 import AnonymousRun, anon_batched, parse_alpha
 from anonbandits.anonymous.algorithm2 import anon_etc
 from anonbandits.channels import CentralLaplace, Distributed
+from anonbandits.channels.anonymous import MAX_HORIZON
 from anonbandits.channels.mechanisms import Mechanism, guarantee
 from anonbandits.core import GRIDS, THRESHOLDS
 from anonbandits.dp.distributed.protocols import PROTOCOLS
 from anonbandits.envs.instances import INSTANCE_REWARDS, clustered_instance
 from anonbandits.errors import ConfigError
 from anonbandits.registry import AlgorithmSpec, Param, Result, parse_bool
+from anonbandits.validation import POSITIVE, Rule, is_integer
 
 #: ``--shares`` of ``--privacy distributed``: the paper 004 protocol whose per-member noise shares they are.
 SHARES = {"polya": "dist-dp-se", "skellam": "dist-rdp-se", "gaussian": "dist-cdp-se"}
@@ -50,7 +52,7 @@ PRIVACY_PARAMS = (
           choices=("none", "central", "distributed")),
     Param("epsilon", parse_epsilon, math.inf, "event-level epsilon, needed by --privacy central|distributed "
           "(inf = none given): each released group sum is epsilon-DP w.r.t. any one reward in it "
-          "(sensitivity 1: rewards lie in [0, 1])"),
+          "(sensitivity 1: rewards lie in [0, 1])", rule=POSITIVE),
     Param("shares", str, "polya", "noise shares of --privacy distributed (bernoulli rewards): polya = pure "
           "epsilon-DP; skellam, gaussian = paper 004's RDP / CDP calibration", choices=tuple(SHARES)),
     Param("dp_delta", float, 1e-6, "delta of the reported (epsilon, delta) guarantees (per user; also per reward "
@@ -78,7 +80,8 @@ INSTANCE_PARAMS = (
     Param("C", int, 3, "anonymity parameter: every observed group has at least C users", unit="users"),
     Param("cluster", int, 0, "U: every arm is optimal for at least U users (0 = balanced, floor(N/K))",
           unit="users"),
-    Param("horizon", int, 200_000, "number of rounds T", unit="rounds"),
+    Param("horizon", int, 200_000, "number of rounds T", unit="rounds",
+          rule=Rule(lambda v: is_integer(v) and 1 <= v <= MAX_HORIZON, f"between 1 and {MAX_HORIZON:.0e} rounds")),
     Param("gap", float, 0.1, "each user's gap between its best and second-best mean (others are larger)",
           unit="reward"),
     Param("reward", str, "bernoulli", "reward model (gaussian = clipped N(mu, 0.5^2))", choices=INSTANCE_REWARDS),
