@@ -240,9 +240,8 @@ def _plot(results: list[TaskResult], path: str, *, resumed: int) -> None:
     if not results:
         print(f"plot {path}: not drawn, every run was already in the table")
         return
-    spec = registry.get(results[0].row["algorithm"])
     try:
-        plot_curves(results, path, xlabel=spec.curve_axes[0], ylabel=spec.curve_axes[1])
+        plot_curves(results, path)  # axes named by the results (Result.curve_axes)
     except ValueError as exc:
         raise ConfigError(f"--plot {path}: {exc}") from None
     if resumed:
