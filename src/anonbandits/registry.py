@@ -170,7 +170,7 @@ class AlgorithmSpec:
 
         A deprecated name (a :attr:`Param.aliases` entry) counts as its new name. Its one-line notice
         (``--agents is deprecated, use --users``) is appended to ``deprecated`` when a list is given (the CLI
-        prints them once everything is checked), else issued as a :class:`DeprecatedParameterWarning`; either
+        prints them once the runs went through), else issued as a :class:`DeprecatedParameterWarning`; either
         way only after every check passed, so a refused call says only why it is refused.
         """
         known = {p.name: p for p in self.params}

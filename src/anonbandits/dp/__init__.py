@@ -21,6 +21,7 @@ from anonbandits.dp.hybrid_ucb import TREE_NOISES, HybridBatch, hybrid_ucb, hybr
 from anonbandits.dp.lazy_ucb import STORAGES, anytime_lazy_ucb
 from anonbandits.envs.rewards import GAUSSIAN_SIGMA, REWARD_MODELS, model_means, parse_means, sum_rewards
 from anonbandits.registry import AlgorithmSpec, Param, Result
+from anonbandits.validation import validated
 
 __all__ = ["ALGORITHMS", "BanditRun", "HybridBatch", "Ledger", "RegretTrace", "anytime_lazy_ucb", "dp_se",
            "ftnl", "hybrid_ucb", "hybrid_ucb_batch", "se", "successive_elimination"]
@@ -81,3 +82,15 @@ ALGORITHMS: tuple[AlgorithmSpec, ...] = (
     _spec("naive-ftnl", ftnl, (MEANS, EPSILON, HORIZON, *REWARDS, INITIAL),
           "naive FTNL, Lap(K/eps) per action, experts setting (paper 001, Sec. 5)", {"naive": True}, **EXPERTS),
 )
+
+# The library functions, checking their arguments by the registry's rules (anonbandits.validation) before
+# they run; the registry entries above keep the unchecked ones, whose parameters resolve has checked.
+# ``checkpoints`` may be a list of rounds here, and successive_elimination's epsilon may be inf (no noise).
+_ARRAYS = {"checkpoints": ""}
+se = validated(se, **_ARRAYS)
+dp_se = validated(dp_se, **_ARRAYS)
+successive_elimination = validated(successive_elimination, epsilon="", **_ARRAYS)
+anytime_lazy_ucb = validated(anytime_lazy_ucb, **_ARRAYS)
+hybrid_ucb = validated(hybrid_ucb, **_ARRAYS)
+hybrid_ucb_batch = validated(hybrid_ucb_batch, **_ARRAYS)
+ftnl = validated(ftnl, **_ARRAYS)

@@ -79,10 +79,10 @@ def test_problem_two_and_skewed_activity_run(tmp_path):
     (["--algorithm", "corrupted-elimination", "--xi", "0.5"], "xi must be below"),
     (["--algorithm", "corrupted-elimination", "--users", "10"], "exceeds the 10 agents"),
     (["--algorithm", "corrupted-elimination", "--agents", "10"], "exceeds the 10 agents"),  # no deprecation line
-    (["--algorithm", "dp-mase", "--epsilon", "0"], "epsilon must be positive"),
+    (["--algorithm", "dp-mase", "--epsilon", "0"], "--epsilon must be a finite positive number, got 0.0"),
     (["--algorithm", "central", "--means", "0.5,1.5"], "outside [0, 1]"),
     (["--algorithm", "mase", "--beta", "1.2"], "--beta must be in (0, 1), got 1.2"),
-    (["--algorithm", "mase", "--agents", "0"], "--users must be a positive integer, got 0"),
+    (["--algorithm", "mase", "--agents", "0"], "--users must be at least 1, got 0"),
 ])
 def test_bad_parameters_give_one_line_errors(capsys, argv, message):
     assert main(["simulate", *argv, "--seeds", "1", "--workers", "1", "--no-progress"]) == 2
