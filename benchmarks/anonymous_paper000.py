@@ -111,12 +111,14 @@ def summarise(rows: list[dict]) -> tuple[list[dict], list[dict], list[dict]]:
         for variant, g in variants.items():
             reg = np.array([r["regret"] for r in g])
             lo, hi = ci(reg)
+            # empty (None: no user committed) is NaN here, as in the tables of earlier releases
+            fractions = np.array([math.nan if r["optimal_fraction"] is None else r["optimal_fraction"] for r in g])
             summary.append({**key, "variant": variant, "seeds": len(g), "regret_mean": reg.mean(),
                             "regret_ci_low": lo, "regret_ci_high": hi,
                             "alpha": float(np.mean([r.get("alpha_used", math.nan) for r in g])),
                             "exploration_rounds": float(np.mean([r["exploration_rounds"] for r in g])),
-                            "optimal_fraction": float(np.nanmean([r["optimal_fraction"] for r in g]))
-                            if not all(math.isnan(r["optimal_fraction"]) for r in g) else math.nan})
+                            "optimal_fraction": float(np.nanmean(fractions)) if not np.isnan(fractions).all()
+                            else math.nan})
             if variant == "etc":
                 continue
             for b in range(1, 1 + max(int(r["exploration_batches"]) for r in g)):

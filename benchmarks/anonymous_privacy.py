@@ -22,6 +22,7 @@ fewer points) writes to build/benchmarks/ instead.
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -54,6 +55,10 @@ def ci(values: np.ndarray) -> tuple[float, float]:
     return float(values.mean() - half), float(values.mean() + half)
 
 
+def _or_nan(value) -> float:
+    return math.nan if value is None else value
+
+
 def summarise(rows: list[dict]) -> list[dict]:
     """One line per (algorithm, C, privacy, epsilon): regret and its paired cost over the same seeds' runs
     without privacy, and the run's accounting."""
@@ -68,12 +73,13 @@ def summarise(rows: list[dict]) -> list[dict]:
         lo, hi = ci(reg)
         line = {"algorithm": name, "C": C, "privacy": privacy, "epsilon": eps, "seeds": len(group),
                 "regret_mean": reg.mean(), "regret_ci_low": lo, "regret_ci_high": hi,
-                "optimal_fraction": float(np.mean([r["optimal_fraction"] for r in group]))}
+                # empty (None: no user committed) counts as NaN here, as in the tables of earlier releases
+                "optimal_fraction": float(np.mean([_or_nan(r["optimal_fraction"]) for r in group]))}
         if privacy != "none":
             dlo, dhi = ci(reg - none)
             line |= {"cost_mean": float((reg - none).mean()), "cost_ci_low": dlo, "cost_ci_high": dhi,
                      "relative_cost": float((reg - none).mean() / none.mean()),
-                     "epsilon_per_reward": float(np.max([r["privacy_epsilon_per_reward"] for r in group])),
+                     "epsilon_per_reward": float(np.max([r["privacy_epsilon"] for r in group])),
                      "epsilon_per_user_max": float(np.max([r["privacy_epsilon_per_user"] for r in group])),
                      "delta": float(np.max([r["privacy_delta"] for r in group]))}
         out.append(line)

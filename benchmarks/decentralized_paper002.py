@@ -49,7 +49,7 @@ def tasks(grid: list[int], seeds: int) -> tuple[list[Task], list[dict]]:
     for problem, env in PROBLEMS.items():
         for label, (name, sub) in ALGORITHMS.items():
             for n in grid:
-                given = {"agents": n, "means": MEANS, "subroutine": sub, "max_steps": MAX_STEPS, **env}
+                given = {"users": n, "means": MEANS, "subroutine": sub, "max_rounds": MAX_STEPS, **env}
                 params = get(name).resolve(given)
                 for seed in range(seeds):
                     out.append(Task(name, params, seed))
@@ -57,10 +57,15 @@ def tasks(grid: list[int], seeds: int) -> tuple[list[Task], list[dict]]:
     return out, tags
 
 
+def _yes(flag) -> bool:
+    """A 0/1 metric as written to a table (or a bool, as tables of earlier releases held)."""
+    return str(flag) in ("1", "True")
+
+
 def summarise(rows: list[dict]) -> dict[tuple[str, str, int], dict]:
     groups: dict[tuple[str, str, int], list[dict]] = {}
     for r in rows:
-        groups.setdefault((r["problem"], r["label"], int(r["agents"])), []).append(r)
+        groups.setdefault((r["problem"], r["label"], int(r["users"])), []).append(r)
     out = {}
     for key, g in sorted(groups.items()):
         s = np.array([float(r["samples"]) for r in g])
@@ -68,8 +73,8 @@ def summarise(rows: list[dict]) -> dict[tuple[str, str, int], dict]:
         out[key] = {"problem": key[0], "algorithm": key[1], "agents": key[2], "runs": s.size,
                     "samples_mean": s.mean(), "samples_ci95": half,
                     "messages_mean": np.mean([float(r["messages"]) for r in g]),
-                    "correct_rate": np.mean([r["correct"] in (True, "True") for r in g]),
-                    "truncated": int(sum(r["truncated"] in (True, "True") for r in g)),
+                    "correct_rate": np.mean([_yes(r["approx_optimal"]) for r in g]),  # paper 002: eps-optimal
+                    "truncated": int(sum(_yes(r["truncated"]) for r in g)),
                     "wall_time_mean": np.mean([float(r["wall_time"]) for r in g])}
     return out
 

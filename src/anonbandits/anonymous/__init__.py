@@ -1,9 +1,19 @@
 """Anonymous bandits (paper 000): Algorithm 1 (``anon-batched``) and Algorithm 2 (``anon-etc``)."""
 
-from anonbandits.anonymous.algorithm1 import AnonymousRun, BatchRecord, NotUBatchedError, anon_batched, guaranteed_ratio
-from anonbandits.anonymous.algorithm2 import anon_etc, etc_assignments
+from anonbandits.anonymous import algorithm1, algorithm2
+from anonbandits.anonymous.algorithm1 import AnonymousRun, BatchRecord, NotUBatchedError
 from anonbandits.anonymous.specs import ALGORITHMS
-from anonbandits.core.schedules import exploration_length  # Algorithm 2's, in the core with every schedule
+from anonbandits.core import schedules
+from anonbandits.validation import validated
+
+# The library functions, checking their arguments by the registry's rules (anonbandits.validation) before
+# they run (the registry entries call the unchecked ones: resolve has checked their parameters).
+_NAMES = {"n_users": "users", "n_arms": "arms"}
+anon_batched = validated(algorithm1.anon_batched, **_NAMES)
+anon_etc = validated(algorithm2.anon_etc, **_NAMES)
+etc_assignments = validated(algorithm2.etc_assignments, **_NAMES)
+guaranteed_ratio = validated(algorithm1.guaranteed_ratio, **_NAMES)
+exploration_length = validated(schedules.exploration_length, **_NAMES)  # Algorithm 2's, in the core
 
 __all__ = ["ALGORITHMS", "AnonymousRun", "BatchRecord", "NotUBatchedError", "anon_batched", "anon_etc",
            "etc_assignments", "exploration_length", "guaranteed_ratio"]

@@ -24,12 +24,14 @@ import anondecomp
 from anonbandits.anonymous.algorithm1 import AnonymousRun, anon_batched, parse_alpha
 from anonbandits.anonymous.algorithm2 import anon_etc
 from anonbandits.channels import CentralLaplace, Distributed
+from anonbandits.channels.anonymous import MAX_HORIZON
 from anonbandits.channels.mechanisms import Mechanism, guarantee
 from anonbandits.core import GRIDS, THRESHOLDS
 from anonbandits.dp.distributed.protocols import PROTOCOLS
 from anonbandits.envs.instances import INSTANCE_REWARDS, clustered_instance
-from anonbandits.errors import ConfigError, require
+from anonbandits.errors import ConfigError
 from anonbandits.registry import AlgorithmSpec, Param, Result, parse_bool
+from anonbandits.validation import POSITIVE, Rule, is_integer
 
 #: ``--shares`` of ``--privacy distributed``: the paper 004 protocol whose per-member noise shares they are.
 SHARES = {"polya": "dist-dp-se", "skellam": "dist-rdp-se", "gaussian": "dist-cdp-se"}
@@ -46,15 +48,15 @@ def parse_epsilon(value: str | float) -> float:
 PRIVACY_PARAMS = (
     Param("privacy", str, "none", "noise on every released group sum: none, central (Laplace) or "
           "distributed (members' shares through secure aggregation); the results report "
-          "privacy_epsilon_per_reward, privacy_epsilon_per_user (whole run) and privacy_delta",
+          "privacy_epsilon (per reward), privacy_epsilon_per_user (whole run) and privacy_delta",
           choices=("none", "central", "distributed")),
     Param("epsilon", parse_epsilon, math.inf, "event-level epsilon, needed by --privacy central|distributed "
           "(inf = none given): each released group sum is epsilon-DP w.r.t. any one reward in it "
-          "(sensitivity 1: rewards lie in [0, 1])"),
+          "(sensitivity 1: rewards lie in [0, 1])", rule=POSITIVE),
     Param("shares", str, "polya", "noise shares of --privacy distributed (bernoulli rewards): polya = pure "
           "epsilon-DP; skellam, gaussian = paper 004's RDP / CDP calibration", choices=tuple(SHARES)),
-    Param("delta", float, 1e-6, "delta of the reported (epsilon, delta) guarantees (per user; also per reward "
-          "with skellam/gaussian shares)"),
+    Param("dp_delta", float, 1e-6, "delta of the reported (epsilon, delta) guarantees (per user; also per reward "
+          "with skellam/gaussian shares)", aliases=("delta",)),
 )
 
 
@@ -65,7 +67,6 @@ def _mechanism(params: Mapping[str, Any]) -> Mechanism | None:
                           if privacy == "none" else f"privacy {privacy} needs an epsilon")
     if privacy == "none":
         return None
-    require(0 < params["delta"] < 1, "delta", "in (0, 1)", params["delta"])
     if privacy == "central":
         return CentralLaplace(eps)
     if params["reward"] != "bernoulli":
@@ -74,12 +75,15 @@ def _mechanism(params: Mapping[str, Any]) -> Mechanism | None:
 
 
 INSTANCE_PARAMS = (
-    Param("users", int, 300, "number of users N"),
-    Param("arms", int, 5, "number of arms K"),
-    Param("C", int, 3, "anonymity parameter: every observed group has at least C users"),
-    Param("cluster", int, 0, "U: every arm is optimal for at least U users (0 = balanced, floor(N/K))"),
-    Param("horizon", int, 200_000, "number of rounds T"),
-    Param("gap", float, 0.1, "each user's gap between its best and second-best mean (others are larger)"),
+    Param("users", int, 300, "number of users N", unit="users"),
+    Param("arms", int, 5, "number of arms K", unit="arms"),
+    Param("C", int, 3, "anonymity parameter: every observed group has at least C users", unit="users"),
+    Param("cluster", int, 0, "U: every arm is optimal for at least U users (0 = balanced, floor(N/K))",
+          unit="users"),
+    Param("horizon", int, 200_000, "number of rounds T", unit="rounds",
+          rule=Rule(lambda v: is_integer(v) and 1 <= v <= MAX_HORIZON, f"between 1 and {MAX_HORIZON:.0e} rounds")),
+    Param("gap", float, 0.1, "each user's gap between its best and second-best mean (others are larger)",
+          unit="reward"),
     Param("reward", str, "bernoulli", "reward model (gaussian = clipped N(mu, 0.5^2))", choices=INSTANCE_REWARDS),
     Param("instance_seed", int, -1, "seed of the instance; -1 draws a new instance from each run's seed"),
     *PRIVACY_PARAMS,
@@ -88,13 +92,13 @@ INSTANCE_PARAMS = (
 BATCHED_PARAMS = (
     Param("decomposer", str, "auto", "anondecomp method decomposing each batch", choices=tuple(anondecomp.METHODS)),
     Param("grid", str, "minimax", "static BaSE grid", choices=GRIDS),
-    Param("batches", int, 0, "BaSE batches B (0 = max(2, ceil(log log T')))"),
+    Param("batches", int, 0, "BaSE batches B (0 = max(2, ceil(log log T')))", unit="batches"),
     Param("gamma", float, 4.0, "BaSE elimination constant"),
     Param("threshold", str, "log", "BaSE radius: log = sqrt(gamma s2 log(T'K)/tau), "
           "gao = sqrt(gamma s2 K log(T'K/t_m)/t_m)", choices=THRESHOLDS),
     Param("alpha", parse_alpha, 0.0, "decomposer ratio setting T' = T/(alpha(2C+2)): 0 = the method's "
           "guarantee (paper), 'measured' = its R/D on the all-active graph, or a number"),
-    Param("best_effort", parse_bool, False, "continue when a batch graph is not U-batched (true/false)"),
+    Param("best_effort", parse_bool, False, "continue when a batch graph is not U-batched"),
 )
 
 ETC_PARAMS = (
@@ -114,15 +118,15 @@ def _run(params: Mapping[str, Any], seed: int) -> tuple[Any, ...]:
 
 
 def _output(run: AnonymousRun, label: str, extra: Mapping[str, Any], params: Mapping[str, Any],
-            mechanism: Mechanism | None) -> Result:
-    privacy = guarantee(mechanism, run.info["exposure"], params["delta"]) if mechanism else (math.inf, math.inf, 0.)
-    metrics = {**extra, "regret": run.regret, "observations": run.observations,
-               "min_group_size": run.min_group_size if run.min_group_size is not None else math.nan,
-               **dict(zip(("privacy_epsilon_per_reward", "privacy_epsilon_per_user", "privacy_delta"), privacy,
-                          strict=True)),
-               "exploration_rounds": run.exploration_rounds,
-               "assignments": sum(b.assignments for b in run.batches), "optimal_fraction": run.optimal_fraction}
-    return Result(metrics=metrics, curve=run.curve, label=label,
+            mechanism: Mechanism | None, info: Mapping[str, Any] | None = None) -> Result:
+    # no mechanism: no guarantee to report, so the privacy metrics are empty (the schema's "not applicable")
+    privacy = guarantee(mechanism, run.info["exposure"], params["dp_delta"]) if mechanism else (None, None, None)
+    optimal = run.optimal_fraction
+    metrics = {**extra, "regret": run.regret, "observations": run.observations, "min_group_size": run.min_group_size,
+               **dict(zip(("privacy_epsilon", "privacy_epsilon_per_user", "privacy_delta"), privacy, strict=True)),
+               "exploration_rounds": run.exploration_rounds, "assignments": sum(b.assignments for b in run.batches),
+               "optimal_fraction": None if optimal is None or math.isnan(optimal) else optimal}
+    return Result(metrics=metrics, curve=run.curve, label=label, info=dict(info or {}),
                   records=tuple(dataclasses.asdict(b) for b in run.batches))
 
 
@@ -138,9 +142,9 @@ def run_batched(params: Mapping[str, Any], seed: int) -> Result:
         per_batch[f"R_over_D_b{b}"] = rec.assignments / rec.demand
         per_batch[f"eliminated_before_b{b}"] = (pairs - rec.active_pairs) / pairs
     return _output(run, f"anon-batched/{params['decomposer']}",
-                   {"methods_used": "+".join(dict.fromkeys(b.method for b in run.batches)),
-                    "alpha_used": run.info["alpha"], "distinct_assignments": sum(b.distinct for b in run.batches),
-                    "exploration_batches": len(run.batches), **per_batch}, params, mechanism)
+                   {"alpha_used": run.info["alpha"], "distinct_assignments": sum(b.distinct for b in run.batches),
+                    "exploration_batches": len(run.batches), **per_batch}, params, mechanism,
+                   {"methods_used": "+".join(dict.fromkeys(b.method for b in run.batches))})
 
 
 def run_etc(params: Mapping[str, Any], seed: int) -> Result:

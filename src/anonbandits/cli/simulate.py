@@ -12,6 +12,7 @@ import re
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
@@ -75,14 +76,25 @@ class _AlgorithmParser(argparse.ArgumentParser):
         raise ConfigError(f"{message} (see {self.prog} --help)")
 
 
+def _flag(name: str) -> str:
+    return f"--{name.replace('_', '-')}"
+
+
 def _algorithm_parser(spec: registry.AlgorithmSpec) -> argparse.ArgumentParser:
     # Values stay text here: spec.resolve converts them, so a bad value gets the same message as in a grid.
+    # A deprecated name keeps its own dest, so that resolve maps it (and says it is deprecated).
     p = _AlgorithmParser(prog=f"anonbandits simulate --algorithm {spec.name}", description=spec.summary,
                          add_help=False, allow_abbrev=False)
     for param in spec.params:
         choices = f"; one of {', '.join(map(str, param.choices))}" if param.choices else ""
-        p.add_argument(f"--{param.name.replace('_', '-')}", dest=param.name, default=argparse.SUPPRESS,
-                       metavar=param.name.upper(), help=f"{param.help} (default: {param.default}{choices})")
+        formerly = f"; formerly {', '.join(map(_flag, param.aliases))}" if param.aliases else ""
+        # a bool is a plain flag (--best-effort), as in decompose; a value (true/false) is still accepted
+        bool_flag = {"nargs": "?", "const": "true"} if param.is_flag else {}
+        p.add_argument(_flag(param.name), dest=param.name, default=argparse.SUPPRESS, **bool_flag,
+                       metavar="BOOL" if param.is_flag else param.name.upper(),
+                       help=f"{param.help} (default: {param.default}{choices}{formerly})")
+        for alias in param.aliases:
+            p.add_argument(_flag(alias), dest=alias, default=argparse.SUPPRESS, help=argparse.SUPPRESS, **bool_flag)
     return p
 
 
@@ -106,7 +118,16 @@ def _tasks(args: argparse.Namespace) -> list[Task]:
         if total > args.max_runs:
             raise ConfigError(f"grid file {args.config} expands to {total} runs, more than --max-runs "
                               f"{args.max_runs}; give --max-runs {total} to run it anyway")
-        return tasks_from_grid(grid, max_runs=None)
+        with warnings.catch_warnings(record=True) as caught:  # deprecated names: said once, after every check
+            warnings.simplefilter("always", registry.DeprecatedParameterWarning)
+            tasks = tasks_from_grid(grid, max_runs=None)
+        for w in caught:
+            if issubclass(w.category, registry.DeprecatedParameterWarning):
+                if str(w.message) not in args.deprecated:
+                    args.deprecated.append(str(w.message))
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return tasks
     spec = registry.get(args.algorithm)
     parser = _algorithm_parser(spec)
     ns, rest = parser.parse_known_args(args.extra)
@@ -118,7 +139,7 @@ def _tasks(args: argparse.Namespace) -> list[Task]:
         given = f" (given {value!r})" if value is not None else ""
         raise ConfigError(f"algorithm {spec.name!r} has no flag {rest[k]}{given}; see {parser.prog} --help")
     given = vars(ns)
-    params = spec.resolve(given, as_flags=True)
+    params = spec.resolve(given, as_flags=True, deprecated=args.__dict__.setdefault("deprecated", []))
     return [Task(spec.name, params, s) for s in seed_list(10 if args.seeds is None else args.seeds,
                                                           args.seed_offset or 0)]
 
@@ -154,6 +175,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if bool(args.algorithm) == bool(args.config):
         raise ConfigError("give exactly one of --algorithm NAME or --config GRID")
+    args.deprecated = []
     tasks = _tasks(args)
     _check_outputs(args)
     kept: list[dict[str, Any]] = []
@@ -162,6 +184,13 @@ def run(args: argparse.Namespace) -> int:
         done = {run_key(row) for row in kept}
         tasks = [t for t in tasks if task_key(t) not in done]
     return _run_and_save(args, tasks, kept)
+
+
+def _say_deprecated(args: argparse.Namespace) -> None:
+    """The deprecated names the command used, one line each, once the runs went through: a command refused
+    (by a check or by a run's own check) says only why it is refused."""
+    for note in getattr(args, "deprecated", ()):
+        print(f"anonbandits simulate: {note}", file=sys.stderr)
 
 
 def _run_and_save(args: argparse.Namespace, tasks: list[Task], kept: list[dict[str, Any]]) -> int:
@@ -186,6 +215,7 @@ def _run_and_save(args: argparse.Namespace, tasks: list[Task], kept: list[dict[s
         _plot(new, args.plot, resumed=len(kept))
     if kept:
         print(f"resumed: {len(kept)} runs were already in {args.out}, {len(new)} run now")
+    _say_deprecated(args)
     _summarise(rows, sys.stdout)
     return 0
 
@@ -227,6 +257,8 @@ def _stop(args: argparse.Namespace, kept: list[dict[str, Any]], finished: dict[i
         how = "nothing saved (no --out)" if finished else "no run had finished"
     if rows or code > 128:
         what += f" (after {len(finished)} of {total} runs; {how})"
+    if code > 128:  # interrupted, not refused
+        _say_deprecated(args)
     print(f"anonbandits simulate: {what}", file=sys.stderr)
     return code
 
@@ -235,9 +267,8 @@ def _plot(results: list[TaskResult], path: str, *, resumed: int) -> None:
     if not results:
         print(f"plot {path}: not drawn, every run was already in the table")
         return
-    spec = registry.get(results[0].row["algorithm"])
     try:
-        plot_curves(results, path, xlabel=spec.curve_axes[0], ylabel=spec.curve_axes[1])
+        plot_curves(results, path)  # axes named by the results (Result.curve_axes)
     except ValueError as exc:
         raise ConfigError(f"--plot {path}: {exc}") from None
     if resumed:
@@ -259,7 +290,7 @@ def _summarise(rows, out) -> None:
         by_alg.setdefault(row["algorithm"], []).append(row)
     for alg, group in by_alg.items():
         parts = []
-        for key in ("regret", "samples", "correct", "observations", "wall_time"):
+        for key in ("regret", "samples", "best_arm_found", "observations", "wall_time"):
             # a resumed CSV table has every column in every row, empty where an algorithm has no such metric
             values = [_number(g[key]) for g in group if g.get(key) not in (None, "")]
             if values:

@@ -20,8 +20,8 @@ from anonbandits.dp.ftnl import ftnl
 from anonbandits.dp.hybrid_ucb import TREE_NOISES, HybridBatch, hybrid_ucb, hybrid_ucb_batch
 from anonbandits.dp.lazy_ucb import STORAGES, anytime_lazy_ucb
 from anonbandits.envs.rewards import GAUSSIAN_SIGMA, REWARD_MODELS, model_means, parse_means, sum_rewards
-from anonbandits.errors import require
 from anonbandits.registry import AlgorithmSpec, Param, Result
+from anonbandits.validation import validated
 
 __all__ = ["ALGORITHMS", "BanditRun", "HybridBatch", "Ledger", "RegretTrace", "anytime_lazy_ucb", "dp_se",
            "ftnl", "hybrid_ucb", "hybrid_ucb_batch", "se", "successive_elimination"]
@@ -33,8 +33,7 @@ def _run(algorithm: Callable[..., BanditRun], name: str, fixed: Mapping[str, Any
     ``default_rng(seed)``, labelled with its epsilon; a clipped Gaussian's std and the curve's spacing become
     the algorithm's reward sampler, expected means and checkpoints."""
     params = dict(params)
-    sigma, spacing = params.pop("reward_sigma"), params.pop("spacing")
-    require(sigma > 0, "reward_sigma", "positive", sigma)
+    sigma, spacing = params.pop("reward_sigma"), params.pop("spacing")  # checked by the Param's rule
     if params["reward"] == "gaussian" and sigma != GAUSSIAN_SIGMA:  # the named model is cheaper per draw
         params["expected_means"] = model_means("gaussian", parse_means(params["means"]), sigma)
         params["reward"] = partial(sum_rewards, "gaussian", sigma=sigma)
@@ -51,9 +50,10 @@ def _spec(name: str, algorithm: Callable[..., BanditRun], params: tuple[Param, .
 
 MEANS = Param("means", str, "0.9,0.8,0.7", "comma-separated arm (action) means in [0, 1]")
 EPSILON = Param("epsilon", float, 0.5, "privacy parameter epsilon")
-HORIZON = Param("horizon", int, 2 * 2**21, "number of rounds T (paper 001: 2 x 2^21)")
+HORIZON = Param("horizon", int, 2 * 2**21, "number of rounds T (paper 001: 2 x 2^21)", unit="rounds")
 REWARDS = (Param("reward", str, "bernoulli", "reward distribution", choices=REWARD_MODELS),
-           Param("reward_sigma", float, GAUSSIAN_SIGMA, "std of the clipped Gaussian rewards (paper 004: 0.1)"),
+           Param("reward_sigma", float, GAUSSIAN_SIGMA, "std of the clipped Gaussian rewards (paper 004: 0.1)",
+                 unit="reward"),
            Param("spacing", str, "even", "200 curve points: even, or log-even (half log-spaced from round 1, as "
                 "paper 004's figures)", choices=SPACINGS))
 CONFIDENCE = Param("confidence", str, "1/T", "DP-SE confidence beta: '1/T' (paper 001) or a number (paper 004: 0.1)")
@@ -82,3 +82,15 @@ ALGORITHMS: tuple[AlgorithmSpec, ...] = (
     _spec("naive-ftnl", ftnl, (MEANS, EPSILON, HORIZON, *REWARDS, INITIAL),
           "naive FTNL, Lap(K/eps) per action, experts setting (paper 001, Sec. 5)", {"naive": True}, **EXPERTS),
 )
+
+# The library functions, checking their arguments by the registry's rules (anonbandits.validation) before
+# they run; the registry entries above keep the unchecked ones, whose parameters resolve has checked.
+# ``checkpoints`` may be a list of rounds here, and successive_elimination's epsilon may be inf (no noise).
+_ARRAYS = {"checkpoints": ""}
+se = validated(se, **_ARRAYS)
+dp_se = validated(dp_se, **_ARRAYS)
+successive_elimination = validated(successive_elimination, epsilon="", **_ARRAYS)
+anytime_lazy_ucb = validated(anytime_lazy_ucb, **_ARRAYS)
+hybrid_ucb = validated(hybrid_ucb, **_ARRAYS)
+hybrid_ucb_batch = validated(hybrid_ucb_batch, **_ARRAYS)
+ftnl = validated(ftnl, **_ARRAYS)

@@ -12,12 +12,13 @@ from anonbandits.experiments.runner import TaskResult
 from anondecomp.io import atomic_open
 
 
-def plot_curves(results: Sequence[TaskResult], path: str | Path, *, xlabel: str = "round",
-                ylabel: str = "cumulative pseudo-regret") -> Path:
+def plot_curves(results: Sequence[TaskResult], path: str | Path, *, xlabel: str | None = None,
+                ylabel: str | None = None) -> Path:
     """Plot the mean of each label's curves with a 95% normal band over seeds and save to ``path``.
 
     Curves of one label are interpolated onto the union of their x values, so runs may record different
-    checkpoints (e.g. a run stopped early).
+    checkpoints (e.g. a run stopped early). The axes are labelled with ``xlabel`` and ``ylabel``, by default
+    the names the runs' results give their curves (``Result.curve_axes``).
     """
     import matplotlib
 
@@ -29,6 +30,10 @@ def plot_curves(results: Sequence[TaskResult], path: str | Path, *, xlabel: str 
         groups[r.label].append(r.curve)
     if not groups:
         raise ValueError("no run recorded a curve to plot")
+    # the runs' own axis names; a grid mixing algorithms whose curves differ names them all ("a / b")
+    named = [r.result.curve_axes or ("x", "y") for r in results if r.curve is not None]
+    xlabel = xlabel or " / ".join(dict.fromkeys(a[0] for a in named))
+    ylabel = ylabel or " / ".join(dict.fromkeys(a[1] for a in named))
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for label, curves in sorted(groups.items()):
         x = np.unique(np.concatenate([np.asarray(c[0], float) for c in curves]))

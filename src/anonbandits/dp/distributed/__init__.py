@@ -13,12 +13,12 @@ P = (R, S, A) of :mod:`anonbandits.dp.distributed.protocols`, whose docstrings g
 ``shuffle-dp-se``         distributed pure DP via secure shuffling (Thm 3, App. D.2)
 ========================  =========================================================================
 
-The RDP and CDP variants report their ``(eps', delta)``-DP conversion as ``dp_epsilon``.
+Every variant reports its guarantee as ``privacy_epsilon`` and ``privacy_delta`` (the RDP and CDP variants
+their ``(eps', delta)``-DP conversion at the parameter ``dp_delta``).
 """
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Mapping
 from functools import partial
@@ -27,47 +27,48 @@ from typing import Any
 import numpy as np
 
 from anonbandits.core.schedules import batch_length
-from anonbandits.dp.distributed.elimination import SIMULATIONS, EliminationResult, run_elimination
+from anonbandits.dp.distributed import elimination as _elimination
+from anonbandits.dp.distributed.elimination import SIMULATIONS, EliminationResult
 from anonbandits.dp.distributed.protocols import PROTOCOLS, BatchParams, Protocol
 from anonbandits.envs.rewards import GAUSSIAN_SIGMA, REWARD_MODELS, model_means, parse_means
 from anonbandits.errors import require
 from anonbandits.registry import AlgorithmSpec, Param, Result
+from anonbandits.validation import POSITIVE_FINITE, Rule, validated
+
+#: ``confidence`` and ``tau_confidence``: a probability, 0 standing for 1/T
+CONFIDENCE = Rule(lambda v: 0 <= v <= 1, "in [0, 1] (0 means 1/T)")
 
 __all__ = ["ALGORITHMS", "PROTOCOLS", "BatchParams", "EliminationResult", "Protocol", "run_elimination"]
 
+#: Algorithm 1 as a library function, checking its arguments by the registry's rules (the registry entries
+#: call the unchecked one: resolve has checked their parameters)
+run_elimination = validated(_elimination.run_elimination)
+
 
 def _run(name: str, eps_below_one: str | None, params: Mapping[str, Any], seed: int) -> Result:
-    """Validate ``params``, run Algorithm 1 with protocol ``name`` and package metrics and the regret curve;
+    """Run Algorithm 1 with protocol ``name`` on the resolved ``params`` (each checked by its Param's rule;
+    only the pairing of simulation and secagg is checked here) and package metrics and the regret curve;
     warn when ``eps_below_one`` (a theorem) assumes epsilon < 1 and it is not."""
     means = parse_means(params["means"])
     horizon, base, eps = params["horizon"], params["batch_base"], params["epsilon"]
-    require(horizon >= 1, "horizon", "at least 1", horizon)
-    require(base >= 2, "batch_base", "an integer >= 2", base)
-    require(eps > 0 and math.isfinite(eps), "epsilon", "a positive number", eps)
-    for key in ("crs", "reward_sigma"):
-        require(params[key] > 0, key, "positive", params[key])
-    require(params["checkpoints"] >= 2, "checkpoints", "at least 2", params["checkpoints"])
-    for key in ("confidence", "tau_confidence"):
-        require(0 <= params[key] <= 1, key, "in [0, 1] (0 means 1/T)", params[key])
     require(params["simulation"] == "per-user" or params["secagg"] == "ideal", "secagg",
             "ideal with simulation=aggregate (the others simulate users' messages)", params["secagg"])
-    require(params.get("delta") is None or 0 < params["delta"] < 1, "delta", "in (0, 1)", params.get("delta"))
     if eps_below_one and eps >= 1:
         warnings.warn(f"{eps_below_one} assumes epsilon < 1 (spec Sec. 6 item 18); running with {eps}",
                       stacklevel=2)
     p, p_tau = (params[key] or 1.0 / horizon for key in ("confidence", "tau_confidence"))
     protocol = PROTOCOLS[name](eps, p_tau, params.get("scale", 1.0))
-    res = run_elimination(protocol, means, reward=params["reward"], reward_sigma=params["reward_sigma"],
+    res = _elimination.run_elimination(protocol, means, reward=params["reward"], reward_sigma=params["reward_sigma"],
                           horizon=horizon, batch_base=base, confidence=p, crs=params["crs"],
                           rng=np.random.default_rng(seed), simulation=params["simulation"], secagg=params["secagg"],
                           checkpoints=params["checkpoints"])
     best = int(np.argmax(model_means(params["reward"], means, params["reward_sigma"])))
     lengths = [n for n in (batch_length(base, b) for b in range(1, 64)) if n <= horizon // 2]
-    dp_eps, dp_delta = protocol.privacy(lengths, params.get("delta"))
+    dp_eps, dp_delta = protocol.privacy(lengths, params.get("dp_delta"))
     metrics = {"regret": res.regret, "batches": res.batches, "active_arms": int(res.active.size),
-               "identified": int(res.active.size == 1 and int(res.active[0]) == best),
+               "best_arm_found": int(res.active.size == 1 and int(res.active[0]) == best),
                "best_pulls": int(res.pulls[best]), "bits": res.max_bits, "wrap_errors": res.wrap_errors,
-               "dp_epsilon": dp_eps, "dp_delta": dp_delta}
+               "privacy_epsilon": dp_eps, "privacy_delta": dp_delta}
     label = protocol.name if protocol.pure else f"{protocol.name} s={protocol.scale:g}"
     return Result(metrics=metrics, curve=(res.checkpoints, res.cumulative_regret), label=label)
 
@@ -75,21 +76,23 @@ def _run(name: str, eps_below_one: str | None, params: Mapping[str, Any], seed: 
 def _params(secure: tuple[str, ...], scaled: bool = False) -> tuple[Param, ...]:
     return (
         Param("means", str, "0.9,0.8,0.7", "comma-separated arm means (reward parameters)"),
-        Param("epsilon", float, 0.5, "privacy level eps > 0"),
-        Param("horizon", int, 1_000_000, "number of users T"),
+        Param("epsilon", float, 0.5, "privacy level eps > 0", rule=POSITIVE_FINITE),
+        Param("horizon", int, 1_000_000, "number of users T (one round each)", unit="rounds"),
         Param("reward", str, "bernoulli", "reward model", choices=REWARD_MODELS),
-        Param("reward_sigma", float, GAUSSIAN_SIGMA, "std of the clipped Gaussian rewards (paper: 0.1)"),
-        Param("confidence", float, 0.1, "p in the confidence radius beta(b); 0 means 1/T"),
+        Param("reward_sigma", float, GAUSSIAN_SIGMA, "std of the clipped Gaussian rewards (paper: 0.1)",
+              unit="reward"),
+        Param("confidence", float, 0.1, "p in the confidence radius beta(b); 0 means 1/T", rule=CONFIDENCE),
         Param("tau_confidence", float, 0.0, "p in the accuracy tau (sets m); 0 means 1/T (theory), "
-                                            "the paper's code uses 0.1"),
-        Param("batch_base", int, 2, "batch length l(b) = base^b (the paper's figures 1-3 use 4)"),
+                                            "the paper's code uses 0.1", rule=CONFIDENCE),
+        Param("batch_base", int, 2, "batch length l(b) = base^b (the paper's figures 1-3 use 4)", unit="rounds"),
         Param("crs", float, 1.0, "multiplier of the confidence radius"),
         Param("simulation", str, "aggregate", "aggregate: exact block sums and aggregate noise; "
                                               "per-user: every user's message", choices=SIMULATIONS),
         Param("secagg", str, "ideal", "secure computation simulated in per-user mode", choices=secure),
-        Param("checkpoints", int, 200, "points of the regret curve"),
+        Param("checkpoints", int, 200, "points of the regret curve", unit="points"),
     ) + ((Param("scale", float, 10.0, "scaling factor s >= 1 of the noise (larger: less regret, more bits)"),
-          Param("delta", float, 1e-6, "delta of the reported (eps, delta)-DP conversion")) if scaled else ())
+          Param("dp_delta", float, 1e-6, "delta of the reported (eps, delta)-DP conversion", aliases=("delta",)))
+         if scaled else ())
 
 
 _SECAGG = ("ideal", "masked")

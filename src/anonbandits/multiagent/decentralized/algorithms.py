@@ -49,14 +49,16 @@ DEFAULT_MAX_STEPS = 10**8
 class DecentralizedResult(Result):
     """Outcome of one run: the registry's :class:`~anonbandits.registry.Result` plus per-player and per-arm data.
 
-    ``metrics`` (each also read as an attribute, ``res.samples``): ``samples`` is the sample complexity: global
-    steps (pulls, all players) until the stopping rule fired (raw steps of finished players excluded with
-    ``draw_only_active``); ``messages`` follows the paper's convention (spec A11): votes for DE, ``(N-1)`` per
-    step for 0-PRIVACY, 0 for 1-PRIVACY; ``broadcasts`` and ``p2p_messages = broadcasts * (N-1)`` are given for
-    every algorithm. ``recommended`` is the consensus arm when the shared set is a singleton, else the most
-    common of the players' arms; ``correct`` says whether it is eps-optimal at the stopping step (A9),
-    ``found_best`` whether it is the best arm; ``agents_correct``, ``truncated``, ``suboptimal_pulls``,
-    ``resets``, ``guard_fired``; ``threshold`` and ``t_consensus`` are -1 where the attributes are ``None``.
+    ``metrics`` (each also read as an attribute, ``res.samples``; names and kinds of
+    :mod:`anonbandits.results`): ``samples`` is the sample complexity: global steps (pulls, all players) until
+    the stopping rule fired (raw steps of finished players excluded with ``draw_only_active``); ``messages``
+    follows the paper's convention (spec A11): votes for DE, ``(N-1)`` per step for 0-PRIVACY, 0 for
+    1-PRIVACY; ``broadcasts`` and ``p2p_messages = broadcasts * (N-1)`` are given for every algorithm.
+    ``recommended`` is the consensus arm when the shared set is a singleton, else the most common of the
+    players' arms (empty when no player holds one); ``approx_optimal`` (1/0) says whether it is eps-optimal
+    (eps: the approximation factor) at the stopping step (A9), ``best_arm_found`` whether it is the best arm;
+    ``users_approx_optimal``, ``truncated``, ``suboptimal_pulls``, ``resets``, ``guard_fired``;
+    ``vote_threshold`` (the attribute ``threshold``) and ``t_consensus`` are empty where they are ``None``.
     ``curve``: the fraction of players holding one arm against the global step. Per player: ``agent_arms``
     (-1: no single arm yet) and ``agent_pulls``; ``elimination_steps``: the raw global step at which each arm
     left the shared set (-1: never; last segment for DSER4).
@@ -153,14 +155,14 @@ def _run(label: str, means, n_agents: int, rng: np.random.Generator, *, conf: fl
     grid = np.unique(np.linspace(0, t_end, 200).round().astype(np.int64))
     done = np.concatenate(([0], res["done_counts"]))[np.searchsorted(res["done_times"], grid, side="right")]
     metrics = {"samples": int(samples), "messages": int(messages), "broadcasts": int(broadcasts),
-               "p2p_messages": int(broadcasts) * (n_agents - 1), "recommended": rec,
-               "correct": bool(rec >= 0 and good[rec]), "found_best": bool(rec == env.best(t_end)),
-               "agents_correct": float(np.mean((arms >= 0) & good[np.maximum(arms, 0)])),
-               "threshold": -1 if threshold is None else threshold,
-               "t_consensus": -1 if t_consensus is None else t_consensus, "truncated": not res["stopped"],
+               "p2p_messages": int(broadcasts) * (n_agents - 1), "recommended": rec if rec >= 0 else None,
+               "approx_optimal": bool(rec >= 0 and good[rec]), "best_arm_found": bool(rec == env.best(t_end)),
+               "users_approx_optimal": float(np.mean((arms >= 0) & good[np.maximum(arms, 0)])),
+               "vote_threshold": threshold, "t_consensus": t_consensus, "truncated": not res["stopped"],
                "suboptimal_pulls": res["suboptimal"], "resets": res["resets"], "guard_fired": res["guard_fired"]}
     return DecentralizedResult(
-        metrics=metrics, curve=(grid, done / arms.size), label=label, agent_arms=arms, agent_pulls=pulls,
+        metrics=metrics, curve=(grid, done / arms.size), label=label, curve_axes=CURVE_AXES, agent_arms=arms,
+        agent_pulls=pulls,
         votes=res["V"], elimination_steps=res["elim_time"], threshold=threshold, t_consensus=t_consensus,
         local_confidence=conf, log=log)
 
@@ -267,27 +269,30 @@ CURVE_AXES = ("global step", "fraction of players holding one arm")
 
 
 _COMMON = (
-    Param("agents", int, 64, "number of players N"),
+    Param("users", int, 64, "number of players N", aliases=("agents",), unit="users"),
     Param("means", str, PAPER_MEANS, "arm means, comma-separated (paper: K = 10)"),
     Param("delta", float, 0.05, "global failure probability"),
-    Param("epsilon", float, 0.25, "approximation factor eps in (0, 1]"),
+    Param("approx", float, 0.25, "approximation factor eps in (0, 1]: an arm within eps of the best is a "
+          "correct answer", aliases=("epsilon",), unit="reward"),
     Param("activity", str, "uniform", "player activity: uniform (Problem 1) or skewed (Problem 2)",
           ACTIVITIES),
     Param("reward", str, "bernoulli", "reward model", REWARD_MODELS),
     Param("drift", float, 0.0, "Problem 3: every arm but the best loses drift per step (e.g. 1e-5)"),
-    Param("switch_at", int, 0, "from this step on the means are --means-after (0: never)"),
+    Param("switch_at", int, 0, "from this step on the means are --means-after (0: never)", unit="steps"),
     Param("means_after", str, "", "arm means after --switch-at"),
-    Param("max_steps", int, DEFAULT_MAX_STEPS, "cap on global steps (the run is marked truncated)"),
+    Param("max_rounds", int, DEFAULT_MAX_STEPS, "cap on global steps (the run is marked truncated)",
+          aliases=("max_steps",), unit="steps"),
 )
 
 
 def _entry(name: str, params: Mapping[str, Any], seed: int) -> Result:
     """Registry entry of ``name`` (``decentralized-elimination``, DSER4 with ``subroutine = ser4``,
-    ``no-sharing``, ``full-sharing``) on resolved ``params``: the run's :class:`DecentralizedResult`."""
+    ``no-sharing``, ``full-sharing``) on resolved (and checked) ``params``: the run's
+    :class:`DecentralizedResult`. The registry's names become the library's: ``users`` -> ``n_agents``,
+    ``approx`` -> ``eps``, ``max_rounds`` -> ``max_steps``."""
     p = dict(params)
-    require(0 < p["epsilon"] <= 1, "epsilon", "in (0, 1]", p["epsilon"])
-    means, agents, after = parse_means(p.pop("means")), p.pop("agents"), p.pop("means_after")
-    p |= {"rng": np.random.default_rng(seed), "eps": p.pop("epsilon"),
+    means, agents, after = parse_means(p.pop("means")), p.pop("users"), p.pop("means_after")
+    p |= {"rng": np.random.default_rng(seed), "eps": p.pop("approx"), "max_steps": p.pop("max_rounds"),
           "means_after": parse_means(after) if after else None}
     if p["subroutine"] == "ser4":  # DSER4 runs to its horizon
         for key in ("subroutine", "max_steps", "stop", "draw_only_active"):
@@ -315,7 +320,7 @@ ALGORITHMS: tuple[AlgorithmSpec, ...] = tuple(
              Param("stop", str, "all", "stop when all players hold one arm, or at consensus", STOP_RULES),
              _ONLY_ACTIVE,
              Param("phi", float, 1e-4, "ser4 only: reset probability per step"),
-             Param("horizon", int, 1_000_000, "ser4 only: number of global steps"))),
+             Param("horizon", int, 1_000_000, "ser4 only: number of global steps", unit="steps"))),
         ("no-sharing", "1-PRIVACY (Féraud et al. 2019, Sec. 5.1): every player alone at confidence delta/N, no "
          "messages", (_SUBROUTINE, _ONLY_ACTIVE)),
         ("full-sharing", "0-PRIVACY (Féraud et al. 2019, Sec. 5.1): one shared learner, every (arm, reward) "

@@ -13,33 +13,46 @@ from typing import Any
 import numpy as np
 
 from anonbandits.envs.rewards import parse_means
-from anonbandits.errors import require
-from anonbandits.multiagent.mase import model
-from anonbandits.multiagent.mase.dp_mase import DPMASEConfig, dp_mase, dp_mase_local_elimination
+from anonbandits.multiagent import shared
+from anonbandits.multiagent.mase import dp_mase as _dp
+from anonbandits.multiagent.mase import model, voting
+from anonbandits.multiagent.mase.dp_mase import DPMASEConfig
 from anonbandits.multiagent.mase.model import EliminationLog, Instance, MaseResult, NoiseAudit, problem
-from anonbandits.multiagent.mase.voting import SAMPLINGS, STOP_RULES, central, corrupted_elimination, independent, mase
-from anonbandits.multiagent.shared import ACTIVITIES, activity_probabilities
+from anonbandits.multiagent.mase.voting import SAMPLINGS, STOP_RULES
+from anonbandits.multiagent.shared import ACTIVITIES
 from anonbandits.registry import AlgorithmSpec, Param, Result
 from anonbandits.registry import parse_bool as flag
+from anonbandits.validation import validated
+
+# The library functions, checking their arguments by the registry's rules (anonbandits.validation); the
+# registry entries below call the unchecked ones, their parameters being checked by resolve already.
+mase = validated(voting.mase)
+central = validated(voting.central)
+corrupted_elimination = validated(voting.corrupted_elimination)
+independent = validated(voting.independent)
+dp_mase = validated(_dp.dp_mase)
+dp_mase_local_elimination = validated(_dp.dp_mase_local_elimination)
+activity_probabilities = validated(shared.activity_probabilities, agents="users")
 
 __all__ = ["ALGORITHMS", "DPMASEConfig", "EliminationLog", "Instance", "MaseResult", "NoiseAudit",
            "activity_probabilities", "central", "corrupted_elimination", "dp_mase", "dp_mase_local_elimination",
            "independent", "mase", "problem"]
 
 COMMON = (
-    Param("agents", int, 64, "number of agents N"),
+    Param("users", int, 64, "number of agents (users) N", aliases=("agents",), unit="users"),
     Param("problem", str, "1", "paper 003's instance: 1 (Bernoulli) or 2 (Gaussian); --means overrides it",
           choices=model.PROBLEMS),
     Param("means", str, "", "custom arm means, comma-separated (overrides --problem)"),
-    Param("reward", str, "bernoulli", "reward model of --means (gaussian: unclipped, std --sigma)",
+    Param("reward", str, "bernoulli", "reward model of --means (gaussian: unclipped, std --reward-sigma)",
           choices=model.MODELS),
-    Param("sigma", float, 0.5, "standard deviation of Gaussian rewards (Problem 2; spec A13)"),
+    Param("reward_sigma", float, 0.5, "standard deviation of Gaussian rewards (Problem 2; spec A13)",
+          aliases=("sigma",), unit="reward"),
     Param("delta", float, 0.05, "global failure probability"),
-    Param("activity", str, "uniform", "agent distribution P_N: uniform or skewed, P(n) ∝ (n+a)^-gamma",
-          choices=ACTIVITIES),
-    Param("gamma", float, 0.8, "exponent of the skewed activity"),
+    Param("activity", str, "uniform", "agent distribution P_N: uniform or skewed, P(n) ∝ (n+a)^-g with g "
+          "the activity exponent", choices=ACTIVITIES),
+    Param("activity_exponent", float, 0.8, "exponent g of the skewed activity", aliases=("gamma",)),
     Param("activity_offset", float, 0.0, "offset a of the skewed activity"),
-    Param("max_rounds", int, 10**9, "stop (truncated) after this many rounds"),
+    Param("max_rounds", int, 10**9, "stop (truncated) after this many rounds", unit="rounds"),
 )
 WIDTH = (Param("width_c", float, 1.0, "constant c in the SE width 2 sqrt(log(c K t^2/b)/t) (spec A4)"),
          Param("width_denominator", int, 1, "1: width uses t; 2: it uses 2t (spec A4)", choices=(1, 2)))
@@ -53,26 +66,36 @@ ARMS_AXES = ("round", "arms left in the global set")
 def _dp_mase(instance: Instance, probs: np.ndarray, rng: np.random.Generator, *, epsilon: float,
              **params: Any) -> MaseResult:
     """:func:`.dp_mase.dp_mase` with the registry's parameters (``epsilon`` is :class:`DPMASEConfig`'s ``eps``)."""
-    return dp_mase(instance, probs, DPMASEConfig(eps=epsilon, **params), rng)
+    return _dp.dp_mase(instance, probs, DPMASEConfig(eps=epsilon, **params), rng)
+
+
+#: metric names of :meth:`MaseResult.metrics` -> names of the results schema (:mod:`anonbandits.results`)
+_METRIC_NAMES = {"correct": "best_arm_found", "threshold": "vote_threshold", "agent_accuracy": "users_best_arm_found"}
+#: what :meth:`MaseResult.metrics` reports that is not a number: ``Result.info``
+_INFO = ("instance", "votes")
 
 
 def _run(call: Callable[..., MaseResult], names: tuple[str, ...], params: Mapping[str, Any], seed: int) -> Result:
     """Registry entry of a paper-003 algorithm: the library ``call`` (:mod:`.voting`, :mod:`.dp_mase`) on the
-    instance and activity that ``params`` describe, with the parameters ``names`` passed on by name."""
-    require(params["sigma"] > 0, "sigma", "positive", params["sigma"])
-    instance = (Instance(parse_means(params["means"]), params["reward"], params["sigma"], "custom")
-                if params["means"] else problem(params["problem"], params["sigma"]))  # --means overrides --problem
-    probs = activity_probabilities(params["agents"], params["activity"], gamma=params["gamma"],
+    instance and activity that ``params`` (resolved and checked by the registry) describe, with the parameters
+    ``names`` passed on by name."""
+    sigma = params["reward_sigma"]
+    instance = (Instance(parse_means(params["means"]), params["reward"], sigma, "custom")
+                if params["means"] else problem(params["problem"], sigma))  # --means overrides --problem
+    probs = shared.activity_probabilities(params["users"], params["activity"], gamma=params["activity_exponent"],
                                    offset=params["activity_offset"])
-    require(params["max_rounds"] >= 1, "max_rounds", "positive", params["max_rounds"])
     result = call(instance, probs, np.random.default_rng(seed), **{name: params[name] for name in names})
-    return Result(metrics=result.metrics(), curve=result.curve())
+    metrics = {_METRIC_NAMES.get(k, k): v for k, v in result.metrics().items() if k not in _INFO}
+    if metrics["vote_threshold"] == -1:
+        metrics["vote_threshold"] = None  # no vote board: not applicable
+    return Result(metrics=metrics, curve=result.curve(),
+                  info={"instance": result.instance.name, "votes": [int(v) for v in result.votes]})
 
 
 ALGORITHMS: tuple[AlgorithmSpec, ...] = tuple(
     AlgorithmSpec(name, partial(_run, call, ("delta", "max_rounds", *(p.name for p in own))), COMMON + own, summary,
                   "multi-agent BAI (paper 003)", axes) for name, call, own, summary, axes in (
-        ("mase", mase, WIDTH + (Param("beta", float, 0.5, "local failure probability of each agent's SE; "
+        ("mase", voting.mase, WIDTH + (Param("beta", float, 0.5, "local failure probability of each agent's SE; "
                                                            "M = ceil(log delta / log beta)"),),
          "MASE (paper 003, Alg. 1): SE agents vote, immediate global sync", ARMS_AXES),
         ("dp-mase", _dp_mase, (Param("epsilon", float, 0.1, "differential-privacy level eps_dp"),
@@ -80,13 +103,13 @@ ALGORITHMS: tuple[AlgorithmSpec, ...] = tuple(
                                Param("literal_order", flag, False, "next epoch length before the sync (A8)"), RETIRE,
                                SAMPLING),
          "DP-MASE (paper 003, Alg. 2): epoch-wise DP-SE agents vote; eps-DP messages", ARMS_AXES),
-        ("corrupted-elimination", corrupted_elimination,
+        ("corrupted-elimination", voting.corrupted_elimination,
          WIDTH + (ETA, Param("xi", float, 0.05, "probability that a vote is dropped (corruption)"), RETIRE, SAMPLING),
          "Corrupted Elimination (paper 003, Alg. 3); xi=0 is Feraud et al.", ARMS_AXES),
-        ("feraud", partial(corrupted_elimination, xi=0.0), WIDTH + (ETA, RETIRE, SAMPLING),
+        ("feraud", partial(voting.corrupted_elimination, xi=0.0), WIDTH + (ETA, RETIRE, SAMPLING),
          "Feraud et al. 2019 baseline as paper 003 runs it: Corrupted Elimination with xi = 0 (spec 2.6)", ARMS_AXES),
-        ("central", central, WIDTH, "CENTRAL baseline (paper 003, Sec. 6): SE on pooled raw rewards", ARMS_AXES),
-        ("independent", independent, WIDTH + (Param("stop", str, "all", "all: until every agent is done (A14); "
+        ("central", voting.central, WIDTH, "CENTRAL baseline (paper 003, Sec. 6): SE on pooled raw rewards", ARMS_AXES),
+        ("independent", voting.independent, WIDTH + (Param("stop", str, "all", "all: until every agent is done (A14); "
                                                   "first: first done", choices=STOP_RULES), SAMPLING),
-         "INDEPENDENT baseline (paper 003, Sec. 6): every agent runs SE alone", ("round", "agents still running")),
+         "INDEPENDENT baseline (paper 003, Sec. 6): every agent runs SE alone", ("round", "users still running")),
     ))

@@ -43,7 +43,7 @@ def test_all_six_are_registered_with_the_spec_defaults():
         assert d["tau_confidence"] == 0.0 and d["simulation"] == "aggregate"
         assert {"means", "epsilon", "horizon", "reward"} <= set(d)
     assert registry.get("dist-rdp-se").defaults()["scale"] == 10.0
-    assert "delta" in registry.get("dist-cdp-se").defaults()
+    assert "dp_delta" in registry.get("dist-cdp-se").defaults()
 
 
 @pytest.mark.slow
@@ -66,7 +66,7 @@ def test_dist_dp_se_has_the_law_of_the_per_user_loop():
 def test_finds_the_best_arm_on_an_easy_instance(name):
     for seed in range(3):
         out = run(name, seed, means="0.2,0.9,0.5,0.4", epsilon=1.0, horizon=400_000)
-        assert out.metrics["identified"] == 1
+        assert out.metrics["best_arm_found"] == 1
         assert out.metrics["active_arms"] == 1
         assert out.metrics["best_pulls"] > 0.9 * 400_000
         assert out.metrics["wrap_errors"] == 0
@@ -147,12 +147,12 @@ def test_per_user_and_aggregate_modes_release_the_same_law(name):
 
 
 def test_rdp_and_cdp_report_their_dp_conversion():
-    out = run("dist-rdp-se", epsilon=0.5, scale=10, delta=1e-6, horizon=10_000)
-    eps = out.metrics["dp_epsilon"]
+    out = run("dist-rdp-se", epsilon=0.5, scale=10, dp_delta=1e-6, horizon=10_000)
+    eps = out.metrics["privacy_epsilon"]
     assert zcdp_to_dp(0.5**2 / 2, 1e-6) <= eps <= rdp_to_dp(lambda a: dist_rdp_se_rdp(a, 0.5, 10), 1e-6)
-    cdp = run("dist-cdp-se", epsilon=0.5, scale=10, delta=1e-6, horizon=10_000).metrics
-    assert cdp["dp_epsilon"] == pytest.approx(zcdp_to_dp(0.5**2 / 2, 1e-6), rel=1e-9)  # xi underflows at s=10
-    assert run("dist-dp-se").metrics["dp_delta"] == 0.0
+    cdp = run("dist-cdp-se", epsilon=0.5, scale=10, dp_delta=1e-6, horizon=10_000).metrics
+    assert cdp["privacy_epsilon"] == pytest.approx(zcdp_to_dp(0.5**2 / 2, 1e-6), rel=1e-9)  # xi underflows at s=10
+    assert run("dist-dp-se").metrics["privacy_delta"] == 0.0
 
 
 def test_local_model_pays_much_more_than_distributed():
@@ -171,7 +171,8 @@ def test_local_model_pays_much_more_than_distributed():
     ("dist-dp-se", {"secagg": "masked"}),
     ("dist-dp-se", {"secagg": "split-and-mix"}),
     ("dist-rdp-se", {"scale": 0.5}),
-    ("dist-cdp-se", {"delta": 1.0}),
+    ("dist-cdp-se", {"dp_delta": 1.0}),
+    ("dist-cdp-se", {"delta": 1.0}),  # the deprecated name, checked as its new name
     ("shuffle-dp-se", {"secagg": "masked"}),
 ])
 def test_bad_parameters_raise_config_error(name, params):

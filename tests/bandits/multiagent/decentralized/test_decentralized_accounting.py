@@ -83,7 +83,7 @@ def test_deterministic_case_matches_the_accounting(subroutine: str, activity: st
     done = np.where(finish <= tau, finish, adopt)
     assert res.samples == done.max()
     assert res.agent_pulls.sum() == res.samples  # one pull per global step
-    assert np.all(res.agent_arms == 0) and res.recommended == 0 and res.correct
+    assert np.all(res.agent_arms == 0) and res.recommended == 0 and res.approx_optimal
 
 
 def test_deterministic_case_one_round_per_activation() -> None:

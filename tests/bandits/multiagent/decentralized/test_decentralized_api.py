@@ -18,7 +18,8 @@ from anonbandits.multiagent.decentralized import (
     run_no_sharing,
 )
 
-REQUIRED = ["algorithm", "seed", "agents", "samples", "messages", "recommended", "correct", "wall_time"]
+REQUIRED = ["algorithm", "seed", "users", "samples", "messages", "recommended", "best_arm_found", "approx_optimal",
+            "wall_time"]
 
 
 def test_registered_with_the_papers_subroutines() -> None:
@@ -35,33 +36,35 @@ def test_defaults_run_paper_002s_problem_1() -> None:
     delta = 0.05, eta = 0.9, uniform players) with Decentralized SER3: the run equals the library call with those
     values, and an arm leaves at its 29th vote (M = ceil(log delta / log eta), Sec. 3.2)."""
     spec = registry.get("decentralized-elimination")
-    out = spec.run(spec.resolve({"agents": 32}), 6)
+    out = spec.run(spec.resolve({"users": 32}), 6)
     res = run_decentralized_elimination([0.7, 0.5, 0.3] + [0.1] * 7, 32, rng=np.random.default_rng(6), delta=0.05,
                                         eta=0.9, eps=0.25, subroutine="ser3", activity="uniform")
-    assert out.metrics == res.metrics
+    assert out.metrics == res.metrics and out.curve_axes == res.curve_axes == spec.curve_axes
     assert res.threshold == 29 and res.votes.max() == 29 and res.votes[0] == 0
 
 
 @pytest.mark.parametrize("argv", [
-    ["--algorithm", "decentralized-elimination", "--agents", "40", "--means", "0.9,0.8,0.7"],
-    ["--algorithm", "decentralized-elimination", "--agents", "40", "--subroutine", "ugapec", "--activity", "skewed"],
-    ["--algorithm", "decentralized-elimination", "--agents", "8", "--subroutine", "ser4", "--eta", "0.5",
+    ["--algorithm", "decentralized-elimination", "--users", "40", "--means", "0.9,0.8,0.7"],
+    ["--algorithm", "decentralized-elimination", "--users", "40", "--subroutine", "ugapec", "--activity", "skewed"],
+    ["--algorithm", "decentralized-elimination", "--users", "8", "--subroutine", "ser4", "--eta", "0.5",
      "--delta", "0.25", "--horizon", "20000", "--phi", "0.0005", "--means", "0.9,0.5,0.1"],
-    ["--algorithm", "no-sharing", "--agents", "16", "--draw-only-active", "true"],
-    ["--algorithm", "full-sharing", "--agents", "16", "--subroutine", "median"],
+    ["--algorithm", "no-sharing", "--users", "16", "--draw-only-active", "true"],
+    ["--algorithm", "no-sharing", "--users", "16", "--draw-only-active"],
+    ["--algorithm", "full-sharing", "--users", "16", "--subroutine", "median"],
 ])
 def test_cli_table(tmp_path, argv) -> None:
     out = tmp_path / "r.csv"
     assert main(["simulate", *argv, "--seeds", "2", "--workers", "1", "--no-progress", "--out", str(out)]) == 0
     rows = list(csv.DictReader(out.open()))
     assert len(rows) == 2 and all(col in rows[0] for col in REQUIRED)
-    assert rows[0]["correct"] in ("True", "False") and int(rows[0]["samples"]) > 0
+    assert rows[0]["best_arm_found"] in ("0", "1") and int(rows[0]["samples"]) > 0
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["--agents", "20"], "delta must be >= eta"),
-    (["--epsilon", "0"], "epsilon must be in"),
-    (["--agents", "41", "--activity", "skewed"], "agents must be even"),
+    (["--users", "20"], "delta must be >= eta"),
+    (["--approx", "0"], "--approx must be in (0, 1], got 0.0"),
+    (["--epsilon", "0"], "--approx must be in (0, 1], got 0.0"),  # the deprecated name, refused: no notice
+    (["--users", "41", "--activity", "skewed"], "agents must be even"),
     (["--means", "0.5"], "at least two arms"),
     (["--drift", "1e-5", "--draw-only-active", "yes"], "--draw-only-active needs stationary"),
     (["--switch-at", "100"], "--switch-at > 0 needs --means-after"),
@@ -69,7 +72,8 @@ def test_cli_table(tmp_path, argv) -> None:
 def test_cli_rejects_bad_parameters(capsys, argv, message) -> None:
     code = main(["simulate", "--algorithm", "decentralized-elimination", *argv, "--seeds", "1", "--workers", "1",
                  "--no-progress"])
-    assert code == 2 and message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and err.count("\n") == 1
 
 
 def test_same_seed_same_run() -> None:

@@ -34,8 +34,8 @@ def test_delta_correctness_over_many_seeds(subroutine: str) -> None:
         res = run_decentralized_elimination(means, 10, rng=np.random.default_rng(seed), delta=delta, eta=0.6,
                                             eps=0.2, subroutine=subroutine)
         assert not res.truncated and res.recommended >= 0
-        wrong += not res.correct
-        players_wrong += res.agents_correct < 1
+        wrong += not res.approx_optimal
+        players_wrong += res.users_approx_optimal < 1
     bound = stats.binom.ppf(0.999, runs, delta)
     assert wrong <= bound and players_wrong <= bound
 
@@ -46,7 +46,7 @@ def test_each_subroutine_alone_finds_the_best_arm(subroutine: str) -> None:
     means = [0.3, 0.8, 0.5]
     res = run_no_sharing(means, 12, rng=np.random.default_rng(7), delta=0.05, eps=0.25, subroutine=subroutine)
     assert not res.truncated
-    assert np.all(res.agent_arms == 1) and res.recommended == 1 and res.found_best
+    assert np.all(res.agent_arms == 1) and res.recommended == 1 and res.best_arm_found
     assert res.agent_pulls.sum() == res.samples
 
 
@@ -61,7 +61,7 @@ def test_dser4_tracks_a_switch_of_the_best_arm() -> None:
     tracked = 0
     for seed in range(4):
         fixed = run_dser4(n_agents=6, rng=np.random.default_rng(seed), phi=0.0, **kw)
-        assert fixed.resets == 0 and fixed.recommended == 0 and not fixed.correct
+        assert fixed.resets == 0 and fixed.recommended == 0 and not fixed.approx_optimal
         assert fixed.suboptimal_pulls > 0.95 * after
         reset = run_dser4(n_agents=6, rng=np.random.default_rng(seed), phi=1 / 3000, **kw)
         assert reset.resets > 5
@@ -76,5 +76,5 @@ def test_problem3_drift() -> None:
     assert np.allclose(mu[:, 0], 0.7)
     assert np.allclose(mu[1], [0.7, 0.4, 0.2, 0.0]) and np.allclose(mu[2], [0.7, 0.0, 0.0, 0.0])
     res = run_decentralized_elimination(env, 32, rng=np.random.default_rng(2), delta=0.05, eta=0.9, eps=0.25)
-    assert res.correct and res.recommended == 0 and not res.truncated
+    assert res.approx_optimal and res.recommended == 0 and not res.truncated
     assert res.messages <= res.threshold * 4

@@ -28,35 +28,40 @@ def test_defaults_run_paper_003s_problem_1(name):
     beta = 0.5, eta = 0.9, uniform activity; xi = 0.05 and eps_dp = 0.1 from Fig. 6): the run equals the library
     call with those values on the same seed."""
     spec = registry.get(name)
-    out = spec.run(spec.resolve({"agents": 32}), 5)
+    out = spec.run(spec.resolve({"users": 32}), 5)
     result = PAPER_RUNS[name](np.full(32, 1 / 32), np.random.default_rng(5))
-    assert out.metrics["instance"] == "problem1"
-    assert {k: out.metrics[k] for k in result.metrics()} == result.metrics()
+    assert out.info["instance"] == "problem1" and out.info["votes"] == result.votes.tolist()
+    # the library's names -> the results schema's (the vote vector and the instance name are info, not metrics)
+    renamed = {"correct": "best_arm_found", "threshold": "vote_threshold", "agent_accuracy": "users_best_arm_found"}
+    expected = {renamed.get(k, k): v for k, v in result.metrics().items() if k not in ("votes", "instance")}
+    if expected["vote_threshold"] == -1:
+        expected["vote_threshold"] = None
+    assert out.metrics == expected and out.label == name and out.curve_axes == spec.curve_axes
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_cli_table_has_required_columns(tmp_path, name):
     out = tmp_path / "r.csv"
-    code = main(["simulate", "--algorithm", name, "--agents", "8", "--means", "0.9,0.4,0.3", "--seeds", "2",
+    code = main(["simulate", "--algorithm", name, "--users", "8", "--means", "0.9,0.4,0.3", "--seeds", "2",
                  "--workers", "1", "--no-progress", "--out", str(out), "--eta", "0.6"]
                 + (["--xi", "0.1"] if name == "corrupted-elimination" else [])
                 if name in ("corrupted-elimination", "feraud") else
-                ["simulate", "--algorithm", name, "--agents", "8", "--means", "0.9,0.4,0.3", "--seeds", "2",
+                ["simulate", "--algorithm", name, "--users", "8", "--means", "0.9,0.4,0.3", "--seeds", "2",
                  "--workers", "1", "--no-progress", "--out", str(out)])
     assert code == 0
     rows = list(csv.DictReader(open(out)))
     assert len(rows) == 2
-    for col in ("algorithm", "seed", "agents", "samples", "rounds", "messages", "recommended", "correct",
+    for col in ("algorithm", "seed", "users", "samples", "rounds", "messages", "recommended", "best_arm_found",
                 "wall_time"):
         assert col in rows[0]
     for row in rows:
-        assert row["correct"] == "True" and row["recommended"] == "0" and int(row["samples"]) > 0
+        assert row["best_arm_found"] == "1" and row["recommended"] == "0" and int(row["samples"]) > 0
 
 
 def test_feraud_is_corrupted_elimination_without_corruption():
     feraud, ce = registry.get("feraud"), registry.get("corrupted-elimination")
     assert "xi" not in feraud.defaults() and feraud.defaults()["eta"] == 0.9
-    params = {"agents": 12, "means": "0.9,0.5,0.4", "eta": 0.6}
+    params = {"users": 12, "means": "0.9,0.5,0.4", "eta": 0.6}
     a = feraud.run(feraud.resolve(params), 3).metrics
     b = ce.run(ce.resolve({**params, "xi": 0.0}), 3).metrics
     c = ce.run(ce.resolve({**params, "xi": 0.3}), 3).metrics
@@ -65,18 +70,20 @@ def test_feraud_is_corrupted_elimination_without_corruption():
 
 def test_problem_two_and_skewed_activity_run(tmp_path):
     spec = registry.get("dp-mase")
-    out = spec.run(spec.resolve({"problem": "2", "agents": 16, "activity": "skewed"}), 0)
-    assert out.metrics["instance"] == "problem2" and out.metrics["correct"]
+    out = spec.run(spec.resolve({"problem": "2", "users": 16, "activity": "skewed"}), 0)
+    assert out.info["instance"] == "problem2" and out.metrics["best_arm_found"] == 1
     x, y = out.curve
     assert y[0] == 10 and y[-1] == 1 and x[-1] == out.metrics["rounds"]
 
 
 @pytest.mark.parametrize("argv, message", [
     (["--algorithm", "corrupted-elimination", "--xi", "0.5"], "xi must be below"),
-    (["--algorithm", "corrupted-elimination", "--agents", "10"], "exceeds the 10 agents"),
-    (["--algorithm", "dp-mase", "--epsilon", "0"], "epsilon must be positive"),
+    (["--algorithm", "corrupted-elimination", "--users", "10"], "exceeds the 10 agents"),
+    (["--algorithm", "corrupted-elimination", "--agents", "10"], "exceeds the 10 agents"),  # no deprecation line
+    (["--algorithm", "dp-mase", "--epsilon", "0"], "--epsilon must be a finite positive number, got 0.0"),
     (["--algorithm", "central", "--means", "0.5,1.5"], "outside [0, 1]"),
-    (["--algorithm", "mase", "--beta", "1.2"], "beta must lie strictly between 0 and 1"),
+    (["--algorithm", "mase", "--beta", "1.2"], "--beta must be in (0, 1), got 1.2"),
+    (["--algorithm", "mase", "--agents", "0"], "--users must be at least 1, got 0"),
 ])
 def test_bad_parameters_give_one_line_errors(capsys, argv, message):
     assert main(["simulate", *argv, "--seeds", "1", "--workers", "1", "--no-progress"]) == 2

@@ -1,0 +1,207 @@
+"""The metrics schema of :class:`anonbandits.registry.Result`: every metric any algorithm reports, once.
+
+A metric has one name, one kind and one meaning in every family:
+
+* ``int``: a count or an index (a Python ``int`` in the result);
+* ``float``: a finite real number;
+* ``flag``: 0 or 1 (a Python ``int``; ``True``/``False`` are stored as 1/0 so tables and means agree).
+
+Metrics are numbers and never NaN or infinite. A metric is empty (``None`` in the result, an empty cell in a
+CSV table, ``null`` in JSON lines) only where its entry says when it is "not applicable"; e.g.
+``optimal_fraction`` before any commitment, or ``dp_epsilon`` of a run without privacy (no guarantee to
+report: the schema writes "no privacy" as empty rather than as an infinite epsilon). No metric has the name of a
+parameter (the parameter ``dp_delta`` is the delta asked for, the metric ``privacy_delta`` the delta a run's
+guarantee has), so a table row holds both. Text and vectors are
+not metrics: they go to ``Result.info`` (e.g. ``methods_used``, ``instance``, MASE's ``votes`` vector).
+
+:func:`check_metrics` is called by ``Result`` itself, so every result of every family (and of the library
+functions that return a ``Result``) is checked in this one place. docs/parameters.md renders
+:data:`METRICS` (``python -m anonbandits.results`` prints the table) and a test keeps the two equal.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+import numpy as np
+
+KINDS = ("int", "float", "flag")
+
+
+class Metric(NamedTuple):
+    """One metric: its name (``<k>`` stands for a batch number 1, 2, ...), kind, unit, meaning and when it is
+    empty (``""``: never)."""
+
+    name: str
+    kind: str
+    unit: str
+    meaning: str
+    empty: str = ""
+    families: str = ""
+
+
+_ALL = "all"
+METRICS: tuple[Metric, ...] = (
+    # what every regret-minimising family reports
+    Metric("regret", "float", "reward", "cumulative pseudo-regret at the horizon (summed over users where there "
+           "are several; the experts' regret for ftnl, naive-ftnl)", families="anonymous, dp, distributed-dp"),
+    Metric("best_arm_found", "flag", "-", "1 when the run's answer is an arm of largest mean: the recommended "
+           "arm (multi-agent), the only arm left (distributed DP) or the most-played arm (dp)",
+           families="dp, distributed-dp, mase, decentralized"),
+    # privacy spent
+    Metric("privacy_epsilon", "float", "-", "epsilon of the (epsilon, privacy_delta)-DP guarantee the run's "
+           "releases give, with respect to one reward", "the run has no privacy mechanism",
+           families="anonymous, distributed-dp"),
+    Metric("privacy_epsilon_per_user", "float", "-", "epsilon with respect to all of one user's rewards over the "
+           "whole run (composition over the releases the user is in)", "the run has no privacy mechanism",
+           families="anonymous"),
+    Metric("privacy_delta", "float", "-", "delta of the reported guarantees (0: pure DP)",
+           "the run has no privacy mechanism", families="anonymous, distributed-dp"),
+    # anonymous bandits (paper 000)
+    Metric("observations", "int", "rewards", "rewards observed (inside released group sums)", families="anonymous"),
+    Metric("min_group_size", "int", "users", "smallest group whose sum was released (at least C + 1)",
+           "no group was observed", families="anonymous"),
+    Metric("exploration_rounds", "int", "rounds", "rounds before the last commitment", families="anonymous"),
+    Metric("assignments", "int", "assignments", "user-to-arm assignments of the decompositions used",
+           families="anonymous"),
+    Metric("optimal_fraction", "float", "fraction", "users committed to their best arm", "no user committed",
+           families="anonymous"),
+    Metric("alpha_used", "float", "-", "decomposer ratio alpha setting T' = T / (alpha (2C+2))",
+           families="anon-batched"),
+    Metric("distinct_assignments", "int", "assignments", "distinct assignments over all batches",
+           families="anon-batched"),
+    Metric("exploration_batches", "int", "batches", "BaSE batches run before commitment", families="anon-batched"),
+    Metric("R_over_D_b<k>", "float", "-", "batch k: assignments R over the demand lower bound D",
+           families="anon-batched"),
+    Metric("eliminated_before_b<k>", "float", "fraction", "batch k: (user, arm) pairs eliminated before it",
+           families="anon-batched"),
+    # single-learner private bandits (paper 001)
+    Metric("releases", "int", "releases", "private releases (noisy statistics published)", families="dp"),
+    Metric("epochs", "int", "epochs", "completed epochs", families="dp"),
+    Metric("survivors", "int", "arms", "arms left at the horizon", families="dp"),
+    Metric("events", "int", "events", "Anytime-Lazy-UCB's crossing events", families="dp"),
+    Metric("stored_values", "int", "values", "values Anytime-Lazy-UCB keeps", families="dp"),
+    Metric("laplace_draws", "int", "draws", "Laplace noise draws", families="dp"),
+    # distributed DP (paper 004)
+    Metric("batches", "int", "batches", "batches run", families="distributed-dp"),
+    Metric("active_arms", "int", "arms", "arms left at the horizon", families="distributed-dp"),
+    Metric("best_pulls", "int", "pulls", "pulls of the best arm", families="distributed-dp"),
+    Metric("bits", "int", "bits", "largest message size of the secure aggregation", families="distributed-dp"),
+    Metric("wrap_errors", "int", "blocks", "blocks whose modular sum wrapped around", families="distributed-dp"),
+    # best-arm identification (papers 002, 003)
+    Metric("samples", "int", "pulls", "sample complexity: pulls over all users until the stop",
+           families="mase, decentralized"),
+    Metric("rounds", "int", "rounds", "iterations of the main loop (paper 003's T)", families="mase"),
+    Metric("messages", "int", "messages", "messages sent (the paper's convention)", families="mase, decentralized"),
+    Metric("recommended", "int", "arm index", "the arm the run recommends", "no user holds an arm",
+           families="mase, decentralized"),
+    Metric("vote_threshold", "int", "votes", "votes M that remove an arm from the shared set",
+           "no vote board (no sharing, full sharing, central, independent)", families="mase, decentralized"),
+    Metric("truncated", "flag", "-", "1 when max_rounds stopped the run", families="mase, decentralized"),
+    Metric("stalled", "flag", "-", "1 when every user finished without a single arm left", families="mase"),
+    Metric("arms", "int", "arms", "number of arms K of the instance", families="mase"),
+    Metric("local_eliminations", "int", "eliminations", "arms eliminated locally by users",
+           families="mase (voting)"),
+    Metric("best_eliminated_locally", "int", "eliminations", "local eliminations of the best arm",
+           families="mase (voting)"),
+    Metric("dropped_votes", "int", "votes", "votes lost (corruption)", families="mase (voting)"),
+    Metric("users_best_arm_found", "float", "fraction", "finished users whose own answer is the best arm",
+           families="independent"),
+    Metric("approx_optimal", "flag", "-", "1 when the recommended arm is approx-optimal at the stop",
+           families="decentralized"),
+    Metric("users_approx_optimal", "float", "fraction", "users holding an approx-optimal arm",
+           families="decentralized"),
+    Metric("broadcasts", "int", "messages", "broadcasts (one per vote or per shared pull)",
+           families="decentralized"),
+    Metric("p2p_messages", "int", "messages", "point-to-point messages: broadcasts x (users - 1)",
+           families="decentralized"),
+    Metric("t_consensus", "int", "steps", "global step at which the shared set became one arm",
+           "never reached, or no vote board", families="decentralized"),
+    Metric("suboptimal_pulls", "int", "pulls", "pulls of arms that are not the best at their step",
+           families="decentralized"),
+    Metric("resets", "int", "resets", "DSER4's global resets", families="decentralized"),
+    Metric("guard_fired", "int", "times", "times the kernel's step guard stopped a player", families="decentralized"),
+)
+
+#: Old metric names and their names in this schema (the results of earlier releases used them).
+RENAMED: dict[str, str] = {
+    "identified": "best_arm_found (distributed-dp)",
+    "found_best": "best_arm_found (decentralized)",
+    "correct": "best_arm_found (mase); approx_optimal (decentralized)",
+    "privacy_epsilon_per_reward": "privacy_epsilon (anonymous)",
+    "dp_epsilon": "privacy_epsilon (distributed-dp)",
+    "dp_delta": "privacy_delta (distributed-dp)",
+    "threshold": "vote_threshold (-1 is now empty)",
+    "agents_correct": "users_approx_optimal",
+    "agent_accuracy": "users_best_arm_found",
+    "votes": "Result.info['votes'] (a list of int; no longer a metric)",
+    "instance": "Result.info['instance'] (text; no longer a metric)",
+    "methods_used": "Result.info['methods_used'] (text; no longer a metric)",
+}
+
+_BY_NAME = {m.name: m for m in METRICS if "<k>" not in m.name}
+_PATTERNS = [(re.compile(re.escape(m.name).replace("<k>", r"[1-9]\d*") + "$"), m) for m in METRICS
+             if "<k>" in m.name]
+
+
+def metric(name: str) -> Metric | None:
+    """The schema entry of ``name`` (``R_over_D_b3`` finds ``R_over_D_b<k>``); ``None`` for an unknown name."""
+    found = _BY_NAME.get(name)
+    if found is None:
+        found = next((m for pattern, m in _PATTERNS if pattern.match(name)), None)
+    return found
+
+
+def _value(m: Metric, name: str, value: Any) -> int | float | None:
+    if value is None:
+        if not m.empty:
+            raise ValueError(f"metric {name!r} is never empty, got None")
+        return None
+    if isinstance(value, bool | np.bool_):
+        if m.kind != "flag":
+            raise ValueError(f"metric {name!r} is a {m.kind}, got the bool {value!r}")
+        return int(value)
+    if not isinstance(value, numbers.Real) or isinstance(value, str):
+        raise ValueError(f"metric {name!r} must be a number, got {value!r} (text belongs in Result.info)")
+    if not math.isfinite(value):
+        raise ValueError(f"metric {name!r} must be finite, got {value!r} (empty is None, where the schema allows)")
+    if m.kind == "float":
+        return value.item() if isinstance(value, np.generic) else value
+    if float(value) != int(value):
+        raise ValueError(f"metric {name!r} is an {m.kind}, got {value!r}")
+    if m.kind == "flag" and int(value) not in (0, 1):
+        raise ValueError(f"metric {name!r} is a flag (0 or 1), got {value!r}")
+    return int(value)
+
+
+def check_metrics(metrics: Mapping[str, Any]) -> dict[str, int | float | None]:
+    """``metrics`` checked against :data:`METRICS` and normalised (numpy scalars and bools to ``int``/``float``).
+
+    ``ValueError`` for an unknown name, a value of the wrong kind, text, NaN or an infinity, or an empty value
+    where the schema has no "not applicable": each is a bug of the algorithm's adapter, not a user's mistake.
+    """
+    out: dict[str, int | float | None] = {}
+    for name, value in metrics.items():
+        m = metric(name)
+        if m is None:
+            raise ValueError(f"unknown metric {name!r}: add it to anonbandits.results.METRICS (with its meaning)")
+        out[name] = _value(m, name, value)
+    return out
+
+
+def markdown_table() -> str:
+    """The schema as the Markdown table of docs/parameters.md."""
+    lines = ["| metric | kind | unit | meaning | empty when | reported by |", "| --- | --- | --- | --- | --- | --- |"]
+    for m in METRICS:
+        lines.append(f"| `{m.name}` | {m.kind} | {m.unit} | {m.meaning} | {m.empty or '-'} | {m.families} |")
+    lines += ["", "| old metric name | now |", "| --- | --- |"]
+    lines += [f"| `{old}` | {new} |" for old, new in RENAMED.items()]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(markdown_table())
