@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.errors import ConfigError, require
 
 Size = int | tuple[int, ...] | None
@@ -52,6 +53,7 @@ def _shape(size: Size) -> tuple[int, ...]:
     return () if size is None else ((size,) if isinstance(size, int | np.integer) else tuple(size))
 
 
+@fill
 def laplace(scale: float, size: Size, rng: np.random.Generator) -> np.ndarray:
     """Continuous Laplace noise with mean 0 and scale ``b`` (variance ``2 b^2``).
 
@@ -59,10 +61,8 @@ def laplace(scale: float, size: Size, rng: np.random.Generator) -> np.ndarray:
     ----------
     scale : float
         The scale ``b``, positive and finite.
-    size : int, tuple of int or None
-        Shape of the draw (numpy's ``size``); ``None`` draws one value.
-    rng : numpy.random.Generator
-        The source of randomness.
+    {{size}}
+    {{rng}}
 
     Returns
     -------
@@ -76,7 +76,7 @@ def laplace(scale: float, size: Size, rng: np.random.Generator) -> np.ndarray:
 
     References
     ----------
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -87,6 +87,7 @@ def laplace(scale: float, size: Size, rng: np.random.Generator) -> np.ndarray:
     return rng.laplace(0.0, _positive("scale", scale), size)
 
 
+@fill
 def discrete_laplace(scale: float, size: Size, rng: np.random.Generator) -> np.ndarray:
     """Discrete Laplace ``Lap_Z(b)``: ``G1 - G2`` with ``G1, G2`` i.i.d. ``P[G = k] = (1-beta) beta^k``.
 
@@ -97,15 +98,10 @@ def discrete_laplace(scale: float, size: Size, rng: np.random.Generator) -> np.n
     ----------
     scale : float
         The scale ``b``, positive and finite.
-    size : int, tuple of int or None
-        Shape of the draw (numpy's ``size``); ``None`` draws one value.
-    rng : numpy.random.Generator
-        The source of randomness.
+    {{size}}
+    {{rng}}
 
-    Returns
-    -------
-    numpy.ndarray or numpy.int64
-        ``int64`` draws of shape ``size``.
+    {{int_draws}}
 
     Raises
     ------
@@ -114,7 +110,7 @@ def discrete_laplace(scale: float, size: Size, rng: np.random.Generator) -> np.n
 
     References
     ----------
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -127,6 +123,7 @@ def discrete_laplace(scale: float, size: Size, rng: np.random.Generator) -> np.n
     return np.int64(rng.geometric(success, size)) - np.int64(rng.geometric(success, size))  # scalar or array
 
 
+@fill
 def polya(r: float, beta: float, size: Size, rng: np.random.Generator) -> np.ndarray:
     """``Polya(r, beta)``: pmf ``Gamma(x+r)/(x! Gamma(r)) beta^x (1-beta)^r`` on x = 0, 1, 2, ...
 
@@ -140,10 +137,8 @@ def polya(r: float, beta: float, size: Size, rng: np.random.Generator) -> np.nda
         The shape ``r``, positive and finite (Dist-DP-SE gives each of n users ``r = 1/n``).
     beta : float
         The parameter ``beta`` in [0, 1).
-    size : int, tuple of int or None
-        Shape of the draw (numpy's ``size``); ``None`` draws one value.
-    rng : numpy.random.Generator
-        The source of randomness.
+    {{size}}
+    {{rng}}
 
     Returns
     -------
@@ -157,7 +152,7 @@ def polya(r: float, beta: float, size: Size, rng: np.random.Generator) -> np.nda
 
     References
     ----------
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -172,6 +167,7 @@ def polya(r: float, beta: float, size: Size, rng: np.random.Generator) -> np.nda
     return np.int64(rng.poisson(rng.gamma(r, beta / (1.0 - beta), size)))
 
 
+@fill
 def skellam(mu: int, var: float, size: Size, rng: np.random.Generator) -> np.ndarray:
     """Skellam ``Sk(mu, var)``: ``mu + N1 - N2`` with ``N1, N2`` i.i.d. ``Poisson(var/2)``; variance ``var``.
 
@@ -181,15 +177,10 @@ def skellam(mu: int, var: float, size: Size, rng: np.random.Generator) -> np.nda
         The mean, an integer.
     var : float
         The variance, positive and finite.
-    size : int, tuple of int or None
-        Shape of the draw (numpy's ``size``); ``None`` draws one value.
-    rng : numpy.random.Generator
-        The source of randomness.
+    {{size}}
+    {{rng}}
 
-    Returns
-    -------
-    numpy.ndarray or numpy.int64
-        ``int64`` draws of shape ``size``.
+    {{int_draws}}
 
     Raises
     ------
@@ -200,7 +191,7 @@ def skellam(mu: int, var: float, size: Size, rng: np.random.Generator) -> np.nda
     ----------
     Agarwal, Kairouz, Liu, "The Skellam Mechanism for Differentially Private Federated Learning", NeurIPS 2021.
 
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -213,6 +204,7 @@ def skellam(mu: int, var: float, size: Size, rng: np.random.Generator) -> np.nda
     return int(mu) + np.int64(rng.poisson(half, size)) - np.int64(rng.poisson(half, size))
 
 
+@fill
 def discrete_gaussian(sigma: float, size: Size, rng: np.random.Generator) -> np.ndarray:
     """Discrete Gaussian ``N_Z(0, sigma^2)``, pmf proportional to ``exp(-x^2/(2 sigma^2))`` on the integers.
 
@@ -225,15 +217,10 @@ def discrete_gaussian(sigma: float, size: Size, rng: np.random.Generator) -> np.
     ----------
     sigma : float
         The scale ``sigma``, positive and finite.
-    size : int, tuple of int or None
-        Shape of the draw (numpy's ``size``); ``None`` draws one value.
-    rng : numpy.random.Generator
-        The source of randomness.
+    {{size}}
+    {{rng}}
 
-    Returns
-    -------
-    numpy.ndarray or numpy.int64
-        ``int64`` draws of shape ``size``.
+    {{int_draws}}
 
     Raises
     ------
@@ -307,6 +294,7 @@ def discrete_gaussian_pmf(sigma: float) -> tuple[np.ndarray, np.ndarray]:
     return support, weights / weights.sum()
 
 
+@fill
 def discrete_gaussian_sum(sigma: float, n: int, size: Size, rng: np.random.Generator) -> np.ndarray:
     """Totals of ``n`` i.i.d. ``N_Z(0, sigma^2)`` (one total per element of ``size``).
 
@@ -322,10 +310,8 @@ def discrete_gaussian_sum(sigma: float, n: int, size: Size, rng: np.random.Gener
         Each user's scale ``sigma``, positive and finite.
     n : int
         The number of users, a non-negative integer.
-    size : int, tuple of int or None
-        Shape of the draw (numpy's ``size``); ``None`` draws one value.
-    rng : numpy.random.Generator
-        The source of randomness.
+    {{size}}
+    {{rng}}
 
     Returns
     -------
@@ -342,7 +328,7 @@ def discrete_gaussian_sum(sigma: float, n: int, size: Size, rng: np.random.Gener
     Kairouz, Liu, Steinke, "The Distributed Discrete Gaussian Mechanism for Federated Learning with Secure
     Aggregation", ICML 2021.
 
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -362,6 +348,7 @@ def discrete_gaussian_sum(sigma: float, n: int, size: Size, rng: np.random.Gener
     return totals.astype(np.int64).reshape(shape)[()]
 
 
+@fill
 def discrete_laplace_tail(scale: float, k: np.ndarray | int) -> np.ndarray:
     """Exact ``P[|X| >= k]`` for ``X ~ Lap_Z(scale)``: ``2 beta^k/(1+beta)`` for k >= 1, and 1 for k <= 0.
 
@@ -379,7 +366,7 @@ def discrete_laplace_tail(scale: float, k: np.ndarray | int) -> np.ndarray:
 
     References
     ----------
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -391,6 +378,7 @@ def discrete_laplace_tail(scale: float, k: np.ndarray | int) -> np.ndarray:
     return np.where(k <= 0, 1.0, 2.0 * beta ** np.maximum(k, 1.0) / (1.0 + beta))
 
 
+@fill
 def discrete_laplace_radius(scale: float, p: float) -> float:
     """``b log(2/p)``: ``P[|Lap_Z(b)| > b log(2/p)] <= p`` (from the exact tail, Sec. 1.1).
 
@@ -413,7 +401,7 @@ def discrete_laplace_radius(scale: float, p: float) -> float:
 
     References
     ----------
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -423,6 +411,7 @@ def discrete_laplace_radius(scale: float, p: float) -> float:
     return scale * math.log(2.0 / _check_p(p))
 
 
+@fill
 def skellam_radius(var: float, p: float) -> float:
     """Proposition 1 of paper 004: ``|Sk(0, var)| <= 2 sigma sqrt(log(2/p)) + sqrt(2) log(2/p)`` w.p. 1-p.
 
@@ -445,7 +434,7 @@ def skellam_radius(var: float, p: float) -> float:
 
     References
     ----------
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -456,6 +445,7 @@ def skellam_radius(var: float, p: float) -> float:
     return 2.0 * math.sqrt(var) * math.sqrt(log_term) + math.sqrt(2.0) * log_term
 
 
+@fill
 def subgaussian_radius(var: float, p: float) -> float:
     """Lemma 6 of paper 004: a ``var``-sub-Gaussian X (e.g. a discrete Gaussian) has ``|X| <= sqrt(2 var log(2/p))``.
 
@@ -478,7 +468,7 @@ def subgaussian_radius(var: float, p: float) -> float:
 
     References
     ----------
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -488,6 +478,7 @@ def subgaussian_radius(var: float, p: float) -> float:
     return math.sqrt(2.0 * var * math.log(2.0 / _check_p(p)))
 
 
+@fill
 def discrete_laplace_sum_radius(scale: float, n: int, p: float) -> float:
     """Sum of ``n`` i.i.d. ``Lap_Z(B)``, B >= 1: ``B max(3.01 sqrt(n log(2/p)), 4 log(2/p))`` (Lemma 5, derived).
 
@@ -514,7 +505,7 @@ def discrete_laplace_sum_radius(scale: float, n: int, p: float) -> float:
 
     References
     ----------
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -525,6 +516,7 @@ def discrete_laplace_sum_radius(scale: float, n: int, p: float) -> float:
     return scale * max(3.01 * math.sqrt(n * log_term), 4.0 * log_term)
 
 
+@fill
 def randomized_round(x: np.ndarray, g: int, rng: np.random.Generator) -> np.ndarray:
     """Encode each entry of ``x`` (in [0, 1]) with precision ``g``, as ``int64`` values in {0, ..., g}.
 
@@ -538,8 +530,7 @@ def randomized_round(x: np.ndarray, g: int, rng: np.random.Generator) -> np.ndar
         The values, in [0, 1].
     g : int
         The precision, a positive integer.
-    rng : numpy.random.Generator
-        The source of randomness.
+    {{rng}}
 
     Returns
     -------
@@ -553,7 +544,7 @@ def randomized_round(x: np.ndarray, g: int, rng: np.random.Generator) -> np.ndar
 
     References
     ----------
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -571,6 +562,7 @@ def randomized_round(x: np.ndarray, g: int, rng: np.random.Generator) -> np.ndar
     return low.astype(np.int64) + up
 
 
+@fill
 def secure_sum(messages: np.ndarray, m: int) -> int:
     """``(sum of messages) mod m`` as a Python int: secure aggregation's ideal functionality.
 
@@ -598,7 +590,7 @@ def secure_sum(messages: np.ndarray, m: int) -> int:
     ----------
     Bonawitz et al., "Practical Secure Aggregation for Privacy-Preserving Machine Learning", ACM CCS 2017.
 
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -677,6 +669,7 @@ def ring_pairs(n: int, degree: int) -> tuple[np.ndarray, np.ndarray]:
     return i, (i + k) % n
 
 
+@fill
 def masked_messages(messages: np.ndarray, m: int, rng: np.random.Generator,
                     pairs: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """What each user sends under pairwise masking: ``(y_i + sum_{(i,j)} r_ij - sum_{(j,i)} r_ji) mod m``.
@@ -690,8 +683,7 @@ def masked_messages(messages: np.ndarray, m: int, rng: np.random.Generator,
         The users' messages ``y_i``.
     m : int
         The modulus, an integer in [2, 2^62).
-    rng : numpy.random.Generator
-        The source of randomness.
+    {{rng}}
     pairs : tuple of numpy.ndarray, optional
         The masking graph as ``(i, j)``; default :func:`complete_pairs`.
 
@@ -730,6 +722,7 @@ def masked_messages(messages: np.ndarray, m: int, rng: np.random.Generator,
     return np.mod(np.mod(out, m) - np.mod(minus, m), m)
 
 
+@fill
 def split_and_mix(messages: np.ndarray, m: int, shares: int, rng: np.random.Generator) -> np.ndarray:
     """Split each ``y_i`` into ``shares`` uniform additive shares mod m and shuffle all of them together.
 
@@ -744,8 +737,7 @@ def split_and_mix(messages: np.ndarray, m: int, shares: int, rng: np.random.Gene
         The modulus, an integer in [2, 2^62).
     shares : int
         Shares per message, a positive integer.
-    rng : numpy.random.Generator
-        The source of randomness.
+    {{rng}}
 
     Returns
     -------
@@ -759,7 +751,7 @@ def split_and_mix(messages: np.ndarray, m: int, shares: int, rng: np.random.Gene
 
     References
     ----------
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -778,6 +770,7 @@ def split_and_mix(messages: np.ndarray, m: int, shares: int, rng: np.random.Gene
     return rng.permutation(parts.ravel())
 
 
+@fill
 def modulus(n: int, g: int, tau: int) -> int:
     """``m = n g + 2 tau + 1``: the smallest modulus for which the analyzer is exact on ``|noise| <= tau``.
 
@@ -797,7 +790,7 @@ def modulus(n: int, g: int, tau: int) -> int:
 
     References
     ----------
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -807,6 +800,7 @@ def modulus(n: int, g: int, tau: int) -> int:
     return int(n) * int(g) + 2 * int(tau) + 1
 
 
+@fill
 def analyze(yhat: np.ndarray | int, n: int, g: int, tau: int, m: int) -> np.ndarray:
     """Private estimate ``z`` of ``sum_i x_i`` from secure-aggregation output(s) ``yhat`` in {0, ..., m-1}.
 
@@ -839,7 +833,7 @@ def analyze(yhat: np.ndarray | int, n: int, g: int, tau: int, m: int) -> np.ndar
 
     References
     ----------
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -856,6 +850,7 @@ def analyze(yhat: np.ndarray | int, n: int, g: int, tau: int, m: int) -> np.ndar
     return np.where(wrapped, (y - m) / g, y / g)
 
 
+@fill
 def skellam_rdp(alpha: np.ndarray | float, sensitivity: float, variance: float) -> np.ndarray:
     """RDP of adding ``Sk(0, variance)`` to a query of sensitivity D (Lemma 3 of paper 004).
 
@@ -880,7 +875,7 @@ def skellam_rdp(alpha: np.ndarray | float, sensitivity: float, variance: float) 
     ----------
     Agarwal, Kairouz, Liu, "The Skellam Mechanism for Differentially Private Federated Learning", NeurIPS 2021.
 
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -892,6 +887,7 @@ def skellam_rdp(alpha: np.ndarray | float, sensitivity: float, variance: float) 
     return a * d * d / (2 * s2) + np.minimum(((2 * a - 1) * d * d + 6 * d) / (4 * s2 * s2), 3 * d / (2 * s2))
 
 
+@fill
 def dist_rdp_se_rdp(alpha: np.ndarray | float, epsilon: float, scale: float,
                     n: int | None = None) -> np.ndarray:
     """Theorem 2 of paper 004: RDP of one Dist-RDP-SE batch of ``n`` users.
@@ -919,7 +915,7 @@ def dist_rdp_se_rdp(alpha: np.ndarray | float, epsilon: float, scale: float,
 
     References
     ----------
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -933,6 +929,7 @@ def dist_rdp_se_rdp(alpha: np.ndarray | float, epsilon: float, scale: float,
                                       3 * e / (2 * s * math.sqrt(nn)))
 
 
+@fill
 def discrete_gaussian_sum_xi(n: int, sigma: float) -> float:
     """``xi = 10 sum_{k=1}^{n-1} exp(-2 pi^2 sigma^2 k/(k+1))`` of Lemma 4 of paper 004.
 
@@ -953,7 +950,7 @@ def discrete_gaussian_sum_xi(n: int, sigma: float) -> float:
     Kairouz, Liu, Steinke, "The Distributed Discrete Gaussian Mechanism for Federated Learning with Secure
     Aggregation", ICML 2021 (Proposition 13).
 
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -971,6 +968,7 @@ def discrete_gaussian_sum_xi(n: int, sigma: float) -> float:
     return 10.0 * total
 
 
+@fill
 def discrete_gaussian_sum_cdp(n: int, sigma: float, sensitivity: float) -> float:
     """Lemma 4 of paper 004: adding the sum of ``n`` i.i.d. ``N_Z(0, sigma^2)`` is ``(1/2) epsbar^2``-CDP.
 
@@ -1001,7 +999,7 @@ def discrete_gaussian_sum_cdp(n: int, sigma: float, sensitivity: float) -> float
     Kairouz, Liu, Steinke, "The Distributed Discrete Gaussian Mechanism for Federated Learning with Secure
     Aggregation", ICML 2021.
 
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -1014,6 +1012,7 @@ def discrete_gaussian_sum_cdp(n: int, sigma: float, sensitivity: float) -> float
     return min(math.sqrt(d * d / (n * sigma * sigma) + xi / 2), d / (math.sqrt(n) * sigma) + xi)
 
 
+@fill
 def rdp_to_dp(rdp: Callable[[np.ndarray], np.ndarray] | np.ndarray, delta: float,
               orders: np.ndarray = DEFAULT_ORDERS) -> float:
     """Lemma 10 of paper 004: RDP at the given orders implies ``(eps', delta)``-DP.
@@ -1043,7 +1042,7 @@ def rdp_to_dp(rdp: Callable[[np.ndarray], np.ndarray] | np.ndarray, delta: float
     ----------
     Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential Privacy", NeurIPS 2020.
 
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -1057,6 +1056,7 @@ def rdp_to_dp(rdp: Callable[[np.ndarray], np.ndarray] | np.ndarray, delta: float
     return float(np.min(values + np.log(1.0 / (a * delta)) / (a - 1) + np.log1p(-1.0 / a)))
 
 
+@fill
 def zcdp_to_dp(rho: float, delta: float) -> float:
     """``rho``-zCDP implies ``(eps', delta)``-DP: the better of two conversions.
 
@@ -1084,7 +1084,7 @@ def zcdp_to_dp(rho: float, delta: float) -> float:
     ----------
     Bun, Steinke, "Concentrated Differential Privacy: Simplifications, Extensions, and Lower Bounds", TCC 2016.
 
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -1097,6 +1097,7 @@ def zcdp_to_dp(rho: float, delta: float) -> float:
     return min(simple, rdp_to_dp(lambda a: rho * a, delta, orders))
 
 
+@fill
 def pure_dp_to_rdp(epsilon: float | np.ndarray, alpha: np.ndarray | float) -> np.ndarray:
     """(eps, 0)-DP implies ``(alpha, min(eps, alpha eps^2/2))``-RDP; ``epsilon`` and ``alpha`` broadcast.
 
@@ -1116,7 +1117,7 @@ def pure_dp_to_rdp(epsilon: float | np.ndarray, alpha: np.ndarray | float) -> np
     ----------
     Bun, Steinke, "Concentrated Differential Privacy: Simplifications, Extensions, and Lower Bounds", TCC 2016.
 
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -1127,6 +1128,7 @@ def pure_dp_to_rdp(epsilon: float | np.ndarray, alpha: np.ndarray | float) -> np
     return np.minimum(eps, np.asarray(alpha, dtype=float) * eps**2 / 2)
 
 
+@fill
 def advanced_composition_epsilon(epsilon_total: float, k: int, delta_prime: float) -> float:
     """The per-mechanism epsilon under advanced composition (Theorem 7 of paper 004).
 
@@ -1156,7 +1158,7 @@ def advanced_composition_epsilon(epsilon_total: float, k: int, delta_prime: floa
     ----------
     Dwork, Rothblum, Vadhan, "Boosting and Differential Privacy", FOCS 2010.
 
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
@@ -1167,6 +1169,7 @@ def advanced_composition_epsilon(epsilon_total: float, k: int, delta_prime: floa
     return epsilon_total / (2.0 * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)))
 
 
+@fill
 def returning_users_dp(rdp: Callable[[np.ndarray], np.ndarray], batches: int, delta: float,
                        orders: np.ndarray = DEFAULT_ORDERS) -> float:
     """``(eps', delta)``-DP of a user in at most ``B`` batches, each RDP (Appendix I of paper 004).
@@ -1196,7 +1199,7 @@ def returning_users_dp(rdp: Callable[[np.ndarray], np.ndarray], batches: int, de
 
     References
     ----------
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{paper004}}
 
     Examples
     --------
