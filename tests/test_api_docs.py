@@ -103,6 +103,10 @@ def test_documented_object_has_raises_references_and_examples(dotted):
     "anonbandits.channels",
     "anonbandits.core",
     "anonbandits.anonymous",
+    "anonbandits.core.learners",
+    "anonbandits.core.indices",
+    "anonbandits.core.regret",
+    "anonbandits.core.votes",
 ])
 def test_pages_list_every_public_object_of_their_module(module_name):
     module = importlib.import_module(module_name)
