@@ -269,7 +269,7 @@ def vote_ratio(delta: float, local_failure: float) -> float:
 
     References
     ----------
-    Feraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
 
     Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML
     2023.

@@ -70,7 +70,7 @@ class BatchLearner(Protocol):
 
     References
     ----------
-    Feraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
 
     Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm based on an Optimal Private Stopping Rule",
     ICML 2019.
@@ -170,7 +170,7 @@ class BestArmElimination:
 
     References
     ----------
-    Feraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019 (Section 3).
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019 (Section 3).
 
     Even-Dar, Mannor, Mansour, "PAC Bounds for Multi-armed Bandit and Markov Decision Processes", COLT 2002.
 

@@ -43,7 +43,7 @@ def vote_threshold(delta: float, local_failure: float, rounding: str = "ceil") -
 
     References
     ----------
-    Feraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
 
     Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML
     2023.
@@ -79,7 +79,7 @@ def removal_steps(votes_before: np.ndarray, cast: np.ndarray, threshold: int, al
 
     References
     ----------
-    Feraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
 
     Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML
     2023.
