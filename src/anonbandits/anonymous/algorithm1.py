@@ -37,10 +37,35 @@ from anonbandits.errors import AnonBanditsError, ConfigError, require
 class BatchRecord:
     """One exploration batch of Algorithm 1 (or the exploration phase of Algorithm 2).
 
-    ``demand`` is D_b; ``assignments`` R_b (sum of multiplicities), ``distinct`` how many differ; ``method`` the
-    decomposition method that ran; ``uncovered`` pairs left uncovered (best effort); ``rounds`` rounds played;
-    ``eliminated`` arms eliminated after the batch (all users); ``active_pairs`` the (user, arm) pairs active
-    when the batch was decomposed.
+    Parameters
+    ----------
+    demand : int
+        D_b, the samples each user wants from each of its active arms (Algorithm 2: its number of phases).
+    assignments : int
+        R_b, the number of assignments run (the sum of the multiplicities).
+    distinct : int
+        How many of them differ.
+    method : str
+        The decomposition method that ran (``"etc"`` for Algorithm 2).
+    uncovered : int
+        The (user, arm) pairs left uncovered (best effort only).
+    rounds : int
+        The rounds played in the batch.
+    eliminated : int
+        The arms eliminated after the batch, over all users.
+    active_pairs : int
+        The (user, arm) pairs active when the batch was decomposed.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Sections 3.3 and 3.5).
+
+    Examples
+    --------
+    >>> record = BatchRecord(demand=62, assignments=62, distinct=2, method="polytope", uncovered=0, rounds=248,
+    ...                      eliminated=0, active_pairs=16)
+    >>> record.rounds // record.assignments  # 2C + 2 rounds per assignment, C = 1
+    4
     """
 
     demand: int
@@ -55,13 +80,49 @@ class BatchRecord:
 
 @dataclass(frozen=True, eq=False)
 class AnonymousRun:
-    """What a run of Algorithm 1 or 2 reports: final pseudo-regret summed over users and rounds (elicitation
-    included), the regret ``curve`` (rounds, cumulative regret) at about 200 points, the aggregate
-    ``observations`` and the ``min_group_size`` the auditor served (``None`` if none), the rounds played
-    (``horizon``) and spent eliciting (``exploration_rounds``), each user's ``committed`` arm (``None`` if the
-    horizon came first) and the share of users whose committed arm is optimal (NaN without a commit), the
-    per-batch records and the run constants ``info`` (with a privacy mechanism, ``info["exposure"]`` is the
-    channel's privacy exposure)."""
+    """What a run of Algorithm 1 or 2 reports.
+
+    Parameters
+    ----------
+    regret : float
+        The final pseudo-regret, summed over users and rounds (elicitation included).
+    curve : tuple of numpy.ndarray
+        ``(rounds, cumulative regret)`` at about 200 evenly spaced rounds.
+    observations : int
+        The aggregate observations the auditor served.
+    min_group_size : int or None
+        The smallest group the auditor served (``None`` if none).
+    horizon : int
+        The rounds played.
+    exploration_rounds : int
+        The rounds spent eliciting feedback.
+    committed : numpy.ndarray or None
+        (N,) each user's committed arm (``None`` if the horizon came first).
+    optimal_fraction : float
+        The share of users whose committed arm is optimal (NaN without a commit).
+    batches : tuple of BatchRecord, optional
+        The per-batch records. Default ``()``.
+    info : dict, optional
+        The run constants (Algorithm 1: ``alpha``, ``base_horizon``, ``grid``, ``batches``; Algorithm 2:
+        ``exploration_target``, ``phases``); ``info["exposure"]`` is the channel's privacy exposure (empty
+        without a mechanism). Default ``{}``.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Theorems 1 and 2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.anonymous import anon_batched
+    >>> from anonbandits.envs import clustered_instance
+    >>> instance = clustered_instance(8, 2, 4, 0.3, np.random.default_rng(0))
+    >>> run = anon_batched(instance, 1, 2000, U=4, rng=np.random.default_rng(1))
+    >>> run.horizon, run.exploration_rounds, run.min_group_size, run.optimal_fraction
+    (2000, 248, 1, 1.0)
+    >>> int(run.curve[0][-1]), run.info["grid"]
+    (2000, [0, 62, 500])
+    """
 
     regret: float
     curve: tuple[np.ndarray, np.ndarray]
@@ -90,8 +151,27 @@ class AnonymousRun:
 
 
 class NotUBatchedError(AnonBanditsError):
-    """A batch's graph is not U-batched (an optimal arm was eliminated; Algorithm 1 aborts): ``arms`` cannot
-    receive U users in batch ``batch`` (1-based)."""
+    """A batch's graph is not U-batched: an optimal arm was eliminated and Algorithm 1 aborts.
+
+    Parameters
+    ----------
+    message : str
+        The error message.
+    arms : iterable of int, optional
+        The arms that cannot receive U users (stored as a tuple in ``arms``). Default ``()``.
+    batch : int, optional
+        The batch (1-based) whose graph is not U-batched. Default 0.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Section 3.3).
+
+    Examples
+    --------
+    >>> error = NotUBatchedError("batch 2: the graph is not 4-batched", arms=[1], batch=2)
+    >>> error.arms, error.batch
+    ((1,), 2)
+    """
 
     def __init__(self, message: str, arms=(), batch: int = 0) -> None:
         super().__init__(message)
@@ -111,7 +191,42 @@ def parse_alpha(value: str | float) -> float | str:
 
 
 def guaranteed_ratio(method: str, n_arms: int, C: int, U: int) -> int:
-    """The approximation ratio alpha(C, U) Algorithm 1 assumes for ``method`` (module docstring)."""
+    """The approximation ratio alpha(C, U) Algorithm 1 assumes for the decomposition ``method``.
+
+    ``greedy`` is a K-approximation (Section 3.4.1); every other method gets ``max(1, ceil(K (C+1) / U))``
+    (Corollaries 1 and 2).
+
+    Parameters
+    ----------
+    method : str
+        An ``anondecomp.METHODS`` name.
+    n_arms : int
+        K, the number of arms.
+    C : int
+        The anonymity parameter.
+    U : int
+        The cluster lower bound (every arm optimal for at least U users).
+
+    Returns
+    -------
+    int
+        alpha(C, U).
+
+    Raises
+    ------
+    ConfigError
+        Called as ``anonbandits.anonymous.guaranteed_ratio``, if an argument breaks its rule in
+        :mod:`anonbandits.validation`.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Section 3.4).
+
+    Examples
+    --------
+    >>> guaranteed_ratio("greedy", 4, 1, 4), guaranteed_ratio("polytope", 4, 1, 4)
+    (4, 2)
+    """
     return n_arms if method == "greedy" else max(1, math.ceil(n_arms * (C + 1) / U))
 
 
@@ -132,17 +247,76 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
                  alpha: float | str = 0.0, best_effort: bool = False, rng: np.random.Generator,
                  decomposer_rng: np.random.Generator | None = None, mechanism: Mechanism | None = None,
                  noise_rng: np.random.Generator | None = None) -> AnonymousRun:
-    """Run Algorithm 1 on ``instance`` for ``horizon`` rounds; returns its :class:`AnonymousRun`.
+    """Run Algorithm 1 (``anon-batched``) on ``instance`` for ``horizon`` rounds.
+
+    Every user runs BaSE with horizon ``T' = floor(T / (alpha (2C+2)))``; each exploration batch's demand graph is
+    decomposed by ``anondecomp`` into C-anonymous assignments, whose feedback the 2C+2-round sub-algorithm
+    elicits; in the last batch every user plays its committed arm to the horizon.
 
     Parameters
     ----------
-    instance, C, horizon : N x K means and reward model; anonymity parameter; T.
-    U : the cluster lower bound given to the algorithm (every arm optimal for >= U users), U >= C+1.
-    decomposer, grid, batches, gamma, threshold : an ``anondecomp.METHODS`` name; BaSE's static grid, number of
-        batches (0: ``max(2, ceil(log log T'))``), elimination constant and radius form.
-    alpha, best_effort : see the module docstring (0 = the method's guarantee).
-    rng, decomposer_rng, noise_rng : randomness of the rewards, of randomized decomposers (default ``rng``) and
-        of ``mechanism``, a privacy mechanism on every released group sum (``None``: exact sums).
+    instance : anonbandits.envs.instances.MultiUserInstance
+        The N x K means and reward model.
+    C : int
+        The anonymity parameter, at least 1.
+    horizon : int
+        The horizon T.
+    U : int
+        The cluster lower bound given to the algorithm (every arm optimal for at least U users), at least C + 1.
+    decomposer : str, optional
+        An ``anondecomp.METHODS`` name. Default ``"auto"``.
+    grid : str, optional
+        BaSE's static grid (:data:`~anonbandits.core.GRIDS`). Default ``"minimax"``.
+    batches : int, optional
+        The number of batches; 0 (the default) gives ``max(2, ceil(log log T'))``.
+    gamma : float, optional
+        BaSE's elimination constant. Default 4.0.
+    threshold : str, optional
+        BaSE's radius form, ``"log"`` (the default) or ``"gao"``.
+    alpha : float or str, optional
+        The approximation ratio that sets T': 0 (the default) takes :func:`guaranteed_ratio`, ``"measured"`` the
+        decomposer's ratio on the first batch's all-active graph, a positive number sets it by hand.
+    best_effort : bool, optional
+        Continue when a batch's graph is not U-batched or a pair stays uncovered. Default False.
+    rng : numpy.random.Generator
+        The source of the rewards.
+    decomposer_rng : numpy.random.Generator or None, optional
+        The randomness of randomized decomposers (default ``rng``).
+    mechanism : CentralLaplace or Distributed or None, optional
+        A privacy mechanism of :mod:`anonbandits.channels.mechanisms` on every released group sum; ``None``
+        (the default) releases exact sums.
+    noise_rng : numpy.random.Generator or None, optional
+        The source of the mechanism's noise (default ``rng``).
+
+    Returns
+    -------
+    AnonymousRun
+        The run's regret, curve, audit figures, commitments and batch records.
+
+    Raises
+    ------
+    ConfigError
+        If an argument is out of range (e.g. ``U < C + 1``, an instance with an arm optimal for fewer than U users,
+        an unknown decomposer, or a horizon leaving BaSE no round).
+    NotUBatchedError
+        If a batch's graph is not U-batched and ``best_effort`` is False.
+    AnonBanditsError
+        If the decomposer leaves a (user, arm) pair below its demand and ``best_effort`` is False.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022
+    (Section 3.3, Algorithm 1, Theorem 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.anonymous import anon_batched
+    >>> from anonbandits.envs import clustered_instance
+    >>> instance = clustered_instance(8, 2, 4, 0.3, np.random.default_rng(0))
+    >>> run = anon_batched(instance, 1, 2000, U=4, rng=np.random.default_rng(1))
+    >>> run.horizon, run.min_group_size, len(run.batches), run.optimal_fraction
+    (2000, 1, 1, 1.0)
     """
     n_users, n_arms = instance.n_users, instance.n_arms
     require(C >= 1, "C", "at least 1", C)

@@ -23,7 +23,45 @@ from anonbandits.errors import require
 
 
 def etc_assignments(n_users: int, n_arms: int, C: int, arm_offset: bool = True) -> np.ndarray:
-    """(K, N): row q is the assignment of every phase r with r mod K = q."""
+    """The K assignments of Algorithm 2's exploration: row q is played in every phase r with r mod K = q.
+
+    The users are split into floor(N/(C+1)) groups of C+1 consecutive users (the rest join the last group);
+    group s plays arm ``(q + s) mod K`` (``arm_offset``) or ``q`` (the paper's text).
+
+    Parameters
+    ----------
+    n_users : int
+        N, the number of users (more than C).
+    n_arms : int
+        K, the number of arms.
+    C : int
+        The anonymity parameter.
+    arm_offset : bool, optional
+        Spread the arms across groups (the default) or give every group the phase's arm.
+
+    Returns
+    -------
+    numpy.ndarray
+        (K, N) arm indices.
+
+    Raises
+    ------
+    ConfigError
+        Called as ``anonbandits.anonymous.etc_assignments``, if an argument breaks its rule in
+        :mod:`anonbandits.validation`.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022
+    (Section 3.5, Algorithm 2).
+
+    Examples
+    --------
+    >>> etc_assignments(6, 3, 1).tolist()
+    [[0, 0, 1, 1, 2, 2], [1, 1, 2, 2, 0, 0], [2, 2, 0, 0, 1, 1]]
+    >>> etc_assignments(5, 2, 1, arm_offset=False).tolist()
+    [[0, 0, 0, 0, 0], [1, 1, 1, 1, 1]]
+    """
     n_groups = n_users // (C + 1)
     group = np.minimum(np.arange(n_users) // (C + 1), n_groups - 1)
     q = np.arange(n_arms)[:, None]
@@ -33,10 +71,57 @@ def etc_assignments(n_users: int, n_arms: int, C: int, arm_offset: bool = True) 
 def anon_etc(instance: MultiUserInstance, C: int, horizon: int, *, arm_offset: bool = True,
              explore_scale: float = 10.0, rng: np.random.Generator, mechanism: Mechanism | None = None,
              noise_rng: np.random.Generator | None = None) -> AnonymousRun:
-    """Run Algorithm 2 on ``instance`` (N x K means, no cluster assumption) with anonymity parameter ``C`` < N
-    for ``horizon`` rounds: group s plays ``(r + s) mod K`` (``arm_offset``) or ``r mod K``, ``explore_scale``
-    is the constant of T_exp (10 in the paper), ``rng`` draws the rewards and ``noise_rng`` the noise of the
-    privacy ``mechanism`` on every released group sum (``None``: exact sums)."""
+    """Run Algorithm 2 (``anon-etc``, explore-then-commit) on ``instance`` for ``horizon`` rounds.
+
+    Explores for ``floor(T_exp / (2C+2))`` phases (:func:`~anonbandits.core.schedules.exploration_length`), each
+    one run of the 2C+2-round sub-algorithm on an assignment of :func:`etc_assignments`, then every user plays
+    its arm of best estimated mean to the horizon. No user-cluster assumption.
+
+    Parameters
+    ----------
+    instance : anonbandits.envs.instances.MultiUserInstance
+        The N x K means and reward model.
+    C : int
+        The anonymity parameter, at least 1 and below N.
+    horizon : int
+        The horizon T.
+    arm_offset : bool, optional
+        Group s plays ``(r + s) mod K`` in phase r (the default) or ``r mod K``.
+    explore_scale : float, optional
+        The constant of T_exp, positive. Default 10.0 (the paper's).
+    rng : numpy.random.Generator
+        The source of the rewards.
+    mechanism : CentralLaplace or Distributed or None, optional
+        A privacy mechanism of :mod:`anonbandits.channels.mechanisms` on every released group sum; ``None``
+        (the default) releases exact sums.
+    noise_rng : numpy.random.Generator or None, optional
+        The source of the mechanism's noise (default ``rng``).
+
+    Returns
+    -------
+    AnonymousRun
+        The run's regret, curve, audit figures, commitments and its one exploration record.
+
+    Raises
+    ------
+    ConfigError
+        If ``C`` is below 1, the instance has at most C users, or ``explore_scale`` is not positive.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022
+    (Section 3.5, Algorithm 2, Theorem 2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.anonymous import anon_etc
+    >>> from anonbandits.envs import clustered_instance
+    >>> instance = clustered_instance(8, 2, 4, 0.3, np.random.default_rng(0))
+    >>> run = anon_etc(instance, 1, 5000, explore_scale=1.0, rng=np.random.default_rng(1))
+    >>> run.info["phases"], run.exploration_rounds, run.optimal_fraction
+    (206, 824, 1.0)
+    """
     n_users, n_arms = instance.n_users, instance.n_arms
     require(C >= 1, "C", "at least 1", C)
     require(n_users > C, "users", f"more than C = {C} (Algorithm 2 needs more users than C)", n_users)

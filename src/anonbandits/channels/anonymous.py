@@ -43,7 +43,27 @@ CHUNK_ENTRIES = 1 << 22
 
 
 def elicitation_rounds(C: int) -> int:
-    """Length of one run of the sub-algorithm: 2C + 2 rounds."""
+    """Length of one run of the feedback-elicitation sub-algorithm: 2C + 2 rounds.
+
+    Parameters
+    ----------
+    C : int
+        The anonymity parameter (minimum group size).
+
+    Returns
+    -------
+    int
+        ``2 C + 2``.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Section 3.1).
+
+    Examples
+    --------
+    >>> elicitation_rounds(3)
+    8
+    """
     return 2 * C + 2
 
 
@@ -183,9 +203,29 @@ class AnonymityAuditor:
 
 @dataclass(frozen=True)
 class Feedback:
-    """What an elicitation returns: ``sums[i, j]``, the sum of the unbiased estimates of mu_ij it produced,
-    ``counts[i, j]`` their number (both (N, K)) and, with a privacy mechanism, ``noise[i, j]``, the variance of
-    the noise in ``sums[i, j]`` (public: it depends on no reward)."""
+    """What an elicitation returns: per (user, arm) pair, the sum and number of its unbiased estimates.
+
+    Parameters
+    ----------
+    sums : numpy.ndarray
+        (N, K): ``sums[i, j]``, the sum of the unbiased estimates of mu_ij the elicitation produced.
+    counts : numpy.ndarray
+        (N, K) int64: ``counts[i, j]``, their number.
+    noise : numpy.ndarray or None, optional
+        (N, K), with a privacy mechanism: the variance of the noise in ``sums[i, j]`` (public: it depends on
+        no reward). Default ``None`` (no mechanism).
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Lemma 2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fb = Feedback(np.array([[1.5, 0.0]]), np.array([[3, 0]]))
+    >>> float(fb.sums[0, 0] / fb.counts[0, 0]), fb.noise is None
+    (0.5, True)
+    """
 
     sums: np.ndarray
     counts: np.ndarray
@@ -195,11 +235,50 @@ class Feedback:
 class AnonymousChannel:
     """Rounds, rewards and audited feedback for N users on one instance.
 
-    ``instance`` (means and reward model) stays private: a learner sees ``n_users``, ``n_arms``, the clock and
-    the audited feedback only. Observed groups have >= ``C`` users; nothing is played beyond ``horizon``;
-    ``rng`` draws every reward. ``mechanism`` (:mod:`anonbandits.channels.mechanisms`, ``None``: exact sums)
-    makes every released group sum private with its own ``noise_rng``; ``exposure[(c, n)][i]`` then counts the
-    releases of ``n`` rewards that held ``c`` of user i's (:func:`~anonbandits.channels.mechanisms.guarantee`).
+    ``instance`` (means and reward model) stays private: a learner sees ``n_users``, ``n_arms``, the clock
+    (``t``, ``done``) and the audited feedback only. :meth:`play` plays assignments without feedback;
+    :meth:`elicit` runs the 2C+2-round sub-algorithm and returns its :class:`Feedback`, every observed group
+    having at least ``C`` users who played one arm (the auditor raises
+    :class:`~anonbandits.errors.AnonymityViolation` otherwise). Nothing is played beyond ``horizon``. With a
+    ``mechanism``, ``exposure[(c, n)][i]`` counts the releases of ``n`` rewards that held ``c`` of user i's
+    (:func:`~anonbandits.channels.mechanisms.guarantee`).
+
+    Parameters
+    ----------
+    instance : anonbandits.envs.instances.MultiUserInstance
+        The N x K means and reward model.
+    C : int
+        The anonymity parameter (minimum group size), a positive integer.
+    horizon : int
+        The horizon T, between 1 and ``MAX_HORIZON`` (10^9) rounds.
+    rng : numpy.random.Generator
+        The source of every reward.
+    mechanism : CentralLaplace or Distributed or None, optional
+        A privacy mechanism of :mod:`anonbandits.channels.mechanisms` on every released group sum; ``None``
+        (the default) releases exact sums.
+    noise_rng : numpy.random.Generator or None, optional
+        The source of the mechanism's noise (default ``rng``).
+
+    Raises
+    ------
+    ConfigError
+        If ``horizon`` is out of range or ``C`` is not a positive integer.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Sections 2.1 and 3.1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.envs.instances import MultiUserInstance
+    >>> instance = MultiUserInstance(np.array([[0.9, 0.1]] * 4))
+    >>> channel = AnonymousChannel(instance, 2, 100, np.random.default_rng(0))
+    >>> fb = channel.elicit(np.zeros(4, dtype=int), np.array([1]))
+    >>> channel.t, fb.counts.tolist(), channel.min_group_size
+    (6, [[1, 0], [1, 0], [1, 0], [1, 0]], 3)
+    >>> channel.play(np.zeros(4, dtype=int)), channel.done, channel.regret
+    (94, True, 0.0)
     """
 
     def __init__(self, instance: MultiUserInstance, C: int, horizon: int, rng: np.random.Generator, *,

@@ -25,17 +25,68 @@ RewardSum = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
 
 
 class Batch(NamedTuple):
-    """What a channel returns for a demand: per-entry reward sums and sample counts (same shape); a named tuple,
-    cheaper to build than a dataclass once per epoch."""
+    """What a channel returns for a demand: per-entry reward sums and sample counts (same shape).
+
+    A named tuple, cheaper to build than a dataclass once per epoch.
+
+    Parameters
+    ----------
+    sums : numpy.ndarray
+        The sum of the rewards drawn for each entry of the demand.
+    counts : numpy.ndarray
+        The number of rewards in each sum (the demand itself).
+
+    References
+    ----------
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm based on an Optimal Private Stopping Rule",
+    ICML 2019.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> batch = DirectChannel(np.array([0.0, 1.0]), "bernoulli", np.random.default_rng(0)).request(
+    ...     np.array([0, 1]), np.array([5, 5]))
+    >>> batch.sums.tolist(), batch.counts.tolist()
+    ([0.0, 5.0], [5, 5])
+    """
 
     sums: np.ndarray
     counts: np.ndarray
 
 
 class DirectChannel:
-    """Rewards of arms with parameters ``means`` ((..., K), indexed by a demand's ``arms``) under ``reward`` (a
-    model of :mod:`anonbandits.envs.rewards` or a callable ``sums(mu, counts, rng)``), drawn from ``rng``;
-    ``sigma`` is the Gaussian models' standard deviation."""
+    """Exact rewards of arms: the sums of i.i.d. rewards a demand asks for, one draw per entry.
+
+    :meth:`request` returns the :class:`Batch` of a demand (the sum of ``counts[k]`` rewards of arm
+    ``arms[k]``), :meth:`draw` single rewards, :meth:`encoded` the sums of randomized-rounding encodings
+    of paper 004's protocols; :meth:`of` builds the channel of an instance.
+
+    Parameters
+    ----------
+    means : numpy.ndarray
+        (..., K) parameters of the arms (Bernoulli means or Gaussian centres), indexed by a demand's ``arms``.
+    reward : str or callable
+        A reward model of :mod:`anonbandits.envs.rewards`, or a callable ``sums(mu, counts, rng)`` returning
+        the sum of ``counts[k]`` rewards of parameter ``mu[k]``.
+    rng : numpy.random.Generator
+        The source of every reward.
+    sigma : float, optional
+        Standard deviation of the Gaussian models (default ``anonbandits.envs.rewards.GAUSSIAN_SIGMA``).
+
+    References
+    ----------
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm based on an Optimal Private Stopping Rule",
+    ICML 2019.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> channel = DirectChannel(np.array([0.0, 1.0]), "bernoulli", np.random.default_rng(0))
+    >>> channel.request(np.array([1, 1, 0]), np.array([2, 3, 4])).sums.tolist()
+    [2.0, 3.0, 0.0]
+    >>> channel.draw(np.array([1.0, 0.0])).tolist()
+    [1.0, 0.0]
+    """
 
     def __init__(self, means: np.ndarray, reward: str | RewardSum, rng: np.random.Generator, *,
                  sigma: float = GAUSSIAN_SIGMA) -> None:

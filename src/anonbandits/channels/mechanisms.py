@@ -28,9 +28,33 @@ REAL_ORDERS = 1.0 + np.geomspace(1e-4, 1e4, 2000)
 
 
 class NoisyRelease(NamedTuple):
-    """Noisy ``values`` (one per input sum), the ``noise`` added (``None`` where a modular protocol's analyzer
-    returns estimates) and the ``accounting`` of each release (e.g. ``{"epsilon": 0.5, "scale": 2.0}``; for
-    paper 004's protocols, their raw release). A named tuple: cheap to build once per epoch."""
+    """What a mechanism releases: the noisy values, the noise added and the accounting of the release.
+
+    A named tuple: cheap to build once per epoch.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The noisy values, one per input sum.
+    noise : numpy.ndarray or None
+        The noise added to each sum (``None`` where a modular protocol's analyzer returns estimates).
+    accounting : Mapping
+        The accounting of the release (e.g. ``{"epsilon": 0.5, "scale": 2.0}``; for paper 004's protocols,
+        their raw release).
+
+    References
+    ----------
+    Dwork, McSherry, Nissim, Smith, "Calibrating Noise to Sensitivity in Private Data Analysis", TCC 2006.
+
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> release = CentralLaplace(1.0).release(np.array([3.0, 5.0]), np.array([4, 6]), np.random.default_rng(0))
+    >>> bool(np.allclose(release.values - release.noise, [3.0, 5.0])), dict(release.accounting)
+    (True, {'epsilon': 1.0, 'scale': 1.0})
+    """
 
     values: np.ndarray
     noise: np.ndarray | None
@@ -41,19 +65,67 @@ def laplace_noise(scale: float | np.ndarray, rng: np.random.Generator,
                   size: int | tuple[int, ...] | None = None) -> np.ndarray | float:
     """``Lap(scale)`` noise (centred), one draw per entry of ``size`` (or of ``scale``, an array of scales).
 
-    The Laplace mechanism adds ``Lap(sensitivity / eps)`` to a statistic of the given sensitivity (Dwork, McSherry,
-    Nissim, Smith, TCC 2006); every Laplace noise of the bandit layer is drawn here, so that one draw of a driver is
-    one draw of the generator, in the driver's order.
+    The Laplace mechanism adds ``Lap(sensitivity / eps)`` to a statistic of the given sensitivity; every Laplace
+    noise of the bandit layer is drawn here, so that one draw of a driver is one draw of the generator, in the
+    driver's order.
+
+    Parameters
+    ----------
+    scale : float or numpy.ndarray
+        The Laplace scale ``b`` (variance ``2 b^2``), or one scale per draw.
+    rng : numpy.random.Generator
+        The source of randomness.
+    size : int or tuple of int or None, optional
+        Shape of the draw (numpy's ``size``); ``None`` (the default) draws one value per entry of ``scale``.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The draws (a float for a scalar ``scale`` and ``size=None``).
+
+    References
+    ----------
+    Dwork, McSherry, Nissim, Smith, "Calibrating Noise to Sensitivity in Private Data Analysis", TCC 2006.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> laplace_noise(2.0, np.random.default_rng(0), 3).shape
+    (3,)
+    >>> laplace_noise(np.array([1.0, 10.0]), np.random.default_rng(0)).shape
+    (2,)
     """
     return rng.laplace(0.0, scale, size)
 
 
 class CentralLaplace:
-    """eps-DP release of sums of sensitivity ``sensitivity`` (1 for sums of rewards in [0, 1]): ``sum +
-    Lap(sensitivity/eps)`` per sum.
+    """The central Laplace mechanism: an eps-DP release ``sum + Lap(sensitivity/eps)`` of each sum.
 
     Each reward must enter a single release (DP-SE forgets earlier epochs), so the guarantee of a run is
-    eps by parallel composition. ``scale`` is the Laplace scale ``sensitivity/eps``.
+    eps by parallel composition. The attribute ``scale`` is the Laplace scale ``sensitivity/eps``.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy parameter eps of each release.
+    sensitivity : float, optional
+        The sensitivity of a released sum. Default 1.0 (sums of rewards in [0, 1]).
+
+    References
+    ----------
+    Dwork, McSherry, Nissim, Smith, "Calibrating Noise to Sensitivity in Private Data Analysis", TCC 2006.
+
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm based on an Optimal Private Stopping Rule",
+    ICML 2019.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> mechanism = CentralLaplace(0.5)
+    >>> mechanism.scale, mechanism.variance(np.array([10, 20])).tolist()
+    (2.0, [8.0, 8.0])
+    >>> mechanism.release(np.array([3.0, 4.0]), np.array([3, 4]), np.random.default_rng(0)).values.shape
+    (2,)
     """
 
     def __init__(self, epsilon: float, sensitivity: float = 1.0) -> None:
@@ -84,7 +156,27 @@ class Distributed:
     ``release`` takes the integer encoded sums (randomized rounding to precision ``g``, see
     :func:`anonbandits.envs.rewards.encoded_sums`) of blocks that all have ``contributors`` users,
     adds the users' aggregate noise, reduces modulo ``m`` (SecAgg) and runs the analyzer. ``values`` are the
-    analyzer's estimates ``z`` of the blocks' sums.
+    analyzer's estimates ``z`` of the blocks' sums. ``release_rewards`` releases sums of 0/1 rewards and raises
+    :class:`~anonbandits.errors.ConfigError` on a sum that is not an integer.
+
+    Parameters
+    ----------
+    protocol : anonbandits.dp.distributed.Protocol
+        The protocol (an instance of a class of ``anonbandits.dp.distributed.protocols.PROTOCOLS``): its noise,
+        parameters and accounting.
+
+    References
+    ----------
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023 (Section 3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.dp.distributed.protocols import PROTOCOLS
+    >>> mechanism = Distributed(PROTOCOLS["dist-dp-se"](1.0, 1e-3))
+    >>> release = mechanism.release_rewards(np.array([3.0, 7.0]), np.array([10, 10]), np.random.default_rng(0))
+    >>> release.values.shape, mechanism.pure
+    ((2,), True)
     """
 
     def __init__(self, protocol: Any) -> None:

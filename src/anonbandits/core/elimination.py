@@ -23,12 +23,37 @@ from anonbandits.errors import ConfigError, require
 def gap_survivors(means: np.ndarray, width: float | np.ndarray, *, ties: str = "keep") -> np.ndarray:
     """Mask of the arms within ``width`` of the best mean along the last axis.
 
+    The elimination test of DP-SE and of BaSE: an arm survives while the best mean is not ``width`` above it.
+
     Parameters
     ----------
-    means : (..., K) means; ``-inf`` marks arms out of play.
-    width : the elimination width, a scalar or one per learner (shape ``means.shape[:-1]``).
-    ties : ``"keep"`` (survive iff ``best - mean <= width``; DP-SE) or ``"eliminate"`` (survive iff
-        ``best - mean < width``; BaSE).
+    means : numpy.ndarray
+        (..., K) sample means; ``-inf`` marks arms out of play.
+    width : float or numpy.ndarray
+        The elimination width, a scalar or one per learner (shape ``means.shape[:-1]``).
+    ties : str, optional
+        ``"keep"`` (survive iff ``best - mean <= width``; DP-SE) or ``"eliminate"`` (survive iff
+        ``best - mean < width``; BaSE). Default ``"keep"``.
+
+    Returns
+    -------
+    numpy.ndarray
+        A bool array of the shape of ``means``: True for the arms that survive.
+
+    References
+    ----------
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm based on an Optimal Private Stopping Rule",
+    ICML 2019.
+
+    Gao, Han, Ren, Zhou, "Batched Multi-armed Bandits Problem", NeurIPS 2019.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gap_survivors(np.array([0.5, 0.45, 0.2]), 0.1).tolist()
+    [True, True, False]
+    >>> gap_survivors(np.array([[0.5, 0.3], [0.5, 0.1]]), np.array([0.1, 0.5]), ties="eliminate").tolist()
+    [[True, False], [True, True]]
     """
     # the 1-D case (one learner, DP-SE's once-per-epoch test) avoids the slower keepdims reduction
     gap = (means.max(axis=-1, keepdims=True) if means.ndim > 1 else means.max()) - means
@@ -38,7 +63,30 @@ def gap_survivors(means: np.ndarray, width: float | np.ndarray, *, ties: str = "
 
 
 def interval_survivors(means: np.ndarray, radius: float) -> np.ndarray:
-    """Mask of the arms with ``mean + radius >= max(mean - radius)`` (paper 004's non-strict UCB/LCB test)."""
+    """Mask of the arms with ``mean + radius >= max(mean - radius)`` (paper 004's non-strict UCB/LCB test).
+
+    Parameters
+    ----------
+    means : numpy.ndarray
+        (K,) sample means of the active arms.
+    radius : float
+        The confidence radius shared by every arm.
+
+    Returns
+    -------
+    numpy.ndarray
+        A (K,) bool array: True for the arms whose upper confidence bound reaches the best lower bound.
+
+    References
+    ----------
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023 (Algorithm 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> interval_survivors(np.array([0.5, 0.45, 0.2]), 0.1).tolist()
+    [True, True, False]
+    """
     return means + radius >= np.max(means - radius)
 
 
@@ -48,20 +96,60 @@ THRESHOLDS = ("log", "gao")
 class BatchedElimination:
     """N independent BaSE learners on one static grid.
 
+    Each learner explores its active arms evenly in every batch but the last, eliminates the arms whose mean is
+    at least its confidence radius below the best, and commits to its best active arm in the last batch
+    (:meth:`update`, :meth:`commit`).
+
     Parameters
     ----------
-    n_learners, n_arms : N and K.
-    grid : ``[t_0 = 0, ..., t_M = T]`` (see :func:`~anonbandits.core.schedules.static_grid`).
-    gamma : tuning constant of the confidence radius (> 0).
-    threshold : ``log`` (:func:`~anonbandits.core.radii.base_log_radius`) or ``gao``
+    n_learners : int
+        N, the number of learners.
+    n_arms : int
+        K, the number of arms.
+    grid : numpy.ndarray
+        ``[t_0 = 0, ..., t_M = T]``, non-decreasing (see :func:`~anonbandits.core.schedules.static_grid`).
+    gamma : float, optional
+        Tuning constant of the confidence radius, positive. Default 4.0.
+    threshold : str, optional
+        ``"log"`` (:func:`~anonbandits.core.radii.base_log_radius`, the default) or ``"gao"``
         (:func:`~anonbandits.core.radii.base_gao_radius`).
-    sigma2 : variance proxy of one sample (1/4 for rewards in [0, 1]).
+    sigma2 : float, optional
+        Variance proxy of one sample. Default 0.25 (rewards in [0, 1]).
 
     Attributes
     ----------
-    active : (N, K) bool, the arms still in play for each learner.
-    sums, counts : (N, K) cumulative sample sums and counts.
-    batch : number of batches completed (0..M-1).
+    active : numpy.ndarray
+        (N, K) bool, the arms still in play for each learner.
+    sums : numpy.ndarray
+        (N, K) cumulative sample sums.
+    counts : numpy.ndarray
+        (N, K) int64 cumulative sample counts.
+    batch : int
+        Number of batches completed (0..M-1).
+
+    Raises
+    ------
+    ConfigError
+        If ``grid`` does not start at 0, decreases or has fewer than two points, or if ``gamma``, ``threshold``
+        or ``sigma2`` is out of range.
+
+    References
+    ----------
+    Gao, Han, Ren, Zhou, "Batched Multi-armed Bandits Problem", NeurIPS 2019.
+
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Algorithm 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> learner = BatchedElimination(2, 3, np.array([0, 30, 90]))
+    >>> learner.demand().tolist()
+    [[10.0, 10.0, 10.0], [10.0, 10.0, 10.0]]
+    >>> counts = np.full((2, 3), 10)
+    >>> learner.update(counts * np.array([[0.9, 0.1, 0.1], [0.5, 0.5, 0.5]]), counts).tolist()
+    [[False, True, True], [False, False, False]]
+    >>> learner.exploring, learner.commit().tolist()
+    (False, [0, 0])
     """
 
     def __init__(self, n_learners: int, n_arms: int, grid: np.ndarray, *, gamma: float = 4.0,

@@ -33,13 +33,60 @@ def lazy_ucb_crossing(mean_gap: np.ndarray, a_gap: np.ndarray, b_gap: np.ndarray
     ``s = sqrt(ln t)`` (widths of :func:`~anonbandits.core.radii.lazy_ucb_widths`, rival minus played arm); a rival
     with a smaller last array has ``a_gap, b_gap > 0``, so the quadratic has one non-negative root, written in the
     form without cancellation: ``2 max(-mean_gap, 0) / (a_gap + sqrt(a_gap^2 - 4 b_gap min(mean_gap, 0)))``.
+
+    Parameters
+    ----------
+    mean_gap : numpy.ndarray
+        The rival's mean minus the played arm's.
+    a_gap : numpy.ndarray
+        The difference of the ``sqrt(ln t)`` coefficients of the two indices (rival minus played arm).
+    b_gap : numpy.ndarray
+        The difference of the ``ln t`` coefficients.
+
+    Returns
+    -------
+    numpy.ndarray
+        The root ``s >= 0`` (0 when the rival's index is already ahead), broadcast over the arguments.
+
+    References
+    ----------
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
+    2021.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lazy_ucb_crossing(np.array([-0.5, 0.2]), np.array([1.0, 1.0]), np.array([0.5, 0.5])).round(4).tolist()
+    [0.4142, 0.0]
     """
     return 2 * np.maximum(-mean_gap, 0.0) / (a_gap + np.sqrt(a_gap * a_gap - 4 * b_gap * np.minimum(mean_gap, 0.0)))
 
 
 def lazy_ucb_capacity(size: float | np.ndarray) -> float | np.ndarray:
-    """Observations the filling array of an arm holds when full (paper 001, Algorithm 1): arrays have sizes
-    1, 2, 4, ..., so the next one is twice the last full one's ``size`` (lambda)."""
+    """Observations the filling array of an arm holds when full (paper 001, Algorithm 1).
+
+    Arrays have sizes 1, 2, 4, ..., so the next one is twice the last full one's ``size`` (lambda).
+
+    Parameters
+    ----------
+    size : float or numpy.ndarray
+        The size lambda of the arm's last full array.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``2 size``.
+
+    References
+    ----------
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
+    2021.
+
+    Examples
+    --------
+    >>> lazy_ucb_capacity(4)
+    8
+    """
     return 2 * size
 
 
@@ -47,37 +94,189 @@ def hybrid_ucb_index(mean: np.ndarray, width_a: np.ndarray, width_b: np.ndarray,
     """Hybrid-UCB's index at round ``t`` (paper 001, Algorithm 4; logs base 2, spec A12): ``mean + a sqrt(log2 t)
     + b log2 t`` with ``(a, b)`` = :func:`~anonbandits.core.radii.hybrid_ucb_widths`, in the order of operations of
     the compiled round loop (:func:`anonbandits.dp.hybrid_kernel.choose_arms`), which numba can compile from this
-    function (``math`` on the scalar ``t``, arithmetic on the rest)."""
+    function (``math`` on the scalar ``t``, arithmetic on the rest).
+
+    Parameters
+    ----------
+    mean : numpy.ndarray
+        The arms' (noisy) means.
+    width_a : numpy.ndarray
+        The coefficient ``a`` of ``sqrt(log2 t)``.
+    width_b : numpy.ndarray
+        The coefficient ``b`` of ``log2 t``.
+    t : int
+        The round, at least 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        The index of each arm.
+
+    References
+    ----------
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
+    2021.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> hybrid_ucb_index(np.array([0.5]), np.array([1.0]), np.array([0.5]), 16).tolist()
+    [4.5]
+    """
     log_t = math.log2(t)
     return width_a * math.sqrt(log_t) + width_b * log_t + mean
 
 
 def hybrid_ucb_array_scale(epsilon: float | np.ndarray) -> float | np.ndarray:
-    """Laplace scale ``2/eps`` of the noise each full array of Hybrid-UCB gets once (paper 001, Algorithm 4)."""
+    """Laplace scale ``2/eps`` of the noise each full array of Hybrid-UCB gets once (paper 001, Algorithm 4).
+
+    Parameters
+    ----------
+    epsilon : float or numpy.ndarray
+        The privacy level eps.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``2 / epsilon``.
+
+    References
+    ----------
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
+    2021.
+
+    Examples
+    --------
+    >>> hybrid_ucb_array_scale(0.5)
+    4.0
+    """
     return 2.0 / epsilon
 
 
 def hybrid_ucb_node_scale(tree: int | np.ndarray, epsilon: float | np.ndarray, exact: bool = False) -> np.ndarray:
     """Laplace scale of the binary-mechanism nodes of Hybrid-UCB's tree ``r`` (paper 001, Algorithm 4):
-    ``2 r / eps`` as printed, or ``2 (r + 1) / eps`` (``exact``: the tree's depth counted in full, spec A6)."""
+    ``2 r / eps`` as printed, or ``2 (r + 1) / eps`` (``exact``: the tree's depth counted in full, spec A6).
+
+    Parameters
+    ----------
+    tree : int or numpy.ndarray
+        The tree's index r.
+    epsilon : float or numpy.ndarray
+        The privacy level eps.
+    exact : bool, optional
+        Count the tree's depth in full (``r + 1`` levels). Default False (the paper's ``r``).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The Laplace scale of the tree's nodes.
+
+    References
+    ----------
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
+    2021.
+
+    Examples
+    --------
+    >>> hybrid_ucb_node_scale(3, 0.5), hybrid_ucb_node_scale(3, 0.5, exact=True)
+    (12.0, 16.0)
+    """
     return 2.0 * (tree + int(exact)) / epsilon
 
 
 def dp_mase_laplace_scale(epsilon: float, length: np.ndarray | int) -> np.ndarray | float:
     """Scale ``1/(eps_dp R)`` of the Laplace noise on an epoch mean of ``R = length`` rewards in [0, 1] (paper 003,
-    Algorithm 4a: the mean's sensitivity is 1/R)."""
+    Algorithm 4a: the mean's sensitivity is 1/R).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy level eps_dp.
+    length : numpy.ndarray or int
+        R, the rewards in the epoch mean.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        ``1 / (epsilon length)``.
+
+    References
+    ----------
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML
+    2023.
+
+    Examples
+    --------
+    >>> dp_mase_laplace_scale(0.5, 100)
+    0.02
+    """
     return 1.0 / (epsilon * length)
 
 
 def dp_mase_threshold(active: np.ndarray, epoch: np.ndarray, length: np.ndarray, beta: float,
                       epsilon: float) -> np.ndarray:
     """DP-MASE's elimination width ``2 (h(e) + c(e))`` (paper 003, Algorithm 4a; DP-SE's widths
-    :func:`~anonbandits.core.radii.dpse_widths` with ``s = active`` arms sampled), vectorised over epoch ends."""
+    :func:`~anonbandits.core.radii.dpse_widths` with ``s = active`` arms sampled), vectorised over epoch ends.
+
+    Parameters
+    ----------
+    active : numpy.ndarray
+        s, the arms sampled in each epoch.
+    epoch : numpy.ndarray
+        e, the epoch (1-based).
+    length : numpy.ndarray
+        R_e, the samples of each arm in the epoch.
+    beta : float
+        The failure probability.
+    epsilon : float
+        The privacy level.
+
+    Returns
+    -------
+    numpy.ndarray
+        The elimination width of each epoch end.
+
+    References
+    ----------
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML
+    2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> dp_mase_threshold(np.array([5]), np.array([1]), np.array([2425]), 1 / 4_194_304, 0.5).round(4).tolist()
+    [0.1551]
+    """
     h, c = dpse_widths(active, epoch, length, beta, epsilon)
     return 2.0 * (h + c)
 
 
 def vote_ratio(delta: float, local_failure: float) -> float:
     """``log(delta) / log(local_failure)``: the number of votes M for which ``local_failure^M = delta`` (papers 002
-    and 003; :func:`~anonbandits.core.votes.vote_threshold` rounds it)."""
+    and 003; :func:`~anonbandits.core.votes.vote_threshold` rounds it).
+
+    Parameters
+    ----------
+    delta : float
+        The failure probability of the vote, in (0, 1).
+    local_failure : float
+        The failure probability of one agent's local elimination, in (0, 1).
+
+    Returns
+    -------
+    float
+        ``log(delta) / log(local_failure)``.
+
+    References
+    ----------
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML
+    2023.
+
+    Examples
+    --------
+    >>> vote_ratio(0.25, 0.5)
+    2.0
+    """
     return math.log(delta) / math.log(local_failure)

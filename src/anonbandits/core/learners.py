@@ -47,7 +47,40 @@ SUBROUTINES = ("naive", "median", "se", "ser3")
 
 @runtime_checkable
 class BatchLearner(Protocol):
-    """What a driver needs from N batched elimination learners (see the module docstring)."""
+    """What a driver needs from N batched elimination learners (see the module docstring).
+
+    A protocol: any object with these members is a batch learner (``isinstance`` checks them at run time).
+    :meth:`demand` gives the (N, K) samples wanted next, :meth:`update` takes exactly them with the channel's
+    variance proxy and eliminates, ``exploring`` says which learners still want samples and
+    :meth:`recommendation` what each recommends.
+
+    Parameters
+    ----------
+    *args : object
+        None accepted: a protocol is not instantiated (``typing.Protocol`` raises ``TypeError``).
+    **kwargs : object
+        None accepted, as ``*args``.
+
+    Attributes
+    ----------
+    n_learners : int
+        N, the number of learners.
+    n_arms : int
+        K, the number of arms.
+
+    References
+    ----------
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm based on an Optimal Private Stopping Rule",
+    ICML 2019.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> isinstance(EpochElimination(1, 2, confidence=0.1), BatchLearner)
+    True
+    """
 
     n_learners: int
     n_arms: int
@@ -112,13 +145,46 @@ class BestArmElimination:
 
     Parameters
     ----------
-    n_learners, n_arms : N and K (K >= 2).
-    subroutine : one of :data:`SUBROUTINES`.
-    approx : epsilon of the (epsilon, delta)-PAC guarantee, in (0, 1].
-    delta : failure probability per learner, in (0, 1).
-    rng : tie-breaking randomness.
-    sigma2 : variance proxy of the first batch's samples (its demand depends on it for naive and median).
-    growth : tau's growth factor between the checks of ``se``/``ser3`` (an integer >= 2).
+    n_learners : int
+        N, at least 1.
+    n_arms : int
+        K, at least 2.
+    subroutine : str
+        One of :data:`SUBROUTINES`: ``"naive"``, ``"median"``, ``"se"`` or ``"ser3"``.
+    approx : float
+        Epsilon of the (epsilon, delta)-PAC guarantee, in (0, 1].
+    delta : float
+        Failure probability per learner, in (0, 1).
+    rng : numpy.random.Generator
+        Tie-breaking randomness.
+    sigma2 : float, optional
+        Variance proxy of the first batch's samples (its demand depends on it for naive and median). Default
+        0.25 (rewards in [0, 1]).
+    growth : int, optional
+        tau's growth factor between the checks of ``se``/``ser3``, an integer >= 2. Default 2.
+
+    Raises
+    ------
+    ConfigError
+        If an argument is out of its range.
+
+    References
+    ----------
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019 (Section 3).
+
+    Even-Dar, Mannor, Mansour, "PAC Bounds for Multi-armed Bandit and Markov Decision Processes", COLT 2002.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> learner = BestArmElimination(2, 3, "naive", approx=0.5, delta=0.1, rng=np.random.default_rng(0))
+    >>> wanted = learner.demand()
+    >>> wanted.tolist()
+    [[66, 66, 66], [66, 66, 66]]
+    >>> learner.update(wanted * np.array([0.9, 0.5, 0.1]), wanted, 0.25).tolist()
+    [[False, True, True], [False, True, True]]
+    >>> learner.exploring.tolist(), learner.recommendation().tolist()
+    ([False, False], [0, 0])
     """
 
     def __init__(self, n_learners: int, n_arms: int, subroutine: str, *, approx: float, delta: float,
@@ -220,10 +286,40 @@ class EpochElimination:
 
     Parameters
     ----------
-    n_learners, n_arms : N and K (K >= 2).
-    confidence : beta in (0, 1), the failure probability of the whole run per learner.
-    epsilon : privacy level of the released sums (``inf``: none).
-    sigma2 : variance proxy of the first epoch's samples.
+    n_learners : int
+        N, at least 1.
+    n_arms : int
+        K, at least 2.
+    confidence : float
+        beta in (0, 1), the failure probability of the whole run per learner.
+    epsilon : float, optional
+        Privacy level of the released sums, positive; ``math.inf`` (the default) is none.
+    sigma2 : float, optional
+        Variance proxy of the first epoch's samples. Default 0.25 (rewards in [0, 1]).
+
+    Raises
+    ------
+    ConfigError
+        If an argument is out of its range.
+
+    References
+    ----------
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm based on an Optimal Private Stopping Rule",
+    ICML 2019.
+
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> learner = EpochElimination(1, 2, confidence=0.1)
+    >>> wanted = learner.demand()
+    >>> wanted.tolist()
+    [[650, 650]]
+    >>> learner.update(wanted * np.array([1.0, 0.0]), wanted, 0.25).tolist()
+    [[False, True]]
+    >>> learner.exploring.tolist(), learner.recommendation().tolist()
+    ([False], [0])
     """
 
     def __init__(self, n_learners: int, n_arms: int, *, confidence: float, epsilon: float = math.inf,

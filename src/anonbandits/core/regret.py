@@ -18,15 +18,39 @@ import numpy as np
 class RegretTrace:
     """Exact cumulative pseudo-regret of a sequence of blocks of rounds.
 
+    :meth:`play` records a block playing a cycle of arms, :meth:`charge` blocks of a fixed per-round regret,
+    :meth:`curve` evaluates the cumulative pseudo-regret at any recorded rounds (``ValueError`` outside them).
+
     Parameters
     ----------
-    gaps : (K,) the regret of one round on each arm, for :meth:`play` (``None`` when only :meth:`charge` is used).
+    gaps : numpy.ndarray or None, optional
+        (K,) the regret of one round on each arm, for :meth:`play`; ``None`` (the default) when only
+        :meth:`charge` is used.
 
     Attributes
     ----------
-    rounds : rounds recorded so far.
-    regret : cumulative pseudo-regret after them (the blocks' regrets added in order).
-    pulls : (K,) rounds each arm was played (with ``gaps``).
+    rounds : int
+        Rounds recorded so far.
+    regret : float
+        Cumulative pseudo-regret after them (the blocks' regrets added in order).
+    pulls : numpy.ndarray or None
+        (K,) rounds each arm was played (with ``gaps``).
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (pseudo-regret
+    summed over users).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> trace = RegretTrace(np.array([0.0, 0.5]))
+    >>> trace.play([0, 1], 5)  # arms 0, 1, 0, 1, 0
+    >>> trace.charge(np.array([4]), np.array([2.0]))
+    >>> trace.rounds, float(trace.regret), trace.pulls.tolist()
+    (9, 9.0, [3, 2])
+    >>> trace.curve(np.array([0, 2, 5, 7, 9])).tolist()
+    [0.0, 0.5, 1.0, 5.0, 9.0]
     """
 
     def __init__(self, gaps: np.ndarray | None = None) -> None:

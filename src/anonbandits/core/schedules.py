@@ -26,12 +26,68 @@ GRIDS = ("minimax", "geometric", "arithmetic")
 
 
 def default_batches(horizon: int) -> int:
-    """M = ceil(log log T), at least 2 (Lemma 1 of paper 000 uses M = log log T); T >= 1."""
+    """The number of batches M = ceil(log log T), at least 2 (Lemma 1 of paper 000 uses M = log log T).
+
+    Parameters
+    ----------
+    horizon : int
+        The horizon T, at least 1.
+
+    Returns
+    -------
+    int
+        ``max(2, ceil(log(max(log T, 1))))``.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Lemma 1).
+
+    Examples
+    --------
+    >>> default_batches(100), default_batches(10**6)
+    (2, 3)
+    """
     return max(2, math.ceil(math.log(max(math.log(horizon), 1.0))))
 
 
 def static_grid(kind: str, horizon: int, batches: int) -> np.ndarray:
-    """The grid ``[t_0, ..., t_M]`` (int64, non-decreasing, ``t_0 = 0``, ``t_M = horizon``)."""
+    """The static grid ``[t_0, ..., t_M]`` of BaSE (int64, non-decreasing, ``t_0 = 0``, ``t_M = horizon``).
+
+    minimax ``t_m = floor(a^(2 - 2^(1-m)))`` with ``a = T^(1/(2 - 2^(1-M)))``; geometric ``t_m = floor(T^(m/M))``;
+    arithmetic ``t_m = floor(m T / M)``; always ``t_M = T`` (a tiny T gives empty batches).
+
+    Parameters
+    ----------
+    kind : str
+        One of :data:`GRIDS`: ``"minimax"``, ``"geometric"`` or ``"arithmetic"``.
+    horizon : int
+        The horizon T, at least 1.
+    batches : int
+        The number of batches M, at least 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        The M + 1 grid points, int64.
+
+    Raises
+    ------
+    ConfigError
+        If ``kind`` is not a grid name, or ``horizon`` or ``batches`` is below 1.
+
+    References
+    ----------
+    Gao, Han, Ren, Zhou, "Batched Multi-armed Bandits Problem", NeurIPS 2019.
+
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Section 2.2).
+
+    Examples
+    --------
+    >>> static_grid("minimax", 1000, 3).tolist()
+    [0, 51, 372, 1000]
+    >>> static_grid("arithmetic", 10, 4).tolist()
+    [0, 2, 5, 7, 10]
+    """
     require(kind in GRIDS, "grid", f"one of {', '.join(GRIDS)}", kind)
     require(horizon >= 1, "grid horizon", "at least 1", horizon)
     require(batches >= 1, "batches", "at least 1", batches)
@@ -56,6 +112,27 @@ def epoch_length(active: int | np.ndarray, epoch: int | np.ndarray, beta: float,
     paper 001, paper 004 and, per agent, by DP-MASE of paper 003. Vectorised over ``active`` and ``epoch``
     (an int for scalar arguments, an int64 array otherwise).
 
+    Parameters
+    ----------
+    active : int or numpy.ndarray
+        s, the number of arms active at the start of the epoch.
+    epoch : int or numpy.ndarray
+        e, the epoch (1-based).
+    beta : float
+        The failure probability, in (0, 1).
+    epsilon : float, optional
+        The privacy parameter; the default ``math.inf`` gives SE (no privacy term).
+
+    Returns
+    -------
+    int or numpy.ndarray
+        R_e, an int for scalar arguments, an int64 array of the broadcast shape otherwise.
+
+    References
+    ----------
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm based on an Optimal Private Stopping Rule",
+    ICML 2019.
+
     Examples
     --------
     >>> epoch_length(5, 1, 1 / 4_194_304, 0.5), epoch_length(10, 1, 0.5, 0.1)  # spec tables of papers 001, 003
@@ -74,8 +151,45 @@ def epoch_length(active: int | np.ndarray, epoch: int | np.ndarray, beta: float,
 
 
 def exploration_length(n_users: int, n_arms: int, C: int, horizon: int, scale: float = 10.0) -> float:
-    """``T_exp = scale C^(2/3) K^(1/3) T^(2/3) (log NKT)^(1/3)`` rounds of exploration of Algorithm 2 of paper 000
-    (Theorem 2; the paper's scale is 10)."""
+    """``T_exp = scale C^(2/3) K^(1/3) T^(2/3) (log NKT)^(1/3)`` rounds of exploration of Algorithm 2 of paper 000.
+
+    Theorem 2 of the paper sets the scale to 10. Algorithm 2 explores for ``floor(T_exp / (2C+2))`` phases
+    (at least one).
+
+    Parameters
+    ----------
+    n_users : int
+        N, the number of users.
+    n_arms : int
+        K, the number of arms.
+    C : int
+        The anonymity parameter.
+    horizon : int
+        The horizon T.
+    scale : float, optional
+        The constant in front of the formula. Default 10.0.
+
+    Returns
+    -------
+    float
+        T_exp, in rounds (not rounded).
+
+    Raises
+    ------
+    ConfigError
+        Called as ``anonbandits.anonymous.exploration_length``, if an argument breaks its rule in
+        :mod:`anonbandits.validation` (the core function itself does not check).
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Section 3.5,
+    Theorem 2).
+
+    Examples
+    --------
+    >>> round(exploration_length(8, 2, 1, 2000), 1)
+    4361.9
+    """
     return (scale * C ** (2 / 3) * n_arms ** (1 / 3) * horizon ** (2 / 3)
             * math.log(n_users * n_arms * horizon) ** (1 / 3))
 
@@ -109,11 +223,30 @@ def checkpoint_grid(horizon: int, checkpoints: int | Sequence[int] | np.ndarray 
 
     Parameters
     ----------
-    horizon : last round T.
-    checkpoints : the number of rounds wanted, or the rounds themselves (sorted, each in [1, T]).
-    spacing : for a number n of rounds: ``"even"``, n evenly spaced rounds ending at T; ``"log-even"``, half of
-        them log-spaced from 1 (the early behaviour a log-scale plot shows) and half evenly spaced, about n
-        rounds in all after merging duplicates (paper 004's figures).
+    horizon : int
+        The last round T.
+    checkpoints : int or sequence of int or numpy.ndarray, optional
+        The number of rounds wanted (default 200), or the rounds themselves (each in [1, T]; sorted and
+        deduplicated here).
+    spacing : str, optional
+        For a number n of rounds: ``"even"`` (the default), n evenly spaced rounds ending at T; ``"log-even"``,
+        half of them log-spaced from 1 (the early behaviour a log-scale plot shows) and half evenly spaced, about
+        n rounds in all after merging duplicates (paper 004's figures).
+
+    Returns
+    -------
+    numpy.ndarray
+        The sorted distinct rounds, int64, each in [1, T].
+
+    Raises
+    ------
+    ConfigError
+        If a number of rounds is below 1, ``spacing`` is unknown, or a given round lies outside [1, T].
+
+    References
+    ----------
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023 (the log-even grid
+    of its figures).
 
     Examples
     --------

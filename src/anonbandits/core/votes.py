@@ -22,6 +22,32 @@ def vote_threshold(delta: float, local_failure: float, rounding: str = "ceil") -
     keeps a ratio that is an integer up to rounding error at that integer. The callers check M against their
     own limits (M >= 2 in paper 002, M <= N in paper 003).
 
+    Parameters
+    ----------
+    delta : float
+        The failure probability of the vote, in (0, 1).
+    local_failure : float
+        The failure probability of one agent's local elimination, in (0, 1).
+    rounding : str, optional
+        ``"ceil"`` (the default) or ``"floor"``.
+
+    Returns
+    -------
+    int
+        M, the votes that remove an arm.
+
+    Raises
+    ------
+    ConfigError
+        If ``rounding`` is neither ``"ceil"`` nor ``"floor"``.
+
+    References
+    ----------
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML
+    2023.
+
     Examples
     --------
     >>> vote_threshold(0.05, 0.9), vote_threshold(0.05, 0.9, "floor"), vote_threshold(0.25, 0.5)
@@ -37,10 +63,33 @@ def removal_steps(votes_before: np.ndarray, cast: np.ndarray, threshold: int, al
 
     Parameters
     ----------
-    votes_before : (K,) votes each arm held before this batch.
-    cast : (n, K) bool, row i the votes of the i-th event in time order.
-    threshold : M, the votes that remove an arm.
-    alive : (K,) bool, the arms still in the shared set (others are never removed again).
+    votes_before : numpy.ndarray
+        (K,) votes each arm held before this batch.
+    cast : numpy.ndarray
+        (n, K) bool, row i the votes of the i-th event in time order.
+    threshold : int
+        M, the votes that remove an arm.
+    alive : numpy.ndarray
+        (K,) bool, the arms still in the shared set (others are never removed again).
+
+    Returns
+    -------
+    numpy.ndarray
+        (K,) int: the index of the removing event of each arm, ``len(cast)`` for the arms not removed.
+
+    References
+    ----------
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML
+    2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cast = np.array([[True, True, False], [True, False, True]])
+    >>> removal_steps(np.array([0, 1, 0]), cast, 2, np.ones(3, bool)).tolist()
+    [1, 0, 2]
     """
     tally = votes_before + np.cumsum(cast, axis=0)
     crossing = cast & (tally >= threshold) & alive[None, :]
