@@ -320,19 +320,60 @@ class AlgorithmSpec:
             object.__setattr__(self, "run", partial(_finish, self.run, self.name, self.curve_axes))
 
     def defaults(self) -> dict[str, Any]:
+        """Every parameter's default.
+
+        Returns
+        -------
+        dict of str to object
+            Parameter name -> default value, in the order of :attr:`params`.
+
+        Examples
+        --------
+        >>> get("anon-etc").defaults()["C"]
+        3
+        """
         return {p.name: p.default for p in self.params}
 
     def resolve(self, given: Mapping[str, Any], *, as_flags: bool = False,
                 deprecated: list[str] | None = None) -> dict[str, Any]:
-        """Every parameter: its default overlaid with ``given`` (flag text or scalars from a grid file), converted
-        to the parameter's type and checked by its rule; unknown names and bad values raise
-        :class:`ConfigError`, which names parameters as command-line flags (``--best-effort``) with
-        ``as_flags``, else as grid keys (``'best_effort'``).
+        """Every parameter: its default overlaid with ``given``, converted to the parameter's type and checked.
 
         A deprecated name (a :attr:`Param.aliases` entry) counts as its new name. Its one-line notice
         (``--agents is deprecated, use --users``) is appended to ``deprecated`` when a list is given (the CLI
         prints them once the runs went through), else issued as a :class:`DeprecatedParameterWarning`; either
         way only after every check passed, so a refused call says only why it is refused.
+
+        Parameters
+        ----------
+        given : Mapping of str to object
+            Parameter values by name: flag text or scalars from a grid file.
+        as_flags : bool, optional
+            Whether errors name parameters as command-line flags (``--best-effort``); default ``False``: as
+            grid keys (``'best_effort'``).
+        deprecated : list of str, optional
+            Where to append the notices of deprecated names; default ``None``: warn instead.
+
+        Returns
+        -------
+        dict of str to object
+            Every parameter's value, in the order of :attr:`params`.
+
+        Raises
+        ------
+        ConfigError
+            For an unknown name, a deprecated name given with its new name, a value its type cannot convert,
+            a value outside its choices, or a value its rule refuses.
+
+        Examples
+        --------
+        >>> spec = get("anon-batched")
+        >>> params = spec.resolve({"users": "60", "best_effort": "yes"})
+        >>> params["users"], params["best_effort"]
+        (60, True)
+        >>> spec.resolve({"users": "0"}, as_flags=True)
+        Traceback (most recent call last):
+        ...
+        anonbandits.errors.ConfigError: --users must be at least 1, got 0
         """
         known = {p.name: p for p in self.params}
         alias_of = {alias: p.name for p in self.params for alias in p.aliases}

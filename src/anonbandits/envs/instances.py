@@ -155,14 +155,49 @@ class MultiUserInstance:
         return int(self.optimal[0])
 
     def is_best(self, arm: int) -> bool:
-        """Whether ``arm`` has the largest true mean of a shared instance (ties count as correct)."""
+        """Whether ``arm`` has the largest true mean of a shared instance (ties count as correct).
+
+        Parameters
+        ----------
+        arm : int
+            An arm index; one outside ``0 .. K-1`` is not the best.
+
+        Returns
+        -------
+        bool
+            True when ``means[0, arm]`` is the largest true mean.
+
+        Raises
+        ------
+        ConfigError
+            For an instance with more than one row of means.
+
+        Examples
+        --------
+        >>> MultiUserInstance([0.5, 0.7, 0.7]).is_best(2)
+        True
+        """
         self._shared()
         return bool(0 <= arm < self.n_arms and self.means[0, arm] == self.means[0].max())
 
     def round_regret(self, assignments: np.ndarray) -> np.ndarray:
         """Pseudo-regret of one round of each assignment, summed over users.
 
-        ``assignments`` is (N,) or (n, N) arm indices; returns a scalar or an (n,) array.
+        Parameters
+        ----------
+        assignments : array_like
+            (N,) arm indices, one per user, or (n, N): n assignments.
+
+        Returns
+        -------
+        numpy.float64 or numpy.ndarray
+            The sum over users of ``gaps[i, assignment[i]]``: a scalar for one assignment, else (n,).
+
+        Examples
+        --------
+        >>> inst = MultiUserInstance([[0.9, 0.5], [0.2, 0.6]])
+        >>> inst.round_regret([[0, 1], [1, 0]]).round(2).tolist()
+        [0.0, 0.8]
         """
         a = np.asarray(assignments, dtype=np.intp)
         return self.gaps[np.arange(self.n_users), a].sum(axis=-1)
