@@ -107,6 +107,13 @@ def test_documented_object_has_raises_references_and_examples(dotted):
     "anonbandits.core.indices",
     "anonbandits.core.regret",
     "anonbandits.core.votes",
+    "anonbandits",
+    "anonbandits.registry",
+    "anonbandits.results",
+    "anonbandits.validation",
+    "anonbandits.vocabulary",
+    "anonbandits.envs",
+    "anonbandits.experiments",
 ])
 def test_pages_list_every_public_object_of_their_module(module_name):
     module = importlib.import_module(module_name)

@@ -34,8 +34,35 @@ _FAMILIES: tuple[str, ...] = (
 
 
 def parse_bool(value: str | bool) -> bool:
-    """``true/false``, ``yes/no``, ``1/0``, ``on/off`` (case-insensitive; a bool from a TOML grid is taken as
-    is) -> bool; ``ValueError`` for any other text."""
+    """The bool a flag's text means: ``true/false``, ``yes/no``, ``1/0``, ``on/off`` (case-insensitive).
+
+    The type of every bool :class:`Param` (e.g. ``best_effort`` of ``anon-batched``).
+
+    Parameters
+    ----------
+    value : str or bool
+        The text of a flag or a grid file's value; a bool (from a TOML grid) is taken as is.
+
+    Returns
+    -------
+    bool
+        ``True`` for ``true``, ``yes``, ``1`` or ``on``; ``False`` for ``false``, ``no``, ``0`` or ``off``.
+
+    Raises
+    ------
+    ValueError
+        For any other text (:meth:`AlgorithmSpec.resolve` turns it into a :class:`ConfigError`).
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (the
+    ``best_effort`` flag of its Algorithm 1, ``anon-batched``).
+
+    Examples
+    --------
+    >>> parse_bool("Yes"), parse_bool("0"), parse_bool(True)
+    (True, False, True)
+    """
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower()
@@ -71,10 +98,42 @@ def _convert(kind: Callable[[str], Any], value: Any) -> Any:
 class Param:
     """One algorithm parameter; becomes the flag ``--name`` (underscores as dashes) of ``simulate``.
 
-    ``unit`` is what the docs' parameter table says it counts (``rounds``, ``users``; empty: a plain number
-    or a choice). ``aliases`` are deprecated earlier names, still accepted for one release with a warning
-    (:meth:`AlgorithmSpec.resolve`). ``rule`` checks a given value (default: the rule of the name in
-    :data:`anonbandits.validation.RULES`, the same check the library functions apply).
+    Parameters
+    ----------
+    name : str
+        The parameter's name in the vocabulary of docs/parameters.md (``users``, ``horizon``, ...).
+    type : callable
+        Converts flag text to the value: ``int``, ``float``, ``str`` or :func:`parse_bool`.
+    default : object
+        The value used when none is given.
+    help : str
+        One line for ``--help`` and the docs' parameter table.
+    choices : tuple, optional
+        The only values allowed; ``None`` (default): any value its type and rule accept.
+    aliases : tuple of str, optional
+        Deprecated earlier names, still accepted for one release with a :class:`DeprecatedParameterWarning`
+        (:meth:`AlgorithmSpec.resolve`); default none.
+    unit : str, optional
+        What the value counts in the docs' parameter table (``rounds``, ``users``); default ``""``: a plain
+        number or a choice.
+    rule : anonbandits.validation.Rule, optional
+        The check of a given value; ``None`` (default): the rule of ``name`` in
+        ``anonbandits.validation.RULES``, the same check the library functions apply.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (``users``
+    and ``C`` are its N and C).
+
+    Examples
+    --------
+    >>> p = Param("users", int, 300, "number of users N", unit="users")
+    >>> p.is_flag
+    False
+    >>> p.check("--users", 0)
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: --users must be at least 1, got 0
     """
 
     name: str
@@ -99,28 +158,85 @@ class Param:
 
 
 class DeprecatedParameterWarning(FutureWarning):
-    """A parameter was given under its deprecated name (it still works, for one release)."""
+    """A parameter was given under its deprecated name (it still works, for one release).
+
+    References
+    ----------
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023
+    (its agents are the ``users`` of the parameter vocabulary).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     params = get("mase").resolve({"agents": 8})
+    >>> params["users"], caught[0].category.__name__, str(caught[0].message)
+    (8, 'DeprecatedParameterWarning', "parameter 'agents' is deprecated, use parameter 'users'")
+    """
 
 
 @dataclass(frozen=True)
 class Result:
     """What one run of any algorithm reports (the one result type of :func:`simulate`).
 
-    Attributes
+    Parameters
     ----------
-    metrics : the run's numbers by name (regret, samples, ...): the columns of the results table. Every name,
-        kind and meaning is in :data:`anonbandits.results.METRICS` (docs/parameters.md), checked when the
-        result is built: numbers only, never NaN or infinite, ``None`` only where the schema says "not
+    metrics : Mapping of str to int, float or None
+        The run's numbers by name (regret, samples, ...): the columns of the results table. Every name, kind
+        and meaning is in ``anonbandits.results.METRICS`` (docs/parameters.md), checked when the result is
+        built (:func:`anonbandits.results.check_metrics`, which also turns numpy scalars and bools into
+        ``int``/``float``): numbers only, never NaN or infinite, ``None`` only where the schema says "not
         applicable" (an empty cell in a table).
-    curve : an optional ``(x, y)`` pair of 1-D arrays, e.g. rounds and cumulative regret (drawn by ``--plot``).
-    label : the name of the line the curve belongs to (the registry sets the algorithm's name when an
-        algorithm gives none).
-    records : one mapping per batch (paper 000's demand, assignments, rounds, eliminations); empty where an
-        algorithm reports none (paper 004's blocks stay on ``run_elimination(...).blocks``: cheaper).
-    info : what a run reports that is not a number: text (``methods_used``, ``instance``) and vectors (MASE's
-        per-arm ``votes``).
-    curve_axes : the names of the curve's x and y (the algorithm's ``AlgorithmSpec.curve_axes``); ``None``
+    curve : tuple of numpy.ndarray, optional
+        An ``(x, y)`` pair of 1-D arrays, e.g. rounds and cumulative regret (drawn by ``--plot``); default
+        ``None``.
+    label : str, optional
+        The name of the line the curve belongs to (the registry sets the algorithm's name when an algorithm
+        gives none); default ``None``.
+    records : tuple of Mapping, optional
+        One mapping per batch (paper 000's demand, assignments, rounds, eliminations); empty (default) where
+        an algorithm reports none (paper 004's blocks stay on ``run_elimination(...).blocks``: cheaper).
+    info : Mapping of str to object, optional
+        What a run reports that is not a number: text (``methods_used``, ``instance``) and vectors (MASE's
+        per-arm ``votes``); default empty.
+    curve_axes : tuple of str, optional
+        The names of the curve's x and y (the algorithm's ``AlgorithmSpec.curve_axes``); ``None`` (default)
         without a curve.
+
+    Raises
+    ------
+    ValueError
+        For a metric the schema does not know or a value it does not allow: a bug of the algorithm's adapter,
+        not a user's mistake.
+
+    References
+    ----------
+    The registered algorithms are those of:
+
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
+    preprint.
+
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
+    ICML 2019.
+
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+
+    Examples
+    --------
+    >>> r = Result({"regret": 12.5, "best_arm_found": True})
+    >>> r.metrics, r.curve is None
+    ({'regret': 12.5, 'best_arm_found': 1}, True)
+    >>> Result({"regret": float("nan")})
+    Traceback (most recent call last):
+    ...
+    ValueError: metric 'regret' must be finite, got nan (empty is None, where the schema allows)
     """
 
     metrics: Mapping[str, Any]
@@ -144,7 +260,52 @@ def _finish(run: Callable[[Mapping[str, Any], int], Result], name: str, axes: tu
 
 @dataclass(frozen=True)
 class AlgorithmSpec:
-    """An algorithm as the simulator sees it."""
+    """An algorithm as the simulator sees it: a name, a run function and its parameters.
+
+    Parameters
+    ----------
+    name : str
+        The registered name (``simulate --algorithm NAME``), e.g. ``"dp-se"``.
+    run : callable
+        ``run(params, seed) -> Result``: a module-level function (or a ``functools.partial`` of one, so the
+        spec pickles to worker processes) drawing all its randomness from ``numpy.random.default_rng(seed)``.
+        The spec wraps it so that every run checks its seed and gets its label and curve axes filled in.
+    params : tuple of Param
+        Every parameter the algorithm takes.
+    summary : str
+        One line for ``--help``.
+    family : str, optional
+        The family the docs group it under (``anonymous``, ``dp``, ...); default ``""``.
+    curve_axes : tuple of str, optional
+        The names of the x and y of its curve; default ``("round", "cumulative pseudo-regret")``.
+
+    References
+    ----------
+    The registered algorithms are those of:
+
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
+    preprint.
+
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
+    ICML 2019.
+
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+
+    Examples
+    --------
+    >>> spec = get("dp-se")
+    >>> spec.family, spec.curve_axes
+    ('dp', ('round', 'cumulative pseudo-regret'))
+    >>> params = spec.resolve({"horizon": "20000"})
+    >>> params["horizon"], spec.run(params, 1).metrics["best_arm_found"]
+    (20000, 1)
+    """
 
     name: str
     run: Callable[[Mapping[str, Any], int], Result]
@@ -159,19 +320,60 @@ class AlgorithmSpec:
             object.__setattr__(self, "run", partial(_finish, self.run, self.name, self.curve_axes))
 
     def defaults(self) -> dict[str, Any]:
+        """Every parameter's default.
+
+        Returns
+        -------
+        dict of str to object
+            Parameter name -> default value, in the order of :attr:`params`.
+
+        Examples
+        --------
+        >>> get("anon-etc").defaults()["C"]
+        3
+        """
         return {p.name: p.default for p in self.params}
 
     def resolve(self, given: Mapping[str, Any], *, as_flags: bool = False,
                 deprecated: list[str] | None = None) -> dict[str, Any]:
-        """Every parameter: its default overlaid with ``given`` (flag text or scalars from a grid file), converted
-        to the parameter's type and checked by its rule; unknown names and bad values raise
-        :class:`ConfigError`, which names parameters as command-line flags (``--best-effort``) with
-        ``as_flags``, else as grid keys (``'best_effort'``).
+        """Every parameter: its default overlaid with ``given``, converted to the parameter's type and checked.
 
         A deprecated name (a :attr:`Param.aliases` entry) counts as its new name. Its one-line notice
         (``--agents is deprecated, use --users``) is appended to ``deprecated`` when a list is given (the CLI
         prints them once the runs went through), else issued as a :class:`DeprecatedParameterWarning`; either
         way only after every check passed, so a refused call says only why it is refused.
+
+        Parameters
+        ----------
+        given : Mapping of str to object
+            Parameter values by name: flag text or scalars from a grid file.
+        as_flags : bool, optional
+            Whether errors name parameters as command-line flags (``--best-effort``); default ``False``: as
+            grid keys (``'best_effort'``).
+        deprecated : list of str, optional
+            Where to append the notices of deprecated names; default ``None``: warn instead.
+
+        Returns
+        -------
+        dict of str to object
+            Every parameter's value, in the order of :attr:`params`.
+
+        Raises
+        ------
+        ConfigError
+            For an unknown name, a deprecated name given with its new name, a value its type cannot convert,
+            a value outside its choices, or a value its rule refuses.
+
+        Examples
+        --------
+        >>> spec = get("anon-batched")
+        >>> params = spec.resolve({"users": "60", "best_effort": "yes"})
+        >>> params["users"], params["best_effort"]
+        (60, True)
+        >>> spec.resolve({"users": "0"}, as_flags=True)
+        Traceback (most recent call last):
+        ...
+        anonbandits.errors.ConfigError: --users must be at least 1, got 0
         """
         known = {p.name: p for p in self.params}
         alias_of = {alias: p.name for p in self.params for alias in p.aliases}
@@ -216,7 +418,42 @@ class AlgorithmSpec:
 
 
 def all_algorithms() -> dict[str, AlgorithmSpec]:
-    """Every registered algorithm, by name."""
+    """Every registered algorithm, by name.
+
+    Returns
+    -------
+    dict of str to AlgorithmSpec
+        The spec of each registered algorithm, in the order of the family packages.
+
+    Raises
+    ------
+    RuntimeError
+        When two family packages register the same name (a bug of the registry, not a user's mistake).
+
+    References
+    ----------
+    The registered algorithms are those of:
+
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
+    preprint.
+
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
+    ICML 2019.
+
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+
+    Examples
+    --------
+    >>> specs = all_algorithms()
+    >>> "anon-batched" in specs, specs["mase"].family
+    (True, 'multi-agent BAI (paper 003)')
+    """
     found: dict[str, AlgorithmSpec] = {}
     for module_name in _FAMILIES:
         module = importlib.import_module(module_name)
@@ -228,7 +465,37 @@ def all_algorithms() -> dict[str, AlgorithmSpec]:
 
 
 def get(name: str) -> AlgorithmSpec:
-    """The spec registered under ``name``; :class:`ConfigError` naming the known ones otherwise."""
+    """The spec registered under ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A registered algorithm's name, e.g. ``"anon-etc"``.
+
+    Returns
+    -------
+    AlgorithmSpec
+        Its spec.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown name; the message lists the known ones.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (``anon-etc`` is
+    its Algorithm 2).
+
+    Examples
+    --------
+    >>> get("anon-etc").family
+    'anonymous'
+    >>> get("anon-ect")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: unknown algorithm 'anon-ect'; known: anon-batched, anon-etc, ...
+    """
     algorithms = all_algorithms()
     if name not in algorithms:
         raise ConfigError(f"unknown algorithm {name!r}; known: {', '.join(sorted(algorithms))}")
@@ -240,11 +507,14 @@ def simulate(name: str, *, seed: int, **params: Any) -> Result:
 
     Parameters
     ----------
-    name : a registered algorithm (listed by ``anonbandits simulate --help``), e.g. ``"dp-se"``.
-    seed : seed of the run's ``numpy.random.default_rng``, a non-negative integer; the same seed gives the same
+    name : str
+        A registered algorithm (listed by ``anonbandits simulate --help``), e.g. ``"dp-se"``.
+    seed : int
+        Seed of the run's ``numpy.random.default_rng``, a non-negative integer; the same seed gives the same
         result.
-    **params : the algorithm's parameters by name (defaults for the others); values may be given as text.
-        A deprecated name (``agents`` for ``users``) still works and issues a
+    **params : object
+        The algorithm's parameters by name (defaults for the others); values may be given as text. A
+        deprecated name (``agents`` for ``users``) still works and issues a
         :class:`DeprecatedParameterWarning`.
 
     Returns
@@ -257,6 +527,24 @@ def simulate(name: str, *, seed: int, **params: Any) -> Result:
     ConfigError
         For an unknown algorithm, an unknown parameter, a bad value or a seed that is not a non-negative
         integer.
+
+    References
+    ----------
+    The registered algorithms are those of:
+
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
+    preprint.
+
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
+    ICML 2019.
+
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
 
     Examples
     --------

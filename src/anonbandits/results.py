@@ -33,8 +33,44 @@ KINDS = ("int", "float", "flag")
 
 
 class Metric(NamedTuple):
-    """One metric: its name (``<k>`` stands for a batch number 1, 2, ...), kind, unit, meaning and when it is
-    empty (``""``: never)."""
+    """One metric of the schema: its name, kind, unit, meaning and when it is empty.
+
+    Parameters
+    ----------
+    name : str
+        The metric's name (a column of the results table); ``<k>`` stands for a batch number 1, 2, ...
+    kind : str
+        ``"int"``, ``"float"`` or ``"flag"`` (0 or 1).
+    unit : str
+        What it counts (``rounds``, ``pulls``, ...); ``"-"`` for a plain number.
+    meaning : str
+        One line for docs/parameters.md.
+    empty : str, optional
+        When it is "not applicable" (``None`` in a result); default ``""``: never.
+    families : str, optional
+        The families (or algorithms) that report it; default ``""``.
+
+    References
+    ----------
+    The metrics are those of the algorithms of:
+
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
+    preprint.
+
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+
+    Examples
+    --------
+    >>> m = metric("regret")
+    >>> m.kind, m.unit, m.empty
+    ('float', 'reward', '')
+    """
 
     name: str
     kind: str
@@ -149,7 +185,29 @@ _PATTERNS = [(re.compile(re.escape(m.name).replace("<k>", r"[1-9]\d*") + "$"), m
 
 
 def metric(name: str) -> Metric | None:
-    """The schema entry of ``name`` (``R_over_D_b3`` finds ``R_over_D_b<k>``); ``None`` for an unknown name."""
+    """The schema entry of a metric name.
+
+    Parameters
+    ----------
+    name : str
+        A metric's name as a result reports it; a batch number matches ``<k>`` (``R_over_D_b3`` finds
+        ``R_over_D_b<k>``).
+
+    Returns
+    -------
+    Metric or None
+        Its entry of ``METRICS``; ``None`` for an unknown name.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022
+    (the per-batch ratio R/D of its Algorithm 1).
+
+    Examples
+    --------
+    >>> metric("R_over_D_b3").name, metric("no_such_metric") is None
+    ('R_over_D_b<k>', True)
+    """
     found = _BY_NAME.get(name)
     if found is None:
         found = next((m for pattern, m in _PATTERNS if pattern.match(name)), None)
@@ -179,10 +237,49 @@ def _value(m: Metric, name: str, value: Any) -> int | float | None:
 
 
 def check_metrics(metrics: Mapping[str, Any]) -> dict[str, int | float | None]:
-    """``metrics`` checked against :data:`METRICS` and normalised (numpy scalars and bools to ``int``/``float``).
+    """``metrics`` checked against ``METRICS`` and normalised (numpy scalars and bools to ``int``/``float``).
 
-    ``ValueError`` for an unknown name, a value of the wrong kind, text, NaN or an infinity, or an empty value
-    where the schema has no "not applicable": each is a bug of the algorithm's adapter, not a user's mistake.
+    Parameters
+    ----------
+    metrics : Mapping of str to object
+        A run's metrics by name.
+
+    Returns
+    -------
+    dict of str to int, float or None
+        The same metrics: ``int`` for the kinds ``int`` and ``flag``, ``float`` for ``float``, ``None`` where
+        empty.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, a value of the wrong kind, text, NaN or an infinity, or an empty value where the
+        schema has no "not applicable": each is a bug of the algorithm's adapter, not a user's mistake.
+
+    References
+    ----------
+    The metrics are those of the algorithms of:
+
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
+    preprint.
+
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_metrics({"samples": np.int64(5), "truncated": False, "recommended": None})
+    {'samples': 5, 'truncated': 0, 'recommended': None}
+    >>> check_metrics({"samples": 2.5})
+    Traceback (most recent call last):
+    ...
+    ValueError: metric 'samples' is an int, got 2.5
     """
     out: dict[str, int | float | None] = {}
     for name, value in metrics.items():
@@ -194,7 +291,33 @@ def check_metrics(metrics: Mapping[str, Any]) -> dict[str, int | float | None]:
 
 
 def markdown_table() -> str:
-    """The schema as the Markdown table of docs/parameters.md."""
+    """The schema as the Markdown tables of docs/parameters.md.
+
+    Returns
+    -------
+    str
+        The table of ``METRICS`` (one row per metric), then the table of the old names in ``RENAMED``.
+
+    References
+    ----------
+    The metrics are those of the algorithms of:
+
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
+    preprint.
+
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+
+    Examples
+    --------
+    >>> markdown_table().splitlines()[0]
+    '| metric | kind | unit | meaning | empty when | reported by |'
+    """
     lines = ["| metric | kind | unit | meaning | empty when | reported by |", "| --- | --- | --- | --- | --- | --- |"]
     for m in METRICS:
         lines.append(f"| `{m.name}` | {m.kind} | {m.unit} | {m.meaning} | {m.empty or '-'} | {m.families} |")

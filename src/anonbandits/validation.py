@@ -28,8 +28,32 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 @dataclass(frozen=True)
 class Rule:
-    """A test of one value and the requirement it states (``"a positive integer"``); ``convert`` (library
-    arguments only) turns an accepted value into the form the function expects (a list into an array)."""
+    """A test of one value and the requirement it states.
+
+    Parameters
+    ----------
+    test : callable
+        ``test(value) -> bool``; a ``TypeError``, ``ValueError`` or ``OverflowError`` it raises counts as false.
+    requirement : str
+        What a value must be, as the error message says it (``"a positive integer"``).
+    convert : callable, optional
+        Library arguments only: turns an accepted value into the form the function expects (a list into an
+        array); ``None`` (default): the value is passed as given.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022
+    (its anonymity parameter C must be at least 1).
+
+    Examples
+    --------
+    >>> rule = int_at_least(1)
+    >>> rule.check("C", 3)
+    >>> rule.check("C", 0)
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: C must be at least 1, got 0
+    """
 
     test: Callable[[Any], bool]
     requirement: str
@@ -46,7 +70,29 @@ class Rule:
 
 
 def is_integer(value: Any) -> bool:
-    """A Python or numpy integer, not a bool (``True`` is not the integer 1 here)."""
+    """Whether ``value`` is a Python or numpy integer, not a bool (``True`` is not the integer 1 here).
+
+    Parameters
+    ----------
+    value : object
+        Any value.
+
+    Returns
+    -------
+    bool
+        True for an ``int`` or a numpy integer that is not a bool.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022
+    (the integer parameters N, K and C).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> is_integer(3), is_integer(np.int64(3)), is_integer(3.0), is_integer(True)
+    (True, True, False, False)
+    """
     return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
 
 
@@ -55,6 +101,29 @@ def _number(value: Any) -> bool:
 
 
 def int_at_least(low: int) -> Rule:
+    """The rule "an integer (not a bool) of at least ``low``".
+
+    Parameters
+    ----------
+    low : int
+        The smallest value allowed.
+
+    Returns
+    -------
+    Rule
+        Its requirement reads ``"at least {low}"``.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (K >= 2 arms, C >= 1).
+
+    Examples
+    --------
+    >>> int_at_least(2).check("arms", 1)
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: arms must be at least 2, got 1
+    """
     return Rule(lambda v: is_integer(v) and v >= low, f"at least {low}")
 
 
@@ -113,8 +182,39 @@ RULES: dict[str, Rule] = {
 
 
 def check_seed(seed: Any) -> int:
-    """A run's seed as an ``int``: a non-negative Python or numpy integer; :class:`ConfigError` otherwise
-    (``1.7`` and ``True`` are not seeds: silently truncating them would run another experiment)."""
+    """A run's seed as an ``int``.
+
+    Parameters
+    ----------
+    seed : int
+        A non-negative Python or numpy integer.
+
+    Returns
+    -------
+    int
+        The seed as a Python ``int``.
+
+    Raises
+    ------
+    ConfigError
+        For anything else: ``1.7`` and ``True`` are not seeds (silently truncating them would run another
+        experiment).
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022
+    (every run of its algorithms draws from ``numpy.random.default_rng(seed)``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_seed(np.int64(7))
+    7
+    >>> check_seed(1.7)
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: seed must be a non-negative integer, got 1.7
+    """
     if not is_integer(seed) or seed < 0:
         raise ConfigError(f"seed must be a non-negative integer, got {seed!r}")
     return int(seed)
@@ -129,10 +229,47 @@ def _checked(vocabulary_name: str, called: str, value: Any) -> Any:
 
 
 def validated(function: F, **names: str) -> F:
-    """``function`` checking, before it runs, each argument that has a rule in :data:`RULES`, under the
-    argument's name or the vocabulary name ``names`` maps it to (``n_agents="users"``); a call that does
-    not bind (a missing or unknown argument) is a :class:`ConfigError` too. The error names the argument as
-    the caller wrote it."""
+    """``function`` checking, before it runs, each argument that has a rule in ``RULES``.
+
+    The rule of an argument is that of its name, or of the vocabulary name ``names`` maps it to
+    (``n_agents="users"``). The error names the argument as the caller wrote it.
+
+    Parameters
+    ----------
+    function : callable
+        A library function.
+    **names : str
+        Argument name -> the vocabulary name whose rule applies to it.
+
+    Returns
+    -------
+    callable
+        ``function`` with the same signature and docstring, checking its arguments first (and converting
+        those whose rule has a ``convert``).
+
+    Raises
+    ------
+    ConfigError
+        From the returned function: for an argument its rule refuses, or a call that does not bind (a missing
+        or unknown argument).
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022
+    (its Algorithms 1 and 2 are exported checked this way).
+
+    Examples
+    --------
+    >>> def batches(n_users, horizon):
+    ...     return horizon // n_users
+    >>> checked = validated(batches, n_users="users")
+    >>> checked(10, horizon=1000)
+    100
+    >>> checked(0, horizon=1000)
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: n_users must be at least 1, got 0
+    """
     signature = inspect.signature(function)
 
     @functools.wraps(function)

@@ -35,7 +35,34 @@ def _default(value: object) -> str:
 
 
 def parameter_table() -> str:
-    """One row per parameter name and meaning: unit, default and the algorithms that take it."""
+    """The parameter table of docs/parameters.md, from the registry.
+
+    Returns
+    -------
+    str
+        A Markdown table: one row per parameter name and meaning, with its unit, default and the algorithms
+        that take it.
+
+    References
+    ----------
+    The parameters are those of the algorithms of:
+
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
+    preprint.
+
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+
+    Examples
+    --------
+    >>> parameter_table().splitlines()[0]
+    '| parameter | meaning | unit | default | algorithms |'
+    """
     specs = registry.all_algorithms()
     rows: dict[tuple[str, str, str, str], set[str]] = defaultdict(set)
     for spec in specs.values():
@@ -48,7 +75,25 @@ def parameter_table() -> str:
 
 
 def renamed_table() -> str:
-    """Every deprecated parameter name, its new name and the algorithms concerned."""
+    """The table of deprecated parameter names of docs/parameters.md, from the registry.
+
+    Returns
+    -------
+    str
+        A Markdown table: every deprecated parameter name, its new name and the algorithms concerned.
+
+    References
+    ----------
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023
+    (its agents are now ``users``).
+
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+
+    Examples
+    --------
+    >>> [line for line in renamed_table().splitlines() if line.startswith("| `agents`")]
+    ['| `agents` | `users` | multi-agent BAI (paper 003) (all), decentralized (all) |']
+    """
     specs = registry.all_algorithms()
     rows: dict[tuple[str, str], set[str]] = defaultdict(set)
     for spec in specs.values():
@@ -65,7 +110,49 @@ SECTIONS = {"parameters": parameter_table, "renamed": renamed_table, "metrics": 
 
 
 def render(text: str) -> str:
-    """``text`` (the page) with every generated section replaced by what this module writes now."""
+    """The page ``text`` with every generated section replaced by what this module writes now.
+
+    Parameters
+    ----------
+    text : str
+        The page (docs/parameters.md), holding each section of ``SECTIONS`` between the markers
+        ``<!-- generated: NAME -->`` and ``<!-- end: NAME -->``.
+
+    Returns
+    -------
+    str
+        The page with the tables written afresh; the rest is unchanged.
+
+    Raises
+    ------
+    ValueError
+        When the page lacks a section's markers.
+
+    References
+    ----------
+    The parameters and metrics are those of the algorithms of:
+
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
+    preprint.
+
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+
+    Examples
+    --------
+    >>> page = "".join(f"<!-- generated: {name} -->\\n<!-- end: {name} -->\\n" for name in SECTIONS)
+    >>> render(page).splitlines()[1]
+    '| parameter | meaning | unit | default | algorithms |'
+    >>> render("# no tables")
+    Traceback (most recent call last):
+    ...
+    ValueError: the page has no section 'parameters'
+    """
     for name, make in SECTIONS.items():
         pattern = re.compile(rf"(<!-- generated: {name} -->\n).*?(<!-- end: {name} -->)", re.S)
         if not pattern.search(text):

@@ -42,28 +42,60 @@ class MultiUserInstance:
 
     Parameters
     ----------
-    mu : (N, K) parameters of the reward distributions (the Bernoulli means, or the Gaussian centres); a (K,)
-        vector is one row shared by every learner (N = 1).
-    model : a reward model of :mod:`anonbandits.envs.rewards`, or a callable ``sums(mu, counts, rng)`` (then
-        ``mu`` is taken as the true means unless ``expected`` says otherwise).
-    sigma : standard deviation of the Gaussian models.
-    name : a label for tables (paper 003's ``problem1``, ``problem2``).
-    expected : (N, K) or (K,) true expected rewards, when they are not the model's (a callable model's).
+    mu : array_like
+        (N, K) parameters of the reward distributions (the Bernoulli means, or the Gaussian centres); a (K,)
+        vector is one row shared by every learner (N = 1). Stored as an (N, K) float array.
+    model : str or callable, optional
+        A reward model of ``anonbandits.envs.REWARD_MODELS`` (default ``"bernoulli"``), or a callable
+        ``sums(mu, counts, rng)`` (then ``mu`` is taken as the true means unless ``expected`` says otherwise).
+    sigma : float, optional
+        Standard deviation of the Gaussian models; default 0.5.
+    name : str, optional
+        A label for tables (paper 003's ``problem1``, ``problem2``); default ``"custom"``.
+    expected : array_like, optional
+        (N, K) or (K,) true expected rewards, when they are not the model's (a callable model's); default
+        ``None``: the model's means.
 
     Attributes
     ----------
-    means : (N, K) true expected rewards under ``model`` (what pseudo-regret is measured against).
-    optimal : (N,) each user's optimal arm (argmax of ``means``).
-    gaps : (N, K) ``means[i].max() - means[i, j]``; the regret of one round of user i on arm j.
-    n_users, n_arms : N and K (``arms`` is K too).
-    cluster_sizes : (K,) number of users whose optimal arm is j.
-    min_cluster : the largest U for which the user-cluster assumption holds.
+    means : numpy.ndarray
+        (N, K) true expected rewards under ``model`` (what pseudo-regret is measured against).
+    optimal : numpy.ndarray
+        (N,) each user's optimal arm (argmax of ``means``).
+    gaps : numpy.ndarray
+        (N, K) ``means[i].max() - means[i, j]``; the regret of one round of user i on arm j.
+    n_users : int
+        N, the number of users (rows).
+    n_arms : int
+        K, the number of arms (the property ``arms`` is K too).
+    cluster_sizes : numpy.ndarray
+        (K,) number of users whose optimal arm is j.
+    min_cluster : int
+        The largest U for which the user-cluster assumption holds.
+
+    Raises
+    ------
+    ConfigError
+        For means that are not an (N, K) matrix or K-vector with K >= 2, means outside [0, 1] for a bounded
+        model (or not finite otherwise), an unknown model, a non-positive ``sigma``, or ``expected`` of the
+        wrong size.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (N users with
+    their own means; the user-cluster assumption of its Section 2.1).
+
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023
+    (one row of means shared by every agent; its Problem 2).
 
     Examples
     --------
     >>> inst = MultiUserInstance([11.0, 10.8, 10.4], "gaussian-unclipped", name="problem2")  # shared by all
     >>> inst.n_users, inst.best, inst.row.tolist()
     (1, 0, [11.0, 10.8, 10.4])
+    >>> two = MultiUserInstance([[0.9, 0.5], [0.2, 0.6]])
+    >>> two.optimal.tolist(), two.gaps.round(2).tolist(), float(two.round_regret([0, 0]).round(2))
+    ([0, 1], [[0.0, 0.4], [0.4, 0.0]], 0.4)
     """
 
     mu: np.ndarray
@@ -123,14 +155,49 @@ class MultiUserInstance:
         return int(self.optimal[0])
 
     def is_best(self, arm: int) -> bool:
-        """Whether ``arm`` has the largest true mean of a shared instance (ties count as correct)."""
+        """Whether ``arm`` has the largest true mean of a shared instance (ties count as correct).
+
+        Parameters
+        ----------
+        arm : int
+            An arm index; one outside ``0 .. K-1`` is not the best.
+
+        Returns
+        -------
+        bool
+            True when ``means[0, arm]`` is the largest true mean.
+
+        Raises
+        ------
+        ConfigError
+            For an instance with more than one row of means.
+
+        Examples
+        --------
+        >>> MultiUserInstance([0.5, 0.7, 0.7]).is_best(2)
+        True
+        """
         self._shared()
         return bool(0 <= arm < self.n_arms and self.means[0, arm] == self.means[0].max())
 
     def round_regret(self, assignments: np.ndarray) -> np.ndarray:
         """Pseudo-regret of one round of each assignment, summed over users.
 
-        ``assignments`` is (N,) or (n, N) arm indices; returns a scalar or an (n,) array.
+        Parameters
+        ----------
+        assignments : array_like
+            (N,) arm indices, one per user, or (n, N): n assignments.
+
+        Returns
+        -------
+        numpy.float64 or numpy.ndarray
+            The sum over users of ``gaps[i, assignment[i]]``: a scalar for one assignment, else (n,).
+
+        Examples
+        --------
+        >>> inst = MultiUserInstance([[0.9, 0.5], [0.2, 0.6]])
+        >>> inst.round_regret([[0, 1], [1, 0]]).round(2).tolist()
+        [0.0, 0.8]
         """
         a = np.asarray(assignments, dtype=np.intp)
         return self.gaps[np.arange(self.n_users), a].sum(axis=-1)
@@ -141,16 +208,50 @@ def clustered_instance(n_users: int, n_arms: int, cluster: int, gap: float, rng:
                        high: float = MEANS_HIGH) -> MultiUserInstance:
     """A random instance in which every arm is optimal for at least ``cluster`` users.
 
+    See the module docstring for the exact construction.
+
     Parameters
     ----------
-    n_users, n_arms : N and K.
-    cluster : U, the minimum number of users per optimal arm; 0 means balanced (``floor(N/K)``).
-    gap : every user's gap between its best and second-best mean, in (0, high - low).
-    rng : source of randomness.
-    model : ``bernoulli`` or ``gaussian`` (clipped, sigma 0.5).
-    low, high : range of the means.
+    n_users : int
+        N, the number of users, at least 1.
+    n_arms : int
+        K, the number of arms, at least 2.
+    cluster : int
+        U, the minimum number of users per optimal arm (at most N / K); 0 means balanced (``floor(N/K)``).
+    gap : float
+        Every user's gap between its best and second-best mean, in (0, high - low).
+    rng : numpy.random.Generator
+        Source of randomness.
+    model : str, optional
+        ``"bernoulli"`` (default) or ``"gaussian"`` (clipped, sigma 0.5).
+    low : float, optional
+        Lower end of the range of the means; default 0.1.
+    high : float, optional
+        Upper end of the range of the means; default 0.9.
 
-    See the module docstring for the exact construction.
+    Returns
+    -------
+    MultiUserInstance
+        The (N, K) instance.
+
+    Raises
+    ------
+    ConfigError
+        For N < 1, K < 2, a negative ``cluster``, ``cluster * K > N``, or a ``gap`` outside (0, high - low).
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (the
+    user-cluster assumption U of its Section 2.1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> inst = clustered_instance(6, 3, 2, 0.2, np.random.default_rng(0))
+    >>> inst.cluster_sizes.tolist(), inst.min_cluster
+    ([2, 2, 2], 2)
+    >>> bool(np.allclose(np.sort(inst.gaps, axis=1)[:, 1], 0.2))  # second-smallest gap of each user
+    True
     """
     require(n_users >= 1, "users", "at least 1", n_users)
     require(n_arms >= 2, "arms", "at least 2", n_arms)

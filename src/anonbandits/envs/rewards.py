@@ -30,7 +30,37 @@ BETA_CONCENTRATION = 2.0
 
 
 def parse_means(text: str | list | tuple) -> np.ndarray:
-    """``"0.9,0.8,0.7"`` (or a sequence) -> array of means, each in [0, 1]; :class:`ConfigError` otherwise."""
+    """The arm means written ``"0.9,0.8,0.7"`` (or given as a sequence), as an array.
+
+    Parameters
+    ----------
+    text : str or list or tuple
+        Comma-separated numbers, or a sequence of numbers: at least two, each in [0, 1].
+
+    Returns
+    -------
+    numpy.ndarray
+        (K,) float array of the means.
+
+    Raises
+    ------
+    ConfigError
+        For text that is not numbers, fewer than two arms, or a mean outside [0, 1].
+
+    References
+    ----------
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
+    ICML 2019 (DP-SE, which takes its instance as arm means).
+
+    Examples
+    --------
+    >>> parse_means("0.9, 0.5,0.1").tolist()
+    [0.9, 0.5, 0.1]
+    >>> parse_means("0.9,1.5")
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: mean of arm 1 is 1.5, outside [0, 1]
+    """
     items = text.split(",") if isinstance(text, str) else list(text)
     try:
         means = np.array([float(x) for x in items], dtype=float)
@@ -59,7 +89,49 @@ def model_means(model: str, mu: np.ndarray, sigma: float = GAUSSIAN_SIGMA) -> np
 
 def draw_rewards(model: str, mu: np.ndarray, rng: np.random.Generator, size=None,
                  sigma: float = GAUSSIAN_SIGMA) -> np.ndarray:
-    """One reward per entry of ``mu`` (broadcast to ``size`` if given); ``sigma``: the Gaussian's std."""
+    """One reward per entry of ``mu`` (broadcast to ``size`` if given).
+
+    Parameters
+    ----------
+    model : str
+        One of ``REWARD_MODELS``: ``"bernoulli"``, ``"gaussian"`` (clipped to [0, 1]), ``"beta"`` or
+        ``"gaussian-unclipped"``.
+    mu : array_like
+        The arms' parameters (means of the Bernoulli, Beta and unclipped Gaussian models; centres of the
+        clipped Gaussian).
+    rng : numpy.random.Generator
+        Source of randomness.
+    size : int or tuple of int, optional
+        Shape of the output, which ``mu`` broadcasts to; ``None`` (default): the shape of ``mu``.
+    sigma : float, optional
+        Standard deviation of the Gaussian models; default 0.5.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float rewards, one per entry.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown model.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023
+    (the unclipped Gaussian rewards of its Problem 2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> draw_rewards("bernoulli", [0.0, 1.0], rng).tolist()
+    [0.0, 1.0]
+    >>> draw_rewards("gaussian", 0.5, rng, size=(2, 3)).shape
+    (2, 3)
+    """
     require(model in REWARD_MODELS, "reward model", f"one of {', '.join(REWARD_MODELS)}", model)
     mu = np.asarray(mu, dtype=float)
     shape = mu.shape if size is None else size
@@ -75,12 +147,52 @@ def draw_rewards(model: str, mu: np.ndarray, rng: np.random.Generator, size=None
 
 def sum_rewards(model: str, mu: np.ndarray, counts: np.ndarray, rng: np.random.Generator,
                 sigma: float = GAUSSIAN_SIGMA) -> np.ndarray:
-    """Sum of ``counts[k]`` independent rewards of mean ``mu[k]``, for every k (arrays broadcast); ``sigma``:
-    the Gaussian's std.
+    """Sum of ``counts[k]`` independent rewards of parameter ``mu[k]``, for every k (arrays broadcast).
 
     Bernoulli sums are a single Binomial draw each (exact, O(1) per entry whatever the count); the other
     models draw every reward, vectorised across entries, except the unclipped Gaussian's: one ``N(n mu, n sigma^2)``
     draw per entry (exact).
+
+    Parameters
+    ----------
+    model : str
+        One of ``REWARD_MODELS`` (as in :func:`draw_rewards`).
+    mu : array_like
+        The arms' parameters.
+    counts : array_like
+        Non-negative integers: how many rewards each sum adds up.
+    rng : numpy.random.Generator
+        Source of randomness.
+    sigma : float, optional
+        Standard deviation of the Gaussian models; default 0.5.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float sums, of the broadcast shape of ``mu`` and ``counts`` (0 where the count is 0).
+
+    Raises
+    ------
+    ValueError
+        For a negative count.
+    ConfigError
+        For an unknown model.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (a group's
+    sum is all an anonymous learner observes).
+
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> sum_rewards("bernoulli", [0.0, 1.0, 0.5], [5, 7, 0], rng).tolist()
+    [0.0, 7.0, 0.0]
+    >>> sum_rewards("gaussian", 0.5, [[3], [4]], rng).shape
+    (2, 1)
     """
     mu, counts = np.broadcast_arrays(np.asarray(mu, dtype=float), np.asarray(counts, dtype=np.int64))
     if np.any(counts < 0):

@@ -40,7 +40,32 @@ from anonbandits.errors import ConfigError, require
 
 @dataclass(frozen=True)
 class Task:
-    """One run: an algorithm, its fully resolved parameters, and a seed."""
+    """One run: an algorithm, its fully resolved parameters, and a seed.
+
+    Parameters
+    ----------
+    algorithm : str
+        A registered algorithm's name.
+    params : Mapping of str to object
+        Every parameter of the algorithm, converted and checked (``AlgorithmSpec.resolve``).
+    seed : int
+        The run's seed.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (its
+    experiments are reproduced by the grid docs/results/anonymous_paper000_grid.toml).
+
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
+    ICML 2019 (DP-SE, the algorithm of the example).
+
+    Examples
+    --------
+    >>> from anonbandits.registry import get
+    >>> task = Task("dp-se", get("dp-se").resolve({"horizon": 1000}), seed=0)
+    >>> task.params["horizon"], task.params["epsilon"], task.seed
+    (1000, 0.5, 0)
+    """
 
     algorithm: str
     params: Mapping[str, Any]
@@ -56,9 +81,48 @@ MAX_RUNS = 1_000_000
 
 
 def load_grid(path: str | Path) -> dict[str, Any]:
-    """Read a grid file (``.toml`` or ``.json``): a dict with a non-empty list ``runs`` and only the keys
-    ``seeds``, ``seed_offset``, ``defaults`` and ``runs``. :class:`ConfigError` on any problem: wrong
-    extension, unreadable, not UTF-8, not valid TOML/JSON, nested too deeply, or not shaped like a grid."""
+    """Read a grid file (``.toml`` or ``.json``; format in the module docstring).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The grid file.
+
+    Returns
+    -------
+    dict
+        The grid: a non-empty list ``runs`` and only the keys ``seeds``, ``seed_offset``, ``defaults`` and
+        ``runs``, for :func:`count_runs` and :func:`tasks_from_grid` (which check the values).
+
+    Raises
+    ------
+    ConfigError
+        On any problem: wrong extension, unreadable, not UTF-8, not valid TOML/JSON, nested too deeply, or not
+        shaped like a grid.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (its
+    experiments are reproduced by the grid docs/results/anonymous_paper000_grid.toml).
+
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
+    ICML 2019 (DP-SE, the algorithm of the example).
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = Path(tmp.name) / "grid.json"
+    >>> _ = path.write_text(json.dumps({"seeds": 2, "runs": [{"algorithm": "dp-se", "horizon": [1000, 2000]}]}))
+    >>> load_grid(path)["runs"]
+    [{'algorithm': 'dp-se', 'horizon': [1000, 2000]}]
+    >>> load_grid(Path(tmp.name) / "grid.yaml")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: --config ...grid.yaml: a grid file must end in .toml or .json
+    >>> tmp.cleanup()
+    """
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in GRID_SUFFIXES:
@@ -124,19 +188,87 @@ def _configurations(entry: Mapping[str, Any]) -> int:
 
 
 def count_runs(grid: Mapping[str, Any]) -> int:
-    """The number of runs ``grid`` expands to (configurations x seeds), computed from the list lengths alone:
-    exact however large, and without building a single task. :class:`ConfigError` as in
-    :func:`tasks_from_grid` for a bad ``seeds`` or a malformed entry."""
+    """The number of runs ``grid`` expands to (configurations x seeds).
+
+    Computed from the list lengths alone: exact however large, and without building a single task.
+
+    Parameters
+    ----------
+    grid : Mapping of str to object
+        A grid, as returned by :func:`load_grid`.
+
+    Returns
+    -------
+    int
+        The number of runs.
+
+    Raises
+    ------
+    ConfigError
+        As in :func:`tasks_from_grid`, for a bad ``seeds`` or ``seed_offset`` or a malformed entry (one
+        without ``algorithm``, or with an empty list).
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (its
+    experiments are reproduced by the grid docs/results/anonymous_paper000_grid.toml).
+
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
+    ICML 2019 (DP-SE, the algorithm of the example).
+
+    Examples
+    --------
+    >>> count_runs({"seeds": 10**6, "runs": [{"algorithm": "dp-se", "horizon": list(range(1, 1001))}]})
+    1000000000
+    >>> count_runs({"seeds": 0, "runs": [{"algorithm": "dp-se"}]})
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: 'seeds' must be at least 1 and at most 1000000, got 0
+    """
     seeds = seed_list(grid.get("seeds", 1), grid.get("seed_offset", 0))
     return len(seeds) * sum(map(_configurations, _entries(grid)))
 
 
 def tasks_from_grid(grid: Mapping[str, Any], *, max_runs: int | None = MAX_RUNS) -> list[Task]:
-    """Expand a grid (as returned by :func:`load_grid`) into tasks, configuration-major, seed-minor.
+    """Expand a grid into tasks, configuration-major, seed-minor.
 
-    The runs are counted first: more than ``max_runs`` (``None``: no limit) is a :class:`ConfigError` naming
-    the count, before any task is built. :class:`ConfigError` also names the entry and key of an empty list, an
-    unknown algorithm or parameter, or a bad value."""
+    Parameters
+    ----------
+    grid : Mapping of str to object
+        A grid, as returned by :func:`load_grid`.
+    max_runs : int or None, optional
+        The largest number of runs allowed; default ``MAX_RUNS`` (one million); ``None``: no limit. The runs
+        are counted before any task is built.
+
+    Returns
+    -------
+    list of Task
+        One task per configuration and seed, each with every parameter resolved and checked.
+
+    Raises
+    ------
+    ConfigError
+        For more than ``max_runs`` runs (naming the count); naming the entry and key, for an empty list, an
+        unknown algorithm or parameter, or a bad value; for bad ``seeds``.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (its
+    experiments are reproduced by the grid docs/results/anonymous_paper000_grid.toml).
+
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
+    ICML 2019 (DP-SE, the algorithm of the example).
+
+    Examples
+    --------
+    >>> grid = {"seeds": 2, "runs": [{"algorithm": "dp-se", "horizon": [1000, 2000]}]}
+    >>> [(task.params["horizon"], task.seed) for task in tasks_from_grid(grid)]
+    [(1000, 0), (1000, 1), (2000, 0), (2000, 1)]
+    >>> tasks_from_grid(grid, max_runs=3)
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: the grid expands to 4 runs (2 configurations x 2 seeds), more than max_runs=3
+    """
     seeds = seed_list(grid.get("seeds", 1), grid.get("seed_offset", 0))
     entries = _entries(grid)
     configurations = sum(map(_configurations, entries))

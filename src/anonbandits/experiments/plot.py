@@ -17,8 +17,50 @@ def plot_curves(results: Sequence[TaskResult], path: str | Path, *, xlabel: str 
     """Plot the mean of each label's curves with a 95% normal band over seeds and save to ``path``.
 
     Curves of one label are interpolated onto the union of their x values, so runs may record different
-    checkpoints (e.g. a run stopped early). The axes are labelled with ``xlabel`` and ``ylabel``, by default
-    the names the runs' results give their curves (``Result.curve_axes``).
+    checkpoints (e.g. a run stopped early). The file is written atomically, as tables are.
+
+    Parameters
+    ----------
+    results : sequence of TaskResult
+        The runs; those without a curve are left out.
+    path : str or pathlib.Path
+        The image; its extension gives the format (``.png``, ``.svg``, ``.pdf``). Missing parent directories
+        are created.
+    xlabel : str, optional
+        Label of the x axis; default ``None``: the names the runs' results give their curves
+        (``Result.curve_axes``).
+    ylabel : str, optional
+        Label of the y axis; default ``None``: as for ``xlabel``.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    ValueError
+        When no run recorded a curve.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (its
+    experiments are reproduced by the grid docs/results/anonymous_paper000_grid.toml).
+
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
+    ICML 2019 (DP-SE, the algorithm of the example).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from anonbandits.experiments import run_tasks, tasks_from_grid
+    >>> results = run_tasks(tasks_from_grid({"seeds": 2, "runs": [{"algorithm": "dp-se", "horizon": 1000}]}),
+    ...                     workers=1, progress=False)
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> plot_curves(results, Path(tmp.name) / "regret.png").stat().st_size > 0
+    True
+    >>> tmp.cleanup()
     """
     import matplotlib
 

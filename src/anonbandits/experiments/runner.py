@@ -34,7 +34,36 @@ SCHEDULER_TIMEOUT = 3
 
 @dataclass(frozen=True)
 class TaskResult:
-    """A results-table row and the run's :class:`~anonbandits.registry.Result` (curve, label, records)."""
+    """A results-table row and the run's :class:`~anonbandits.registry.Result` (curve, label, records).
+
+    Parameters
+    ----------
+    row : dict of str to object
+        The table row: algorithm, parameters, seed, the run's metrics and its wall time (seconds).
+    result : anonbandits.registry.Result
+        The run's result.
+
+    Attributes
+    ----------
+    curve : tuple of numpy.ndarray or None
+        The result's ``(x, y)`` curve, if any.
+    label : str
+        The result's label, else the algorithm's name.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (its
+    experiments are reproduced by the grid docs/results/anonymous_paper000_grid.toml).
+
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
+    ICML 2019 (DP-SE, the algorithm of the example).
+
+    Examples
+    --------
+    >>> out = run_task(Task("dp-se", registry.get("dp-se").resolve({"horizon": 1000}), seed=0))
+    >>> out.label, out.curve is not None, out.row["regret"] == out.result.metrics["regret"]
+    ('dp-se (eps=0.5)', True, True)
+    """
 
     row: dict[str, Any]
     result: registry.Result
@@ -49,8 +78,38 @@ class TaskResult:
 
 
 def run_task(task: Task) -> TaskResult:
-    """Run one task (its parameters are resolved already); the row holds algorithm, parameters, seed, the run's
-    metrics and its wall time."""
+    """Run one task in this process.
+
+    Parameters
+    ----------
+    task : Task
+        The run; its parameters are resolved already.
+
+    Returns
+    -------
+    TaskResult
+        The row (algorithm, parameters, seed, the run's metrics and its wall time in seconds) and the result.
+
+    Raises
+    ------
+    ConfigError
+        For an algorithm that is not registered (or a bad seed); whatever else the algorithm raises
+        propagates.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (its
+    experiments are reproduced by the grid docs/results/anonymous_paper000_grid.toml).
+
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
+    ICML 2019 (DP-SE, the algorithm of the example).
+
+    Examples
+    --------
+    >>> out = run_task(Task("dp-se", registry.get("dp-se").resolve({"horizon": 1000}), seed=0))
+    >>> list(out.row)[:3], out.row["seed"], out.row["best_arm_found"], out.row["wall_time"] > 0
+    (['algorithm', 'means', 'epsilon'], 0, 1, True)
+    """
     start = time.perf_counter()
     out = registry.get(task.algorithm).run(task.params, task.seed)
     wall = time.perf_counter() - start
@@ -304,9 +363,51 @@ def collect(tasks: Sequence[Task], finished: dict[int, TaskResult], *, workers: 
 
 def run_tasks(tasks: Sequence[Task], *, workers: int | None = None, scheduler: str | None = None,
               progress: bool = True) -> list[TaskResult]:
-    """Run every task and return the results in task order (arguments as in :func:`collect`).
+    """Run every task and return the results in task order.
 
     Each task seeds its own generator, so the table does not depend on the backend or on completion order.
+    When the run stops early (an error, Ctrl-C), queued runs are cancelled and local worker processes killed
+    before the exception propagates.
+
+    Parameters
+    ----------
+    tasks : sequence of Task
+        The runs.
+    workers : int or None, optional
+        Local worker processes; ``None`` (default): one per core; ``1``: in this process. Ignored with
+        ``scheduler``.
+    scheduler : str or None, optional
+        Address of a Dask scheduler (``tcp://host:port``) to run the tasks on; default ``None``: local.
+    progress : bool, optional
+        Whether to report progress on stderr; default ``True``.
+
+    Returns
+    -------
+    list of TaskResult
+        One per task, in task order.
+
+    Raises
+    ------
+    ConfigError
+        When the Dask scheduler cannot be reached, or the ``distributed`` package is missing.
+    WorkerDied
+        When a local worker process dies while it runs a task; a task that raises re-raises its exception.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (its
+    experiments are reproduced by the grid docs/results/anonymous_paper000_grid.toml).
+
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
+    ICML 2019 (DP-SE, the algorithm of the example).
+
+    Examples
+    --------
+    >>> from anonbandits.experiments import tasks_from_grid
+    >>> tasks = tasks_from_grid({"seeds": 2, "runs": [{"algorithm": "dp-se", "horizon": [1000, 2000]}]})
+    >>> results = run_tasks(tasks, workers=1, progress=False)
+    >>> [(r.row["horizon"], r.row["seed"]) for r in results]
+    [(1000, 0), (1000, 1), (2000, 0), (2000, 1)]
     """
     finished: dict[int, TaskResult] = {}
     collect(tasks, finished, workers=workers, scheduler=scheduler, progress=progress)

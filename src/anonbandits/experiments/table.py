@@ -21,9 +21,41 @@ TABLE_SUFFIXES = (".csv", ".jsonl")
 
 
 def write_table(rows: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
-    """Write ``rows`` (one mapping per run; the columns are the union of their keys, in first-seen order) to
-    ``path`` atomically: a temporary file renamed into place, so no half-written table remains. A ``.jsonl``
-    path gets JSON lines, anything else CSV; missing parent directories are created."""
+    """Write ``rows`` to ``path`` atomically: a temporary file renamed into place, so no half-written table
+    remains.
+
+    Parameters
+    ----------
+    rows : iterable of Mapping
+        One mapping per run; the columns are the union of their keys, in first-seen order (a row without a
+        column leaves its cell empty).
+    path : str or pathlib.Path
+        The table: a ``.jsonl`` path gets JSON lines, anything else CSV. Missing parent directories are
+        created.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (its
+    experiments are reproduced by the grid docs/results/anonymous_paper000_grid.toml).
+
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
+    ICML 2019 (DP-SE, the algorithm of the example).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> rows = [{"algorithm": "dp-se", "seed": 0, "regret": 1.5}, {"algorithm": "dp-se", "seed": 1, "note": "x"}]
+    >>> write_table(rows, Path(tmp.name) / "runs" / "table.csv").read_text().splitlines()
+    ['algorithm,seed,regret,note', 'dp-se,0,1.5,', 'dp-se,1,,x']
+    >>> tmp.cleanup()
+    """
     rows = list(rows)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
