@@ -98,7 +98,13 @@ def test_documented_object_has_raises_references_and_examples(dotted):
         assert CITATION.search(" ".join(doc["References"])), f"{dotted}: no References with a title and venue"
 
 
-@pytest.mark.parametrize("module_name", ["anondecomp", "anonbandits.privacy", "anonbandits.errors"])
+@pytest.mark.parametrize("module_name", [
+    "anondecomp", "anonbandits.privacy", "anonbandits.errors",
+    "anonbandits.dp",
+    "anonbandits.dp.distributed",
+    "anonbandits.multiagent.mase",
+    "anonbandits.multiagent.decentralized",
+])
 def test_pages_list_every_public_object_of_their_module(module_name):
     module = importlib.import_module(module_name)
     public = getattr(module, "__all__", None) or [
