@@ -160,7 +160,7 @@ def dp_se(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, 
         Number of rounds T.
     rng : numpy.random.Generator
         The run's source of randomness.
-    **options
+    **options : dict, optional
         Those of :func:`successive_elimination`: ``confidence``, ``order``, ``reward``, ``expected_means``,
         ``checkpoints``.
 
@@ -203,7 +203,7 @@ def se(means: Means, horizon: int, rng: np.random.Generator, **options) -> Bandi
         Number of rounds T.
     rng : numpy.random.Generator
         The run's source of randomness.
-    **options
+    **options : dict, optional
         Those of :func:`successive_elimination` but ``epsilon``.
 
     Returns

@@ -252,7 +252,7 @@ def run_decentralized_elimination(
         ``ceil`` (default, A1) or ``floor`` (the paper's M = 28).
     record_messages : bool, optional
         Keep every vote in the log (default ``True``; else only the count).
-    **options
+    **options : dict, optional
         Any of: ``activity`` (``uniform``, default; ``skewed``, Problem 2; or a probability vector ``P_x``);
         ``reward`` (reward model name, default ``bernoulli``, or a ``RewardSampler``); ``drift``, ``switch_at``,
         ``means_after`` (non-stationary means, see :class:`~.environment.MeansSchedule`); ``max_steps`` (cap on
@@ -315,7 +315,7 @@ def run_no_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: flo
         Approximation factor in [0, 1] (default 0.25; 0, exact best-arm identification, only for se and ser3).
     subroutine : str, optional
         ``naive``, ``median``, ``se``, ``ser3`` (default) or ``ugapec``.
-    **options
+    **options : dict, optional
         As in :func:`run_decentralized_elimination` (all but ``stop``).
 
     Returns
@@ -367,7 +367,7 @@ def run_full_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: f
         ``naive``, ``median``, ``se``, ``ser3`` (default) or ``ugapec``.
     record_messages : bool, optional
         Keep every broadcast in the log (default ``True``; else only the count).
-    **options
+    **options : dict, optional
         As in :func:`run_decentralized_elimination`: ``activity``, ``reward``, ``drift``, ``switch_at``,
         ``means_after``, ``max_steps``, ``se_c``.
 
@@ -430,7 +430,7 @@ def run_dser4(means, n_agents: int, *, rng: np.random.Generator, horizon: int, p
         ``ceil`` (default) or ``floor``.
     record_messages : bool, optional
         Keep every vote in the log (default ``True``; else only the count).
-    **options
+    **options : dict, optional
         As in :func:`run_decentralized_elimination`: ``activity``, ``reward``, ``drift``, ``switch_at``,
         ``means_after``.
 

@@ -96,7 +96,7 @@ def corrupted_elimination(instance: MultiUserInstance, probs: np.ndarray, rng: n
         Global failure probability in (0, 1) (default 0.05).
     record : bool, optional
         Keep every message and elimination (default ``True``; else only the counts).
-    **options
+    **options : dict, optional
         Keywords of the compiled round loop: ``width_c`` (constant c of the SE width, default 1),
         ``width_denominator`` (1: the width uses t, 2: it uses 2t; spec A4), ``max_rounds`` (stop, ``truncated``,
         after this many rounds; default 10^9), ``sampling`` (``"active"``, default: draw among the agents still
@@ -157,7 +157,7 @@ def mase(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generato
         Global failure probability in (0, 1) (default 0.05).
     record : bool, optional
         Keep every message and elimination (default ``True``; else only the counts).
-    **options
+    **options : dict, optional
         Keywords of the compiled round loop: ``width_c`` (constant c of the SE width, default 1),
         ``width_denominator`` (1: the width uses t, 2: it uses 2t; spec A4), ``max_rounds`` (stop, ``truncated``,
         after this many rounds; default 10^9).
@@ -213,7 +213,7 @@ def independent(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.G
         sum of the agents' local complexities; ``"first"``: the run ends at the first agent done.
     record : bool, optional
         Keep every message and elimination (default ``True``; else only the counts).
-    **options
+    **options : dict, optional
         Keywords of the compiled round loop: ``width_c`` (constant c of the SE width, default 1),
         ``width_denominator`` (1: the width uses t, 2: it uses 2t; spec A4), ``max_rounds`` (stop, ``truncated``,
         after this many rounds; default 10^9), ``sampling`` (``"active"``, default: draw among the agents still
