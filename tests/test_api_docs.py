@@ -114,6 +114,10 @@ def test_documented_object_has_raises_references_and_examples(dotted):
     "anonbandits.vocabulary",
     "anonbandits.envs",
     "anonbandits.experiments",
+    "anonbandits.dp",
+    "anonbandits.dp.distributed",
+    "anonbandits.multiagent.mase",
+    "anonbandits.multiagent.decentralized",
 ])
 def test_pages_list_every_public_object_of_their_module(module_name):
     module = importlib.import_module(module_name)

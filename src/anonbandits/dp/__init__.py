@@ -92,5 +92,5 @@ dp_se = validated(dp_se, **_ARRAYS)
 successive_elimination = validated(successive_elimination, epsilon="", **_ARRAYS)
 anytime_lazy_ucb = validated(anytime_lazy_ucb, **_ARRAYS)
 hybrid_ucb = validated(hybrid_ucb, **_ARRAYS)
-hybrid_ucb_batch = validated(hybrid_ucb_batch, **_ARRAYS)
+hybrid_ucb_batch = validated(hybrid_ucb_batch, means="", **_ARRAYS)  # (runs, arms) means: checked by the function
 ftnl = validated(ftnl, **_ARRAYS)

@@ -80,8 +80,47 @@ class Ledger:
     A *block* is a set of rewards of one arm (or, in the experts setting, the whole reward vectors of a set
     of rounds, ``arm = -1``) entered into the algorithm as one sum. A *release* computes noisy statistics
     from blocks; each of its noisy sums is one row of the ``noise_*`` columns (arm, true sum, noise draw,
-    Laplace scale). :meth:`release` refuses a block that already fed a release, so the rule "each reward
-    is used in at most one released statistic" is enforced when the run happens and checkable afterwards.
+    Laplace scale). :meth:`release` refuses (``RuntimeError``) a block that already fed a release, so the rule
+    "each reward is used in at most one released statistic" is enforced when the run happens and checkable
+    afterwards. Every field is a column, one entry per block (``block_*``), per release (``release_round``)
+    or per noisy sum (``noise_*``); a new ledger starts empty.
+
+    Parameters
+    ----------
+    block_arm : list of int, optional
+        The arm of each block (-1: whole reward vectors).
+    block_count : list of int, optional
+        The number of rewards (rounds) of each block.
+    block_sum : list of numpy.ndarray, optional
+        The sum of each block's rewards (a vector of K sums in the experts setting).
+    block_release : list of int, optional
+        The release each block fed, -1 while unused.
+    release_round : list of int, optional
+        The round of each release.
+    noise_release : list of int, optional
+        The release of each noisy sum.
+    noise_arm : list of int, optional
+        The arm of each noisy sum.
+    noise_true_sum : list of float, optional
+        The exact sum behind each noisy sum.
+    noise_value : list of float, optional
+        The noise added to it.
+    noise_scale : list of float, optional
+        The Laplace scale of that noise.
+
+    References
+    ----------
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment",
+    arXiv:2102.07929, 2021.
+
+    Examples
+    --------
+    >>> ledger = Ledger()
+    >>> block = ledger.block(arm=0, count=3, reward_sum=2.0)
+    >>> ledger.release([block], arms=[0], true_sums=[2.0], noises=[0.5], scale=1.0, round_=3)
+    0
+    >>> ledger.releases, ledger.block_release
+    (1, [0])
     """
 
     block_arm: list[int] = field(default_factory=list)
@@ -127,17 +166,40 @@ class Ledger:
 
 @dataclass(frozen=True)
 class BanditRun:
-    """One simulated run.
+    """One simulated run of a single-learner algorithm of :mod:`anonbandits.dp`.
 
-    Attributes
+    Parameters
     ----------
-    regret : cumulative pseudo-regret after the last round (the initialization rounds included).
-    checkpoints, curve : rounds and the cumulative pseudo-regret after each of them.
-    pulls : number of rounds each arm was played.
-    best_arm : the index of the truly best arm; ``best_arm_found`` says whether it was the most-played one.
-    releases : number of privatized releases (see each algorithm for what one release is).
-    ledger : blocks of rewards and the releases they fed (``None`` where the algorithm keeps none).
-    extra : algorithm-specific numbers (epochs, surviving arms, ...), reported as metrics.
+    regret : float
+        Cumulative pseudo-regret after the last round (the initialization rounds included).
+    checkpoints : numpy.ndarray
+        Rounds of the regret curve (int).
+    curve : numpy.ndarray
+        The cumulative pseudo-regret after each checkpoint.
+    pulls : numpy.ndarray
+        (K,) int, number of rounds each arm was played.
+    best_arm : int
+        The index of the truly best arm; the property ``best_arm_found`` says whether it was the most-played one.
+    releases : int
+        Number of privatized releases (see each algorithm for what one release is).
+    ledger : Ledger or None, optional
+        Blocks of rewards and the releases they fed (``None`` where the algorithm keeps none).
+    extra : Mapping, optional
+        Algorithm-specific numbers (epochs, surviving arms, ...), reported as metrics by ``metrics()``, the
+        results-table columns of the run.
+
+    References
+    ----------
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment",
+    arXiv:2102.07929, 2021.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> run = BanditRun(regret=1.5, checkpoints=np.array([10]), curve=np.array([1.5]), pulls=np.array([8, 2]),
+    ...                 best_arm=0, releases=2, extra={"epochs": 1})
+    >>> run.best_arm_found, run.metrics()
+    (True, {'regret': 1.5, 'best_arm_found': 1, 'releases': 2, 'epochs': 1})
     """
 
     regret: float

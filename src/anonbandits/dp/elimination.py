@@ -59,26 +59,67 @@ def successive_elimination(means: Means, horizon: int, rng: np.random.Generator,
                            reward: str | RewardSum = "bernoulli",
                            expected_means: Sequence[float] | None = None,
                            checkpoints: int | Sequence[int] = 200) -> BanditRun:
-    """Run (DP-)SE once; ``epsilon = inf`` is non-private SE. See the module docstring for the algorithm.
+    """Run (DP-)SE once; ``epsilon = inf`` is non-private SE.
+
+    Epochs e = 1, 2, ...: every active arm is pulled ``R_e`` times (:func:`~anonbandits.core.schedules.epoch_length`),
+    its epoch sum gets one fresh ``Lap(1/eps)`` (earlier epochs are forgotten), and an arm is kept while its noisy
+    mean is within ``2 (h_e + c_e)`` of the best one. A horizon reached mid-epoch stops the run without a release;
+    the last arm left is played to the horizon.
 
     Parameters
     ----------
-    means : arm means (or a ``"0.9,0.8"`` string).
-    horizon : number of rounds T.
-    rng : the run's random generator.
-    epsilon : privacy parameter (``inf``: no noise).
-    confidence : beta, ``"1/T"`` (paper 001) or a number such as 0.1 (paper 004).
-    order : ``"round-robin"`` (paper 001) or ``"blocks"`` (each arm's R_e pulls consecutively, paper 004);
-        changes only when the regret accrues inside an epoch.
-    reward : a model of :mod:`anonbandits.envs.rewards`, or a callable ``sums(mu, counts, rng)``.
-    expected_means : true expected rewards for the pseudo-regret (default: the model's means).
-    checkpoints : number of evenly spaced curve points, or the rounds themselves.
+    means : str, sequence of float or numpy.ndarray
+        Arm means in [0, 1] (or a ``"0.9,0.8"`` string).
+    horizon : int
+        Number of rounds T (at least 1).
+    rng : numpy.random.Generator
+        The run's source of randomness (rewards and noise).
+    epsilon : float, optional
+        Privacy parameter, positive; ``inf`` (default) adds no noise.
+    confidence : str or float, optional
+        beta: ``"1/T"`` (default, paper 001) or a number in (0, 1) such as 0.1 (paper 004).
+    order : str, optional
+        ``"round-robin"`` (default, paper 001) or ``"blocks"`` (each arm's ``R_e`` pulls consecutively, paper
+        004); changes only when the regret accrues inside an epoch.
+    reward : str or callable, optional
+        A bounded reward model of :mod:`anonbandits.envs.rewards` (default ``"bernoulli"``), or a callable
+        ``sums(mu, counts, rng)``.
+    expected_means : sequence of float, optional
+        True expected rewards for the pseudo-regret (default: the model's means).
+    checkpoints : int or sequence of int, optional
+        Number of evenly spaced curve points (default 200), or the rounds themselves.
 
     Returns
     -------
     BanditRun
         One release per arm per completed epoch (its noisy mean); extra metrics ``epochs`` (completed
         epochs) and ``survivors`` (active arms at the end).
+
+    Raises
+    ------
+    ConfigError
+        If the means, horizon, epsilon, confidence, order or reward model are invalid (or, through
+        :mod:`anonbandits.dp`, an argument breaks the registry's rules).
+
+    See Also
+    --------
+    dp_se, se : the two registered cases.
+
+    References
+    ----------
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
+    ICML 2019.
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment",
+    arXiv:2102.07929, 2021.
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> run = successive_elimination([0.9, 0.1], 10_000, np.random.default_rng(0), epsilon=1.0, confidence=0.1,
+    ...                              order="blocks")
+    >>> run.pulls.tolist(), run.extra, run.releases
+    ([9350, 650], {'epochs': 1, 'survivors': 1}, 2)
     """
     mu, T, channel, true, grid, trace, ledger = start(means, horizon, reward, expected_means, checkpoints, rng)
     eps = math.inf if math.isinf(float(epsilon)) else check_epsilon(epsilon)
@@ -107,12 +148,86 @@ def successive_elimination(means: Means, horizon: int, rng: np.random.Generator,
 def dp_se(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, **options) -> BanditRun:
     """DP-SE (Sajed & Sheffet 2019), epsilon-DP; the baseline of papers 001 (Sec. 6) and 004 (Sec. 7).
 
-    ``options`` are those of :func:`successive_elimination` (``confidence``, ``order``, ``reward``,
-    ``expected_means``, ``checkpoints``).
+    :func:`successive_elimination` at a finite ``epsilon``: one ``Lap(1/eps)`` per arm's epoch sum.
+
+    Parameters
+    ----------
+    means : str, sequence of float or numpy.ndarray
+        Arm means in [0, 1] (or a ``"0.9,0.8"`` string).
+    epsilon : float
+        Privacy parameter, finite and positive.
+    horizon : int
+        Number of rounds T.
+    rng : numpy.random.Generator
+        The run's source of randomness.
+    **options : dict, optional
+        Those of :func:`successive_elimination`: ``confidence``, ``order``, ``reward``, ``expected_means``,
+        ``checkpoints``.
+
+    Returns
+    -------
+    BanditRun
+        As :func:`successive_elimination`'s.
+
+    Raises
+    ------
+    ConfigError
+        If ``epsilon`` is not finite and positive, or another argument is invalid.
+
+    References
+    ----------
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
+    ICML 2019.
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment",
+    arXiv:2102.07929, 2021.
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> run = dp_se("0.9,0.1", 1.0, 10_000, np.random.default_rng(0), confidence=0.1)
+    >>> run.best_arm_found, run.extra["survivors"]
+    (True, 1)
     """
     return successive_elimination(means, horizon, rng, epsilon=check_epsilon(epsilon), **options)
 
 
 def se(means: Means, horizon: int, rng: np.random.Generator, **options) -> BanditRun:
-    """Non-private successive elimination with DP-SE's epoch schedule at eps = infinity (reference)."""
+    """Non-private successive elimination with DP-SE's epoch schedule at eps = infinity (the reference).
+
+    Parameters
+    ----------
+    means : str, sequence of float or numpy.ndarray
+        Arm means in [0, 1] (or a ``"0.9,0.8"`` string).
+    horizon : int
+        Number of rounds T.
+    rng : numpy.random.Generator
+        The run's source of randomness.
+    **options : dict, optional
+        Those of :func:`successive_elimination` but ``epsilon``.
+
+    Returns
+    -------
+    BanditRun
+        As :func:`successive_elimination`'s (``c_e = 0``, no noise).
+
+    Raises
+    ------
+    ConfigError
+        If an argument is invalid.
+
+    References
+    ----------
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
+    ICML 2019.
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment",
+    arXiv:2102.07929, 2021.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> run = se([0.9, 0.1], 10_000, np.random.default_rng(0), confidence=0.1, checkpoints=4)
+    >>> run.checkpoints.tolist(), run.pulls.tolist()
+    ([2500, 5000, 7500, 10000], [9350, 650])
+    """
     return successive_elimination(means, horizon, rng, epsilon=math.inf, **options)

@@ -41,20 +41,56 @@ def ftnl(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, *
          expected_means: Sequence[float] | None = None, checkpoints: int | Sequence[int] = 200) -> BanditRun:
     """Run FTNL (paper 001, Algorithms 2 and 3) or its naive variant once, in the experts setting.
 
+    Epoch s has 2^s rounds and observes every action's reward; at its end Report Noisy Max adds one ``Lap(b)``
+    to each action's epoch gain and the argmax is played during epoch s + 1.
+
     Parameters
     ----------
-    means, epsilon, horizon, rng : mean reward of each action (or a ``"0.9,0.8"`` string), privacy parameter,
-        number of rounds T and the run's random generator.
-    naive : naive FTNL (Lap(K/eps) per action) instead of Report Noisy Max with Lap(noise_multiplier/eps).
-    noise_multiplier : 1 (paper) or 2 (eps-DP for non-monotone gains, A13); ignored when ``naive``.
-    initial : action of epoch 0, ``"random"`` or an index.
-    reward, expected_means, checkpoints : as in :func:`~anonbandits.dp.elimination.successive_elimination`.
+    means : str, sequence of float or numpy.ndarray
+        Mean reward of each action (or a ``"0.9,0.8"`` string).
+    epsilon : float
+        Privacy parameter, finite and positive.
+    horizon : int
+        Number of rounds T.
+    rng : numpy.random.Generator
+        The run's source of randomness.
+    naive : bool, optional
+        Naive FTNL (``Lap(K/eps)`` per action) instead of Report Noisy Max with ``Lap(noise_multiplier/eps)``
+        (default ``False``).
+    noise_multiplier : float, optional
+        1 (default, the paper) or 2 (eps-DP for non-monotone gains, A13); ignored when ``naive``.
+    initial : str or int, optional
+        Action of epoch 0, ``"random"`` (default) or an index.
+    reward : str or callable, optional
+        A bounded reward model of :mod:`anonbandits.envs.rewards` (default ``"bernoulli"``), or a callable
+        ``sums(mu, counts, rng)``.
+    expected_means : sequence of float, optional
+        True expected rewards for the pseudo-regret (default: the model's means).
+    checkpoints : int or sequence of int, optional
+        Number of evenly spaced curve points (default 200), or the rounds themselves.
 
     Returns
     -------
     BanditRun
         ``pulls`` counts the rounds each action was played; one release per RNM call (with K noisy gains);
         extra metric ``epochs`` (completed epochs).
+
+    Raises
+    ------
+    ConfigError
+        If the means, epsilon, horizon, noise multiplier, initial action or reward model are invalid.
+
+    References
+    ----------
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment",
+    arXiv:2102.07929, 2021.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> run = ftnl([0.9, 0.1], 1.0, 100, np.random.default_rng(0), initial=1)
+    >>> run.pulls.tolist(), run.extra
+    ([95, 5], {'epochs': 6})
     """
     mu, T, channel, true, grid, trace, ledger = start(means, horizon, reward, expected_means, checkpoints, rng)
     eps, K = check_epsilon(epsilon), mu.size

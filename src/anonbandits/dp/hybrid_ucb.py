@@ -40,8 +40,37 @@ _CHUNK = 4096
 
 @dataclass(frozen=True)
 class HybridBatch:
-    """Runs of :func:`hybrid_ucb_batch`: per-run final regret, curves (runs x checkpoints), pulls and the
-    private means after the last round (runs x arms)."""
+    """Runs of :func:`hybrid_ucb_batch`, R runs of K arms each.
+
+    Parameters
+    ----------
+    checkpoints : numpy.ndarray
+        Rounds of the regret curves (int).
+    curves : numpy.ndarray
+        (R, checkpoints) cumulative pseudo-regret of each run at each checkpoint.
+    regret : numpy.ndarray
+        (R,) final cumulative pseudo-regret of each run.
+    pulls : numpy.ndarray
+        (R, K) int, rounds each arm was played.
+    noisy_means : numpy.ndarray
+        (R, K) private means after the last round.
+    best_arm : numpy.ndarray
+        (R,) int, the truly best arm of each run.
+    laplace_draws : numpy.ndarray
+        (R,) int, the Laplace noise draws of each run (array noises and tree-node noises).
+
+    References
+    ----------
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment",
+    arXiv:2102.07929, 2021.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> batch = hybrid_ucb_batch(np.array([0.9, 0.1]), [0.5, 1.0], 100, np.random.default_rng(0), checkpoints=4)
+    >>> batch.curves.shape, batch.pulls.sum(axis=1).tolist()
+    ((2, 4), [100, 100])
+    """
 
     checkpoints: np.ndarray
     curves: np.ndarray
@@ -58,16 +87,52 @@ def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], 
                      checkpoints: int | Sequence[int] = 200) -> HybridBatch:
     """Run Hybrid-UCB (paper 001, Algorithm 4) for a batch of independent runs in lockstep.
 
+    After every pull the pulled arm's private mean is recomputed from all its observations: the full arrays
+    (each with one persistent ``Lap(2/eps)``) plus the binary-mechanism prefix sum of the current tree (one
+    persistent Laplace noise per dyadic node), over the pull count.
+
     Parameters
     ----------
-    means : (R, K) arm means per run, or (K,) shared by all runs.
-    epsilons : (R,) privacy parameter per run (R is taken from here when ``means`` is 1-D).
-    horizon : number of rounds T (at least K).
-    rng : random generator of the batch (runs draw from it jointly, so one batch of R runs is not the same
-        as R single runs with separate seeds, but has the same law).
-    tree_noise : ``"paper"`` (node noise Lap(2r/eps)) or ``"exact"`` (Lap(2(r+1)/eps), A6).
-    reward, expected_means, checkpoints : as in :func:`~anonbandits.dp.elimination.successive_elimination`
-        (``expected_means`` (R, K) or (K,)).
+    means : numpy.ndarray
+        (R, K) arm means per run, or (K,) shared by all runs.
+    epsilons : numpy.ndarray or sequence of float
+        (R,) privacy parameter per run, each finite and positive (R is taken from here when ``means`` is 1-D).
+    horizon : int
+        Number of rounds T (at least K).
+    rng : numpy.random.Generator
+        Random generator of the batch (runs draw from it jointly, so one batch of R runs is not the same as R
+        single runs with separate seeds, but has the same law).
+    tree_noise : str, optional
+        ``"paper"`` (default, node noise ``Lap(2r/eps)``) or ``"exact"`` (``Lap(2(r+1)/eps)``, A6).
+    reward : str or callable, optional
+        A bounded reward model of :mod:`anonbandits.envs.rewards` (default ``"bernoulli"``), or a callable
+        ``sums(mu, counts, rng)``.
+    expected_means : numpy.ndarray, optional
+        True expected rewards for the pseudo-regret, (R, K) or (K,) (default: the model's means).
+    checkpoints : int or sequence of int, optional
+        Number of evenly spaced curve points (default 200), or the rounds themselves.
+
+    Returns
+    -------
+    HybridBatch
+        Per-run regret, curves, pulls, final private means, best arms and noise draws.
+
+    Raises
+    ------
+    ConfigError
+        If an epsilon, the shape of ``means``, the horizon, ``tree_noise`` or the reward model is invalid.
+
+    References
+    ----------
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment",
+    arXiv:2102.07929, 2021.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> batch = hybrid_ucb_batch(np.array([0.9, 0.1]), [0.5, 1.0], 100, np.random.default_rng(0), checkpoints=4)
+    >>> batch.checkpoints.tolist(), batch.best_arm.tolist()
+    ([25, 50, 75, 100], [0, 0])
     """
     eps = np.array([check_epsilon(e) for e in np.atleast_1d(np.asarray(epsilons, dtype=float))])
     mu = np.asarray(means, dtype=float)
@@ -131,11 +196,50 @@ def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], 
 def hybrid_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, *, tree_noise: str = "paper",
                reward: str | RewardSum = "bernoulli", expected_means: Sequence[float] | None = None,
                checkpoints: int | Sequence[int] = 200) -> BanditRun:
-    """Run Hybrid-UCB (paper 001, Algorithm 4) once: a batch of one run of :func:`hybrid_ucb_batch`, whose
-    options these are.
+    """Run Hybrid-UCB (paper 001, Algorithm 4) once: a batch of one run of :func:`hybrid_ucb_batch`.
 
-    One release is one noisy mean (every round, the K initialization rounds included); the extra metric
-    ``laplace_draws`` counts the noise draws (array noises and tree-node noises).
+    Parameters
+    ----------
+    means : str, sequence of float or numpy.ndarray
+        Arm means in [0, 1] (or a ``"0.9,0.8"`` string).
+    epsilon : float
+        Privacy parameter, finite and positive.
+    horizon : int
+        Number of rounds T (at least the number of arms).
+    rng : numpy.random.Generator
+        The run's source of randomness.
+    tree_noise : str, optional
+        ``"paper"`` (default, node noise ``Lap(2r/eps)``) or ``"exact"`` (``Lap(2(r+1)/eps)``, A6).
+    reward : str or callable, optional
+        A bounded reward model of :mod:`anonbandits.envs.rewards` (default ``"bernoulli"``), or a callable
+        ``sums(mu, counts, rng)``.
+    expected_means : sequence of float, optional
+        True expected rewards for the pseudo-regret (default: the model's means).
+    checkpoints : int or sequence of int, optional
+        Number of evenly spaced curve points (default 200), or the rounds themselves.
+
+    Returns
+    -------
+    BanditRun
+        One release is one noisy mean (every round, the K initialization rounds included); the extra metric
+        ``laplace_draws`` counts the noise draws (array noises and tree-node noises). No ledger.
+
+    Raises
+    ------
+    ConfigError
+        If the means, epsilon, horizon, ``tree_noise`` or reward model are invalid.
+
+    References
+    ----------
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment",
+    arXiv:2102.07929, 2021.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> run = hybrid_ucb([0.9, 0.1], 1.0, 100, np.random.default_rng(0), checkpoints=4)
+    >>> run.checkpoints.tolist(), run.releases, run.extra
+    ([25, 50, 75, 100], 100, {'laplace_draws': 108})
     """
     batch = hybrid_ucb_batch(check_setup(means, horizon, reward)[0], [check_epsilon(epsilon)], horizon, rng,
                              tree_noise=tree_noise, reward=reward, expected_means=expected_means,

@@ -62,18 +62,52 @@ def anytime_lazy_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.
                      checkpoints: int | Sequence[int] = 200) -> BanditRun:
     """Run Anytime-Lazy-UCB (paper 001, Algorithm 1) once.
 
+    Each arm's observations fill arrays of sizes 1, 2, 4, ...; a full array's sum plus one ``Lap(1/eps)`` becomes
+    the arm's private mean (older arrays are forgotten), and the arm with the largest index
+    ``mu~ + sqrt(3 ln t / lambda) + 3 ln t / (eps lambda)`` is played.
+
     Parameters
     ----------
-    means, epsilon, rng : arm means (or a ``"0.9,0.8"`` string), privacy parameter, the run's generator.
-    horizon : number of rounds T (at least the number of arms); the algorithm itself does not use it.
-    storage : ``"o1"`` (Appendix A tuples) or ``"arrays"`` (observations kept individually); same law.
-    reward, expected_means, checkpoints : as in :func:`~anonbandits.dp.elimination.successive_elimination`.
+    means : str, sequence of float or numpy.ndarray
+        Arm means in [0, 1] (or a ``"0.9,0.8"`` string).
+    epsilon : float
+        Privacy parameter, finite and positive.
+    horizon : int
+        Number of rounds T (at least the number of arms); the algorithm itself does not use it.
+    rng : numpy.random.Generator
+        The run's source of randomness.
+    storage : str, optional
+        ``"o1"`` (default, Appendix A tuples) or ``"arrays"`` (observations kept individually); same law.
+    reward : str or callable, optional
+        A bounded reward model of :mod:`anonbandits.envs.rewards` (default ``"bernoulli"``), or a callable
+        ``sums(mu, counts, rng)``.
+    expected_means : sequence of float, optional
+        True expected rewards for the pseudo-regret (default: the model's means).
+    checkpoints : int or sequence of int, optional
+        Number of evenly spaced curve points (default 200), or the rounds themselves.
 
     Returns
     -------
     BanditRun
         One release per completed array (the K initialization pulls included); extra metrics
         ``events`` (blocks simulated) and ``stored_values`` (peak number of stored numbers).
+
+    Raises
+    ------
+    ConfigError
+        If the means, epsilon, horizon, storage or reward model are invalid.
+
+    References
+    ----------
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment",
+    arXiv:2102.07929, 2021.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> run = anytime_lazy_ucb([0.9, 0.1], 1.0, 1000, np.random.default_rng(0))
+    >>> run.pulls.tolist(), run.releases
+    ([873, 127], 16)
     """
     mu, T, channel, true, grid, trace, ledger = start(means, horizon, reward, expected_means, checkpoints, rng,
                                                       min_horizon=-1)

@@ -32,17 +32,35 @@ def activity_probabilities(agents: int, activity: str | np.ndarray = "uniform", 
 
     Parameters
     ----------
-    agents : number of agents N (at least 1).
-    activity : ``"uniform"``, ``"skewed"`` or a positive probability vector of length N.
-    skew : which paper's skewed distribution ``"skewed"`` means: ``"power"``, paper 003's App. C.4,
+    agents : int
+        Number of agents N (at least 1).
+    activity : str or numpy.ndarray, optional
+        ``"uniform"`` (default), ``"skewed"`` or a positive probability vector of length N.
+    skew : str, optional
+        Which paper's skewed distribution ``"skewed"`` means: ``"power"`` (default), paper 003's App. C.4,
         ``P(n) ∝ (n + offset)^(-gamma)`` for agents n = 1..N; or ``"halves"``, paper 002's Problem 2, the first
         half of the players generating 80% of the events, uniformly within each half (N even).
-    gamma, offset : exponent and offset of the power law (``skew="power"`` only).
+    gamma : float, optional
+        Exponent of the power law (default 0.8; ``skew="power"`` only), positive.
+    offset : float, optional
+        Offset of the power law (default 0; ``skew="power"`` only), non-negative.
 
     Returns
     -------
-    np.ndarray
+    numpy.ndarray
         Probabilities of agents 0..N-1, summing to one.
+
+    Raises
+    ------
+    ConfigError
+        If ``agents`` is below 1, ``activity`` or ``skew`` is unknown, a given vector is not a positive
+        probability vector over the N agents, N is odd with ``skew="halves"``, or ``gamma`` or ``offset`` is
+        out of range.
+
+    References
+    ----------
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
 
     Examples
     --------

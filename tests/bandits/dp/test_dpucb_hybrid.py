@@ -128,3 +128,12 @@ def test_batch_has_the_law_of_the_per_round_loop():
     ref = [per_round_hybrid_ucb(mu, eps, horizon, np.random.default_rng(10**6 + s)) for s in range(runs)]
     assert stats.ks_2samp(batch.regret, [r for r, _ in ref]).pvalue > 1e-3
     assert stats.ks_2samp(batch.pulls[:, 0], [p[0] for _, p in ref]).pvalue > 1e-3
+
+
+def test_library_batch_takes_per_run_means_and_still_checks_them():
+    """The public (argument-checking) batch accepts the (runs, arms) means it documents; bad means stay errors."""
+    batch = hybrid_ucb_batch(np.array([[0.9, 0.1], [0.2, 0.8]]), [1.0, 1.0], 50, np.random.default_rng(0),
+                             checkpoints=2)
+    assert batch.best_arm.tolist() == [0, 1]
+    with pytest.raises(ConfigError, match="outside"):
+        hybrid_ucb_batch(np.array([[0.9, 1.5]]), [1.0], 50, np.random.default_rng(0))

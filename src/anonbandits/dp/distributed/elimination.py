@@ -51,10 +51,45 @@ class BlockRelease:
 
 @dataclass(frozen=True)
 class EliminationResult:
-    """One run of Algorithm 1.
+    """One run of Algorithm 1 (:func:`run_elimination`).
 
-    ``blocks`` lists every block of consecutive users served the same arm, as rows ``(arm, start, stop)``
-    in serving order; ``releases`` (only with ``record=True``) every released statistic.
+    Parameters
+    ----------
+    regret : float
+        Cumulative pseudo-regret over the horizon.
+    pulls : numpy.ndarray
+        (K,) int, users served each arm.
+    batches : int
+        Batches whose statistics were released (a batch cut by the horizon is not counted).
+    active : numpy.ndarray
+        The arms still active at the end (int; one arm once elimination has finished).
+    checkpoints : numpy.ndarray
+        Users (rounds) of the regret curve, log-evenly spaced.
+    cumulative_regret : numpy.ndarray
+        The cumulative pseudo-regret at each checkpoint.
+    max_bits : int
+        Bits of the longest user message, ``ceil(log2 m)`` of the largest batch.
+    wrap_errors : int
+        Releases whose analyzer output differs from the exact noisy sum (modular wrap-around).
+    blocks : numpy.ndarray
+        (B, 3) int, every block of consecutive users served the same arm, as rows ``(arm, start, stop)``
+        in serving order.
+    releases : tuple
+        Every released statistic (batch, arm, users, parameters, SecAgg output, estimate) with
+        ``record=True``, else empty.
+
+    References
+    ----------
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.dp.distributed import Protocol
+    >>> res = run_elimination(Protocol(1.0, 0.1), np.array([0.9, 0.1]), reward="bernoulli", reward_sigma=0.1,
+    ...                       horizon=2000, batch_base=2, confidence=0.1, crs=1.0, rng=np.random.default_rng(0))
+    >>> res.blocks[:2].tolist(), res.active.tolist()
+    ([[0, 0, 2], [1, 2, 4]], [0])
     """
 
     regret: float
@@ -73,20 +108,65 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
                     batch_base: int, confidence: float, crs: float, rng: np.random.Generator,
                     simulation: str = "aggregate", secagg: str = "ideal", checkpoints: int = 200,
                     record: bool = False) -> EliminationResult:
-    """Run Algorithm 1 with ``protocol`` on arms with parameters ``means`` for ``horizon`` users.
+    """Run Algorithm 1 (private batch-based successive arm elimination) with ``protocol`` for ``horizon`` users.
+
+    Batch ``b = 1, 2, ...`` serves every active arm to a block of ``l(b) = batch_base^b`` new users; each block's
+    rewards reach the server only through one release of the protocol, and an arm survives while its upper
+    confidence bound ``z/l(b) + crs beta(b)`` is at least the best lower bound (only the last batch is used).
 
     Parameters
     ----------
-    protocol : the privacy protocol (noise, g, tau, m, confidence radius).
-    means : per-arm reward parameters (for ``reward="gaussian"`` the mean before clipping).
-    reward, reward_sigma : reward model (see :mod:`anonbandits.envs.rewards`) and the Gaussian's std.
-    horizon : number of users T.
-    batch_base : ``l(b) = batch_base^b``.
-    confidence : ``p`` of the confidence radius; ``crs`` multiplies the radius.
-    simulation : ``"aggregate"`` (exact block sums and aggregate noise) or ``"per-user"`` (faithful).
-    secagg : secure computation in per-user mode (``"ideal"``, ``"masked"``, ``"split-and-mix"``).
-    checkpoints : about how many points of the regret curve to return.
-    record : keep every released statistic in ``releases``.
+    protocol : Protocol
+        The privacy protocol P = (R, S, A) (noise, precision g, accuracy tau, modulus m, confidence radius).
+    means : numpy.ndarray
+        Per-arm reward parameters (for ``reward="gaussian"`` the mean before clipping).
+    reward : str
+        A bounded reward model of :mod:`anonbandits.envs.rewards` (the encodings need rewards in [0, 1]).
+    reward_sigma : float
+        Standard deviation of the clipped Gaussian rewards (unused by the other models).
+    horizon : int
+        Number of users T (one round each).
+    batch_base : int
+        The base of the batch lengths, ``l(b) = batch_base^b``.
+    confidence : float
+        ``p`` of the confidence radius ``beta(b)``.
+    crs : float
+        Multiplier of the confidence radius.
+    rng : numpy.random.Generator
+        The run's source of randomness.
+    simulation : str, optional
+        ``"aggregate"`` (default: exact block sums and aggregate noise) or ``"per-user"`` (every user's message).
+    secagg : str, optional
+        Secure computation in per-user mode: ``"ideal"`` (default), ``"masked"`` or ``"split-and-mix"``.
+    checkpoints : int, optional
+        About how many points of the regret curve to return (default 200).
+    record : bool, optional
+        Keep every released statistic in ``releases`` (default ``False``).
+
+    Returns
+    -------
+    EliminationResult
+        The regret, pulls, batches, surviving arms, regret curve, message size, wrap errors and blocks.
+
+    Raises
+    ------
+    ConfigError
+        If ``reward`` is not a bounded reward model, the means are invalid or, through
+        :mod:`anonbandits.dp.distributed`, an argument breaks the registry's rules.
+
+    References
+    ----------
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.dp.distributed import Protocol
+    >>> res = run_elimination(Protocol(1.0, 0.1), np.array([0.9, 0.1]), reward="bernoulli", reward_sigma=0.1,
+    ...                       horizon=2000, batch_base=2, confidence=0.1, crs=1.0, rng=np.random.default_rng(0),
+    ...                       checkpoints=4)
+    >>> res.pulls.tolist(), res.batches, res.checkpoints.tolist()
+    ([1746, 254], 7, [1, 1000, 2000])
     """
     require(reward in BOUNDED_MODELS, "reward", f"one of {', '.join(BOUNDED_MODELS)} (the encodings need rewards in "
             "[0, 1])", reward)

@@ -31,7 +31,30 @@ COMPLETE_MASKING_MAX_USERS, RING_DEGREE, SPLIT_SHARES = 512, 16, 3
 
 @dataclass(frozen=True)
 class BatchParams:
-    """Public per-batch protocol parameters: ``n`` users, precision ``g``, accuracy ``tau``, modulus ``m``."""
+    """Public per-batch protocol parameters, ``m = n g + 2 tau + 1``; the property ``bits`` is ``ceil(log2 m)``,
+    the bits of one user message.
+
+    Parameters
+    ----------
+    n : int
+        Users in the batch (its length ``l(b)``).
+    g : int
+        Precision of the randomized rounding of the rewards.
+    tau : int
+        Accuracy: the analyzer's underflow correction is exact while the total noise stays within ``tau``.
+    m : int
+        Modulus of the users' messages and of the secure aggregation.
+
+    References
+    ----------
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+
+    Examples
+    --------
+    >>> bp = Protocol(1.0, 0.1).batch_params(16)
+    >>> bp, bp.bits
+    (BatchParams(n=16, g=4, tau=12, m=89), 7)
+    """
 
     n: int
     g: int
@@ -58,11 +81,39 @@ class Release:
 
 
 class Protocol:
-    """Base class: Dist-DP-SE's pure-DP SecAgg protocol with Polya noise (Theorem 1, Sec. 3.1).
+    """Base class of the protocols P = (R, S, A), and Dist-DP-SE's pure-DP SecAgg protocol with Polya noise
+    (Theorem 1, Sec. 3.1).
 
-    Subclasses change the noise, the parameters and the radius; the release machinery is shared.
-    ``noise_eps = share eps`` calibrates the noise and ``share p_tau`` the accuracy (``share = 1/2`` for the
-    shuffle protocol).
+    Subclasses (``PROTOCOLS`` by registered name) change the noise, the parameters and the radius; the release
+    machinery is shared. ``noise_eps = share eps`` calibrates the noise and ``share p_tau`` the accuracy
+    (``share = 1/2`` for the shuffle protocol). For a batch of ``n`` users: ``g = ceil(eps sqrt(n))``, each user
+    adds ``Polya(1/n, beta) - Polya(1/n, beta)`` with ``beta = exp(-eps/g)`` (total ``Lap_Z(g/eps)``) and
+    ``tau = ceil((g/eps) log(2/p_tau))``.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy level eps, positive.
+    tau_confidence : float
+        ``p_tau`` in (0, 1]: the total noise of a release exceeds ``tau`` with probability at most ``p_tau``.
+    scale : float, optional
+        The scaling factor ``s >= 1`` of the RDP and CDP protocols' precision (default 1; unused by the pure-DP
+        ones).
+
+    Raises
+    ------
+    ConfigError
+        If ``epsilon`` is not positive, ``tau_confidence`` is outside (0, 1] or ``scale`` is below 1.
+
+    References
+    ----------
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+
+    Examples
+    --------
+    >>> protocol = Protocol(1.0, 0.1)
+    >>> protocol.name, protocol.privacy([2, 4], None)
+    ('dist-dp-se', (1.0, 0.0))
     """
 
     name, pure, share = "dist-dp-se", True, 1.0

@@ -47,21 +47,64 @@ DEFAULT_MAX_STEPS = 10**8
 
 @dataclass(frozen=True, kw_only=True)
 class DecentralizedResult(Result):
-    """Outcome of one run: the registry's :class:`~anonbandits.registry.Result` plus per-player and per-arm data.
+    """Outcome of one run of a paper-002 algorithm: the registry's :class:`~anonbandits.registry.Result` plus
+    per-player and per-arm data.
 
-    ``metrics`` (each also read as an attribute, ``res.samples``; names and kinds of
-    :mod:`anonbandits.results`): ``samples`` is the sample complexity: global steps (pulls, all players) until
-    the stopping rule fired (raw steps of finished players excluded with ``draw_only_active``); ``messages``
-    follows the paper's convention (spec A11): votes for DE, ``(N-1)`` per step for 0-PRIVACY, 0 for
-    1-PRIVACY; ``broadcasts`` and ``p2p_messages = broadcasts * (N-1)`` are given for every algorithm.
-    ``recommended`` is the consensus arm when the shared set is a singleton, else the most common of the
-    players' arms (empty when no player holds one); ``approx_optimal`` (1/0) says whether it is eps-optimal
-    (eps: the approximation factor) at the stopping step (A9), ``best_arm_found`` whether it is the best arm;
-    ``users_approx_optimal``, ``truncated``, ``suboptimal_pulls``, ``resets``, ``guard_fired``;
-    ``vote_threshold`` (the attribute ``threshold``) and ``t_consensus`` are empty where they are ``None``.
-    ``curve``: the fraction of players holding one arm against the global step. Per player: ``agent_arms``
-    (-1: no single arm yet) and ``agent_pulls``; ``elimination_steps``: the raw global step at which each arm
-    left the shared set (-1: never; last segment for DSER4).
+    Each metric is also read as an attribute (``res.samples``). ``samples`` is the sample complexity: global steps
+    (pulls, all players) until the stopping rule fired (raw steps of finished players excluded with
+    ``draw_only_active``); ``messages`` follows the paper's convention (spec A11): votes for DE, ``(N-1)`` per step
+    for 0-PRIVACY, 0 for 1-PRIVACY; ``broadcasts`` and ``p2p_messages = broadcasts * (N-1)`` are given for every
+    algorithm. ``recommended`` is the consensus arm when the shared set is a singleton, else the most common of
+    the players' arms (``None`` when no player holds one); ``approx_optimal`` (1/0) says whether it is
+    eps-optimal at the stopping step (A9), ``best_arm_found`` whether it is the best arm; also
+    ``users_approx_optimal``, ``truncated``, ``suboptimal_pulls``, ``resets``, ``guard_fired``, ``vote_threshold``
+    and ``t_consensus`` (``None`` where not applicable).
+
+    Parameters
+    ----------
+    metrics : Mapping
+        The run's numbers by name (names and kinds of :mod:`anonbandits.results`).
+    curve : tuple of numpy.ndarray or None, optional
+        The fraction of players holding one arm against the global step.
+    label : str or None, optional
+        The line's name (``"decentralized-ser3"``, ...).
+    records : tuple, optional
+        Per-batch records (none for this family).
+    info : Mapping, optional
+        Non-numeric results (none for this family).
+    curve_axes : tuple of str or None, optional
+        The names of the curve's x and y.
+    agent_arms : numpy.ndarray
+        (N,) int, each player's arm (-1: no single arm yet).
+    agent_pulls : numpy.ndarray
+        (N,) int, each player's pulls.
+    votes : numpy.ndarray
+        (K,) int, votes each arm received.
+    elimination_steps : numpy.ndarray
+        (K,) int, the raw global step at which each arm left the shared set (-1: never; last segment for DSER4).
+    threshold : int or None
+        The vote threshold M (``None``: no vote board).
+    t_consensus : int or None
+        The step at which the shared set became a singleton (``None``: never).
+    local_confidence : float
+        The confidence parameter of the players' subroutines.
+    log : MessageLog
+        The messages (:class:`~anonbandits.multiagent.shared.MessageLog`).
+
+    Raises
+    ------
+    ConfigError
+        If a metric breaks the results schema.
+
+    References
+    ----------
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+
+    Examples
+    --------
+    >>> res = run_no_sharing([0.9, 0.1], 4, rng=np.random.default_rng(0))
+    >>> res.recommended, res.messages, res.agent_arms.tolist()
+    (0, 0, [0, 0, 0, 0])
     """
 
     agent_arms: np.ndarray
@@ -184,32 +227,56 @@ def run_decentralized_elimination(
         **options: Any) -> DecentralizedResult:
     """One run of DECENTRALIZED ELIMINATION (paper 002, Algorithm 2; spec 4.4).
 
+    Every player runs an Arm Selection subroutine at confidence ``1 - eta`` and broadcasts the index of every arm
+    it eliminates; an arm leaves the shared set at its ``M = ceil(log(delta)/log(eta))``-th vote.
+
     Parameters
     ----------
-    means : arm means (or a :class:`~.environment.MeansSchedule`, which then overrides reward/drift/switch
-        arguments).
-    n_agents : number of players N.
-    rng : the run's generator (split into independent streams for players, rewards, tie-breaks).
-    delta, eta : global failure probability and privacy level; ``delta`` must lie in ``[eta^N, eta^2]``, i.e.
-        ``2 <= M <= N`` (spec 4.2).
-    eps : approximation factor (0 allowed for se/ser3: exact best-arm identification).
-    subroutine : ``naive``, ``median``, ``se``, ``ser3`` or ``ugapec``, run by each player at confidence 1-eta.
-    vote_rounding : ``ceil`` (default, A1) or ``floor`` (the paper's M = 28).
-    record_messages : keep every vote in the log (else only the count).
-    **options : any of
-        ``activity`` : ``uniform`` (default), ``skewed`` (Problem 2) or a probability vector ``P_x``.
-        ``reward`` : reward model name (default ``bernoulli``) or a :data:`RewardSampler`.
-        ``drift``, ``switch_at``, ``means_after`` : non-stationary means (see :class:`~.environment.MeansSchedule`).
-        ``max_steps`` : cap on global steps (``truncated`` when hit; default 10^8).
-        ``draw_only_active`` : finished players leave the pool for good (A7 option; paper 003's convention).
-        ``stop`` : ``all`` (every player holds one arm; the paper's rule, A6) or ``consensus`` (shared set
-        singleton).
-        ``per_activation`` : ``pull`` (one pull per activation, paper 002) or ``round`` (one subroutine round).
-        ``se_c`` : constant c of the SE radius ``sqrt(log(c K r^2/conf)/r)`` (default 4).
+    means : sequence of float, numpy.ndarray or MeansSchedule
+        Arm means (or a :class:`~.environment.MeansSchedule`, which then overrides the ``reward``, ``drift``,
+        ``switch_at`` and ``means_after`` options).
+    n_agents : int
+        Number of players N (a positive integer).
+    rng : numpy.random.Generator
+        The run's generator (split into independent streams for players, rewards, tie-breaks and resets).
+    delta : float, optional
+        Global failure probability (default 0.05); it must lie in ``[eta^N, eta^2]``, i.e. ``2 <= M <= N``
+        (spec 4.2).
+    eta : float, optional
+        Privacy level in (0, 1) (default 0.9).
+    eps : float, optional
+        Approximation factor in [0, 1] (default 0.25; 0, exact best-arm identification, only for se and ser3).
+    subroutine : str, optional
+        ``naive``, ``median``, ``se``, ``ser3`` (default) or ``ugapec``, run by each player at confidence 1-eta.
+    vote_rounding : str, optional
+        ``ceil`` (default, A1) or ``floor`` (the paper's M = 28).
+    record_messages : bool, optional
+        Keep every vote in the log (default ``True``; else only the count).
+    **options : dict, optional
+        Any of: ``activity`` (``uniform``, default; ``skewed``, Problem 2; or a probability vector ``P_x``);
+        ``reward`` (reward model name, default ``bernoulli``, or a ``RewardSampler``); ``drift``, ``switch_at``,
+        ``means_after`` (non-stationary means, see :class:`~.environment.MeansSchedule`); ``max_steps`` (cap on
+        global steps, ``truncated`` when hit; default 10^8); ``draw_only_active`` (finished players leave the pool
+        for good, A7 option; paper 003's convention); ``stop`` (``all``: every player holds one arm, the paper's
+        rule, A6; or ``consensus``: shared set singleton); ``per_activation`` (``pull``: one pull per activation,
+        paper 002; or ``round``: one subroutine round); ``se_c`` (constant c of the SE radius
+        ``sqrt(log(c K r^2/conf)/r)``, default 4).
 
     Returns
     -------
     DecentralizedResult
+        The metrics, the curve and the per-player and per-arm data of the run.
+
+    Raises
+    ------
+    ConfigError
+        If an argument or option is out of range or unknown, or options contradict each other (the message
+        names the argument).
+
+    References
+    ----------
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
 
     Examples
     --------
@@ -229,20 +296,102 @@ def run_decentralized_elimination(
 
 def run_no_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: float = 0.05, eps: float = 0.25,
                    subroutine: str = "ser3", **options: Any) -> DecentralizedResult:
-    """One run of 1-PRIVACY-X (paper 002, Sec. 5.1; spec 6.1): no messages; every player runs her own
-    subroutine at confidence ``delta/N``; stop when every player holds one arm. Returns a
-    :class:`DecentralizedResult`; parameters and ``options`` (all but ``stop``) as in
-    :func:`run_decentralized_elimination`."""
+    """One run of 1-PRIVACY-X (paper 002, Sec. 5.1; spec 6.1): every player alone, no messages.
+
+    Every player runs her own subroutine at confidence ``delta/N``; the run stops when every player holds one arm.
+
+    Parameters
+    ----------
+    means : sequence of float, numpy.ndarray or MeansSchedule
+        Arm means (or a :class:`~.environment.MeansSchedule`, which then overrides the ``reward``, ``drift``,
+        ``switch_at`` and ``means_after`` options).
+    n_agents : int
+        Number of players N (a positive integer).
+    rng : numpy.random.Generator
+        The run's generator (split into independent streams for players, rewards, tie-breaks and resets).
+    delta : float, optional
+        Global failure probability in (0, 1) (default 0.05).
+    eps : float, optional
+        Approximation factor in [0, 1] (default 0.25; 0, exact best-arm identification, only for se and ser3).
+    subroutine : str, optional
+        ``naive``, ``median``, ``se``, ``ser3`` (default) or ``ugapec``.
+    **options : dict, optional
+        As in :func:`run_decentralized_elimination` (all but ``stop``).
+
+    Returns
+    -------
+    DecentralizedResult
+        The metrics, the curve and the per-player and per-arm data of the run.
+
+    Raises
+    ------
+    ConfigError
+        If an argument or option is out of range or unknown, or options contradict each other (the message
+        names the argument).
+
+    References
+    ----------
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+
+    Examples
+    --------
+    >>> res = run_no_sharing([0.9, 0.1], 4, rng=np.random.default_rng(0))
+    >>> res.recommended, res.samples, res.messages
+    (0, 284, 0)
+    """
     return _run(f"no-sharing-{subroutine}", means, n_agents, rng, conf=delta / n_agents, threshold=None,
                 delta=delta, eps=eps, subroutine=subroutine, **options)
 
 
 def run_full_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: float = 0.05, eps: float = 0.25,
                      subroutine: str = "ser3", record_messages: bool = True, **options: Any) -> DecentralizedResult:
-    """One run of 0-PRIVACY-X (paper 002, Sec. 5.1; spec 6.2): one subroutine at confidence ``delta`` fed by
-    every step; the active player broadcasts (arm, reward), ``N-1`` point-to-point messages per step. Returns a
-    :class:`DecentralizedResult`; parameters and ``options`` (``activity``, ``reward``, ``drift``, ``switch_at``,
-    ``means_after``, ``max_steps``, ``se_c``) as in :func:`run_decentralized_elimination`."""
+    """One run of 0-PRIVACY-X (paper 002, Sec. 5.1; spec 6.2): one shared learner, every (arm, reward) broadcast.
+
+    One subroutine at confidence ``delta`` is fed by every step; the active player broadcasts (arm, reward),
+    ``N-1`` point-to-point messages per step.
+
+    Parameters
+    ----------
+    means : sequence of float, numpy.ndarray or MeansSchedule
+        Arm means (or a :class:`~.environment.MeansSchedule`, which then overrides the ``reward``, ``drift``,
+        ``switch_at`` and ``means_after`` options).
+    n_agents : int
+        Number of players N (a positive integer).
+    rng : numpy.random.Generator
+        The run's generator (split into independent streams for players, rewards, tie-breaks and resets).
+    delta : float, optional
+        Global failure probability in (0, 1) (default 0.05).
+    eps : float, optional
+        Approximation factor in [0, 1] (default 0.25; 0, exact best-arm identification, only for se and ser3).
+    subroutine : str, optional
+        ``naive``, ``median``, ``se``, ``ser3`` (default) or ``ugapec``.
+    record_messages : bool, optional
+        Keep every broadcast in the log (default ``True``; else only the count).
+    **options : dict, optional
+        As in :func:`run_decentralized_elimination`: ``activity``, ``reward``, ``drift``, ``switch_at``,
+        ``means_after``, ``max_steps``, ``se_c``.
+
+    Returns
+    -------
+    DecentralizedResult
+        The metrics, the curve and the per-player and per-arm data of the run.
+
+    Raises
+    ------
+    ConfigError
+        If an argument or option is out of range or unknown, or options contradict each other (the message
+        names the argument).
+
+    References
+    ----------
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+
+    Examples
+    --------
+    >>> res = run_full_sharing([0.9, 0.1], 4, rng=np.random.default_rng(0))
+    >>> res.recommended, res.broadcasts, res.messages
+    (0, 30, 90)
+    """
     return _run(f"full-sharing-{subroutine}", means, n_agents, rng, conf=delta, threshold=None, delta=delta,
                 eps=eps, subroutine=subroutine, record=record_messages, full=True, **options)
 
@@ -250,14 +399,62 @@ def run_full_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: f
 def run_dser4(means, n_agents: int, *, rng: np.random.Generator, horizon: int, phi: float, delta: float = 0.05,
               eta: float = 0.9, eps: float = 0.25, vote_rounding: str = "ceil", record_messages: bool = True,
               **options: Any) -> DecentralizedResult:
-    """One run of DSER4 (paper 002, Sec. 4, Theorem 4; spec 5.5 and A18): decentralized SER3 over exactly
-    ``horizon`` global steps; before each step, with probability ``phi`` (one shared draw), a global reset
-    clears the board and restarts every player's SER3 (no message is counted for a reset). Players holding one
-    arm keep playing it. ``suboptimal_pulls`` counts plays of arms that are not the best at their step,
-    ``resets`` the resets; the recommendation is read at the horizon. ``phi = 0`` gives decentralized SER3
-    without resets and without stopping rule. Returns a :class:`DecentralizedResult`; other parameters and
-    ``options`` (``activity``, ``reward``, ``drift``, ``switch_at``, ``means_after``) as in
-    :func:`run_decentralized_elimination`."""
+    """One run of DSER4 (paper 002, Sec. 4, Theorem 4; spec 5.5 and A18): decentralized SER3 with global resets.
+
+    The run lasts exactly ``horizon`` global steps; before each step, with probability ``phi`` (one shared draw),
+    a global reset clears the board and restarts every player's SER3 (no message is counted for a reset). Players
+    holding one arm keep playing it. ``suboptimal_pulls`` counts plays of arms that are not the best at their
+    step, ``resets`` the resets; the recommendation is read at the horizon. ``phi = 0`` gives decentralized SER3
+    without resets and without stopping rule.
+
+    Parameters
+    ----------
+    means : sequence of float, numpy.ndarray or MeansSchedule
+        Arm means (or a :class:`~.environment.MeansSchedule`, which then overrides the ``reward``, ``drift``,
+        ``switch_at`` and ``means_after`` options).
+    n_agents : int
+        Number of players N (a positive integer).
+    rng : numpy.random.Generator
+        The run's generator (split into independent streams for players, rewards, tie-breaks and resets).
+    horizon : int
+        Number of global steps.
+    phi : float
+        Reset probability per step, in [0, 1].
+    delta : float, optional
+        Global failure probability (default 0.05), in ``[eta^N, eta^2]``.
+    eta : float, optional
+        Privacy level in (0, 1) (default 0.9).
+    eps : float, optional
+        Approximation factor in [0, 1] (default 0.25; 0, exact best-arm identification, only for se and ser3).
+    vote_rounding : str, optional
+        ``ceil`` (default) or ``floor``.
+    record_messages : bool, optional
+        Keep every vote in the log (default ``True``; else only the count).
+    **options : dict, optional
+        As in :func:`run_decentralized_elimination`: ``activity``, ``reward``, ``drift``, ``switch_at``,
+        ``means_after``.
+
+    Returns
+    -------
+    DecentralizedResult
+        The metrics, the curve and the per-player and per-arm data of the run.
+
+    Raises
+    ------
+    ConfigError
+        If an argument or option is out of range or unknown, or options contradict each other (the message
+        names the argument).
+
+    References
+    ----------
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+
+    Examples
+    --------
+    >>> res = run_dser4([0.9, 0.1], 8, rng=np.random.default_rng(0), horizon=2000, phi=0.001, eta=0.5)
+    >>> res.recommended, res.samples, res.resets
+    (0, 2000, 2)
+    """
     require(0 <= phi <= 1, "phi", "in [0, 1]", phi)
     return _run("decentralized-ser4", means, n_agents, rng, conf=eta, delta=delta, eps=eps, subroutine="ser3",
                 threshold=_threshold(delta, eta, n_agents, vote_rounding), max_steps=horizon,

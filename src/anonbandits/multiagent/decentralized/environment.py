@@ -28,15 +28,41 @@ RewardSampler = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarr
 
 @dataclass(frozen=True)
 class MeansSchedule:
-    """Arm means ``mu_k(t)`` at global step ``t`` over one shared ``instance``.
+    """Arm means ``mu_k(t)`` at global step ``t`` (1-based) over one shared ``instance``.
+
+    Stationary (Problems 1 and 2), drifting (Problem 3) or switching once (the scenario of the DSER4 tests);
+    exported as ``Environment``, the name the compiled kernel knows it by.
 
     Parameters
     ----------
-    instance : the instance at ``t = 0`` (one row of means; its reward model: a name of
-        :mod:`anonbandits.envs.rewards` or a :data:`RewardSampler`, e.g. an unclipped Gaussian for means outside
+    instance : anonbandits.envs.instances.MultiUserInstance
+        The instance at ``t = 0``: one row of means and its reward model (a name of
+        :mod:`anonbandits.envs.rewards` or a ``RewardSampler``, e.g. an unclipped Gaussian for means outside
         [0, 1]).
-    drift : Problem 3: ``mu_k(t) = max(0, means_k - drift * t)`` for every arm but ``argmax(means)``.
-    switch_at, means_after : from step ``switch_at`` on (``switch_at > 0``), the means are ``means_after``.
+    drift : float, optional
+        Problem 3 (default 0: none): ``mu_k(t) = max(0, means_k - drift * t)`` for every arm but
+        ``argmax(means)``.
+    switch_at : int, optional
+        From step ``switch_at`` on (``switch_at > 0``; default 0: never), the means are ``means_after``.
+    means_after : numpy.ndarray or None, optional
+        The means after ``switch_at`` (one per arm).
+
+    Raises
+    ------
+    ConfigError
+        If ``drift`` is negative or not finite, ``switch_at`` is negative, ``switch_at > 0`` comes without
+        ``means_after`` (or with both a drift and a switch), or ``means_after`` has the wrong size.
+
+    References
+    ----------
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> schedule = MeansSchedule(MultiUserInstance(np.array([0.9, 0.5]), "bernoulli"), drift=0.1)
+    >>> schedule.mean(np.array([0, 2])).tolist(), schedule.stationary
+    ([[0.9, 0.5], [0.9, 0.3]], False)
     """
 
     instance: MultiUserInstance

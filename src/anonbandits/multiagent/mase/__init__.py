@@ -31,7 +31,7 @@ central = validated(voting.central)
 corrupted_elimination = validated(voting.corrupted_elimination)
 independent = validated(voting.independent)
 dp_mase = validated(_dp.dp_mase)
-dp_mase_local_elimination = validated(_dp.dp_mase_local_elimination)
+dp_mase_local_elimination = validated(_dp.dp_mase_local_elimination, means="")  # a (rows, arms) array
 activity_probabilities = validated(shared.activity_probabilities, agents="users")
 
 __all__ = ["ALGORITHMS", "DPMASEConfig", "EliminationLog", "Instance", "MaseResult", "NoiseAudit",

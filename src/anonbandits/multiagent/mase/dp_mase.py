@@ -40,12 +40,32 @@ from anonbandits.multiagent.mase.model import EliminationLog, MaseResult, NoiseA
 class DPMASEConfig:
     """Parameters of DP-MASE (defaults are the spec's).
 
-    eps : differential-privacy level eps_dp. beta : local failure probability of each agent's DP-SE.
-    literal_order : compute the next epoch length before synchronising with the global set (the box's line
-        order, spec A8); by default the agent synchronises first.
-    retire_on_sync : also retire agents left with at most one arm by the synchronisation (spec A9).
-    sampling : ``"active"`` or ``"fixed"`` (spec A10, see :mod:`.voting`).
-    max_rounds : cap on the Poisson clock (about the number of rounds); the run is then ``truncated``.
+    Parameters
+    ----------
+    eps : float, optional
+        Differential-privacy level eps_dp, positive (default 0.1).
+    beta : float, optional
+        Local failure probability of each agent's DP-SE, in (0, 1) (default 0.5).
+    delta : float, optional
+        Global failure probability in (0, 1) (default 0.05).
+    literal_order : bool, optional
+        Compute the next epoch length before synchronising with the global set (the box's line order, spec A8);
+        by default (``False``) the agent synchronises first.
+    retire_on_sync : bool, optional
+        Also retire agents left with at most one arm by the synchronisation (spec A9; default ``False``).
+    sampling : str, optional
+        ``"active"`` (default) or ``"fixed"`` (spec A10, see :func:`mase`).
+    max_rounds : int, optional
+        Cap on the Poisson clock (about the number of rounds; default 10^9); the run is then ``truncated``.
+
+    References
+    ----------
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+
+    Examples
+    --------
+    >>> DPMASEConfig(eps=1.0).beta, DPMASEConfig().eps
+    (0.5, 0.1)
     """
 
     eps: float = 0.1
@@ -59,11 +79,54 @@ class DPMASEConfig:
 
 def dp_mase_local_elimination(eps: float, epoch: np.ndarray, means: np.ndarray, held: np.ndarray, beta: float,
                               length: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Algorithm 4a for a batch of epoch ends (one row each); returns (eliminated mask, noisy means).
+    """DP-MASE Local Elimination (paper 003, Algorithm 4 of App. B.1, "4a") for a batch of epoch ends.
 
-    ``means`` are the epoch means of the arms ``held`` (a boolean mask) after ``length`` pulls each. Every held
-    arm's mean gets independent ``Lap(0, 1/(eps R))`` noise, computed once; arm k is eliminated when
-    ``max_l noisy_l - noisy_k > 2 (h(e) + c(e))`` with ``s = |K_n(e)|`` the number of arms sampled.
+    Every held arm's epoch mean gets independent ``Lap(0, 1/(eps R))`` noise, computed once; arm k is eliminated
+    when ``max_l noisy_l - noisy_k > 2 (h(e) + c(e))``, with ``s = |K_n(e)|`` the number of arms sampled.
+
+    Parameters
+    ----------
+    eps : float
+        Differential-privacy level eps_dp, positive.
+    epoch : numpy.ndarray
+        (B,) int, the epoch e of each epoch end.
+    means : numpy.ndarray
+        (B, K) epoch means of the arms (entries of arms not held are ignored).
+    held : numpy.ndarray
+        (B, K) bool, the arms each agent held during the epoch.
+    beta : float
+        Local failure probability, in (0, 1).
+    length : numpy.ndarray
+        (B,) int, the pulls ``R`` of each held arm in the epoch.
+    rng : numpy.random.Generator
+        The source of the Laplace noise.
+
+    Returns
+    -------
+    eliminated : numpy.ndarray
+        (B, K) bool, the arms eliminated (voted against).
+    noisy : numpy.ndarray
+        (B, K) the released noisy means, ``-inf`` for arms not held.
+
+    Raises
+    ------
+    ConfigError
+        Through :mod:`anonbandits.multiagent.mase`, if ``beta`` is outside (0, 1) or ``rng`` is not a generator.
+
+    References
+    ----------
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
+    ICML 2019.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> eliminated, noisy = dp_mase_local_elimination(1.0, np.array([1]), np.array([[0.9, 0.1]]),
+    ...                                               np.array([[True, True]]), 0.5, np.array([200]),
+    ...                                               np.random.default_rng(0))
+    >>> eliminated.tolist()
+    [[False, True]]
     """
     scale = dp_mase_laplace_scale(eps, length)
     noisy = np.where(held, means + laplace_noise(1.0, rng, means.shape) * scale[:, None], -np.inf)
@@ -185,8 +248,50 @@ def dp_mase(instance: MultiUserInstance, probs: np.ndarray, cfg: DPMASEConfig, r
             record: bool = True) -> MaseResult:
     """Run DP-MASE (paper 003, Algorithm 2 with Algorithm 4a) with agents activated according to ``probs``.
 
-    With ``record`` the result carries every vote as a message (sender, round, arm index), every local
-    elimination, and the :class:`NoiseAudit` of the Laplace mechanism; without it only the counts.
+    Every agent runs DP successive elimination in epochs; at the end of epoch e it releases each arm's epoch
+    mean plus ``Lap(1/(eps R))`` and votes against the arms more than ``2 (h(e) + c(e))`` below the best noisy
+    mean; an arm with ``M* = ceil(log(delta)/log(beta))`` votes leaves the global set, and agents learn global
+    eliminations only at their own epoch ends (spec A22).
+
+    Parameters
+    ----------
+    instance : anonbandits.envs.instances.MultiUserInstance
+        One row of arm means shared by every agent.
+    probs : numpy.ndarray
+        The activity distribution P_N over the N agents.
+    cfg : DPMASEConfig
+        The algorithm's parameters.
+    rng : numpy.random.Generator
+        The run's source of randomness.
+    record : bool, optional
+        Keep every vote as a message (sender, round, arm index), every local elimination and the
+        :class:`NoiseAudit` of the Laplace mechanism (default ``True``); without it only the counts.
+
+    Returns
+    -------
+    MaseResult
+        The recommendation, rounds, pulls, votes, messages, eliminations and the noise audit.
+
+    Raises
+    ------
+    ConfigError
+        If ``cfg.eps`` is not positive, ``cfg.beta`` or ``cfg.delta`` is outside (0, 1), or ``M*`` exceeds the
+        number of agents.
+
+    References
+    ----------
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
+    ICML 2019.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.multiagent.shared import activity_probabilities
+    >>> toy = MultiUserInstance(np.array([0.9, 0.1]), "bernoulli")
+    >>> res = dp_mase(toy, activity_probabilities(8), DPMASEConfig(eps=1.0), np.random.default_rng(0))
+    >>> res.recommended, res.threshold, res.votes.tolist()
+    (0, 5, [0, 5])
     """
     require(cfg.eps > 0, "epsilon", "positive", cfg.eps)
     eng = _DPMASE(instance, probs, cfg, rng, record)

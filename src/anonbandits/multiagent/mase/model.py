@@ -36,7 +36,38 @@ Instance = MultiUserInstance
 
 
 def problem(name: str, sigma: float = 0.5) -> MultiUserInstance:
-    """Paper 003's Problem 1 (Bernoulli) or Problem 2 (unclipped Gaussian, standard deviation ``sigma``; A13)."""
+    """Paper 003's Problem 1 (Bernoulli) or Problem 2 (unclipped Gaussian, standard deviation ``sigma``; A13).
+
+    Problem 1: K = 10 Bernoulli arms, means 0.7, 0.5, 0.3 and seven times 0.1. Problem 2: K = 10 Gaussian arms,
+    means 11, 10.8 and eight times 10.4 (App. C.1).
+
+    Parameters
+    ----------
+    name : str
+        ``"1"`` or ``"2"``.
+    sigma : float, optional
+        Standard deviation of Problem 2's rewards (default 0.5).
+
+    Returns
+    -------
+    anonbandits.envs.instances.MultiUserInstance
+        One row of means shared by every agent, named ``"problem1"`` or ``"problem2"``.
+
+    Raises
+    ------
+    ConfigError
+        If ``name`` is neither ``"1"`` nor ``"2"``.
+
+    References
+    ----------
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+
+    Examples
+    --------
+    >>> instance = problem("1")
+    >>> instance.name, instance.arms, instance.model
+    ('problem1', 10, 'bernoulli')
+    """
     if name == "1":
         return MultiUserInstance(np.array([0.7, 0.5, 0.3] + [0.1] * 7), "bernoulli", sigma, "problem1")
     if name == "2":
@@ -81,10 +112,33 @@ def eta_xi(eta: float, xi: float, arms: int) -> float:
 
 @dataclass
 class EliminationLog:
-    """Every local elimination: ``agent``, ``arm``, ``time`` (round) and ``delivered`` (vote actually sent).
+    """Every local elimination of a run, one entry per elimination in round order.
 
     For CORRUPTED ELIMINATION an undelivered entry is a vote dropped by the corruption mask; the other
     algorithms deliver every vote.
+
+    Parameters
+    ----------
+    agent : numpy.ndarray
+        The agent that eliminated the arm (int).
+    arm : numpy.ndarray
+        The arm eliminated locally (int).
+    time : numpy.ndarray
+        The round of the elimination (int).
+    delivered : numpy.ndarray
+        Whether the vote was actually sent (bool).
+
+    References
+    ----------
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> log = EliminationLog(agent=np.array([0, 1]), arm=np.array([2, 2]), time=np.array([5, 9]),
+    ...                      delivered=np.array([True, False]))
+    >>> int(log.delivered.sum())
+    1
     """
 
     agent: np.ndarray
@@ -97,7 +151,34 @@ class EliminationLog:
 class NoiseAudit:
     """DP-MASE's Laplace mechanism, one row per released noisy mean (agent, epoch, arm).
 
-    ``scale`` is the Laplace scale used (``1/(eps_dp R)``); ``noisy - mean`` is the noise actually added.
+    Parameters
+    ----------
+    agent : numpy.ndarray
+        The releasing agent (int).
+    epoch : numpy.ndarray
+        Its epoch (int, from 1).
+    arm : numpy.ndarray
+        The arm whose epoch mean is released (int).
+    length : numpy.ndarray
+        The pulls ``R`` of that arm in the epoch (int).
+    mean : numpy.ndarray
+        The exact epoch mean.
+    noisy : numpy.ndarray
+        The released noisy mean; ``noisy - mean`` is the noise actually added.
+    scale : numpy.ndarray
+        The Laplace scale used, ``1/(eps_dp R)``.
+
+    References
+    ----------
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> audit = NoiseAudit(agent=np.array([0]), epoch=np.array([1]), arm=np.array([1]), length=np.array([100]),
+    ...                    mean=np.array([0.5]), noisy=np.array([0.52]), scale=np.array([0.01]))
+    >>> (audit.noisy - audit.mean).round(6).tolist()
+    [0.02]
     """
 
     agent: np.ndarray
@@ -111,11 +192,56 @@ class NoiseAudit:
 
 @dataclass
 class MaseResult:
-    """Outcome of one run on ``instance``.
+    """Outcome of one run of a paper-003 algorithm on ``instance``.
 
-    ``rounds`` is the paper's sample complexity T (iterations of the main loop); ``pulls`` counts every arm
-    pull (one round pulls every arm of the active agent's set) and is reported as ``samples``; ``correct``
-    says whether the recommended arm has the largest mean.
+    The property ``correct`` says whether the recommended arm has the largest mean; ``metrics()`` gives the
+    columns of the results table, ``curve()`` the arms left in the global set against rounds (the agents still
+    running for INDEPENDENT).
+
+    Parameters
+    ----------
+    algorithm : str
+        The algorithm's name (``"mase"``, ``"dp-mase"``, ...).
+    instance : anonbandits.envs.instances.MultiUserInstance
+        The bandit instance.
+    recommended : int
+        The recommended arm.
+    rounds : int
+        The paper's sample complexity T (iterations of the main loop, one activation of one agent each).
+    pulls : int
+        Every arm pull (one round pulls every arm of the active agent's set), reported as ``samples``.
+    messages : MessageLog
+        The messages sent (:class:`~anonbandits.multiagent.shared.MessageLog`).
+    votes : numpy.ndarray
+        (K,) int, votes each arm received.
+    threshold : int or None, optional
+        The voting threshold ``M*`` (``None``: no vote board).
+    stalled : bool, optional
+        No agent was left running before one arm was left.
+    truncated : bool, optional
+        ``max_rounds`` stopped the run.
+    eliminations : EliminationLog or None, optional
+        Every local elimination.
+    global_eliminations : list of tuple of int, optional
+        ``(round, arm)`` of every global elimination.
+    agent_accuracy : float or None, optional
+        INDEPENDENT: the fraction of finished agents that found the best arm.
+    exit_rounds : numpy.ndarray or None, optional
+        INDEPENDENT: the round at which each finished agent stopped.
+    noise : NoiseAudit or None, optional
+        DP-MASE: the Laplace mechanism's releases (with ``record``).
+
+    References
+    ----------
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> res = MaseResult("mase", problem("1"), 0, rounds=10, pulls=100, messages=MessageLog(),
+    ...                  votes=np.zeros(10, np.int64))
+    >>> res.correct, res.metrics()["samples"]
+    (True, 100)
     """
 
     algorithm: str

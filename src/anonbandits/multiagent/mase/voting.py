@@ -77,9 +77,56 @@ def corrupted_elimination(instance: MultiUserInstance, probs: np.ndarray, rng: n
     delivered with probability ``1 - xi`` (the corruption mask, drawn once per (agent, arm); a dropped vote is
     never sent, spec A21) and the arm still leaves the local set. An arm leaves the global set at
     ``M* = ceil(log(delta)/log(eta_xi))`` delivered votes (spec A5, A6); agents synchronise with the global set
-    at the end of every activation and leave the pool once one arm is left (``retire_on_sync``: also once a
-    sync leaves them at most one arm, spec A9). With ``xi = 0``: the Féraud et al. (2019) baseline as paper 003
-    describes it (spec 2.6).
+    at the end of every activation and leave the pool once one arm is left. With ``xi = 0``: the Féraud et al.
+    (2019) baseline as paper 003 describes it (spec 2.6).
+
+    Parameters
+    ----------
+    instance : anonbandits.envs.instances.MultiUserInstance
+        One row of arm means shared by every agent, reward model ``bernoulli`` or ``gaussian-unclipped``.
+    probs : numpy.ndarray
+        The activity distribution P_N over the N agents (:func:`activity_probabilities`).
+    rng : numpy.random.Generator
+        The run's source of randomness.
+    eta : float, optional
+        Apparent privacy level eta in (0, 1) (default 0.9).
+    xi : float, optional
+        Probability in [0, 1) that a vote is dropped (default 0.05).
+    delta : float, optional
+        Global failure probability in (0, 1) (default 0.05).
+    record : bool, optional
+        Keep every message and elimination (default ``True``; else only the counts).
+    **options : dict, optional
+        Keywords of the compiled round loop: ``width_c`` (constant c of the SE width, default 1),
+        ``width_denominator`` (1: the width uses t, 2: it uses 2t; spec A4), ``max_rounds`` (stop, ``truncated``,
+        after this many rounds; default 10^9), ``sampling`` (``"active"``, default: draw among the agents still
+        running, spec A10; or ``"fixed"``), ``retire_on_sync`` (also retire agents left with at most one arm by a
+        sync, spec A9; default ``False``).
+
+    Returns
+    -------
+    MaseResult
+        The recommendation, rounds, pulls, votes, messages (one per delivered vote) and eliminations.
+
+    Raises
+    ------
+    ConfigError
+        If eta, xi or delta is out of range, ``xi`` leaves no local failure budget, ``M*`` exceeds the number of
+        agents, or the reward model or an option is invalid.
+
+    References
+    ----------
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.multiagent.shared import activity_probabilities
+    >>> toy = MultiUserInstance(np.array([0.9, 0.1]), "bernoulli")
+    >>> res = corrupted_elimination(toy, activity_probabilities(32), np.random.default_rng(0))
+    >>> res.recommended, res.threshold, res.votes.tolist()
+    (0, 27, [0, 27])
     """
     local = model.eta_xi(eta, xi, instance.arms)
     return _run("corrupted-elimination", instance, probs, rng, record, local,
@@ -95,6 +142,49 @@ def mase(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generato
     confidence beta). Every local elimination is a vote; an arm with ``M* = ceil(log(delta)/log(beta))`` votes
     leaves the global set *and every agent's set at once* (Alg. 1's immediate synchronisation). Agents are never
     removed from the pool: an agent left with one arm keeps being activated and pulling it.
+
+    Parameters
+    ----------
+    instance : anonbandits.envs.instances.MultiUserInstance
+        One row of arm means shared by every agent, reward model ``bernoulli`` or ``gaussian-unclipped``.
+    probs : numpy.ndarray
+        The activity distribution P_N over the N agents (:func:`activity_probabilities`).
+    rng : numpy.random.Generator
+        The run's source of randomness.
+    beta : float, optional
+        Local failure probability of each agent's SE, in (0, 1) (default 0.5).
+    delta : float, optional
+        Global failure probability in (0, 1) (default 0.05).
+    record : bool, optional
+        Keep every message and elimination (default ``True``; else only the counts).
+    **options : dict, optional
+        Keywords of the compiled round loop: ``width_c`` (constant c of the SE width, default 1),
+        ``width_denominator`` (1: the width uses t, 2: it uses 2t; spec A4), ``max_rounds`` (stop, ``truncated``,
+        after this many rounds; default 10^9).
+
+    Returns
+    -------
+    MaseResult
+        The recommendation, rounds, pulls, votes, messages (one per vote) and eliminations.
+
+    Raises
+    ------
+    ConfigError
+        If beta or delta is outside (0, 1), ``M*`` exceeds the number of agents, or the reward model or an
+        option is invalid.
+
+    References
+    ----------
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.multiagent.shared import activity_probabilities
+    >>> toy = MultiUserInstance(np.array([0.9, 0.1]), "bernoulli")
+    >>> res = mase(toy, activity_probabilities(8), np.random.default_rng(0))
+    >>> res.recommended, res.threshold, res.rounds
+    (0, 5, 497)
     """
     return _run("mase", instance, probs, rng, record, beta, model.voting_threshold(delta, beta, probs.size, "beta"),
                 sync=se_kernel.SYNC_IMMEDIATE, **options)
@@ -105,10 +195,52 @@ def independent(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.G
     """INDEPENDENT baseline (paper 003, Sec. 6; spec 2.7 and A14): every agent runs its own SE at confidence
     ``delta`` on its own samples, with no communication at all.
 
-    ``stop="all"`` (default): finished agents leave the pool and the run ends when every agent is done, so
-    T is the sum of the agents' local complexities; ``"first"`` ends at the first agent done. The
-    recommendation is the majority of the finished agents' arms; ``agent_accuracy`` is the fraction of
+    The recommendation is the majority of the finished agents' arms; ``agent_accuracy`` is the fraction of
     finished agents that found the best arm.
+
+    Parameters
+    ----------
+    instance : anonbandits.envs.instances.MultiUserInstance
+        One row of arm means shared by every agent, reward model ``bernoulli`` or ``gaussian-unclipped``.
+    probs : numpy.ndarray
+        The activity distribution P_N over the N agents (:func:`activity_probabilities`).
+    rng : numpy.random.Generator
+        The run's source of randomness.
+    delta : float, optional
+        Each agent's failure probability, in (0, 1) (default 0.05).
+    stop : str, optional
+        ``"all"`` (default): finished agents leave the pool and the run ends when every agent is done, so T is the
+        sum of the agents' local complexities; ``"first"``: the run ends at the first agent done.
+    record : bool, optional
+        Keep every message and elimination (default ``True``; else only the counts).
+    **options : dict, optional
+        Keywords of the compiled round loop: ``width_c`` (constant c of the SE width, default 1),
+        ``width_denominator`` (1: the width uses t, 2: it uses 2t; spec A4), ``max_rounds`` (stop, ``truncated``,
+        after this many rounds; default 10^9), ``sampling`` (``"active"``, default: draw among the agents still
+        running, spec A10; or ``"fixed"``).
+
+    Returns
+    -------
+    MaseResult
+        The recommendation, rounds, pulls, agent accuracy and the agents' exit rounds; no messages.
+
+    Raises
+    ------
+    ConfigError
+        If ``stop`` is unknown, delta is outside (0, 1), or the reward model or an option is invalid.
+
+    References
+    ----------
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.multiagent.shared import activity_probabilities
+    >>> toy = MultiUserInstance(np.array([0.9, 0.1]), "bernoulli")
+    >>> res = independent(toy, activity_probabilities(8), np.random.default_rng(0))
+    >>> res.recommended, res.agent_accuracy, res.messages.count
+    (0, 1.0, 0)
     """
     require(stop in STOP_RULES, "stop", f"one of {', '.join(STOP_RULES)}", stop)
     model.check_probability("delta", delta)
@@ -119,13 +251,56 @@ def independent(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.G
 def central(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generator, *, delta: float = 0.05,
             width_c: float = 1.0, width_denominator: int = 1, max_rounds: int = 10**9,
             record: bool = True) -> MaseResult:
-    """CENTRAL (paper 003, Sec. 6; spec 2.7, A15): no privacy, raw rewards go to the server, which runs SE
-    (Sec. 4.1) at confidence delta on the pooled samples, eliminating k when ``max_l S_l - S_k >= g(t)``; T does
-    not depend on N. Each round the active agent pulls every arm of the global set and sends the rewards:
-    every reward is one message (sender = active agent, time = round, content = the reward, kind = the arm).
+    """CENTRAL baseline (paper 003, Sec. 6; spec 2.7, A15): no privacy, SE on the pooled raw rewards.
 
-    Rounds are drawn in blocks: per-round rewards of the arms still active, cumulated, with the SE test
-    evaluated on every round of the block at once; the block is cut at its first elimination.
+    The server runs SE (Sec. 4.1) at confidence delta on the pooled samples, eliminating k when
+    ``max_l S_l - S_k >= g(t)``; T does not depend on N. Each round the active agent pulls every arm of the
+    global set and sends the rewards: every reward is one message (sender = active agent, time = round,
+    content = the reward, kind = the arm). Rounds are drawn in blocks: per-round rewards of the arms still
+    active, cumulated, with the SE test evaluated on every round of the block at once; the block is cut at its
+    first elimination.
+
+    Parameters
+    ----------
+    instance : anonbandits.envs.instances.MultiUserInstance
+        One row of arm means shared by every agent, reward model ``bernoulli`` or ``gaussian-unclipped``.
+    probs : numpy.ndarray
+        The activity distribution P_N over the N agents (:func:`activity_probabilities`).
+    rng : numpy.random.Generator
+        The run's source of randomness.
+    delta : float, optional
+        Global failure probability in (0, 1) (default 0.05).
+    width_c : float, optional
+        Constant c of the SE width (default 1).
+    width_denominator : int, optional
+        1 (default): the width uses t; 2: it uses 2t (spec A4).
+    max_rounds : int, optional
+        Stop (``truncated``) after this many rounds (default 10^9).
+    record : bool, optional
+        Keep every message (default ``True``; else only the count).
+
+    Returns
+    -------
+    MaseResult
+        The recommendation, rounds, pulls, messages and global eliminations.
+
+    Raises
+    ------
+    ConfigError
+        If delta is outside (0, 1).
+
+    References
+    ----------
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.multiagent.shared import activity_probabilities
+    >>> toy = MultiUserInstance(np.array([0.9, 0.1]), "bernoulli")
+    >>> res = central(toy, activity_probabilities(8), np.random.default_rng(0))
+    >>> res.recommended, res.rounds, res.messages.count
+    (0, 84, 168)
     """
     model.check_probability("delta", delta)
     k, channel = instance.arms, DirectChannel.of(instance, rng)

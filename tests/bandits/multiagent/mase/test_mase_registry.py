@@ -89,3 +89,13 @@ def test_bad_parameters_give_one_line_errors(capsys, argv, message):
     assert main(["simulate", *argv, "--seeds", "1", "--workers", "1", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_library_local_elimination_takes_a_batch_of_epoch_ends():
+    """The public (argument-checking) DP-MASE local elimination accepts its (epoch ends, arms) means."""
+    from anonbandits.multiagent.mase import dp_mase_local_elimination
+
+    eliminated, noisy = dp_mase_local_elimination(1.0, np.array([1, 1]), np.array([[0.9, 0.1], [0.5, 0.5]]),
+                                                  np.ones((2, 2), bool), 0.5, np.array([400, 400]),
+                                                  np.random.default_rng(0))
+    assert eliminated.tolist() == [[False, True], [False, False]] and noisy.shape == (2, 2)
