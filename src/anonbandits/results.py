@@ -123,15 +123,18 @@ METRICS: tuple[Metric, ...] = (
     Metric("stored_values", "int", "values", "values Anytime-Lazy-UCB keeps", families="dp"),
     Metric("laplace_draws", "int", "draws", "Laplace noise draws", families="dp"),
     # distributed DP (paper 004)
-    Metric("batches", "int", "batches", "batches run", families="distributed-dp"),
+    Metric("batches", "int", "batches", "batches run", families="distributed-dp, anon-bai"),
     Metric("active_arms", "int", "arms", "arms left at the horizon", families="distributed-dp"),
     Metric("best_pulls", "int", "pulls", "pulls of the best arm", families="distributed-dp"),
     Metric("bits", "int", "bits", "largest message size of the secure aggregation", families="distributed-dp"),
     Metric("wrap_errors", "int", "blocks", "blocks whose modular sum wrapped around", families="distributed-dp"),
     # best-arm identification (papers 002, 003)
     Metric("samples", "int", "pulls", "sample complexity: pulls over all users until the stop",
-           families="mase, decentralized"),
-    Metric("rounds", "int", "rounds", "iterations of the main loop (paper 003's T)", families="mase"),
+           families="mase, decentralized, anon-bai"),
+    Metric("rounds", "int", "rounds", "iterations of the main loop (paper 003's T); anon-bai: rounds until the last "
+           "user stopped", families="mase, anon-bai"),
+    Metric("surplus", "int", "samples", "informative samples discarded: a decomposition gave a pair more than its "
+           "learner asked for", families="anon-bai"),
     Metric("messages", "int", "messages", "messages sent (the paper's convention)", families="mase, decentralized"),
     Metric("recommended", "int", "arm index", "the arm the run recommends", "no user holds an arm",
            families="mase, decentralized"),
@@ -150,7 +153,7 @@ METRICS: tuple[Metric, ...] = (
     Metric("approx_optimal", "flag", "-", "1 when the recommended arm is approx-optimal at the stop",
            families="decentralized"),
     Metric("users_approx_optimal", "float", "fraction", "users holding an approx-optimal arm",
-           families="decentralized"),
+           families="decentralized, anon-bai"),
     Metric("broadcasts", "int", "messages", "broadcasts (one per vote or per shared pull)",
            families="decentralized"),
     Metric("p2p_messages", "int", "messages", "point-to-point messages: broadcasts x (users - 1)",

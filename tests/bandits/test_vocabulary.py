@@ -28,11 +28,13 @@ SMALL = {
     "decentralized": {"users": 8, "means": "0.9,0.4,0.3"},
 }
 EXTRA = {"decentralized-elimination": {"eta": 0.5, "delta": 0.25, "horizon": 5_000},
-         "corrupted-elimination": {"eta": 0.6, "xi": 0.1}, "feraud": {"eta": 0.6}}
+         "corrupted-elimination": {"eta": 0.6, "xi": 0.1}, "feraud": {"eta": 0.6},
+         "anon-bai": {"horizon": None, "gap": 0.3}}
 
 
 def small(name: str) -> dict:
-    return {**SMALL[registry.get(name).family], **EXTRA.get(name, {})}
+    merged = {**SMALL[registry.get(name).family], **EXTRA.get(name, {})}
+    return {k: v for k, v in merged.items() if v is not None}  # None: a shared setting this one does not take
 
 
 # --- the names -------------------------------------------------------------------------------------------------
@@ -47,7 +49,10 @@ def test_one_name_one_meaning_across_families():
     for family in ("multi-agent BAI (paper 003)", "decentralized"):  # delta: a failure probability
         assert all("delta" in names[s.name] and "dp_delta" not in names[s.name]
                    for s in specs.values() if s.family == family)
-    assert all("delta" not in names[s.name] for s in specs.values() if s.family in ("anonymous", "distributed-dp"))
+    # the DP delta is dp_delta wherever there is one; delta, where present beside it, would be ambiguous
+    private = {a for a, n in names.items() if "dp_delta" in n}
+    assert {"anon-batched", "anon-etc", "dist-rdp-se", "dist-cdp-se"} <= private
+    assert all("delta" not in n for n in names.values() if "dp_delta" in n)
     assert all("epsilon" not in names[s.name] and "approx" in names[s.name]
                for s in specs.values() if s.family == "decentralized")
 

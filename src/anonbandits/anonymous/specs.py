@@ -23,10 +23,12 @@ import numpy as np
 import anondecomp
 from anonbandits.anonymous.algorithm1 import AnonymousRun, anon_batched, parse_alpha
 from anonbandits.anonymous.algorithm2 import anon_etc
+from anonbandits.anonymous.bai import CHANNELS, identify, stop_curve
 from anonbandits.channels import CentralLaplace, Distributed
 from anonbandits.channels.anonymous import MAX_HORIZON
 from anonbandits.channels.mechanisms import Mechanism, guarantee
 from anonbandits.core import GRIDS, THRESHOLDS
+from anonbandits.core.learners import SUBROUTINES, BestArmElimination
 from anonbandits.dp.distributed.protocols import PROTOCOLS
 from anonbandits.envs.instances import INSTANCE_REWARDS, clustered_instance
 from anonbandits.errors import ConfigError
@@ -89,6 +91,9 @@ INSTANCE_PARAMS = (
     *PRIVACY_PARAMS,
 )
 
+#: the instance parameters of anon-bai (no horizon: it stops when every user has; no privacy yet)
+BAI_INSTANCE = ("users", "arms", "C", "cluster", "gap", "reward", "instance_seed")
+
 BATCHED_PARAMS = (
     Param("decomposer", str, "auto", "anondecomp method decomposing each batch", choices=tuple(anondecomp.METHODS)),
     Param("grid", str, "minimax", "static BaSE grid", choices=GRIDS),
@@ -107,13 +112,19 @@ ETC_PARAMS = (
 )
 
 
-def _run(params: Mapping[str, Any], seed: int) -> tuple[Any, ...]:
-    """The run's instance, reward and decomposer streams and privacy mechanism with its noise stream."""
-    mechanism = _mechanism(params)
+def _instance(params: Mapping[str, Any], seed: int) -> tuple[Any, ...]:
+    """The run's instance and its reward, decomposer and noise streams."""
     inst_rng, reward_rng, dec_rng, noise_rng = np.random.default_rng(seed).spawn(4)
     inst_rng = np.random.default_rng(params["instance_seed"]) if params["instance_seed"] >= 0 else inst_rng
     instance = clustered_instance(params["users"], params["arms"], params["cluster"], params["gap"], inst_rng,
                                   model=params["reward"])
+    return instance, reward_rng, dec_rng, noise_rng
+
+
+def _run(params: Mapping[str, Any], seed: int) -> tuple[Any, ...]:
+    """The run's instance, reward and decomposer streams and privacy mechanism with its noise stream."""
+    mechanism = _mechanism(params)
+    instance, reward_rng, dec_rng, noise_rng = _instance(params, seed)
     return instance, reward_rng, dec_rng, mechanism, noise_rng
 
 
@@ -147,6 +158,37 @@ def run_batched(params: Mapping[str, Any], seed: int) -> Result:
                    {"methods_used": "+".join(dict.fromkeys(b.method for b in run.batches))})
 
 
+BAI_PARAMS = (
+    Param("subroutine", str, "se", "per-user best-arm identification scheme (paper 002's subroutines)",
+          choices=SUBROUTINES),
+    Param("approx", float, 0.1, "epsilon of each user's (epsilon, delta)-PAC guarantee", unit="reward"),
+    Param("delta", float, 0.05, "failure probability per user"),
+    Param("channel", str, "anonymous", "how rewards are observed: anonymous (groups of at least C) or direct",
+          choices=CHANNELS),
+    Param("decomposer", str, "auto", "anondecomp method decomposing each batch (anonymous channel)",
+          choices=tuple(anondecomp.METHODS)),
+    Param("max_rounds", int, 10**9, "cap on the rounds (users still exploring keep their recommendation)",
+          unit="rounds", rule=Rule(lambda v: is_integer(v) and 1 <= v <= MAX_HORIZON,
+                                   f"between 1 and {MAX_HORIZON:.0e} rounds")),
+)
+
+
+def run_bai(params: Mapping[str, Any], seed: int) -> Result:
+    """``anon-bai``: best-arm identification for every user of a clustered instance, in lock-step batches."""
+    instance, reward_rng, dec_rng, _ = _instance(params, seed)
+    learners = BestArmElimination(instance.n_users, instance.n_arms, params["subroutine"], approx=params["approx"],
+                                  delta=params["delta"], rng=dec_rng)
+    run = identify(instance, learners, channel=params["channel"], C=params["C"], decomposer=params["decomposer"],
+                   rng=reward_rng, decomposer_rng=dec_rng, max_rounds=params["max_rounds"])
+    metrics = {"rounds": run.rounds, "samples": run.samples, "surplus": run.surplus, "batches": run.batches,
+               "assignments": run.assignments, "min_group_size": run.min_group_size,
+               "users_approx_optimal": 1.0 - run.error_rate(instance, params["approx"])}
+    label = f"anon-bai/{params['subroutine']}/{params['channel']}"
+    if params["channel"] == "anonymous":
+        label += f"/{params['decomposer']}"
+    return Result(metrics=metrics, curve=stop_curve(run), label=label)
+
+
 def run_etc(params: Mapping[str, Any], seed: int) -> Result:
     """``anon-etc``: Algorithm 2 of paper 000 on a clustered instance."""
     instance, reward_rng, _, mechanism, noise_rng = _run(params, seed)
@@ -159,6 +201,11 @@ ALGORITHMS: tuple[AlgorithmSpec, ...] = (
     AlgorithmSpec(name="anon-batched", run=run_batched, params=INSTANCE_PARAMS + BATCHED_PARAMS,
                   summary="Algorithm 1 of paper 000: per-user BaSE + anonymous decomposition (C-anonymous)",
                   family="anonymous"),
+    AlgorithmSpec(name="anon-bai", run=run_bai,
+                  params=tuple(p for p in INSTANCE_PARAMS if p.name in BAI_INSTANCE) + BAI_PARAMS,
+                  summary="best-arm identification for every user (naive, median, SE, SER3) over the anonymous "
+                          "or the direct channel; rounds to stop", family="anonymous",
+                  curve_axes=("round", "users still exploring")),
     AlgorithmSpec(name="anon-etc", run=run_etc, params=INSTANCE_PARAMS + ETC_PARAMS,
                   summary="Algorithm 2 of paper 000: anonymous explore-then-commit (no cluster assumption)",
                   family="anonymous"),

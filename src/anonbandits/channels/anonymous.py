@@ -26,7 +26,7 @@ auditor checks every group and counts each served sum as m observations.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -123,6 +123,43 @@ def estimates_from_sums(sums: np.ndarray, labels: np.ndarray, positions: np.ndar
     return np.where(labels >= 0, est, np.nan)
 
 
+def kept_segments(a: np.ndarray, reps: np.ndarray, wanted: np.ndarray, C: int
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Split repeated assignments so that every (user, arm) pair keeps exactly its first ``wanted`` estimates.
+
+    A learner uses exactly the samples it asked for: when a decomposition over-covers a pair, the estimates
+    beyond ``wanted[i, j]`` are discarded. Repetitions of one assignment are drawn as one sum, so each row of
+    ``a`` ((n, N), repeated ``reps`` (n,) times) is cut at the repetitions where some user's need runs out:
+    within a piece every user either keeps all its estimates or none.
+
+    Returns
+    -------
+    rows : (m, N) the pieces' assignments (rows of ``a``, in order).
+    row_reps : (m,) their repetitions (summing to ``reps`` per row of ``a``).
+    keep : (m, N) bool, whether the user's estimates of that piece are kept.
+    surplus : (N, K) int64, informative estimates discarded per pair.
+    """
+    n, n_users = a.shape
+    left = np.array(wanted, dtype=np.int64, copy=True)
+    users = np.arange(n_users)
+    # an estimate exists only for a user whose arm holds at least C+1 users in the row
+    per_arm = np.zeros((n, left.shape[1]), dtype=np.int64)
+    np.add.at(per_arm, (np.repeat(np.arange(n), n_users), a.ravel()), 1)
+    informative = np.take_along_axis(per_arm, a, axis=1) >= C + 1
+    surplus = np.zeros_like(left)
+    pieces, row_reps, keep = [], [], []
+    for k in range(n):
+        need = np.where(informative[k], np.minimum(left[users, a[k]], reps[k]), 0)
+        left[users, a[k]] -= need
+        np.add.at(surplus, (users, a[k]), np.where(informative[k], reps[k] - need, 0))
+        cuts = np.unique(np.concatenate(([0, reps[k]], need)))
+        for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
+            pieces.append(k)
+            row_reps.append(hi - lo)
+            keep.append(need >= hi)
+    return a[pieces], np.array(row_reps, dtype=np.int64), np.array(keep, dtype=bool).reshape(-1, n_users), surplus
+
+
 class AnonymityAuditor:
     """Serves group sums of rewards, refusing any group smaller than ``C``.
 
@@ -214,6 +251,9 @@ class Feedback:
     noise : numpy.ndarray or None, optional
         (N, K), with a privacy mechanism: the variance of the noise in ``sums[i, j]`` (public: it depends on
         no reward). Default ``None`` (no mechanism).
+    surplus : numpy.ndarray or None, optional
+        (N, K) int64, when the samples ``wanted`` were given to :meth:`AnonymousChannel.elicit`: the informative
+        estimates beyond them, discarded. Default ``None``.
 
     References
     ----------
@@ -230,6 +270,7 @@ class Feedback:
     sums: np.ndarray
     counts: np.ndarray
     noise: np.ndarray | None = None
+    surplus: np.ndarray | None = None
 
 
 class AnonymousChannel:
@@ -335,11 +376,13 @@ class AnonymousChannel:
         return n
 
     def elicit(self, assignments: np.ndarray, multiplicities: np.ndarray | None = None, *,
-               order: np.ndarray | None = None) -> Feedback:
+               order: np.ndarray | None = None, wanted: np.ndarray | None = None) -> Feedback:
         """Run the 2C+2-round sub-algorithm on (n, N) ``assignments`` (or one (N,) assignment), repeated
         ``multiplicities`` (n,) times one after the other, or in ``order`` (assignment indices, one per
         repetition). Returns the estimates of every *complete* repetition: one cut by the horizon is played and
-        served (regret, observations) but yields no estimate."""
+        served (regret, observations) but yields no estimate. With ``wanted`` ((N, K) integers), each pair keeps
+        its first ``wanted[i, j]`` informative estimates (distinct assignments in row order) and the rest are
+        discarded and counted in ``Feedback.surplus`` (:func:`kept_segments`)."""
         a = np.atleast_2d(assignments)
         n_dist, n_users = a.shape
         if n_users != self.n_users:
@@ -361,14 +404,18 @@ class AnonymousChannel:
             starts = np.concatenate(([0], np.flatnonzero(np.diff(played)) + 1))
             lengths = np.diff(np.append(starts, n_full))
             self._trace.charge(lengths * r, rates[played[starts]])
-        feedback = self._elicit_repeated(a[reps > 0], reps[reps > 0])
+        if wanted is None:
+            feedback = self._elicit_repeated(a[reps > 0], reps[reps > 0])
+        else:
+            rows, row_reps, keep, surplus = kept_segments(a[reps > 0], reps[reps > 0], wanted, self.C)
+            feedback = replace(self._elicit_repeated(rows, row_reps, keep), surplus=surplus)
         if partial:
             self._trace.charge(np.array([partial]), rates[order[n_full]:order[n_full] + 1])
             cut = a[order[n_full]][None, :]
             self.serve(cut, *partition_groups(cut, self.n_arms, self.C), np.ones(1, np.int64), partial)
         return feedback
 
-    def _elicit_repeated(self, a: np.ndarray, reps: np.ndarray) -> Feedback:
+    def _elicit_repeated(self, a: np.ndarray, reps: np.ndarray, keep: np.ndarray | None = None) -> Feedback:
         n_users, n_arms, r = self.n_users, self.n_arms, elicitation_rounds(self.C)
         sums, noise = np.zeros(n_users * n_arms), np.zeros(n_users * n_arms)
         counts = np.zeros(n_users * n_arms, dtype=np.int64)
@@ -378,7 +425,7 @@ class AnonymousChannel:
             ac, mc = a[lo:lo + step], reps[lo:lo + step]
             labels, positions = partition_groups(ac, n_arms, self.C)
             released, variance = self.serve(ac, labels, positions, mc, r)
-            ok = labels >= 0
+            ok = labels >= 0 if keep is None else (labels >= 0) & keep[lo:lo + step]
             pair = (users[None, :] * n_arms + ac)[ok]
             sums += np.bincount(pair, weights=estimates_from_sums(released, labels, positions)[ok],
                                 minlength=n_users * n_arms)

@@ -1,0 +1,148 @@
+"""Best-arm identification for every user, over the direct or the anonymous channel: one driver for any
+batched learner of :mod:`anonbandits.core.learners`.
+
+This is the experiment that tests the thesis of Esfandiari, Mirrokni, Schneider, *Anonymous Bandits for
+Multi-User Systems* (NeurIPS 2022, paper 000) directly. All users run their learners in lock-step batches; a
+batch's demand (the learners' :meth:`~anonbandits.core.learners.BatchLearner.demand`) is served
+
+* on the **direct** channel by exact reward sums (no anonymity; ``min_group_size`` 1); the batch lasts the
+  largest number of samples one user takes in it (one pull per round);
+* on the **anonymous** channel by a demand graph decomposed with ``anondecomp.decompose`` (the learners'
+  demands, each user's support apart from its demand), the 2C+2-round sub-algorithm on every assignment, the
+  auditor (no group below C), and estimates with the variance proxy ``(4C+1)/4``: the batch lasts
+  ``R_b (2C+2)`` rounds, so the rounds spent until the last user stops are ``sum_b R_b (2C+2)`` and a
+  shorter decomposition means fewer rounds.
+
+**[DECISION]** Supports: a user still exploring may be assigned to any arm (it discards what it did not ask
+for); a user that has stopped plays only its recommendation, filling groups there so nobody else drops below
+C+1. An arm that cannot gather C+1 users is refused in one line naming it and the batch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+import anondecomp
+from anonbandits.channels import AnonymousChannel, DirectChannel, elicitation_rounds
+from anonbandits.channels.anonymous import MAX_HORIZON
+from anonbandits.core.learners import UNIT_SIGMA2, BatchLearner
+from anonbandits.envs.instances import MultiUserInstance
+from anonbandits.errors import AnonBanditsError, require
+
+CHANNELS = ("direct", "anonymous")
+
+
+@dataclass(frozen=True, eq=False)
+class IdentificationRun:
+    """What :func:`identify` reports.
+
+    Attributes
+    ----------
+    rounds : rounds until the last learner stopped (or the cap ``max_rounds``).
+    stopped_at : (N,) round at which each learner stopped (-1: still exploring at the cap).
+    recommendation : (N,) each learner's recommended arm.
+    samples : informative samples the learners used, in all.
+    surplus : informative samples discarded because a decomposition over-covered a pair.
+    batches, assignments : batches run; assignments R of their decompositions (anonymous channel).
+    min_group_size : smallest group whose sum was released (1 on the direct channel).
+    """
+
+    rounds: int
+    stopped_at: np.ndarray
+    recommendation: np.ndarray
+    samples: int
+    surplus: int
+    batches: int
+    assignments: int
+    min_group_size: int
+
+    def error_rate(self, instance: MultiUserInstance, approx: float) -> float:
+        """Share of users whose recommendation is not ``approx``-optimal for them."""
+        gap = instance.gaps[np.arange(instance.n_users), self.recommendation]
+        return float(np.mean(gap > approx))
+
+
+def _supports(learners: BatchLearner) -> np.ndarray:
+    """(N, K): every arm for a learner still exploring, its recommendation alone once it has stopped."""
+    n, k = learners.n_learners, learners.n_arms
+    support = np.repeat(learners.exploring[:, None], k, axis=1)
+    support[np.arange(n), learners.recommendation()] = True
+    return support
+
+
+def identify(instance: MultiUserInstance, learners: BatchLearner, *, channel: str = "anonymous", C: int = 1,
+             decomposer: str = "auto", rng: np.random.Generator,
+             decomposer_rng: np.random.Generator | None = None,
+             max_rounds: int = MAX_HORIZON) -> IdentificationRun:
+    """Run ``learners`` (one per user of ``instance``) batch by batch until every one has stopped.
+
+    Parameters
+    ----------
+    instance : N users x K arms with a reward model.
+    learners : N batched learners (:class:`~anonbandits.core.learners.BatchLearner`).
+    channel : ``direct`` or ``anonymous``.
+    C : anonymity parameter of the anonymous channel (groups of at least C users are released).
+    decomposer : an ``anondecomp`` method for the anonymous channel's batches.
+    rng, decomposer_rng : randomness of the rewards and of randomized decomposers (default ``rng``).
+    max_rounds : a cap on the rounds; learners still exploring then keep their current recommendation.
+    """
+    require(channel in CHANNELS, "channel", f"one of {', '.join(CHANNELS)}", channel)
+    require(learners.n_learners == instance.n_users and learners.n_arms == instance.n_arms, "learners",
+            f"{instance.n_users} x {instance.n_arms} to match the instance",
+            f"{learners.n_learners} x {learners.n_arms}")
+    require(decomposer in anondecomp.METHODS, "decomposer", f"one of {', '.join(anondecomp.METHODS)}", decomposer)
+    n = instance.n_users
+    stopped_at = np.full(n, -1, dtype=np.int64)
+    stopped_at[~learners.exploring] = 0
+    samples = surplus = batches = assignments = 0
+    if channel == "direct":
+        source, sigma2 = DirectChannel(instance.mu, instance.model, rng, sigma=instance.sigma), UNIT_SIGMA2
+        rounds, min_group = 0, 1
+    else:
+        anon = AnonymousChannel(instance, C, max_rounds, rng)
+        sigma2, per_assignment = (4 * C + 1) / 4, elicitation_rounds(C)
+    dec_rng = decomposer_rng if decomposer_rng is not None else rng
+    while learners.exploring.any():
+        demand = learners.demand()
+        if channel == "direct":
+            if rounds + int(demand.sum(axis=1).max()) > max_rounds:
+                break
+            sums, counts = source.sums(instance.mu, demand), demand
+            rounds += int(demand.sum(axis=1).max())
+        else:
+            graph = anondecomp.DemandGraph.from_weights(demand, support=_supports(learners))
+            thin = graph.thin_arms(C)
+            if thin.size:
+                raise AnonBanditsError(f"batch {batches + 1}: arm {int(thin[0])} is wanted but fewer than C + 1 = "
+                                       f"{C + 1} users can play it; the instance needs more users per arm")
+            res = anondecomp.decompose(graph, C, method=decomposer, rng=dec_rng)
+            if anon.t + res.total_assignments * per_assignment > max_rounds:
+                break
+            fb = anon.elicit(res.assignments, res.multiplicities, wanted=demand)
+            sums, counts = fb.sums, fb.counts
+            surplus += int(fb.surplus.sum())
+            assignments += res.total_assignments
+            if not np.array_equal(counts, demand):
+                raise AnonBanditsError(f"decomposer {res.method!r} left pairs below their demand in batch "
+                                       f"{batches + 1}")
+            rounds = anon.t
+        was = learners.exploring.copy()
+        learners.update(sums, counts, sigma2)
+        samples += int(counts.sum())
+        batches += 1
+        stopped_at[was & ~learners.exploring] = rounds
+    if channel == "anonymous":
+        min_group = anon.min_group_size if anon.min_group_size is not None else 0
+    return IdentificationRun(rounds=rounds, stopped_at=stopped_at, recommendation=learners.recommendation(),
+                             samples=samples, surplus=surplus, batches=batches, assignments=assignments,
+                             min_group_size=min_group)
+
+
+def stop_curve(run: IdentificationRun) -> tuple[np.ndarray, np.ndarray]:
+    """(rounds, users still exploring) at every round where a learner stopped, from round 0."""
+    done = np.sort(run.stopped_at[run.stopped_at >= 0])
+    x = np.concatenate(([0], done, [max(run.rounds, int(done.max(initial=0)))]))
+    left = run.stopped_at.size - np.concatenate(([0], np.arange(1, done.size + 1), [done.size]))
+    return x, left.astype(float)

@@ -1,0 +1,104 @@
+"""Best-arm identification for every user over the direct and the anonymous channel (anon-bai): exact
+sample accounting (surplus discarded), C-anonymity of every release, rounds = sum_b R_b (2C+2), padding by
+users who have stopped, and the per-user PAC guarantee."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from anonbandits import simulate
+from anonbandits.anonymous.bai import identify
+from anonbandits.channels.anonymous import kept_segments
+from anonbandits.core.learners import SUBROUTINES, BestArmElimination
+from anonbandits.envs.instances import MultiUserInstance, clustered_instance
+from anonbandits.errors import AnonBanditsError
+
+
+def test_kept_segments_keep_exactly_the_wanted_estimates():
+    # two distinct assignments of 4 users on 2 arms, C = 1 (an arm with 2+ users is informative)
+    a = np.array([[0, 0, 1, 1], [0, 0, 0, 1]])
+    reps = np.array([5, 3])
+    wanted = np.array([[2, 0], [7, 0], [0, 5], [0, 1]])
+    rows, row_reps, keep, surplus = kept_segments(a, reps, wanted, C=1)
+    kept = np.zeros_like(wanted)
+    for row, m, k in zip(rows, row_reps, keep, strict=True):
+        np.add.at(kept, (np.arange(4)[k], row[k]), m)
+    assert kept.tolist() == [[2, 0], [7, 0], [0, 5], [0, 1]]
+    # user 2 on arm 0 in row 1 is in a group of 3 (informative) but wants nothing of arm 0; user 3 is alone on
+    # arm 1 in row 1 (not informative), so its surplus is row 0's four extra estimates only
+    assert surplus.tolist() == [[6, 0], [1, 0], [3, 0], [0, 4]]
+    for k in range(2):
+        assert row_reps[(rows == a[k]).all(axis=1)].sum() == reps[k]
+
+
+@pytest.mark.parametrize("decomposer", ["polytope", "block", "greedy", "slack"])
+def test_anonymous_run_releases_no_small_group_and_costs_2c_plus_2_rounds_per_assignment(decomposer):
+    C = 3
+    instance = clustered_instance(48, 3, 0, 0.3, np.random.default_rng(0))
+    learners = BestArmElimination(48, 3, "se", approx=0.1, delta=0.1, rng=np.random.default_rng(1))
+    run = identify(instance, learners, C=C, decomposer=decomposer, rng=np.random.default_rng(2))
+    assert run.min_group_size >= C
+    assert run.rounds == run.assignments * (2 * C + 2)
+    assert not learners.exploring.any() and (run.stopped_at > 0).all()
+    assert run.samples == learners.samples.sum()  # exactly the demanded samples were used
+
+
+def test_users_who_stopped_fill_groups_for_the_others():
+    """Six users with a clear best arm stop after a few samples; the two left need groups of C+1 = 4 on both
+    arms, which only the stopped users, playing their recommendation, can fill."""
+    mu = np.array([[0.95, 0.05]] * 3 + [[0.05, 0.95]] * 3 + [[0.5, 0.47]] * 2)
+    instance = MultiUserInstance(mu=mu)
+    learners = BestArmElimination(8, 2, "se", approx=0.01, delta=0.1, rng=np.random.default_rng(0))
+    run = identify(instance, learners, C=3, decomposer="block", rng=np.random.default_rng(1))
+    assert run.min_group_size >= 3
+    assert run.stopped_at[:6].max() < run.stopped_at[6:].min()
+    assert (run.recommendation[:3] == 0).all() and (run.recommendation[3:6] == 1).all()
+
+
+def test_an_arm_nobody_else_can_reach_is_refused_in_one_line():
+    mu = np.array([[0.9, 0.1]] * 2 + [[0.5, 0.49]] * 2)  # C = 3 needs 4 users on an arm, there are 4 in all
+    learners = BestArmElimination(4, 2, "se", approx=0.01, delta=0.1, rng=np.random.default_rng(0))
+    with pytest.raises(AnonBanditsError, match=r"batch \d+: arm \d is wanted but fewer than C \+ 1 = 4 users"):
+        identify(MultiUserInstance(mu=mu), learners, C=3, decomposer="block", rng=np.random.default_rng(1))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("subroutine", SUBROUTINES)
+def test_every_user_is_pac_over_the_anonymous_channel(subroutine):
+    """The recommendation of each of 300 users is approx-optimal with probability >= 1 - delta (errors below
+    delta N plus three binomial standard deviations), with estimates of variance proxy (4C+1)/4."""
+    n, approx, delta = 300, 0.1, 0.2
+    instance = clustered_instance(n, 3, 0, 0.12, np.random.default_rng(3))
+    learners = BestArmElimination(n, 3, subroutine, approx=approx, delta=delta, rng=np.random.default_rng(4))
+    run = identify(instance, learners, C=2, decomposer="block", rng=np.random.default_rng(5))
+    errors = run.error_rate(instance, approx) * n
+    assert errors <= delta * n + 3 * math.sqrt(n * delta * (1 - delta))
+    assert run.min_group_size >= 2
+
+
+def test_direct_channel_matches_a_plain_loop():
+    """On the direct channel the driver is the learners fed exact Binomial sums, batch after batch: a plain loop
+    drawing the same sums from the same stream recommends the same arms after the same rounds."""
+    instance = clustered_instance(30, 4, 0, 0.2, np.random.default_rng(0))
+    run = identify(instance, BestArmElimination(30, 4, "ser3", approx=0.05, delta=0.1, rng=np.random.default_rng(1)),
+                   channel="direct", rng=np.random.default_rng(2))
+    plain = BestArmElimination(30, 4, "ser3", approx=0.05, delta=0.1, rng=np.random.default_rng(1))
+    rng, rounds = np.random.default_rng(2), 0
+    while plain.exploring.any():
+        d = plain.demand()
+        rounds += int(d.sum(axis=1).max())  # users pull in parallel, one sample per round
+        plain.update(rng.binomial(d, instance.mu).astype(float), d, 0.25)
+    assert run.rounds == rounds and (run.recommendation == plain.recommendation()).all()
+    assert run.min_group_size == 1
+
+
+def test_the_registry_entry_reports_rounds_and_the_stop_curve():
+    r = simulate("anon-bai", seed=0, users=40, arms=2, C=2, gap=0.3, subroutine="naive", decomposer="polytope")
+    assert r.metrics["rounds"] == r.metrics["assignments"] * 6 and r.metrics["min_group_size"] >= 2
+    assert r.curve_axes == ("round", "users still exploring")
+    assert r.curve[1][0] == 40 and r.curve[1][-1] == 0
+    direct = simulate("anon-bai", seed=0, users=40, arms=2, C=2, gap=0.3, subroutine="naive", channel="direct")
+    assert direct.metrics["rounds"] < r.metrics["rounds"]  # anonymity costs rounds
