@@ -15,7 +15,7 @@ import math
 import numpy as np
 from numba import njit
 
-from anonbandits.core.compiled import se_boundary
+from anonbandits.core.compiled import se_boundary, se_eliminates
 
 RUNNING, IDLE, GONE = 0, 1, 2
 SYNC_NONE, SYNC_LAZY, SYNC_IMMEDIATE = 0, 1, 2
@@ -23,14 +23,18 @@ STOP_GLOBAL, STOP_ALL, STOP_FIRST = 0, 1, 2
 _MIN_STRETCH = 4  # shorter safe stretches are not worth skipping the SE test for
 _TABULATED = 64  # stretches up to this length draw their sums from tabulated Binomial CDFs
 
+#: Helpers called only from compiled code: no Python or C wrappers to compile (a first call compiles less);
+#: numpy's error model, as no division here can be by zero.
+_helper = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy")
 
-@njit(cache=True)
+
+@_helper
 def _g(table, t, arms, conf, c, denominator):
     """``g(t)`` from the table of the first values when it holds ``t``."""
     return table[t] if t < table.size else se_boundary(t, arms, conf, c, denominator)
 
 
-@njit(cache=True)
+@_helper
 def _grow(table, t, arms, conf, c, denominator):
     """The boundary table extended (by doubling) to hold ``t``."""
     size = max(table.size, 1024)
@@ -43,7 +47,7 @@ def _grow(table, t, arms, conf, c, denominator):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def safe_steps(spread, t, table, arms, conf, c, denominator):
     """Activations after the ``t``-th during which SE cannot eliminate anything, whatever the [0, 1] rewards.
 
@@ -65,7 +69,7 @@ def safe_steps(spread, t, table, arms, conf, c, denominator):
     return max(b, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def binomial_cdfs(mu, longest):
     """CDFs of ``Binomial(n, min(mu_a, 1 - mu_a))`` for n = 1..``longest``; row n of arm a starts at column
     ``(n - 1)(n + 2) / 2`` and has n + 1 entries, the last one exactly 1.
@@ -90,7 +94,7 @@ def binomial_cdfs(mu, longest):
     return cdf
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def binomial_sum(rng, p, cdf, a, n, longest):
     """Sum of ``n`` Bernoulli(``p``) rewards, one Binomial draw: by inversion of row n of arm a of ``cdf``
     (:func:`binomial_cdfs` up to ``longest``, about half the cost of ``rng.binomial``), by ``rng.binomial``
@@ -111,7 +115,7 @@ def binomial_sum(rng, p, cdf, a, n, longest):
     return x if p <= 0.5 else n - x
 
 
-@njit(cache=True)
+@_helper
 def _build_alias(probs, status, members, q, alias):
     """Walker/Vose alias table of P_N restricted to the RUNNING agents; returns (table size, its mass)."""
     m = 0
@@ -121,12 +125,18 @@ def _build_alias(probs, status, members, q, alias):
             members[m] = n
             mass += probs[n]
             m += 1
-    q[:m] = probs[members[:m]] * m / mass
-    alias[:m] = np.arange(m)
-    large = np.flatnonzero(q[:m] >= 1.0)  # both stacks in index order, as the classic loop fills them
-    small = np.empty(m, np.int64)
-    ns, nl = m - large.size, large.size
-    small[:ns] = np.flatnonzero(q[:m] < 1.0)
+    # loops rather than array expressions, which took most of the kernel's compilation
+    small, large = np.empty(m, np.int64), np.empty(m, np.int64)
+    ns, nl = 0, 0
+    for j in range(m):
+        q[j] = probs[members[j]] * m / mass
+        alias[j] = j
+        if q[j] >= 1.0:  # both stacks in index order, as the classic loop fills them
+            large[nl] = j
+            nl += 1
+        else:
+            small[ns] = j
+            ns += 1
     while ns > 0 and nl > 0:
         ns -= 1
         s = small[ns]
@@ -137,11 +147,13 @@ def _build_alias(probs, status, members, q, alias):
             nl -= 1
             small[ns] = g
             ns += 1
-    q[:m][alias[:m] == np.arange(m)] = 1.0  # leftovers are 1 up to rounding
+    for j in range(m):
+        if alias[j] == j:
+            q[j] = 1.0  # leftovers are 1 up to rounding
     return m, mass
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, threshold, xi, sync,
                retire_on_sync, fixed, stop, max_rounds):
     """Simulate the agents until the stopping rule fires (see :mod:`.voting`).
@@ -164,7 +176,7 @@ def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, thre
     members, q, alias = np.empty(n_agents, np.int64), np.empty(n_agents), np.empty(n_agents, np.int64)
     m, table_mass = _build_alias(probs, status, members, q, alias)
     live_mass = table_mass
-    table = _grow(np.empty(0), 1, k, conf, width_c, denominator)
+    table = _grow(np.empty(0), np.int64(1), k, conf, width_c, denominator)  # int64: one specialisation
     cdf = binomial_cdfs(mu, 0 if gaussian else _TABULATED)
     running, rounds, pulls, exited = n_agents, 0, 0, False
     while rounds < max_rounds and running > 0:
@@ -214,7 +226,7 @@ def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, thre
             for a in range(k):
                 if held[n, a]:
                     gap = top - sums[n, a]
-                    if gap >= g and gap > 0:
+                    if gap > 0 and se_eliminates(gap, g, 0.0):  # the leader (gap 0) stays
                         dropped[n_dropped] = a
                         n_dropped += 1
             for i in range(n_dropped):
