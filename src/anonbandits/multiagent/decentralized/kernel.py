@@ -11,9 +11,12 @@ is one learner who owns every step; DSER4 runs to its horizon and restarts every
 Stationary Bernoulli runs are *lazy*, the others *eager* (see :func:`simulate`); the streams are those of spec
 A20, and uniform integers come from one uniform double each (:func:`_index`: ``Generator.integers`` costs about
 30 ns inside numba). Each player keeps the list of her arms in index order next to her mask, so that the end of
-a round costs O(|S|), not O(K) (most pulls of SER3 are in two-arm rounds). One kernel serves every subroutine
-and mode (numba compiles it once, cached on disk); its helpers are inlined, and it runs without numba's
-reference counting (``_nrt=False``, scratch arrays from the caller), whose atomic updates took half its time.
+a round costs O(|S|), not O(K) (most pulls of SER3 are in two-arm rounds). One kernel source serves every
+subroutine and mode; numba compiles it once per subroutine group (:func:`kernel_for`: a run compiles its own
+group's branches only, cached on disk). It and its helpers run without numba's reference counting
+(``_nrt=False``, scratch arrays from the caller), whose atomic updates took half its time; the helpers are
+ordinary compiled functions without Python wrappers (numba's IR inlining of them took most of a first call's
+30-40 s of compilation).
 """
 
 from __future__ import annotations
