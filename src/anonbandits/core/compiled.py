@@ -9,7 +9,7 @@ from numba import njit
 
 from anonbandits.core import radii
 
-_compile = njit(cache=True, no_cfunc_wrapper=True)
+_compile = njit(cache=True, no_cfunc_wrapper=True, forceinline=True)
 
 #: The core functions of the same names compiled, for scalar arguments inside kernels.
 se_boundary = _compile(radii.se_boundary)

@@ -11,7 +11,7 @@ from anonbandits.core.compiled import hybrid_ucb_widths, widths_index
 from anonbandits.dp.hybrid_kernel import _LEVELS
 
 
-@njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)  # called by run_rounds only: no wrappers to compile
+@njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, forceinline=True)  # run_rounds only: no wrappers
 def _node_advance(stored, low_level, high_level, slot, count, fresh):
     """Move tree ``slot`` from count k - 1 to k = ``count``; return the total noise of the dyadic blocks covering
     leaves 1..k: the noise stored when the count was k - lowbit(k) (the blocks of the higher bits) plus the

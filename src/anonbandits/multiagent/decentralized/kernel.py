@@ -52,13 +52,16 @@ T, RAW, DONE, VERSION, NG, GUARD, SUBOPT, T_CONS, STOPPED, N_VOTES, N_CURVE, N_A
 TWO53 = 1 << 53
 
 
-#: The kernel's helpers: called only from compiled code, so no Python or C wrappers
+#: The kernel's helpers: called only from compiled code, so no Python or C wrappers; those called at every
+#: step or round are inlined by LLVM (``forceinline``: cheaper to compile than numba's IR inlining; not the
+#: phases' Binomial draws, whose sampler would be inlined as well)
 _helper = njit(_nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy")
+_inlined = njit(_nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy", forceinline=True)
 
 MAX_ARMS = (1 << 10) - 1  # _index's 53-bit product stays below 2^63 up to here
 
 
-@njit(cache=True, _nrt=False, no_cfunc_wrapper=True, error_model="numpy")  # also called by the tests
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True, error_model="numpy", forceinline=True)  # also tests
 def _index(rng, q):
     """Uniform integer in [0, q) from the 53 random bits of one ``rng.random()`` (Lemire, with rejection; plain
     rejection sampling of the remainder beyond ``MAX_ARMS``)."""
@@ -74,7 +77,7 @@ def _index(rng, q):
             return prod >> 53
 
 
-@_helper
+@_inlined
 def _tie_argmax(values, mask, row, rng):
     """Index of a largest ``values`` entry among ``mask[row]``, ties uniformly at random."""
     best, ties, arm = -np.inf, 0, -1
@@ -95,14 +98,14 @@ def _tie_argmax(values, mask, row, rng):
     return arm
 
 
-@_helper
+@_inlined
 def _is_best(a, t, best, best_after, switch_at):
     """Whether arm ``a`` is a best arm at step ``t`` (the means switch at ``switch_at`` if positive; under a
     drift the initial best arm stays the best)."""
     return best_after[a] if 0 < switch_at <= t else best[a]
 
 
-@_helper
+@_inlined
 def _reward(a, t, i, means, after, switch_at, drift, top, pool, rewards):
     """The reward of a pull of arm ``a`` at step ``t`` (index ``i`` of the current chunk): from the pre-drawn
     block ``pool`` (rewards other than Bernoulli, one per step and arm), else a Bernoulli draw of the mean at
@@ -147,7 +150,7 @@ def _pull_unit(p, kind, t, i, target, means, after, best, best_after, switch_at,
     _record(arm, t, y, scal, rec_t, rec_a, rec_r)
 
 
-@_helper
+@_inlined
 def _record(arm, t, y, scal, rec_t, rec_a, rec_r):
     """Keep (step, arm, reward) of a pull when pulls are recorded (the broadcasts of 0-PRIVACY)."""
     if rec_t.size > 0:
@@ -156,7 +159,7 @@ def _record(arm, t, y, scal, rec_t, rec_a, rec_r):
         scal[N_REC] = c + 1
 
 
-@_helper
+@_inlined
 def _settle(p, S, ns, held, arms):
     """Rebuild player ``p``'s list of arms (index order) from ``S``, their count and her single arm if she
     holds one."""
@@ -169,7 +172,7 @@ def _settle(p, S, ns, held, arms):
     held[p] = arms[p, 0] if c == 1 else -1
 
 
-@_helper
+@_inlined
 def _end_round(p, kind, means, best, eps, conf, se_c, target, two_radius, rewards, ties, scal, S, ns, held,
                cnt, sums, cnt_r, jj, left, opened, E, mu, keys, arms, eager, pulled):
     """End of an SE/SER3 round (spec 3.3, 3.4): one reward per arm of the set (drawn already in eager mode),
@@ -224,7 +227,7 @@ def _end_round(p, kind, means, best, eps, conf, se_c, target, two_radius, reward
     return r - kept
 
 
-@_helper
+@_inlined
 def _decide_phase(p, kind, S, ns, cnt, sums, cnt_r, E, ties, mu, keys):
     """End of a naive phase (keep the empirical best) or a median phase (keep the ceil(|S|/2) best; spec 3.1,
     3.2), ties at random."""
@@ -259,7 +262,7 @@ def _decide_phase(p, kind, S, ns, cnt, sums, cnt_r, E, ties, mu, keys):
     cnt_r[p] += 1
 
 
-@_helper
+@_inlined
 def _ugapec_indices(p, k_total, conf, S, cnt, sums, t_pulls, ucb_log, beta, upper, gap, ties):
     """UGapEc's beta, U and -B over the active arms (every one pulled); returns J = argmin B (spec 3.6)."""
     t = max(t_pulls, 1)
@@ -280,7 +283,7 @@ def _ugapec_indices(p, k_total, conf, S, cnt, sums, t_pulls, ucb_log, beta, uppe
     return _tie_argmax(gap, S, p, ties)
 
 
-@_helper
+@_inlined
 def _ugapec_partner(p, j, S, beta, upper, ties, mask):
     """The arm to pull next: the more uncertain of J and u = argmax_{k != J} U_k (tie -> J)."""
     for a in range(mask.shape[1]):
