@@ -57,28 +57,28 @@ def test_the_other_families_load_when_named() -> None:
     assert "anonbandits.multiagent.mase" not in modules
 
 
-# model_means("gaussian") as computed with scipy.stats.norm before (float.hex), for these means and sigmas
+# model_means("gaussian") as computed with scipy.stats.norm before (float.hex): one row per sigma, one column
+# per mean of MUS
 MUS = [0.0, 0.01, 0.1, 0.25, 0.5, 0.7, 0.9, 0.99, 1.0]
-BEFORE = {
-    0.5: ["0x1.8fd289d506a02p-3", "0x1.99aabfb4f64a1p-3", "0x1.f87120f650e1bp-3", "0x1.56444a5113f6ep-2",
-          "0x1.0000000000000p-1", "0x1.449b58e36ebfep-1", "0x1.81e3b7c26bc79p-1", "0x1.99955012c26d8p-1",
-          "0x1.9c0b5d8abe580p-1"],
-    0.1: ["0x1.46d04297691dbp-5", "0x1.7167fe406ebcep-5", "0x1.bbb9dc3be143dp-4", "0x1.0034898974d78p-2",
-          "0x1.0000000000000p-1", "0x1.6661641a57662p-1", "0x1.c888c47883d78p-1", "0x1.e8e9801bf9143p-1",
-          "0x1.eb92fbd6896e2p-1"],
-    1.0: ["0x1.4333aca7903bbp-2", "0x1.46b4893a42050p-2", "0x1.66ea924b642e2p-2", "0x1.9ee6ec8eb374dp-2",
-          "0x1.0000000000000p-1", "0x1.26f8f4c64806dp-1", "0x1.4c8ab6da4de90p-1", "0x1.5ca5bb62defd8p-1",
-          "0x1.5e6629ac37e22p-1"],
-    2.5: ["0x1.af5e6aacfb76cp-2", "0x1.b0f6015836e38p-2", "0x1.bf57bfe95e8eep-2", "0x1.d77c54be03a50p-2",
-          "0x1.0000000000000p-1", "0x1.10371f31eb059p-1", "0x1.2054200b50b88p-1", "0x1.2784ff53e48e3p-1",
-          "0x1.2850caa98244ap-1"],
-}
+SIGMAS = [0.5, 0.1, 1.0, 2.5]
+HEX = """
+0x1.8fd289d506a02p-3 0x1.99aabfb4f64a1p-3 0x1.f87120f650e1bp-3 0x1.56444a5113f6ep-2 0x1.0000000000000p-1
+0x1.449b58e36ebfep-1 0x1.81e3b7c26bc79p-1 0x1.99955012c26d8p-1 0x1.9c0b5d8abe580p-1 0x1.46d04297691dbp-5
+0x1.7167fe406ebcep-5 0x1.bbb9dc3be143dp-4 0x1.0034898974d78p-2 0x1.0000000000000p-1 0x1.6661641a57662p-1
+0x1.c888c47883d78p-1 0x1.e8e9801bf9143p-1 0x1.eb92fbd6896e2p-1 0x1.4333aca7903bbp-2 0x1.46b4893a42050p-2
+0x1.66ea924b642e2p-2 0x1.9ee6ec8eb374dp-2 0x1.0000000000000p-1 0x1.26f8f4c64806dp-1 0x1.4c8ab6da4de90p-1
+0x1.5ca5bb62defd8p-1 0x1.5e6629ac37e22p-1 0x1.af5e6aacfb76cp-2 0x1.b0f6015836e38p-2 0x1.bf57bfe95e8eep-2
+0x1.d77c54be03a50p-2 0x1.0000000000000p-1 0x1.10371f31eb059p-1 0x1.2054200b50b88p-1 0x1.2784ff53e48e3p-1
+0x1.2850caa98244ap-1
+"""
+BEFORE = dict(zip(SIGMAS, np.array([float.fromhex(h) for h in HEX.split()]).reshape(len(SIGMAS), len(MUS)),
+                  strict=True))
 
 
 @pytest.mark.parametrize("sigma", sorted(BEFORE))
 def test_model_means_keeps_the_values_of_scipy_stats(sigma: float) -> None:
     got = model_means("gaussian", np.array(MUS), sigma)
-    np.testing.assert_allclose(got, [float.fromhex(h) for h in BEFORE[sigma]], rtol=1e-15, atol=0)
+    np.testing.assert_allclose(got, BEFORE[sigma], rtol=1e-15, atol=0)
     from scipy import stats  # the formula with scipy.stats' normal law, in this environment: the very same floats
 
     a, b = (0 - np.array(MUS)) / sigma, (1 - np.array(MUS)) / sigma
