@@ -1,5 +1,6 @@
 """Algorithms the simulator knows, by name: each family package exposes ``ALGORITHMS``, a tuple of
-:class:`AlgorithmSpec` (adding a family means adding its module path to ``_FAMILIES``).
+:class:`AlgorithmSpec` (adding a family means adding its module path to ``_FAMILIES`` and its algorithms' names
+to ``_INDEX``).
 
 A spec's ``run(params, seed)`` is a module-level function or a ``functools.partial`` of one (so it pickles
 to worker processes and Dask workers) that draws all its randomness from ``numpy.random.default_rng(seed)``
@@ -31,6 +32,20 @@ _FAMILIES: tuple[str, ...] = (
     "anonbandits.multiagent.mase",
     "anonbandits.multiagent.decentralized",
 )
+
+# The family module registering each algorithm, so that get(name) and simulate(name) import that family alone
+# (importing every family costs a second and loads numba). A test checks it against what the families'
+# ALGORITHMS register; a name missing here is still found, by importing every family.
+_INDEX: dict[str, str] = {
+    **dict.fromkeys(("anon-bai", "anon-batched", "anon-etc"), "anonbandits.anonymous"),
+    **dict.fromkeys(("cdp-se", "ldp-se", "dist-dp-se", "dist-rdp-se", "dist-cdp-se", "shuffle-dp-se"),
+                    "anonbandits.dp.distributed"),
+    **dict.fromkeys(("se", "dp-se", "anytime-lazy-ucb", "hybrid-ucb", "ftnl", "naive-ftnl"), "anonbandits.dp"),
+    **dict.fromkeys(("mase", "dp-mase", "corrupted-elimination", "feraud", "central", "independent"),
+                    "anonbandits.multiagent.mase"),
+    **dict.fromkeys(("decentralized-elimination", "no-sharing", "full-sharing"),
+                    "anonbandits.multiagent.decentralized"),
+}
 
 
 def parse_bool(value: str | bool) -> bool:
@@ -494,8 +509,12 @@ def get(name: str) -> AlgorithmSpec:
     >>> get("anon-ect")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    anonbandits.errors.ConfigError: unknown algorithm 'anon-ect'; known: anon-batched, anon-etc, ...
+    anonbandits.errors.ConfigError: unknown algorithm 'anon-ect'; known: anon-bai, anon-batched, ...
     """
+    if name in _INDEX:
+        for spec in importlib.import_module(_INDEX[name]).ALGORITHMS:
+            if spec.name == name:
+                return spec
     algorithms = all_algorithms()
     if name not in algorithms:
         raise ConfigError(f"unknown algorithm {name!r}; known: {', '.join(sorted(algorithms))}")

@@ -135,3 +135,42 @@ def lemma5_radius(length: int, active: int, batch: int, p: float, epsilon: float
     log2 = math.log(2 * active * batch * batch / p)
     return (math.sqrt(log4 / (2 * length)) + (math.sqrt(2.0) / epsilon) * math.sqrt(log2) / length
             + (1.0 / epsilon) * max(3.01 * math.sqrt(log2 / length), 4.0 * log2 / length))
+
+
+# Scalar pieces of the compiled kernels' decisions (compiled by :mod:`anonbandits.core.compiled`; plain
+# arithmetic, so they take numpy arrays as well).
+
+
+def se_eliminates(gap: np.ndarray | float, boundary: np.ndarray | float, slack: float = 0.0) -> np.ndarray | bool:
+    """Successive Elimination's test: an arm ``gap`` below the leader is eliminated when ``gap + slack >=
+    boundary`` (paper 003, eq. (1) of Sec. 4.1, in sum space with ``boundary = se_boundary``; paper 002's SE
+    and SER3 with the mean-space radius ``2 r(tau)`` and ``slack = epsilon``, spec 3.3-3.4). The callers keep
+    their rule for the leader itself (never eliminated)."""
+    return gap + slack >= boundary
+
+
+def ugapec_radius(log_term: np.ndarray | float, pulls: np.ndarray | int) -> np.ndarray | float:
+    """UGapEc's ``beta_k(t) = sqrt(log_term / T_k)`` for an arm pulled ``T_k = pulls`` times, with ``log_term``
+    = :func:`ugapec_log_term` (Gabillon, Ghavamzadeh, Lazaric, NeurIPS 2012; paper 002's spec 3.6)."""
+    return np.sqrt(log_term / pulls)
+
+
+def ugapec_upper(mean: np.ndarray | float, radius: np.ndarray | float) -> np.ndarray | float:
+    """UGapEc's upper bound ``U_k = mean_k + beta_k``."""
+    return mean + radius
+
+
+def ugapec_gap_index(other_upper: np.ndarray | float, mean: np.ndarray | float,
+                     radius: np.ndarray | float) -> np.ndarray | float:
+    """UGapEc's gap index ``B_k = max_{l != k} U_l - L_k`` with ``L_k = mean_k - beta_k``, given the largest
+    other upper bound: the arm with the smallest ``B`` is UGapEc's candidate ``J``, and the run stops once
+    ``B_J < epsilon``."""
+    return other_upper - (mean - radius)
+
+
+def widths_index(mean: np.ndarray | float, width_a: np.ndarray | float, width_b: np.ndarray | float,
+                 root_log: float, log: float) -> np.ndarray | float:
+    """A UCB index written with two widths, ``mean + a sqrt(L) + b L`` given ``root_log = sqrt(L)`` and ``L``:
+    Hybrid-UCB's (``L = log2 t``, widths :func:`hybrid_ucb_widths`) and Anytime-Lazy-UCB's (``L = ln t``,
+    :func:`lazy_ucb_widths`) of paper 001. Summed in the compiled kernel's order, widths first."""
+    return width_a * root_log + width_b * log + mean

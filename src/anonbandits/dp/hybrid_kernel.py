@@ -1,18 +1,20 @@
 """The compiled round loop of Hybrid-UCB (paper 001, Algorithm 4; driver :mod:`anonbandits.dp.hybrid_ucb`) and
 the persistent binary-mechanism noise of its trees.
 
+The loop is compiled in :mod:`anonbandits.dp.hybrid_loop`, imported at the first call of :func:`choose_arms`
+or :func:`run_rounds`: importing the dp family (SE, DP-SE, the UCBs and FTNL run on numpy) does not import
+numba, which takes most of a new process's first call.
+
 The binary mechanism costs O(1) per pull: the noisy prefix sum at tree count k is the one stored when the
 count was k - lowbit(k) plus a fresh node noise (nodes are created once, at the count that completes them,
 and reused while their bit is set). The loop runs many independent runs in lockstep, one round per step,
 over the rounds of a chunk and the runs.
 """
 
-import math
+import functools
+from types import ModuleType
 
 import numpy as np
-from numba import njit
-
-from anonbandits.core.compiled import hybrid_ucb_widths
 
 _LEVELS = 64
 
@@ -23,9 +25,9 @@ def floor_log2(n: np.ndarray) -> np.ndarray:
 
 
 def tree_noise_store(slots: int, capacity: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Persistent binary-mechanism noise of ``slots`` trees (counts up to ``capacity``) for :func:`_node_advance`:
-    the stored noise per slot and level (zeros) and, per count k, the levels of its lowest set bit and of its
-    next set bit (the never-written level 63, zero noise, when k is a power of two)."""
+    """Persistent binary-mechanism noise of ``slots`` trees (counts up to ``capacity``) for the loop's
+    ``_node_advance``: the stored noise per slot and level (zeros) and, per count k, the levels of its lowest
+    set bit and of its next set bit (the never-written level 63, zero noise, when k is a power of two)."""
     counts = np.arange(capacity + 1, dtype=np.int64)
     low = counts & -counts
     high = counts - low
@@ -34,66 +36,21 @@ def tree_noise_store(slots: int, capacity: int) -> tuple[np.ndarray, np.ndarray,
     return np.zeros(slots * _LEVELS), low_level, high_level
 
 
-@njit(cache=True)
-def _node_advance(stored, low_level, high_level, slot, count, fresh):
-    """Move tree ``slot`` from count k - 1 to k = ``count``; return the total noise of the dyadic blocks covering
-    leaves 1..k: the noise stored when the count was k - lowbit(k) (the blocks of the higher bits) plus the
-    ``fresh`` node noise of the block of the lowest set bit, which is stored for later. A new tree simply starts
-    again at count 1: every level read was written in the current tree."""
-    base = slot * _LEVELS
-    total = stored[base + high_level[count]] + fresh
-    stored[base + low_level[count]] = total
-    return total
+def choose_arms(t: int, K: int, mean: np.ndarray, width_a: np.ndarray, width_b: np.ndarray,
+                arm: np.ndarray) -> None:
+    """Every run's arm of round ``t`` into ``arm`` (flat index): the largest index, the lowest arm on ties."""
+    _loop().choose_arms(t, K, mean, width_a, width_b, arm)
 
 
-@njit(cache=True)
-def choose_arms(t, K, mean, width_a, width_b, arm):
-    """Every run's arm of round ``t`` (flat index): the largest index, the lowest arm on ties."""
-    log_t = math.log2(t)
-    root = math.sqrt(log_t)
-    for r in range(arm.size):
-        best, j = -math.inf, 0
-        for a in range(r * K, r * K + K):
-            v = width_a[a] * root + width_b[a] * log_t + mean[a]
-            if v > best:
-                best, j = v, a
-        arm[r] = j
+def run_rounds(t: int, stop: int, start: int, lap: np.ndarray, uniform: np.ndarray, x: np.ndarray, chosen: bool,
+               state: tuple[np.ndarray, ...]) -> int:
+    """Rounds ``t``.. of the chunk (see :func:`anonbandits.dp.hybrid_loop.run_rounds`); returns the next round."""
+    return _loop().run_rounds(t, stop, start, lap, uniform, x, chosen, state)
 
 
-@njit(cache=True)
-def run_rounds(t, stop, start, lap, uniform, x, chosen, state):
-    """Rounds ``t``.. of the chunk starting at ``start`` (node noises from row ``t - start`` of ``lap``), up to
-    ``stop`` or just after a round that completes a tree (whose array noise the caller draws); returns the
-    next round. Each round: the arms (already ``chosen`` by the caller for the first one), the rewards ``x``
-    (Bernoulli from ``uniform``; given by the caller when ``uniform`` is empty), new private means and
-    widths, regret and checkpoint; ``done`` marks the runs whose tree just completed."""
-    (mu_flat, gaps, mean, width_a, width_b, full, pulls, tree_k, tree_sum, tree_leaves, node_scale, priv_width,
-     log2_table, stored, low_level, high_level, regret, curves, grid, cursor, arm, done) = state
-    K = mu_flat.size // arm.size
-    while t < stop:
-        if not chosen:
-            choose_arms(t, K, mean, width_a, width_b, arm)
-        chosen, completed = False, False
-        for r in range(arm.size):
-            j = arm[r]
-            if uniform.shape[0]:
-                x[r] = 1.0 if uniform[t - start, r] < mu_flat[j] else 0.0
-            o = pulls[j] + 1
-            pulls[j] = o
-            k = tree_k[j] + 1
-            tree_k[j] = k
-            s = tree_sum[j] + x[r]
-            tree_sum[j] = s
-            noise = _node_advance(stored, low_level, high_level, j, k, lap[t - start, r] * node_scale[j])
-            mean[j] = (full[j] + s + noise) / o
-            width_a[j], width_b[j] = hybrid_ucb_widths(o, log2_table[o + 1], priv_width[j])
-            regret[r] += gaps[j]
-            done[r] = k == tree_leaves[j]
-            completed = completed or done[r]
-        if cursor[0] < grid.size and t == grid[cursor[0]]:
-            curves[:, cursor[0]] = regret
-            cursor[0] += 1
-        t += 1
-        if completed:
-            return t
-    return t
+@functools.cache
+def _loop() -> ModuleType:
+    """The compiled loop, imported (with numba) at its first use."""
+    from anonbandits.dp import hybrid_loop
+
+    return hybrid_loop

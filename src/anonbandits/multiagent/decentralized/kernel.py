@@ -11,15 +11,17 @@ is one learner who owns every step; DSER4 runs to its horizon and restarts every
 Stationary Bernoulli runs are *lazy*, the others *eager* (see :func:`simulate`); the streams are those of spec
 A20, and uniform integers come from one uniform double each (:func:`_index`: ``Generator.integers`` costs about
 30 ns inside numba). Each player keeps the list of her arms in index order next to her mask, so that the end of
-a round costs O(|S|), not O(K) (most pulls of SER3 are in two-arm rounds). One kernel serves every subroutine
-and mode (numba compiles it once, cached on disk); its helpers are inlined, and it runs without numba's
-reference counting (``_nrt=False``, scratch arrays from the caller), whose atomic updates took half its time.
+a round costs O(|S|), not O(K) (most pulls of SER3 are in two-arm rounds). One kernel source serves every
+subroutine and mode; numba compiles it once per subroutine group (:func:`kernel_for`: a run compiles its own
+group's branches only, cached on disk). It and its helpers run without numba's reference counting
+(``_nrt=False``, scratch arrays from the caller), whose atomic updates took half its time; the helpers are
+ordinary compiled functions without Python wrappers (numba's IR inlining of them took most of a first call's
+30-40 s of compilation).
 """
 
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -27,7 +29,14 @@ import numpy as np
 from numba import njit
 
 from anonbandits.core import radii
-from anonbandits.core.compiled import se_boundary, ugapec_log_term
+from anonbandits.core.compiled import (
+    se_boundary,
+    se_eliminates,
+    ugapec_gap_index,
+    ugapec_log_term,
+    ugapec_radius,
+    ugapec_upper,
+)
 from anonbandits.core.schedules import median_elimination_pulls, naive_elimination_pulls
 from anonbandits.multiagent.decentralized.environment import Environment
 
@@ -43,10 +52,16 @@ T, RAW, DONE, VERSION, NG, GUARD, SUBOPT, T_CONS, STOPPED, N_VOTES, N_CURVE, N_A
 TWO53 = 1 << 53
 
 
+#: The kernel's helpers: called only from compiled code, so no Python or C wrappers; those called at every
+#: step or round are inlined by LLVM (``forceinline``: cheaper to compile than numba's IR inlining; not the
+#: phases' Binomial draws, whose sampler would be inlined as well)
+_helper = njit(_nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy")
+_inlined = njit(_nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy", forceinline=True)
+
 MAX_ARMS = (1 << 10) - 1  # _index's 53-bit product stays below 2^63 up to here
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True, error_model="numpy", forceinline=True)  # also tests
 def _index(rng, q):
     """Uniform integer in [0, q) from the 53 random bits of one ``rng.random()`` (Lemire, with rejection; plain
     rejection sampling of the remainder beyond ``MAX_ARMS``)."""
@@ -62,7 +77,7 @@ def _index(rng, q):
             return prod >> 53
 
 
-@njit(cache=True, inline="always")
+@_inlined
 def _tie_argmax(values, mask, row, rng):
     """Index of a largest ``values`` entry among ``mask[row]``, ties uniformly at random."""
     best, ties, arm = -np.inf, 0, -1
@@ -83,14 +98,14 @@ def _tie_argmax(values, mask, row, rng):
     return arm
 
 
-@njit(cache=True, inline="always")
+@_inlined
 def _is_best(a, t, best, best_after, switch_at):
     """Whether arm ``a`` is a best arm at step ``t`` (the means switch at ``switch_at`` if positive; under a
     drift the initial best arm stays the best)."""
     return best_after[a] if 0 < switch_at <= t else best[a]
 
 
-@njit(cache=True, inline="always")
+@_inlined
 def _reward(a, t, i, means, after, switch_at, drift, top, pool, rewards):
     """The reward of a pull of arm ``a`` at step ``t`` (index ``i`` of the current chunk): from the pre-drawn
     block ``pool`` (rewards other than Bernoulli, one per step and arm), else a Bernoulli draw of the mean at
@@ -106,7 +121,7 @@ def _reward(a, t, i, means, after, switch_at, drift, top, pool, rewards):
     return np.float64(rewards.random() < mu)
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _pull_unit(p, kind, t, i, target, means, after, best, best_after, switch_at, drift, top, pool, rewards, ties,
                scal, S, cnt, sums, pulled, left, rec_t, rec_a, rec_r):
     """Eager mode: one pull of ``p``'s open unit at step ``t``, its arm chosen and its reward drawn now (SE:
@@ -135,7 +150,7 @@ def _pull_unit(p, kind, t, i, target, means, after, best, best_after, switch_at,
     _record(arm, t, y, scal, rec_t, rec_a, rec_r)
 
 
-@njit(cache=True, inline="always")
+@_inlined
 def _record(arm, t, y, scal, rec_t, rec_a, rec_r):
     """Keep (step, arm, reward) of a pull when pulls are recorded (the broadcasts of 0-PRIVACY)."""
     if rec_t.size > 0:
@@ -144,7 +159,7 @@ def _record(arm, t, y, scal, rec_t, rec_a, rec_r):
         scal[N_REC] = c + 1
 
 
-@njit(cache=True, inline="always")
+@_inlined
 def _settle(p, S, ns, held, arms):
     """Rebuild player ``p``'s list of arms (index order) from ``S``, their count and her single arm if she
     holds one."""
@@ -157,12 +172,13 @@ def _settle(p, S, ns, held, arms):
     held[p] = arms[p, 0] if c == 1 else -1
 
 
-@njit(cache=True, inline="always")
-def _end_round(p, kind, means, best, eps, conf, se_c, two_radius, rewards, ties, scal, S, ns, held, arms, sums,
-               cnt_r, E, mu, eager, pulled):
+@_inlined
+def _end_round(p, kind, means, best, eps, conf, se_c, target, two_radius, rewards, ties, scal, S, ns, held,
+               cnt, sums, cnt_r, jj, left, opened, E, mu, keys, arms, eager, pulled):
     """End of an SE/SER3 round (spec 3.3, 3.4): one reward per arm of the set (drawn already in eager mode),
-    the decision; returns the number of arms eliminated. Runs over the player's list of arms only (most rounds
-    have two arms, out of K): the same draws in the same order as over the index range."""
+    the decision; returns the number of arms eliminated (set in ``E``). Runs over the player's list of arms
+    only (most rounds have two arms, out of K): the same draws in the same order as over the index range."""
+    jj[p], left[p], opened[p] = 0, 0, False
     k, r = S.shape[1], ns[p]
     if eager:
         for i in range(r):
@@ -199,7 +215,7 @@ def _end_round(p, kind, means, best, eps, conf, se_c, two_radius, rewards, ties,
     kept = 0
     for i in range(r):
         a = arms[p, i]
-        if i != pos and top - mu[i] + eps >= tr:
+        if i != pos and se_eliminates(top - mu[i], tr, eps):
             S[p, a] = False
             E[a] = True
         else:
@@ -211,7 +227,7 @@ def _end_round(p, kind, means, best, eps, conf, se_c, two_radius, rewards, ties,
     return r - kept
 
 
-@njit(cache=True, inline="always")
+@_inlined
 def _decide_phase(p, kind, S, ns, cnt, sums, cnt_r, E, ties, mu, keys):
     """End of a naive phase (keep the empirical best) or a median phase (keep the ceil(|S|/2) best; spec 3.1,
     3.2), ties at random."""
@@ -246,7 +262,7 @@ def _decide_phase(p, kind, S, ns, cnt, sums, cnt_r, E, ties, mu, keys):
     cnt_r[p] += 1
 
 
-@njit(cache=True, inline="always")
+@_inlined
 def _ugapec_indices(p, k_total, conf, S, cnt, sums, t_pulls, ucb_log, beta, upper, gap, ties):
     """UGapEc's beta, U and -B over the active arms (every one pulled); returns J = argmin B (spec 3.6)."""
     t = max(t_pulls, 1)
@@ -254,8 +270,8 @@ def _ugapec_indices(p, k_total, conf, S, cnt, sums, t_pulls, ucb_log, beta, uppe
     first, second = -np.inf, -np.inf
     for a in range(beta.size):
         if S[p, a]:
-            beta[a] = math.sqrt(log_term / cnt[p, a])
-            upper[a] = sums[p, a] / cnt[p, a] + beta[a]
+            beta[a] = ugapec_radius(log_term, cnt[p, a])
+            upper[a] = ugapec_upper(sums[p, a] / cnt[p, a], beta[a])
             if upper[a] > first:
                 first, second = upper[a], first
             elif upper[a] > second:
@@ -263,20 +279,20 @@ def _ugapec_indices(p, k_total, conf, S, cnt, sums, t_pulls, ucb_log, beta, uppe
     for a in range(beta.size):
         if S[p, a]:
             other = second if upper[a] >= first else first
-            gap[a] = -(other - (sums[p, a] / cnt[p, a] - beta[a]))  # -B, for the argmax
+            gap[a] = -ugapec_gap_index(other, sums[p, a] / cnt[p, a], beta[a])  # -B, for the argmax
     return _tie_argmax(gap, S, p, ties)
 
 
-@njit(cache=True, inline="always")
+@_inlined
 def _ugapec_partner(p, j, S, beta, upper, ties, mask):
     """The arm to pull next: the more uncertain of J and u = argmax_{k != J} U_k (tie -> J)."""
     for a in range(mask.shape[1]):
         mask[0, a] = S[p, a] and a != j
-    u = _tie_argmax(upper, mask, 0, ties)
+    u = _tie_argmax(upper, mask, np.int64(0), ties)  # int64 rows only: one specialisation
     return j if beta[j] >= beta[u] else u
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _materialise(p, S, best, cnt, jj, left, target, scal):
     """Naive/median: the per-arm counts of ``p``'s open phase after its ``jj`` unsettled pulls (round-robin in
     index order keeps them canonical: ``total // r`` each, one more for the first ``total % r`` arms), their
@@ -299,7 +315,7 @@ def _materialise(p, S, best, cnt, jj, left, target, scal):
     jj[p] = 0
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _remove(p, a, kind, S, best, jj, left, opened, scal, ties, eager, pulled):
     """Arm ``a`` leaves ``p``'s set: in an open SE/SER3 round, settle whether it was pulled already (the
     pulled arms are the first ``jj`` of the round in index order for SE, a uniformly random ``jj``-subset of
@@ -324,16 +340,13 @@ def _remove(p, a, kind, S, best, jj, left, opened, scal, ties, eager, pulled):
     S[p, a] = False
 
 
-@njit(cache=True, inline="always")
-def _end_unit(p, kind, means, best, eps, conf, se_c, target, two_radius, rewards, ties, scal, S, ns, held,
-              cnt, sums, cnt_r, jj, left, opened, E, mu, keys, arms, eager, pulled):
-    """End of a round (SE/SER3) or phase (naive/median): draw its rewards unless drawn already in eager mode
-    (each arm of the set was pulled once in the round, ``target`` times in the phase), count its plays,
-    decide (spec 3.1-3.4). Returns the number of arms eliminated (set in ``E``)."""
+@_helper
+def _end_phase(p, kind, means, best, eps, conf, se_c, target, two_radius, rewards, ties, scal, S, ns, held,
+               cnt, sums, cnt_r, jj, left, opened, E, mu, keys, arms, eager, pulled):
+    """End of a naive/median phase: draw its rewards unless drawn already in eager mode (each arm of the set
+    was pulled ``target`` times), count its plays, decide (spec 3.1, 3.2). Returns the number of arms
+    eliminated (set in ``E``). The arguments are those of :func:`_end_round`: ``simulate`` calls either."""
     jj[p], left[p], opened[p] = 0, 0, False
-    if kind == SE or kind == SER3:
-        return _end_round(p, kind, means, best, eps, conf, se_c, two_radius, rewards, ties, scal, S, ns, held,
-                          arms, sums, cnt_r, E, mu, eager, pulled)
     before = ns[p]
     if not eager:
         for i in range(before):
@@ -347,217 +360,232 @@ def _end_unit(p, kind, means, best, eps, conf, se_c, target, two_radius, rewards
     return before - ns[p]
 
 
-@njit(cache=True, _nrt=False)
-def simulate(players, kind, means, best, eps, conf, se_c, targets, two_radius, ucb_log, m, stop_rule, only_active,
-             max_steps, rewards, ties, scal, S, ns, held, arms, cnt, sums, cnt_r, jj, left, opened, aux, lam, seen,
-             local, absorbed, G, V, elim_time, vote_sender, vote_time, vote_arm, curve_t, curve_done,
-             E, mu, keys, beta, upper, gap, mask, eager, round_mode, after, best_after, switch_at, drift, top, pool,
-             resets, pulled, rec_t, rec_a, rec_r):
-    """Run the steps of ``players`` (one chunk of the player sequence) until the stopping rule fires.
+def kernel_for(kind: int) -> Callable[..., int]:
+    """:func:`simulate` compiled for the subroutines of ``kind``'s group: SE/SER3, naive/median or UGapEc."""
+    return _group_kernel(kind <= MEDIAN, kind == UGAPEC)
 
-    Returns the number of entries of ``players`` consumed: all of them, or fewer when the run is over
-    (``scal[STOPPED]`` is 1 at the stopping rule, 2 at ``max_steps`` raw steps) or when the vote or status
-    buffers are nearly full (the caller grows them and resumes). Every array is the run's state, updated in
-    place.
 
-    Round-robin units (an SE/SER3 round, a naive/median phase; ``opened``) are kept lazily: ``jj`` pulls made
-    and ``left`` pulls to go. Which arms the pulls went to is settled only when an arm leaves the set (SE:
-    index order; SER3: the pulled arms of a round are a uniformly random subset; naive/median: canonical
-    round-robin counts in ``cnt``), and the rewards are drawn at the unit's end (one per arm of a round, one
-    binomial per arm of a phase): the same law as pull by pull, since nothing looks at them earlier.
-    In ``eager`` mode (means that change over time, rewards from ``pool``, recorded pulls, resets) every pull
-    takes its arm and reward at its step instead (``pulled``: the arms pulled in the open SE/SER3 round).
-    ``round_mode``: one activation runs the rest of an SE/SER3 round, or one pull of every arm of a phase.
-    ``resets``: the steps (increasing) before which every player restarts and the board is cleared (DSER4).
-    ``cnt_r``: SE/SER3 completed rounds, median phase, UGapEc pulls; ``aux``: UGapEc's next arm (-1: to be
-    chosen). ``two_radius[tau]``: ``2 radius(tau)`` of SE/SER3 (constant ``se_c``, 4 for SER3); ``ucb_log[t]``:
-    UGapEc's log term (both computed past their tables); ``targets``: pulls per arm of a phase, ``[ell]`` for
-    naive elimination, by phase for median elimination (a table: the formula's powers and logarithm cost more
-    than a step).
-    """
-    n, k = S.shape
-    target = targets[0]
-    raw, t = scal[RAW], scal[T]  # kept in registers; written back on return
-    consumed = players.size
-    for i in range(players.size):
-        if raw >= max_steps:
-            scal[STOPPED] = 2
-            consumed = i
-            break
-        if resets.size > 0 and (scal[N_VOTES] + k > vote_sender.size or scal[N_CURVE] + 3 > curve_t.size):
-            consumed = i  # without resets the buffers cannot fill up (M votes per arm, two flips per arm)
-            break
-        p = np.int64(players[i])
-        raw += 1
-        if resets.size > 0 and scal[N_RESETS] < resets.size and raw == resets[scal[N_RESETS]]:  # DSER4: afresh
-            scal[N_RESETS] += 1
-            for q in range(n):
+@functools.cache
+def _group_kernel(phases: bool, ugapec: bool) -> Callable[..., int]:
+    """The kernel of one group of subroutines: the group is a closure constant, so numba drops the other
+    groups' branches before typing them and a run compiles its own subroutine's helpers only (a phase's
+    Binomial draws and UGapEc's indices cost more compilation than SE's whole round). numba's cache keys each
+    group's kernel by these constants."""
+
+    @njit(cache=True, _nrt=False, no_cfunc_wrapper=True, error_model="numpy")
+    def simulate(players, kind, means, best, eps, conf, se_c, targets, two_radius, ucb_log, m, stop_rule, only_active,
+                 max_steps, rewards, ties, scal, S, ns, held, arms, cnt, sums, cnt_r, jj, left, opened, aux, lam, seen,
+                 local, absorbed, G, V, elim_time, vote_sender, vote_time, vote_arm, curve_t, curve_done,
+                 E, mu, keys, beta, upper, gap, mask, eager, round_mode, after, best_after, switch_at, drift, top, pool,
+                 resets, pulled, rec_t, rec_a, rec_r):
+        """Run the steps of ``players`` (one chunk of the player sequence) until the stopping rule fires.
+
+        Returns the number of entries of ``players`` consumed: all of them, or fewer when the run is over
+        (``scal[STOPPED]`` is 1 at the stopping rule, 2 at ``max_steps`` raw steps) or when the vote or status
+        buffers are nearly full (the caller grows them and resumes). Every array is the run's state, updated in
+        place.
+
+        Round-robin units (an SE/SER3 round, a naive/median phase; ``opened``) are kept lazily: ``jj`` pulls made
+        and ``left`` pulls to go. Which arms the pulls went to is settled only when an arm leaves the set (SE:
+        index order; SER3: the pulled arms of a round are a uniformly random subset; naive/median: canonical
+        round-robin counts in ``cnt``), and the rewards are drawn at the unit's end (one per arm of a round, one
+        binomial per arm of a phase): the same law as pull by pull, since nothing looks at them earlier.
+        In ``eager`` mode (means that change over time, rewards from ``pool``, recorded pulls, resets) every pull
+        takes its arm and reward at its step instead (``pulled``: the arms pulled in the open SE/SER3 round).
+        ``round_mode``: one activation runs the rest of an SE/SER3 round, or one pull of every arm of a phase.
+        ``resets``: the steps (increasing) before which every player restarts and the board is cleared (DSER4).
+        ``cnt_r``: SE/SER3 completed rounds, median phase, UGapEc pulls; ``aux``: UGapEc's next arm (-1: to be
+        chosen). ``two_radius[tau]``: ``2 radius(tau)`` of SE/SER3 (constant ``se_c``, 4 for SER3); ``ucb_log[t]``:
+        UGapEc's log term (both computed past their tables); ``targets``: pulls per arm of a phase, ``[ell]`` for
+        naive elimination, by phase for median elimination (a table: the formula's powers and logarithm cost more
+        than a step).
+        """
+        n, k = S.shape
+        end_unit = _end_phase if phases else _end_round
+        target = targets[0]
+        raw, t = scal[RAW], scal[T]  # kept in registers; written back on return
+        consumed = players.size
+        for i in range(players.size):
+            if raw >= max_steps:
+                scal[STOPPED] = 2
+                consumed = i
+                break
+            if resets.size > 0 and (scal[N_VOTES] + k > vote_sender.size or scal[N_CURVE] + 3 > curve_t.size):
+                consumed = i  # without resets the buffers cannot fill up (M votes per arm, two flips per arm)
+                break
+            p = np.int64(players[i])
+            raw += 1
+            if resets.size > 0 and scal[N_RESETS] < resets.size and raw == resets[scal[N_RESETS]]:  # DSER4: afresh
+                scal[N_RESETS] += 1
+                for q in range(n):
+                    for a in range(k):
+                        S[q, a], lam[q, a], pulled[q, a], cnt[q, a], sums[q, a] = True, False, False, 0, 0.0
+                    _settle(q, S, ns, held, arms)
+                    cnt_r[q] = 1 if kind == MEDIAN else 0
+                    jj[q], left[q], opened[q], aux[q] = 0, 0, False, -1
                 for a in range(k):
-                    S[q, a], lam[q, a], pulled[q, a], cnt[q, a], sums[q, a] = True, False, False, 0, 0.0
-                _settle(q, S, ns, held, arms)
-                cnt_r[q] = 1 if kind == MEDIAN else 0
-                jj[q], left[q], opened[q], aux[q] = 0, 0, False, -1
-            for a in range(k):
-                G[a], V[a], elim_time[a] = True, 0, -1
-            scal[NG], scal[DONE], scal[T_CONS] = k, 0, -1
-            scal[VERSION] += 1
-            seen[:] = scal[VERSION]
-            c = scal[N_CURVE]
-            curve_t[c], curve_done[c] = raw - 1, 0
-            scal[N_CURVE] = c + 1
-        if absorbed[p]:
-            continue
-        t += 1
-        local[p] += 1
-        was_done = ns[p] == 1
-        gone = 0  # arms her subroutine eliminates at this step (set in E)
-        if kind == MEDIAN:
-            target = targets[cnt_r[p]]
-        # ---- read the board (A2): every global elimination since the last activation
-        if m > 0 and seen[p] != scal[VERSION]:
-            seen[p] = scal[VERSION]
-            lost = 0
-            for j in range(ns[p]):
-                lost += not G[arms[p, j]]
-            restart = lost == ns[p] or (scal[NG] == 1 and (ns[p] > 1 or lost > 0))  # A5 / line 11
-            if lost > 0 or restart:
-                if opened[p] and kind <= MEDIAN and not eager:
-                    _materialise(p, S, best, cnt, jj, left, target, scal)
-                for j in range(ns[p]):  # the list is rebuilt by _settle below
-                    a = arms[p, j]
-                    if restart or not G[a]:
-                        _remove(p, a, kind, S, best, jj, left, opened, scal, ties, eager, pulled)
-                aux[p] = -1
-                if opened[p] and kind <= MEDIAN:  # the phase goes on with the arms that remain
-                    left[p] = 0
-                    for a in range(k):
-                        if S[p, a]:
-                            left[p] += target - cnt[p, a]
-                if restart:
-                    for a in range(k):
-                        S[p, a] = G[a]
-                        cnt[p, a] = 0
-                        sums[p, a] = 0.0
-                    cnt_r[p] = 1 if kind == MEDIAN else 0
-                    jj[p], left[p], opened[p] = 0, 0, False
-                    if kind == MEDIAN:
-                        target = targets[1]
-                _settle(p, S, ns, held, arms)
-                if opened[p] and left[p] == 0 and ns[p] > 1:  # a unit completed by the eliminations
-                    gone += _end_unit(p, kind, means, best, eps, conf, se_c, target, two_radius, rewards, ties,
-                                      scal, S, ns, held, cnt, sums, cnt_r, jj, left, opened, E, mu, keys, arms,
-                                      eager, pulled)
-                    if kind == MEDIAN:
-                        target = targets[cnt_r[p]]
-        # ---- one call of the subroutine: one pull (one round-robin pass or SE/SER3 round in round mode)
-        if ns[p] == 1:  # a finished player pulls her arm; only a recorded pull needs its reward
-            a = held[p]
-            scal[SUBOPT] += not _is_best(a, raw, best, best_after, switch_at)
-            if rec_t.size > 0:
-                _record(a, raw, _reward(a, raw, i, means, after, switch_at, drift, top, pool, rewards), scal,
-                        rec_t, rec_a, rec_r)
-        elif kind != UGAPEC:  # the pull goes into the unit; lazily, its arm and reward are settled later
-            if not opened[p]:
-                opened[p] = True
-                left[p] = ns[p] if kind == SE or kind == SER3 else ns[p] * target
-            q = 1
-            if round_mode:  # a round's pulls all come at this step (a phase's counts stay equal: min works)
-                q = left[p] if kind == SE or kind == SER3 else min(ns[p], left[p])
-            if eager:
-                for _ in range(q):
-                    _pull_unit(p, kind, raw, i, target, means, after, best, best_after, switch_at, drift, top,
-                               pool, rewards, ties, scal, S, cnt, sums, pulled, left, rec_t, rec_a, rec_r)
-                    left[p] -= 1
-            else:
-                left[p] -= q
-            jj[p] += q
-            if left[p] == 0:
-                gone += _end_unit(p, kind, means, best, eps, conf, se_c, target, two_radius, rewards, ties, scal,
-                                  S, ns, held, cnt, sums, cnt_r, jj, left, opened, E, mu, keys, arms, eager,
-                                  pulled)
-        else:
-            a = aux[p]
-            if a < 0:
-                untried = 0
-                for b in range(k):
-                    mask[0, b] = S[p, b] and cnt[p, b] == 0
-                    untried += mask[0, b]
-                if untried > 0:  # initialisation: every arm once, in random order
-                    for b in range(k):
-                        mu[b] = 0.0
-                    a = _tie_argmax(mu, mask, 0, ties)
-                else:
-                    j = _ugapec_indices(p, k, conf, S, cnt, sums, cnt_r[p], ucb_log, beta, upper, gap, ties)
-                    a = _ugapec_partner(p, j, S, beta, upper, ties, mask)
-            y = _reward(a, raw, i, means, after, switch_at, drift, top, pool, rewards)
-            cnt[p, a] += 1
-            sums[p, a] += y
-            cnt_r[p] += 1
-            aux[p] = -1
-            scal[SUBOPT] += not _is_best(a, raw, best, best_after, switch_at)
-            _record(a, raw, y, scal, rec_t, rec_a, rec_r)
-            tried = True
-            for b in range(k):
-                if S[p, b] and cnt[p, b] == 0:
-                    tried = False
-            if tried:  # the stopping test; its indices also fix the next arm
-                j = _ugapec_indices(p, k, conf, S, cnt, sums, cnt_r[p], ucb_log, beta, upper, gap, ties)
-                if -gap[j] < eps:
-                    gone += ns[p] - 1
-                    for b in range(k):
-                        E[b] = S[p, b] and b != j
-                        S[p, b] = b == j
-                    _settle(p, S, ns, held, arms)
-                else:
-                    aux[p] = _ugapec_partner(p, j, S, beta, upper, ties, mask)
-        # ---- votes (a player votes against an arm at most once) and global eliminations; E is cleared
-        if gone > 0:
-            for a in range(k):
-                if not E[a]:
-                    continue
-                E[a] = False
-                if m > 0 and not lam[p, a]:
-                    lam[p, a] = True
-                    V[a] += 1
-                    nv = scal[N_VOTES]
-                    vote_sender[nv], vote_time[nv], vote_arm[nv] = p, t, a
-                    scal[N_VOTES] = nv + 1
-                    if V[a] == m and G[a]:  # index order; never empty the shared set (A4)
-                        if scal[NG] > 1:
-                            G[a] = False
-                            scal[NG] -= 1
-                            scal[VERSION] += 1
-                            elim_time[a] = raw
-                        else:
-                            scal[GUARD] += 1
-            if m > 0 and scal[NG] == 1 and scal[T_CONS] < 0:
-                scal[T_CONS] = t
-        # ---- status and stopping
-        now_done = ns[p] == 1
-        if now_done == was_done:
-            if stop_rule != STOP_CONSENSUS or scal[NG] > 1:  # nothing else can have changed
+                    G[a], V[a], elim_time[a] = True, 0, -1
+                scal[NG], scal[DONE], scal[T_CONS] = k, 0, -1
+                scal[VERSION] += 1
+                seen[:] = scal[VERSION]
+                c = scal[N_CURVE]
+                curve_t[c], curve_done[c] = raw - 1, 0
+                scal[N_CURVE] = c + 1
+            if absorbed[p]:
                 continue
-        else:
-            scal[DONE] += 1 if now_done else -1
-            c = scal[N_CURVE]
-            curve_t[c], curve_done[c] = raw, scal[DONE]
-            scal[N_CURVE] = c + 1
-            if now_done and only_active:
-                absorbed[p] = True
-                scal[N_ABSORBED] += 1
-        stop = stop_rule == STOP_ALL and scal[DONE] == n
-        if stop_rule == STOP_CONSENSUS:
-            stop = scal[NG] == 1 or scal[N_ABSORBED] == n
-            if not stop and scal[DONE] == n and now_done != was_done:  # nothing changes unless a read undoes one
-                stop = True
-                for w in range(n):
-                    stop = stop and (absorbed[w] or G[held[w]])
-        if stop:
-            scal[STOPPED] = 1
-            consumed = i + 1
-            break
-    scal[RAW], scal[T] = raw, t
-    return consumed
+            t += 1
+            local[p] += 1
+            was_done = ns[p] == 1
+            gone = 0  # arms her subroutine eliminates at this step (set in E)
+            if kind == MEDIAN:
+                target = targets[cnt_r[p]]
+            # ---- read the board (A2): every global elimination since the last activation
+            if m > 0 and seen[p] != scal[VERSION]:
+                seen[p] = scal[VERSION]
+                lost = 0
+                for j in range(ns[p]):
+                    lost += not G[arms[p, j]]
+                restart = lost == ns[p] or (scal[NG] == 1 and (ns[p] > 1 or lost > 0))  # A5 / line 11
+                if lost > 0 or restart:
+                    if phases and opened[p] and not eager:
+                        _materialise(p, S, best, cnt, jj, left, target, scal)
+                    for j in range(ns[p]):  # the list is rebuilt by _settle below
+                        a = arms[p, j]
+                        if restart or not G[a]:
+                            _remove(p, a, kind, S, best, jj, left, opened, scal, ties, eager, pulled)
+                    aux[p] = -1
+                    if opened[p] and kind <= MEDIAN:  # the phase goes on with the arms that remain
+                        left[p] = 0
+                        for a in range(k):
+                            if S[p, a]:
+                                left[p] += target - cnt[p, a]
+                    if restart:
+                        for a in range(k):
+                            S[p, a] = G[a]
+                            cnt[p, a] = 0
+                            sums[p, a] = 0.0
+                        cnt_r[p] = 1 if kind == MEDIAN else 0
+                        jj[p], left[p], opened[p] = 0, 0, False
+                        if kind == MEDIAN:
+                            target = targets[1]
+                    _settle(p, S, ns, held, arms)
+                    if opened[p] and left[p] == 0 and ns[p] > 1:  # a unit completed by the eliminations
+                        gone += end_unit(p, kind, means, best, eps, conf, se_c, target, two_radius, rewards, ties,
+                                          scal, S, ns, held, cnt, sums, cnt_r, jj, left, opened, E, mu, keys, arms,
+                                          eager, pulled)
+                        if kind == MEDIAN:
+                            target = targets[cnt_r[p]]
+            # ---- one call of the subroutine: one pull (one round-robin pass or SE/SER3 round in round mode)
+            if ns[p] == 1:  # a finished player pulls her arm; only a recorded pull needs its reward
+                a = held[p]
+                scal[SUBOPT] += not _is_best(a, raw, best, best_after, switch_at)
+                if rec_t.size > 0:
+                    _record(a, raw, _reward(a, raw, i, means, after, switch_at, drift, top, pool, rewards), scal,
+                            rec_t, rec_a, rec_r)
+            elif kind != UGAPEC:  # the pull goes into the unit; lazily, its arm and reward are settled later
+                if not opened[p]:
+                    opened[p] = True
+                    left[p] = ns[p] if kind == SE or kind == SER3 else ns[p] * target
+                q = 1
+                if round_mode:  # a round's pulls all come at this step (a phase's counts stay equal: min works)
+                    q = left[p] if kind == SE or kind == SER3 else min(ns[p], left[p])
+                if eager:
+                    for _ in range(q):
+                        _pull_unit(p, kind, raw, i, target, means, after, best, best_after, switch_at, drift, top,
+                                   pool, rewards, ties, scal, S, cnt, sums, pulled, left, rec_t, rec_a, rec_r)
+                        left[p] -= 1
+                else:
+                    left[p] -= q
+                jj[p] += q
+                if left[p] == 0:
+                    gone += end_unit(p, kind, means, best, eps, conf, se_c, target, two_radius, rewards, ties, scal,
+                                      S, ns, held, cnt, sums, cnt_r, jj, left, opened, E, mu, keys, arms, eager,
+                                      pulled)
+            elif ugapec:
+                a = aux[p]
+                if a < 0:
+                    untried = 0
+                    for b in range(k):
+                        mask[0, b] = S[p, b] and cnt[p, b] == 0
+                        untried += mask[0, b]
+                    if untried > 0:  # initialisation: every arm once, in random order
+                        for b in range(k):
+                            mu[b] = 0.0
+                        a = _tie_argmax(mu, mask, np.int64(0), ties)
+                    else:
+                        j = _ugapec_indices(p, k, conf, S, cnt, sums, cnt_r[p], ucb_log, beta, upper, gap, ties)
+                        a = _ugapec_partner(p, j, S, beta, upper, ties, mask)
+                y = _reward(a, raw, i, means, after, switch_at, drift, top, pool, rewards)
+                cnt[p, a] += 1
+                sums[p, a] += y
+                cnt_r[p] += 1
+                aux[p] = -1
+                scal[SUBOPT] += not _is_best(a, raw, best, best_after, switch_at)
+                _record(a, raw, y, scal, rec_t, rec_a, rec_r)
+                tried = True
+                for b in range(k):
+                    if S[p, b] and cnt[p, b] == 0:
+                        tried = False
+                if tried:  # the stopping test; its indices also fix the next arm
+                    j = _ugapec_indices(p, k, conf, S, cnt, sums, cnt_r[p], ucb_log, beta, upper, gap, ties)
+                    if -gap[j] < eps:
+                        gone += ns[p] - 1
+                        for b in range(k):
+                            E[b] = S[p, b] and b != j
+                            S[p, b] = b == j
+                        _settle(p, S, ns, held, arms)
+                    else:
+                        aux[p] = _ugapec_partner(p, j, S, beta, upper, ties, mask)
+            # ---- votes (a player votes against an arm at most once) and global eliminations; E is cleared
+            if gone > 0:
+                for a in range(k):
+                    if not E[a]:
+                        continue
+                    E[a] = False
+                    if m > 0 and not lam[p, a]:
+                        lam[p, a] = True
+                        V[a] += 1
+                        nv = scal[N_VOTES]
+                        vote_sender[nv], vote_time[nv], vote_arm[nv] = p, t, a
+                        scal[N_VOTES] = nv + 1
+                        if V[a] == m and G[a]:  # index order; never empty the shared set (A4)
+                            if scal[NG] > 1:
+                                G[a] = False
+                                scal[NG] -= 1
+                                scal[VERSION] += 1
+                                elim_time[a] = raw
+                            else:
+                                scal[GUARD] += 1
+                if m > 0 and scal[NG] == 1 and scal[T_CONS] < 0:
+                    scal[T_CONS] = t
+            # ---- status and stopping
+            now_done = ns[p] == 1
+            if now_done == was_done:
+                if stop_rule != STOP_CONSENSUS or scal[NG] > 1:  # nothing else can have changed
+                    continue
+            else:
+                scal[DONE] += 1 if now_done else -1
+                c = scal[N_CURVE]
+                curve_t[c], curve_done[c] = raw, scal[DONE]
+                scal[N_CURVE] = c + 1
+                if now_done and only_active:
+                    absorbed[p] = True
+                    scal[N_ABSORBED] += 1
+            stop = stop_rule == STOP_ALL and scal[DONE] == n
+            if stop_rule == STOP_CONSENSUS:
+                stop = scal[NG] == 1 or scal[N_ABSORBED] == n
+                if not stop and scal[DONE] == n and now_done != was_done:  # nothing changes unless a read undoes one
+                    stop = True
+                    for w in range(n):
+                        stop = stop and (absorbed[w] or G[held[w]])
+            if stop:
+                scal[STOPPED] = 1
+                consumed = i + 1
+                break
+        scal[RAW], scal[T] = raw, t
+        return consumed
+
+    return simulate
 
 
 @njit(cache=True)
@@ -568,7 +596,7 @@ def close_units(kind, best, S, cnt, jj, left, opened, scal, ties):
         if not opened[p] or jj[p] == 0:
             continue
         if kind <= MEDIAN:
-            _materialise(p, S, best, cnt, jj, left, 0, scal)  # (``left`` is not needed any more)
+            _materialise(p, S, best, cnt, jj, left, np.int64(0), scal)  # (``left`` is not needed any more)
             continue
         want, rest = jj[p], jj[p] + left[p]  # SE: the first jj arms; SER3: a uniform jj-subset
         for a in range(k):
@@ -634,6 +662,7 @@ def run_kernel(subroutine: str, env: Environment, n: int, sample: Callable[[int,
     records: list[tuple[np.ndarray, ...]] = []
     cap = max_steps if bernoulli else max(1 << 10, (1 << 21) // k)  # a reward block holds size * K draws
     drawn, size = 0, min(max_steps, max(1 << 15, 64 * n), cap)
+    kernel = kernel_for(kind)
     while scal[STOPPED] == 0:
         chunk = sample(size, player_rng)
         pool = no_pool
@@ -645,7 +674,7 @@ def run_kernel(subroutine: str, env: Environment, n: int, sample: Callable[[int,
         while pos < size and scal[STOPPED] == 0:
             rec = tuple(np.empty(size - pos, x.dtype) for x in no_rec) if record else no_rec
             scal[N_REC] = 0
-            pos += simulate(chunk[pos:], kind, means, best, eps, conf, se_c, targets, two_radius, ucb_log, m,
+            pos += kernel(chunk[pos:], kind, means, best, eps, conf, se_c, targets, two_radius, ucb_log, m,
                             STOP_CODES[stop_rule], draw_only_active, max_steps, rewards, ties, scal,
                             *state.values(), *votes, *curve, *scratch, *fixed, pool[pos:], resets, pulled, *rec)
             records.append(tuple(x[:scal[N_REC]] for x in rec))

@@ -10,12 +10,14 @@ drawn; each arm's sum is drawn when the stretch ends, one Binomial (:func:`binom
 the local set during a stretch needs no sum at all, since it is never read again.
 """
 
+import functools
 import math
+from collections.abc import Callable
 
 import numpy as np
 from numba import njit
 
-from anonbandits.core.compiled import se_boundary
+from anonbandits.core.compiled import se_boundary, se_eliminates
 
 RUNNING, IDLE, GONE = 0, 1, 2
 SYNC_NONE, SYNC_LAZY, SYNC_IMMEDIATE = 0, 1, 2
@@ -23,14 +25,18 @@ STOP_GLOBAL, STOP_ALL, STOP_FIRST = 0, 1, 2
 _MIN_STRETCH = 4  # shorter safe stretches are not worth skipping the SE test for
 _TABULATED = 64  # stretches up to this length draw their sums from tabulated Binomial CDFs
 
+#: Helpers called only from compiled code: no Python or C wrappers to compile (a first call compiles less);
+#: numpy's error model, as no division here can be by zero.
+_helper = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy")
 
-@njit(cache=True)
+
+@_helper
 def _g(table, t, arms, conf, c, denominator):
     """``g(t)`` from the table of the first values when it holds ``t``."""
     return table[t] if t < table.size else se_boundary(t, arms, conf, c, denominator)
 
 
-@njit(cache=True)
+@_helper
 def _grow(table, t, arms, conf, c, denominator):
     """The boundary table extended (by doubling) to hold ``t``."""
     size = max(table.size, 1024)
@@ -43,7 +49,7 @@ def _grow(table, t, arms, conf, c, denominator):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def safe_steps(spread, t, table, arms, conf, c, denominator):
     """Activations after the ``t``-th during which SE cannot eliminate anything, whatever the [0, 1] rewards.
 
@@ -65,7 +71,7 @@ def safe_steps(spread, t, table, arms, conf, c, denominator):
     return max(b, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def binomial_cdfs(mu, longest):
     """CDFs of ``Binomial(n, min(mu_a, 1 - mu_a))`` for n = 1..``longest``; row n of arm a starts at column
     ``(n - 1)(n + 2) / 2`` and has n + 1 entries, the last one exactly 1.
@@ -90,7 +96,7 @@ def binomial_cdfs(mu, longest):
     return cdf
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def binomial_sum(rng, p, cdf, a, n, longest):
     """Sum of ``n`` Bernoulli(``p``) rewards, one Binomial draw: by inversion of row n of arm a of ``cdf``
     (:func:`binomial_cdfs` up to ``longest``, about half the cost of ``rng.binomial``), by ``rng.binomial``
@@ -111,7 +117,7 @@ def binomial_sum(rng, p, cdf, a, n, longest):
     return x if p <= 0.5 else n - x
 
 
-@njit(cache=True)
+@_helper
 def _build_alias(probs, status, members, q, alias):
     """Walker/Vose alias table of P_N restricted to the RUNNING agents; returns (table size, its mass)."""
     m = 0
@@ -121,12 +127,18 @@ def _build_alias(probs, status, members, q, alias):
             members[m] = n
             mass += probs[n]
             m += 1
-    q[:m] = probs[members[:m]] * m / mass
-    alias[:m] = np.arange(m)
-    large = np.flatnonzero(q[:m] >= 1.0)  # both stacks in index order, as the classic loop fills them
-    small = np.empty(m, np.int64)
-    ns, nl = m - large.size, large.size
-    small[:ns] = np.flatnonzero(q[:m] < 1.0)
+    # loops rather than array expressions, which took most of the kernel's compilation
+    small, large = np.empty(m, np.int64), np.empty(m, np.int64)
+    ns, nl = 0, 0
+    for j in range(m):
+        q[j] = probs[members[j]] * m / mass
+        alias[j] = j
+        if q[j] >= 1.0:  # both stacks in index order, as the classic loop fills them
+            large[nl] = j
+            nl += 1
+        else:
+            small[ns] = j
+            ns += 1
     while ns > 0 and nl > 0:
         ns -= 1
         s = small[ns]
@@ -137,133 +149,157 @@ def _build_alias(probs, status, members, q, alias):
             nl -= 1
             small[ns] = g
             ns += 1
-    q[:m][alias[:m] == np.arange(m)] = 1.0  # leftovers are 1 up to rounding
+    for j in range(m):
+        if alias[j] == j:
+            q[j] = 1.0  # leftovers are 1 up to rounding
     return m, mass
 
 
-@njit(cache=True)
-def run_kernel(rng, mu, gaussian, sigma, probs, conf, width_c, denominator, threshold, xi, sync,
-               retire_on_sync, fixed, stop, max_rounds):
+def run_kernel(rng: np.random.Generator, mu: np.ndarray, gaussian: bool, sigma: float, probs: np.ndarray,
+               conf: float, width_c: float, denominator: int, threshold: int, xi: float, sync: int,
+               retire_on_sync: bool, fixed: bool, stop: int, max_rounds: int) -> tuple:
     """Simulate the agents until the stopping rule fires (see :mod:`.voting`).
 
     ``threshold`` 0 means no communication (INDEPENDENT). Agents done leave the pool (``GONE``), except under
     immediate synchronisation (Alg. 1), where they stay ``IDLE`` and keep pulling their last arm. ``STOP_FIRST``
     ends at the first agent done (INDEPENDENT). Returns ``rounds, pulls, G, votes, held, status, exit_round, elim
     (agent, arm, time, delivered; first n_elim rows), n_elim, glob (round, arm; first n_glob rows), n_glob``.
+
+    The agents' state is allocated here, by numpy (in the compiled loop every allocation is one more function
+    for numba to compile).
     """
     k, n_agents = mu.size, probs.size
-    retire = sync != SYNC_IMMEDIATE
     held, nheld, sums = np.ones((n_agents, k), np.bool_), np.full(n_agents, k, np.int64), np.zeros((n_agents, k))
     t, pending, safe_until = np.zeros(n_agents, np.int64), np.zeros(n_agents, np.int64), np.zeros(n_agents, np.int64)
     status, exit_round = np.full(n_agents, RUNNING, np.int8), np.full(n_agents, -1, np.int64)
     synced = np.zeros(n_agents, np.int64)  # generation of the global set at the agent's last sync
-    G, votes, n_glob_left, generation = np.ones(k, np.bool_), np.zeros(k, np.int64), k, 0
-    elim, n_elim = np.zeros((n_agents * k, 4), np.int64), 0  # (agent, arm, round, delivered)
-    glob, n_glob = np.zeros((k, 2), np.int64), 0  # (round, arm)
+    G, votes = np.ones(k, np.bool_), np.zeros(k, np.int64)
+    elim = np.zeros((n_agents * k, 4), np.int64)  # (agent, arm, round, delivered)
+    glob = np.zeros((k, 2), np.int64)  # (round, arm)
     dropped = np.empty(k, np.int64)
     members, q, alias = np.empty(n_agents, np.int64), np.empty(n_agents), np.empty(n_agents, np.int64)
-    m, table_mass = _build_alias(probs, status, members, q, alias)
-    live_mass = table_mass
-    table = _grow(np.empty(0), 1, k, conf, width_c, denominator)
-    cdf = binomial_cdfs(mu, 0 if gaussian else _TABULATED)
-    running, rounds, pulls, exited = n_agents, 0, 0, False
-    while rounds < max_rounds and running > 0:
-        if (stop == STOP_GLOBAL and n_glob_left <= 1) or (stop == STOP_FIRST and exited):
-            break
-        u = rng.random() * m
-        j = min(int(u), m - 1)
-        if q[j] < 1.0 and rng.random() >= q[j]:
-            j = alias[j]
-        n = members[j]
-        if status[n] != RUNNING:
-            if status[n] == IDLE:  # Alg. 1: an agent with one arm left keeps pulling it
-                rounds += 1
-                pulls += nheld[n]
-            elif fixed:  # spec A10 "fixed": a finished agent's round is idle but counts
-                rounds += 1
-            elif live_mass < 0.5 * table_mass:  # rejected draw; keep the acceptance rate above 1/2
-                m, table_mass = _build_alias(probs, status, members, q, alias)
-                live_mass = table_mass
-            continue
-        rounds += 1
-        t[n] += 1
-        pulls += nheld[n]
-        tn = t[n]
-        n_dropped = 0
-        if tn <= safe_until[n]:
-            pending[n] += 1
-        else:
-            p = pending[n]
-            if p > 0:
+    return _loop(bool(gaussian))(rng, mu, sigma, probs, conf, width_c, denominator, threshold, xi, sync,
+                                 retire_on_sync, fixed, stop, max_rounds, held, nheld, sums, t, pending, safe_until,
+                                 status, exit_round, synced, G, votes, elim, glob, dropped, members, q, alias)
+
+
+@functools.cache
+def _loop(gaussian: bool) -> Callable[..., tuple]:
+    """The compiled loop of :func:`run_kernel` for Gaussian or Bernoulli rewards: ``gaussian`` is a closure
+    constant, so numba drops the other reward model's branches before typing them (a Bernoulli run does not
+    compile the normal sampler). numba's cache keys each loop by the constant."""
+
+    @njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
+    def loop(rng, mu, sigma, probs, conf, width_c, denominator, threshold, xi, sync, retire_on_sync, fixed, stop,
+             max_rounds, held, nheld, sums, t, pending, safe_until, status, exit_round, synced, G, votes, elim, glob,
+             dropped, members, q, alias):
+        k, n_agents = mu.size, probs.size
+        retire = sync != SYNC_IMMEDIATE
+        n_glob_left, generation, n_elim, n_glob = k, 0, 0, 0
+        m, table_mass = _build_alias(probs, status, members, q, alias)
+        live_mass = table_mass
+        table = _grow(np.empty(0), np.int64(1), k, conf, width_c, denominator)  # int64: one specialisation
+        cdf = binomial_cdfs(mu, 0 if gaussian else _TABULATED)
+        running, rounds, pulls, exited = n_agents, 0, 0, False
+        while rounds < max_rounds and running > 0:
+            if (stop == STOP_GLOBAL and n_glob_left <= 1) or (stop == STOP_FIRST and exited):
+                break
+            u = rng.random() * m
+            j = min(int(u), m - 1)
+            if q[j] < 1.0 and rng.random() >= q[j]:
+                j = alias[j]
+            n = members[j]
+            if status[n] != RUNNING:
+                if status[n] == IDLE:  # Alg. 1: an agent with one arm left keeps pulling it
+                    rounds += 1
+                    pulls += nheld[n]
+                elif fixed:  # spec A10 "fixed": a finished agent's round is idle but counts
+                    rounds += 1
+                elif live_mass < 0.5 * table_mass:  # rejected draw; keep the acceptance rate above 1/2
+                    m, table_mass = _build_alias(probs, status, members, q, alias)
+                    live_mass = table_mass
+                continue
+            rounds += 1
+            t[n] += 1
+            pulls += nheld[n]
+            tn = t[n]
+            n_dropped = 0
+            if tn <= safe_until[n]:
+                pending[n] += 1
+            else:
+                p = pending[n]
+                if p > 0:
+                    for a in range(k):
+                        if held[n, a]:
+                            sums[n, a] += binomial_sum(rng, mu[a], cdf, a, p, _TABULATED)
+                    pending[n] = 0
+                top = -np.inf
                 for a in range(k):
                     if held[n, a]:
-                        sums[n, a] += binomial_sum(rng, mu[a], cdf, a, p, _TABULATED)
-                pending[n] = 0
-            top = -np.inf
-            for a in range(k):
-                if held[n, a]:
-                    if gaussian:
-                        sums[n, a] += rng.normal(mu[a], sigma)
-                    elif rng.random() < mu[a]:
-                        sums[n, a] += 1.0
-                    if sums[n, a] > top:
-                        top = sums[n, a]
-            if tn >= table.size:
-                table = _grow(table, tn, k, conf, width_c, denominator)
-            g = table[tn]
-            for a in range(k):
-                if held[n, a]:
-                    gap = top - sums[n, a]
-                    if gap >= g and gap > 0:
-                        dropped[n_dropped] = a
-                        n_dropped += 1
-            for i in range(n_dropped):
-                a = dropped[i]
-                held[n, a] = False
-                nheld[n] -= 1
-                if threshold > 0:
-                    delivered = xi == 0.0 or rng.random() >= xi
-                    elim[n_elim, 0], elim[n_elim, 1], elim[n_elim, 2], elim[n_elim, 3] = n, a, rounds, delivered
-                    n_elim += 1
-                    if delivered:
-                        votes[a] += 1
-        before_sync = nheld[n]
-        if sync == SYNC_LAZY and synced[n] != generation:  # Alg. 3 line 12, before this round's removals
-            for a in range(k):
-                if held[n, a] and not G[a]:
+                        if gaussian:
+                            sums[n, a] += rng.normal(mu[a], sigma)
+                        elif rng.random() < mu[a]:
+                            sums[n, a] += 1.0
+                        if sums[n, a] > top:
+                            top = sums[n, a]
+                if tn >= table.size:
+                    table = _grow(table, tn, k, conf, width_c, denominator)
+                g = table[tn]
+                for a in range(k):
+                    if held[n, a]:
+                        gap = top - sums[n, a]
+                        if gap > 0 and se_eliminates(gap, g, 0.0):  # the leader (gap 0) stays
+                            dropped[n_dropped] = a
+                            n_dropped += 1
+                for i in range(n_dropped):
+                    a = dropped[i]
                     held[n, a] = False
                     nheld[n] -= 1
-            synced[n] = generation
-        after_sync = nheld[n]
-        if before_sync == 1 or after_sync == 0 or (retire_on_sync and after_sync <= 1):
-            status[n] = GONE if retire else IDLE
-            exit_round[n] = rounds
-            running -= 1
-            exited = True
-            live_mass -= probs[n]
-        elif not gaussian and tn > safe_until[n]:
-            lo = np.inf
-            hi = -np.inf
-            for a in range(k):
-                if held[n, a]:
-                    lo = min(lo, sums[n, a])
-                    hi = max(hi, sums[n, a])
-            b = safe_steps(hi - lo, tn, table, k, conf, width_c, denominator)
-            safe_until[n] = tn + b if b >= _MIN_STRETCH else tn
-        for i in range(n_dropped):
-            a = dropped[i]
-            if threshold > 0 and votes[a] >= threshold and G[a] and n_glob_left > 1:
-                G[a] = False
-                n_glob_left -= 1
-                generation += 1
-                glob[n_glob, 0], glob[n_glob, 1] = rounds, a
-                n_glob += 1
-                if sync == SYNC_IMMEDIATE:  # Alg. 1: every agent loses the arm at once
-                    for other in range(n_agents):
-                        if held[other, a]:
-                            held[other, a] = False
-                            nheld[other] -= 1
-                            if status[other] == RUNNING and nheld[other] <= 1:
-                                status[other] = IDLE
-                                running -= 1
-    return (rounds, pulls, G, votes, held, status, exit_round, elim, n_elim, glob, n_glob)
+                    if threshold > 0:
+                        delivered = xi == 0.0 or rng.random() >= xi
+                        elim[n_elim, 0], elim[n_elim, 1], elim[n_elim, 2], elim[n_elim, 3] = n, a, rounds, delivered
+                        n_elim += 1
+                        if delivered:
+                            votes[a] += 1
+            before_sync = nheld[n]
+            if sync == SYNC_LAZY and synced[n] != generation:  # Alg. 3 line 12, before this round's removals
+                for a in range(k):
+                    if held[n, a] and not G[a]:
+                        held[n, a] = False
+                        nheld[n] -= 1
+                synced[n] = generation
+            after_sync = nheld[n]
+            if before_sync == 1 or after_sync == 0 or (retire_on_sync and after_sync <= 1):
+                status[n] = GONE if retire else IDLE
+                exit_round[n] = rounds
+                running -= 1
+                exited = True
+                live_mass -= probs[n]
+            elif not gaussian and tn > safe_until[n]:
+                lo = np.inf
+                hi = -np.inf
+                for a in range(k):
+                    if held[n, a]:
+                        lo = min(lo, sums[n, a])
+                        hi = max(hi, sums[n, a])
+                b = safe_steps(hi - lo, tn, table, k, conf, width_c, denominator)
+                safe_until[n] = tn + b if b >= _MIN_STRETCH else tn
+            for i in range(n_dropped):
+                a = dropped[i]
+                if threshold > 0 and votes[a] >= threshold and G[a] and n_glob_left > 1:
+                    G[a] = False
+                    n_glob_left -= 1
+                    generation += 1
+                    glob[n_glob, 0], glob[n_glob, 1] = rounds, a
+                    n_glob += 1
+                    if sync == SYNC_IMMEDIATE:  # Alg. 1: every agent loses the arm at once
+                        for other in range(n_agents):
+                            if held[other, a]:
+                                held[other, a] = False
+                                nheld[other] -= 1
+                                if status[other] == RUNNING and nheld[other] <= 1:
+                                    status[other] = IDLE
+                                    running -= 1
+        return (rounds, pulls, G, votes, held, status, exit_round, elim, n_elim, glob, n_glob)
+
+    return loop
