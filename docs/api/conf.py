@@ -15,9 +15,7 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT / "solvers")]
 project = "anonbandits"
 author = "the anonbandits developers"
 extensions = ["sphinx.ext.autodoc", "numpydoc"]
-# pending/: the bandit layer's pages, listed from each package's __all__, left out of the build until their
-# docstrings are numpydoc (move a page up a directory and into index.rst's toctree to publish it)
-exclude_patterns = ["_build", "pending"]
+exclude_patterns = ["_build"]
 html_theme = "alabaster"
 autodoc_typehints = "none"  # the types are written in the numpydoc Parameters / Returns sections
 autodoc_member_order = "bysource"

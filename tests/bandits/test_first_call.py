@@ -31,7 +31,7 @@ def test_get_returns_the_registered_spec(name: str) -> None:
 
 
 def test_unknown_name_lists_the_known_ones() -> None:
-    with pytest.raises(ConfigError, match="unknown algorithm 'nope'; known: anon-batched, anon-etc"):
+    with pytest.raises(ConfigError, match="unknown algorithm 'nope'; known: anon-bai, anon-batched, anon-etc"):
         registry.get("nope")
 
 

@@ -1,7 +1,9 @@
-"""Anonymous bandits (paper 000): Algorithm 1 (``anon-batched``) and Algorithm 2 (``anon-etc``)."""
+"""Anonymous bandits (paper 000): Algorithm 1 (``anon-batched``), Algorithm 2 (``anon-etc``) and best-arm
+identification for every user (``anon-bai``)."""
 
 from anonbandits.anonymous import algorithm1, algorithm2
 from anonbandits.anonymous.algorithm1 import AnonymousRun, BatchRecord, NotUBatchedError
+from anonbandits.anonymous.bai import IdentificationRun, identify, stop_curve
 from anonbandits.anonymous.specs import ALGORITHMS
 from anonbandits.core import schedules
 from anonbandits.validation import validated
@@ -15,5 +17,5 @@ etc_assignments = validated(algorithm2.etc_assignments, **_NAMES)
 guaranteed_ratio = validated(algorithm1.guaranteed_ratio, **_NAMES)
 exploration_length = validated(schedules.exploration_length, **_NAMES)  # Algorithm 2's, in the core
 
-__all__ = ["ALGORITHMS", "AnonymousRun", "BatchRecord", "NotUBatchedError", "anon_batched", "anon_etc",
-           "etc_assignments", "exploration_length", "guaranteed_ratio"]
+__all__ = ["ALGORITHMS", "AnonymousRun", "BatchRecord", "IdentificationRun", "NotUBatchedError", "anon_batched",
+           "anon_etc", "etc_assignments", "exploration_length", "guaranteed_ratio", "identify", "stop_curve"]

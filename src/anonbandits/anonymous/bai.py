@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import anondecomp
+from anonbandits._docstrings import fill
 from anonbandits.channels import AnonymousChannel, DirectChannel, elicitation_rounds
 from anonbandits.channels.anonymous import MAX_HORIZON
 from anonbandits.core.learners import UNIT_SIGMA2, BatchLearner
@@ -34,19 +35,44 @@ from anonbandits.errors import AnonBanditsError, require
 CHANNELS = ("direct", "anonymous")
 
 
+@fill
 @dataclass(frozen=True, eq=False)
 class IdentificationRun:
     """What :func:`identify` reports.
 
-    Attributes
+    Parameters
     ----------
-    rounds : rounds until the last learner stopped (or the cap ``max_rounds``).
-    stopped_at : (N,) round at which each learner stopped (-1: still exploring at the cap).
-    recommendation : (N,) each learner's recommended arm.
-    samples : informative samples the learners used, in all.
-    surplus : informative samples discarded because a decomposition over-covered a pair.
-    batches, assignments : batches run; assignments R of their decompositions (anonymous channel).
-    min_group_size : smallest group whose sum was released (1 on the direct channel).
+    rounds : int
+        Rounds until the last learner stopped (or the cap ``max_rounds``).
+    stopped_at : numpy.ndarray
+        (N,) int64, the round at which each learner stopped (-1: still exploring at the cap).
+    recommendation : numpy.ndarray
+        (N,) each learner's recommended arm.
+    samples : int
+        Informative samples the learners used, in all.
+    surplus : int
+        Informative samples discarded because a decomposition over-covered a pair.
+    batches : int
+        Batches run.
+    assignments : int
+        Assignments R of the batches' decompositions, summed (0 on the direct channel).
+    min_group_size : int
+        The smallest group whose sum was released (1 on the direct channel).
+
+    References
+    ----------
+    {{paper000}}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.core.learners import BestArmElimination
+    >>> from anonbandits.envs import MultiUserInstance
+    >>> instance = MultiUserInstance(mu=np.array([[0.9, 0.1], [0.1, 0.9]]))
+    >>> learners = BestArmElimination(2, 2, "naive", approx=0.5, delta=0.1, rng=np.random.default_rng(0))
+    >>> run = identify(instance, learners, channel="direct", rng=np.random.default_rng(1))
+    >>> run.recommendation.tolist(), run.error_rate(instance, 0.5)
+    ([0, 1], 0.0)
     """
 
     rounds: int
@@ -59,7 +85,20 @@ class IdentificationRun:
     min_group_size: int
 
     def error_rate(self, instance: MultiUserInstance, approx: float) -> float:
-        """Share of users whose recommendation is not ``approx``-optimal for them."""
+        """Share of users whose recommendation is not ``approx``-optimal for them.
+
+        Parameters
+        ----------
+        instance : MultiUserInstance
+            The instance the run was on.
+        approx : float
+            The tolerance: a recommendation within ``approx`` of the user's best mean is correct.
+
+        Returns
+        -------
+        float
+            The share of wrong recommendations, in [0, 1].
+        """
         gap = instance.gaps[np.arange(instance.n_users), self.recommendation]
         return float(np.mean(gap > approx))
 
@@ -72,6 +111,7 @@ def _supports(learners: BatchLearner) -> np.ndarray:
     return support
 
 
+@fill
 def identify(instance: MultiUserInstance, learners: BatchLearner, *, channel: str = "anonymous", C: int = 1,
              decomposer: str = "auto", rng: np.random.Generator,
              decomposer_rng: np.random.Generator | None = None,
@@ -80,13 +120,50 @@ def identify(instance: MultiUserInstance, learners: BatchLearner, *, channel: st
 
     Parameters
     ----------
-    instance : N users x K arms with a reward model.
-    learners : N batched learners (:class:`~anonbandits.core.learners.BatchLearner`).
-    channel : ``direct`` or ``anonymous``.
-    C : anonymity parameter of the anonymous channel (groups of at least C users are released).
-    decomposer : an ``anondecomp`` method for the anonymous channel's batches.
-    rng, decomposer_rng : randomness of the rewards and of randomized decomposers (default ``rng``).
-    max_rounds : a cap on the rounds; learners still exploring then keep their current recommendation.
+    instance : MultiUserInstance
+        N users x K arms with a reward model.
+    learners : BatchLearner
+        N batched learners (:class:`~anonbandits.core.learners.BatchLearner`), one per user.
+    channel : str, optional
+        ``anonymous`` (default) or ``direct``.
+    C : int, optional
+        Anonymity parameter of the anonymous channel: released groups hold at least C users. Default 1.
+    decomposer : str, optional
+        The ``anondecomp`` method decomposing each batch on the anonymous channel. Default ``auto``.
+    rng : numpy.random.Generator
+        Randomness of the rewards.
+    decomposer_rng : numpy.random.Generator, optional
+        Randomness of randomized decomposers (default ``rng``).
+    max_rounds : int, optional
+        A cap on the rounds; learners still exploring then keep their current recommendation.
+
+    Returns
+    -------
+    IdentificationRun
+        Rounds, samples, surplus, recommendations and the smallest released group.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown channel or decomposer, or learners that do not match the instance.
+    AnonBanditsError
+        When an arm some learner wants cannot gather C + 1 users, or a decomposer leaves a pair short.
+
+    References
+    ----------
+    {{paper000}}
+    {{paper002}}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.core.learners import BestArmElimination
+    >>> from anonbandits.envs import clustered_instance
+    >>> instance = clustered_instance(12, 2, 0, 0.4, np.random.default_rng(0))
+    >>> learners = BestArmElimination(12, 2, "naive", approx=0.3, delta=0.1, rng=np.random.default_rng(1))
+    >>> run = identify(instance, learners, C=2, decomposer="polytope", rng=np.random.default_rng(2))
+    >>> run.rounds == run.assignments * (2 * 2 + 2), run.min_group_size >= 2, run.error_rate(instance, 0.3)
+    (True, True, 0.0)
     """
     require(channel in CHANNELS, "channel", f"one of {', '.join(CHANNELS)}", channel)
     require(learners.n_learners == instance.n_users and learners.n_arms == instance.n_arms, "learners",
@@ -140,8 +217,31 @@ def identify(instance: MultiUserInstance, learners: BatchLearner, *, channel: st
                              min_group_size=min_group)
 
 
+@fill
 def stop_curve(run: IdentificationRun) -> tuple[np.ndarray, np.ndarray]:
-    """(rounds, users still exploring) at every round where a learner stopped, from round 0."""
+    """The stop curve of a run: users still exploring against rounds.
+
+    Parameters
+    ----------
+    run : IdentificationRun
+        A run of :func:`identify`.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(rounds, users still exploring)`` at round 0, at every round where a learner stopped, and at the end.
+
+    References
+    ----------
+    {{paper000}}
+
+    Examples
+    --------
+    >>> run = IdentificationRun(rounds=30, stopped_at=np.array([10, 30]), recommendation=np.zeros(2, int),
+    ...                         samples=0, surplus=0, batches=2, assignments=0, min_group_size=1)
+    >>> [v.tolist() for v in stop_curve(run)]
+    [[0, 10, 30, 30], [2.0, 1.0, 0.0, 0.0]]
+    """
     done = np.sort(run.stopped_at[run.stopped_at >= 0])
     x = np.concatenate(([0], done, [max(run.rounds, int(done.max(initial=0)))]))
     left = run.stopped_at.size - np.concatenate(([0], np.arange(1, done.size + 1), [done.size]))
