@@ -23,10 +23,28 @@ SNIPPETS: dict[str, str] = {
     "paper003": 'Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications",\n'
                 'ICML 2023.',
     "paper004": 'Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.',
+    "paper005": 'Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping\n'
+                'Rule", ICML 2019.',
+    "paper006": 'Dwork, McSherry, Nissim, Smith, "Calibrating Noise to Sensitivity in Private Data Analysis",\n'
+                'TCC 2006.',
     "size": "size : int, tuple of int or None\n    Shape of the draw (numpy's ``size``); ``None`` draws one value.",
     "rng": "rng : numpy.random.Generator\n    The source of randomness.",
     "int_draws": "Returns\n-------\nnumpy.ndarray or numpy.int64\n    ``int64`` draws of shape ``size``.",
 }
+
+
+def _papers(*numbers: str) -> str:
+    """The references of papers ``numbers`` (e.g. ``"003"``), one paragraph each."""
+    return "\n\n".join(SNIPPETS["paper" + n] for n in numbers)
+
+
+# A whole References section (``refs003_005``: papers 003 and 005, in that order), or, where a sentence leads the
+# section, the list of papers alone (``papers...``).
+SNIPPETS.update({"refs" + key: "References\n----------\n" + _papers(*key.split("_"))
+                 for key in ("000", "001", "002", "002_003", "002_005", "003", "003_002", "003_005", "004", "005",
+                             "005_001", "005_001_004", "005_004", "006", "006_004", "006_005")})
+SNIPPETS.update({"papers" + key: _papers(*key.split("_"))
+                 for key in ("000_001_004_003_002", "000_001_005_004_003_002", "002", "004")})
 
 _MARK = re.compile(r"^([ \t]*)\{\{(\w+)\}\}[ \t]*$", re.M)
 

@@ -1,5 +1,7 @@
 """Exception family of the bandit layer; the CLI turns each into one line and exit code 2."""
 
+from anonbandits._docstrings import fill
+
 
 class AnonBanditsError(Exception):
     """Base class of every error the bandit layer raises on purpose.
@@ -30,15 +32,14 @@ class ConfigError(AnonBanditsError, ValueError):
     """
 
 
+@fill
 class AnonymityViolation(AnonBanditsError):
     """An algorithm asked to observe a group smaller than the anonymity parameter C.
 
     Raised by the anonymous channel's auditor: no result of a run that raised it exists, so no group of C
     or fewer users was ever observed.
 
-    References
-    ----------
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+    {{refs000}}
 
     Examples
     --------

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.errors import ConfigError
 from anonbandits.results import check_metrics
 from anonbandits.validation import RULES, Rule, check_seed
@@ -191,6 +192,7 @@ class DeprecatedParameterWarning(FutureWarning):
     """
 
 
+@fill
 @dataclass(frozen=True)
 class Result:
     """What one run of any algorithm reports (the one result type of :func:`simulate`).
@@ -229,19 +231,7 @@ class Result:
     ----------
     The registered algorithms are those of:
 
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
-
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
-    preprint.
-
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
-    ICML 2019.
-
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
-
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
-
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    {{papers000_001_005_004_003_002}}
 
     Examples
     --------
@@ -273,6 +263,7 @@ def _finish(run: Callable[[Mapping[str, Any], int], Result], name: str, axes: tu
                                curve_axes=(result.curve_axes or axes) if result.curve is not None else None)
 
 
+@fill
 @dataclass(frozen=True)
 class AlgorithmSpec:
     """An algorithm as the simulator sees it: a name, a run function and its parameters.
@@ -298,19 +289,7 @@ class AlgorithmSpec:
     ----------
     The registered algorithms are those of:
 
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
-
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
-    preprint.
-
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
-    ICML 2019.
-
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
-
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
-
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    {{papers000_001_005_004_003_002}}
 
     Examples
     --------
@@ -432,6 +411,7 @@ class AlgorithmSpec:
         return out
 
 
+@fill
 def all_algorithms() -> dict[str, AlgorithmSpec]:
     """Every registered algorithm, by name.
 
@@ -449,19 +429,7 @@ def all_algorithms() -> dict[str, AlgorithmSpec]:
     ----------
     The registered algorithms are those of:
 
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
-
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
-    preprint.
-
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
-    ICML 2019.
-
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
-
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
-
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    {{papers000_001_005_004_003_002}}
 
     Examples
     --------
@@ -521,6 +489,7 @@ def get(name: str) -> AlgorithmSpec:
     return algorithms[name]
 
 
+@fill
 def simulate(name: str, *, seed: int, **params: Any) -> Result:
     """Run the registered algorithm ``name`` once: the library's one call for every algorithm.
 
@@ -551,19 +520,7 @@ def simulate(name: str, *, seed: int, **params: Any) -> Result:
     ----------
     The registered algorithms are those of:
 
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
-
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
-    preprint.
-
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
-    ICML 2019.
-
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
-
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
-
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    {{papers000_001_005_004_003_002}}
 
     Examples
     --------

@@ -29,9 +29,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from anonbandits._docstrings import fill
+
 KINDS = ("int", "float", "flag")
 
 
+@fill
 class Metric(NamedTuple):
     """One metric of the schema: its name, kind, unit, meaning and when it is empty.
 
@@ -54,16 +57,7 @@ class Metric(NamedTuple):
     ----------
     The metrics are those of the algorithms of:
 
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
-
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
-    preprint.
-
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
-
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
-
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    {{papers000_001_004_003_002}}
 
     Examples
     --------
@@ -239,6 +233,7 @@ def _value(m: Metric, name: str, value: Any) -> int | float | None:
     return int(value)
 
 
+@fill
 def check_metrics(metrics: Mapping[str, Any]) -> dict[str, int | float | None]:
     """``metrics`` checked against ``METRICS`` and normalised (numpy scalars and bools to ``int``/``float``).
 
@@ -263,16 +258,7 @@ def check_metrics(metrics: Mapping[str, Any]) -> dict[str, int | float | None]:
     ----------
     The metrics are those of the algorithms of:
 
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
-
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
-    preprint.
-
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
-
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
-
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    {{papers000_001_004_003_002}}
 
     Examples
     --------
@@ -293,6 +279,7 @@ def check_metrics(metrics: Mapping[str, Any]) -> dict[str, int | float | None]:
     return out
 
 
+@fill
 def markdown_table() -> str:
     """The schema as the Markdown tables of docs/parameters.md.
 
@@ -305,16 +292,7 @@ def markdown_table() -> str:
     ----------
     The metrics are those of the algorithms of:
 
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
-
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
-    preprint.
-
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
-
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
-
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    {{papers000_001_004_003_002}}
 
     Examples
     --------

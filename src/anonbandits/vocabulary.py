@@ -13,6 +13,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from anonbandits import registry, results
+from anonbandits._docstrings import fill
 
 
 def _algorithms(names: set[str], specs: dict[str, registry.AlgorithmSpec]) -> str:
@@ -34,6 +35,7 @@ def _default(value: object) -> str:
     return '`""`' if value == "" else f"`{value}`"
 
 
+@fill
 def parameter_table() -> str:
     """The parameter table of docs/parameters.md, from the registry.
 
@@ -47,16 +49,7 @@ def parameter_table() -> str:
     ----------
     The parameters are those of the algorithms of:
 
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
-
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
-    preprint.
-
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
-
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
-
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    {{papers000_001_004_003_002}}
 
     Examples
     --------
@@ -74,6 +67,7 @@ def parameter_table() -> str:
     return "\n".join(lines)
 
 
+@fill
 def renamed_table() -> str:
     """The table of deprecated parameter names of docs/parameters.md, from the registry.
 
@@ -87,7 +81,7 @@ def renamed_table() -> str:
     Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023
     (its agents are now ``users``).
 
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    {{papers002}}
 
     Examples
     --------
@@ -109,6 +103,7 @@ def renamed_table() -> str:
 SECTIONS = {"parameters": parameter_table, "renamed": renamed_table, "metrics": results.markdown_table}
 
 
+@fill
 def render(text: str) -> str:
     """The page ``text`` with every generated section replaced by what this module writes now.
 
@@ -132,16 +127,7 @@ def render(text: str) -> str:
     ----------
     The parameters and metrics are those of the algorithms of:
 
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
-
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
-    preprint.
-
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
-
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
-
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    {{papers000_001_004_003_002}}
 
     Examples
     --------

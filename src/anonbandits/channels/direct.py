@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.envs.rewards import GAUSSIAN_SIGMA, draw_rewards, encoded_sums, sum_rewards
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 RewardSum = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
 
 
+@fill
 class Batch(NamedTuple):
     """What a channel returns for a demand: per-entry reward sums and sample counts (same shape).
 
@@ -36,10 +38,7 @@ class Batch(NamedTuple):
     counts : numpy.ndarray
         The number of rewards in each sum (the demand itself).
 
-    References
-    ----------
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm based on an Optimal Private Stopping Rule",
-    ICML 2019.
+    {{refs005}}
 
     Examples
     --------
@@ -54,6 +53,7 @@ class Batch(NamedTuple):
     counts: np.ndarray
 
 
+@fill
 class DirectChannel:
     """Exact rewards of arms: the sums of i.i.d. rewards a demand asks for, one draw per entry.
 
@@ -73,10 +73,7 @@ class DirectChannel:
     sigma : float, optional
         Standard deviation of the Gaussian models (default ``anonbandits.envs.rewards.GAUSSIAN_SIGMA``).
 
-    References
-    ----------
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm based on an Optimal Private Stopping Rule",
-    ICML 2019.
+    {{refs005}}
 
     Examples
     --------

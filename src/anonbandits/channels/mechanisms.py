@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.errors import ConfigError
 from anonbandits.privacy import DEFAULT_ORDERS, discrete_gaussian_sum_cdp, pure_dp_to_rdp, rdp_to_dp, skellam_rdp
 
@@ -27,6 +28,7 @@ from anonbandits.privacy import DEFAULT_ORDERS, discrete_gaussian_sum_cdp, pure_
 REAL_ORDERS = 1.0 + np.geomspace(1e-4, 1e4, 2000)
 
 
+@fill
 class NoisyRelease(NamedTuple):
     """What a mechanism releases: the noisy values, the noise added and the accounting of the release.
 
@@ -42,11 +44,7 @@ class NoisyRelease(NamedTuple):
         The accounting of the release (e.g. ``{"epsilon": 0.5, "scale": 2.0}``; for paper 004's protocols,
         their raw release).
 
-    References
-    ----------
-    Dwork, McSherry, Nissim, Smith, "Calibrating Noise to Sensitivity in Private Data Analysis", TCC 2006.
-
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{refs006_004}}
 
     Examples
     --------
@@ -61,6 +59,7 @@ class NoisyRelease(NamedTuple):
     accounting: Mapping[str, Any]
 
 
+@fill
 def laplace_noise(scale: float | np.ndarray, rng: np.random.Generator,
                   size: int | tuple[int, ...] | None = None) -> np.ndarray | float:
     """``Lap(scale)`` noise (centred), one draw per entry of ``size`` (or of ``scale``, an array of scales).
@@ -83,9 +82,7 @@ def laplace_noise(scale: float | np.ndarray, rng: np.random.Generator,
     numpy.ndarray or float
         The draws (a float for a scalar ``scale`` and ``size=None``).
 
-    References
-    ----------
-    Dwork, McSherry, Nissim, Smith, "Calibrating Noise to Sensitivity in Private Data Analysis", TCC 2006.
+    {{refs006}}
 
     Examples
     --------
@@ -98,6 +95,7 @@ def laplace_noise(scale: float | np.ndarray, rng: np.random.Generator,
     return rng.laplace(0.0, scale, size)
 
 
+@fill
 class CentralLaplace:
     """The central Laplace mechanism: an eps-DP release ``sum + Lap(sensitivity/eps)`` of each sum.
 
@@ -111,12 +109,7 @@ class CentralLaplace:
     sensitivity : float, optional
         The sensitivity of a released sum. Default 1.0 (sums of rewards in [0, 1]).
 
-    References
-    ----------
-    Dwork, McSherry, Nissim, Smith, "Calibrating Noise to Sensitivity in Private Data Analysis", TCC 2006.
-
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm based on an Optimal Private Stopping Rule",
-    ICML 2019.
+    {{refs006_005}}
 
     Examples
     --------

@@ -23,9 +23,11 @@ import math
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.core.radii import dpse_widths
 
 
+@fill
 def lazy_ucb_crossing(mean_gap: np.ndarray, a_gap: np.ndarray, b_gap: np.ndarray) -> np.ndarray:
     """``s = sqrt(ln t)`` at which a rival's Anytime-Lazy-UCB index (paper 001, eq. (4)) reaches the played arm's.
 
@@ -48,10 +50,7 @@ def lazy_ucb_crossing(mean_gap: np.ndarray, a_gap: np.ndarray, b_gap: np.ndarray
     numpy.ndarray
         The root ``s >= 0`` (0 when the rival's index is already ahead), broadcast over the arguments.
 
-    References
-    ----------
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
-    2021.
+    {{refs001}}
 
     Examples
     --------
@@ -62,6 +61,7 @@ def lazy_ucb_crossing(mean_gap: np.ndarray, a_gap: np.ndarray, b_gap: np.ndarray
     return 2 * np.maximum(-mean_gap, 0.0) / (a_gap + np.sqrt(a_gap * a_gap - 4 * b_gap * np.minimum(mean_gap, 0.0)))
 
 
+@fill
 def lazy_ucb_capacity(size: float | np.ndarray) -> float | np.ndarray:
     """Observations the filling array of an arm holds when full (paper 001, Algorithm 1).
 
@@ -77,10 +77,7 @@ def lazy_ucb_capacity(size: float | np.ndarray) -> float | np.ndarray:
     float or numpy.ndarray
         ``2 size``.
 
-    References
-    ----------
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
-    2021.
+    {{refs001}}
 
     Examples
     --------
@@ -90,6 +87,7 @@ def lazy_ucb_capacity(size: float | np.ndarray) -> float | np.ndarray:
     return 2 * size
 
 
+@fill
 def hybrid_ucb_index(mean: np.ndarray, width_a: np.ndarray, width_b: np.ndarray, t: int) -> np.ndarray:
     """Hybrid-UCB's index at round ``t`` (paper 001, Algorithm 4; logs base 2, spec A12): ``mean + a sqrt(log2 t)
     + b log2 t`` with ``(a, b)`` = :func:`~anonbandits.core.radii.hybrid_ucb_widths`, in the order of operations of
@@ -112,10 +110,7 @@ def hybrid_ucb_index(mean: np.ndarray, width_a: np.ndarray, width_b: np.ndarray,
     numpy.ndarray
         The index of each arm.
 
-    References
-    ----------
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
-    2021.
+    {{refs001}}
 
     Examples
     --------
@@ -127,6 +122,7 @@ def hybrid_ucb_index(mean: np.ndarray, width_a: np.ndarray, width_b: np.ndarray,
     return width_a * math.sqrt(log_t) + width_b * log_t + mean
 
 
+@fill
 def hybrid_ucb_array_scale(epsilon: float | np.ndarray) -> float | np.ndarray:
     """Laplace scale ``2/eps`` of the noise each full array of Hybrid-UCB gets once (paper 001, Algorithm 4).
 
@@ -140,10 +136,7 @@ def hybrid_ucb_array_scale(epsilon: float | np.ndarray) -> float | np.ndarray:
     float or numpy.ndarray
         ``2 / epsilon``.
 
-    References
-    ----------
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
-    2021.
+    {{refs001}}
 
     Examples
     --------
@@ -153,6 +146,7 @@ def hybrid_ucb_array_scale(epsilon: float | np.ndarray) -> float | np.ndarray:
     return 2.0 / epsilon
 
 
+@fill
 def hybrid_ucb_node_scale(tree: int | np.ndarray, epsilon: float | np.ndarray, exact: bool = False) -> np.ndarray:
     """Laplace scale of the binary-mechanism nodes of Hybrid-UCB's tree ``r`` (paper 001, Algorithm 4):
     ``2 r / eps`` as printed, or ``2 (r + 1) / eps`` (``exact``: the tree's depth counted in full, spec A6).
@@ -171,10 +165,7 @@ def hybrid_ucb_node_scale(tree: int | np.ndarray, epsilon: float | np.ndarray, e
     numpy.ndarray or float
         The Laplace scale of the tree's nodes.
 
-    References
-    ----------
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
-    2021.
+    {{refs001}}
 
     Examples
     --------
@@ -184,6 +175,7 @@ def hybrid_ucb_node_scale(tree: int | np.ndarray, epsilon: float | np.ndarray, e
     return 2.0 * (tree + int(exact)) / epsilon
 
 
+@fill
 def dp_mase_laplace_scale(epsilon: float, length: np.ndarray | int) -> np.ndarray | float:
     """Scale ``1/(eps_dp R)`` of the Laplace noise on an epoch mean of ``R = length`` rewards in [0, 1] (paper 003,
     Algorithm 4a: the mean's sensitivity is 1/R).
@@ -200,10 +192,7 @@ def dp_mase_laplace_scale(epsilon: float, length: np.ndarray | int) -> np.ndarra
     numpy.ndarray or float
         ``1 / (epsilon length)``.
 
-    References
-    ----------
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML
-    2023.
+    {{refs003}}
 
     Examples
     --------
@@ -213,6 +202,7 @@ def dp_mase_laplace_scale(epsilon: float, length: np.ndarray | int) -> np.ndarra
     return 1.0 / (epsilon * length)
 
 
+@fill
 def dp_mase_threshold(active: np.ndarray, epoch: np.ndarray, length: np.ndarray, beta: float,
                       epsilon: float) -> np.ndarray:
     """DP-MASE's elimination width ``2 (h(e) + c(e))`` (paper 003, Algorithm 4a; DP-SE's widths
@@ -236,10 +226,7 @@ def dp_mase_threshold(active: np.ndarray, epoch: np.ndarray, length: np.ndarray,
     numpy.ndarray
         The elimination width of each epoch end.
 
-    References
-    ----------
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML
-    2023.
+    {{refs003}}
 
     Examples
     --------
@@ -251,6 +238,7 @@ def dp_mase_threshold(active: np.ndarray, epoch: np.ndarray, length: np.ndarray,
     return 2.0 * (h + c)
 
 
+@fill
 def vote_ratio(delta: float, local_failure: float) -> float:
     """``log(delta) / log(local_failure)``: the number of votes M for which ``local_failure^M = delta`` (papers 002
     and 003; :func:`~anonbandits.core.votes.vote_threshold` rounds it).
@@ -267,12 +255,7 @@ def vote_ratio(delta: float, local_failure: float) -> float:
     float
         ``log(delta) / log(local_failure)``.
 
-    References
-    ----------
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
-
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML
-    2023.
+    {{refs002_003}}
 
     Examples
     --------

@@ -35,6 +35,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.core.elimination import gap_survivors
 from anonbandits.core.radii import dpse_widths, se_boundary
 from anonbandits.core.schedules import epoch_length, median_elimination_pulls, naive_elimination_pulls
@@ -45,6 +46,7 @@ UNIT_SIGMA2 = 0.25
 SUBROUTINES = ("naive", "median", "se", "ser3")
 
 
+@fill
 @runtime_checkable
 class BatchLearner(Protocol):
     """What a driver needs from N batched elimination learners (see the module docstring).
@@ -68,12 +70,7 @@ class BatchLearner(Protocol):
     n_arms : int
         K, the number of arms.
 
-    References
-    ----------
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
-
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm based on an Optimal Private Stopping Rule",
-    ICML 2019.
+    {{refs002_005}}
 
     Examples
     --------
@@ -274,6 +271,7 @@ class BestArmElimination:
         return np.where(np.isfinite(m.max(axis=1)), np.argmax(m, axis=1), np.argmax(self.active, axis=1))
 
 
+@fill
 class EpochElimination:
     """N successive-elimination regret learners with DP-SE's doubling epochs; no horizon needed.
 
@@ -302,12 +300,7 @@ class EpochElimination:
     ConfigError
         If an argument is out of its range.
 
-    References
-    ----------
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm based on an Optimal Private Stopping Rule",
-    ICML 2019.
-
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{refs005_004}}
 
     Examples
     --------

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.errors import ConfigError, require
 
 GRIDS = ("minimax", "geometric", "arithmetic")
@@ -103,6 +104,7 @@ def static_grid(kind: str, horizon: int, batches: int) -> np.ndarray:
     return np.maximum.accumulate(grid)
 
 
+@fill
 def epoch_length(active: int | np.ndarray, epoch: int | np.ndarray, beta: float,
                  epsilon: float = math.inf) -> int | np.ndarray:
     """R_e: pulls of each active arm in epoch ``epoch`` (1-based) with ``active`` arms at its start.
@@ -128,10 +130,7 @@ def epoch_length(active: int | np.ndarray, epoch: int | np.ndarray, beta: float,
     int or numpy.ndarray
         R_e, an int for scalar arguments, an int64 array of the broadcast shape otherwise.
 
-    References
-    ----------
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm based on an Optimal Private Stopping Rule",
-    ICML 2019.
+    {{refs005}}
 
     Examples
     --------

@@ -9,12 +9,14 @@ import math
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.core.indices import vote_ratio
 from anonbandits.errors import require
 
 VOTE_ROUNDINGS = ("ceil", "floor")
 
 
+@fill
 def vote_threshold(delta: float, local_failure: float, rounding: str = "ceil") -> int:
     """``M = ceil(log(delta) / log(local_failure))`` votes remove an arm, so that ``local_failure^M <= delta``.
 
@@ -41,12 +43,7 @@ def vote_threshold(delta: float, local_failure: float, rounding: str = "ceil") -
     ConfigError
         If ``rounding`` is neither ``"ceil"`` nor ``"floor"``.
 
-    References
-    ----------
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
-
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML
-    2023.
+    {{refs002_003}}
 
     Examples
     --------
@@ -58,6 +55,7 @@ def vote_threshold(delta: float, local_failure: float, rounding: str = "ceil") -
     return math.ceil(ratio - 1e-9) if rounding == "ceil" else math.floor(ratio + 1e-9)
 
 
+@fill
 def removal_steps(votes_before: np.ndarray, cast: np.ndarray, threshold: int, alive: np.ndarray) -> np.ndarray:
     """For each arm, the row of ``cast`` whose vote brings it to ``threshold`` votes (``len(cast)`` if none).
 
@@ -77,12 +75,7 @@ def removal_steps(votes_before: np.ndarray, cast: np.ndarray, threshold: int, al
     numpy.ndarray
         (K,) int: the index of the removing event of each arm, ``len(cast)`` for the arms not removed.
 
-    References
-    ----------
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
-
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML
-    2023.
+    {{refs002_003}}
 
     Examples
     --------

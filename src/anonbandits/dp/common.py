@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.channels.direct import DirectChannel, RewardSum
 from anonbandits.core.regret import RegretTrace
 from anonbandits.core.schedules import checkpoint_grid
@@ -73,6 +74,7 @@ def start(means: Means, horizon: int, reward: str | RewardSum, expected_means: S
             RegretTrace(true.max() - true), Ledger())
 
 
+@fill
 @dataclass
 class Ledger:
     """Which rewards fed which privatized statistic.
@@ -108,10 +110,7 @@ class Ledger:
     noise_scale : list of float, optional
         The Laplace scale of that noise.
 
-    References
-    ----------
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment",
-    arXiv:2102.07929, 2021.
+    {{refs001}}
 
     Examples
     --------
@@ -164,6 +163,7 @@ class Ledger:
         return len(self.release_round)
 
 
+@fill
 @dataclass(frozen=True)
 class BanditRun:
     """One simulated run of a single-learner algorithm of :mod:`anonbandits.dp`.
@@ -188,10 +188,7 @@ class BanditRun:
         Algorithm-specific numbers (epochs, surviving arms, ...), reported as metrics by ``metrics()``, the
         results-table columns of the run.
 
-    References
-    ----------
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment",
-    arXiv:2102.07929, 2021.
+    {{refs001}}
 
     Examples
     --------

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.channels.mechanisms import CentralLaplace
 from anonbandits.core.elimination import gap_survivors
 from anonbandits.core.radii import dpse_threshold
@@ -54,6 +55,7 @@ def _play(trace: RegretTrace, arms: np.ndarray, rounds: int, per_arm: int, order
         rounds -= n
 
 
+@fill
 def successive_elimination(means: Means, horizon: int, rng: np.random.Generator, *, epsilon: float = math.inf,
                            confidence: str | float = "1/T", order: str = "round-robin",
                            reward: str | RewardSum = "bernoulli",
@@ -105,13 +107,7 @@ def successive_elimination(means: Means, horizon: int, rng: np.random.Generator,
     --------
     dp_se, se : the two registered cases.
 
-    References
-    ----------
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
-    ICML 2019.
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment",
-    arXiv:2102.07929, 2021.
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{refs005_001_004}}
 
     Examples
     --------
@@ -145,6 +141,7 @@ def successive_elimination(means: Means, horizon: int, rng: np.random.Generator,
     return finish(trace, grid, true, ledger, epochs=epoch, survivors=int(active.size))
 
 
+@fill
 def dp_se(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, **options) -> BanditRun:
     """DP-SE (Sajed & Sheffet 2019), epsilon-DP; the baseline of papers 001 (Sec. 6) and 004 (Sec. 7).
 
@@ -174,13 +171,7 @@ def dp_se(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, 
     ConfigError
         If ``epsilon`` is not finite and positive, or another argument is invalid.
 
-    References
-    ----------
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
-    ICML 2019.
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment",
-    arXiv:2102.07929, 2021.
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{refs005_001_004}}
 
     Examples
     --------
@@ -192,6 +183,7 @@ def dp_se(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, 
     return successive_elimination(means, horizon, rng, epsilon=check_epsilon(epsilon), **options)
 
 
+@fill
 def se(means: Means, horizon: int, rng: np.random.Generator, **options) -> BanditRun:
     """Non-private successive elimination with DP-SE's epoch schedule at eps = infinity (the reference).
 
@@ -216,12 +208,7 @@ def se(means: Means, horizon: int, rng: np.random.Generator, **options) -> Bandi
     ConfigError
         If an argument is invalid.
 
-    References
-    ----------
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
-    ICML 2019.
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment",
-    arXiv:2102.07929, 2021.
+    {{refs005_001}}
 
     Examples
     --------

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.channels.mechanisms import CentralLaplace
 from anonbandits.core.schedules import ftnl_epoch_length
 from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, finish, start
@@ -36,6 +37,7 @@ def parse_initial(value: str | int, actions: int, rng: np.random.Generator) -> i
     return index
 
 
+@fill
 def ftnl(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, *, naive: bool = False,
          noise_multiplier: float = 1.0, initial: str | int = "random", reward: str | RewardSum = "bernoulli",
          expected_means: Sequence[float] | None = None, checkpoints: int | Sequence[int] = 200) -> BanditRun:
@@ -80,10 +82,7 @@ def ftnl(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, *
     ConfigError
         If the means, epsilon, horizon, noise multiplier, initial action or reward model are invalid.
 
-    References
-    ----------
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment",
-    arXiv:2102.07929, 2021.
+    {{refs001}}
 
     Examples
     --------

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.channels.direct import DirectChannel
 from anonbandits.channels.mechanisms import laplace_noise
 from anonbandits.core.indices import hybrid_ucb_array_scale, hybrid_ucb_node_scale
@@ -38,6 +39,7 @@ TREE_NOISES = ("paper", "exact")
 _CHUNK = 4096
 
 
+@fill
 @dataclass(frozen=True)
 class HybridBatch:
     """Runs of :func:`hybrid_ucb_batch`, R runs of K arms each.
@@ -59,10 +61,7 @@ class HybridBatch:
     laplace_draws : numpy.ndarray
         (R,) int, the Laplace noise draws of each run (array noises and tree-node noises).
 
-    References
-    ----------
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment",
-    arXiv:2102.07929, 2021.
+    {{refs001}}
 
     Examples
     --------
@@ -81,6 +80,7 @@ class HybridBatch:
     laplace_draws: np.ndarray
 
 
+@fill
 def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], horizon: int,
                      rng: np.random.Generator, *, tree_noise: str = "paper",
                      reward: str | RewardSum = "bernoulli", expected_means: np.ndarray | None = None,
@@ -122,10 +122,7 @@ def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], 
     ConfigError
         If an epsilon, the shape of ``means``, the horizon, ``tree_noise`` or the reward model is invalid.
 
-    References
-    ----------
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment",
-    arXiv:2102.07929, 2021.
+    {{refs001}}
 
     Examples
     --------
@@ -193,6 +190,7 @@ def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], 
                        noisy_means=mean.reshape(R, K), best_arm=true.argmax(axis=1), laplace_draws=laplace_draws)
 
 
+@fill
 def hybrid_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, *, tree_noise: str = "paper",
                reward: str | RewardSum = "bernoulli", expected_means: Sequence[float] | None = None,
                checkpoints: int | Sequence[int] = 200) -> BanditRun:
@@ -229,10 +227,7 @@ def hybrid_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.Genera
     ConfigError
         If the means, epsilon, horizon, ``tree_noise`` or reward model are invalid.
 
-    References
-    ----------
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment",
-    arXiv:2102.07929, 2021.
+    {{refs001}}
 
     Examples
     --------

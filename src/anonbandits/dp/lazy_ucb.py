@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.channels.mechanisms import CentralLaplace
 from anonbandits.core.indices import lazy_ucb_capacity, lazy_ucb_crossing
 from anonbandits.core.radii import lazy_ucb_index, lazy_ucb_widths
@@ -57,6 +58,7 @@ def _overtaken_at(mean: np.ndarray, size: np.ndarray, epsilon: float, j: int, t:
     return best
 
 
+@fill
 def anytime_lazy_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, *, storage: str = "o1",
                      reward: str | RewardSum = "bernoulli", expected_means: Sequence[float] | None = None,
                      checkpoints: int | Sequence[int] = 200) -> BanditRun:
@@ -97,10 +99,7 @@ def anytime_lazy_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.
     ConfigError
         If the means, epsilon, horizon, storage or reward model are invalid.
 
-    References
-    ----------
-    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment",
-    arXiv:2102.07929, 2021.
+    {{refs001}}
 
     Examples
     --------

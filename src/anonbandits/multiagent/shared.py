@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.core.votes import VOTE_ROUNDINGS, vote_threshold  # noqa: F401 (re-exported for both papers)
 from anonbandits.errors import ConfigError, require
 
@@ -26,6 +27,7 @@ SKEWS = ("power", "halves")
 SKEWED_SHARE = 0.8  # paper 002, Problem 2: the first half of the players generates this share of the events
 
 
+@fill
 def activity_probabilities(agents: int, activity: str | np.ndarray = "uniform", *, skew: str = "power",
                            gamma: float = 0.8, offset: float = 0.0) -> np.ndarray:
     """The activity distribution as a probability vector over ``agents`` agents.
@@ -57,10 +59,7 @@ def activity_probabilities(agents: int, activity: str | np.ndarray = "uniform", 
         probability vector over the N agents, N is odd with ``skew="halves"``, or ``gamma`` or ``offset`` is
         out of range.
 
-    References
-    ----------
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    {{refs003_002}}
 
     Examples
     --------

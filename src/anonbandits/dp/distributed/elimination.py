@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.channels.direct import DirectChannel
 from anonbandits.channels.mechanisms import Distributed
 from anonbandits.core.elimination import interval_survivors
@@ -49,6 +50,7 @@ class BlockRelease:
     z: float
 
 
+@fill
 @dataclass(frozen=True)
 class EliminationResult:
     """One run of Algorithm 1 (:func:`run_elimination`).
@@ -78,9 +80,7 @@ class EliminationResult:
         Every released statistic (batch, arm, users, parameters, SecAgg output, estimate) with
         ``record=True``, else empty.
 
-    References
-    ----------
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{refs004}}
 
     Examples
     --------
@@ -104,6 +104,7 @@ class EliminationResult:
     releases: tuple[BlockRelease, ...]
 
 
+@fill
 def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, reward_sigma: float, horizon: int,
                     batch_base: int, confidence: float, crs: float, rng: np.random.Generator,
                     simulation: str = "aggregate", secagg: str = "ideal", checkpoints: int = 200,
@@ -154,9 +155,7 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
         If ``reward`` is not a bounded reward model, the means are invalid or, through
         :mod:`anonbandits.dp.distributed`, an argument breaks the registry's rules.
 
-    References
-    ----------
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{refs004}}
 
     Examples
     --------

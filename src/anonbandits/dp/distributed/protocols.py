@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from anonbandits import privacy
+from anonbandits._docstrings import fill
 from anonbandits.core.radii import lemma2_radius, lemma5_radius
 from anonbandits.errors import ConfigError, require
 
@@ -29,6 +30,7 @@ from anonbandits.errors import ConfigError, require
 COMPLETE_MASKING_MAX_USERS, RING_DEGREE, SPLIT_SHARES = 512, 16, 3
 
 
+@fill
 @dataclass(frozen=True)
 class BatchParams:
     """Public per-batch protocol parameters, ``m = n g + 2 tau + 1``; the property ``bits`` is ``ceil(log2 m)``,
@@ -45,9 +47,7 @@ class BatchParams:
     m : int
         Modulus of the users' messages and of the secure aggregation.
 
-    References
-    ----------
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{refs004}}
 
     Examples
     --------
@@ -80,6 +80,7 @@ class Release:
     exact: np.ndarray
 
 
+@fill
 class Protocol:
     """Base class of the protocols P = (R, S, A), and Dist-DP-SE's pure-DP SecAgg protocol with Polya noise
     (Theorem 1, Sec. 3.1).
@@ -105,9 +106,7 @@ class Protocol:
     ConfigError
         If ``epsilon`` is not positive, ``tau_confidence`` is outside (0, 1] or ``scale`` is below 1.
 
-    References
-    ----------
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    {{refs004}}
 
     Examples
     --------

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.core.indices import vote_ratio
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.envs.rewards import REWARD_MODELS, parse_means
@@ -45,6 +46,7 @@ PER_ACTIVATION = ("pull", "round")
 DEFAULT_MAX_STEPS = 10**8
 
 
+@fill
 @dataclass(frozen=True, kw_only=True)
 class DecentralizedResult(Result):
     """Outcome of one run of a paper-002 algorithm: the registry's :class:`~anonbandits.registry.Result` plus
@@ -96,9 +98,7 @@ class DecentralizedResult(Result):
     ConfigError
         If a metric breaks the results schema.
 
-    References
-    ----------
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    {{refs002}}
 
     Examples
     --------
@@ -221,6 +221,7 @@ def _threshold(delta: float, eta: float, n_agents: int, rounding: str) -> int:
     return vote_threshold(delta, eta, rounding)
 
 
+@fill
 def run_decentralized_elimination(
         means, n_agents: int, *, rng: np.random.Generator, delta: float = 0.05, eta: float = 0.9,
         eps: float = 0.25, subroutine: str = "ser3", vote_rounding: str = "ceil", record_messages: bool = True,
@@ -273,10 +274,7 @@ def run_decentralized_elimination(
         If an argument or option is out of range or unknown, or options contradict each other (the message
         names the argument).
 
-    References
-    ----------
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+    {{refs002_003}}
 
     Examples
     --------
@@ -294,6 +292,7 @@ def run_decentralized_elimination(
                 record=record_messages, **options)
 
 
+@fill
 def run_no_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: float = 0.05, eps: float = 0.25,
                    subroutine: str = "ser3", **options: Any) -> DecentralizedResult:
     """One run of 1-PRIVACY-X (paper 002, Sec. 5.1; spec 6.1): every player alone, no messages.
@@ -329,9 +328,7 @@ def run_no_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: flo
         If an argument or option is out of range or unknown, or options contradict each other (the message
         names the argument).
 
-    References
-    ----------
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    {{refs002}}
 
     Examples
     --------
@@ -343,6 +340,7 @@ def run_no_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: flo
                 delta=delta, eps=eps, subroutine=subroutine, **options)
 
 
+@fill
 def run_full_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: float = 0.05, eps: float = 0.25,
                      subroutine: str = "ser3", record_messages: bool = True, **options: Any) -> DecentralizedResult:
     """One run of 0-PRIVACY-X (paper 002, Sec. 5.1; spec 6.2): one shared learner, every (arm, reward) broadcast.
@@ -382,9 +380,7 @@ def run_full_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: f
         If an argument or option is out of range or unknown, or options contradict each other (the message
         names the argument).
 
-    References
-    ----------
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    {{refs002}}
 
     Examples
     --------
@@ -396,6 +392,7 @@ def run_full_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: f
                 eps=eps, subroutine=subroutine, record=record_messages, full=True, **options)
 
 
+@fill
 def run_dser4(means, n_agents: int, *, rng: np.random.Generator, horizon: int, phi: float, delta: float = 0.05,
               eta: float = 0.9, eps: float = 0.25, vote_rounding: str = "ceil", record_messages: bool = True,
               **options: Any) -> DecentralizedResult:
@@ -445,9 +442,7 @@ def run_dser4(means, n_agents: int, *, rng: np.random.Generator, horizon: int, p
         If an argument or option is out of range or unknown, or options contradict each other (the message
         names the argument).
 
-    References
-    ----------
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    {{refs002}}
 
     Examples
     --------

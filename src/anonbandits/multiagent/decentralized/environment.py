@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.channels.direct import DirectChannel
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import ConfigError, require
@@ -26,6 +27,7 @@ from anonbandits.multiagent.shared import SKEWED_SHARE, activity_probabilities
 RewardSampler = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
 
 
+@fill
 @dataclass(frozen=True)
 class MeansSchedule:
     """Arm means ``mu_k(t)`` at global step ``t`` (1-based) over one shared ``instance``.
@@ -53,9 +55,7 @@ class MeansSchedule:
         If ``drift`` is negative or not finite, ``switch_at`` is negative, ``switch_at > 0`` comes without
         ``means_after`` (or with both a drift and a switch), or ``means_after`` has the wrong size.
 
-    References
-    ----------
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    {{refs002}}
 
     Examples
     --------

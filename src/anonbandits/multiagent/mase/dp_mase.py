@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.channels.direct import DirectChannel
 from anonbandits.channels.mechanisms import laplace_noise
 from anonbandits.core.elimination import gap_survivors
@@ -36,6 +37,7 @@ from anonbandits.multiagent.mase import model
 from anonbandits.multiagent.mase.model import EliminationLog, MaseResult, NoiseAudit
 
 
+@fill
 @dataclass(frozen=True)
 class DPMASEConfig:
     """Parameters of DP-MASE (defaults are the spec's).
@@ -58,9 +60,7 @@ class DPMASEConfig:
     max_rounds : int, optional
         Cap on the Poisson clock (about the number of rounds; default 10^9); the run is then ``truncated``.
 
-    References
-    ----------
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+    {{refs003}}
 
     Examples
     --------
@@ -77,6 +77,7 @@ class DPMASEConfig:
     max_rounds: int = 10**9
 
 
+@fill
 def dp_mase_local_elimination(eps: float, epoch: np.ndarray, means: np.ndarray, held: np.ndarray, beta: float,
                               length: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """DP-MASE Local Elimination (paper 003, Algorithm 4 of App. B.1, "4a") for a batch of epoch ends.
@@ -113,11 +114,7 @@ def dp_mase_local_elimination(eps: float, epoch: np.ndarray, means: np.ndarray, 
     ConfigError
         Through :mod:`anonbandits.multiagent.mase`, if ``beta`` is outside (0, 1) or ``rng`` is not a generator.
 
-    References
-    ----------
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
-    ICML 2019.
+    {{refs003_005}}
 
     Examples
     --------
@@ -244,6 +241,7 @@ def _uniform_times(rng: np.random.Generator, start: np.ndarray, end: np.ndarray 
     return np.repeat(start, count) + rng.random(int(count.sum())) * np.repeat(end - start, count)
 
 
+@fill
 def dp_mase(instance: MultiUserInstance, probs: np.ndarray, cfg: DPMASEConfig, rng: np.random.Generator,
             record: bool = True) -> MaseResult:
     """Run DP-MASE (paper 003, Algorithm 2 with Algorithm 4a) with agents activated according to ``probs``.
@@ -278,11 +276,7 @@ def dp_mase(instance: MultiUserInstance, probs: np.ndarray, cfg: DPMASEConfig, r
         If ``cfg.eps`` is not positive, ``cfg.beta`` or ``cfg.delta`` is outside (0, 1), or ``M*`` exceeds the
         number of agents.
 
-    References
-    ----------
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
-    ICML 2019.
+    {{refs003_005}}
 
     Examples
     --------

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.core.indices import vote_ratio
 from anonbandits.core.votes import vote_threshold
 from anonbandits.envs.instances import MultiUserInstance
@@ -35,6 +36,7 @@ MODELS = ("bernoulli", "gaussian-unclipped")
 Instance = MultiUserInstance
 
 
+@fill
 def problem(name: str, sigma: float = 0.5) -> MultiUserInstance:
     """Paper 003's Problem 1 (Bernoulli) or Problem 2 (unclipped Gaussian, standard deviation ``sigma``; A13).
 
@@ -58,9 +60,7 @@ def problem(name: str, sigma: float = 0.5) -> MultiUserInstance:
     ConfigError
         If ``name`` is neither ``"1"`` nor ``"2"``.
 
-    References
-    ----------
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+    {{refs003}}
 
     Examples
     --------
@@ -110,6 +110,7 @@ def eta_xi(eta: float, xi: float, arms: int) -> float:
     return value
 
 
+@fill
 @dataclass
 class EliminationLog:
     """Every local elimination of a run, one entry per elimination in round order.
@@ -128,9 +129,7 @@ class EliminationLog:
     delivered : numpy.ndarray
         Whether the vote was actually sent (bool).
 
-    References
-    ----------
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+    {{refs003}}
 
     Examples
     --------
@@ -147,6 +146,7 @@ class EliminationLog:
     delivered: np.ndarray
 
 
+@fill
 @dataclass
 class NoiseAudit:
     """DP-MASE's Laplace mechanism, one row per released noisy mean (agent, epoch, arm).
@@ -168,9 +168,7 @@ class NoiseAudit:
     scale : numpy.ndarray
         The Laplace scale used, ``1/(eps_dp R)``.
 
-    References
-    ----------
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+    {{refs003}}
 
     Examples
     --------
@@ -190,6 +188,7 @@ class NoiseAudit:
     scale: np.ndarray
 
 
+@fill
 @dataclass
 class MaseResult:
     """Outcome of one run of a paper-003 algorithm on ``instance``.
@@ -231,9 +230,7 @@ class MaseResult:
     noise : NoiseAudit or None, optional
         DP-MASE: the Laplace mechanism's releases (with ``record``).
 
-    References
-    ----------
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+    {{refs003}}
 
     Examples
     --------

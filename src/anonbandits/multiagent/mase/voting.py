@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.channels.direct import DirectChannel
 from anonbandits.core.radii import se_boundary
 from anonbandits.envs.instances import MultiUserInstance
@@ -68,6 +69,7 @@ def _run(name: str, instance: MultiUserInstance, probs: np.ndarray, rng: np.rand
                              **fields)
 
 
+@fill
 def corrupted_elimination(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generator, *, eta: float = 0.9,
                           xi: float = 0.05, delta: float = 0.05, record: bool = True, **options: Any) -> MaseResult:
     """CORRUPTED ELIMINATION (paper 003, Algorithm 3 with local routine 4b).
@@ -114,10 +116,7 @@ def corrupted_elimination(instance: MultiUserInstance, probs: np.ndarray, rng: n
         If eta, xi or delta is out of range, ``xi`` leaves no local failure budget, ``M*`` exceeds the number of
         agents, or the reward model or an option is invalid.
 
-    References
-    ----------
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
-    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+    {{refs003_002}}
 
     Examples
     --------
@@ -134,6 +133,7 @@ def corrupted_elimination(instance: MultiUserInstance, probs: np.ndarray, rng: n
                 **options)
 
 
+@fill
 def mase(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generator, *, beta: float = 0.5,
          delta: float = 0.05, record: bool = True, **options: Any) -> MaseResult:
     """The generic MASE scheme (paper 003, Algorithm 1) with the SE local elimination of Sec. 4.1.
@@ -173,9 +173,7 @@ def mase(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generato
         If beta or delta is outside (0, 1), ``M*`` exceeds the number of agents, or the reward model or an
         option is invalid.
 
-    References
-    ----------
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+    {{refs003}}
 
     Examples
     --------
@@ -190,6 +188,7 @@ def mase(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generato
                 sync=se_kernel.SYNC_IMMEDIATE, **options)
 
 
+@fill
 def independent(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generator, *, delta: float = 0.05,
                 stop: str = "all", record: bool = True, **options: Any) -> MaseResult:
     """INDEPENDENT baseline (paper 003, Sec. 6; spec 2.7 and A14): every agent runs its own SE at confidence
@@ -229,9 +228,7 @@ def independent(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.G
     ConfigError
         If ``stop`` is unknown, delta is outside (0, 1), or the reward model or an option is invalid.
 
-    References
-    ----------
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+    {{refs003}}
 
     Examples
     --------
@@ -248,6 +245,7 @@ def independent(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.G
                 **options)
 
 
+@fill
 def central(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generator, *, delta: float = 0.05,
             width_c: float = 1.0, width_denominator: int = 1, max_rounds: int = 10**9,
             record: bool = True) -> MaseResult:
@@ -289,9 +287,7 @@ def central(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Gener
     ConfigError
         If delta is outside (0, 1).
 
-    References
-    ----------
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+    {{refs003}}
 
     Examples
     --------
