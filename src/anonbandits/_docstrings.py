@@ -23,28 +23,48 @@ SNIPPETS: dict[str, str] = {
     "paper003": 'Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications",\n'
                 'ICML 2023.',
     "paper004": 'Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.',
-    "paper005": 'Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping\n'
-                'Rule", ICML 2019.',
-    "paper006": 'Dwork, McSherry, Nissim, Smith, "Calibrating Noise to Sensitivity in Private Data Analysis",\n'
-                'TCC 2006.',
+    "sajed2019": 'Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping\n'
+                 'Rule", ICML 2019.',
+    "dwork2006": 'Dwork, McSherry, Nissim, Smith, "Calibrating Noise to Sensitivity in Private Data Analysis",\n'
+                 'TCC 2006.',
+    "dwork2010": 'Dwork, Rothblum, Vadhan, "Boosting and Differential Privacy", FOCS 2010.',
+    "bun2016": 'Bun, Steinke, "Concentrated Differential Privacy: Simplifications, Extensions, and Lower Bounds",\n'
+               'TCC 2016.',
+    "bonawitz2017": 'Bonawitz et al., "Practical Secure Aggregation for Privacy-Preserving Machine Learning",\n'
+                    'ACM CCS 2017.',
+    "canonne2020": 'Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential Privacy", NeurIPS 2020.',
+    "agarwal2021": 'Agarwal, Kairouz, Liu, "The Skellam Mechanism for Differentially Private Federated Learning",\n'
+                   'NeurIPS 2021.',
+    "kairouz2021": 'Kairouz, Liu, Steinke, "The Distributed Discrete Gaussian Mechanism for Federated Learning with\n'
+                   'Secure Aggregation", ICML 2021.',
     "size": "size : int, tuple of int or None\n    Shape of the draw (numpy's ``size``); ``None`` draws one value.",
     "rng": "rng : numpy.random.Generator\n    The source of randomness.",
     "int_draws": "Returns\n-------\nnumpy.ndarray or numpy.int64\n    ``int64`` draws of shape ``size``.",
 }
 
 
-def _papers(*numbers: str) -> str:
-    """The references of papers ``numbers`` (e.g. ``"003"``), one paragraph each."""
-    return "\n\n".join(SNIPPETS["paper" + n] for n in numbers)
+def _references(*keys: str, lead: str | None = None) -> str:
+    """A References section citing the papers ``keys`` of :data:`SNIPPETS`, one paragraph each, after ``lead``."""
+    return "\n\n".join(["References\n----------", *([lead] if lead else []), *(SNIPPETS[key] for key in keys)])
 
 
-# A whole References section (``refs003_005``: papers 003 and 005, in that order), or, where a sentence leads the
-# section, the list of papers alone (``papers...``).
-SNIPPETS.update({"refs" + key: "References\n----------\n" + _papers(*key.split("_"))
-                 for key in ("000", "001", "002", "002_003", "002_005", "003", "003_002", "003_005", "004", "005",
-                             "005_001", "005_001_004", "005_004", "006", "006_004", "006_005")})
-SNIPPETS.update({"papers" + key: _papers(*key.split("_"))
-                 for key in ("000_001_004_003_002", "000_001_005_004_003_002", "002", "004")})
+# ``refs_<key>_<key>...``: a References section citing those papers in that order.
+SNIPPETS.update({"refs_" + combo: _references(*re.findall(r"[a-z]+\d+", combo)) for combo in (
+    "agarwal2021_paper004", "bonawitz2017", "bonawitz2017_paper004", "bun2016_paper004", "canonne2020",
+    "canonne2020_paper004", "dwork2006", "dwork2006_paper004", "dwork2006_sajed2019", "dwork2010_paper004",
+    "kairouz2021_paper004", "paper000", "paper000_paper002", "paper001", "paper002", "paper002_paper003",
+    "paper002_sajed2019", "paper003", "paper003_paper002", "paper003_sajed2019", "paper004", "sajed2019",
+    "sajed2019_paper001", "sajed2019_paper001_paper004", "sajed2019_paper004",
+)})
+# References sections whose sentence says what the papers are the source of.
+SNIPPETS.update({"refs_" + name: _references(*keys, lead=lead) for name, (lead, keys) in {
+    "metrics": ("The metrics are those of the algorithms of:",
+                ("paper000", "paper001", "paper004", "paper003", "paper002")),
+    "parameters": ("The parameters are those of the algorithms of:",
+                   ("paper000", "paper001", "paper004", "paper003", "paper002")),
+    "registered": ("The registered algorithms are those of:",
+                   ("paper000", "paper001", "sajed2019", "paper004", "paper003", "paper002")),
+}.items()})
 
 _MARK = re.compile(r"^([ \t]*)\{\{(\w+)\}\}[ \t]*$", re.M)
 

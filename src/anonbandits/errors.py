@@ -39,7 +39,7 @@ class AnonymityViolation(AnonBanditsError):
     Raised by the anonymous channel's auditor: no result of a run that raised it exists, so no group of C
     or fewer users was ever observed.
 
-    {{refs000}}
+    {{refs_paper000}}
 
     Examples
     --------

@@ -74,9 +74,7 @@ def laplace(scale: float, size: Size, rng: np.random.Generator) -> np.ndarray:
     ConfigError
         If ``scale`` is not a positive finite number.
 
-    References
-    ----------
-    {{paper004}}
+    {{refs_paper004}}
 
     Examples
     --------
@@ -108,9 +106,7 @@ def discrete_laplace(scale: float, size: Size, rng: np.random.Generator) -> np.n
     ConfigError
         If ``scale`` is not a positive finite number.
 
-    References
-    ----------
-    {{paper004}}
+    {{refs_paper004}}
 
     Examples
     --------
@@ -150,9 +146,7 @@ def polya(r: float, beta: float, size: Size, rng: np.random.Generator) -> np.nda
     ConfigError
         If ``r`` is not positive and finite or ``beta`` is outside [0, 1).
 
-    References
-    ----------
-    {{paper004}}
+    {{refs_paper004}}
 
     Examples
     --------
@@ -187,11 +181,7 @@ def skellam(mu: int, var: float, size: Size, rng: np.random.Generator) -> np.nda
     ConfigError
         If ``mu`` is not an integer or ``var`` is not positive and finite.
 
-    References
-    ----------
-    Agarwal, Kairouz, Liu, "The Skellam Mechanism for Differentially Private Federated Learning", NeurIPS 2021.
-
-    {{paper004}}
+    {{refs_agarwal2021_paper004}}
 
     Examples
     --------
@@ -227,9 +217,7 @@ def discrete_gaussian(sigma: float, size: Size, rng: np.random.Generator) -> np.
     ConfigError
         If ``sigma`` is not a positive finite number.
 
-    References
-    ----------
-    Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential Privacy", NeurIPS 2020.
+    {{refs_canonne2020}}
 
     Examples
     --------
@@ -254,6 +242,7 @@ def discrete_gaussian(sigma: float, size: Size, rng: np.random.Generator) -> np.
     return out.reshape(shape) if size is not None else out[0]
 
 
+@fill
 def discrete_gaussian_pmf(sigma: float) -> tuple[np.ndarray, np.ndarray]:
     """``(support, pmf)`` of ``N_Z(0, sigma^2)`` over every integer whose weight is a positive double.
 
@@ -277,9 +266,7 @@ def discrete_gaussian_pmf(sigma: float) -> tuple[np.ndarray, np.ndarray]:
     ConfigError
         If ``sigma`` is not a positive finite number.
 
-    References
-    ----------
-    Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential Privacy", NeurIPS 2020.
+    {{refs_canonne2020}}
 
     Examples
     --------
@@ -323,12 +310,7 @@ def discrete_gaussian_sum(sigma: float, n: int, size: Size, rng: np.random.Gener
     ConfigError
         If ``sigma`` is not positive and finite or ``n`` is not a non-negative integer.
 
-    References
-    ----------
-    Kairouz, Liu, Steinke, "The Distributed Discrete Gaussian Mechanism for Federated Learning with Secure
-    Aggregation", ICML 2021.
-
-    {{paper004}}
+    {{refs_kairouz2021_paper004}}
 
     Examples
     --------
@@ -364,9 +346,7 @@ def discrete_laplace_tail(scale: float, k: np.ndarray | int) -> np.ndarray:
     numpy.ndarray
         The tail probabilities, of the shape of ``k``.
 
-    References
-    ----------
-    {{paper004}}
+    {{refs_paper004}}
 
     Examples
     --------
@@ -399,9 +379,7 @@ def discrete_laplace_radius(scale: float, p: float) -> float:
     ConfigError
         If ``p`` is outside (0, 1].
 
-    References
-    ----------
-    {{paper004}}
+    {{refs_paper004}}
 
     Examples
     --------
@@ -432,9 +410,7 @@ def skellam_radius(var: float, p: float) -> float:
     ConfigError
         If ``p`` is outside (0, 1].
 
-    References
-    ----------
-    {{paper004}}
+    {{refs_paper004}}
 
     Examples
     --------
@@ -466,9 +442,7 @@ def subgaussian_radius(var: float, p: float) -> float:
     ConfigError
         If ``p`` is outside (0, 1].
 
-    References
-    ----------
-    {{paper004}}
+    {{refs_paper004}}
 
     Examples
     --------
@@ -503,9 +477,7 @@ def discrete_laplace_sum_radius(scale: float, n: int, p: float) -> float:
     ConfigError
         If ``p`` is outside (0, 1].
 
-    References
-    ----------
-    {{paper004}}
+    {{refs_paper004}}
 
     Examples
     --------
@@ -542,9 +514,7 @@ def randomized_round(x: np.ndarray, g: int, rng: np.random.Generator) -> np.ndar
     ConfigError
         If ``g`` is not a positive integer or a value lies outside [0, 1].
 
-    References
-    ----------
-    {{paper004}}
+    {{refs_paper004}}
 
     Examples
     --------
@@ -586,11 +556,7 @@ def secure_sum(messages: np.ndarray, m: int) -> int:
     ConfigError
         If ``m`` is not an integer in [2, 2^62).
 
-    References
-    ----------
-    Bonawitz et al., "Practical Secure Aggregation for Privacy-Preserving Machine Learning", ACM CCS 2017.
-
-    {{paper004}}
+    {{refs_bonawitz2017_paper004}}
 
     Examples
     --------
@@ -606,6 +572,7 @@ def secure_sum(messages: np.ndarray, m: int) -> int:
     return total
 
 
+@fill
 def complete_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
     """All pairs ``i < j`` of ``n`` users: the masking graph of pairwise masking.
 
@@ -619,9 +586,7 @@ def complete_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
     i, j : numpy.ndarray
         ``int64`` arrays of the pairs' first and second users.
 
-    References
-    ----------
-    Bonawitz et al., "Practical Secure Aggregation for Privacy-Preserving Machine Learning", ACM CCS 2017.
+    {{refs_bonawitz2017}}
 
     Examples
     --------
@@ -632,6 +597,7 @@ def complete_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
     return i.astype(np.int64), j.astype(np.int64)
 
 
+@fill
 def ring_pairs(n: int, degree: int) -> tuple[np.ndarray, np.ndarray]:
     """Pairs ``(i, i + k mod n)`` for ``k = 1..degree``: each user masks with ``2 degree`` neighbours.
 
@@ -654,9 +620,7 @@ def ring_pairs(n: int, degree: int) -> tuple[np.ndarray, np.ndarray]:
     ConfigError
         If ``degree`` is outside [1, n/2).
 
-    References
-    ----------
-    Bonawitz et al., "Practical Secure Aggregation for Privacy-Preserving Machine Learning", ACM CCS 2017.
+    {{refs_bonawitz2017}}
 
     Examples
     --------
@@ -697,9 +661,7 @@ def masked_messages(messages: np.ndarray, m: int, rng: np.random.Generator,
     ConfigError
         If ``m`` is not an integer in [2, 2^62), or a user holds so many masks that their sum could overflow.
 
-    References
-    ----------
-    Bonawitz et al., "Practical Secure Aggregation for Privacy-Preserving Machine Learning", ACM CCS 2017.
+    {{refs_bonawitz2017}}
 
     Examples
     --------
@@ -749,9 +711,7 @@ def split_and_mix(messages: np.ndarray, m: int, shares: int, rng: np.random.Gene
     ConfigError
         If ``m`` is not an integer in [2, 2^62) or ``shares`` is not a positive integer.
 
-    References
-    ----------
-    {{paper004}}
+    {{refs_paper004}}
 
     Examples
     --------
@@ -788,9 +748,7 @@ def modulus(n: int, g: int, tau: int) -> int:
     int
         The modulus ``m``.
 
-    References
-    ----------
-    {{paper004}}
+    {{refs_paper004}}
 
     Examples
     --------
@@ -831,9 +789,7 @@ def analyze(yhat: np.ndarray | int, n: int, g: int, tau: int, m: int) -> np.ndar
     ConfigError
         If ``m`` is below ``n g + 2 tau + 1`` or a value lies outside {0, ..., m-1}.
 
-    References
-    ----------
-    {{paper004}}
+    {{refs_paper004}}
 
     Examples
     --------
@@ -871,11 +827,7 @@ def skellam_rdp(alpha: np.ndarray | float, sensitivity: float, variance: float) 
     numpy.ndarray
         ``eps(alpha)``, of the shape of ``alpha``.
 
-    References
-    ----------
-    Agarwal, Kairouz, Liu, "The Skellam Mechanism for Differentially Private Federated Learning", NeurIPS 2021.
-
-    {{paper004}}
+    {{refs_agarwal2021_paper004}}
 
     Examples
     --------
@@ -913,9 +865,7 @@ def dist_rdp_se_rdp(alpha: np.ndarray | float, epsilon: float, scale: float,
     numpy.ndarray
         ``eps(alpha)``, of the shape of ``alpha``.
 
-    References
-    ----------
-    {{paper004}}
+    {{refs_paper004}}
 
     Examples
     --------
@@ -994,12 +944,7 @@ def discrete_gaussian_sum_cdp(n: int, sigma: float, sensitivity: float) -> float
     ConfigError
         If ``sigma`` is below 1/2.
 
-    References
-    ----------
-    Kairouz, Liu, Steinke, "The Distributed Discrete Gaussian Mechanism for Federated Learning with Secure
-    Aggregation", ICML 2021.
-
-    {{paper004}}
+    {{refs_kairouz2021_paper004}}
 
     Examples
     --------
@@ -1038,11 +983,7 @@ def rdp_to_dp(rdp: Callable[[np.ndarray], np.ndarray] | np.ndarray, delta: float
     ConfigError
         If ``delta`` is outside (0, 1) or an order is at most 1.
 
-    References
-    ----------
-    Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential Privacy", NeurIPS 2020.
-
-    {{paper004}}
+    {{refs_canonne2020_paper004}}
 
     Examples
     --------
@@ -1080,11 +1021,7 @@ def zcdp_to_dp(rho: float, delta: float) -> float:
     ConfigError
         If ``delta`` is outside (0, 1).
 
-    References
-    ----------
-    Bun, Steinke, "Concentrated Differential Privacy: Simplifications, Extensions, and Lower Bounds", TCC 2016.
-
-    {{paper004}}
+    {{refs_bun2016_paper004}}
 
     Examples
     --------
@@ -1113,11 +1050,7 @@ def pure_dp_to_rdp(epsilon: float | np.ndarray, alpha: np.ndarray | float) -> np
     numpy.ndarray
         The RDP curve at ``alpha``.
 
-    References
-    ----------
-    Bun, Steinke, "Concentrated Differential Privacy: Simplifications, Extensions, and Lower Bounds", TCC 2016.
-
-    {{paper004}}
+    {{refs_bun2016_paper004}}
 
     Examples
     --------
@@ -1154,11 +1087,7 @@ def advanced_composition_epsilon(epsilon_total: float, k: int, delta_prime: floa
     ConfigError
         If ``delta_prime`` is outside (0, 1).
 
-    References
-    ----------
-    Dwork, Rothblum, Vadhan, "Boosting and Differential Privacy", FOCS 2010.
-
-    {{paper004}}
+    {{refs_dwork2010_paper004}}
 
     Examples
     --------
@@ -1197,9 +1126,7 @@ def returning_users_dp(rdp: Callable[[np.ndarray], np.ndarray], batches: int, de
     ConfigError
         If ``batches`` is not a positive integer, ``delta`` is outside (0, 1) or an order is at most 1.
 
-    References
-    ----------
-    {{paper004}}
+    {{refs_paper004}}
 
     Examples
     --------

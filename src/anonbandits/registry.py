@@ -227,11 +227,7 @@ class Result:
         For a metric the schema does not know or a value it does not allow: a bug of the algorithm's adapter,
         not a user's mistake.
 
-    References
-    ----------
-    The registered algorithms are those of:
-
-    {{papers000_001_005_004_003_002}}
+    {{refs_registered}}
 
     Examples
     --------
@@ -285,11 +281,7 @@ class AlgorithmSpec:
     curve_axes : tuple of str, optional
         The names of the x and y of its curve; default ``("round", "cumulative pseudo-regret")``.
 
-    References
-    ----------
-    The registered algorithms are those of:
-
-    {{papers000_001_005_004_003_002}}
+    {{refs_registered}}
 
     Examples
     --------
@@ -425,11 +417,7 @@ def all_algorithms() -> dict[str, AlgorithmSpec]:
     RuntimeError
         When two family packages register the same name (a bug of the registry, not a user's mistake).
 
-    References
-    ----------
-    The registered algorithms are those of:
-
-    {{papers000_001_005_004_003_002}}
+    {{refs_registered}}
 
     Examples
     --------
@@ -516,11 +504,7 @@ def simulate(name: str, *, seed: int, **params: Any) -> Result:
         For an unknown algorithm, an unknown parameter, a bad value or a seed that is not a non-negative
         integer.
 
-    References
-    ----------
-    The registered algorithms are those of:
-
-    {{papers000_001_005_004_003_002}}
+    {{refs_registered}}
 
     Examples
     --------

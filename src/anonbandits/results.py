@@ -53,11 +53,7 @@ class Metric(NamedTuple):
     families : str, optional
         The families (or algorithms) that report it; default ``""``.
 
-    References
-    ----------
-    The metrics are those of the algorithms of:
-
-    {{papers000_001_004_003_002}}
+    {{refs_metrics}}
 
     Examples
     --------
@@ -254,11 +250,7 @@ def check_metrics(metrics: Mapping[str, Any]) -> dict[str, int | float | None]:
         For an unknown name, a value of the wrong kind, text, NaN or an infinity, or an empty value where the
         schema has no "not applicable": each is a bug of the algorithm's adapter, not a user's mistake.
 
-    References
-    ----------
-    The metrics are those of the algorithms of:
-
-    {{papers000_001_004_003_002}}
+    {{refs_metrics}}
 
     Examples
     --------
@@ -288,11 +280,7 @@ def markdown_table() -> str:
     str
         The table of ``METRICS`` (one row per metric), then the table of the old names in ``RENAMED``.
 
-    References
-    ----------
-    The metrics are those of the algorithms of:
-
-    {{papers000_001_004_003_002}}
+    {{refs_metrics}}
 
     Examples
     --------

@@ -45,11 +45,7 @@ def parameter_table() -> str:
         A Markdown table: one row per parameter name and meaning, with its unit, default and the algorithms
         that take it.
 
-    References
-    ----------
-    The parameters are those of the algorithms of:
-
-    {{papers000_001_004_003_002}}
+    {{refs_parameters}}
 
     Examples
     --------
@@ -67,7 +63,6 @@ def parameter_table() -> str:
     return "\n".join(lines)
 
 
-@fill
 def renamed_table() -> str:
     """The table of deprecated parameter names of docs/parameters.md, from the registry.
 
@@ -81,7 +76,7 @@ def renamed_table() -> str:
     Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023
     (its agents are now ``users``).
 
-    {{papers002}}
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
 
     Examples
     --------
@@ -103,7 +98,6 @@ def renamed_table() -> str:
 SECTIONS = {"parameters": parameter_table, "renamed": renamed_table, "metrics": results.markdown_table}
 
 
-@fill
 def render(text: str) -> str:
     """The page ``text`` with every generated section replaced by what this module writes now.
 
@@ -127,7 +121,16 @@ def render(text: str) -> str:
     ----------
     The parameters and metrics are those of the algorithms of:
 
-    {{papers000_001_004_003_002}}
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment", arXiv
+    preprint.
+
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
 
     Examples
     --------

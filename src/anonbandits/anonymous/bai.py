@@ -59,9 +59,7 @@ class IdentificationRun:
     min_group_size : int
         The smallest group whose sum was released (1 on the direct channel).
 
-    References
-    ----------
-    {{paper000}}
+    {{refs_paper000}}
 
     Examples
     --------
@@ -149,10 +147,7 @@ def identify(instance: MultiUserInstance, learners: BatchLearner, *, channel: st
     AnonBanditsError
         When an arm some learner wants cannot gather C + 1 users, or a decomposer leaves a pair short.
 
-    References
-    ----------
-    {{paper000}}
-    {{paper002}}
+    {{refs_paper000_paper002}}
 
     Examples
     --------
@@ -231,9 +226,7 @@ def stop_curve(run: IdentificationRun) -> tuple[np.ndarray, np.ndarray]:
     tuple of numpy.ndarray
         ``(rounds, users still exploring)`` at round 0, at every round where a learner stopped, and at the end.
 
-    References
-    ----------
-    {{paper000}}
+    {{refs_paper000}}
 
     Examples
     --------

@@ -38,7 +38,7 @@ class Batch(NamedTuple):
     counts : numpy.ndarray
         The number of rewards in each sum (the demand itself).
 
-    {{refs005}}
+    {{refs_sajed2019}}
 
     Examples
     --------
@@ -73,7 +73,7 @@ class DirectChannel:
     sigma : float, optional
         Standard deviation of the Gaussian models (default ``anonbandits.envs.rewards.GAUSSIAN_SIGMA``).
 
-    {{refs005}}
+    {{refs_sajed2019}}
 
     Examples
     --------

@@ -44,7 +44,7 @@ class NoisyRelease(NamedTuple):
         The accounting of the release (e.g. ``{"epsilon": 0.5, "scale": 2.0}``; for paper 004's protocols,
         their raw release).
 
-    {{refs006_004}}
+    {{refs_dwork2006_paper004}}
 
     Examples
     --------
@@ -82,7 +82,7 @@ def laplace_noise(scale: float | np.ndarray, rng: np.random.Generator,
     numpy.ndarray or float
         The draws (a float for a scalar ``scale`` and ``size=None``).
 
-    {{refs006}}
+    {{refs_dwork2006}}
 
     Examples
     --------
@@ -109,7 +109,7 @@ class CentralLaplace:
     sensitivity : float, optional
         The sensitivity of a released sum. Default 1.0 (sums of rewards in [0, 1]).
 
-    {{refs006_005}}
+    {{refs_dwork2006_sajed2019}}
 
     Examples
     --------

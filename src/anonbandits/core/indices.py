@@ -50,7 +50,7 @@ def lazy_ucb_crossing(mean_gap: np.ndarray, a_gap: np.ndarray, b_gap: np.ndarray
     numpy.ndarray
         The root ``s >= 0`` (0 when the rival's index is already ahead), broadcast over the arguments.
 
-    {{refs001}}
+    {{refs_paper001}}
 
     Examples
     --------
@@ -77,7 +77,7 @@ def lazy_ucb_capacity(size: float | np.ndarray) -> float | np.ndarray:
     float or numpy.ndarray
         ``2 size``.
 
-    {{refs001}}
+    {{refs_paper001}}
 
     Examples
     --------
@@ -110,7 +110,7 @@ def hybrid_ucb_index(mean: np.ndarray, width_a: np.ndarray, width_b: np.ndarray,
     numpy.ndarray
         The index of each arm.
 
-    {{refs001}}
+    {{refs_paper001}}
 
     Examples
     --------
@@ -136,7 +136,7 @@ def hybrid_ucb_array_scale(epsilon: float | np.ndarray) -> float | np.ndarray:
     float or numpy.ndarray
         ``2 / epsilon``.
 
-    {{refs001}}
+    {{refs_paper001}}
 
     Examples
     --------
@@ -165,7 +165,7 @@ def hybrid_ucb_node_scale(tree: int | np.ndarray, epsilon: float | np.ndarray, e
     numpy.ndarray or float
         The Laplace scale of the tree's nodes.
 
-    {{refs001}}
+    {{refs_paper001}}
 
     Examples
     --------
@@ -192,7 +192,7 @@ def dp_mase_laplace_scale(epsilon: float, length: np.ndarray | int) -> np.ndarra
     numpy.ndarray or float
         ``1 / (epsilon length)``.
 
-    {{refs003}}
+    {{refs_paper003}}
 
     Examples
     --------
@@ -226,7 +226,7 @@ def dp_mase_threshold(active: np.ndarray, epoch: np.ndarray, length: np.ndarray,
     numpy.ndarray
         The elimination width of each epoch end.
 
-    {{refs003}}
+    {{refs_paper003}}
 
     Examples
     --------
@@ -255,7 +255,7 @@ def vote_ratio(delta: float, local_failure: float) -> float:
     float
         ``log(delta) / log(local_failure)``.
 
-    {{refs002_003}}
+    {{refs_paper002_paper003}}
 
     Examples
     --------

@@ -70,7 +70,7 @@ class BatchLearner(Protocol):
     n_arms : int
         K, the number of arms.
 
-    {{refs002_005}}
+    {{refs_paper002_sajed2019}}
 
     Examples
     --------
@@ -300,7 +300,7 @@ class EpochElimination:
     ConfigError
         If an argument is out of its range.
 
-    {{refs005_004}}
+    {{refs_sajed2019_paper004}}
 
     Examples
     --------

@@ -130,7 +130,7 @@ def epoch_length(active: int | np.ndarray, epoch: int | np.ndarray, beta: float,
     int or numpy.ndarray
         R_e, an int for scalar arguments, an int64 array of the broadcast shape otherwise.
 
-    {{refs005}}
+    {{refs_sajed2019}}
 
     Examples
     --------

@@ -43,7 +43,7 @@ def vote_threshold(delta: float, local_failure: float, rounding: str = "ceil") -
     ConfigError
         If ``rounding`` is neither ``"ceil"`` nor ``"floor"``.
 
-    {{refs002_003}}
+    {{refs_paper002_paper003}}
 
     Examples
     --------
@@ -75,7 +75,7 @@ def removal_steps(votes_before: np.ndarray, cast: np.ndarray, threshold: int, al
     numpy.ndarray
         (K,) int: the index of the removing event of each arm, ``len(cast)`` for the arms not removed.
 
-    {{refs002_003}}
+    {{refs_paper002_paper003}}
 
     Examples
     --------

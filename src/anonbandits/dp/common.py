@@ -110,7 +110,7 @@ class Ledger:
     noise_scale : list of float, optional
         The Laplace scale of that noise.
 
-    {{refs001}}
+    {{refs_paper001}}
 
     Examples
     --------
@@ -188,7 +188,7 @@ class BanditRun:
         Algorithm-specific numbers (epochs, surviving arms, ...), reported as metrics by ``metrics()``, the
         results-table columns of the run.
 
-    {{refs001}}
+    {{refs_paper001}}
 
     Examples
     --------

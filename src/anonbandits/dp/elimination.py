@@ -107,7 +107,7 @@ def successive_elimination(means: Means, horizon: int, rng: np.random.Generator,
     --------
     dp_se, se : the two registered cases.
 
-    {{refs005_001_004}}
+    {{refs_sajed2019_paper001_paper004}}
 
     Examples
     --------
@@ -171,7 +171,7 @@ def dp_se(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, 
     ConfigError
         If ``epsilon`` is not finite and positive, or another argument is invalid.
 
-    {{refs005_001_004}}
+    {{refs_sajed2019_paper001_paper004}}
 
     Examples
     --------
@@ -208,7 +208,7 @@ def se(means: Means, horizon: int, rng: np.random.Generator, **options) -> Bandi
     ConfigError
         If an argument is invalid.
 
-    {{refs005_001}}
+    {{refs_sajed2019_paper001}}
 
     Examples
     --------

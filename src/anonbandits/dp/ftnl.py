@@ -82,7 +82,7 @@ def ftnl(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, *
     ConfigError
         If the means, epsilon, horizon, noise multiplier, initial action or reward model are invalid.
 
-    {{refs001}}
+    {{refs_paper001}}
 
     Examples
     --------

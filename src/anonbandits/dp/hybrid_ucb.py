@@ -61,7 +61,7 @@ class HybridBatch:
     laplace_draws : numpy.ndarray
         (R,) int, the Laplace noise draws of each run (array noises and tree-node noises).
 
-    {{refs001}}
+    {{refs_paper001}}
 
     Examples
     --------
@@ -122,7 +122,7 @@ def hybrid_ucb_batch(means: np.ndarray, epsilons: np.ndarray | Sequence[float], 
     ConfigError
         If an epsilon, the shape of ``means``, the horizon, ``tree_noise`` or the reward model is invalid.
 
-    {{refs001}}
+    {{refs_paper001}}
 
     Examples
     --------
@@ -227,7 +227,7 @@ def hybrid_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.Genera
     ConfigError
         If the means, epsilon, horizon, ``tree_noise`` or reward model are invalid.
 
-    {{refs001}}
+    {{refs_paper001}}
 
     Examples
     --------

@@ -99,7 +99,7 @@ def anytime_lazy_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.
     ConfigError
         If the means, epsilon, horizon, storage or reward model are invalid.
 
-    {{refs001}}
+    {{refs_paper001}}
 
     Examples
     --------

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from anonbandits._docstrings import fill
 from anonbandits.errors import ConfigError, require
 
 REWARD_MODELS = ("bernoulli", "gaussian", "beta", "gaussian-unclipped")
@@ -151,7 +150,6 @@ def draw_rewards(model: str, mu: np.ndarray, rng: np.random.Generator, size=None
     return rng.beta(m * BETA_CONCENTRATION, (1 - m) * BETA_CONCENTRATION, shape)
 
 
-@fill
 def sum_rewards(model: str, mu: np.ndarray, counts: np.ndarray, rng: np.random.Generator,
                 sigma: float = GAUSSIAN_SIGMA) -> np.ndarray:
     """Sum of ``counts[k]`` independent rewards of parameter ``mu[k]``, for every k (arrays broadcast).
@@ -190,7 +188,7 @@ def sum_rewards(model: str, mu: np.ndarray, counts: np.ndarray, rng: np.random.G
     Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (a group's
     sum is all an anonymous learner observes).
 
-    {{papers004}}
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
 
     Examples
     --------

@@ -59,7 +59,7 @@ def activity_probabilities(agents: int, activity: str | np.ndarray = "uniform", 
         probability vector over the N agents, N is odd with ``skew="halves"``, or ``gamma`` or ``offset`` is
         out of range.
 
-    {{refs003_002}}
+    {{refs_paper003_paper002}}
 
     Examples
     --------

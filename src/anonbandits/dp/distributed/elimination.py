@@ -80,7 +80,7 @@ class EliminationResult:
         Every released statistic (batch, arm, users, parameters, SecAgg output, estimate) with
         ``record=True``, else empty.
 
-    {{refs004}}
+    {{refs_paper004}}
 
     Examples
     --------
@@ -155,7 +155,7 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
         If ``reward`` is not a bounded reward model, the means are invalid or, through
         :mod:`anonbandits.dp.distributed`, an argument breaks the registry's rules.
 
-    {{refs004}}
+    {{refs_paper004}}
 
     Examples
     --------

@@ -47,7 +47,7 @@ class BatchParams:
     m : int
         Modulus of the users' messages and of the secure aggregation.
 
-    {{refs004}}
+    {{refs_paper004}}
 
     Examples
     --------
@@ -106,7 +106,7 @@ class Protocol:
     ConfigError
         If ``epsilon`` is not positive, ``tau_confidence`` is outside (0, 1] or ``scale`` is below 1.
 
-    {{refs004}}
+    {{refs_paper004}}
 
     Examples
     --------

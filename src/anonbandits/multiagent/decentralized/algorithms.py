@@ -98,7 +98,7 @@ class DecentralizedResult(Result):
     ConfigError
         If a metric breaks the results schema.
 
-    {{refs002}}
+    {{refs_paper002}}
 
     Examples
     --------
@@ -274,7 +274,7 @@ def run_decentralized_elimination(
         If an argument or option is out of range or unknown, or options contradict each other (the message
         names the argument).
 
-    {{refs002_003}}
+    {{refs_paper002_paper003}}
 
     Examples
     --------
@@ -328,7 +328,7 @@ def run_no_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: flo
         If an argument or option is out of range or unknown, or options contradict each other (the message
         names the argument).
 
-    {{refs002}}
+    {{refs_paper002}}
 
     Examples
     --------
@@ -380,7 +380,7 @@ def run_full_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: f
         If an argument or option is out of range or unknown, or options contradict each other (the message
         names the argument).
 
-    {{refs002}}
+    {{refs_paper002}}
 
     Examples
     --------
@@ -442,7 +442,7 @@ def run_dser4(means, n_agents: int, *, rng: np.random.Generator, horizon: int, p
         If an argument or option is out of range or unknown, or options contradict each other (the message
         names the argument).
 
-    {{refs002}}
+    {{refs_paper002}}
 
     Examples
     --------

@@ -55,7 +55,7 @@ class MeansSchedule:
         If ``drift`` is negative or not finite, ``switch_at`` is negative, ``switch_at > 0`` comes without
         ``means_after`` (or with both a drift and a switch), or ``means_after`` has the wrong size.
 
-    {{refs002}}
+    {{refs_paper002}}
 
     Examples
     --------

@@ -60,7 +60,7 @@ class DPMASEConfig:
     max_rounds : int, optional
         Cap on the Poisson clock (about the number of rounds; default 10^9); the run is then ``truncated``.
 
-    {{refs003}}
+    {{refs_paper003}}
 
     Examples
     --------
@@ -114,7 +114,7 @@ def dp_mase_local_elimination(eps: float, epoch: np.ndarray, means: np.ndarray, 
     ConfigError
         Through :mod:`anonbandits.multiagent.mase`, if ``beta`` is outside (0, 1) or ``rng`` is not a generator.
 
-    {{refs003_005}}
+    {{refs_paper003_sajed2019}}
 
     Examples
     --------
@@ -276,7 +276,7 @@ def dp_mase(instance: MultiUserInstance, probs: np.ndarray, cfg: DPMASEConfig, r
         If ``cfg.eps`` is not positive, ``cfg.beta`` or ``cfg.delta`` is outside (0, 1), or ``M*`` exceeds the
         number of agents.
 
-    {{refs003_005}}
+    {{refs_paper003_sajed2019}}
 
     Examples
     --------

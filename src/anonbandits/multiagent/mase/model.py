@@ -60,7 +60,7 @@ def problem(name: str, sigma: float = 0.5) -> MultiUserInstance:
     ConfigError
         If ``name`` is neither ``"1"`` nor ``"2"``.
 
-    {{refs003}}
+    {{refs_paper003}}
 
     Examples
     --------
@@ -129,7 +129,7 @@ class EliminationLog:
     delivered : numpy.ndarray
         Whether the vote was actually sent (bool).
 
-    {{refs003}}
+    {{refs_paper003}}
 
     Examples
     --------
@@ -168,7 +168,7 @@ class NoiseAudit:
     scale : numpy.ndarray
         The Laplace scale used, ``1/(eps_dp R)``.
 
-    {{refs003}}
+    {{refs_paper003}}
 
     Examples
     --------
@@ -230,7 +230,7 @@ class MaseResult:
     noise : NoiseAudit or None, optional
         DP-MASE: the Laplace mechanism's releases (with ``record``).
 
-    {{refs003}}
+    {{refs_paper003}}
 
     Examples
     --------

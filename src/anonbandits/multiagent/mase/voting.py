@@ -116,7 +116,7 @@ def corrupted_elimination(instance: MultiUserInstance, probs: np.ndarray, rng: n
         If eta, xi or delta is out of range, ``xi`` leaves no local failure budget, ``M*`` exceeds the number of
         agents, or the reward model or an option is invalid.
 
-    {{refs003_002}}
+    {{refs_paper003_paper002}}
 
     Examples
     --------
@@ -173,7 +173,7 @@ def mase(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generato
         If beta or delta is outside (0, 1), ``M*`` exceeds the number of agents, or the reward model or an
         option is invalid.
 
-    {{refs003}}
+    {{refs_paper003}}
 
     Examples
     --------
@@ -228,7 +228,7 @@ def independent(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.G
     ConfigError
         If ``stop`` is unknown, delta is outside (0, 1), or the reward model or an option is invalid.
 
-    {{refs003}}
+    {{refs_paper003}}
 
     Examples
     --------
@@ -287,7 +287,7 @@ def central(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Gener
     ConfigError
         If delta is outside (0, 1).
 
-    {{refs003}}
+    {{refs_paper003}}
 
     Examples
     --------
