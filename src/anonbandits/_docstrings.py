@@ -40,12 +40,33 @@ SNIPPETS: dict[str, str] = {
     "size": "size : int, tuple of int or None\n    Shape of the draw (numpy's ``size``); ``None`` draws one value.",
     "rng": "rng : numpy.random.Generator\n    The source of randomness.",
     "int_draws": "Returns\n-------\nnumpy.ndarray or numpy.int64\n    ``int64`` draws of shape ``size``.",
+    "scale_b": "scale : float\n    The scale ``b``, positive and finite.",
+    "raises_scale": "Raises\n------\nConfigError\n    If ``scale`` is not a positive finite number.",
+    "sigma_scale": "sigma : float\n    The scale ``sigma``, positive and finite.",
+    "raises_sigma": "Raises\n------\nConfigError\n    If ``sigma`` is not a positive finite number.",
+    "tail_radius": "p : float\n    The tail probability, in (0, 1].\n\n"
+                   "Returns\n-------\nfloat\n    The radius ``v`` with ``P[|X| > v] <= p``.\n\n"
+                   "Raises\n------\nConfigError\n    If ``p`` is outside (0, 1].",
+    "reward_curve": "reward : str or callable, optional\n"
+                    "    A bounded reward model of :mod:`anonbandits.envs.rewards` (default ``\"bernoulli\"``), or a\n"
+                    "    callable ``sums(mu, counts, rng)``.\n"
+                    "expected_means : sequence of float, optional\n"
+                    "    True expected rewards for the pseudo-regret (default: the model's means).\n"
+                    "checkpoints : int or sequence of int, optional\n"
+                    "    Number of evenly spaced curve points (default 200), or the rounds themselves.",
+    "mechanism": "mechanism : CentralLaplace or Distributed or None, optional\n"
+                 "    A privacy mechanism of :mod:`anonbandits.channels.mechanisms` on every released group sum;\n"
+                 "    ``None`` (the default) releases exact sums.\n"
+                 "noise_rng : numpy.random.Generator or None, optional\n"
+                 "    The source of the mechanism's noise (default ``rng``).",
 }
+# the Parameters entries ``size`` and ``rng`` and the Returns of an integer sampler
+SNIPPETS["size_rng_int_draws"] = "\n".join([SNIPPETS["size"], SNIPPETS["rng"], "", SNIPPETS["int_draws"]])
 
 
 def _references(*keys: str, lead: str | None = None) -> str:
     """A References section citing the papers ``keys`` of :data:`SNIPPETS`, one paragraph each, after ``lead``."""
-    return "\n\n".join(["References\n----------", *([lead] if lead else []), *(SNIPPETS[key] for key in keys)])
+    return "References\n----------\n" + "\n\n".join([*([lead] if lead else []), *(SNIPPETS[key] for key in keys)])
 
 
 # ``refs_<key>_<key>...``: a References section citing those papers in that order.
@@ -65,6 +86,14 @@ SNIPPETS.update({"refs_" + name: _references(*keys, lead=lead) for name, (lead, 
     "registered": ("The registered algorithms are those of:",
                    ("paper000", "paper001", "sajed2019", "paper004", "paper003", "paper002")),
 }.items()})
+# the References of the experiment pipeline: the paper whose experiments it reproduces, the algorithm of its examples
+SNIPPETS["refs_experiments"] = (
+    'References\n----------\n'
+    'Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (its\n'
+    'experiments are reproduced by the grid docs/results/anonymous_paper000_grid.toml).\n\n'
+    'Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",\n'
+    'ICML 2019 (DP-SE, the algorithm of the example).')
+
 
 _MARK = re.compile(r"^([ \t]*)\{\{(\w+)\}\}[ \t]*$", re.M)
 

@@ -59,8 +59,7 @@ def laplace(scale: float, size: Size, rng: np.random.Generator) -> np.ndarray:
 
     Parameters
     ----------
-    scale : float
-        The scale ``b``, positive and finite.
+    {{scale_b}}
     {{size}}
     {{rng}}
 
@@ -69,10 +68,7 @@ def laplace(scale: float, size: Size, rng: np.random.Generator) -> np.ndarray:
     numpy.ndarray or float
         The draws, of shape ``size`` (a float when ``size`` is ``None``).
 
-    Raises
-    ------
-    ConfigError
-        If ``scale`` is not a positive finite number.
+    {{raises_scale}}
 
     {{refs_paper004}}
 
@@ -94,17 +90,10 @@ def discrete_laplace(scale: float, size: Size, rng: np.random.Generator) -> np.n
 
     Parameters
     ----------
-    scale : float
-        The scale ``b``, positive and finite.
-    {{size}}
-    {{rng}}
+    {{scale_b}}
+    {{size_rng_int_draws}}
 
-    {{int_draws}}
-
-    Raises
-    ------
-    ConfigError
-        If ``scale`` is not a positive finite number.
+    {{raises_scale}}
 
     {{refs_paper004}}
 
@@ -171,10 +160,7 @@ def skellam(mu: int, var: float, size: Size, rng: np.random.Generator) -> np.nda
         The mean, an integer.
     var : float
         The variance, positive and finite.
-    {{size}}
-    {{rng}}
-
-    {{int_draws}}
+    {{size_rng_int_draws}}
 
     Raises
     ------
@@ -205,17 +191,10 @@ def discrete_gaussian(sigma: float, size: Size, rng: np.random.Generator) -> np.
 
     Parameters
     ----------
-    sigma : float
-        The scale ``sigma``, positive and finite.
-    {{size}}
-    {{rng}}
+    {{sigma_scale}}
+    {{size_rng_int_draws}}
 
-    {{int_draws}}
-
-    Raises
-    ------
-    ConfigError
-        If ``sigma`` is not a positive finite number.
+    {{raises_sigma}}
 
     {{refs_canonne2020}}
 
@@ -251,8 +230,7 @@ def discrete_gaussian_pmf(sigma: float) -> tuple[np.ndarray, np.ndarray]:
 
     Parameters
     ----------
-    sigma : float
-        The scale ``sigma``, positive and finite.
+    {{sigma_scale}}
 
     Returns
     -------
@@ -261,10 +239,7 @@ def discrete_gaussian_pmf(sigma: float) -> tuple[np.ndarray, np.ndarray]:
     pmf : numpy.ndarray
         Their probabilities, summing to 1.
 
-    Raises
-    ------
-    ConfigError
-        If ``sigma`` is not a positive finite number.
+    {{raises_sigma}}
 
     {{refs_canonne2020}}
 
@@ -366,18 +341,7 @@ def discrete_laplace_radius(scale: float, p: float) -> float:
     ----------
     scale : float
         The scale ``b``.
-    p : float
-        The tail probability, in (0, 1].
-
-    Returns
-    -------
-    float
-        The radius ``v`` with ``P[|X| > v] <= p``.
-
-    Raises
-    ------
-    ConfigError
-        If ``p`` is outside (0, 1].
+    {{tail_radius}}
 
     {{refs_paper004}}
 
@@ -397,18 +361,7 @@ def skellam_radius(var: float, p: float) -> float:
     ----------
     var : float
         The variance ``sigma^2`` of the Skellam noise.
-    p : float
-        The tail probability, in (0, 1].
-
-    Returns
-    -------
-    float
-        The radius ``v`` with ``P[|X| > v] <= p``.
-
-    Raises
-    ------
-    ConfigError
-        If ``p`` is outside (0, 1].
+    {{tail_radius}}
 
     {{refs_paper004}}
 
@@ -429,18 +382,7 @@ def subgaussian_radius(var: float, p: float) -> float:
     ----------
     var : float
         The variance proxy.
-    p : float
-        The tail probability, in (0, 1].
-
-    Returns
-    -------
-    float
-        The radius ``v`` with ``P[|X| > v] <= p``.
-
-    Raises
-    ------
-    ConfigError
-        If ``p`` is outside (0, 1].
+    {{tail_radius}}
 
     {{refs_paper004}}
 
@@ -464,18 +406,7 @@ def discrete_laplace_sum_radius(scale: float, n: int, p: float) -> float:
         The scale ``B >= 1`` of each term.
     n : int
         The number of terms.
-    p : float
-        The tail probability, in (0, 1].
-
-    Returns
-    -------
-    float
-        The radius ``v`` with ``P[|X| > v] <= p``.
-
-    Raises
-    ------
-    ConfigError
-        If ``p`` is outside (0, 1].
+    {{tail_radius}}
 
     {{refs_paper004}}
 

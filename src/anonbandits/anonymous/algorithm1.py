@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import anondecomp
+from anonbandits._docstrings import fill
 from anonbandits.channels import AnonymousChannel, elicitation_rounds
 from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.core import BatchedElimination, default_batches, static_grid
@@ -242,6 +243,7 @@ def measured_ratio(method: str, n_users: int, n_arms: int, C: int, demand: int, 
     return anondecomp.decompose(graph, C, method=method, rng=rng).total_assignments / demand
 
 
+@fill
 def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, decomposer: str = "auto",
                  grid: str = "minimax", batches: int = 0, gamma: float = 4.0, threshold: str = "log",
                  alpha: float | str = 0.0, best_effort: bool = False, rng: np.random.Generator,
@@ -282,11 +284,7 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
         The source of the rewards.
     decomposer_rng : numpy.random.Generator or None, optional
         The randomness of randomized decomposers (default ``rng``).
-    mechanism : CentralLaplace or Distributed or None, optional
-        A privacy mechanism of :mod:`anonbandits.channels.mechanisms` on every released group sum; ``None``
-        (the default) releases exact sums.
-    noise_rng : numpy.random.Generator or None, optional
-        The source of the mechanism's noise (default ``rng``).
+    {{mechanism}}
 
     Returns
     -------

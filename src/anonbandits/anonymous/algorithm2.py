@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.anonymous.algorithm1 import AnonymousRun, BatchRecord
 from anonbandits.channels import AnonymousChannel, elicitation_rounds
 from anonbandits.channels.mechanisms import Mechanism
@@ -68,6 +69,7 @@ def etc_assignments(n_users: int, n_arms: int, C: int, arm_offset: bool = True) 
     return (q + group[None, :]) % n_arms if arm_offset else np.broadcast_to(q, (n_arms, n_users)).copy()
 
 
+@fill
 def anon_etc(instance: MultiUserInstance, C: int, horizon: int, *, arm_offset: bool = True,
              explore_scale: float = 10.0, rng: np.random.Generator, mechanism: Mechanism | None = None,
              noise_rng: np.random.Generator | None = None) -> AnonymousRun:
@@ -91,11 +93,7 @@ def anon_etc(instance: MultiUserInstance, C: int, horizon: int, *, arm_offset: b
         The constant of T_exp, positive. Default 10.0 (the paper's).
     rng : numpy.random.Generator
         The source of the rewards.
-    mechanism : CentralLaplace or Distributed or None, optional
-        A privacy mechanism of :mod:`anonbandits.channels.mechanisms` on every released group sum; ``None``
-        (the default) releases exact sums.
-    noise_rng : numpy.random.Generator or None, optional
-        The source of the mechanism's noise (default ``rng``).
+    {{mechanism}}
 
     Returns
     -------

@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.channels.direct import DirectChannel
 from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.core.regret import RegretTrace
@@ -273,6 +274,7 @@ class Feedback:
     surplus: np.ndarray | None = None
 
 
+@fill
 class AnonymousChannel:
     """Rounds, rewards and audited feedback for N users on one instance.
 
@@ -294,11 +296,7 @@ class AnonymousChannel:
         The horizon T, between 1 and ``MAX_HORIZON`` (10^9) rounds.
     rng : numpy.random.Generator
         The source of every reward.
-    mechanism : CentralLaplace or Distributed or None, optional
-        A privacy mechanism of :mod:`anonbandits.channels.mechanisms` on every released group sum; ``None``
-        (the default) releases exact sums.
-    noise_rng : numpy.random.Generator or None, optional
-        The source of the mechanism's noise (default ``rng``).
+    {{mechanism}}
 
     Raises
     ------

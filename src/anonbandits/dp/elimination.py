@@ -83,13 +83,7 @@ def successive_elimination(means: Means, horizon: int, rng: np.random.Generator,
     order : str, optional
         ``"round-robin"`` (default, paper 001) or ``"blocks"`` (each arm's ``R_e`` pulls consecutively, paper
         004); changes only when the regret accrues inside an epoch.
-    reward : str or callable, optional
-        A bounded reward model of :mod:`anonbandits.envs.rewards` (default ``"bernoulli"``), or a callable
-        ``sums(mu, counts, rng)``.
-    expected_means : sequence of float, optional
-        True expected rewards for the pseudo-regret (default: the model's means).
-    checkpoints : int or sequence of int, optional
-        Number of evenly spaced curve points (default 200), or the rounds themselves.
+    {{reward_curve}}
 
     Returns
     -------

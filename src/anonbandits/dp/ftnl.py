@@ -63,13 +63,7 @@ def ftnl(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, *
         1 (default, the paper) or 2 (eps-DP for non-monotone gains, A13); ignored when ``naive``.
     initial : str or int, optional
         Action of epoch 0, ``"random"`` (default) or an index.
-    reward : str or callable, optional
-        A bounded reward model of :mod:`anonbandits.envs.rewards` (default ``"bernoulli"``), or a callable
-        ``sums(mu, counts, rng)``.
-    expected_means : sequence of float, optional
-        True expected rewards for the pseudo-regret (default: the model's means).
-    checkpoints : int or sequence of int, optional
-        Number of evenly spaced curve points (default 200), or the rounds themselves.
+    {{reward_curve}}
 
     Returns
     -------

@@ -208,13 +208,7 @@ def hybrid_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.Genera
         The run's source of randomness.
     tree_noise : str, optional
         ``"paper"`` (default, node noise ``Lap(2r/eps)``) or ``"exact"`` (``Lap(2(r+1)/eps)``, A6).
-    reward : str or callable, optional
-        A bounded reward model of :mod:`anonbandits.envs.rewards` (default ``"bernoulli"``), or a callable
-        ``sums(mu, counts, rng)``.
-    expected_means : sequence of float, optional
-        True expected rewards for the pseudo-regret (default: the model's means).
-    checkpoints : int or sequence of int, optional
-        Number of evenly spaced curve points (default 200), or the rounds themselves.
+    {{reward_curve}}
 
     Returns
     -------

@@ -80,13 +80,7 @@ def anytime_lazy_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.
         The run's source of randomness.
     storage : str, optional
         ``"o1"`` (default, Appendix A tuples) or ``"arrays"`` (observations kept individually); same law.
-    reward : str or callable, optional
-        A bounded reward model of :mod:`anonbandits.envs.rewards` (default ``"bernoulli"``), or a callable
-        ``sums(mu, counts, rng)``.
-    expected_means : sequence of float, optional
-        True expected rewards for the pseudo-regret (default: the model's means).
-    checkpoints : int or sequence of int, optional
-        Number of evenly spaced curve points (default 200), or the rounds themselves.
+    {{reward_curve}}
 
     Returns
     -------

@@ -35,9 +35,11 @@ from pathlib import Path
 from typing import Any
 
 from anonbandits import registry
+from anonbandits._docstrings import fill
 from anonbandits.errors import ConfigError, require
 
 
+@fill
 @dataclass(frozen=True)
 class Task:
     """One run: an algorithm, its fully resolved parameters, and a seed.
@@ -51,13 +53,7 @@ class Task:
     seed : int
         The run's seed.
 
-    References
-    ----------
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (its
-    experiments are reproduced by the grid docs/results/anonymous_paper000_grid.toml).
-
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
-    ICML 2019 (DP-SE, the algorithm of the example).
+    {{refs_experiments}}
 
     Examples
     --------
@@ -80,6 +76,7 @@ MAX_SEEDS = 1_000_000
 MAX_RUNS = 1_000_000
 
 
+@fill
 def load_grid(path: str | Path) -> dict[str, Any]:
     """Read a grid file (``.toml`` or ``.json``; format in the module docstring).
 
@@ -100,13 +97,7 @@ def load_grid(path: str | Path) -> dict[str, Any]:
         On any problem: wrong extension, unreadable, not UTF-8, not valid TOML/JSON, nested too deeply, or not
         shaped like a grid.
 
-    References
-    ----------
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (its
-    experiments are reproduced by the grid docs/results/anonymous_paper000_grid.toml).
-
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
-    ICML 2019 (DP-SE, the algorithm of the example).
+    {{refs_experiments}}
 
     Examples
     --------
@@ -187,6 +178,7 @@ def _configurations(entry: Mapping[str, Any]) -> int:
     return math.prod(len(v) for v in entry.values() if isinstance(v, list))
 
 
+@fill
 def count_runs(grid: Mapping[str, Any]) -> int:
     """The number of runs ``grid`` expands to (configurations x seeds).
 
@@ -208,13 +200,7 @@ def count_runs(grid: Mapping[str, Any]) -> int:
         As in :func:`tasks_from_grid`, for a bad ``seeds`` or ``seed_offset`` or a malformed entry (one
         without ``algorithm``, or with an empty list).
 
-    References
-    ----------
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (its
-    experiments are reproduced by the grid docs/results/anonymous_paper000_grid.toml).
-
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
-    ICML 2019 (DP-SE, the algorithm of the example).
+    {{refs_experiments}}
 
     Examples
     --------
@@ -229,6 +215,7 @@ def count_runs(grid: Mapping[str, Any]) -> int:
     return len(seeds) * sum(map(_configurations, _entries(grid)))
 
 
+@fill
 def tasks_from_grid(grid: Mapping[str, Any], *, max_runs: int | None = MAX_RUNS) -> list[Task]:
     """Expand a grid into tasks, configuration-major, seed-minor.
 
@@ -251,13 +238,7 @@ def tasks_from_grid(grid: Mapping[str, Any], *, max_runs: int | None = MAX_RUNS)
         For more than ``max_runs`` runs (naming the count); naming the entry and key, for an empty list, an
         unknown algorithm or parameter, or a bad value; for bad ``seeds``.
 
-    References
-    ----------
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (its
-    experiments are reproduced by the grid docs/results/anonymous_paper000_grid.toml).
-
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
-    ICML 2019 (DP-SE, the algorithm of the example).
+    {{refs_experiments}}
 
     Examples
     --------

@@ -8,10 +8,12 @@ from pathlib import Path
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.experiments.runner import TaskResult
 from anondecomp.io import atomic_open
 
 
+@fill
 def plot_curves(results: Sequence[TaskResult], path: str | Path, *, xlabel: str | None = None,
                 ylabel: str | None = None) -> Path:
     """Plot the mean of each label's curves with a 95% normal band over seeds and save to ``path``.
@@ -42,13 +44,7 @@ def plot_curves(results: Sequence[TaskResult], path: str | Path, *, xlabel: str 
     ValueError
         When no run recorded a curve.
 
-    References
-    ----------
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (its
-    experiments are reproduced by the grid docs/results/anonymous_paper000_grid.toml).
-
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
-    ICML 2019 (DP-SE, the algorithm of the example).
+    {{refs_experiments}}
 
     Examples
     --------

@@ -25,6 +25,7 @@ from typing import Any, NamedTuple, TextIO
 import numpy as np
 
 from anonbandits import registry
+from anonbandits._docstrings import fill
 from anonbandits.errors import ConfigError
 from anonbandits.experiments.grid import Task
 
@@ -32,6 +33,7 @@ from anonbandits.experiments.grid import Task
 SCHEDULER_TIMEOUT = 3
 
 
+@fill
 @dataclass(frozen=True)
 class TaskResult:
     """A results-table row and the run's :class:`~anonbandits.registry.Result` (curve, label, records).
@@ -50,13 +52,7 @@ class TaskResult:
     label : str
         The result's label, else the algorithm's name.
 
-    References
-    ----------
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (its
-    experiments are reproduced by the grid docs/results/anonymous_paper000_grid.toml).
-
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
-    ICML 2019 (DP-SE, the algorithm of the example).
+    {{refs_experiments}}
 
     Examples
     --------
@@ -77,6 +73,7 @@ class TaskResult:
         return self.result.label or self.row["algorithm"]
 
 
+@fill
 def run_task(task: Task) -> TaskResult:
     """Run one task in this process.
 
@@ -96,13 +93,7 @@ def run_task(task: Task) -> TaskResult:
         For an algorithm that is not registered (or a bad seed); whatever else the algorithm raises
         propagates.
 
-    References
-    ----------
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (its
-    experiments are reproduced by the grid docs/results/anonymous_paper000_grid.toml).
-
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
-    ICML 2019 (DP-SE, the algorithm of the example).
+    {{refs_experiments}}
 
     Examples
     --------
@@ -361,6 +352,7 @@ def collect(tasks: Sequence[Task], finished: dict[int, TaskResult], *, workers: 
         bar.close()
 
 
+@fill
 def run_tasks(tasks: Sequence[Task], *, workers: int | None = None, scheduler: str | None = None,
               progress: bool = True) -> list[TaskResult]:
     """Run every task and return the results in task order.
@@ -393,13 +385,7 @@ def run_tasks(tasks: Sequence[Task], *, workers: int | None = None, scheduler: s
     WorkerDied
         When a local worker process dies while it runs a task; a task that raises re-raises its exception.
 
-    References
-    ----------
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (its
-    experiments are reproduced by the grid docs/results/anonymous_paper000_grid.toml).
-
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
-    ICML 2019 (DP-SE, the algorithm of the example).
+    {{refs_experiments}}
 
     Examples
     --------

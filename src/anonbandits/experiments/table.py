@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from anonbandits import registry
+from anonbandits._docstrings import fill
 from anonbandits.errors import ConfigError
 from anonbandits.experiments.grid import Task
 from anondecomp.io import atomic_open
@@ -20,6 +21,7 @@ from anondecomp.io import atomic_open
 TABLE_SUFFIXES = (".csv", ".jsonl")
 
 
+@fill
 def write_table(rows: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
     """Write ``rows`` to ``path`` atomically: a temporary file renamed into place, so no half-written table
     remains.
@@ -38,13 +40,7 @@ def write_table(rows: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
     pathlib.Path
         ``path``.
 
-    References
-    ----------
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (its
-    experiments are reproduced by the grid docs/results/anonymous_paper000_grid.toml).
-
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",
-    ICML 2019 (DP-SE, the algorithm of the example).
+    {{refs_experiments}}
 
     Examples
     --------
