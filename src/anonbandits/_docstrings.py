@@ -59,6 +59,78 @@ SNIPPETS: dict[str, str] = {
                  "    ``None`` (the default) releases exact sums.\n"
                  "noise_rng : numpy.random.Generator or None, optional\n"
                  "    The source of the mechanism's noise (default ``rng``).",
+    "dec_means_agents_rng": (
+        "means : sequence of float, numpy.ndarray or MeansSchedule\n"
+        "    Arm means (or a :class:`~.environment.MeansSchedule`, which then overrides the ``reward``, ``drift``,\n"
+        "    ``switch_at`` and ``means_after`` options).\n"
+        "n_agents : int\n"
+        "    Number of players N (a positive integer).\n"
+        "rng : numpy.random.Generator\n"
+        "    The run's generator (split into independent streams for players, rewards, tie-breaks and resets)."),
+    "dec_returns_raises": (
+        "Returns\n"
+        "-------\n"
+        "DecentralizedResult\n"
+        "    The metrics, the curve and the per-player and per-arm data of the run.\n"
+        "\n"
+        "Raises\n"
+        "------\n"
+        "ConfigError\n"
+        "    If an argument or option is out of range or unknown, or options contradict each other (the message\n"
+        "    names the argument)."),
+    "mase_instance_probs_rng": (
+        "instance : anonbandits.envs.instances.MultiUserInstance\n"
+        "    One row of arm means shared by every agent, reward model ``bernoulli`` or ``gaussian-unclipped``.\n"
+        "probs : numpy.ndarray\n"
+        "    The activity distribution P_N over the N agents (:func:`activity_probabilities`).\n"
+        "rng : numpy.random.Generator\n"
+        "    The run's source of randomness."),
+    "mase_example": (
+        "Examples\n"
+        "--------\n"
+        ">>> import numpy as np\n"
+        ">>> from anonbandits.multiagent.shared import activity_probabilities\n"
+        ">>> toy = MultiUserInstance(np.array([0.9, 0.1]), \"bernoulli\")"),
+    "dist_elimination_example": (
+        "Examples\n"
+        "--------\n"
+        ">>> import numpy as np\n"
+        ">>> from anonbandits.dp.distributed import Protocol\n"
+        ">>> res = run_elimination(Protocol(1.0, 0.1), np.array([0.9, 0.1]), reward=\"bernoulli\", reward_sigma=0.1,\n"
+        "...                       horizon=2000, batch_base=2, confidence=0.1, crs=1.0, rng=np.random.default_rng(0),\n"
+        "...                       checkpoints=4)"),
+    "dp_means": (
+        "means : str, sequence of float or numpy.ndarray\n"
+        "    Arm means in [0, 1] (or a ``\"0.9,0.8\"`` string)."),
+    "dp_epsilon": (
+        "epsilon : float\n"
+        "    Privacy parameter, finite and positive."),
+    "dp_horizon_rng": (
+        "horizon : int\n"
+        "    Number of rounds T.\n"
+        "rng : numpy.random.Generator\n"
+        "    The run's source of randomness."),
+    "vote_failures": (
+        "delta : float\n"
+        "    The failure probability of the vote, in (0, 1).\n"
+        "local_failure : float\n"
+        "    The failure probability of one agent's local elimination, in (0, 1)."),
+    "learner_sizes": (
+        "n_learners : int\n"
+        "    N, at least 1.\n"
+        "n_arms : int\n"
+        "    K, at least 2."),
+    "rdp_delta_orders": (
+        "delta : float\n"
+        "    The target delta, in (0, 1).\n"
+        "orders : numpy.ndarray, optional\n"
+        "    The Rényi orders, all > 1; default :data:`DEFAULT_ORDERS`."),
+    "returns_eps": (
+        "Returns\n"
+        "-------\n"
+        "float\n"
+        "    ``eps'``."),
+
 }
 # the Parameters entries ``size`` and ``rng`` and the Returns of an integer sampler
 SNIPPETS["size_rng_int_draws"] = "\n".join([SNIPPETS["size"], SNIPPETS["rng"], "", SNIPPETS["int_draws"]])

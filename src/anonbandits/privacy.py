@@ -899,15 +899,9 @@ def rdp_to_dp(rdp: Callable[[np.ndarray], np.ndarray] | np.ndarray, delta: float
     ----------
     rdp : callable or numpy.ndarray
         ``eps(alpha)``: a function of the orders, or its values aligned with ``orders``.
-    delta : float
-        The target delta, in (0, 1).
-    orders : numpy.ndarray, optional
-        The Rényi orders, all > 1; default :data:`DEFAULT_ORDERS`.
+    {{rdp_delta_orders}}
 
-    Returns
-    -------
-    float
-        ``eps'``.
+    {{returns_eps}}
 
     Raises
     ------
@@ -942,10 +936,7 @@ def zcdp_to_dp(rho: float, delta: float) -> float:
     delta : float
         The target delta, in (0, 1).
 
-    Returns
-    -------
-    float
-        ``eps'``.
+    {{returns_eps}}
 
     Raises
     ------
@@ -1042,15 +1033,9 @@ def returning_users_dp(rdp: Callable[[np.ndarray], np.ndarray], batches: int, de
         ``eps(alpha)`` of one batch, a function of the orders.
     batches : int
         ``B``, a positive integer.
-    delta : float
-        The target delta, in (0, 1).
-    orders : numpy.ndarray, optional
-        The Rényi orders, all > 1; default :data:`DEFAULT_ORDERS`.
+    {{rdp_delta_orders}}
 
-    Returns
-    -------
-    float
-        ``eps'``.
+    {{returns_eps}}
 
     Raises
     ------

@@ -245,10 +245,7 @@ def vote_ratio(delta: float, local_failure: float) -> float:
 
     Parameters
     ----------
-    delta : float
-        The failure probability of the vote, in (0, 1).
-    local_failure : float
-        The failure probability of one agent's local elimination, in (0, 1).
+    {{vote_failures}}
 
     Returns
     -------

@@ -122,6 +122,7 @@ def _argmax_random_ties(values: np.ndarray, mask: np.ndarray, rng: np.random.Gen
     return np.argmax(np.where(top & mask, rng.random(v.shape), -1.0), axis=1)
 
 
+@fill
 class BestArmElimination:
     """N (approx, delta)-PAC best-arm identification learners of one scheme, in lock-step batches.
 
@@ -142,10 +143,7 @@ class BestArmElimination:
 
     Parameters
     ----------
-    n_learners : int
-        N, at least 1.
-    n_arms : int
-        K, at least 2.
+    {{learner_sizes}}
     subroutine : str
         One of :data:`SUBROUTINES`: ``"naive"``, ``"median"``, ``"se"`` or ``"ser3"``.
     approx : float
@@ -284,10 +282,7 @@ class EpochElimination:
 
     Parameters
     ----------
-    n_learners : int
-        N, at least 1.
-    n_arms : int
-        K, at least 2.
+    {{learner_sizes}}
     confidence : float
         beta in (0, 1), the failure probability of the whole run per learner.
     epsilon : float, optional

@@ -26,10 +26,7 @@ def vote_threshold(delta: float, local_failure: float, rounding: str = "ceil") -
 
     Parameters
     ----------
-    delta : float
-        The failure probability of the vote, in (0, 1).
-    local_failure : float
-        The failure probability of one agent's local elimination, in (0, 1).
+    {{vote_failures}}
     rounding : str, optional
         ``"ceil"`` (the default) or ``"floor"``.
 

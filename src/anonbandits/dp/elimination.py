@@ -70,8 +70,7 @@ def successive_elimination(means: Means, horizon: int, rng: np.random.Generator,
 
     Parameters
     ----------
-    means : str, sequence of float or numpy.ndarray
-        Arm means in [0, 1] (or a ``"0.9,0.8"`` string).
+    {{dp_means}}
     horizon : int
         Number of rounds T (at least 1).
     rng : numpy.random.Generator
@@ -143,14 +142,9 @@ def dp_se(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, 
 
     Parameters
     ----------
-    means : str, sequence of float or numpy.ndarray
-        Arm means in [0, 1] (or a ``"0.9,0.8"`` string).
-    epsilon : float
-        Privacy parameter, finite and positive.
-    horizon : int
-        Number of rounds T.
-    rng : numpy.random.Generator
-        The run's source of randomness.
+    {{dp_means}}
+    {{dp_epsilon}}
+    {{dp_horizon_rng}}
     **options : dict, optional
         Those of :func:`successive_elimination`: ``confidence``, ``order``, ``reward``, ``expected_means``,
         ``checkpoints``.
@@ -183,12 +177,8 @@ def se(means: Means, horizon: int, rng: np.random.Generator, **options) -> Bandi
 
     Parameters
     ----------
-    means : str, sequence of float or numpy.ndarray
-        Arm means in [0, 1] (or a ``"0.9,0.8"`` string).
-    horizon : int
-        Number of rounds T.
-    rng : numpy.random.Generator
-        The run's source of randomness.
+    {{dp_means}}
+    {{dp_horizon_rng}}
     **options : dict, optional
         Those of :func:`successive_elimination` but ``epsilon``.
 

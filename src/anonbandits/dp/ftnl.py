@@ -50,12 +50,8 @@ def ftnl(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, *
     ----------
     means : str, sequence of float or numpy.ndarray
         Mean reward of each action (or a ``"0.9,0.8"`` string).
-    epsilon : float
-        Privacy parameter, finite and positive.
-    horizon : int
-        Number of rounds T.
-    rng : numpy.random.Generator
-        The run's source of randomness.
+    {{dp_epsilon}}
+    {{dp_horizon_rng}}
     naive : bool, optional
         Naive FTNL (``Lap(K/eps)`` per action) instead of Report Noisy Max with ``Lap(noise_multiplier/eps)``
         (default ``False``).

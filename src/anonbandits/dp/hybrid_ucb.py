@@ -198,10 +198,8 @@ def hybrid_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.Genera
 
     Parameters
     ----------
-    means : str, sequence of float or numpy.ndarray
-        Arm means in [0, 1] (or a ``"0.9,0.8"`` string).
-    epsilon : float
-        Privacy parameter, finite and positive.
+    {{dp_means}}
+    {{dp_epsilon}}
     horizon : int
         Number of rounds T (at least the number of arms).
     rng : numpy.random.Generator

@@ -82,12 +82,7 @@ class EliminationResult:
 
     {{refs_paper004}}
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from anonbandits.dp.distributed import Protocol
-    >>> res = run_elimination(Protocol(1.0, 0.1), np.array([0.9, 0.1]), reward="bernoulli", reward_sigma=0.1,
-    ...                       horizon=2000, batch_base=2, confidence=0.1, crs=1.0, rng=np.random.default_rng(0))
+    {{dist_elimination_example}}
     >>> res.blocks[:2].tolist(), res.active.tolist()
     ([[0, 0, 2], [1, 2, 4]], [0])
     """
@@ -157,13 +152,7 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
 
     {{refs_paper004}}
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from anonbandits.dp.distributed import Protocol
-    >>> res = run_elimination(Protocol(1.0, 0.1), np.array([0.9, 0.1]), reward="bernoulli", reward_sigma=0.1,
-    ...                       horizon=2000, batch_base=2, confidence=0.1, crs=1.0, rng=np.random.default_rng(0),
-    ...                       checkpoints=4)
+    {{dist_elimination_example}}
     >>> res.pulls.tolist(), res.batches, res.checkpoints.tolist()
     ([1746, 254], 7, [1, 1000, 2000])
     """

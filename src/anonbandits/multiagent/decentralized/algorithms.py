@@ -233,13 +233,7 @@ def run_decentralized_elimination(
 
     Parameters
     ----------
-    means : sequence of float, numpy.ndarray or MeansSchedule
-        Arm means (or a :class:`~.environment.MeansSchedule`, which then overrides the ``reward``, ``drift``,
-        ``switch_at`` and ``means_after`` options).
-    n_agents : int
-        Number of players N (a positive integer).
-    rng : numpy.random.Generator
-        The run's generator (split into independent streams for players, rewards, tie-breaks and resets).
+    {{dec_means_agents_rng}}
     delta : float, optional
         Global failure probability (default 0.05); it must lie in ``[eta^N, eta^2]``, i.e. ``2 <= M <= N``
         (spec 4.2).
@@ -263,16 +257,7 @@ def run_decentralized_elimination(
         paper 002; or ``round``: one subroutine round); ``se_c`` (constant c of the SE radius
         ``sqrt(log(c K r^2/conf)/r)``, default 4).
 
-    Returns
-    -------
-    DecentralizedResult
-        The metrics, the curve and the per-player and per-arm data of the run.
-
-    Raises
-    ------
-    ConfigError
-        If an argument or option is out of range or unknown, or options contradict each other (the message
-        names the argument).
+    {{dec_returns_raises}}
 
     {{refs_paper002_paper003}}
 
@@ -301,13 +286,7 @@ def run_no_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: flo
 
     Parameters
     ----------
-    means : sequence of float, numpy.ndarray or MeansSchedule
-        Arm means (or a :class:`~.environment.MeansSchedule`, which then overrides the ``reward``, ``drift``,
-        ``switch_at`` and ``means_after`` options).
-    n_agents : int
-        Number of players N (a positive integer).
-    rng : numpy.random.Generator
-        The run's generator (split into independent streams for players, rewards, tie-breaks and resets).
+    {{dec_means_agents_rng}}
     delta : float, optional
         Global failure probability in (0, 1) (default 0.05).
     eps : float, optional
@@ -317,16 +296,7 @@ def run_no_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: flo
     **options : dict, optional
         As in :func:`run_decentralized_elimination` (all but ``stop``).
 
-    Returns
-    -------
-    DecentralizedResult
-        The metrics, the curve and the per-player and per-arm data of the run.
-
-    Raises
-    ------
-    ConfigError
-        If an argument or option is out of range or unknown, or options contradict each other (the message
-        names the argument).
+    {{dec_returns_raises}}
 
     {{refs_paper002}}
 
@@ -350,13 +320,7 @@ def run_full_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: f
 
     Parameters
     ----------
-    means : sequence of float, numpy.ndarray or MeansSchedule
-        Arm means (or a :class:`~.environment.MeansSchedule`, which then overrides the ``reward``, ``drift``,
-        ``switch_at`` and ``means_after`` options).
-    n_agents : int
-        Number of players N (a positive integer).
-    rng : numpy.random.Generator
-        The run's generator (split into independent streams for players, rewards, tie-breaks and resets).
+    {{dec_means_agents_rng}}
     delta : float, optional
         Global failure probability in (0, 1) (default 0.05).
     eps : float, optional
@@ -369,16 +333,7 @@ def run_full_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: f
         As in :func:`run_decentralized_elimination`: ``activity``, ``reward``, ``drift``, ``switch_at``,
         ``means_after``, ``max_steps``, ``se_c``.
 
-    Returns
-    -------
-    DecentralizedResult
-        The metrics, the curve and the per-player and per-arm data of the run.
-
-    Raises
-    ------
-    ConfigError
-        If an argument or option is out of range or unknown, or options contradict each other (the message
-        names the argument).
+    {{dec_returns_raises}}
 
     {{refs_paper002}}
 
@@ -406,13 +361,7 @@ def run_dser4(means, n_agents: int, *, rng: np.random.Generator, horizon: int, p
 
     Parameters
     ----------
-    means : sequence of float, numpy.ndarray or MeansSchedule
-        Arm means (or a :class:`~.environment.MeansSchedule`, which then overrides the ``reward``, ``drift``,
-        ``switch_at`` and ``means_after`` options).
-    n_agents : int
-        Number of players N (a positive integer).
-    rng : numpy.random.Generator
-        The run's generator (split into independent streams for players, rewards, tie-breaks and resets).
+    {{dec_means_agents_rng}}
     horizon : int
         Number of global steps.
     phi : float
@@ -431,16 +380,7 @@ def run_dser4(means, n_agents: int, *, rng: np.random.Generator, horizon: int, p
         As in :func:`run_decentralized_elimination`: ``activity``, ``reward``, ``drift``, ``switch_at``,
         ``means_after``.
 
-    Returns
-    -------
-    DecentralizedResult
-        The metrics, the curve and the per-player and per-arm data of the run.
-
-    Raises
-    ------
-    ConfigError
-        If an argument or option is out of range or unknown, or options contradict each other (the message
-        names the argument).
+    {{dec_returns_raises}}
 
     {{refs_paper002}}
 

@@ -278,11 +278,7 @@ def dp_mase(instance: MultiUserInstance, probs: np.ndarray, cfg: DPMASEConfig, r
 
     {{refs_paper003_sajed2019}}
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from anonbandits.multiagent.shared import activity_probabilities
-    >>> toy = MultiUserInstance(np.array([0.9, 0.1]), "bernoulli")
+    {{mase_example}}
     >>> res = dp_mase(toy, activity_probabilities(8), DPMASEConfig(eps=1.0), np.random.default_rng(0))
     >>> res.recommended, res.threshold, res.votes.tolist()
     (0, 5, [0, 5])

@@ -84,12 +84,7 @@ def corrupted_elimination(instance: MultiUserInstance, probs: np.ndarray, rng: n
 
     Parameters
     ----------
-    instance : anonbandits.envs.instances.MultiUserInstance
-        One row of arm means shared by every agent, reward model ``bernoulli`` or ``gaussian-unclipped``.
-    probs : numpy.ndarray
-        The activity distribution P_N over the N agents (:func:`activity_probabilities`).
-    rng : numpy.random.Generator
-        The run's source of randomness.
+    {{mase_instance_probs_rng}}
     eta : float, optional
         Apparent privacy level eta in (0, 1) (default 0.9).
     xi : float, optional
@@ -118,11 +113,7 @@ def corrupted_elimination(instance: MultiUserInstance, probs: np.ndarray, rng: n
 
     {{refs_paper003_paper002}}
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from anonbandits.multiagent.shared import activity_probabilities
-    >>> toy = MultiUserInstance(np.array([0.9, 0.1]), "bernoulli")
+    {{mase_example}}
     >>> res = corrupted_elimination(toy, activity_probabilities(32), np.random.default_rng(0))
     >>> res.recommended, res.threshold, res.votes.tolist()
     (0, 27, [0, 27])
@@ -145,12 +136,7 @@ def mase(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generato
 
     Parameters
     ----------
-    instance : anonbandits.envs.instances.MultiUserInstance
-        One row of arm means shared by every agent, reward model ``bernoulli`` or ``gaussian-unclipped``.
-    probs : numpy.ndarray
-        The activity distribution P_N over the N agents (:func:`activity_probabilities`).
-    rng : numpy.random.Generator
-        The run's source of randomness.
+    {{mase_instance_probs_rng}}
     beta : float, optional
         Local failure probability of each agent's SE, in (0, 1) (default 0.5).
     delta : float, optional
@@ -175,11 +161,7 @@ def mase(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generato
 
     {{refs_paper003}}
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from anonbandits.multiagent.shared import activity_probabilities
-    >>> toy = MultiUserInstance(np.array([0.9, 0.1]), "bernoulli")
+    {{mase_example}}
     >>> res = mase(toy, activity_probabilities(8), np.random.default_rng(0))
     >>> res.recommended, res.threshold, res.rounds
     (0, 5, 497)
@@ -199,12 +181,7 @@ def independent(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.G
 
     Parameters
     ----------
-    instance : anonbandits.envs.instances.MultiUserInstance
-        One row of arm means shared by every agent, reward model ``bernoulli`` or ``gaussian-unclipped``.
-    probs : numpy.ndarray
-        The activity distribution P_N over the N agents (:func:`activity_probabilities`).
-    rng : numpy.random.Generator
-        The run's source of randomness.
+    {{mase_instance_probs_rng}}
     delta : float, optional
         Each agent's failure probability, in (0, 1) (default 0.05).
     stop : str, optional
@@ -230,11 +207,7 @@ def independent(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.G
 
     {{refs_paper003}}
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from anonbandits.multiagent.shared import activity_probabilities
-    >>> toy = MultiUserInstance(np.array([0.9, 0.1]), "bernoulli")
+    {{mase_example}}
     >>> res = independent(toy, activity_probabilities(8), np.random.default_rng(0))
     >>> res.recommended, res.agent_accuracy, res.messages.count
     (0, 1.0, 0)
@@ -260,12 +233,7 @@ def central(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Gener
 
     Parameters
     ----------
-    instance : anonbandits.envs.instances.MultiUserInstance
-        One row of arm means shared by every agent, reward model ``bernoulli`` or ``gaussian-unclipped``.
-    probs : numpy.ndarray
-        The activity distribution P_N over the N agents (:func:`activity_probabilities`).
-    rng : numpy.random.Generator
-        The run's source of randomness.
+    {{mase_instance_probs_rng}}
     delta : float, optional
         Global failure probability in (0, 1) (default 0.05).
     width_c : float, optional
@@ -289,11 +257,7 @@ def central(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Gener
 
     {{refs_paper003}}
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from anonbandits.multiagent.shared import activity_probabilities
-    >>> toy = MultiUserInstance(np.array([0.9, 0.1]), "bernoulli")
+    {{mase_example}}
     >>> res = central(toy, activity_probabilities(8), np.random.default_rng(0))
     >>> res.recommended, res.rounds, res.messages.count
     (0, 84, 168)
