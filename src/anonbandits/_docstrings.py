@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Callable
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import Any, TypeVar, dataclass_transform
 
 T = TypeVar("T", bound=Callable)
 
@@ -131,6 +132,26 @@ SNIPPETS: dict[str, str] = {
         "float\n"
         "    ``eps'``."),
 
+    "dec_delta_eps_subroutine": (
+        "delta : float, optional\n"
+        "    Global failure probability in (0, 1) (default 0.05).\n"
+        "eps : float, optional\n"
+        "    Approximation factor in [0, 1] (default 0.25; 0, exact best-arm identification, only for se and\n"
+        "    ser3).\n"
+        "subroutine : str, optional\n"
+        "    ``naive``, ``median``, ``se``, ``ser3`` (default) or ``ugapec``."),
+    "mase_delta_record": (
+        "delta : float, optional\n"
+        "    Global failure probability in (0, 1) (default 0.05).\n"
+        "record : bool, optional\n"
+        "    Keep every message and elimination (default ``True``; else only the counts)."),
+    "anon_example": (
+        "Examples\n"
+        "--------\n"
+        ">>> import numpy as np\n"
+        ">>> from anonbandits.anonymous import anon_batched, anon_etc\n"
+        ">>> from anonbandits.envs import clustered_instance\n"
+        ">>> instance = clustered_instance(8, 2, 4, 0.3, np.random.default_rng(0))"),
 }
 # the Parameters entries ``size`` and ``rng`` and the Returns of an integer sampler
 SNIPPETS["size_rng_int_draws"] = "\n".join([SNIPPETS["size"], SNIPPETS["rng"], "", SNIPPETS["int_draws"]])
@@ -158,6 +179,8 @@ SNIPPETS.update({"refs_" + name: _references(*keys, lead=lead) for name, (lead, 
     "registered": ("The registered algorithms are those of:",
                    ("paper000", "paper001", "sajed2019", "paper004", "paper003", "paper002")),
 }.items()})
+# the Raises and References of the Laplace samplers
+SNIPPETS["raises_scale_refs_paper004"] = SNIPPETS["raises_scale"] + "\n\n" + SNIPPETS["refs_paper004"]
 # the References of the experiment pipeline: the paper whose experiments it reproduces, the algorithm of its examples
 SNIPPETS["refs_experiments"] = (
     'References\n----------\n'
@@ -202,3 +225,37 @@ def fill(obj: T) -> T:
     if obj.__doc__:
         obj.__doc__ = _MARK.sub(lambda m: textwrap.indent(SNIPPETS[m.group(2)], m.group(1)), obj.__doc__)
     return obj
+
+
+@dataclass_transform()
+def filled_dataclass(cls: type | None = None, /, **options: Any) -> Any:
+    """``@fill`` over ``@dataclass(**options)`` in one decorator: ``cls`` made a dataclass, its docstring filled.
+
+    Parameters
+    ----------
+    cls : type or None
+        The class, when used bare as ``@filled_dataclass``; ``None`` when called with options.
+    **options : dict
+        The options of :func:`dataclasses.dataclass` (``frozen=True``, ...).
+
+    Returns
+    -------
+    type or callable
+        The filled dataclass, or (called with options) the decorator that makes one.
+
+    Examples
+    --------
+    >>> @filled_dataclass(frozen=True)
+    ... class Draw:
+    ...     '''A draw.
+    ...
+    ...     {{rng}}
+    ...     '''
+    ...     rng: object
+    >>> print(Draw.__doc__.splitlines()[2].strip())
+    rng : numpy.random.Generator
+    """
+    def make(klass: type) -> type:
+        return fill(dataclass(**options)(klass))
+
+    return make if cls is None else make(cls)

@@ -68,9 +68,7 @@ def laplace(scale: float, size: Size, rng: np.random.Generator) -> np.ndarray:
     numpy.ndarray or float
         The draws, of shape ``size`` (a float when ``size`` is ``None``).
 
-    {{raises_scale}}
-
-    {{refs_paper004}}
+    {{raises_scale_refs_paper004}}
 
     Examples
     --------
@@ -93,9 +91,7 @@ def discrete_laplace(scale: float, size: Size, rng: np.random.Generator) -> np.n
     {{scale_b}}
     {{size_rng_int_draws}}
 
-    {{raises_scale}}
-
-    {{refs_paper004}}
+    {{raises_scale_refs_paper004}}
 
     Examples
     --------

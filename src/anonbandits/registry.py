@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from anonbandits._docstrings import fill
+from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.errors import ConfigError
 from anonbandits.results import check_metrics
 from anonbandits.validation import RULES, Rule, check_seed
@@ -192,8 +192,7 @@ class DeprecatedParameterWarning(FutureWarning):
     """
 
 
-@fill
-@dataclass(frozen=True)
+@filled_dataclass(frozen=True)
 class Result:
     """What one run of any algorithm reports (the one result type of :func:`simulate`).
 
@@ -259,8 +258,7 @@ def _finish(run: Callable[[Mapping[str, Any], int], Result], name: str, axes: tu
                                curve_axes=(result.curve_axes or axes) if result.curve is not None else None)
 
 
-@fill
-@dataclass(frozen=True)
+@filled_dataclass(frozen=True)
 class AlgorithmSpec:
     """An algorithm as the simulator sees it: a name, a run function and its parameters.
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import anondecomp
-from anonbandits._docstrings import fill
+from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.channels import AnonymousChannel, elicitation_rounds
 from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.core import BatchedElimination, default_batches, static_grid
@@ -79,7 +79,7 @@ class BatchRecord:
     active_pairs: int
 
 
-@dataclass(frozen=True, eq=False)
+@filled_dataclass(frozen=True, eq=False)
 class AnonymousRun:
     """What a run of Algorithm 1 or 2 reports.
 
@@ -112,12 +112,7 @@ class AnonymousRun:
     ----------
     Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Theorems 1 and 2).
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from anonbandits.anonymous import anon_batched
-    >>> from anonbandits.envs import clustered_instance
-    >>> instance = clustered_instance(8, 2, 4, 0.3, np.random.default_rng(0))
+    {{anon_example}}
     >>> run = anon_batched(instance, 1, 2000, U=4, rng=np.random.default_rng(1))
     >>> run.horizon, run.exploration_rounds, run.min_group_size, run.optimal_fraction
     (2000, 248, 1, 1.0)
@@ -306,12 +301,7 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
     Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022
     (Section 3.3, Algorithm 1, Theorem 1).
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from anonbandits.anonymous import anon_batched
-    >>> from anonbandits.envs import clustered_instance
-    >>> instance = clustered_instance(8, 2, 4, 0.3, np.random.default_rng(0))
+    {{anon_example}}
     >>> run = anon_batched(instance, 1, 2000, U=4, rng=np.random.default_rng(1))
     >>> run.horizon, run.min_group_size, len(run.batches), run.optimal_fraction
     (2000, 1, 1, 1.0)

@@ -110,12 +110,7 @@ def anon_etc(instance: MultiUserInstance, C: int, horizon: int, *, arm_offset: b
     Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022
     (Section 3.5, Algorithm 2, Theorem 2).
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from anonbandits.anonymous import anon_etc
-    >>> from anonbandits.envs import clustered_instance
-    >>> instance = clustered_instance(8, 2, 4, 0.3, np.random.default_rng(0))
+    {{anon_example}}
     >>> run = anon_etc(instance, 1, 5000, explore_scale=1.0, rng=np.random.default_rng(1))
     >>> run.info["phases"], run.exploration_rounds, run.optimal_fraction
     (206, 824, 1.0)

@@ -20,12 +20,10 @@ C+1. An arm that cannot gather C+1 users is refused in one line naming it and th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 import anondecomp
-from anonbandits._docstrings import fill
+from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.channels import AnonymousChannel, DirectChannel, elicitation_rounds
 from anonbandits.channels.anonymous import MAX_HORIZON
 from anonbandits.core.learners import UNIT_SIGMA2, BatchLearner
@@ -35,8 +33,7 @@ from anonbandits.errors import AnonBanditsError, require
 CHANNELS = ("direct", "anonymous")
 
 
-@fill
-@dataclass(frozen=True, eq=False)
+@filled_dataclass(frozen=True, eq=False)
 class IdentificationRun:
     """What :func:`identify` reports.
 

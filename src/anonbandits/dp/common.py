@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 
-from anonbandits._docstrings import fill
+from anonbandits._docstrings import filled_dataclass
 from anonbandits.channels.direct import DirectChannel, RewardSum
 from anonbandits.core.regret import RegretTrace
 from anonbandits.core.schedules import checkpoint_grid
@@ -74,8 +74,7 @@ def start(means: Means, horizon: int, reward: str | RewardSum, expected_means: S
             RegretTrace(true.max() - true), Ledger())
 
 
-@fill
-@dataclass
+@filled_dataclass
 class Ledger:
     """Which rewards fed which privatized statistic.
 
@@ -163,8 +162,7 @@ class Ledger:
         return len(self.release_round)
 
 
-@fill
-@dataclass(frozen=True)
+@filled_dataclass(frozen=True)
 class BanditRun:
     """One simulated run of a single-learner algorithm of :mod:`anonbandits.dp`.
 

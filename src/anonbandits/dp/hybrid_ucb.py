@@ -21,11 +21,10 @@ the lowest index.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
-from anonbandits._docstrings import fill
+from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.channels.direct import DirectChannel
 from anonbandits.channels.mechanisms import laplace_noise
 from anonbandits.core.indices import hybrid_ucb_array_scale, hybrid_ucb_node_scale
@@ -39,8 +38,7 @@ TREE_NOISES = ("paper", "exact")
 _CHUNK = 4096
 
 
-@fill
-@dataclass(frozen=True)
+@filled_dataclass(frozen=True)
 class HybridBatch:
     """Runs of :func:`hybrid_ucb_batch`, R runs of K arms each.
 

@@ -30,17 +30,15 @@ import json
 import math
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from anonbandits import registry
-from anonbandits._docstrings import fill
+from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.errors import ConfigError, require
 
 
-@fill
-@dataclass(frozen=True)
+@filled_dataclass(frozen=True)
 class Task:
     """One run: an algorithm, its fully resolved parameters, and a seed.
 

@@ -17,7 +17,6 @@ import traceback
 from collections import deque
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager, suppress
-from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.connection import wait as connection_wait
 from typing import Any, NamedTuple, TextIO
@@ -25,7 +24,7 @@ from typing import Any, NamedTuple, TextIO
 import numpy as np
 
 from anonbandits import registry
-from anonbandits._docstrings import fill
+from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.errors import ConfigError
 from anonbandits.experiments.grid import Task
 
@@ -33,8 +32,7 @@ from anonbandits.experiments.grid import Task
 SCHEDULER_TIMEOUT = 3
 
 
-@fill
-@dataclass(frozen=True)
+@filled_dataclass(frozen=True)
 class TaskResult:
     """A results-table row and the run's :class:`~anonbandits.registry.Result` (curve, label, records).
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonbandits._docstrings import fill
+from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.channels.direct import DirectChannel
 from anonbandits.channels.mechanisms import Distributed
 from anonbandits.core.elimination import interval_survivors
@@ -50,8 +50,7 @@ class BlockRelease:
     z: float
 
 
-@fill
-@dataclass(frozen=True)
+@filled_dataclass(frozen=True)
 class EliminationResult:
     """One run of Algorithm 1 (:func:`run_elimination`).
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from anonbandits import privacy
-from anonbandits._docstrings import fill
+from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.core.radii import lemma2_radius, lemma5_radius
 from anonbandits.errors import ConfigError, require
 
@@ -30,8 +30,7 @@ from anonbandits.errors import ConfigError, require
 COMPLETE_MASKING_MAX_USERS, RING_DEGREE, SPLIT_SHARES = 512, 16, 3
 
 
-@fill
-@dataclass(frozen=True)
+@filled_dataclass(frozen=True)
 class BatchParams:
     """Public per-batch protocol parameters, ``m = n g + 2 tau + 1``; the property ``bits`` is ``ceil(log2 m)``,
     the bits of one user message.

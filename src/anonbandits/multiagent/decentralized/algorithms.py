@@ -22,13 +22,12 @@ columns are the ``metrics`` of :class:`DecentralizedResult`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 import numpy as np
 
-from anonbandits._docstrings import fill
+from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.core.indices import vote_ratio
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.envs.rewards import REWARD_MODELS, parse_means
@@ -46,8 +45,7 @@ PER_ACTIVATION = ("pull", "round")
 DEFAULT_MAX_STEPS = 10**8
 
 
-@fill
-@dataclass(frozen=True, kw_only=True)
+@filled_dataclass(frozen=True, kw_only=True)
 class DecentralizedResult(Result):
     """Outcome of one run of a paper-002 algorithm: the registry's :class:`~anonbandits.registry.Result` plus
     per-player and per-arm data.
@@ -287,12 +285,7 @@ def run_no_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: flo
     Parameters
     ----------
     {{dec_means_agents_rng}}
-    delta : float, optional
-        Global failure probability in (0, 1) (default 0.05).
-    eps : float, optional
-        Approximation factor in [0, 1] (default 0.25; 0, exact best-arm identification, only for se and ser3).
-    subroutine : str, optional
-        ``naive``, ``median``, ``se``, ``ser3`` (default) or ``ugapec``.
+    {{dec_delta_eps_subroutine}}
     **options : dict, optional
         As in :func:`run_decentralized_elimination` (all but ``stop``).
 
@@ -321,12 +314,7 @@ def run_full_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: f
     Parameters
     ----------
     {{dec_means_agents_rng}}
-    delta : float, optional
-        Global failure probability in (0, 1) (default 0.05).
-    eps : float, optional
-        Approximation factor in [0, 1] (default 0.25; 0, exact best-arm identification, only for se and ser3).
-    subroutine : str, optional
-        ``naive``, ``median``, ``se``, ``ser3`` (default) or ``ugapec``.
+    {{dec_delta_eps_subroutine}}
     record_messages : bool, optional
         Keep every broadcast in the log (default ``True``; else only the count).
     **options : dict, optional

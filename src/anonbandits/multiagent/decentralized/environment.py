@@ -13,11 +13,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
-from anonbandits._docstrings import fill
+from anonbandits._docstrings import filled_dataclass
 from anonbandits.channels.direct import DirectChannel
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import ConfigError, require
@@ -27,8 +26,7 @@ from anonbandits.multiagent.shared import SKEWED_SHARE, activity_probabilities
 RewardSampler = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
 
 
-@fill
-@dataclass(frozen=True)
+@filled_dataclass(frozen=True)
 class MeansSchedule:
     """Arm means ``mu_k(t)`` at global step ``t`` (1-based) over one shared ``instance``.
 

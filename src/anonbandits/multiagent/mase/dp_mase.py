@@ -20,11 +20,10 @@ precede. At the stopping time an agent that has made a (uniform) part of an unfi
 ``Binomial(R - 1, elapsed fraction)`` activations.
 """
 
-from dataclasses import dataclass
 
 import numpy as np
 
-from anonbandits._docstrings import fill
+from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.channels.direct import DirectChannel
 from anonbandits.channels.mechanisms import laplace_noise
 from anonbandits.core.elimination import gap_survivors
@@ -37,8 +36,7 @@ from anonbandits.multiagent.mase import model
 from anonbandits.multiagent.mase.model import EliminationLog, MaseResult, NoiseAudit
 
 
-@fill
-@dataclass(frozen=True)
+@filled_dataclass(frozen=True)
 class DPMASEConfig:
     """Parameters of DP-MASE (defaults are the spec's).
 

@@ -12,12 +12,12 @@ Communications", ICML 2023) and what one run reports.
 * :class:`MaseResult`, with its message, elimination and noise logs.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 
-from anonbandits._docstrings import fill
+from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.core.indices import vote_ratio
 from anonbandits.core.votes import vote_threshold
 from anonbandits.envs.instances import MultiUserInstance
@@ -110,8 +110,7 @@ def eta_xi(eta: float, xi: float, arms: int) -> float:
     return value
 
 
-@fill
-@dataclass
+@filled_dataclass
 class EliminationLog:
     """Every local elimination of a run, one entry per elimination in round order.
 
@@ -146,8 +145,7 @@ class EliminationLog:
     delivered: np.ndarray
 
 
-@fill
-@dataclass
+@filled_dataclass
 class NoiseAudit:
     """DP-MASE's Laplace mechanism, one row per released noisy mean (agent, epoch, arm).
 
@@ -188,8 +186,7 @@ class NoiseAudit:
     scale: np.ndarray
 
 
-@fill
-@dataclass
+@filled_dataclass
 class MaseResult:
     """Outcome of one run of a paper-003 algorithm on ``instance``.
 

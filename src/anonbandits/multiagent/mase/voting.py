@@ -89,10 +89,7 @@ def corrupted_elimination(instance: MultiUserInstance, probs: np.ndarray, rng: n
         Apparent privacy level eta in (0, 1) (default 0.9).
     xi : float, optional
         Probability in [0, 1) that a vote is dropped (default 0.05).
-    delta : float, optional
-        Global failure probability in (0, 1) (default 0.05).
-    record : bool, optional
-        Keep every message and elimination (default ``True``; else only the counts).
+    {{mase_delta_record}}
     **options : dict, optional
         Keywords of the compiled round loop: ``width_c`` (constant c of the SE width, default 1),
         ``width_denominator`` (1: the width uses t, 2: it uses 2t; spec A4), ``max_rounds`` (stop, ``truncated``,
@@ -139,10 +136,7 @@ def mase(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generato
     {{mase_instance_probs_rng}}
     beta : float, optional
         Local failure probability of each agent's SE, in (0, 1) (default 0.5).
-    delta : float, optional
-        Global failure probability in (0, 1) (default 0.05).
-    record : bool, optional
-        Keep every message and elimination (default ``True``; else only the counts).
+    {{mase_delta_record}}
     **options : dict, optional
         Keywords of the compiled round loop: ``width_c`` (constant c of the SE width, default 1),
         ``width_denominator`` (1: the width uses t, 2: it uses 2t; spec A4), ``max_rounds`` (stop, ``truncated``,
