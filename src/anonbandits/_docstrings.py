@@ -45,9 +45,15 @@ SNIPPETS: dict[str, str] = {
     "raises_scale": "Raises\n------\nConfigError\n    If ``scale`` is not a positive finite number.",
     "sigma_scale": "sigma : float\n    The scale ``sigma``, positive and finite.",
     "raises_sigma": "Raises\n------\nConfigError\n    If ``sigma`` is not a positive finite number.",
-    "tail_radius": "p : float\n    The tail probability, in (0, 1].\n\n"
-                   "Returns\n-------\nfloat\n    The radius ``v`` with ``P[|X| > v] <= p``.\n\n"
-                   "Raises\n------\nConfigError\n    If ``p`` is outside (0, 1].",
+    "raises_validation": ("Raises\n------\nConfigError\n"
+                          "    Called through :mod:`anonbandits.anonymous`, if an argument breaks its rule in\n"
+                          "    :mod:`anonbandits.validation`."),
+    "bai_example": (
+        "Examples\n"
+        "--------\n"
+        ">>> import numpy as np\n"
+        ">>> from anonbandits.core.learners import BestArmElimination\n"
+        ">>> from anonbandits.envs import MultiUserInstance, clustered_instance"),
     "reward_curve": "reward : str or callable, optional\n"
                     "    A bounded reward model of :mod:`anonbandits.envs.rewards` (default ``\"bernoulli\"``), or a\n"
                     "    callable ``sums(mu, counts, rng)``.\n"
@@ -179,6 +185,13 @@ SNIPPETS.update({"refs_" + name: _references(*keys, lead=lead) for name, (lead, 
     "registered": ("The registered algorithms are those of:",
                    ("paper000", "paper001", "sajed2019", "paper004", "paper003", "paper002")),
 }.items()})
+# the tail radii of the privacy accounting: the tail probability, the radius, its Raises and References
+SNIPPETS["tail_radius"] = (
+    "p : float\n    The tail probability, in (0, 1].\n\n"
+    "Returns\n-------\nfloat\n    The radius ``v`` with ``P[|X| > v] <= p``.\n\n"
+    "Raises\n------\nConfigError\n    If ``p`` is outside (0, 1].\n\n" + SNIPPETS["refs_paper004"])
+# the Returns, Raises and References of the decentralized runs
+SNIPPETS["dec_returns_raises_refs"] = SNIPPETS["dec_returns_raises"] + "\n\n" + SNIPPETS["refs_paper002"]
 # the Raises and References of the Laplace samplers
 SNIPPETS["raises_scale_refs_paper004"] = SNIPPETS["raises_scale"] + "\n\n" + SNIPPETS["refs_paper004"]
 # the References of the experiment pipeline: the paper whose experiments it reproduces, the algorithm of its examples

@@ -339,8 +339,6 @@ def discrete_laplace_radius(scale: float, p: float) -> float:
         The scale ``b``.
     {{tail_radius}}
 
-    {{refs_paper004}}
-
     Examples
     --------
     >>> round(discrete_laplace_radius(2.0, 0.05), 4)
@@ -358,8 +356,6 @@ def skellam_radius(var: float, p: float) -> float:
     var : float
         The variance ``sigma^2`` of the Skellam noise.
     {{tail_radius}}
-
-    {{refs_paper004}}
 
     Examples
     --------
@@ -379,8 +375,6 @@ def subgaussian_radius(var: float, p: float) -> float:
     var : float
         The variance proxy.
     {{tail_radius}}
-
-    {{refs_paper004}}
 
     Examples
     --------
@@ -403,8 +397,6 @@ def discrete_laplace_sum_radius(scale: float, n: int, p: float) -> float:
     n : int
         The number of terms.
     {{tail_radius}}
-
-    {{refs_paper004}}
 
     Examples
     --------

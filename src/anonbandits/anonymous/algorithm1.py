@@ -208,11 +208,7 @@ def guaranteed_ratio(method: str, n_arms: int, C: int, U: int) -> int:
     int
         alpha(C, U).
 
-    Raises
-    ------
-    ConfigError
-        Called as ``anonbandits.anonymous.guaranteed_ratio``, if an argument breaks its rule in
-        :mod:`anonbandits.validation`.
+    {{raises_validation}}
 
     References
     ----------

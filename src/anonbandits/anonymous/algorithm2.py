@@ -45,11 +45,7 @@ def etc_assignments(n_users: int, n_arms: int, C: int, arm_offset: bool = True) 
     numpy.ndarray
         (K, N) arm indices.
 
-    Raises
-    ------
-    ConfigError
-        Called as ``anonbandits.anonymous.etc_assignments``, if an argument breaks its rule in
-        :mod:`anonbandits.validation`.
+    {{raises_validation}}
 
     References
     ----------

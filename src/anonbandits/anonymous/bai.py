@@ -20,10 +20,12 @@ C+1. An arm that cannot gather C+1 users is refused in one line naming it and th
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 import anondecomp
-from anonbandits._docstrings import fill, filled_dataclass
+from anonbandits._docstrings import fill
 from anonbandits.channels import AnonymousChannel, DirectChannel, elicitation_rounds
 from anonbandits.channels.anonymous import MAX_HORIZON
 from anonbandits.core.learners import UNIT_SIGMA2, BatchLearner
@@ -33,7 +35,8 @@ from anonbandits.errors import AnonBanditsError, require
 CHANNELS = ("direct", "anonymous")
 
 
-@filled_dataclass(frozen=True, eq=False)
+@fill
+@dataclass(frozen=True, eq=False)
 class IdentificationRun:
     """What :func:`identify` reports.
 
@@ -58,11 +61,7 @@ class IdentificationRun:
 
     {{refs_paper000}}
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from anonbandits.core.learners import BestArmElimination
-    >>> from anonbandits.envs import MultiUserInstance
+    {{bai_example}}
     >>> instance = MultiUserInstance(mu=np.array([[0.9, 0.1], [0.1, 0.9]]))
     >>> learners = BestArmElimination(2, 2, "naive", approx=0.5, delta=0.1, rng=np.random.default_rng(0))
     >>> run = identify(instance, learners, channel="direct", rng=np.random.default_rng(1))
@@ -146,11 +145,7 @@ def identify(instance: MultiUserInstance, learners: BatchLearner, *, channel: st
 
     {{refs_paper000_paper002}}
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from anonbandits.core.learners import BestArmElimination
-    >>> from anonbandits.envs import clustered_instance
+    {{bai_example}}
     >>> instance = clustered_instance(12, 2, 0, 0.4, np.random.default_rng(0))
     >>> learners = BestArmElimination(12, 2, "naive", approx=0.3, delta=0.1, rng=np.random.default_rng(1))
     >>> run = identify(instance, learners, C=2, decomposer="polytope", rng=np.random.default_rng(2))

@@ -176,7 +176,7 @@ def exploration_length(n_users: int, n_arms: int, C: int, horizon: int, scale: f
     Raises
     ------
     ConfigError
-        Called as ``anonbandits.anonymous.exploration_length``, if an argument breaks its rule in
+        Called through :mod:`anonbandits.anonymous`, if an argument breaks its rule in
         :mod:`anonbandits.validation` (the core function itself does not check).
 
     References

@@ -289,9 +289,7 @@ def run_no_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: flo
     **options : dict, optional
         As in :func:`run_decentralized_elimination` (all but ``stop``).
 
-    {{dec_returns_raises}}
-
-    {{refs_paper002}}
+    {{dec_returns_raises_refs}}
 
     Examples
     --------
@@ -321,9 +319,7 @@ def run_full_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: f
         As in :func:`run_decentralized_elimination`: ``activity``, ``reward``, ``drift``, ``switch_at``,
         ``means_after``, ``max_steps``, ``se_c``.
 
-    {{dec_returns_raises}}
-
-    {{refs_paper002}}
+    {{dec_returns_raises_refs}}
 
     Examples
     --------
@@ -368,9 +364,7 @@ def run_dser4(means, n_agents: int, *, rng: np.random.Generator, horizon: int, p
         As in :func:`run_decentralized_elimination`: ``activity``, ``reward``, ``drift``, ``switch_at``,
         ``means_after``.
 
-    {{dec_returns_raises}}
-
-    {{refs_paper002}}
+    {{dec_returns_raises_refs}}
 
     Examples
     --------
