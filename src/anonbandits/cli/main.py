@@ -61,14 +61,15 @@ def _raise_terminated(signum, frame) -> None:
 
 @contextlib.contextmanager
 def _sigterm_unwinds() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
+    """SIGTERM raises Terminated inside the block (a handler can be set only from the main thread)."""
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _raise_terminated)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+    else:
         yield
-        return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 class _Version(argparse.Action):

@@ -82,6 +82,11 @@ class MeansSchedule:
             object.__setattr__(self, "means_after", after)
 
     @property
+    def stationary(self) -> bool:
+        """Whether the means stay those of ``t = 0`` (no drift and no switch)."""
+        return self.drift == 0 and self.switch_at == 0
+
+    @property
     def means(self) -> np.ndarray:
         """The means at ``t = 0`` (the instance's parameters)."""
         return self.instance.row
@@ -93,11 +98,8 @@ class MeansSchedule:
 
     @property
     def arms(self) -> int:
+        """The number of arms K."""
         return self.instance.n_arms
-
-    @property
-    def stationary(self) -> bool:
-        return self.drift == 0 and self.switch_at == 0
 
     def mean(self, times: np.ndarray) -> np.ndarray:
         """Means at the given steps: shape ``times.shape + (K,)`` for an array of steps."""
