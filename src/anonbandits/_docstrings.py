@@ -33,6 +33,7 @@ SNIPPETS: dict[str, str] = {
                'TCC 2016.',
     "bonawitz2017": 'Bonawitz et al., "Practical Secure Aggregation for Privacy-Preserving Machine Learning",\n'
                     'ACM CCS 2017.',
+    "gao2019": 'Gao, Han, Ren, Zhou, "Batched Multi-armed Bandits Problem", NeurIPS 2019.',
     "canonne2020": 'Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential Privacy", NeurIPS 2020.',
     "agarwal2021": 'Agarwal, Kairouz, Liu, "The Skellam Mechanism for Differentially Private Federated Learning",\n'
                    'NeurIPS 2021.',
@@ -45,6 +46,8 @@ SNIPPETS: dict[str, str] = {
     "raises_scale": "Raises\n------\nConfigError\n    If ``scale`` is not a positive finite number.",
     "sigma_scale": "sigma : float\n    The scale ``sigma``, positive and finite.",
     "raises_sigma": "Raises\n------\nConfigError\n    If ``sigma`` is not a positive finite number.",
+    "rdp_orders": "alpha : float or array_like of float\n    The Rényi orders.",
+    "rdp_returns": "Returns\n-------\nnumpy.ndarray\n    ``eps(alpha)``, of the shape of ``alpha``.",
     "raises_validation": ("Raises\n------\nConfigError\n"
                           "    Called through :mod:`anonbandits.anonymous`, if an argument breaks its rule in\n"
                           "    :mod:`anonbandits.validation`."),
@@ -172,9 +175,9 @@ def _references(*keys: str, lead: str | None = None) -> str:
 SNIPPETS.update({"refs_" + combo: _references(*re.findall(r"[a-z]+\d+", combo)) for combo in (
     "agarwal2021_paper004", "bonawitz2017", "bonawitz2017_paper004", "bun2016_paper004", "canonne2020",
     "canonne2020_paper004", "dwork2006", "dwork2006_paper004", "dwork2006_sajed2019", "dwork2010_paper004",
-    "kairouz2021_paper004", "paper000", "paper000_paper002", "paper001", "paper002", "paper002_paper003",
-    "paper002_sajed2019", "paper003", "paper003_paper002", "paper003_sajed2019", "paper004", "sajed2019",
-    "sajed2019_paper001", "sajed2019_paper001_paper004", "sajed2019_paper004",
+    "gao2019_paper000", "kairouz2021_paper004", "paper000", "paper000_paper002", "paper001", "paper002",
+    "paper002_paper003", "paper002_sajed2019", "paper003", "paper003_paper002", "paper003_sajed2019", "paper004",
+    "sajed2019", "sajed2019_paper001", "sajed2019_paper001_paper004", "sajed2019_paper004",
 )})
 # References sections whose sentence says what the papers are the source of.
 SNIPPETS.update({"refs_" + name: _references(*keys, lead=lead) for name, (lead, keys) in {

@@ -734,17 +734,13 @@ def skellam_rdp(alpha: np.ndarray | float, sensitivity: float, variance: float) 
 
     Parameters
     ----------
-    alpha : float or array_like of float
-        The Rényi orders.
+    {{rdp_orders}}
     sensitivity : float
         The query's sensitivity D.
     variance : float
         The Skellam variance.
 
-    Returns
-    -------
-    numpy.ndarray
-        ``eps(alpha)``, of the shape of ``alpha``.
+    {{rdp_returns}}
 
     {{refs_agarwal2021_paper004}}
 
@@ -770,8 +766,7 @@ def dist_rdp_se_rdp(alpha: np.ndarray | float, epsilon: float, scale: float,
 
     Parameters
     ----------
-    alpha : float or array_like of float
-        The Rényi orders.
+    {{rdp_orders}}
     epsilon : float
         The privacy level.
     scale : float
@@ -779,10 +774,7 @@ def dist_rdp_se_rdp(alpha: np.ndarray | float, epsilon: float, scale: float,
     n : int or None, optional
         The batch's number of users; ``None`` for the bound valid for every batch.
 
-    Returns
-    -------
-    numpy.ndarray
-        ``eps(alpha)``, of the shape of ``alpha``.
+    {{rdp_returns}}
 
     {{refs_paper004}}
 
@@ -952,8 +944,7 @@ def pure_dp_to_rdp(epsilon: float | np.ndarray, alpha: np.ndarray | float) -> np
     ----------
     epsilon : float or array_like of float
         The pure-DP level.
-    alpha : float or array_like of float
-        The Rényi orders.
+    {{rdp_orders}}
 
     Returns
     -------

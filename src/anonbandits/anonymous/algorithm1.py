@@ -186,6 +186,7 @@ def parse_alpha(value: str | float) -> float | str:
     return alpha
 
 
+@fill
 def guaranteed_ratio(method: str, n_arms: int, C: int, U: int) -> int:
     """The approximation ratio alpha(C, U) Algorithm 1 assumes for the decomposition ``method``.
 
@@ -292,10 +293,8 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
     AnonBanditsError
         If the decomposer leaves a (user, arm) pair below its demand and ``best_effort`` is False.
 
-    References
-    ----------
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022
-    (Section 3.3, Algorithm 1, Theorem 1).
+    {{refs_paper000}}
+    Section 3.3, Algorithm 1, Theorem 1.
 
     {{anon_example}}
     >>> run = anon_batched(instance, 1, 2000, U=4, rng=np.random.default_rng(1))

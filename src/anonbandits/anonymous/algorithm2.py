@@ -23,6 +23,7 @@ from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import require
 
 
+@fill
 def etc_assignments(n_users: int, n_arms: int, C: int, arm_offset: bool = True) -> np.ndarray:
     """The K assignments of Algorithm 2's exploration: row q is played in every phase r with r mod K = q.
 
@@ -101,10 +102,8 @@ def anon_etc(instance: MultiUserInstance, C: int, horizon: int, *, arm_offset: b
     ConfigError
         If ``C`` is below 1, the instance has at most C users, or ``explore_scale`` is not positive.
 
-    References
-    ----------
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022
-    (Section 3.5, Algorithm 2, Theorem 2).
+    {{refs_paper000}}
+    Section 3.5, Algorithm 2, Theorem 2.
 
     {{anon_example}}
     >>> run = anon_etc(instance, 1, 5000, explore_scale=1.0, rng=np.random.default_rng(1))

@@ -143,6 +143,7 @@ class CentralLaplace:
         return np.full(np.shape(rewards), 2.0 * self.sensitivity**2 / self.epsilon**2)
 
 
+@fill
 class Distributed:
     """A protocol of paper 004 as a mechanism on blocks of ``n`` users' encoded sums.
 
@@ -158,9 +159,8 @@ class Distributed:
         The protocol (an instance of a class of ``anonbandits.dp.distributed.protocols.PROTOCOLS``): its noise,
         parameters and accounting.
 
-    References
-    ----------
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023 (Section 3).
+    {{refs_paper004}}
+    Section 3.
 
     Examples
     --------

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.core.radii import base_gao_radius, base_log_radius
 from anonbandits.errors import ConfigError, require
 
@@ -62,6 +63,7 @@ def gap_survivors(means: np.ndarray, width: float | np.ndarray, *, ties: str = "
     return gap <= width if ties == "keep" else ~(gap >= width)
 
 
+@fill
 def interval_survivors(means: np.ndarray, radius: float) -> np.ndarray:
     """Mask of the arms with ``mean + radius >= max(mean - radius)`` (paper 004's non-strict UCB/LCB test).
 
@@ -77,9 +79,8 @@ def interval_survivors(means: np.ndarray, radius: float) -> np.ndarray:
     numpy.ndarray
         A (K,) bool array: True for the arms whose upper confidence bound reaches the best lower bound.
 
-    References
-    ----------
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023 (Algorithm 1).
+    {{refs_paper004}}
+    Algorithm 1.
 
     Examples
     --------
@@ -93,6 +94,7 @@ def interval_survivors(means: np.ndarray, radius: float) -> np.ndarray:
 THRESHOLDS = ("log", "gao")
 
 
+@fill
 class BatchedElimination:
     """N independent BaSE learners on one static grid.
 
@@ -133,11 +135,8 @@ class BatchedElimination:
         If ``grid`` does not start at 0, decreases or has fewer than two points, or if ``gamma``, ``threshold``
         or ``sigma2`` is out of range.
 
-    References
-    ----------
-    Gao, Han, Ren, Zhou, "Batched Multi-armed Bandits Problem", NeurIPS 2019.
-
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Algorithm 1).
+    {{refs_gao2019_paper000}}
+    Algorithm 1.
 
     Examples
     --------

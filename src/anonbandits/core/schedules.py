@@ -51,6 +51,7 @@ def default_batches(horizon: int) -> int:
     return max(2, math.ceil(math.log(max(math.log(horizon), 1.0))))
 
 
+@fill
 def static_grid(kind: str, horizon: int, batches: int) -> np.ndarray:
     """The static grid ``[t_0, ..., t_M]`` of BaSE (int64, non-decreasing, ``t_0 = 0``, ``t_M = horizon``).
 
@@ -76,11 +77,8 @@ def static_grid(kind: str, horizon: int, batches: int) -> np.ndarray:
     ConfigError
         If ``kind`` is not a grid name, or ``horizon`` or ``batches`` is below 1.
 
-    References
-    ----------
-    Gao, Han, Ren, Zhou, "Batched Multi-armed Bandits Problem", NeurIPS 2019.
-
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Section 2.2).
+    {{refs_gao2019_paper000}}
+    Section 2.2.
 
     Examples
     --------

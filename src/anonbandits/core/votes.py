@@ -38,7 +38,7 @@ def vote_threshold(delta: float, local_failure: float, rounding: str = "ceil") -
     Raises
     ------
     ConfigError
-        If ``rounding`` is neither ``"ceil"`` nor ``"floor"``.
+        If ``rounding`` is not one of :data:`VOTE_ROUNDINGS` (``"ceil"``, ``"floor"``).
 
     {{refs_paper002_paper003}}
 

@@ -323,7 +323,7 @@ def run_full_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: f
 
     Examples
     --------
-    >>> res = run_full_sharing([0.9, 0.1], 4, rng=np.random.default_rng(0))
+    >>> res = run_full_sharing([0.9, 0.1], n_agents=4, rng=np.random.default_rng(0))
     >>> res.recommended, res.broadcasts, res.messages
     (0, 30, 90)
     """
