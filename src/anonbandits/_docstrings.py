@@ -161,6 +161,19 @@ SNIPPETS: dict[str, str] = {
         ">>> from anonbandits.anonymous import anon_batched, anon_etc\n"
         ">>> from anonbandits.envs import clustered_instance\n"
         ">>> instance = clustered_instance(8, 2, 4, 0.3, np.random.default_rng(0))"),
+    "messages_modulus": (
+        "messages : array_like of int\n"
+        "    The users' messages ``y_i``.\n"
+        "m : int\n"
+        "    The modulus, an integer in [2, 2^62)."),
+    "batch_n_g_tau": (
+        "n : int\n"
+        "    The number of users in the batch.\n"
+        "g : int\n"
+        "    The precision of randomized rounding.\n"
+        "tau : int\n"
+        "    The noise radius."),
+
 }
 # the Parameters entries ``size`` and ``rng`` and the Returns of an integer sampler
 SNIPPETS["size_rng_int_draws"] = "\n".join([SNIPPETS["size"], SNIPPETS["rng"], "", SNIPPETS["int_draws"]])

@@ -168,8 +168,9 @@ def skellam(mu: int, var: float, size: Size, rng: np.random.Generator) -> np.nda
     Examples
     --------
     >>> import numpy as np
-    >>> skellam(0, 4.0, 5, np.random.default_rng(0)).shape
-    (5,)
+    >>> x = skellam(0, 4.0, 10_000, np.random.default_rng(0))
+    >>> x.dtype, round(float(x.var()), 1)
+    (dtype('int64'), 4.0)
     """
     require(int(mu) == mu, "Skellam mean", "an integer", mu)
     half = _positive("var", var) / 2.0
@@ -562,10 +563,7 @@ def masked_messages(messages: np.ndarray, m: int, rng: np.random.Generator,
 
     Parameters
     ----------
-    messages : array_like of int
-        The users' messages ``y_i``.
-    m : int
-        The modulus, an integer in [2, 2^62).
+    {{messages_modulus}}
     {{rng}}
     pairs : tuple of numpy.ndarray, optional
         The masking graph as ``(i, j)``; default :func:`complete_pairs`.
@@ -612,10 +610,7 @@ def split_and_mix(messages: np.ndarray, m: int, shares: int, rng: np.random.Gene
 
     Parameters
     ----------
-    messages : array_like of int
-        The users' messages ``y_i``.
-    m : int
-        The modulus, an integer in [2, 2^62).
+    {{messages_modulus}}
     shares : int
         Shares per message, a positive integer.
     {{rng}}
@@ -655,12 +650,7 @@ def modulus(n: int, g: int, tau: int) -> int:
 
     Parameters
     ----------
-    n : int
-        The number of users in the batch.
-    g : int
-        The precision of randomized rounding.
-    tau : int
-        The noise radius.
+    {{batch_n_g_tau}}
 
     Returns
     -------
@@ -689,12 +679,7 @@ def analyze(yhat: np.ndarray | int, n: int, g: int, tau: int, m: int) -> np.ndar
     ----------
     yhat : int or array_like of int
         The aggregated values, in {0, ..., m-1}.
-    n : int
-        The number of users in the batch.
-    g : int
-        The precision of randomized rounding.
-    tau : int
-        The noise radius.
+    {{batch_n_g_tau}}
     m : int
         The modulus, at least ``n g + 2 tau + 1``.
 
@@ -922,6 +907,10 @@ def zcdp_to_dp(rho: float, delta: float) -> float:
     ------
     ConfigError
         If ``delta`` is outside (0, 1).
+
+    See Also
+    --------
+    rdp_to_dp : the conversion of any RDP curve, used here for ``rho alpha``.
 
     {{refs_bun2016_paper004}}
 
