@@ -173,7 +173,6 @@ SNIPPETS: dict[str, str] = {
         "    The precision of randomized rounding.\n"
         "tau : int\n"
         "    The noise radius."),
-
 }
 # the Parameters entries ``size`` and ``rng`` and the Returns of an integer sampler
 SNIPPETS["size_rng_int_draws"] = "\n".join([SNIPPETS["size"], SNIPPETS["rng"], "", SNIPPETS["int_draws"]])
