@@ -131,9 +131,12 @@ def _interrupt(tmp_path, sig):
     """Start a grid in a child process, send ``sig`` once the first run is reported, return (code, stderr, s)."""
     (tmp_path / "grid.toml").write_text(FAST_GRID)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    # a terminal's Ctrl-C reaches a command whose SIGINT is not ignored; a test run started in the background
+    # of a non-interactive shell inherits an ignored SIGINT, so the child gets the default back first
     child = subprocess.Popen([sys.executable, "-m", "anonbandits.cli.main", "simulate", "--config", "grid.toml",
                               "--out", "r.csv", "--workers", "2"], cwd=tmp_path, env=env,
-                             stderr=subprocess.PIPE, text=True)
+                             stderr=subprocess.PIPE, text=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         first = child.stderr.readline()
         assert first.startswith("runs: 1/30 done"), first
