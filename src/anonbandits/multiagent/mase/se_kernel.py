@@ -43,7 +43,8 @@ def _grow(table, t, arms, conf, c, denominator):
     while size <= t:
         size *= 2
     out = np.empty(size)
-    out[:table.size] = table
+    for x in range(table.size):  # a slice copy compiles numba's shape-mismatch message: seconds of a first call
+        out[x] = table[x]
     for x in range(table.size, size):
         out[x] = se_boundary(x, arms, conf, c, denominator)
     return out
