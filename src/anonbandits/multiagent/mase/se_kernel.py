@@ -233,8 +233,8 @@ def run_kernel(rng: np.random.Generator, mu: np.ndarray, gaussian: bool, sigma: 
     dropped = np.empty(k, np.int64)
     members, q, alias = np.empty(n_agents, np.int64), np.empty(n_agents), np.empty(n_agents, np.int64)
     source, scratch = binomial_source(rng)
-    out = _loop(bool(gaussian), scratch is not None)(
-        rng, mu, sigma, probs, conf, width_c, denominator, threshold, xi, sync, retire_on_sync, fixed, stop, max_rounds,
+    out = _loop(bool(gaussian), scratch is not None, int(sync), threshold > 0)(
+        rng, mu, sigma, probs, conf, width_c, denominator, threshold, xi, retire_on_sync, fixed, stop, max_rounds,
         held, nheld, sums, t, pending, safe_until, status, exit_round, synced, G, votes, elim, glob, dropped, members,
         q, alias, source)
     del scratch  # numpy's sampler wrote to it through its address until here
@@ -242,15 +242,17 @@ def run_kernel(rng: np.random.Generator, mu: np.ndarray, gaussian: bool, sigma: 
 
 
 @functools.cache
-def _loop(gaussian: bool, native_binomial: bool) -> Callable[..., tuple]:
+def _loop(gaussian: bool, native_binomial: bool, sync: int, voting: bool) -> Callable[..., tuple]:
     """The compiled loop of :func:`run_kernel` for Gaussian or Bernoulli rewards: ``gaussian`` is a closure
     constant, so numba drops the other reward model's branches before typing them (a Bernoulli run does not
     compile the normal sampler). ``native_binomial``: :func:`binomial_sum` (numpy's sampler beyond the tables)
-    rather than :func:`binomial_sum_numba`. numba's cache keys each loop by the constants (booleans: a
-    function in the closure would not pickle to the same key in the next process)."""
+    rather than :func:`binomial_sum_numba`. The synchronisation ``sync`` and ``voting`` (a vote threshold, not
+    INDEPENDENT) are constants too: a run compiles its algorithm's branches only. numba's cache keys each loop
+    by the constants (plain values: a function in the closure would not pickle to the same key in the next
+    process)."""
 
     @njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
-    def loop(rng, mu, sigma, probs, conf, width_c, denominator, threshold, xi, sync, retire_on_sync, fixed, stop,
+    def loop(rng, mu, sigma, probs, conf, width_c, denominator, threshold, xi, retire_on_sync, fixed, stop,
              max_rounds, held, nheld, sums, t, pending, safe_until, status, exit_round, synced, G, votes, elim, glob,
              dropped, members, q, alias, source):
         k, n_agents = mu.size, probs.size
@@ -318,7 +320,7 @@ def _loop(gaussian: bool, native_binomial: bool) -> Callable[..., tuple]:
                     a = dropped[i]
                     held[n, a] = False
                     nheld[n] -= 1
-                    if threshold > 0:
+                    if voting:
                         delivered = xi == 0.0 or rng.random() >= xi
                         elim[n_elim, 0], elim[n_elim, 1], elim[n_elim, 2], elim[n_elim, 3] = n, a, rounds, delivered
                         n_elim += 1
@@ -347,9 +349,9 @@ def _loop(gaussian: bool, native_binomial: bool) -> Callable[..., tuple]:
                         hi = max(hi, sums[n, a])
                 b = safe_steps(hi - lo, tn, table, k, conf, width_c, denominator)
                 safe_until[n] = tn + b if b >= _MIN_STRETCH else tn
-            for i in range(n_dropped):
+            for i in range(n_dropped if voting else 0):
                 a = dropped[i]
-                if threshold > 0 and votes[a] >= threshold and G[a] and n_glob_left > 1:
+                if votes[a] >= threshold and G[a] and n_glob_left > 1:
                     G[a] = False
                     n_glob_left -= 1
                     generation += 1
