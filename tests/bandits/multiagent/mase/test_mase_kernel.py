@@ -134,18 +134,3 @@ def test_stretch_sums_beyond_the_tables_are_numpys_draws():
     assert ours.random() == theirs.random()
     again = np.random.default_rng(7)
     assert [binomial_sum_numba(again, p, n) for n, p in zip(ns, ps, strict=True)] == mine
-
-
-@pytest.mark.slow
-def test_the_loop_with_numbas_binomial_gives_the_same_runs(monkeypatch):
-    """Where numpy's C sampler is not found the loop draws by rng.binomial: the very same runs (long stretches
-    included: problem 1 at 64 agents has hundreds beyond the tables)."""
-    from anonbandits.multiagent.mase import problem, se_kernel
-
-    probs = activity_probabilities(64)
-    native = [mase(problem("1"), probs, np.random.default_rng(s), record=False) for s in range(2)]
-    monkeypatch.setattr(se_kernel, "binomial_source", lambda rng: ((0, 0, 0), None))
-    fallback = [mase(problem("1"), probs, np.random.default_rng(s), record=False) for s in range(2)]
-    for a, b in zip(native, fallback, strict=True):
-        assert (a.rounds, a.pulls, a.recommended) == (b.rounds, b.pulls, b.recommended)
-        assert a.global_eliminations == b.global_eliminations
