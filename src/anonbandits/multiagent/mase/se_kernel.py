@@ -10,15 +10,12 @@ drawn; each arm's sum is drawn when the stretch ends, one Binomial (:func:`binom
 the local set during a stretch needs no sum at all, since it is never read again.
 """
 
-import ctypes
 import functools
 import math
 from collections.abc import Callable
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
 from anonbandits.core.compiled import se_boundary, se_eliminates
 
@@ -100,32 +97,15 @@ def binomial_cdfs(mu, longest):
     return cdf
 
 
-@intrinsic
-def _call_numpy_binomial(typingctx, address, bitgen, p, n, scratch):
-    """``random_binomial(bitgen, p, n, scratch)`` of numpy's C library for random at ``address`` (addresses as
-    int64): numba compiles a call, not a second Binomial sampler."""
-    sig = types.int64(types.int64, types.int64, types.float64, types.int64, types.int64)
-
-    def codegen(context, builder, signature, args):
-        address, bitgen, p, n, scratch = args
-        pointer = ir.IntType(8).as_pointer()
-        fnty = ir.FunctionType(ir.IntType(64), (pointer, ir.DoubleType(), ir.IntType(64), pointer))
-        fn = builder.inttoptr(address, fnty.as_pointer())
-        return builder.call(fn, (builder.inttoptr(bitgen, pointer), p, n, builder.inttoptr(scratch, pointer)))
-
-    return sig, codegen
-
-
 @njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
-def binomial_sum(rng, p, cdf, a, n, longest, source):
+def binomial_sum(rng, p, cdf, a, n, longest):
     """Sum of ``n`` Bernoulli(``p``) rewards, one Binomial draw: by inversion of row n of arm a of ``cdf``
-    (:func:`binomial_cdfs` up to ``longest``, about half the cost of ``rng.binomial``), beyond by numpy's own
-    sampler, the one behind ``rng.binomial`` (same draws, same generator state), called at the addresses
-    ``source`` of :func:`binomial_source`: numba's copy of it would take seconds to compile on a first call."""
+    (:func:`binomial_cdfs` up to ``longest``, about half the cost of ``rng.binomial``), by ``rng.binomial``
+    beyond."""
     if p <= 0.0 or p >= 1.0:
         return n if p >= 1.0 else 0
     if n > longest:
-        return _call_numpy_binomial(source[0], source[1], p, n, source[2])
+        return rng.binomial(n, p)
     start = (n - 1) * (n + 2) // 2
     u = rng.random()
     x = int(n * min(p, 1.0 - p))  # start near the mean: a few steps either way
@@ -136,39 +116,6 @@ def binomial_sum(rng, p, cdf, a, n, longest, source):
         while cdf[a, start + x] <= u:
             x += 1
     return x if p <= 0.5 else n - x
-
-
-@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
-def binomial_sum_numba(rng, p, n):
-    """The sum of ``n`` Bernoulli(``p``) rewards by numba's ``rng.binomial``: :func:`binomial_sum` beyond its
-    tables where numpy's C sampler is not found."""
-    if p <= 0.0 or p >= 1.0:
-        return n if p >= 1.0 else 0
-    return rng.binomial(n, p)
-
-
-@functools.cache
-def _numpy_binomial() -> int:
-    """Address of ``random_binomial`` in numpy's extension module ``numpy.random._generator`` (numpy's C API
-    for random, ``numpy/random/c_distributions.pxd``), 0 where it does not export it."""
-    try:
-        from numpy.random import _generator
-
-        return ctypes.cast(ctypes.CDLL(_generator.__file__).random_binomial, ctypes.c_void_p).value or 0
-    except (OSError, AttributeError):
-        return 0
-
-
-def binomial_source(rng: np.random.Generator) -> tuple[tuple[int, int, int], np.ndarray | None]:
-    """``(source, scratch)`` for :func:`binomial_sum` drawing from ``rng``: the addresses of numpy's sampler,
-    of ``rng``'s bit generator and of ``scratch`` (numpy's per-generator Binomial set-up cache, zeroed; keep it
-    alive while drawing). ``scratch`` is None and ``source`` zeros where numpy's sampler is not found: then
-    :func:`binomial_sum` must not be asked beyond its tables (:func:`binomial_sum_numba` is)."""
-    address = _numpy_binomial()
-    if not address:
-        return (0, 0, 0), None
-    scratch = np.zeros(32, np.int64)  # numpy's binomial_t: 17 fields of 8 bytes at most
-    return (address, rng.bit_generator.ctypes.bit_generator.value, scratch.ctypes.data), scratch
 
 
 @_helper
@@ -232,21 +179,17 @@ def run_kernel(rng: np.random.Generator, mu: np.ndarray, gaussian: bool, sigma: 
     glob = np.zeros((k, 2), np.int64)  # (round, arm)
     dropped = np.empty(k, np.int64)
     members, q, alias = np.empty(n_agents, np.int64), np.empty(n_agents), np.empty(n_agents, np.int64)
-    source, scratch = binomial_source(rng)
-    out = _loop(bool(gaussian), scratch is not None, int(sync), threshold > 0)(
+    return _loop(bool(gaussian), int(sync), threshold > 0)(
         rng, mu, sigma, probs, conf, width_c, denominator, threshold, xi, retire_on_sync, fixed, stop, max_rounds,
         held, nheld, sums, t, pending, safe_until, status, exit_round, synced, G, votes, elim, glob, dropped, members,
-        q, alias, source)
-    del scratch  # numpy's sampler wrote to it through its address until here
-    return out
+        q, alias)
 
 
 @functools.cache
-def _loop(gaussian: bool, native_binomial: bool, sync: int, voting: bool) -> Callable[..., tuple]:
+def _loop(gaussian: bool, sync: int, voting: bool) -> Callable[..., tuple]:
     """The compiled loop of :func:`run_kernel` for Gaussian or Bernoulli rewards: ``gaussian`` is a closure
     constant, so numba drops the other reward model's branches before typing them (a Bernoulli run does not
-    compile the normal sampler). ``native_binomial``: :func:`binomial_sum` (numpy's sampler beyond the tables)
-    rather than :func:`binomial_sum_numba`. The synchronisation ``sync`` and ``voting`` (a vote threshold, not
+    compile the normal sampler). The synchronisation ``sync`` and ``voting`` (a vote threshold, not
     INDEPENDENT) are constants too: a run compiles its algorithm's branches only. numba's cache keys each loop
     by the constants (plain values: a function in the closure would not pickle to the same key in the next
     process)."""
@@ -254,7 +197,7 @@ def _loop(gaussian: bool, native_binomial: bool, sync: int, voting: bool) -> Cal
     @njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
     def loop(rng, mu, sigma, probs, conf, width_c, denominator, threshold, xi, retire_on_sync, fixed, stop,
              max_rounds, held, nheld, sums, t, pending, safe_until, status, exit_round, synced, G, votes, elim, glob,
-             dropped, members, q, alias, source):
+             dropped, members, q, alias):
         k, n_agents = mu.size, probs.size
         retire = sync != SYNC_IMMEDIATE
         n_glob_left, generation, n_elim, n_glob = k, 0, 0, 0
@@ -293,10 +236,7 @@ def _loop(gaussian: bool, native_binomial: bool, sync: int, voting: bool) -> Cal
                 if p > 0:
                     for a in range(k):
                         if held[n, a]:
-                            if native_binomial or p <= _TABULATED:
-                                sums[n, a] += binomial_sum(rng, mu[a], cdf, a, p, _TABULATED, source)
-                            else:
-                                sums[n, a] += binomial_sum_numba(rng, mu[a], p)
+                            sums[n, a] += binomial_sum(rng, mu[a], cdf, a, p, _TABULATED)
                     pending[n] = 0
                 top = -np.inf
                 for a in range(k):

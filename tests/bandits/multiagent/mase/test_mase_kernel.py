@@ -13,7 +13,7 @@ from anonbandits.multiagent.mase import (
     independent,
     mase,
 )
-from anonbandits.multiagent.mase.se_kernel import binomial_cdfs, binomial_source, binomial_sum, binomial_sum_numba
+from anonbandits.multiagent.mase.se_kernel import binomial_cdfs, binomial_sum
 from anonbandits.reference import mase as reference
 
 QUICK = MultiUserInstance(np.array([0.9, 0.4, 0.3]))
@@ -107,20 +107,18 @@ def test_caps_stop_at_exactly_max_rounds():
 
 @pytest.mark.parametrize("n, p", [(1, 0.3), (5, 0.5), (37, 0.3), (64, 0.9), (64, 0.05), (200, 0.7)])
 def test_safe_stretch_sums_are_binomial(n, p):
-    """The sums drawn at the end of a safe stretch (tabulated inversion up to 64 pulls, then numpy's sampler)."""
+    """The sums drawn at the end of a safe stretch (tabulated inversion up to 64 pulls, then rng.binomial)."""
     mu = np.array([p, 0.0, 1.0])
     cdf = binomial_cdfs(mu, 64)
     rng = np.random.default_rng(n)
-    source, scratch = binomial_source(rng)
-    assert scratch is not None  # numpy's C sampler found (else the loop falls back to numba's)
-    draws = np.array([binomial_sum(rng, p, cdf, 0, n, 64, source) for _ in range(20_000)])
+    draws = np.array([binomial_sum(rng, p, cdf, 0, n, 64) for _ in range(20_000)])
     observed = np.bincount(draws, minlength=n + 1)
     expected = stats.binom.pmf(np.arange(n + 1), n, p) * draws.size
     keep = expected >= 5  # chi-square on the cells with enough mass, the tails pooled
     f_obs = np.append(observed[keep], observed[~keep].sum())
     f_exp = np.append(expected[keep], draws.size - expected[keep].sum())
     assert stats.chisquare(f_obs, f_exp).pvalue > 1e-3
-    assert binomial_sum(rng, 0.0, cdf, 1, n, 64, source) == 0 and binomial_sum(rng, 1.0, cdf, 2, n, 64, source) == n
+    assert binomial_sum(rng, 0.0, cdf, 1, n, 64) == 0 and binomial_sum(rng, 1.0, cdf, 2, n, 64) == n
 
 
 def test_stretch_sums_beyond_the_tables_are_numpys_draws():
@@ -128,9 +126,6 @@ def test_stretch_sums_beyond_the_tables_are_numpys_draws():
     cdf = binomial_cdfs(np.array([0.3]), 64)
     ns, ps = np.random.default_rng(1).integers(65, 5000, 500), np.random.default_rng(2).random(500)
     ours, theirs = np.random.default_rng(7), np.random.default_rng(7)
-    source, scratch = binomial_source(ours)
-    mine = [binomial_sum(ours, p, cdf, 0, n, 64, source) for n, p in zip(ns, ps, strict=True)]
+    mine = [binomial_sum(ours, p, cdf, 0, n, 64) for n, p in zip(ns, ps, strict=True)]
     assert mine == [theirs.binomial(n, p) for n, p in zip(ns, ps, strict=True)]
     assert ours.random() == theirs.random()
-    again = np.random.default_rng(7)
-    assert [binomial_sum_numba(again, p, n) for n, p in zip(ns, ps, strict=True)] == mine
