@@ -43,7 +43,8 @@ def _grow(table, t, arms, conf, c, denominator):
     while size <= t:
         size *= 2
     out = np.empty(size)
-    out[:table.size] = table
+    for x in range(table.size):  # a slice copy compiles numba's shape-mismatch message: seconds of a first call
+        out[x] = table[x]
     for x in range(table.size, size):
         out[x] = se_boundary(x, arms, conf, c, denominator)
     return out
@@ -178,19 +179,23 @@ def run_kernel(rng: np.random.Generator, mu: np.ndarray, gaussian: bool, sigma: 
     glob = np.zeros((k, 2), np.int64)  # (round, arm)
     dropped = np.empty(k, np.int64)
     members, q, alias = np.empty(n_agents, np.int64), np.empty(n_agents), np.empty(n_agents, np.int64)
-    return _loop(bool(gaussian))(rng, mu, sigma, probs, conf, width_c, denominator, threshold, xi, sync,
-                                 retire_on_sync, fixed, stop, max_rounds, held, nheld, sums, t, pending, safe_until,
-                                 status, exit_round, synced, G, votes, elim, glob, dropped, members, q, alias)
+    return _loop(bool(gaussian), int(sync), threshold > 0)(
+        rng, mu, sigma, probs, conf, width_c, denominator, threshold, xi, retire_on_sync, fixed, stop, max_rounds,
+        held, nheld, sums, t, pending, safe_until, status, exit_round, synced, G, votes, elim, glob, dropped, members,
+        q, alias)
 
 
 @functools.cache
-def _loop(gaussian: bool) -> Callable[..., tuple]:
+def _loop(gaussian: bool, sync: int, voting: bool) -> Callable[..., tuple]:
     """The compiled loop of :func:`run_kernel` for Gaussian or Bernoulli rewards: ``gaussian`` is a closure
     constant, so numba drops the other reward model's branches before typing them (a Bernoulli run does not
-    compile the normal sampler). numba's cache keys each loop by the constant."""
+    compile the normal sampler). The synchronisation ``sync`` and ``voting`` (a vote threshold, not
+    INDEPENDENT) are constants too: a run compiles its algorithm's branches only. numba's cache keys each loop
+    by the constants (plain values: a function in the closure would not pickle to the same key in the next
+    process)."""
 
     @njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
-    def loop(rng, mu, sigma, probs, conf, width_c, denominator, threshold, xi, sync, retire_on_sync, fixed, stop,
+    def loop(rng, mu, sigma, probs, conf, width_c, denominator, threshold, xi, retire_on_sync, fixed, stop,
              max_rounds, held, nheld, sums, t, pending, safe_until, status, exit_round, synced, G, votes, elim, glob,
              dropped, members, q, alias):
         k, n_agents = mu.size, probs.size
@@ -255,7 +260,7 @@ def _loop(gaussian: bool) -> Callable[..., tuple]:
                     a = dropped[i]
                     held[n, a] = False
                     nheld[n] -= 1
-                    if threshold > 0:
+                    if voting:
                         delivered = xi == 0.0 or rng.random() >= xi
                         elim[n_elim, 0], elim[n_elim, 1], elim[n_elim, 2], elim[n_elim, 3] = n, a, rounds, delivered
                         n_elim += 1
@@ -284,9 +289,9 @@ def _loop(gaussian: bool) -> Callable[..., tuple]:
                         hi = max(hi, sums[n, a])
                 b = safe_steps(hi - lo, tn, table, k, conf, width_c, denominator)
                 safe_until[n] = tn + b if b >= _MIN_STRETCH else tn
-            for i in range(n_dropped):
+            for i in range(n_dropped if voting else 0):
                 a = dropped[i]
-                if threshold > 0 and votes[a] >= threshold and G[a] and n_glob_left > 1:
+                if votes[a] >= threshold and G[a] and n_glob_left > 1:
                     G[a] = False
                     n_glob_left -= 1
                     generation += 1

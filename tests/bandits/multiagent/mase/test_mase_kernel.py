@@ -119,3 +119,13 @@ def test_safe_stretch_sums_are_binomial(n, p):
     f_exp = np.append(expected[keep], draws.size - expected[keep].sum())
     assert stats.chisquare(f_obs, f_exp).pvalue > 1e-3
     assert binomial_sum(rng, 0.0, cdf, 1, n, 64) == 0 and binomial_sum(rng, 1.0, cdf, 2, n, 64) == n
+
+
+def test_stretch_sums_beyond_the_tables_are_numpys_draws():
+    """Beyond the tables the sum is rng.binomial's draw itself: same values, same generator state after."""
+    cdf = binomial_cdfs(np.array([0.3]), 64)
+    ns, ps = np.random.default_rng(1).integers(65, 5000, 500), np.random.default_rng(2).random(500)
+    ours, theirs = np.random.default_rng(7), np.random.default_rng(7)
+    mine = [binomial_sum(ours, p, cdf, 0, n, 64) for n, p in zip(ns, ps, strict=True)]
+    assert mine == [theirs.binomial(n, p) for n, p in zip(ns, ps, strict=True)]
+    assert ours.random() == theirs.random()
