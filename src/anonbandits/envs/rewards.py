@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from anonbandits._docstrings import fill
 from anonbandits.errors import ConfigError, require
 
 REWARD_MODELS = ("bernoulli", "gaussian", "beta", "gaussian-unclipped")
@@ -92,6 +93,36 @@ def model_means(model: str, mu: np.ndarray, sigma: float = GAUSSIAN_SIGMA) -> np
     return inner + (1 - cdf(b))
 
 
+@fill
+def bernoulli_reward(u, mu):
+    """Bernoulli rewards from uniform draws: 1 where ``u < mu``, else 0 (scalars or arrays, float).
+
+    The one form of a Bernoulli draw: :func:`draw_rewards` applies it to arrays of uniforms, and the compiled
+    engines (MASE's and the decentralized family's loops) to one uniform at a time, through
+    :mod:`anonbandits.channels.compiled`, so every Bernoulli reward is drawn the same way from its generator.
+
+    Parameters
+    ----------
+    u : float or numpy.ndarray
+        Uniform draws in [0, 1) (``rng.random()``).
+    mu : float or numpy.ndarray
+        The means, in [0, 1].
+
+    Returns
+    -------
+    float or numpy.ndarray
+        1.0 where ``u < mu``, else 0.0.
+
+    {{refs_paper003}}
+
+    Examples
+    --------
+    >>> bernoulli_reward(np.array([0.2, 0.7]), 0.5).tolist()
+    [1.0, 0.0]
+    """
+    return (u < mu) * 1.0
+
+
 def draw_rewards(model: str, mu: np.ndarray, rng: np.random.Generator, size=None,
                  sigma: float = GAUSSIAN_SIGMA) -> np.ndarray:
     """One reward per entry of ``mu`` (broadcast to ``size`` if given).
@@ -141,7 +172,7 @@ def draw_rewards(model: str, mu: np.ndarray, rng: np.random.Generator, size=None
     mu = np.asarray(mu, dtype=float)
     shape = mu.shape if size is None else size
     if model == "bernoulli":
-        return (rng.random(shape) < mu).astype(float)
+        return bernoulli_reward(rng.random(shape), mu)
     if model == "gaussian":
         return np.clip(rng.normal(mu, sigma, shape), 0.0, 1.0)
     if model == "gaussian-unclipped":

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from anonbandits.channels.compiled import bernoulli_reward
 from anonbandits.core import radii
 from anonbandits.core.compiled import (
     se_boundary,
@@ -118,7 +119,7 @@ def _reward(a, t, i, means, after, switch_at, drift, top, pool, rewards):
         mu = max(0.0, means[a] - drift * t)
     else:
         mu = means[a]
-    return np.float64(rewards.random() < mu)
+    return bernoulli_reward(rewards.random(), mu)
 
 
 @_helper
@@ -187,7 +188,7 @@ def _end_round(p, kind, means, best, eps, conf, se_c, target, two_radius, reward
         bad = 0
         for i in range(r):
             a = arms[p, i]
-            sums[p, a] += np.float64(rewards.random() < means[a])  # no branch: it would be mispredicted
+            sums[p, a] += bernoulli_reward(rewards.random(), means[a])  # no branch: it would be mispredicted
             bad += not best[a]
         scal[SUBOPT] += bad
     cnt_r[p] += 1

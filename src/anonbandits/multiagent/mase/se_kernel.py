@@ -17,6 +17,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
+from anonbandits.channels.compiled import bernoulli_reward
 from anonbandits.core.compiled import se_boundary, se_eliminates
 
 RUNNING, IDLE, GONE = 0, 1, 2
@@ -243,8 +244,8 @@ def _loop(gaussian: bool, sync: int, voting: bool) -> Callable[..., tuple]:
                     if held[n, a]:
                         if gaussian:
                             sums[n, a] += rng.normal(mu[a], sigma)
-                        elif rng.random() < mu[a]:
-                            sums[n, a] += 1.0
+                        else:
+                            sums[n, a] += bernoulli_reward(rng.random(), mu[a])
                         if sums[n, a] > top:
                             top = sums[n, a]
                 if tn >= table.size:
