@@ -7,6 +7,7 @@ import math
 
 from numba import njit
 
+from anonbandits.channels.compiled import bernoulli_reward
 from anonbandits.core.compiled import hybrid_ucb_widths, widths_index
 from anonbandits.dp.hybrid_kernel import _LEVELS
 
@@ -54,7 +55,7 @@ def run_rounds(t, stop, start, lap, uniform, x, chosen, state):
         for r in range(arm.size):
             j = arm[r]
             if uniform.shape[0]:
-                x[r] = 1.0 if uniform[t - start, r] < mu_flat[j] else 0.0
+                x[r] = bernoulli_reward(uniform[t - start, r], mu_flat[j])
             o = pulls[j] + 1
             pulls[j] = o
             k = tree_k[j] + 1
