@@ -30,7 +30,8 @@ from anonbandits.channels.mechanisms import Mechanism, guarantee
 from anonbandits.core import GRIDS, THRESHOLDS
 from anonbandits.core.learners import SUBROUTINES, BestArmElimination
 from anonbandits.dp.distributed.protocols import PROTOCOLS
-from anonbandits.envs.instances import INSTANCE_REWARDS, clustered_instance
+from anonbandits.envs.instances import INSTANCE_REWARDS, MultiUserInstance, clustered_instance
+from anonbandits.envs.means_file import read_means
 from anonbandits.errors import ConfigError
 from anonbandits.registry import AlgorithmSpec, Param, Result, parse_bool
 from anonbandits.validation import POSITIVE, Rule, is_integer
@@ -88,11 +89,14 @@ INSTANCE_PARAMS = (
           unit="reward"),
     Param("reward", str, "bernoulli", "reward model (gaussian = clipped N(mu, 0.5^2))", choices=INSTANCE_REWARDS),
     Param("instance_seed", int, -1, "seed of the instance; -1 draws a new instance from each run's seed"),
+    Param("means", str, "", "a means file (.csv matrix or user-type table with a count column, .parquet table; "
+          "docs/anonymous-bandits.md) instead of a clustered instance: it sets users and arms",
+          rule=Rule(lambda v: isinstance(v, str), "the path of a means file, or empty")),
     *PRIVACY_PARAMS,
 )
 
 #: the instance parameters of anon-bai (no horizon: it stops when every user has; no privacy yet)
-BAI_INSTANCE = ("users", "arms", "C", "cluster", "gap", "reward", "instance_seed")
+BAI_INSTANCE = ("users", "arms", "C", "cluster", "gap", "reward", "instance_seed", "means")
 
 BATCHED_PARAMS = (
     Param("decomposer", str, "auto", "anondecomp method decomposing each batch", choices=tuple(anondecomp.METHODS)),
@@ -116,8 +120,11 @@ def _instance(params: Mapping[str, Any], seed: int) -> tuple[Any, ...]:
     """The run's instance and its reward, decomposer and noise streams."""
     inst_rng, reward_rng, dec_rng, noise_rng = np.random.default_rng(seed).spawn(4)
     inst_rng = np.random.default_rng(params["instance_seed"]) if params["instance_seed"] >= 0 else inst_rng
-    instance = clustered_instance(params["users"], params["arms"], params["cluster"], params["gap"], inst_rng,
-                                  model=params["reward"])
+    if params["means"]:
+        instance = MultiUserInstance(mu=read_means(params["means"])[0], model=params["reward"])
+    else:
+        instance = clustered_instance(params["users"], params["arms"], params["cluster"], params["gap"], inst_rng,
+                                      model=params["reward"])
     return instance, reward_rng, dec_rng, noise_rng
 
 

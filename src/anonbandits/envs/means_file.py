@@ -1,0 +1,145 @@
+"""Multi-user instances from data: a users x arms means matrix, or a user-type table, in CSV or Parquet.
+
+* A numeric CSV without a header is a users x arms matrix: row i holds user i's mean on every arm.
+* A table with a header (CSV or Parquet) is a user-type table: one row per type, a ``count`` column with the
+  number of users of that type (a positive integer), and one column per arm with the type's means; the arm
+  columns keep the table's order. A type of count c becomes c identical users.
+
+Every mean lies in [0, 1]. A mistake is one :class:`~anonbandits.errors.ConfigError` line naming the file and
+the row or column.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+
+from anonbandits._docstrings import fill
+from anonbandits.errors import ConfigError
+
+#: the column of a user-type table holding how many users share the row's means
+COUNT = "count"
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _csv_rows(path: Path) -> list[list[str]]:
+    try:
+        with path.open(newline="", encoding="utf-8") as fh:
+            return [row for row in csv.reader(fh) if any(cell.strip() for cell in row)]
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"means file {path} is not UTF-8 text (byte {exc.start})") from None
+    except csv.Error as exc:
+        raise ConfigError(f"means file {path} is not a CSV table: {exc}") from None
+
+
+def _types(path: Path, header: list[str], rows: list[list[str]]) -> tuple[np.ndarray, np.ndarray]:
+    """(type means, counts) of a user-type table given as text cells."""
+    names = [h.strip() for h in header]
+    if COUNT not in names:
+        raise ConfigError(f"means file {path}: a table with a header needs a '{COUNT}' column (users per type)")
+    if len(set(names)) != len(names):
+        raise ConfigError(f"means file {path}: column {next(n for n in names if names.count(n) > 1)!r} appears "
+                          "twice")
+    c = names.index(COUNT)
+    arms = [k for k in range(len(names)) if k != c]
+    means, counts = np.empty((len(rows), len(arms))), np.empty(len(rows), dtype=np.int64)
+    for i, row in enumerate(rows, start=2):
+        if len(row) != len(names):
+            raise ConfigError(f"means file {path}, row {i}: {len(row)} cells for {len(names)} columns")
+        count = _number(row[c])
+        if count is None or not count.is_integer() or count < 1:
+            raise ConfigError(f"means file {path}, row {i}: count must be a positive integer, got {row[c]!r}")
+        counts[i - 2] = int(count)
+        for j, k in enumerate(arms):
+            value = _number(row[k])
+            if value is None:
+                raise ConfigError(f"means file {path}, row {i}, arm {names[k]!r}: not a number: {row[k]!r}")
+            means[i - 2, j] = value
+    return means, counts
+
+
+@fill
+def read_means(path: str | Path) -> tuple[np.ndarray, tuple[str, ...] | None]:
+    """The users x arms means of a means file (see the module docstring).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A ``.csv`` (a headerless numeric matrix, or a user-type table with a ``count`` column) or a
+        ``.parquet`` user-type table.
+
+    Returns
+    -------
+    tuple
+        ``(means, arms)``: an (N, K) float array with every user's means, types expanded by their counts, and
+        the arms' names (``None`` for a headerless matrix).
+
+    Raises
+    ------
+    ConfigError
+        For an unreadable file, an unknown extension, a ragged or empty table, a missing or bad ``count``, a
+        cell that is not a number, a mean outside [0, 1], or fewer than two arms.
+
+    {{refs_paper000}}
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "types.csv").write_text("count,shoes,bags\\n2,0.1,0.05\\n1,0.02,0.08\\n")
+    >>> means, arms = read_means(folder / "types.csv")
+    >>> means.tolist(), arms
+    ([[0.1, 0.05], [0.1, 0.05], [0.02, 0.08]], ('shoes', 'bags'))
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".parquet"):
+        raise ConfigError(f"means file {path}: use a .csv or .parquet table")
+    if not path.is_file():
+        raise ConfigError(f"means file {path} does not exist")
+    arms: tuple[str, ...] | None
+    if suffix == ".parquet":
+        import pyarrow.parquet as pq  # here: the CSV path must not need pyarrow
+
+        try:
+            table = pq.read_table(path)
+        except Exception as exc:  # pyarrow raises several types for a damaged file
+            raise ConfigError(f"means file {path} is not a Parquet table: {str(exc).splitlines()[0]}") from None
+        header = table.column_names
+        rows = [[str(v) for v in row.values()] for row in table.to_pylist()]
+        means, counts = _types(path, header, rows)
+        arms = tuple(h for h in header if h != COUNT)
+    else:
+        rows = _csv_rows(path)
+        if not rows:
+            raise ConfigError(f"means file {path} is empty")
+        if all(_number(cell) is not None for cell in rows[0]):
+            for i, row in enumerate(rows, start=1):
+                if len(row) != len(rows[0]):
+                    raise ConfigError(f"means file {path}, row {i}: {len(row)} cells, the first row has "
+                                      f"{len(rows[0])}")
+                bad = next((cell for cell in row if _number(cell) is None), None)
+                if bad is not None:
+                    raise ConfigError(f"means file {path}, row {i}: not a number: {bad!r}")
+            means, counts, arms = np.array(rows, dtype=float), np.ones(len(rows), dtype=np.int64), None
+        else:
+            means, counts = _types(path, rows[0], rows[1:])
+            arms = tuple(h.strip() for h in rows[0] if h.strip() != COUNT)
+    if means.shape[0] == 0:
+        raise ConfigError(f"means file {path} has no users")
+    if means.shape[1] < 2:
+        raise ConfigError(f"means file {path} has {means.shape[1]} arm(s); at least two are needed")
+    bad = ~((means >= 0) & (means <= 1))
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        where = f"row {i + 2}, arm {arms[j]!r}" if arms else f"row {i + 1}, column {j + 1}"
+        raise ConfigError(f"means file {path}, {where}: mean {float(means[i, j]):g} is outside [0, 1]")
+    return np.repeat(means, counts, axis=0), arms

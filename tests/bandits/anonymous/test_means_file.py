@@ -1,0 +1,61 @@
+"""Instances from data: --means PATH for the multi-user algorithms (a headerless users x arms CSV matrix, or a
+user-type table with a count column in CSV or Parquet), and one clear line for every malformed file."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from anonbandits import simulate
+from anonbandits.envs.means_file import read_means
+from anonbandits.errors import ConfigError
+
+
+def test_a_headerless_csv_is_a_users_by_arms_matrix(tmp_path):
+    (tmp_path / "m.csv").write_text("0.9,0.1,0.5\n0.2,0.8,0.5\n")
+    means, arms = read_means(tmp_path / "m.csv")
+    assert means.tolist() == [[0.9, 0.1, 0.5], [0.2, 0.8, 0.5]] and arms is None
+
+
+def test_a_type_table_expands_each_type_by_its_count_in_csv_and_parquet(tmp_path):
+    (tmp_path / "t.csv").write_text("shoes,count,bags\n0.3,2,0.1\n0.05,3,0.2\n")
+    pq.write_table(pa.table({"shoes": [0.3, 0.05], "count": [2, 3], "bags": [0.1, 0.2]}), tmp_path / "t.parquet")
+    for name in ("t.csv", "t.parquet"):
+        means, arms = read_means(tmp_path / name)
+        assert arms == ("shoes", "bags")
+        assert means.tolist() == [[0.3, 0.1]] * 2 + [[0.05, 0.2]] * 3
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("", "is empty"),
+    ("0.5\n0.4\n", "has 1 arm"),
+    ("0.5,0.4\n0.3\n", "row 2: 1 cells, the first row has 2"),
+    ("0.5,0.4\n0.3,x\n", "row 2: not a number: 'x'"),
+    ("a,b\n0.1,0.2\n", "needs a 'count' column"),
+    ("count,a,a\n1,0.1,0.2\n", "column 'a' appears twice"),
+    ("count,a,b\n0,0.1,0.2\n", "row 2: count must be a positive integer, got '0'"),
+    ("count,a,b\n1,0.1,nan\n", "row 2, arm 'b': mean nan is outside"),
+    ("count,a,b\n1,0.1\n", "row 2: 2 cells for 3 columns"),
+])
+def test_a_malformed_file_is_one_line_naming_the_place(tmp_path, text, message):
+    (tmp_path / "m.csv").write_text(text)
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
+        read_means(tmp_path / "m.csv")
+
+
+def test_a_means_file_sets_users_and_arms_of_the_anonymous_algorithms(tmp_path):
+    """Two types of 20 users, opposite best arms: anon-bai finds every user's best arm over the anonymous
+    channel (groups of at least C), whatever --users and --arms say."""
+    (tmp_path / "t.csv").write_text("count,a,b,c\n20,0.9,0.3,0.2\n20,0.2,0.3,0.9\n")
+    r = simulate("anon-bai", seed=0, means=str(tmp_path / "t.csv"), users=7, arms=9, C=3, subroutine="se",
+                 decomposer="block")
+    assert r.metrics["users_approx_optimal"] == 1.0 and r.metrics["min_group_size"] >= 3
+    etc = simulate("anon-etc", seed=0, means=str(tmp_path / "t.csv"), C=3, horizon=50_000, explore_scale=1.0)
+    assert 0 <= etc.metrics["regret"] and etc.metrics["optimal_fraction"] is not None
+
+
+def test_algorithm_1_refuses_data_without_its_cluster_assumption_in_one_line(tmp_path):
+    (tmp_path / "t.csv").write_text("count,a,b\n30,0.9,0.1\n")  # arm b is optimal for nobody
+    with pytest.raises(ConfigError, match="optimal for only 0 users, fewer than U"):
+        simulate("anon-batched", seed=0, means=str(tmp_path / "t.csv"), C=2, horizon=20_000)
