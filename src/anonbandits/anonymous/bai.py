@@ -56,8 +56,8 @@ class IdentificationRun:
         Batches run.
     assignments : int
         Assignments R of the batches' decompositions, summed (0 on the direct channel).
-    min_group_size : int
-        The smallest group whose sum was released (1 on the direct channel).
+    min_group_size : int or None
+        The smallest group whose sum was released (1 on the direct channel; None if none was).
 
     {{refs_paper000}}
 
@@ -76,7 +76,7 @@ class IdentificationRun:
     surplus: int
     batches: int
     assignments: int
-    min_group_size: int
+    min_group_size: int | None
 
     def error_rate(self, instance: MultiUserInstance, approx: float) -> float:
         """Share of users whose recommendation is not ``approx``-optimal for them.
@@ -160,10 +160,10 @@ def identify(instance: MultiUserInstance, learners: BatchLearner, *, channel: st
     n = instance.n_users
     stopped_at = np.full(n, -1, dtype=np.int64)
     stopped_at[~learners.exploring] = 0
-    samples = surplus = batches = assignments = 0
+    samples = surplus = batches = assignments = rounds = 0
     if channel == "direct":
-        source, sigma2 = DirectChannel(instance.mu, instance.model, rng, sigma=instance.sigma), UNIT_SIGMA2
-        rounds, min_group = 0, 1
+        source = DirectChannel(instance.mu, instance.model, rng, sigma=instance.sigma)
+        sigma2, min_group = UNIT_SIGMA2, 1
     else:
         anon = AnonymousChannel(instance, C, max_rounds, rng)
         sigma2, per_assignment = (4 * C + 1) / 4, elicitation_rounds(C)
@@ -171,10 +171,11 @@ def identify(instance: MultiUserInstance, learners: BatchLearner, *, channel: st
     while learners.exploring.any():
         demand = learners.demand()
         if channel == "direct":
-            if rounds + int(demand.sum(axis=1).max()) > max_rounds:
+            longest = int(demand.sum(axis=1).max())  # users pull in parallel, one sample per round
+            if rounds + longest > max_rounds:
                 break
             sums, counts = source.sums(instance.mu, demand), demand
-            rounds += int(demand.sum(axis=1).max())
+            rounds += longest
         else:
             graph = anondecomp.DemandGraph.from_weights(demand, support=_supports(learners))
             thin = graph.thin_arms(C)
@@ -198,7 +199,7 @@ def identify(instance: MultiUserInstance, learners: BatchLearner, *, channel: st
         batches += 1
         stopped_at[was & ~learners.exploring] = rounds
     if channel == "anonymous":
-        min_group = anon.min_group_size if anon.min_group_size is not None else 0
+        min_group = anon.min_group_size
     return IdentificationRun(rounds=rounds, stopped_at=stopped_at, recommendation=learners.recommendation(),
                              samples=samples, surplus=surplus, batches=batches, assignments=assignments,
                              min_group_size=min_group)

@@ -102,3 +102,8 @@ def test_the_registry_entry_reports_rounds_and_the_stop_curve():
     assert r.curve[1][0] == 40 and r.curve[1][-1] == 0
     direct = simulate("anon-bai", seed=0, users=40, arms=2, C=2, gap=0.3, subroutine="naive", channel="direct")
     assert direct.metrics["rounds"] < r.metrics["rounds"]  # anonymity costs rounds
+
+
+def test_a_round_cap_below_the_first_batch_reports_nothing_observed():
+    r = simulate("anon-bai", seed=0, users=40, arms=2, C=3, max_rounds=5)
+    assert r.metrics["rounds"] == 0 and r.metrics["batches"] == 0 and r.metrics["min_group_size"] is None
