@@ -167,7 +167,31 @@ class Param:
         return self.type is parse_bool
 
     def check(self, called: str, value: Any) -> None:
-        """Apply :attr:`rule` (or the vocabulary's rule of :attr:`name`) to an already converted value."""
+        """Apply :attr:`rule` (or the vocabulary's rule of :attr:`name`) to an already converted value.
+
+        A parameter with neither rule accepts every value.
+
+        Parameters
+        ----------
+        called : str
+            The parameter's name as the error shows it: a flag (``--users``) or a grid key (``'users'``).
+        value : object
+            The value, already converted by :attr:`type`.
+
+        Raises
+        ------
+        ConfigError
+            If the rule refuses ``value``.
+
+        Examples
+        --------
+        >>> p = Param("horizon", int, 1000, "number of rounds T", unit="rounds")
+        >>> p.check("'horizon'", 50)
+        >>> p.check("'horizon'", -1)
+        Traceback (most recent call last):
+        ...
+        anonbandits.errors.ConfigError: 'horizon' must be at least 1, got -1
+        """
         rule = self.rule or RULES.get(self.name)
         if rule is not None:
             rule.check(called, value)

@@ -60,7 +60,29 @@ class Rule:
     convert: Callable[[Any], Any] | None = None
 
     def check(self, called: str, value: Any) -> None:
-        """:class:`ConfigError` ``"{called} must be {requirement}, got {value!r}"`` unless the value passes."""
+        """Raise :class:`ConfigError` ``"{called} must be {requirement}, got {value!r}"`` unless the value passes.
+
+        Parameters
+        ----------
+        called : str
+            How the error message names the argument (``"C"``, ``"--users"``).
+        value : object
+            The value to test.
+
+        Raises
+        ------
+        ConfigError
+            If ``test(value)`` is false or raises ``TypeError``, ``ValueError`` or ``OverflowError``.
+
+        Examples
+        --------
+        >>> rule = Rule(lambda v: v > 0, "positive")
+        >>> rule.check("horizon", 5)
+        >>> rule.check("horizon", "five")
+        Traceback (most recent call last):
+        ...
+        anonbandits.errors.ConfigError: horizon must be positive, got 'five'
+        """
         try:
             ok = bool(self.test(value))
         except (TypeError, ValueError, OverflowError):
