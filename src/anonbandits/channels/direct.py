@@ -95,26 +95,135 @@ class DirectChannel:
     @classmethod
     def of(cls, instance: MultiUserInstance, rng: np.random.Generator) -> DirectChannel:
         """The channel of an instance shared by all learners (one row of means): its parameters, reward model and
-        standard deviation."""
+        standard deviation.
+
+        Parameters
+        ----------
+        instance : anonbandits.envs.MultiUserInstance
+            An instance whose users share one row of means (:attr:`~anonbandits.envs.MultiUserInstance.row`).
+        rng : numpy.random.Generator
+            The source of every reward of the channel.
+
+        Returns
+        -------
+        DirectChannel
+            A channel on ``instance.row`` with the instance's reward model and ``sigma``.
+
+        Raises
+        ------
+        ConfigError
+            If the instance's users do not share one row of means.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from anonbandits.envs import MultiUserInstance
+        >>> instance = MultiUserInstance(np.array([0.2, 0.9]), "bernoulli")
+        >>> DirectChannel.of(instance, np.random.default_rng(0)).means.tolist()
+        [0.2, 0.9]
+        """
         return cls(instance.row, instance.model, rng, sigma=instance.sigma)
 
     @staticmethod
     def sampler(reward: str | RewardSum, sigma: float = GAUSSIAN_SIGMA) -> RewardSum:
-        """The block-sum sampler of ``reward``: the callable itself, or the named model's exact sums."""
+        """The block-sum sampler of ``reward``: the callable itself, or the named model's exact sums.
+
+        Parameters
+        ----------
+        reward : str or callable
+            A reward model of :mod:`anonbandits.envs.rewards`, or a callable ``sums(mu, counts, rng)``.
+        sigma : float, optional
+            Standard deviation of the Gaussian models (default ``anonbandits.envs.rewards.GAUSSIAN_SIGMA``).
+
+        Returns
+        -------
+        callable
+            ``sums(mu, counts, rng)``: the sum of ``counts[k]`` rewards of parameter ``mu[k]`` for every k.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> sums = DirectChannel.sampler("bernoulli")
+        >>> sums(np.array([1.0, 0.0]), np.array([5, 3]), np.random.default_rng(0)).tolist()
+        [5.0, 0.0]
+        """
         return reward if callable(reward) else lambda mu, counts, rng: sum_rewards(reward, mu, counts, rng, sigma)
 
     def request(self, arms: np.ndarray, counts: np.ndarray) -> Batch:
         """Draw ``counts[k]`` rewards of arm ``arms[k]`` for every k (arrays of one shape); one draw per entry
-        (exact sums)."""
+        (exact sums).
+
+        Parameters
+        ----------
+        arms : numpy.ndarray
+            Integer arm indices into the last axis of :attr:`means`.
+        counts : numpy.ndarray
+            Number of rewards of each entry, of the shape of ``arms``.
+
+        Returns
+        -------
+        Batch
+            The sums of the demanded rewards and ``counts``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> channel = DirectChannel(np.array([0.0, 1.0]), "bernoulli", np.random.default_rng(0))
+        >>> batch = channel.request(np.array([0, 1]), np.array([4, 6]))
+        >>> batch.sums.tolist(), batch.counts.tolist()
+        ([0.0, 6.0], [4, 6])
+        """
         return Batch(self._draw(self.means[arms], counts, self._rng), counts)
 
     def sums(self, mu: np.ndarray, counts: np.ndarray) -> np.ndarray:
-        """The sum of ``counts[k]`` rewards of parameter ``mu[k]`` for every k (arrays broadcast)."""
+        """The sum of ``counts[k]`` rewards of parameter ``mu[k]`` for every k (arrays broadcast).
+
+        Unlike :meth:`request`, the parameters are given directly, not as arms of :attr:`means`.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            Reward parameters (Bernoulli means or Gaussian centres).
+        counts : numpy.ndarray
+            Number of rewards summed for each entry, broadcast with ``mu``.
+
+        Returns
+        -------
+        numpy.ndarray
+            The sums, of the broadcast shape.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> channel = DirectChannel(np.array([0.5]), "bernoulli", np.random.default_rng(0))
+        >>> channel.sums(np.array([1.0, 0.0, 1.0]), np.array([2, 7, 3])).tolist()
+        [2.0, 0.0, 3.0]
+        """
         return self._draw(mu, counts, self._rng)
 
     def draw(self, mu: np.ndarray, size: int | tuple[int, ...] | None = None) -> np.ndarray:
         """One reward of parameter ``mu`` per entry (``mu`` broadcast to ``size`` if given): the named model's
-        draws one by one, or a callable's sums of one reward each."""
+        draws one by one, or a callable's sums of one reward each.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            Reward parameters (Bernoulli means or Gaussian centres).
+        size : int, tuple of int or None, optional
+            Shape of the draws, ``mu`` broadcast to it; ``None`` (default): the shape of ``mu``.
+
+        Returns
+        -------
+        numpy.ndarray
+            The rewards, as floats.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> channel = DirectChannel(np.array([0.5]), "bernoulli", np.random.default_rng(0))
+        >>> channel.draw(np.array([0.0, 1.0]), size=(2, 2)).tolist()
+        [[0.0, 1.0], [0.0, 1.0]]
+        """
         if callable(self.reward):
             mu = np.asarray(mu, dtype=float) if size is None else np.broadcast_to(np.asarray(mu, dtype=float), size)
             return np.asarray(self.reward(mu, np.ones(mu.shape, np.int64), self._rng), dtype=float)
@@ -123,5 +232,27 @@ class DirectChannel:
     def encoded(self, arms: np.ndarray, g: int, n: int) -> np.ndarray:
         """For each of ``arms``, the sum of the randomized-rounding encodings (precision ``g``) of ``n`` fresh rewards
         (paper 004, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023, Sec. 2.1), exact in law
-        (:func:`~anonbandits.envs.rewards.encoded_sums`; a named model of [0, 1] rewards)."""
+        (:func:`~anonbandits.envs.rewards.encoded_sums`; a named model of [0, 1] rewards).
+
+        Parameters
+        ----------
+        arms : numpy.ndarray
+            Integer arm indices into the last axis of :attr:`means`.
+        g : int
+            The precision of randomized rounding.
+        n : int
+            The number of rewards (users) encoded and summed for each arm.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``int64`` encoded sums, one per entry of ``arms``, each in ``[0, n g]``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> channel = DirectChannel(np.array([0.0, 1.0]), "bernoulli", np.random.default_rng(0))
+        >>> channel.encoded(np.array([0, 1]), 4, 10).tolist()
+        [0, 40]
+        """
         return encoded_sums(self.reward, self.means[arms], g, n, self._rng, self.sigma)
