@@ -128,18 +128,79 @@ class CentralLaplace:
         self._accounting = MappingProxyType({"epsilon": self.epsilon, "scale": self.scale})
 
     def noise(self, rng: np.random.Generator, size: int | tuple[int, ...] | None = None) -> np.ndarray | float:
-        """``Lap(scale)`` draws: one (a float) or ``size`` of them."""
+        """Draw ``Lap(scale)`` noise: one value (a float) or an array of ``size`` of them.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The source of the noise.
+        size : int, tuple of int or None, optional
+            Shape of the draw; ``None`` (default) draws one value.
+
+        Returns
+        -------
+        numpy.ndarray or float
+            Independent draws of the Laplace distribution of scale :attr:`scale`, centred at 0.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> CentralLaplace(1.0).noise(np.random.default_rng(0), (2, 3)).shape
+        (2, 3)
+        """
         return laplace_noise(self.scale, rng, size)
 
     def release(self, sums: np.ndarray, contributors: np.ndarray, rng: np.random.Generator) -> NoisyRelease:
-        """Add one independent ``Lap(scale)`` to each of ``sums`` (``contributors`` does not change it)."""
+        """Add one independent ``Lap(scale)`` to each of ``sums`` (``contributors`` does not change it).
+
+        ``release_rewards`` is the same method, under the name the callers of summed rewards use.
+
+        Parameters
+        ----------
+        sums : numpy.ndarray
+            The exact sums to release.
+        contributors : numpy.ndarray
+            The number of rewards in each sum (unused: the noise depends only on the sensitivity).
+        rng : numpy.random.Generator
+            The source of the noise.
+
+        Returns
+        -------
+        NoisyRelease
+            The noisy sums, the noise added and the accounting ``{"epsilon", "scale"}`` (one read-only mapping
+            shared by every release).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> release = CentralLaplace(0.5).release(np.array([3.0, 4.0]), np.array([3, 4]), np.random.default_rng(0))
+        >>> (release.values - release.noise).tolist(), dict(release.accounting)
+        ([3.0, 4.0], {'epsilon': 0.5, 'scale': 2.0})
+        """
         noise = self.noise(rng, np.size(sums))
         return NoisyRelease(sums + noise, noise, self._accounting)
 
     pure, release_rewards = True, release
 
     def variance(self, rewards: np.ndarray) -> np.ndarray:
-        """Variance of the noise of each release (``2 sensitivity^2/eps^2``, whatever its number of rewards)."""
+        """Variance of the noise of each release (``2 sensitivity^2/eps^2``, whatever its number of rewards).
+
+        Parameters
+        ----------
+        rewards : numpy.ndarray
+            The number of rewards of each release (only its shape matters).
+
+        Returns
+        -------
+        numpy.ndarray
+            The variance, of the shape of ``rewards``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> CentralLaplace(1.0).variance(np.array([1, 5])).tolist()
+        [2.0, 2.0]
+        """
         return np.full(np.shape(rewards), 2.0 * self.sensitivity**2 / self.epsilon**2)
 
 
@@ -182,6 +243,33 @@ class Distributed:
 
         ``params`` are the protocol's batch parameters for ``contributors`` users when the caller already
         holds them (it needed ``g`` to encode the sums); they are computed otherwise.
+
+        Parameters
+        ----------
+        sums : numpy.ndarray
+            The blocks' integer encoded sums.
+        contributors : int
+            The number of users of every block.
+        rng : numpy.random.Generator
+            The source of the users' noise.
+        params : object, optional
+            The protocol's batch parameters for ``contributors`` users (``n``, ``g``, ``tau``, ``m``); ``None``
+            (default): computed by the protocol.
+
+        Returns
+        -------
+        NoisyRelease
+            The analyzer's estimates ``z`` of the blocks' sums, no separate noise (``None``), and the accounting
+            ``{"protocol", "params", "release"}``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from anonbandits.dp.distributed.protocols import PROTOCOLS
+        >>> mechanism = Distributed(PROTOCOLS["dist-dp-se"](1.0, 1e-3))
+        >>> release = mechanism.release(np.array([30, 70]), 10, np.random.default_rng(0))
+        >>> release.values.shape, release.noise, release.accounting["params"].n
+        ((2,), None, 10)
         """
         bp = params if params is not None else self.protocol.batch_params(int(contributors))
         rel = self.protocol.release_sums(sums, bp, rng)
@@ -199,7 +287,38 @@ class Distributed:
 
     def release_rewards(self, sums: np.ndarray, rewards: np.ndarray, rng: np.random.Generator) -> NoisyRelease:
         """Release sums of ``rewards[k]`` rewards each; the rewards must be 0/1 (Bernoulli), whose encoding
-        ``g x`` is exact, so ``sums[k] g`` is the sum of the members' encodings."""
+        ``g x`` is exact, so ``sums[k] g`` is the sum of the members' encodings.
+
+        Parameters
+        ----------
+        sums : numpy.ndarray
+            The exact sums of 0/1 rewards (integers, as floats or ints).
+        rewards : numpy.ndarray
+            The number of rewards of each sum, of the shape of ``sums``.
+        rng : numpy.random.Generator
+            The source of the users' noise.
+
+        Returns
+        -------
+        NoisyRelease
+            The estimates of the sums in reward units, their differences from the exact sums, and the accounting
+            ``{"protocol"}``.
+
+        Raises
+        ------
+        ConfigError
+            If a sum is not an integer (rewards that are not 0/1).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from anonbandits.dp.distributed.protocols import PROTOCOLS
+        >>> mechanism = Distributed(PROTOCOLS["dist-dp-se"](1.0, 1e-3))
+        >>> mechanism.release_rewards(np.array([0.5]), np.array([10]), np.random.default_rng(0))
+        Traceback (most recent call last):
+        ...
+        anonbandits.errors.ConfigError: the distributed mechanism on summed rewards needs 0/1 (bernoulli) rewards
+        """
         sums = np.asarray(sums, dtype=float)
         if np.any(sums != np.rint(sums)):
             raise ConfigError("the distributed mechanism on summed rewards needs 0/1 (bernoulli) rewards")
@@ -208,7 +327,27 @@ class Distributed:
         return NoisyRelease(values, values - sums, {"protocol": self.protocol.name})
 
     def variance(self, rewards: np.ndarray) -> np.ndarray:
-        """Variance of each release's noise in reward units: ``Lap_Z(g/eps)`` (pure) or ``(g/eps)^2``, over g^2."""
+        """Variance of each release's noise in reward units: ``Lap_Z(g/eps)`` (pure) or ``(g/eps)^2``, over g^2.
+
+        Parameters
+        ----------
+        rewards : numpy.ndarray
+            The number of rewards (users) of each release; it sets the protocol's precision ``g``.
+
+        Returns
+        -------
+        numpy.ndarray
+            The variance, of the shape of ``rewards``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from anonbandits.dp.distributed.protocols import PROTOCOLS
+        >>> mechanism = Distributed(PROTOCOLS["dist-dp-se"](1.0, 1e-3))
+        >>> variance = mechanism.variance(np.array([10, 10, 20]))
+        >>> bool(variance[0] == variance[1]), variance.shape
+        (True, (3,))
+        """
         def var(bp, at):
             b = bp.g / self.protocol.noise_eps
             return (2 * np.exp(-1 / b) / np.expm1(-1 / b) ** 2 if self.pure else b * b) / bp.g**2
@@ -216,7 +355,29 @@ class Distributed:
 
     def rdp(self, c: np.ndarray, n: np.ndarray) -> np.ndarray:
         """(len(c), orders) RDP for a user with ``c`` of the ``n`` rewards of a release (encoded sensitivity
-        ``c g``) under Skellam (Lemma 3) or discrete Gaussian shares (Lemma 4: zCDP, ``rho = epsbar^2/2``)."""
+        ``c g``) under Skellam (Lemma 3) or discrete Gaussian shares (Lemma 4: zCDP, ``rho = epsbar^2/2``).
+
+        Parameters
+        ----------
+        c : numpy.ndarray
+            Integer number of the user's rewards in each release.
+        n : numpy.ndarray
+            Integer number of rewards of each release, of the length of ``c``.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(len(c), len(orders))`` Rényi DP of each release at the orders :attr:`orders`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from anonbandits.dp.distributed.protocols import PROTOCOLS
+        >>> mechanism = Distributed(PROTOCOLS["dist-rdp-se"](1.0, 1e-3))
+        >>> curves = mechanism.rdp(np.array([1, 2]), np.array([10, 10]))
+        >>> curves.shape == (2, mechanism.orders.size), bool(np.all(curves[1] >= curves[0]))
+        (True, True)
+        """
         a, p = self.orders, self.protocol
         out = np.empty((len(c), a.size))
         for k, (ck, nk) in enumerate(zip(c.tolist(), n.tolist(), strict=True)):
