@@ -357,14 +357,67 @@ class AnonymousChannel:
         return self.auditor.min_group_size
 
     def regret_curve(self, points: int = 200) -> tuple[np.ndarray, np.ndarray]:
-        """Cumulative pseudo-regret (summed over users) at ``points + 1`` evenly spaced rounds of [0, t]; exact,
-        as regret is linear within each played segment."""
+        """Cumulative pseudo-regret (summed over users) at ``points + 1`` evenly spaced rounds of [0, t].
+
+        Exact, as regret is linear within each played segment; rounds that coincide after rounding to integers
+        appear once.
+
+        Parameters
+        ----------
+        points : int, optional
+            Number of intervals between the curve's rounds (default 200).
+
+        Returns
+        -------
+        rounds : numpy.ndarray
+            The ``int64`` rounds, increasing from 0 to :attr:`t`.
+        regret : numpy.ndarray
+            The cumulative pseudo-regret after each of ``rounds``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from anonbandits.envs.instances import MultiUserInstance
+        >>> channel = AnonymousChannel(MultiUserInstance(np.array([[0.9, 0.1]] * 4)), 2, 100, np.random.default_rng(0))
+        >>> channel.play(np.zeros(4, dtype=int), 10), channel.play(np.ones(4, dtype=int), 10)
+        (10, 10)
+        >>> rounds, regret = channel.regret_curve(4)
+        >>> rounds.tolist(), regret.tolist()
+        ([0, 5, 10, 15, 20], [0.0, 0.0, 0.0, 16.0, 32.0])
+        """
         x = np.unique(np.linspace(0, self.t, points + 1).round().astype(np.int64))
         return x, self._trace.curve(x)
 
     def play(self, arms: np.ndarray, rounds: int | None = None) -> int:
-        """Every user i plays ``arms[i]`` for ``rounds`` rounds (default: to the horizon), no feedback; returns
-        the number of rounds played (cut at the horizon)."""
+        """Every user i plays ``arms[i]`` for ``rounds`` rounds (default: to the horizon), with no feedback.
+
+        Parameters
+        ----------
+        arms : numpy.ndarray
+            (N,) arm index of each user.
+        rounds : int or None, optional
+            Number of rounds to play; ``None`` (default): every round left to the horizon.
+
+        Returns
+        -------
+        int
+            The number of rounds played (cut at the horizon; 0 once :attr:`done`).
+
+        Raises
+        ------
+        ValueError
+            If ``arms`` is not of shape (N,).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from anonbandits.envs.instances import MultiUserInstance
+        >>> channel = AnonymousChannel(MultiUserInstance(np.array([[0.9, 0.1]] * 4)), 2, 30, np.random.default_rng(0))
+        >>> channel.play(np.array([0, 0, 1, 1]), 20), channel.regret
+        (20, 32.0)
+        >>> channel.play(np.zeros(4, dtype=int), 20), channel.done
+        (10, True)
+        """
         arms = np.asarray(arms)
         if arms.shape != (self.n_users,):
             raise ValueError(f"arms must have shape ({self.n_users},)")
@@ -375,12 +428,46 @@ class AnonymousChannel:
 
     def elicit(self, assignments: np.ndarray, multiplicities: np.ndarray | None = None, *,
                order: np.ndarray | None = None, wanted: np.ndarray | None = None) -> Feedback:
-        """Run the 2C+2-round sub-algorithm on (n, N) ``assignments`` (or one (N,) assignment), repeated
-        ``multiplicities`` (n,) times one after the other, or in ``order`` (assignment indices, one per
-        repetition). Returns the estimates of every *complete* repetition: one cut by the horizon is played and
-        served (regret, observations) but yields no estimate. With ``wanted`` ((N, K) integers), each pair keeps
-        its first ``wanted[i, j]`` informative estimates (distinct assignments in row order) and the rest are
-        discarded and counted in ``Feedback.surplus`` (:func:`kept_segments`)."""
+        """Run the 2C+2-round sub-algorithm on each repetition of the given assignments and return its estimates.
+
+        The (n, N) ``assignments`` (or one (N,) assignment) are repeated ``multiplicities`` (n,) times one after
+        the other, or played in ``order``. The feedback holds the estimates of every *complete* repetition: one
+        cut by the horizon is played and served (regret, observations) but yields no estimate. With ``wanted``,
+        each pair keeps its first ``wanted[i, j]`` informative estimates (distinct assignments in row order) and
+        the rest are discarded and counted in ``Feedback.surplus`` (:func:`kept_segments`).
+
+        Parameters
+        ----------
+        assignments : numpy.ndarray
+            (n, N) or (N,) arm index of each user in each assignment.
+        multiplicities : numpy.ndarray or None, optional
+            (n,) number of repetitions of each assignment; ignored when ``order`` is given.
+        order : numpy.ndarray or None, optional
+            Assignment indices, one per repetition, in the order played; ``None`` (default): from
+            ``multiplicities``.
+        wanted : numpy.ndarray or None, optional
+            (N, K) integers, the number of estimates each (user, arm) pair keeps; ``None`` (default): all.
+
+        Returns
+        -------
+        Feedback
+            The (N, K) sums and counts of the estimates (and with a mechanism, their noise variances).
+
+        Raises
+        ------
+        ValueError
+            If ``assignments`` does not have N columns, holds an arm index out of range, or neither
+            ``multiplicities`` nor ``order`` is given.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from anonbandits.envs.instances import MultiUserInstance
+        >>> channel = AnonymousChannel(MultiUserInstance(np.array([[1.0, 0.0]] * 4)), 2, 100, np.random.default_rng(0))
+        >>> feedback = channel.elicit(np.array([[0, 0, 0, 0], [1, 1, 1, 1]]), np.array([1, 2]))
+        >>> feedback.sums.tolist(), feedback.counts[0].tolist(), channel.t
+        ([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0], [1.0, 0.0]], [1, 2], 18)
+        """
         a = np.atleast_2d(assignments)
         n_dist, n_users = a.shape
         if n_users != self.n_users:
@@ -439,11 +526,49 @@ class AnonymousChannel:
 
     def serve(self, a: np.ndarray, labels: np.ndarray, positions: np.ndarray, reps: np.ndarray,
               rounds: int) -> tuple[np.ndarray, np.ndarray | None]:
-        """Draw ``rounds`` rounds of the rows of ``a`` (summed over ``reps[row]`` repetitions) and release their
-        group sums, what an observer sees: (n, rounds, G), NaN where a row has no group g, and with a mechanism
-        each one's noise variance. **[DECISION]** A release is what the auditor serves: one group's sum in one
-        round over the ``reps`` repetitions of a row (the batched learner needs nothing finer), so each reward
-        enters exactly one release."""
+        """Draw ``rounds`` rounds of the rows of ``a`` and release their group sums, what an observer sees.
+
+        Each row's rewards are summed over its ``reps[row]`` repetitions. **[DECISION]** A release is what the
+        auditor serves: one group's sum in one round over the ``reps`` repetitions of a row (the batched learner
+        needs nothing finer), so each reward enters exactly one release. The clock and regret are the caller's
+        to charge.
+
+        Parameters
+        ----------
+        a : numpy.ndarray
+            (n, N) arm index of each user in each row.
+        labels : numpy.ndarray
+            (n, N) group labels of :func:`partition_groups` (``-1``: in no group).
+        positions : numpy.ndarray
+            (n, N) 1-based positions inside the groups, from :func:`partition_groups`.
+        reps : numpy.ndarray
+            (n,) ``int64`` number of repetitions of each row.
+        rounds : int
+            Number of rounds drawn, at most 2C+2 (a repetition cut by the horizon has fewer).
+
+        Returns
+        -------
+        sums : numpy.ndarray
+            (n, rounds, G) released group sums (noisy with a mechanism), NaN where a row has no group g.
+        variance : numpy.ndarray or None
+            With a mechanism, the noise variance of each release (NaN where none); ``None`` without one.
+
+        Raises
+        ------
+        AnonymityViolation
+            If a group of a round has fewer than C users or mixes arms (the auditor refuses to release it).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from anonbandits.envs.instances import MultiUserInstance
+        >>> channel = AnonymousChannel(MultiUserInstance(np.array([[1.0, 0.0]] * 4)), 1, 100, np.random.default_rng(0))
+        >>> a = np.array([[0, 0, 1, 1]])
+        >>> labels, positions = partition_groups(a, 2, 1)
+        >>> sums, variance = channel.serve(a, labels, positions, np.ones(1, np.int64), 4)
+        >>> sums.tolist(), variance
+        ([[[2.0, 0.0], [1.0, 0.0], [1.0, 0.0], [2.0, 0.0]]], None)
+        """
         groups = round_labels(labels, positions, self.C)[:, :rounds]
         rewards = self._reward_sums(self._instance.mu[np.arange(a.shape[1]), a], reps, rounds)
         sums = self.auditor.release(groups, a[:, None, :], rewards, reps[:, None])
