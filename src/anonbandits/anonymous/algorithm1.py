@@ -134,7 +134,39 @@ class AnonymousRun:
     @classmethod
     def finish(cls, channel: AnonymousChannel, instance: MultiUserInstance, commit: Callable[[], np.ndarray],
                batches: Sequence[BatchRecord], info: dict) -> AnonymousRun:
-        """Commit every user to ``commit()`` unless the horizon is reached, play to it, and report the run."""
+        """Commit every user to ``commit()`` unless the horizon is reached, play to it, and report the run.
+
+        Parameters
+        ----------
+        channel : anonbandits.channels.AnonymousChannel
+            The run's channel, after its exploration.
+        instance : anonbandits.envs.instances.MultiUserInstance
+            The run's instance (its optimal arms give ``optimal_fraction``).
+        commit : callable
+            ``commit() -> numpy.ndarray``: each user's (N,) committed arm; not called once the horizon is
+            reached.
+        batches : sequence of BatchRecord
+            The per-batch records of the exploration.
+        info : dict
+            The run constants; the channel's ``exposure`` is added under ``"exposure"``.
+
+        Returns
+        -------
+        AnonymousRun
+            The report of the run, its regret curve at about 200 points.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from anonbandits.channels import AnonymousChannel
+        >>> from anonbandits.envs.instances import MultiUserInstance
+        >>> instance = MultiUserInstance(np.array([[0.9, 0.1]] * 4))
+        >>> channel = AnonymousChannel(instance, 2, 100, np.random.default_rng(0))
+        >>> _ = channel.elicit(np.ones(4, dtype=int), np.array([1]))
+        >>> run = AnonymousRun.finish(channel, instance, lambda: np.zeros(4, dtype=int), [], {})
+        >>> run.horizon, run.exploration_rounds, round(run.regret, 6), run.optimal_fraction, run.info
+        (100, 6, 19.2, 1.0, {'exposure': {}})
+        """
         exploration = channel.t
         committed = None if channel.done else commit()
         if committed is not None:

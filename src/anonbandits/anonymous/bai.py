@@ -92,6 +92,14 @@ class IdentificationRun:
         -------
         float
             The share of wrong recommendations, in [0, 1].
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> instance = MultiUserInstance(np.array([[0.9, 0.1], [0.1, 0.9], [0.5, 0.45]]))
+        >>> run = IdentificationRun(10, np.array([5, 5, 5]), np.array([0, 0, 1]), 30, 0, 1, 0, 1)
+        >>> round(run.error_rate(instance, 0.1), 3), round(run.error_rate(instance, 0.01), 3)
+        (0.333, 0.667)
         """
         gap = instance.gaps[np.arange(instance.n_users), self.recommendation]
         return float(np.mean(gap > approx))
