@@ -337,7 +337,7 @@ class Distributed:
         Returns
         -------
         numpy.ndarray
-            The variance, of the shape of ``rewards``.
+            The variance in reward units, one per release (the shape of ``rewards``).
 
         Examples
         --------
