@@ -94,8 +94,9 @@ class DirectChannel:
 
     @classmethod
     def of(cls, instance: MultiUserInstance, rng: np.random.Generator) -> DirectChannel:
-        """The channel of an instance shared by all learners (one row of means): its parameters, reward model and
-        standard deviation.
+        """The channel of an instance shared by all learners (one row of means).
+
+        The channel takes the instance's arm parameters, reward model and standard deviation.
 
         Parameters
         ----------
@@ -150,8 +151,9 @@ class DirectChannel:
         return reward if callable(reward) else lambda mu, counts, rng: sum_rewards(reward, mu, counts, rng, sigma)
 
     def request(self, arms: np.ndarray, counts: np.ndarray) -> Batch:
-        """Draw ``counts[k]`` rewards of arm ``arms[k]`` for every k (arrays of one shape); one draw per entry
-        (exact sums).
+        """Draw ``counts[k]`` rewards of arm ``arms[k]`` for every k (arrays of one shape).
+
+        Each entry is one draw of the exact sum.
 
         Parameters
         ----------
@@ -202,8 +204,9 @@ class DirectChannel:
         return self._draw(mu, counts, self._rng)
 
     def draw(self, mu: np.ndarray, size: int | tuple[int, ...] | None = None) -> np.ndarray:
-        """One reward of parameter ``mu`` per entry (``mu`` broadcast to ``size`` if given): the named model's
-        draws one by one, or a callable's sums of one reward each.
+        """One reward of parameter ``mu`` per entry (``mu`` broadcast to ``size`` if given).
+
+        The named model's draws one by one, or a callable's sums of one reward each.
 
         Parameters
         ----------
@@ -230,9 +233,10 @@ class DirectChannel:
         return draw_rewards(self.reward, mu, self._rng, size, sigma=self.sigma)
 
     def encoded(self, arms: np.ndarray, g: int, n: int) -> np.ndarray:
-        """For each of ``arms``, the sum of the randomized-rounding encodings (precision ``g``) of ``n`` fresh rewards
-        (paper 004, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023, Sec. 2.1), exact in law
-        (:func:`~anonbandits.envs.rewards.encoded_sums`; a named model of [0, 1] rewards).
+        """For each of ``arms``, the sum of the randomized-rounding encodings (precision ``g``) of ``n`` fresh rewards.
+
+        Exact in law (paper 004, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023, Sec. 2.1;
+        :func:`~anonbandits.envs.rewards.encoded_sums`; a named model of [0, 1] rewards).
 
         Parameters
         ----------

@@ -286,8 +286,10 @@ class Distributed:
         return out
 
     def release_rewards(self, sums: np.ndarray, rewards: np.ndarray, rng: np.random.Generator) -> NoisyRelease:
-        """Release sums of ``rewards[k]`` rewards each; the rewards must be 0/1 (Bernoulli), whose encoding
-        ``g x`` is exact, so ``sums[k] g`` is the sum of the members' encodings.
+        """Release sums of ``rewards[k]`` rewards each, through the protocol run of their number of users.
+
+        The rewards must be 0/1 (Bernoulli), whose encoding ``g x`` is exact, so ``sums[k] g`` is the sum of the
+        members' encodings.
 
         Parameters
         ----------
@@ -354,8 +356,10 @@ class Distributed:
         return self._by_size(rewards, var)
 
     def rdp(self, c: np.ndarray, n: np.ndarray) -> np.ndarray:
-        """(len(c), orders) RDP for a user with ``c`` of the ``n`` rewards of a release (encoded sensitivity
-        ``c g``) under Skellam (Lemma 3) or discrete Gaussian shares (Lemma 4: zCDP, ``rho = epsbar^2/2``).
+        """Rényi DP, at :attr:`orders`, of a user with ``c[k]`` of the ``n[k]`` rewards of release k.
+
+        The encoded sensitivity is ``c g``, under Skellam (Lemma 3) or discrete Gaussian shares (Lemma 4: zCDP,
+        ``rho = epsbar^2/2``).
 
         Parameters
         ----------
