@@ -99,7 +99,28 @@ class BetaResult:
         return self.lower
 
     def lemma3_bound(self, graph: DemandGraph) -> float:
-        """Lemma 3: a decomposition with at most D / beta + NK + 1 assignments exists (inf if beta = 0)."""
+        """Lemma 3's bound: a decomposition with at most ``D / beta + N K + 1`` assignments exists.
+
+        Lemma 3 of Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+        It uses ``lower`` for beta, so the bound holds whether or not the result is ``exact``.
+
+        Parameters
+        ----------
+        graph : DemandGraph
+            The graph beta was computed for; D is its scale from :meth:`DemandGraph.normalized`.
+
+        Returns
+        -------
+        float
+            ``D / lower + N K + 1``, or ``inf`` when ``lower`` is 0.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> g = DemandGraph.from_batched(6, np.ones((4, 2), bool))
+        >>> beta(g, C=1).lemma3_bound(g)  # 6 / 1 + 4 * 2 + 1
+        15.0
+        """
         _, D = graph.normalized()
         return D / self.lower + graph.n_users * graph.n_arms + 1 if self.lower > 0 else np.inf
 

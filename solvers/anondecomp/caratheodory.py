@@ -75,14 +75,52 @@ class CaratheodoryResult:
     dimension: int
 
     def vertex_matrix(self, k: int, n_arms: int) -> np.ndarray:
-        """Vertex k as an (N, K) 0/1 matrix."""
+        """Vertex k as an (N, K) 0/1 matrix.
+
+        Parameters
+        ----------
+        k : int
+            The vertex's index, ``0 <= k < len(weights)``.
+        n_arms : int
+            K, the number of arms.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N, K) float: 1 at (i, ``vertices[k, i]``) for every user i with an arm, 0 elsewhere.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> res = caratheodory(np.full((4, 2), 0.5), C=1)
+        >>> res.vertex_matrix(0, 2).sum(axis=0).tolist()  # each arm gets C+1 = 2 users
+        [2.0, 2.0]
+        """
         v = np.zeros((self.vertices.shape[1], n_arms))
         on = self.vertices[k] >= 0
         v[np.flatnonzero(on), self.vertices[k, on]] = 1.0
         return v
 
     def reconstruct(self, n_arms: int) -> np.ndarray:
-        """``sum_k weights[k] * vertex_k`` as an (N, K) matrix."""
+        """The convex combination ``sum_k weights[k] * vertex_k`` as an (N, K) matrix (x, up to rounding).
+
+        Parameters
+        ----------
+        n_arms : int
+            K, the number of arms.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N, K) float, the weighted sum of the vertices' 0/1 matrices (see :meth:`vertex_matrix`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> res = caratheodory(np.full((4, 2), 0.5), C=1)
+        >>> res.reconstruct(2).tolist()
+        [[0.5, 0.5], [0.5, 0.5], [0.5, 0.5], [0.5, 0.5]]
+        """
         out = np.zeros((self.vertices.shape[1], n_arms))
         for k, lam in enumerate(self.weights):
             on = self.vertices[k] >= 0

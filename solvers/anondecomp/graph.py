@@ -297,17 +297,73 @@ class DemandGraph:
         return self.support.sum(axis=0)
 
     def thin_arms(self, C: int) -> np.ndarray:
-        """Indices of wanted arms with at most C users able to play them (demand or not: users with zero
-        demand on an arm of their support fill its groups too): they can never be observed."""
+        """Indices of wanted arms with at most C users able to play them: they can never be observed.
+
+        An arm counts as wanted when some user requires a sample of it; every user whose support contains the
+        arm counts towards its degree, demand or not (users with zero demand on an arm fill its groups too).
+
+        Parameters
+        ----------
+        C : int
+            The anonymity parameter: an arm needs at least C+1 users to be observed.
+
+        Returns
+        -------
+        numpy.ndarray
+            The arms' indices (int, increasing); empty when every wanted arm has more than C users.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> g = DemandGraph.from_batched(10, np.array([[1, 1], [1, 0], [0, 1]], bool))
+        >>> g.thin_arms(1).tolist(), g.thin_arms(2).tolist()
+        ([], [0, 1])
+        """
         deg = self.arm_degrees
         return np.flatnonzero((deg > 0) & (deg <= C) & (self.required > 0).any(axis=0))
 
     def normalized(self) -> tuple[np.ndarray, float]:
-        """``(w_hat, D)`` with ``D = max_i sum_j w_ij`` and ``w_hat = w / D`` (row sums <= 1)."""
+        """The normalised weights ``w_hat = w / D`` (row sums <= 1) and the scale D.
+
+        D is the batched graph's total demand when it has one, else ``max_i sum_j w_ij``.
+
+        Returns
+        -------
+        w_hat : numpy.ndarray
+            (N, K) float, ``weights / D`` (a copy of the zero weights when D = 0, i.e. no user has demand).
+        D : float
+            The scale.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> w_hat, D = DemandGraph.from_batched(10, np.array([[1, 1], [1, 0]], bool)).normalized()
+        >>> w_hat.tolist(), D
+        ([[0.5, 0.5], [1.0, 0.0]], 10.0)
+        """
         d = self.demand if self.demand is not None else float(self.weights.sum(axis=1).max())
         return (self.weights / d if d > 0 else self.weights.copy()), d  # d = 0: every user has zero demand
 
     def arm_names(self, idx) -> list[str]:
+        """The names of the arms with the given indices.
+
+        Parameters
+        ----------
+        idx : int or array_like of int
+            Arm indices (a single index or a sequence, e.g. the output of :meth:`thin_arms`).
+
+        Returns
+        -------
+        list of str
+            The arms' names, in the order of ``idx``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> g = DemandGraph.from_batched(10, np.array([[1, 1], [1, 0]], bool))
+        >>> g.arm_names([1, 0]), g.arm_names(1)
+        (['a1', 'a0'], ['a1'])
+        """
         return [self.arms[int(j)] for j in np.atleast_1d(idx)]
 
 

@@ -86,6 +86,23 @@ class Decomposition:
         return self.total_assignments / self.lower_bound
 
     def summary(self) -> str:
+        """A human-readable report: method, size, R, lower bound, their ratio, distinct assignments, wall time.
+
+        Returns
+        -------
+        str
+            One ``label value`` line per quantity, plus the number of uncovered pairs in best-effort mode.
+
+        Examples
+        --------
+        >>> import numpy as np, anondecomp
+        >>> res = anondecomp.decompose(anondecomp.DemandGraph.from_batched(10, np.ones((4, 2), bool)), C=1)
+        >>> for line in res.summary().splitlines()[1:4]:
+        ...     print(line)
+        users x arms         4 x 2, C = 1
+        R (assignments)      10
+        lower bound          10   (max_i sum_j w_ij)
+        """
         lines = [f"method               {self.method}",
                  f"users x arms         {self.graph.n_users} x {self.graph.n_arms}, C = {self.C}",
                  f"R (assignments)      {self.total_assignments}",

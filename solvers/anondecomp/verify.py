@@ -159,6 +159,29 @@ class VerificationReport:
             return math.inf
 
     def summary(self, limit: int = 20) -> str:
+        """A human-readable report: the verdict and totals, then the problems found.
+
+        Parameters
+        ----------
+        limit : int, optional
+            At most this many entries of each list (schedule problems, off-support placements, deficits,
+            uncoverable pairs) are shown; the rest are counted in a final ``... and n more`` line. Default 20.
+
+        Returns
+        -------
+        str
+            A first line with the verdict, R, the lower bound, their ratio and the distinct assignments, then
+            one indented line per problem shown.
+
+        Examples
+        --------
+        >>> import numpy as np, anondecomp
+        >>> g = anondecomp.DemandGraph.from_batched(4, np.ones((3, 1), bool))
+        >>> print(anondecomp.verify(g, 2, np.zeros((1, 3), int), [3]).summary(limit=1))
+        INVALID: R = 3, lower bound = 4, R / lower bound = 0.7500, distinct assignments = 1
+          user 'u0', arm 'a0': 3 informative samples, needs 4
+          ... and 2 more
+        """
         head = ("valid" if self.valid else "INVALID") + (" (best effort)" if self.best_effort else "")
         lines = [f"{head}: R = {self.total_assignments}, lower bound = {self.lower_bound}, "
                  f"R / lower bound = {self.ratio:.4f}, distinct assignments = {self.n_distinct}"]

@@ -124,37 +124,201 @@ class Protocol:
         self.noise_eps = self.epsilon * self.share
 
     def precision(self, n: int) -> int:
-        """``g = ceil(eps sqrt(n))`` (at least 1)."""
+        """The precision ``g = ceil(eps sqrt(n))`` (at least 1) of the randomized rounding for a batch of ``n`` users.
+
+        The RDP and CDP protocols scale it: ``g = ceil(s eps sqrt(n))``.
+
+        Parameters
+        ----------
+        n : int
+            The users in the batch.
+
+        Returns
+        -------
+        int
+            g, at least 1.
+
+        Examples
+        --------
+        >>> Protocol(1.0, 0.1).precision(16)
+        4
+        """
         return max(1, math.ceil(self.noise_eps * math.sqrt(n)))
 
     def accuracy(self, n: int, g: int) -> int:
-        """``tau = ceil((g/eps) log(2/p_tau))``: the ``Lap_Z(g/eps)`` total noise exceeds it w.p. <= p_tau."""
+        """The accuracy ``tau``: the total noise of a release exceeds it with probability at most ``p_tau``.
+
+        Here ``tau = ceil((g/eps) log(2/p_tau))`` for the ``Lap_Z(g/eps)`` total noise; each subclass uses the
+        tail bound of its own noise.
+
+        Parameters
+        ----------
+        n : int
+            The users in the batch (the local protocol's total noise depends on it).
+        g : int
+            The batch's precision (:meth:`precision`).
+
+        Returns
+        -------
+        int
+            tau.
+
+        Examples
+        --------
+        >>> Protocol(1.0, 0.1).accuracy(16, 4)  # ceil(4 log(20))
+        12
+        """
         return math.ceil(privacy.discrete_laplace_radius(g / self.noise_eps, self.tau_confidence * self.share))
 
     def batch_params(self, n: int) -> BatchParams:
+        """The public parameters of a batch of ``n`` users: precision, accuracy and modulus ``m = n g + 2 tau + 1``.
+
+        Parameters
+        ----------
+        n : int
+            The batch's length ``l(b)``, its number of users.
+
+        Returns
+        -------
+        BatchParams
+            ``g`` from :meth:`precision`, ``tau`` from :meth:`accuracy`, and ``m``.
+
+        Examples
+        --------
+        >>> Protocol(1.0, 0.1).batch_params(16)
+        BatchParams(n=16, g=4, tau=12, m=89)
+        """
         g = self.precision(n)
         tau = self.accuracy(n, g)
         return BatchParams(n=n, g=g, tau=tau, m=privacy.modulus(n, g, tau))
 
     def noise_constants(self) -> tuple[float, float]:
-        """``(sigma, h)`` of Assumption 1: ``|total noise| <= sigma sqrt(log(2/p)) + h log(2/p)`` w.p. 1-2p."""
+        """The constants ``(sigma, h)`` of Assumption 1 for the total noise, in reward units.
+
+        With probability at least ``1 - 2p``, ``|total noise| / g <= sigma sqrt(log(2/p)) + h log(2/p)``; here
+        ``sigma = sqrt(2)/eps`` and ``h = 1/eps`` (the ``Lap_Z(g/eps)`` total).
+
+        Returns
+        -------
+        sigma : float
+            The sub-Gaussian constant.
+        h : float
+            The sub-exponential constant (0 for sub-Gaussian noise).
+
+        Examples
+        --------
+        >>> Protocol(2.0, 0.1).noise_constants()
+        (0.7071067811865476, 0.5)
+        """
         return math.sqrt(2.0) / self.noise_eps, 1.0 / self.noise_eps
 
     def radius(self, length: int, active: int, batch: int, p: float) -> float:
-        """Confidence radius ``beta(b)`` of Lemma 2 (spec Sec. 2.4) for batch length ``l(b)``."""
+        """The confidence radius ``beta(b)`` of Lemma 2 for a batch of length ``l(b)``.
+
+        ``beta(b) = sqrt(ln(4 s b^2/p) / (2 l)) + sigma sqrt(ln(2 s b^2/p)) / l + h ln(2 s b^2/p) / l`` with the
+        constants of :meth:`noise_constants`.
+
+        Parameters
+        ----------
+        length : int
+            The batch length ``l(b)``: the users (pulls) per active arm in batch b.
+        active : int
+            The number ``s`` of active arms.
+        batch : int
+            The batch index b (from 1).
+        p : float
+            The failure probability, in (0, 1).
+
+        Returns
+        -------
+        float
+            The radius, in reward units.
+
+        Examples
+        --------
+        >>> round(Protocol(1.0, 0.1).radius(16, 2, 1, 0.1), 4)
+        0.7704
+        """
         return lemma2_radius(length, active, batch, p, *self.noise_constants())
 
+    @fill
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
-        """Each of the ``n`` users' noise: ``Polya(1/n, beta) - Polya(1/n, beta)``, ``beta = e^{-eps/g}``."""
+        """The noise of each of the batch's ``n`` users (local randomizer R).
+
+        Here ``Polya(1/n, beta) - Polya(1/n, beta)`` with ``beta = e^{-eps/g}``, so the users' total is
+        ``Lap_Z(g/eps)`` (Fact 1).
+
+        Parameters
+        ----------
+        bp : BatchParams
+            The batch's parameters.
+        {{rng}}
+
+        Returns
+        -------
+        numpy.ndarray
+            (n,) int64, one noise per user, in encoded units.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> protocol = Protocol(1.0, 0.1)
+        >>> protocol.user_noise(protocol.batch_params(16), np.random.default_rng(0)).shape
+        (16,)
+        """
         beta = math.exp(-self.noise_eps / bp.g)
         return privacy.polya(1.0 / bp.n, beta, bp.n, rng) - privacy.polya(1.0 / bp.n, beta, bp.n, rng)
 
+    @fill
     def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
-        """``count`` independent totals of ``n`` users' noise: exactly ``Lap_Z(g/eps)`` (Fact 1)."""
+        """Independent totals of the ``n`` users' noise, drawn from their exact law (here ``Lap_Z(g/eps)``).
+
+        Parameters
+        ----------
+        bp : BatchParams
+            The batch's parameters.
+        count : int
+            How many totals (blocks of ``n`` users) to draw.
+        {{rng}}
+
+        Returns
+        -------
+        numpy.ndarray
+            (count,) int64, in encoded units; distributed as the sum of ``count`` x ``n`` :meth:`user_noise`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> protocol = Protocol(1.0, 0.1)
+        >>> protocol.aggregate_noise(protocol.batch_params(16), 3, np.random.default_rng(0)).shape
+        (3,)
+        """
         return privacy.discrete_laplace(bp.g / self.noise_eps, count, rng)
 
     def server_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray | None:
-        """Noise the analyzer adds itself (central model only)."""
+        """Noise the trusted analyzer adds itself to each SecAgg output, in encoded units (central model only).
+
+        Parameters
+        ----------
+        bp : BatchParams
+            The batch's parameters.
+        count : int
+            The number of outputs.
+        rng : numpy.random.Generator
+            The source of the central noise.
+
+        Returns
+        -------
+        numpy.ndarray or None
+            (count,) int64 noises, or ``None`` (here, and in every model but the central one): no noise.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> protocol = Protocol(1.0, 0.1)
+        >>> protocol.server_noise(protocol.batch_params(16), 3, np.random.default_rng(0)) is None
+        True
+        """
         return None
 
     def _analyze(self, yhat: np.ndarray, clean: np.ndarray, bp: BatchParams, rng: np.random.Generator) -> Release:
@@ -164,13 +328,72 @@ class Protocol:
         return Release(yhat=yhat, z=privacy.analyze(y, bp.n, bp.g, bp.tau, bp.m), exact=exact / bp.g)
 
     def release_sums(self, encoded: np.ndarray, bp: BatchParams, rng: np.random.Generator) -> Release:
-        """Releases for several blocks of ``n`` users from their encoded sums (aggregate-noise mode)."""
+        """Releases for several blocks of ``n`` users from their encoded sums (aggregate-noise mode).
+
+        Each block's total noise is drawn at once by :meth:`aggregate_noise` (same law as the users' own
+        noises of :meth:`release_users`); the noisy sum is reduced mod m, then analyzed.
+
+        Parameters
+        ----------
+        encoded : array_like of int
+            The blocks' sums of the users' encoded rewards ``sum_i xhat_i`` (one entry per block).
+        bp : BatchParams
+            The parameters of a batch of ``n`` users.
+        rng : numpy.random.Generator
+            Draws the noise.
+
+        Returns
+        -------
+        Release
+            ``yhat`` the SecAgg outputs, ``z`` the analyzer's estimates of the reward sums and ``exact`` the
+            noisy sums without modular wrap (``z != exact`` flags a wrap error).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> protocol = Protocol(1.0, 0.1)
+        >>> release = protocol.release_sums(np.array([8, 12]), protocol.batch_params(16), np.random.default_rng(0))
+        >>> bool(np.array_equal(release.z, release.exact)), release.z.shape
+        (True, (2,))
+        """
         total = np.asarray(encoded, dtype=np.int64)
         total = total + self.aggregate_noise(bp, total.size, rng)
         return self._analyze(np.mod(total, bp.m), total, bp, rng)
 
     def secure(self, messages: np.ndarray, bp: BatchParams, secagg: str, rng: np.random.Generator) -> int:
-        """The secure computation S on the users' messages: ideal SecAgg or one of its simulations."""
+        """The secure computation S on the users' messages: ideal SecAgg or one of its simulations.
+
+        Every variant returns the same modular sum; the simulations only transform the messages first.
+
+        Parameters
+        ----------
+        messages : numpy.ndarray
+            (n,) int64, the users' messages ``y_i`` in ``[0, m)``.
+        bp : BatchParams
+            The batch's parameters (the modulus ``m``).
+        secagg : str
+            ``"ideal"`` (the sum itself), ``"masked"`` (pairwise additive masks: the complete graph up to
+            :data:`COMPLETE_MASKING_MAX_USERS` users, else a ring) or ``"split-and-mix"`` (shares, shuffled).
+        rng : numpy.random.Generator
+            Draws the masks or shares.
+
+        Returns
+        -------
+        int
+            ``(sum_i y_i) mod m``.
+
+        Raises
+        ------
+        ConfigError
+            If ``secagg`` is none of the three.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> protocol = Protocol(1.0, 0.1)
+        >>> protocol.secure(np.arange(16), protocol.batch_params(16), "masked", np.random.default_rng(0))
+        31
+        """
         if secagg == "masked":
             n = messages.size
             pairs = privacy.complete_pairs(n) if n <= COMPLETE_MASKING_MAX_USERS else \
@@ -183,7 +406,40 @@ class Protocol:
         return privacy.secure_sum(messages, bp.m)
 
     def release_users(self, xhat: np.ndarray, bp: BatchParams, secagg: str, rng: np.random.Generator) -> Release:
-        """Release for one block from every user's encoding (faithful per-user mode)."""
+        """The release for one block from every user's encoding (faithful per-user mode).
+
+        Each user adds her :meth:`user_noise` and sends ``(xhat_i + eta_i) mod m``; the messages go through
+        :meth:`secure`, then the analyzer (with :meth:`server_noise`, if any).
+
+        Parameters
+        ----------
+        xhat : array_like of int
+            (n,) the users' encoded rewards.
+        bp : BatchParams
+            The batch's parameters; ``bp.n`` must be the number of encodings.
+        secagg : str
+            The secure computation (see :meth:`secure`).
+        rng : numpy.random.Generator
+            Draws the users' noise and the secure computation's randomness.
+
+        Returns
+        -------
+        Release
+            One-entry arrays: the SecAgg output ``yhat``, the estimate ``z`` and the wrap-free ``exact``.
+
+        Raises
+        ------
+        ConfigError
+            If the number of encodings is not ``bp.n``, or ``secagg`` is unknown.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> protocol = Protocol(1.0, 0.1)
+        >>> xhat = np.r_[np.full(10, 4), np.zeros(6, int)]  # 10 rewards of 1 at g = 4
+        >>> protocol.release_users(xhat, protocol.batch_params(16), "ideal", np.random.default_rng(0)).z
+        array([10.])
+        """
         xhat = np.asarray(xhat, dtype=np.int64)
         require(xhat.size == bp.n, "the number of encodings", f"the batch's {bp.n} users", xhat.size)
         eta = self.user_noise(bp, rng)
@@ -192,7 +448,27 @@ class Protocol:
         return self._analyze(yhat, np.array([int(xhat.sum()) + int(eta.sum())], dtype=np.int64), bp, rng)
 
     def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
-        """``(eps, delta)``-DP of the whole run (users are unique, so the worst batch size counts)."""
+        """The ``(eps, delta)``-DP guarantee of a whole run (users are unique, so the worst batch counts).
+
+        Parameters
+        ----------
+        batch_sizes : list of int
+            The run's batch sizes ``n``.
+        delta : float or None
+            The target delta of the approximate-DP protocols; the pure-DP ones ignore it.
+
+        Returns
+        -------
+        eps : float
+            The privacy level (here ``epsilon``, Theorem 1).
+        delta : float or None
+            0 for the pure-DP protocols, else the given delta.
+
+        Examples
+        --------
+        >>> Protocol(1.0, 0.1).privacy([2, 4], None)
+        (1.0, 0.0)
+        """
         return self.epsilon, 0.0
 
 
@@ -222,9 +498,11 @@ class CentralProtocol(Protocol):
     server_noise = Protocol.aggregate_noise   # the analyzer adds what Dist-DP-SE's users add in total
 
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
+        """No user noise: zeros (the analyzer adds it, :meth:`server_noise`)."""
         return np.zeros(bp.n, dtype=np.int64)
 
     def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
+        """No users' noise: zeros."""
         return np.zeros(count, dtype=np.int64)
 
 
@@ -240,15 +518,19 @@ class LocalProtocol(Protocol):
     name = "ldp-se"
 
     def accuracy(self, n: int, g: int) -> int:
+        """``tau = ceil((g/eps) max(3.01 sqrt(n log(2/p_tau)), 4 log(2/p_tau)))`` (Lemma 5), for n users' noises."""
         return math.ceil(privacy.discrete_laplace_sum_radius(g / self.epsilon, n, self.tau_confidence))
 
     def radius(self, length: int, active: int, batch: int, p: float) -> float:
+        """``beta(b)`` with the local noise's tail (Lemma 5) in place of Assumption 1's."""
         return lemma5_radius(length, active, batch, p, self.epsilon)
 
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
+        """Each user's own ``Lap_Z(g/eps)``."""
         return privacy.discrete_laplace(bp.g / self.epsilon, bp.n, rng)
 
     def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
+        """Totals of n users' ``Lap_Z(g/eps)``: ``Polya(n, beta) - Polya(n, beta)``, ``beta = e^{-eps/g}``."""
         beta = math.exp(-self.epsilon / bp.g)
         return privacy.polya(bp.n, beta, count, rng) - privacy.polya(bp.n, beta, count, rng)
 
@@ -259,6 +541,7 @@ class _ScaledProtocol(Protocol):
     pure = False
 
     def precision(self, n: int) -> int:
+        """``g = ceil(s eps sqrt(n))`` (at least 1)."""
         return max(1, math.ceil(self.scale * self.epsilon * math.sqrt(n)))
 
     def total_variance(self, bp: BatchParams) -> float:
@@ -277,16 +560,20 @@ class SkellamProtocol(_ScaledProtocol):
     name = "dist-rdp-se"
 
     def noise_constants(self) -> tuple[float, float]:
+        """``sigma = 2/eps + sqrt(2)/(s eps)``, ``h = 1/(s eps)``."""
         e, s = self.epsilon, self.scale
         return 2.0 / e + math.sqrt(2.0) / (s * e), 1.0 / (s * e)
 
     def accuracy(self, n: int, g: int) -> int:
+        """``tau = ceil((2g/eps) sqrt(log(2/p_tau)) + sqrt(2) log(2/p_tau))`` (Proposition 1)."""
         return math.ceil(privacy.skellam_radius((g / self.epsilon) ** 2, self.tau_confidence))
 
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
+        """Each user's ``Sk(0, g^2/(n eps^2))``."""
         return privacy.skellam(0, self.total_variance(bp) / bp.n, bp.n, rng)
 
     def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
+        """Totals ``Sk(0, g^2/eps^2)`` (Skellam is closed under sums)."""
         return privacy.skellam(0, self.total_variance(bp), count, rng)
 
     def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
@@ -308,10 +595,12 @@ class DiscreteGaussianProtocol(_ScaledProtocol):
     name = "dist-cdp-se"
 
     def noise_constants(self) -> tuple[float, float]:
+        """``sigma = sqrt(2)/eps + sqrt(2)/(s eps)``, ``h = 0``."""
         e, s = self.epsilon, self.scale
         return math.sqrt(2.0) / e + math.sqrt(2.0) / (s * e), 0.0
 
     def accuracy(self, n: int, g: int) -> int:
+        """``tau = ceil((g/eps) sqrt(2 log(2/p_tau)))``."""
         return math.ceil(privacy.subgaussian_radius((g / self.epsilon) ** 2, self.tau_confidence))
 
     def user_sigma(self, bp: BatchParams) -> float:
@@ -319,6 +608,7 @@ class DiscreteGaussianProtocol(_ScaledProtocol):
         return math.sqrt(self.total_variance(bp) / bp.n)
 
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
+        """Each user's ``N_Z(0, g^2/(n eps^2))``."""
         return privacy.discrete_gaussian(self.user_sigma(bp), bp.n, rng)
 
     def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
