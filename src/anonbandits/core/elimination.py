@@ -187,7 +187,7 @@ class BatchedElimination:
         return int(self.grid[self.batch + 1] - self.grid[self.batch])
 
     def demand(self) -> np.ndarray:
-        """Samples each learner wants from each arm in the next batch: D / |A_i| on its active arms.
+        """Samples each learner wants from each arm in the next batch: ``D / |A_i|`` on its active arms.
 
         Returns
         -------
