@@ -217,6 +217,16 @@ SNIPPETS["refs_experiments"] = (
     'Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",\n'
     'ICML 2019 (DP-SE, the algorithm of the example).')
 
+# the Parameters, Returns and Raises of a batch learner's update (core.learners)
+SNIPPETS["learner_update"] = (
+    "Parameters\n----------\n"
+    "sums : numpy.ndarray\n    (N, K) sums of the samples served.\n"
+    "counts : numpy.ndarray\n    (N, K) numbers of samples served, equal to :meth:`demand`.\n"
+    "sigma2 : float\n    Variance proxy of one sample, positive and finite (0.25 for rewards in [0, 1]).\n\n"
+    "Returns\n-------\nnumpy.ndarray\n    (N, K) bool mask of the arms this batch eliminated.\n\n"
+    "Raises\n------\n"
+    "ValueError\n    If ``sums`` or ``counts`` has the wrong shape or ``counts`` differs from :meth:`demand`.\n"
+    "ConfigError\n    If ``sigma2`` is not a positive finite number.")
 
 _MARK = re.compile(r"^([ \t]*)\{\{(\w+)\}\}[ \t]*$", re.M)
 

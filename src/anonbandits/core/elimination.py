@@ -170,15 +170,66 @@ class BatchedElimination:
         return self.batch < self.grid.size - 2
 
     def batch_length(self) -> int:
-        """Length ``t_m - t_{m-1}`` of the next batch m = ``batch + 1``."""
+        """Length ``t_m - t_{m-1}`` of the next batch m = ``batch + 1``.
+
+        Returns
+        -------
+        int
+            Rounds of the next batch, from the grid.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> learner = BatchedElimination(2, 3, np.array([0, 30, 90]))
+        >>> learner.batch_length()
+        30
+        """
         return int(self.grid[self.batch + 1] - self.grid[self.batch])
 
     def demand(self) -> np.ndarray:
-        """(N, K) samples each learner wants from each arm in the next batch: D / |A_i| on active arms."""
+        """Samples each learner wants from each arm in the next batch: ``D / |A_i|`` on its active arms.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N, K) float demand: the next batch's length D split evenly over learner i's active arms A_i, 0 on
+            eliminated arms.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> learner = BatchedElimination(2, 3, np.array([0, 30, 90]))
+        >>> counts = np.full((2, 3), 10)
+        >>> _ = learner.update(counts * np.array([[0.9, 0.1, 0.1], [0.5, 0.5, 0.5]]), counts)
+        >>> learner.demand().tolist()
+        [[60.0, 0.0, 0.0], [20.0, 20.0, 20.0]]
+        """
         return self.active * (self.batch_length() / self.active.sum(axis=1, keepdims=True))
 
     def radius(self) -> np.ndarray:
-        """(N,) current confidence radius of each learner (inf when an active arm has no sample)."""
+        """Current confidence radius of each learner.
+
+        With ``threshold="log"`` the radius of :func:`~anonbandits.core.radii.base_log_radius` at the fewest
+        samples of an active arm; with ``"gao"`` that of :func:`~anonbandits.core.radii.base_gao_radius` at the
+        start ``t_m`` of the current batch.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N,) float radii; ``inf`` for a learner with an unsampled active arm (and, with ``"gao"``, before
+            the first batch).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> learner = BatchedElimination(2, 3, np.array([0, 30, 90]))
+        >>> learner.radius().tolist()
+        [inf, inf]
+        >>> counts = np.full((2, 3), 10)
+        >>> _ = learner.update(counts * 0.5, counts)
+        >>> np.round(learner.radius(), 3).tolist()
+        [0.748, 0.748]
+        """
         n_learners, n_arms = self.active.shape
         if self.threshold == "log":
             tau = np.where(self.active, self.counts, np.iinfo(np.int64).max).min(axis=1)
@@ -190,13 +241,64 @@ class BatchedElimination:
         return np.where(np.all(~self.active | (self.counts > 0), axis=1), r, np.inf)
 
     def means(self) -> np.ndarray:
-        """(N, K) sample means; -inf on inactive or unsampled arms."""
+        """Cumulative sample mean of every arm of every learner.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N, K) float means; ``-inf`` on eliminated or unsampled arms.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> learner = BatchedElimination(1, 3, np.array([0, 30, 90]))
+        >>> learner.means().tolist()
+        [[-inf, -inf, -inf]]
+        >>> _ = learner.update(np.array([[8.0, 2.0, 1.0]]), np.array([[10, 10, 10]]))
+        >>> learner.means().tolist()
+        [[0.8, 0.2, 0.1]]
+        """
         with np.errstate(invalid="ignore", divide="ignore"):
             m = self.sums / self.counts
         return np.where(self.active & (self.counts > 0), m, -np.inf)
 
     def update(self, sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
-        """Add one exploration batch's samples and eliminate; returns the (N, K) arms eliminated now."""
+        """Add one exploration batch's samples and eliminate.
+
+        An active arm is eliminated once it has a sample and the best active mean is at least the learner's
+        :meth:`radius` above its mean.
+
+        Parameters
+        ----------
+        sums : numpy.ndarray
+            (N, K) sums of the batch's samples.
+        counts : numpy.ndarray
+            (N, K) numbers of the batch's samples (0 on eliminated arms).
+
+        Returns
+        -------
+        numpy.ndarray
+            (N, K) bool mask of the arms eliminated by this batch.
+
+        Raises
+        ------
+        RuntimeError
+            If no exploration batch is left (the last batch commits, see :meth:`commit`).
+        ValueError
+            If ``counts`` gives samples to an eliminated arm.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> learner = BatchedElimination(2, 3, np.array([0, 30, 90]))
+        >>> counts = np.full((2, 3), 10)
+        >>> learner.update(counts * np.array([[0.9, 0.1, 0.1], [0.5, 0.5, 0.5]]), counts).tolist()
+        [[False, True, True], [False, False, False]]
+        >>> learner.update(counts * 0.5, counts)
+        Traceback (most recent call last):
+        ...
+        RuntimeError: no exploration batch left: the last batch commits
+        """
         if not self.exploring:
             raise RuntimeError("no exploration batch left: the last batch commits")
         counts = np.asarray(counts, dtype=np.int64)
@@ -210,8 +312,24 @@ class BatchedElimination:
         return out
 
     def commit(self) -> np.ndarray:
-        """(N,) each learner's active arm with the highest mean (lowest index on ties; first active arm if
-        none was sampled)."""
+        """Each learner's active arm with the highest mean, played in the last batch.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N,) int arm indices: the lowest index on ties, the first active arm if none was sampled.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> learner = BatchedElimination(2, 3, np.array([0, 30, 90]))
+        >>> learner.commit().tolist()
+        [0, 0]
+        >>> counts = np.full((2, 3), 10)
+        >>> _ = learner.update(counts * np.array([[0.2, 0.1, 0.3], [0.5, 0.6, 0.5]]), counts)
+        >>> learner.commit().tolist()
+        [2, 1]
+        """
         means = self.means()
         # an all -inf row (nothing sampled) falls back to the first active arm
         return np.where(np.isfinite(means.max(axis=1)), np.argmax(means, axis=1), np.argmax(self.active, axis=1))

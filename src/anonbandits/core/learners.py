@@ -83,12 +83,42 @@ class BatchLearner(Protocol):
     n_arms: int
 
     def demand(self) -> np.ndarray:
-        """(N, K) int64 samples wanted from each arm in the next batch."""
+        """Samples each learner wants from each arm in the next batch.
+
+        Implementations return a new array, 0 on eliminated arms and a row of zeros for a learner that has
+        stopped or wants nothing this batch; the driver must serve exactly these counts to :meth:`update`.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N, K) int64 sample counts.
+
+        Examples
+        --------
+        >>> learner: BatchLearner = EpochElimination(1, 3, confidence=0.2)
+        >>> learner.demand().shape, learner.demand().dtype.name
+        ((1, 3), 'int64')
+        """
         ...
 
+    @fill
     def update(self, sums: np.ndarray, counts: np.ndarray, sigma2: float) -> np.ndarray:
-        """Take one batch's samples (``counts`` equal to :meth:`demand`) and eliminate; returns the (N, K)
-        arms eliminated now."""
+        """Take one batch's samples and eliminate.
+
+        The contract: ``counts`` equals :meth:`demand` (the driver discards any surplus first), ``sums`` are the
+        sums of those samples, and ``sigma2`` is the variance proxy of one sample on the channel that served
+        them, which scales every confidence radius. Implementations refuse any other batch.
+
+        {{learner_update}}
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> learner: BatchLearner = EpochElimination(1, 2, confidence=0.2)
+        >>> wanted = learner.demand()
+        >>> learner.update(wanted * np.array([0.9, 0.1]), wanted, 0.25).tolist()
+        [[False, True]]
+        """
         ...
 
     @property
@@ -97,7 +127,19 @@ class BatchLearner(Protocol):
         ...
 
     def recommendation(self) -> np.ndarray:
-        """(N,) each learner's recommended arm (its commitment once it has stopped)."""
+        """Each learner's recommended arm: its commitment once it has stopped, its best guess while exploring.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N,) int arm indices.
+
+        Examples
+        --------
+        >>> learner: BatchLearner = EpochElimination(2, 3, confidence=0.2)
+        >>> learner.recommendation().shape
+        (2,)
+        """
         ...
 
 
@@ -218,13 +260,55 @@ class BestArmElimination:
         return np.where(self.exploring, n, 0).astype(np.int64)
 
     def demand(self) -> np.ndarray:
+        """Samples each learner wants from each arm in the next batch (:meth:`BatchLearner.demand`).
+
+        ``naive``: one batch of the same count for every arm; ``median``: that phase's count for every arm
+        left; ``se``/``ser3``: enough for ``growth**b`` samples per active arm at the b-th check. Both count
+        formulas scale with the variance proxy of the last batch.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N, K) int64 sample counts, 0 on eliminated arms and on every arm of a learner that has stopped.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> learner = BestArmElimination(1, 4, "median", approx=0.5, delta=0.1, rng=np.random.default_rng(1))
+        >>> learner.demand().tolist()
+        [[1049, 1049, 1049, 1049]]
+        >>> means = np.array([0.9, 0.5, 0.1, 0.3])
+        >>> _ = learner.update(learner.demand() * means, learner.demand(), 0.25)
+        >>> learner.demand().tolist()
+        [[2179, 2179, 0, 0]]
+        """
         return self.active * self._per_arm()[:, None]
 
     def _two_radius(self, tau: np.ndarray, sigma2: float) -> np.ndarray:
         den = 2 if self.subroutine == "ser3" else 1
         return se_boundary(tau, self.n_arms, self.delta, 4.0, den) / tau * math.sqrt(sigma2 / UNIT_SIGMA2)
 
+    @fill
     def update(self, sums: np.ndarray, counts: np.ndarray, sigma2: float) -> np.ndarray:
+        """Take the demanded batch of samples and eliminate (:meth:`BatchLearner.update`).
+
+        ``naive`` keeps the empirical best arm, ``median`` the better half by this phase's samples, ``se`` and
+        ``ser3`` the arms within the radius of the best cumulative mean (ties between best arms at random).
+
+        {{learner_update}}
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> learner = BestArmElimination(1, 3, "se", approx=0.5, delta=0.1, rng=np.random.default_rng(2))
+        >>> wanted = learner.demand()
+        >>> wanted.tolist(), learner.update(wanted * np.array([0.9, 0.5, 0.1]), wanted, 0.25).tolist()
+        ([[1, 1, 1]], [[False, False, False]])
+        >>> learner.update(np.zeros((1, 3)), np.full((1, 3), 2), 0.25)
+        Traceback (most recent call last):
+        ...
+        ValueError: learner 0 asked for 1 samples of arm 0 and got 2: discard surplus samples before the update
+        """
         wanted = self.demand()
         sums, counts = _check_batch(sums, counts, wanted, sigma2)
         self.sigma2 = float(sigma2)
@@ -262,7 +346,24 @@ class BestArmElimination:
         return active & (rank < -(-active.sum(axis=1, keepdims=True) // 2))
 
     def recommendation(self) -> np.ndarray:
-        """The single arm left, or while exploring the active arm with the best mean so far."""
+        """The single arm left, or while exploring the active arm with the best mean so far.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N,) int arm indices (the lowest index on ties; the first active arm before any sample).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> learner = BestArmElimination(2, 3, "se", approx=0.5, delta=0.1, rng=np.random.default_rng(3))
+        >>> learner.recommendation().tolist()
+        [0, 0]
+        >>> wanted = learner.demand()
+        >>> _ = learner.update(wanted * np.array([[0.2, 0.1, 0.8], [0.3, 0.7, 0.5]]), wanted, 0.25)
+        >>> learner.recommendation().tolist()
+        [2, 1]
+        """
         with np.errstate(invalid="ignore", divide="ignore"):
             means = np.where(self.counts > 0, self.sums / self.counts, -np.inf)
         m = np.where(self.active, means, -np.inf)
@@ -333,9 +434,48 @@ class EpochElimination:
         return np.maximum(stat, epoch_length(s, e, self.confidence, self.epsilon))
 
     def demand(self) -> np.ndarray:
+        """Samples each learner wants from each arm in its next epoch (:meth:`BatchLearner.demand`).
+
+        Returns
+        -------
+        numpy.ndarray
+            (N, K) int64 sample counts: the epoch length ``R_e`` on each active arm, 0 on eliminated arms and on
+            every arm of a learner with one arm left.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> learner = EpochElimination(2, 3, confidence=0.1)
+        >>> learner.demand().tolist()
+        [[702, 702, 702], [702, 702, 702]]
+        >>> means = np.array([[0.9, 0.5, 0.1], [0.5, 0.5, 0.5]])
+        >>> _ = learner.update(learner.demand() * means, learner.demand(), 0.25)
+        >>> learner.demand().tolist()
+        [[0, 0, 0], [3516, 3516, 3516]]
+        """
         return self.active * np.where(self.exploring, self._length(), 0)[:, None]
 
+    @fill
     def update(self, sums: np.ndarray, counts: np.ndarray, sigma2: float) -> np.ndarray:
+        """Take one epoch's samples and eliminate by the epoch's means alone (:meth:`BatchLearner.update`).
+
+        When private, ``sums`` carry the Laplace noise of scale ``1/epsilon`` the channel added.
+
+        {{learner_update}}
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> learner = EpochElimination(n_learners=1, n_arms=3, confidence=0.1)
+        >>> counts = learner.demand()
+        >>> eliminated = learner.update(counts * np.array([0.5, 0.45, 0.1]), counts, 0.25)
+        >>> eliminated.tolist(), learner.active.tolist()
+        ([[False, False, True]], [[True, True, False]])
+        >>> learner.update(counts * 0.5, counts, 0.25)
+        Traceback (most recent call last):
+        ...
+        ValueError: learner 0 asked for 3309 samples of arm 0 and got 702: discard surplus samples before the update
+        """
         wanted = self.demand()
         sums, counts = _check_batch(sums, counts, wanted, sigma2)
         rows = np.flatnonzero(wanted.any(axis=1))
@@ -352,6 +492,21 @@ class EpochElimination:
         return before & ~self.active
 
     def recommendation(self) -> np.ndarray:
-        """The single arm left, or while exploring the active arm with the best last epoch mean."""
+        """The single arm left, or while exploring the active arm with the best last epoch mean.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N,) int arm indices (the lowest index on ties, so arm 0 before the first epoch).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> learner = EpochElimination(2, 3, confidence=0.1)
+        >>> wanted = learner.demand()
+        >>> _ = learner.update(wanted * np.array([[0.1, 0.9, 0.2], [0.5, 0.5, 0.52]]), wanted, 0.25)
+        >>> learner.recommendation().tolist(), learner.exploring.tolist()
+        ([1, 2], [False, True])
+        """
         m = np.where(self.active, self.last_means, -np.inf)
         return np.argmax(m, axis=1)

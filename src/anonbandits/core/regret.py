@@ -63,7 +63,23 @@ class RegretTrace:
         self._blocks = 0
 
     def play(self, arms: int | Sequence[int] | np.ndarray, rounds: int) -> None:
-        """Record ``rounds`` rounds playing ``arms`` cyclically (in the given order), from the next round."""
+        """Record ``rounds`` rounds playing ``arms`` cyclically (in the given order), from the next round.
+
+        Parameters
+        ----------
+        arms : int, sequence of int or numpy.ndarray
+            The arm, or the cycle of arms, played (indices into ``gaps``; the trace needs ``gaps``).
+        rounds : int
+            Number of rounds of the block; nothing is recorded when it is not positive.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> trace = RegretTrace(np.array([0.0, 1.0, 0.5]))
+        >>> trace.play([1, 2], 3)  # arms 1, 2, 1
+        >>> trace.rounds, float(trace.regret), trace.pulls.tolist()
+        (3, 2.5, [0, 2, 1])
+        """
         if rounds <= 0:
             return
         arms = np.atleast_1d(np.asarray(arms, dtype=np.int64))
@@ -80,8 +96,25 @@ class RegretTrace:
         self.regret += total
 
     def charge(self, rounds: np.ndarray, rates: np.ndarray) -> None:
-        """Record blocks of ``rounds[i]`` rounds, each round of block i costing ``rates[i]`` (a fixed assignment's
-        regret summed over its users)."""
+        """Record blocks of ``rounds[i]`` rounds, each round of block i costing ``rates[i]``.
+
+        A rate is a fixed assignment's per-round regret summed over its users.
+
+        Parameters
+        ----------
+        rounds : numpy.ndarray
+            (B,) non-negative number of rounds of each block, in order.
+        rates : numpy.ndarray
+            (B,) regret of one round of each block.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> trace = RegretTrace()
+        >>> trace.charge(np.array([2, 3]), np.array([1.0, 0.5]))
+        >>> trace.rounds, float(trace.regret)
+        (5, 3.5)
+        """
         rounds, rates = np.asarray(rounds, dtype=np.int64), np.asarray(rates, dtype=float)
         ends = self.rounds + np.cumsum(rounds)
         self._first.append(ends - rounds)
@@ -91,7 +124,31 @@ class RegretTrace:
         self.regret += float(rounds @ rates)
 
     def curve(self, rounds: np.ndarray) -> np.ndarray:
-        """Cumulative pseudo-regret after each of ``rounds`` (each in [0, rounds recorded])."""
+        """Cumulative pseudo-regret after each of ``rounds``.
+
+        Parameters
+        ----------
+        rounds : numpy.ndarray
+            Rounds at which to evaluate it, each in ``[0, rounds recorded]``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Float cumulative pseudo-regret after each of ``rounds``, of the shape of ``rounds``.
+
+        Raises
+        ------
+        ValueError
+            If a round lies outside ``[0, rounds recorded]``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> trace = RegretTrace(np.array([0.0, 1.0]))
+        >>> trace.play([0, 1], 4)
+        >>> trace.curve(np.array([0, 1, 2, 4])).tolist()
+        [0.0, 0.0, 1.0, 2.0]
+        """
         rounds = np.asarray(rounds, dtype=np.int64)
         if rounds.size and (rounds.min() < 0 or rounds.max() > self.rounds):
             raise ValueError(f"rounds must lie in [0, {self.rounds}]")

@@ -133,7 +133,30 @@ class Ledger:
     noise_scale: list[float] = field(default_factory=list)
 
     def block(self, arm: int, count: int, reward_sum: float | np.ndarray) -> int:
-        """Record a block of ``count`` rewards (sum ``reward_sum``) of ``arm``; returns its id."""
+        """Record a block of ``count`` rewards of ``arm`` summing to ``reward_sum``, not yet used by a release.
+
+        Parameters
+        ----------
+        arm : int
+            The arm whose rewards these are (-1: whole reward vectors, the experts setting).
+        count : int
+            Number of rewards (rounds) in the block.
+        reward_sum : float or numpy.ndarray
+            Their sum (a vector of K sums in the experts setting).
+
+        Returns
+        -------
+        int
+            The block's id, its index in the ``block_*`` columns.
+
+        Examples
+        --------
+        >>> ledger = Ledger()
+        >>> ledger.block(arm=1, count=4, reward_sum=3.0), ledger.block(arm=0, count=2, reward_sum=1.0)
+        (0, 1)
+        >>> ledger.block_arm, ledger.block_release
+        ([1, 0], [-1, -1])
+        """
         self.block_arm.append(int(arm))
         self.block_count.append(int(count))
         self.block_sum.append(np.asarray(reward_sum, dtype=float))
@@ -142,7 +165,46 @@ class Ledger:
 
     def release(self, blocks: Sequence[int], arms: Sequence[int], true_sums: Sequence[float],
                 noises: Sequence[float], scale: float, round_: int) -> int:
-        """Record one release at round ``round_`` fed by ``blocks``: noisy sums ``true_sums + noises``."""
+        """Record one release at round ``round_`` fed by ``blocks``: noisy sums ``true_sums + noises``.
+
+        Parameters
+        ----------
+        blocks : sequence of int
+            Ids of the blocks (from :meth:`block`) whose rewards fed the release; each may feed one release only.
+        arms : sequence of int
+            The arm of each noisy sum released.
+        true_sums : sequence of float
+            The exact sum behind each noisy sum.
+        noises : sequence of float
+            The noise added to each.
+        scale : float
+            The Laplace scale of that noise (one for the whole release).
+        round_ : int
+            The round of the release.
+
+        Returns
+        -------
+        int
+            The release's id, its index in ``release_round``.
+
+        Raises
+        ------
+        RuntimeError
+            If one of ``blocks`` already fed a release (the blocks before it are then marked with this release).
+
+        Examples
+        --------
+        >>> ledger = Ledger()
+        >>> first = ledger.block(arm=0, count=2, reward_sum=1.0)
+        >>> ledger.release([first], arms=[0], true_sums=[1.0], noises=[-0.25], scale=0.5, round_=2)
+        0
+        >>> ledger.noise_arm, ledger.noise_value, ledger.noise_scale
+        ([0], [-0.25], [0.5])
+        >>> ledger.release([first], arms=[0], true_sums=[1.0], noises=[0.0], scale=0.5, round_=4)
+        Traceback (most recent call last):
+        ...
+        RuntimeError: block 0 already fed release 0
+        """
         rid = len(self.release_round)
         for b in blocks:
             if self.block_release[b] != -1:
@@ -211,7 +273,21 @@ class BanditRun:
         return int(np.argmax(self.pulls)) == self.best_arm
 
     def metrics(self) -> dict[str, Any]:
-        """The results-table columns of this run."""
+        """The results-table columns of this run.
+
+        Returns
+        -------
+        dict of str to Any
+            ``regret``, ``best_arm_found`` (0 or 1), ``releases``, then the entries of ``extra``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> run = BanditRun(regret=2.0, checkpoints=np.array([5]), curve=np.array([2.0]), pulls=np.array([1, 4]),
+        ...                 best_arm=0, releases=3)
+        >>> run.metrics()
+        {'regret': 2.0, 'best_arm_found': 0, 'releases': 3}
+        """
         return {"regret": self.regret, "best_arm_found": int(self.best_arm_found),
                 "releases": self.releases, **self.extra}
 

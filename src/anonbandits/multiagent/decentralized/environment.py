@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from anonbandits._docstrings import filled_dataclass
+from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.channels.direct import DirectChannel
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import ConfigError, require
@@ -101,8 +101,30 @@ class MeansSchedule:
         """The number of arms K."""
         return self.instance.n_arms
 
+    @fill
     def mean(self, times: np.ndarray) -> np.ndarray:
-        """Means at the given steps: shape ``times.shape + (K,)`` for an array of steps."""
+        """Means of the arms at the given steps.
+
+        Parameters
+        ----------
+        times : numpy.ndarray
+            Global steps ``t`` (1-based), an array of any shape or a scalar.
+
+        Returns
+        -------
+        numpy.ndarray
+            Float means of shape ``times.shape + (K,)`` (a read-only broadcast view when stationary).
+
+        {{refs_paper002}}
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> schedule = MeansSchedule(MultiUserInstance(np.array([0.4, 0.6, 0.5]), "bernoulli"), switch_at=5,
+        ...                          means_after=np.array([0.7, 0.2, 0.5]))
+        >>> schedule.mean(np.array([1, 5])).tolist()
+        [[0.4, 0.6, 0.5], [0.7, 0.2, 0.5]]
+        """
         t = np.asarray(times, dtype=float)[..., None]
         if self.switch_at > 0:
             return np.where(t >= self.switch_at, self.means_after, self.means)
@@ -112,18 +134,87 @@ class MeansSchedule:
             return np.where(keep, self.means, decayed)
         return np.broadcast_to(self.means, t.shape[:-1] + (self.arms,))
 
+    @fill
     def best(self, t: int) -> int:
-        """The best arm at step ``t`` (the first one on ties)."""
+        """The best arm at step ``t``.
+
+        Parameters
+        ----------
+        t : int
+            The global step (1-based).
+
+        Returns
+        -------
+        int
+            The index of the arm with the largest mean at ``t``, the first one on ties.
+
+        {{refs_paper002}}
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> instance = MultiUserInstance(np.array([0.4, 0.6, 0.5]), "bernoulli")
+        >>> schedule = MeansSchedule(instance, switch_at=5, means_after=np.array([0.7, 0.2, 0.5]))
+        >>> schedule.best(1), schedule.best(5)
+        (1, 0)
+        """
         return int(np.argmax(self.mean(np.array(t))))
 
+    @fill
     def eps_optimal(self, t: int, eps: float) -> np.ndarray:
-        """Boolean mask of the eps-optimal arms at step ``t`` (Def. 1)."""
+        """Mask of the eps-optimal arms at step ``t`` (Definition 1 of Féraud, Alami, Laroche, ICML 2019).
+
+        Parameters
+        ----------
+        t : int
+            The global step (1-based).
+        eps : float
+            The tolerance: an arm is eps-optimal when its mean is at least the best mean minus ``eps``.
+
+        Returns
+        -------
+        numpy.ndarray
+            (K,) bool, True for the eps-optimal arms.
+
+        {{refs_paper002}}
+
+        Examples
+        --------
+        >>> from anonbandits.envs import MultiUserInstance
+        >>> drifting = MeansSchedule(MultiUserInstance([0.4, 0.6, 0.5], "bernoulli"), drift=0.05)
+        >>> drifting.eps_optimal(1, 0.2).tolist(), drifting.eps_optimal(3, 0.2).tolist()
+        ([False, True, True], [False, True, False])
+        """
         mu = self.mean(np.array(t))
         return mu >= mu.max() - eps
 
+    @fill
     def draw(self, mu: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """One reward of mean ``mu`` per entry, through the direct channel of the instance's reward model (for the
-        rewards other than Bernoulli ones, which the kernel draws itself)."""
+        """One reward of mean ``mu`` per entry, through the direct channel of the instance's reward model.
+
+        The compiled kernel draws Bernoulli rewards itself and calls this for the other reward models.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            Means, one reward drawn for each entry.
+        rng : numpy.random.Generator
+            The source of randomness.
+
+        Returns
+        -------
+        numpy.ndarray
+            Float rewards of the shape of ``mu``.
+
+        {{refs_paper002}}
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> schedule = MeansSchedule(MultiUserInstance(np.array([0.9, 0.5]), "bernoulli"))
+        >>> schedule.draw(np.array([1.0, 0.0, 1.0]), np.random.default_rng(0)).tolist()
+        [1.0, 0.0, 1.0]
+        """
         return DirectChannel.of(self.instance, rng).draw(mu)
 
 

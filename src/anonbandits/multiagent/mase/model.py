@@ -259,7 +259,25 @@ class MaseResult:
         return self.instance.is_best(self.recommended)
 
     def metrics(self) -> dict[str, Any]:
-        """Columns of the results table."""
+        """Columns of the results table.
+
+        Returns
+        -------
+        dict of str to Any
+            ``samples`` (every arm pull), ``rounds``, ``messages``, ``recommended``, ``correct``, ``threshold``
+            (-1 without a vote board), ``stalled``, ``truncated`` and ``votes`` (comma-separated); with an
+            elimination log also ``local_eliminations``, ``best_eliminated_locally`` and ``dropped_votes``;
+            for INDEPENDENT ``agent_accuracy``; last ``instance`` (its name) and ``arms``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> res = MaseResult("mase", problem("1"), 3, rounds=40, pulls=400, messages=MessageLog(),
+        ...                  votes=np.arange(10), threshold=2)
+        >>> metrics = res.metrics()
+        >>> metrics["correct"], metrics["threshold"], metrics["votes"], metrics["arms"]
+        (False, 2, '0,1,2,3,4,5,6,7,8,9', 10)
+        """
         out = {"samples": self.pulls, "rounds": self.rounds, "messages": self.messages.count,
                "recommended": self.recommended, "correct": self.correct,
                "threshold": -1 if self.threshold is None else self.threshold, "stalled": self.stalled,
@@ -273,7 +291,24 @@ class MaseResult:
         return out | {"instance": self.instance.name, "arms": self.instance.arms}
 
     def curve(self) -> tuple[np.ndarray, np.ndarray]:
-        """Step curve: arms left in the global set against rounds (agents still running for INDEPENDENT)."""
+        """Step curve of the arms left in the global set against rounds (agents still running for INDEPENDENT).
+
+        Returns
+        -------
+        x : numpy.ndarray
+            Float rounds of the steps' corners, from 0 to ``rounds`` (each elimination or exit round twice).
+        y : numpy.ndarray
+            Float arms left (agents still running) at each corner.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> res = MaseResult("mase", problem("1"), 0, rounds=10, pulls=100, messages=MessageLog(),
+        ...                  votes=np.zeros(10, np.int64), global_eliminations=[(3, 1), (7, 2)])
+        >>> x, y = res.curve()
+        >>> x.tolist(), y.tolist()
+        ([0.0, 3.0, 3.0, 7.0, 7.0, 10.0], [10.0, 10.0, 9.0, 9.0, 8.0, 8.0])
+        """
         if self.exit_rounds is not None:
             steps, start = np.sort(self.exit_rounds), float(self.exit_rounds.size)
         else:
