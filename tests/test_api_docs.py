@@ -129,3 +129,46 @@ def test_pages_list_every_public_object_of_their_module(module_name):
     missing = [name for name in public if f"{module_name}.{name}" not in documented
                and (inspect.isfunction(getattr(module, name)) or inspect.isclass(getattr(module, name)))]
     assert not missing, f"{module_name}: not on the API pages: {missing}"
+
+
+_CLASS_OPTIONS = re.compile(r"^\.\. auto(?:class|exception):: ([\w.]+)\n((?:[ \t]+:[^\n]*\n)*)", re.M)
+
+
+def _methods() -> list[str]:
+    """Every public method a documented class defines itself (properties aside)."""
+    out = []
+    for dotted in _documented():
+        _, obj = _resolve(dotted)
+        if not inspect.isclass(obj):
+            continue
+        for name, member in vars(obj).items():
+            function = member.__func__ if isinstance(member, classmethod | staticmethod) else member
+            if not name.startswith("_") and inspect.isfunction(function):
+                out.append(f"{dotted}.{name}")
+    return sorted(set(out))
+
+
+@pytest.mark.parametrize("dotted", _methods())
+def test_public_methods_of_documented_classes_are_numpydoc(dotted):
+    """The methods of a class on the pages are public API too: typed Parameters for every argument, Raises
+    where they raise, and a checked example; the pages render them (``:members:``), so numpydoc validates them."""
+    from numpydoc.docscrape import FunctionDoc
+
+    module, method = _resolve(dotted)
+    doc = FunctionDoc(method)
+    arguments = [p for p in inspect.signature(method).parameters if p not in ("self", "cls")]
+    documented = {name.strip() for param in doc["Parameters"] for name in param.name.split(",")}
+    missing = set(arguments) - documented - {"args", "kwargs"}
+    assert not missing, f"{dotted}: undocumented {sorted(missing)}"
+    assert all(param.type for param in doc["Parameters"]), f"{dotted}: a parameter has no type"
+    assert doc["Examples"], f"{dotted}: no Examples"
+    if _raises(method, module):
+        assert doc["Raises"], f"{dotted} raises but has no Raises section"
+    owner, _, name = dotted.rpartition(".")
+    cls = _resolve(owner)[1]
+    pages = "".join(page.read_text() for page in API.glob("*.rst"))
+    # rendered by an automethod line, or in the :members: of its class (maybe on the page under another name)
+    rendered = f".. automethod:: {dotted}\n" in pages or any(
+        (members := re.search(r":members:([^\n]*)", options)) and _resolve(directive)[1] is cls
+        and name in re.split(r"[\s,]+", members.group(1)) for directive, options in _CLASS_OPTIONS.findall(pages))
+    assert rendered, f"{dotted}: not on the pages (:members: or automethod)"
