@@ -253,7 +253,9 @@ class BestArmElimination:
         if self.subroutine == "naive":
             n = np.full(self.n_learners, naive_elimination_pulls(eps, self.delta, self.n_arms))
         elif self.subroutine == "median":
-            n = np.array([median_elimination_pulls(eps, self.delta, int(p) + 1) for p in self.phase])
+            # once per distinct phase (a handful), not once per learner
+            phases, which = np.unique(self.phase, return_inverse=True)
+            n = np.array([median_elimination_pulls(eps, self.delta, int(p) + 1) for p in phases])[which]
         else:
             tau = self.counts.max(axis=1)
             n = self.growth ** self.phase - tau
