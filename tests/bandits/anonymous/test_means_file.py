@@ -59,3 +59,35 @@ def test_algorithm_1_refuses_data_without_its_cluster_assumption_in_one_line(tmp
     (tmp_path / "t.csv").write_text("count,a,b\n30,0.9,0.1\n")  # arm b is optimal for nobody
     with pytest.raises(ConfigError, match="optimal for only 0 users, fewer than U"):
         simulate("anon-batched", seed=0, means=str(tmp_path / "t.csv"), C=2, horizon=20_000)
+
+
+MULTI_AGENT = ("mase", "dp-mase", "corrupted-elimination", "feraud", "central", "independent",
+               "decentralized-elimination", "no-sharing", "full-sharing")
+
+
+@pytest.mark.parametrize("algorithm", MULTI_AGENT)
+def test_a_multi_agent_run_on_a_one_type_file_is_the_run_on_its_list_with_its_count_as_users(tmp_path, algorithm):
+    """The agents share one instance: a type table of identical rows is that instance, its counts summed the
+    number of agents (overriding --users); a one-row headerless file is the comma list, --users kept."""
+    (tmp_path / "t.csv").write_text("count,a,b,c\n40,0.8,0.5,0.3\n30,0.8,0.5,0.3\n")
+    (tmp_path / "row.csv").write_text("0.8,0.5,0.3\n")
+    listed = simulate(algorithm, seed=3, means="0.8,0.5,0.3", users=70)
+    assert simulate(algorithm, seed=3, means=str(tmp_path / "t.csv"), users=9).metrics == listed.metrics
+    assert simulate(algorithm, seed=3, means=str(tmp_path / "row.csv"), users=70).metrics == listed.metrics
+
+
+@pytest.mark.parametrize("algorithm", ["mase", "no-sharing"])
+def test_a_multi_agent_run_refuses_a_file_whose_rows_differ_in_one_line(tmp_path, algorithm):
+    (tmp_path / "m.csv").write_text("0.8,0.5\n0.8,0.5\n0.5,0.8\n")
+    with pytest.raises(ConfigError, match="user 3 has other means than user 1; these algorithms share one instance"):
+        simulate(algorithm, seed=0, means=str(tmp_path / "m.csv"))
+
+
+def test_shared_means_tells_a_list_from_a_path():
+    from anonbandits.envs.means_file import shared_means
+
+    assert shared_means("0.9, 0.2")[0].tolist() == [0.9, 0.2]
+    with pytest.raises(ConfigError, match="need at least two arms"):
+        shared_means("0.9")
+    with pytest.raises(ConfigError, match="means file types.txt: use a .csv or .parquet table"):
+        shared_means("types.txt")
