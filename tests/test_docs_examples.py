@@ -69,6 +69,15 @@ RECIPES = {
         "minutes on two cores, not a test-sized example",
     ".venv/bin/python -m pytest tests/bandits/multiagent/mase -q":
         "runs part of this very test suite, which make test runs anyway",
+    ".venv/bin/python examples/obd_means.py -o obd_types.csv --impressions-per-user 10":
+        "downloads the obp source archive (network); tests/bandits/anonymous/test_means_file.py runs the recipe "
+        "on build/obd/obp-0.5.7.tar.gz when it is there",
+    "anonbandits simulate --algorithm anon-etc --means obd_types.csv --C 3 --horizon 1000000 --explore-scale 1 "
+    "--seeds 2 --out obd_etc.csv":
+        "needs obd_types.csv, which the OBD recipe above writes from the downloaded archive",
+    "anonbandits simulate --algorithm anon-batched --means obd_types.csv --C 3 --horizon 1000000 --best-effort "
+    "--alpha measured --seeds 2 --out obd_batched.csv":
+        "needs obd_types.csv, which the OBD recipe above writes from the downloaded archive",
 }
 
 #: page -> {file name: the page's text that is that file}: inputs the page shows but a clone does not hold

@@ -348,7 +348,7 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
         raise ConfigError(f"the instance has an arm that is optimal for only {instance.min_cluster} users, fewer "
                           f"than U = {U} (Algorithm 1's user-cluster assumption): arm {arm}"
                           + (f" and {thin.size - 1} other arm(s)" if thin.size > 1 else "")
-                          + "; lower the cluster U or set best_effort (--best-effort) to serve their users as the "
+                          + "; lower the cluster U or set best_effort to serve their users as the "
                           "decomposition allows")
     require(decomposer in anondecomp.METHODS, "decomposer", f"one of {', '.join(anondecomp.METHODS)}", decomposer)
     channel = AnonymousChannel(instance, C, horizon, rng, mechanism=mechanism, noise_rng=noise_rng)
