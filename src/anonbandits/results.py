@@ -8,7 +8,7 @@ A metric has one name, one kind and one meaning in every family:
 
 Metrics are numbers and never NaN or infinite. A metric is empty (``None`` in the result, an empty cell in a
 CSV table, ``null`` in JSON lines) only where its entry says when it is "not applicable"; e.g.
-``optimal_fraction`` before any commitment, or ``dp_epsilon`` of a run without privacy (no guarantee to
+``min_group_size`` when no group was observed, or ``dp_epsilon`` of a run without privacy (no guarantee to
 report: the schema writes "no privacy" as empty rather than as an infinite epsilon). No metric has the name of a
 parameter (the parameter ``dp_delta`` is the delta asked for, the metric ``privacy_delta`` the delta a run's
 guarantee has), so a table row holds both. Text and vectors are
@@ -97,14 +97,16 @@ _ROWS: tuple[tuple[str, str, str, str, str, str], ...] = (
      "rounds before the last commitment"),
     ("assignments", "int", "assignments", "", "anonymous",
      "user-to-arm assignments of the decompositions used"),
-    ("optimal_fraction", "float", "fraction", "no user committed", "anonymous",
-     "users committed to their best arm"),
+    ("optimal_fraction", "float", "fraction", "", "anonymous",
+     "users (all of them) committed to a best arm; if the horizon came first, whose recommendation is one"),
     ("alpha_used", "float", "-", "", "anon-batched",
      "decomposer ratio alpha setting T' = T / (alpha (2C+2))"),
     ("distinct_assignments", "int", "assignments", "", "anon-batched",
      "distinct assignments over all batches"),
     ("exploration_batches", "int", "batches", "", "anon-batched",
      "BaSE batches run before commitment"),
+    ("thin_arm_users", "int", "users", "", "anon-batched",
+     "users whose best arm is best for fewer than U users (--best-effort: served without a guarantee)"),
     ("R_over_D_b<k>", "float", "-", "", "anon-batched",
      "batch k: assignments R over the demand lower bound D"),
     ("eliminated_before_b<k>", "float", "fraction", "", "anon-batched",

@@ -25,6 +25,7 @@ import csv
 import io
 import tarfile
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -41,22 +42,28 @@ OBD_MEMBER = "obp-{version}/obp/dataset/obd/{policy}/all/all.csv"
 OBD_POLICIES = ("random", "bts")
 
 
-def obd_counts(archive: str | Path, version: str = "0.5.7", policies=OBD_POLICIES) -> Counter:
-    """Impressions per (user type, item) in the OBD sample inside the ``obp`` source archive (``.tar.gz``).
-
-    Returns a Counter keyed by (type, item) with the type the ``|``-joined ``user_feature_0..3``.
-    """
-    counts: Counter = Counter()
+def obd_rows(archive: str | Path, version: str = "0.5.7", policies=OBD_POLICIES) -> Iterator[dict[str, str]]:
+    """The rows (column -> text) of the OBD logs of campaign ``all`` inside the ``obp`` source archive
+    (``.tar.gz``), the ``policies`` one after the other."""
     with tarfile.open(archive, "r:gz") as tar:
         for policy in policies:
             member = tar.extractfile(OBD_MEMBER.format(version=version, policy=policy))
             if member is None:
                 raise FileNotFoundError(f"{archive}: no OBD log for policy {policy!r}")
-            rows = csv.DictReader(io.TextIOWrapper(member, encoding="utf-8"))
-            for row in rows:
-                user = "|".join(row[f"user_feature_{k}"] for k in range(4))
-                counts[user, int(row["item_id"])] += 1
-    return counts
+            yield from csv.DictReader(io.TextIOWrapper(member, encoding="utf-8"))
+
+
+def obd_type(row: dict[str, str]) -> str:
+    """The user type of an OBD row: its ``user_feature_0..3`` joined by ``|``."""
+    return "|".join(row[f"user_feature_{k}"] for k in range(4))
+
+
+def obd_counts(archive: str | Path, version: str = "0.5.7", policies=OBD_POLICIES) -> Counter:
+    """Impressions per (user type, item) in the OBD sample inside the ``obp`` source archive (``.tar.gz``).
+
+    Returns a Counter keyed by (type, item) with the type the ``|``-joined ``user_feature_0..3``.
+    """
+    return Counter((obd_type(row), int(row["item_id"])) for row in obd_rows(archive, version, policies))
 
 
 def graph_from_counts(counts: Counter, C: int) -> DemandGraph:

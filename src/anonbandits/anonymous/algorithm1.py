@@ -100,7 +100,8 @@ class AnonymousRun:
     committed : numpy.ndarray or None
         (N,) each user's committed arm (``None`` if the horizon came first).
     optimal_fraction : float
-        The share of users whose committed arm is optimal (NaN without a commit).
+        The share of all users whose committed arm is optimal (of largest mean, ties included); if the horizon
+        came first, of those whose recommendation (the arm they would commit to) is. Never NaN.
     batches : tuple of BatchRecord, optional
         The per-batch records. Default ``()``.
     info : dict, optional
@@ -143,8 +144,8 @@ class AnonymousRun:
         instance : anonbandits.envs.instances.MultiUserInstance
             The run's instance (its optimal arms give ``optimal_fraction``).
         commit : callable
-            ``commit() -> numpy.ndarray``: each user's (N,) committed arm; not called once the horizon is
-            reached.
+            ``commit() -> numpy.ndarray``: each user's (N,) committed arm, played if the horizon is not reached
+            (and otherwise the recommendation that ``optimal_fraction`` scores).
         batches : sequence of BatchRecord
             The per-batch records of the exploration.
         info : dict
@@ -168,13 +169,15 @@ class AnonymousRun:
         (100, 6, 19.2, 1.0, {'exposure': {}})
         """
         exploration = channel.t
-        committed = None if channel.done else commit()
+        # scored even when the horizon came first, so the share is over all users and never NaN
+        recommended = np.asarray(commit())
+        committed = None if channel.done else recommended
         if committed is not None:
             channel.play(committed)
+        best = instance.gaps[np.arange(instance.n_users), recommended] == 0  # a tie for the best counts
         return cls(regret=channel.regret, curve=channel.regret_curve(200), observations=channel.observations,
                    min_group_size=channel.min_group_size, horizon=channel.t, exploration_rounds=exploration,
-                   committed=committed, optimal_fraction=math.nan if committed is None
-                   else float(np.mean(committed == instance.optimal)),
+                   committed=committed, optimal_fraction=float(best.mean()),
                    batches=tuple(batches), info={**info, "exposure": channel.exposure})
 
 
@@ -303,7 +306,10 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
         The approximation ratio that sets T': 0 (the default) takes :func:`guaranteed_ratio`, ``"measured"`` the
         decomposer's ratio on the first batch's all-active graph, a positive number sets it by hand.
     best_effort : bool, optional
-        Continue when a batch's graph is not U-batched or a pair stays uncovered. Default False.
+        Run an instance that breaks the user-cluster assumption (an arm optimal for fewer than U users) and
+        continue when a batch's graph is not U-batched or a pair stays uncovered: the decomposer serves every
+        pair it can (``anondecomp.decompose(best_effort=True)``), and ``info["thin_arm_users"]`` counts the
+        users whose optimal arm is optimal for fewer than U users (no guarantee for them). Default False.
     rng : numpy.random.Generator
         The source of the rewards.
     decomposer_rng : numpy.random.Generator or None, optional
@@ -318,8 +324,8 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
     Raises
     ------
     ConfigError
-        If an argument is out of range (e.g. ``U < C + 1``, an instance with an arm optimal for fewer than U users,
-        an unknown decomposer, or a horizon leaving BaSE no round).
+        If an argument is out of range (e.g. ``U < C + 1``, an instance with an arm optimal for fewer than U users
+        without ``best_effort``, an unknown decomposer, or a horizon leaving BaSE no round).
     NotUBatchedError
         If a batch's graph is not U-batched and ``best_effort`` is False.
     AnonBanditsError
@@ -336,9 +342,14 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
     n_users, n_arms = instance.n_users, instance.n_arms
     require(C >= 1, "C", "at least 1", C)
     require(U >= C + 1, "cluster U", f"at least C + 1 = {C + 1} for Algorithm 1", U)
-    if instance.min_cluster < U:
-        raise ConfigError(f"the instance has an arm that is optimal for only {instance.min_cluster} users, "
-                          f"fewer than U = {U}")
+    thin = np.flatnonzero(instance.cluster_sizes < U)
+    if thin.size and not best_effort:
+        arm = int(thin[np.argmin(instance.cluster_sizes[thin])])
+        raise ConfigError(f"the instance has an arm that is optimal for only {instance.min_cluster} users, fewer "
+                          f"than U = {U} (Algorithm 1's user-cluster assumption): arm {arm}"
+                          + (f" and {thin.size - 1} other arm(s)" if thin.size > 1 else "")
+                          + "; lower the cluster U or set best_effort to serve their users as the "
+                          "decomposition allows")
     require(decomposer in anondecomp.METHODS, "decomposer", f"one of {', '.join(anondecomp.METHODS)}", decomposer)
     channel = AnonymousChannel(instance, C, horizon, rng, mechanism=mechanism, noise_rng=noise_rng)
     r = elicitation_rounds(C)
@@ -388,4 +399,5 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
                                    eliminated=int(eliminated.sum()), active_pairs=int(active.sum())))
     return AnonymousRun.finish(channel, instance, learner.commit, records,
                                {"alpha": alpha, "base_horizon": base_horizon, "grid": learner.grid.tolist(),
-                                "batches": n_batches})
+                                "batches": n_batches,
+                                "thin_arm_users": int(np.isin(instance.optimal, thin).sum())})

@@ -107,7 +107,8 @@ BATCHED_PARAMS = (
           "gao = sqrt(gamma s2 K log(T'K/t_m)/t_m)", choices=THRESHOLDS),
     Param("alpha", parse_alpha, 0.0, "decomposer ratio setting T' = T/(alpha(2C+2)): 0 = the method's "
           "guarantee (paper), 'measured' = its R/D on the all-active graph, or a number"),
-    Param("best_effort", parse_bool, False, "continue when a batch graph is not U-batched"),
+    Param("best_effort", parse_bool, False, "run an instance with an arm optimal for fewer than U users, and "
+          "continue when a batch graph is not U-batched (thin_arm_users counts the users without a guarantee)"),
 )
 
 ETC_PARAMS = (
@@ -161,7 +162,8 @@ def run_batched(params: Mapping[str, Any], seed: int) -> Result:
         per_batch[f"eliminated_before_b{b}"] = (pairs - rec.active_pairs) / pairs
     return _output(run, f"anon-batched/{params['decomposer']}",
                    {"alpha_used": run.info["alpha"], "distinct_assignments": sum(b.distinct for b in run.batches),
-                    "exploration_batches": len(run.batches), **per_batch}, params, mechanism,
+                    "exploration_batches": len(run.batches), "thin_arm_users": run.info["thin_arm_users"],
+                    **per_batch}, params, mechanism,
                    {"methods_used": "+".join(dict.fromkeys(b.method for b in run.batches))})
 
 

@@ -143,3 +143,86 @@ def read_means(path: str | Path) -> tuple[np.ndarray, tuple[str, ...] | None]:
         where = f"row {i + 2}, arm {arms[j]!r}" if arms else f"row {i + 1}, column {j + 1}"
         raise ConfigError(f"means file {path}, {where}: mean {float(means[i, j]):g} is outside [0, 1]")
     return np.repeat(means, counts, axis=0), arms
+
+
+def is_means_path(text: str) -> bool:
+    """Whether ``--means`` text names a file rather than listing arm means.
+
+    A ``.csv`` or ``.parquet`` name is a file; otherwise text with a comma, or a single number, is a list (so a
+    typo in a list is reported as such, not as a missing file).
+
+    Parameters
+    ----------
+    text : str
+        The value of ``--means``.
+
+    Returns
+    -------
+    bool
+        True for a path.
+
+    Examples
+    --------
+    >>> is_means_path("0.9,0.5"), is_means_path("types.csv"), is_means_path("0.5"), is_means_path("log.txt")
+    (False, True, False, True)
+    """
+    text = text.strip()
+    if Path(text).suffix.lower() in (".csv", ".parquet"):
+        return True
+    return "," not in text and _number(text) is None
+
+
+@fill
+def shared_means(text: str) -> tuple[np.ndarray, int | None]:
+    """The one instance that the agents of a multi-agent algorithm share, from ``--means`` text.
+
+    A comma list keeps its meaning: the arm means. A means file (:func:`read_means`) must describe one
+    instance: one row, or rows that are all equal (a user-type table of one type, or of identical types). Its
+    users give the number of agents, except for a headerless file of one row, which is the arm means alone.
+
+    Parameters
+    ----------
+    text : str
+        Comma-separated arm means, or the path of a ``.csv`` or ``.parquet`` means file.
+
+    Returns
+    -------
+    tuple
+        ``(means, agents)``: the (K,) arm means, and the number of agents the file sets (``None`` when it sets
+        none: a comma list or a one-row headerless file).
+
+    Raises
+    ------
+    ConfigError
+        For a malformed list or file, or a file whose rows differ (these algorithms share one instance among
+        agents).
+
+    References
+    ----------
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023
+    (agents sharing one instance).
+
+    Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "one.csv").write_text("count,a,b,c\\n12,0.7,0.5,0.3\\n")
+    >>> means, agents = shared_means(str(folder / "one.csv"))
+    >>> means.tolist(), agents
+    ([0.7, 0.5, 0.3], 12)
+    >>> shared_means("0.7,0.5")[0].tolist(), shared_means("0.7,0.5")[1]
+    ([0.7, 0.5], None)
+    """
+    if not is_means_path(text):
+        from anonbandits.envs.rewards import parse_means  # here: rewards must not import this module's callers
+
+        return parse_means(text), None
+    means, arms = read_means(text.strip())
+    differ = np.flatnonzero(np.any(means != means[0], axis=1))
+    if differ.size:
+        raise ConfigError(f"means file {text.strip()}: user {int(differ[0]) + 1} has other means than user 1; "
+                          "these algorithms share one instance among agents (give one row, or one type with a "
+                          "count)")
+    return means[0], None if arms is None and means.shape[0] == 1 else int(means.shape[0])

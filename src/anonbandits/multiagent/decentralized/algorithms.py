@@ -30,6 +30,7 @@ import numpy as np
 from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.core.indices import vote_ratio
 from anonbandits.envs.instances import MultiUserInstance
+from anonbandits.envs.means_file import shared_means
 from anonbandits.envs.rewards import REWARD_MODELS, parse_means
 from anonbandits.errors import ConfigError, require
 from anonbandits.multiagent.decentralized.environment import MeansSchedule, RewardSampler, activity_sampler
@@ -384,7 +385,8 @@ CURVE_AXES = ("global step", "fraction of players holding one arm")
 
 _COMMON = (
     Param("users", int, 64, "number of players N", aliases=("agents",), unit="users"),
-    Param("means", str, PAPER_MEANS, "arm means, comma-separated (paper: K = 10)"),
+    Param("means", str, PAPER_MEANS, "arm means, comma-separated (paper: K = 10), or a means file (.csv, "
+          ".parquet) of one instance, whose count sets the users"),
     Param("delta", float, 0.05, "global failure probability"),
     Param("approx", float, 0.25, "approximation factor eps in (0, 1]: an arm within eps of the best is a "
           "correct answer", aliases=("epsilon",), unit="reward"),
@@ -405,7 +407,8 @@ def _entry(name: str, params: Mapping[str, Any], seed: int) -> Result:
     :class:`DecentralizedResult`. The registry's names become the library's: ``users`` -> ``n_agents``,
     ``approx`` -> ``eps``, ``max_rounds`` -> ``max_steps``."""
     p = dict(params)
-    means, agents, after = parse_means(p.pop("means")), p.pop("users"), p.pop("means_after")
+    (means, file_agents), agents, after = shared_means(p.pop("means")), p.pop("users"), p.pop("means_after")
+    agents = file_agents or agents  # a means file's count overrides --users
     p |= {"rng": np.random.default_rng(seed), "eps": p.pop("approx"), "max_steps": p.pop("max_rounds"),
           "means_after": parse_means(after) if after else None}
     if p["subroutine"] == "ser4":  # DSER4 runs to its horizon

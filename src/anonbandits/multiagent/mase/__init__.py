@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from anonbandits.envs.rewards import parse_means
+from anonbandits.envs.means_file import shared_means
 from anonbandits.multiagent import shared
 from anonbandits.multiagent.mase import dp_mase as _dp
 from anonbandits.multiagent.mase import model, voting
@@ -42,7 +42,8 @@ COMMON = (
     Param("users", int, 64, "number of agents (users) N", aliases=("agents",), unit="users"),
     Param("problem", str, "1", "paper 003's instance: 1 (Bernoulli) or 2 (Gaussian); --means overrides it",
           choices=model.PROBLEMS),
-    Param("means", str, "", "custom arm means, comma-separated (overrides --problem)"),
+    Param("means", str, "", "custom arm means, comma-separated, or a means file (.csv, .parquet) of one "
+          "instance, whose count sets the users (overrides --problem)"),
     Param("reward", str, "bernoulli", "reward model of --means (gaussian: unclipped, std --reward-sigma)",
           choices=model.MODELS),
     Param("reward_sigma", float, 0.5, "standard deviation of Gaussian rewards (Problem 2; spec A13)",
@@ -80,10 +81,11 @@ def _run(call: Callable[..., MaseResult], names: tuple[str, ...], params: Mappin
     instance and activity that ``params`` (resolved and checked by the registry) describe, with the parameters
     ``names`` passed on by name."""
     sigma = params["reward_sigma"]
-    instance = (Instance(parse_means(params["means"]), params["reward"], sigma, "custom")
+    means, users = shared_means(params["means"]) if params["means"] else (None, None)
+    instance = (Instance(means, params["reward"], sigma, "custom")
                 if params["means"] else problem(params["problem"], sigma))  # --means overrides --problem
-    probs = shared.activity_probabilities(params["users"], params["activity"], gamma=params["activity_exponent"],
-                                   offset=params["activity_offset"])
+    probs = shared.activity_probabilities(users or params["users"], params["activity"],  # a file's count: users
+                                          gamma=params["activity_exponent"], offset=params["activity_offset"])
     result = call(instance, probs, np.random.default_rng(seed), **{name: params[name] for name in names})
     metrics = {_METRIC_NAMES.get(k, k): v for k, v in result.metrics().items() if k not in _INFO}
     if metrics["vote_threshold"] == -1:
