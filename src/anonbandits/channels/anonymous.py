@@ -173,11 +173,14 @@ class AnonymityAuditor:
     observations : number of aggregate observations served so far (a sum over ``reps`` i.i.d. repetitions of
         one round counts ``reps``: the learner could have had each).
     min_group_size : smallest group ever served (``None`` before the first).
+    group_sizes : (S,) int64 histogram of the groups served: ``group_sizes[s]`` observations of a group of s
+        users (counted as ``observations``, so it sums to it); an independent record a test can check against C.
     """
 
     def __init__(self, C: int) -> None:
         require(int(C) == C and C >= 1, "C", "a positive integer", C)
         self.C, self.observations, self.min_group_size = int(C), 0, None
+        self.group_sizes = np.zeros(0, dtype=np.int64)
 
     def release(self, groups: np.ndarray, arms: np.ndarray, rewards: np.ndarray,
                 repetitions: np.ndarray | int = 1) -> np.ndarray:
@@ -234,6 +237,11 @@ class AnonymityAuditor:
         sums = np.bincount(flat, weights=rewards, minlength=n_bins + 1)[:n_bins]
         sums[~used] = np.nan
         self.observations += int((used.reshape(n_rows, n_labels).sum(axis=1) * reps).sum())
+        served = np.bincount(sizes[used], weights=np.repeat(reps, n_labels)[used]).astype(np.int64)
+        if served.size > self.group_sizes.size:
+            self.group_sizes = np.concatenate((self.group_sizes,
+                                               np.zeros(served.size - self.group_sizes.size, np.int64)))
+        self.group_sizes[:served.size] += served
         smallest = int(sizes[used].min())
         self.min_group_size = smallest if self.min_group_size is None else min(self.min_group_size, smallest)
         return sums.reshape(*lead, n_labels)
