@@ -193,3 +193,40 @@ def test_a_sub_algorithm_forming_groups_of_c_is_stopped_by_the_auditor(monkeypat
     with pytest.raises(AnonymityViolation, match="has 1 users, fewer than C = 2"):
         reference_identify(mu, "se", C=C, approx=0.5, delta=0.2, decomposer="auto",
                            reward_rng=np.random.default_rng(1), learner_rng=np.random.default_rng(0))
+
+
+def test_kept_segments_keep_the_first_wanted_estimates_like_a_plain_loop():
+    """The vectorised cut of repeated assignments against one estimate at a time: each (user, arm) pair keeps its
+    first ``wanted`` informative estimates in row order, the rest are surplus."""
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        n, users, arms, C = int(rng.integers(1, 6)), int(rng.integers(2, 9)), int(rng.integers(1, 4)), 1
+        a = rng.integers(0, arms, size=(n, users))
+        reps = rng.integers(1, 5, size=n)
+        wanted = rng.integers(0, 8, size=(users, arms))
+        kept = np.zeros((n, users), dtype=np.int64)
+        surplus = np.zeros((users, arms), dtype=np.int64)
+        got = np.zeros((users, arms), dtype=np.int64)
+        for k in range(n):
+            on_arm = np.bincount(a[k], minlength=arms)
+            for _ in range(reps[k]):
+                for i in range(users):
+                    j = a[k, i]
+                    if on_arm[j] < C + 1:
+                        continue
+                    if got[i, j] < wanted[i, j]:
+                        got[i, j] += 1
+                        kept[k, i] += 1
+                    else:
+                        surplus[i, j] += 1
+        rows, row_reps, keep, extra = channel_module.kept_segments(a, reps, wanted, C)
+        fast = np.zeros((n, users), dtype=np.int64)
+        k = done = 0  # the pieces come row by row, each row's pieces summing to its repetitions
+        for row, m, kp in zip(rows, row_reps, keep, strict=True):
+            assert (row == a[k]).all()
+            fast[k] += m * kp
+            done += m
+            if done == reps[k]:
+                k, done = k + 1, 0
+        assert k == n
+        assert fast.tolist() == kept.tolist() and extra.tolist() == surplus.tolist()
