@@ -141,24 +141,40 @@ def kept_segments(a: np.ndarray, reps: np.ndarray, wanted: np.ndarray, C: int
     surplus : (N, K) int64, informative estimates discarded per pair.
     """
     n, n_users = a.shape
-    left = np.array(wanted, dtype=np.int64, copy=True)
+    n_arms = np.shape(wanted)[1]
+    wanted = np.asarray(wanted, dtype=np.int64)
+    reps = np.asarray(reps, dtype=np.int64)
     users = np.arange(n_users)
     # an estimate exists only for a user whose arm holds at least C+1 users in the row
-    per_arm = np.zeros((n, left.shape[1]), dtype=np.int64)
-    np.add.at(per_arm, (np.repeat(np.arange(n), n_users), a.ravel()), 1)
+    per_arm = np.bincount((np.arange(n)[:, None] * n_arms + a).ravel(), minlength=n * n_arms).reshape(n, n_arms)
     informative = np.take_along_axis(per_arm, a, axis=1) >= C + 1
-    surplus = np.zeros_like(left)
-    pieces, row_reps, keep = [], [], []
-    for k in range(n):
-        need = np.where(informative[k], np.minimum(left[users, a[k]], reps[k]), 0)
-        left[users, a[k]] -= need
-        np.add.at(surplus, (users, a[k]), np.where(informative[k], reps[k] - need, 0))
-        cuts = np.unique(np.concatenate(([0, reps[k]], need)))
-        for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
-            pieces.append(k)
-            row_reps.append(hi - lo)
-            keep.append(need >= hi)
-    return a[pieces], np.array(row_reps, dtype=np.int64), np.array(keep, dtype=bool).reshape(-1, n_users), surplus
+    # Pairs take estimates greedily in row order, so before row k a pair has consumed min(wanted, its informative
+    # repetitions in rows < k): an exclusive cumulative sum per (user, arm) along the rows, in one stable sort
+    pair = users[None, :] * n_arms + a                                    # (n, N)
+    given = np.where(informative, reps[:, None], 0)
+    flat = pair.T.ravel()                                                 # user-major, rows in order
+    order = np.argsort(flat, kind="stable")
+    sorted_given = given.T.ravel()[order]
+    total = np.cumsum(sorted_given)
+    first = np.ones(flat.size, dtype=bool)
+    first[1:] = flat[order][1:] != flat[order][:-1]
+    start = np.maximum.accumulate(np.where(first, np.arange(flat.size), 0))
+    before = np.empty(flat.size, dtype=np.int64)
+    before[order] = total - sorted_given - (total[start] - sorted_given[start])
+    before = before.reshape(n_users, n).T
+    need = np.where(informative, np.clip(wanted[users[None, :], a] - before, 0, reps[:, None]), 0)
+    surplus = np.bincount(pair.ravel(), weights=(given - need).ravel(),
+                          minlength=n_users * n_arms).astype(np.int64).reshape(n_users, n_arms)
+    # each row is cut at the distinct values of {0, reps, need}: within a piece a user keeps all or nothing
+    cuts = np.sort(np.concatenate((np.zeros((n, 1), np.int64), reps[:, None], need), axis=1), axis=1)
+    new = np.ones(cuts.shape, dtype=bool)
+    new[:, 1:] = cuts[:, 1:] != cuts[:, :-1]
+    values, row_of = cuts[new], np.nonzero(new)[0]
+    head = np.ones(values.size, dtype=bool)  # the first distinct value of a row (0) starts no piece
+    head[1:] = row_of[1:] != row_of[:-1]
+    hi, pieces = values[~head], row_of[~head]
+    lo = values[np.flatnonzero(~head) - 1]
+    return a[pieces], hi - lo, need[pieces] >= hi[:, None], surplus
 
 
 class AnonymityAuditor:
@@ -173,11 +189,14 @@ class AnonymityAuditor:
     observations : number of aggregate observations served so far (a sum over ``reps`` i.i.d. repetitions of
         one round counts ``reps``: the learner could have had each).
     min_group_size : smallest group ever served (``None`` before the first).
+    group_sizes : (S,) int64 histogram of the groups served: ``group_sizes[s]`` observations of a group of s
+        users (counted as ``observations``, so it sums to it); an independent record a test can check against C.
     """
 
     def __init__(self, C: int) -> None:
         require(int(C) == C and C >= 1, "C", "a positive integer", C)
         self.C, self.observations, self.min_group_size = int(C), 0, None
+        self.group_sizes = np.zeros(0, dtype=np.int64)
 
     def release(self, groups: np.ndarray, arms: np.ndarray, rewards: np.ndarray,
                 repetitions: np.ndarray | int = 1) -> np.ndarray:
@@ -234,6 +253,11 @@ class AnonymityAuditor:
         sums = np.bincount(flat, weights=rewards, minlength=n_bins + 1)[:n_bins]
         sums[~used] = np.nan
         self.observations += int((used.reshape(n_rows, n_labels).sum(axis=1) * reps).sum())
+        served = np.bincount(sizes[used], weights=np.repeat(reps, n_labels)[used]).astype(np.int64)
+        if served.size > self.group_sizes.size:
+            self.group_sizes = np.concatenate((self.group_sizes,
+                                               np.zeros(served.size - self.group_sizes.size, np.int64)))
+        self.group_sizes[:served.size] += served
         smallest = int(sizes[used].min())
         self.min_group_size = smallest if self.min_group_size is None else min(self.min_group_size, smallest)
         return sums.reshape(*lead, n_labels)

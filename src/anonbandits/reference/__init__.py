@@ -8,4 +8,6 @@ family:
 * :mod:`anonbandits.reference.distributed_dp`: Dist-DP-SE (paper 004);
 * :mod:`anonbandits.reference.decentralized`: Decentralized Elimination and 1-PRIVACY (paper 002);
 * :mod:`anonbandits.reference.mase`: MASE, DP-MASE, CORRUPTED ELIMINATION and INDEPENDENT (paper 003).
+* :mod:`anonbandits.reference.anonymous_bai`: best-arm identification for every user over the anonymous channel
+  (paper 000's sub-algorithm and auditor, paper 002's subroutines).
 """
