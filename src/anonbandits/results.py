@@ -81,12 +81,14 @@ _ROWS: tuple[tuple[str, str, str, str, str, str], ...] = (
      "1 when the run's answer is an arm of largest mean: the recommended arm (multi-agent), the only arm left "
      "(distributed DP) or the most-played arm (dp)"),
     # privacy spent
-    ("privacy_epsilon", "float", "-", "the run has no privacy mechanism", "anonymous, distributed-dp, se/dp-se anonymous",
+    ("privacy_epsilon", "float", "-", "the run has no privacy mechanism",
+     "anonymous, distributed-dp, se/dp-se anonymous",
      "epsilon of the (epsilon, privacy_delta)-DP guarantee the run's releases give, with respect to one reward"),
     ("privacy_epsilon_per_user", "float", "-", "the run has no privacy mechanism", "anonymous, se/dp-se anonymous",
      "epsilon with respect to all of one user's rewards over the whole run (composition over the releases the user is "
      "in)"),
-    ("privacy_delta", "float", "-", "the run has no privacy mechanism", "anonymous, distributed-dp, se/dp-se anonymous",
+    ("privacy_delta", "float", "-", "the run has no privacy mechanism",
+     "anonymous, distributed-dp, se/dp-se anonymous",
      "delta of the reported guarantees (0: pure DP)"),
     # anonymous bandits (paper 000)
     ("observations", "int", "rewards", "", "anonymous, se/dp-se anonymous",
