@@ -440,6 +440,11 @@ def channel_algorithms() -> list[str]:
     list of str
         Their names, sorted.
 
+    Raises
+    ------
+    RuntimeError
+        When two family packages register the same name (:func:`all_algorithms`).
+
     References
     ----------
     Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (the anonymous

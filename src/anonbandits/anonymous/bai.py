@@ -30,14 +30,13 @@ import numpy as np
 import anondecomp
 from anonbandits._docstrings import fill
 from anonbandits.anonymous.batches import decompose_demand, elicit_demand, noisy_variance
+from anonbandits.channel_flags import CHANNELS
 from anonbandits.channels import AnonymousChannel, DirectChannel, elicitation_rounds
 from anonbandits.channels.anonymous import MAX_HORIZON
 from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.core.learners import UNIT_SIGMA2, BatchLearner
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import ConfigError, require
-
-CHANNELS = ("direct", "anonymous")
 
 
 @fill

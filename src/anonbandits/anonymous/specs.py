@@ -24,8 +24,15 @@ import numpy as np
 import anondecomp
 from anonbandits.anonymous.algorithm1 import AnonymousRun, anon_batched, parse_alpha
 from anonbandits.anonymous.algorithm2 import anon_etc
-from anonbandits.anonymous.bai import CHANNELS, identify, stop_curve
+from anonbandits.anonymous.bai import identify, stop_curve
 from anonbandits.anonymous.regret import batched_regret
+from anonbandits.channel_flags import (
+    CHANNELS,
+    DIRECT_ONLY,
+    INSTANCE_PARAMS,
+    PRIVACY_PARAMS,
+    SHARES,
+)
 from anonbandits.channels import CentralLaplace, Distributed
 from anonbandits.channels.anonymous import MAX_HORIZON
 from anonbandits.channels.mechanisms import Mechanism, guarantee
@@ -35,33 +42,7 @@ from anonbandits.envs.instances import INSTANCE_REWARDS, MultiUserInstance, clus
 from anonbandits.envs.means_file import read_means
 from anonbandits.errors import ConfigError, require
 from anonbandits.registry import AlgorithmSpec, Param, Result, parse_bool
-from anonbandits.validation import POSITIVE, Rule, is_integer
-
-#: ``--shares`` of ``--privacy distributed``: the paper 004 protocol whose per-member noise shares they are.
-SHARES = {"polya": "dist-dp-se", "skellam": "dist-rdp-se", "gaussian": "dist-cdp-se"}
-
-
-def parse_epsilon(value: str | float) -> float:
-    """A positive finite number; the float infinity (the default, never typed text) means no privacy."""
-    eps = float(value)
-    if not 0 < eps < math.inf and (isinstance(value, str) or eps != math.inf):
-        raise ValueError(f"expected a positive finite number, got {value!r}")
-    return eps
-
-
-PRIVACY_PARAMS = (
-    Param("privacy", str, "none", "noise on every released group sum: none, central (Laplace) or "
-          "distributed (members' shares through secure aggregation); the results report "
-          "privacy_epsilon (per reward), privacy_epsilon_per_user (whole run) and privacy_delta",
-          choices=("none", "central", "distributed")),
-    Param("epsilon", parse_epsilon, math.inf, "event-level epsilon, needed by --privacy central|distributed "
-          "(inf = none given): each released group sum is epsilon-DP w.r.t. any one reward in it "
-          "(sensitivity 1: rewards lie in [0, 1])", rule=POSITIVE),
-    Param("shares", str, "polya", "noise shares of --privacy distributed (bernoulli rewards): polya = pure "
-          "epsilon-DP; skellam, gaussian = paper 004's RDP / CDP calibration", choices=tuple(SHARES)),
-    Param("dp_delta", float, 1e-6, "delta of the reported (epsilon, delta) guarantees (per user; also per reward "
-          "with skellam/gaussian shares)", aliases=("delta",)),
-)
+from anonbandits.validation import Rule, is_integer
 
 
 def _mechanism(params: Mapping[str, Any]) -> Mechanism | None:
@@ -81,24 +62,6 @@ def _mechanism(params: Mapping[str, Any]) -> Mechanism | None:
     horizon = params["horizon"] if "horizon" in params else params["max_rounds"]  # anon-bai: its cap on the rounds
     return Distributed(PROTOCOLS[SHARES[params["shares"]]](eps, 1.0 / horizon))
 
-
-INSTANCE_PARAMS = (
-    Param("users", int, 300, "number of users N", unit="users"),
-    Param("arms", int, 5, "number of arms K", unit="arms"),
-    Param("C", int, 3, "anonymity parameter: every observed group has at least C users", unit="users"),
-    Param("cluster", int, 0, "U: every arm is optimal for at least U users (0 = balanced, floor(N/K))",
-          unit="users"),
-    Param("horizon", int, 200_000, "number of rounds T", unit="rounds",
-          rule=Rule(lambda v: is_integer(v) and 1 <= v <= MAX_HORIZON, f"between 1 and {MAX_HORIZON:.0e} rounds")),
-    Param("gap", float, 0.1, "each user's gap between its best and second-best mean (others are larger)",
-          unit="reward"),
-    Param("reward", str, "bernoulli", "reward model (gaussian = clipped N(mu, 0.5^2))", choices=INSTANCE_REWARDS),
-    Param("instance_seed", int, -1, "seed of the instance; -1 draws a new instance from each run's seed"),
-    Param("means", str, "", "a means file (.csv matrix or user-type table with a count column, .parquet table; "
-          "docs/anonymous-bandits.md) instead of a clustered instance: it sets users and arms",
-          rule=Rule(lambda v: isinstance(v, str), "the path of a means file, or empty")),
-    *PRIVACY_PARAMS,
-)
 
 #: the instance and privacy parameters of anon-bai (no horizon: it stops when every user has; no dp_delta: its
 #: delta is the failure probability, and the privacy delta is reported at dp_delta's default)
@@ -208,24 +171,6 @@ def run_bai(params: Mapping[str, Any], seed: int) -> Result:
     if params["channel"] == "anonymous":
         label += f"/{params['decomposer']}"
     return Result(metrics=metrics, curve=stop_curve(run), label=label)
-
-
-#: ``--channel`` of ``se`` and ``dp-se`` (their registry entries are in :mod:`anonbandits.dp`)
-EPOCH_CHANNEL = Param("channel", str, "direct", "how rewards are observed: direct (one user, the single-user "
-                      "engine) or anonymous (N users x K arms, every observed group has at least C users)",
-                      choices=CHANNELS)
-#: the flags that apply to ``se``/``dp-se`` on the anonymous channel only (and to the direct channel only)
-ANONYMOUS_ONLY = ("users", "arms", "C", "cluster", "gap", "instance_seed", "decomposer", "privacy", "shares",
-                  "dp_delta")
-DIRECT_ONLY = ("order", "reward_sigma", "spacing")
-
-
-def epoch_params(private: bool) -> tuple[Param, ...]:
-    """The flags ``se`` (``private`` False: with the mechanism's ``--epsilon``) and ``dp-se`` (its own
-    ``--epsilon``) add for ``--channel anonymous``; horizon, means, reward and confidence are theirs."""
-    names = set(ANONYMOUS_ONLY) | (set() if private else {"epsilon"})
-    return (EPOCH_CHANNEL, *(p for p in INSTANCE_PARAMS if p.name in names),
-            next(p for p in BAI_PARAMS if p.name == "decomposer"))
 
 
 def _epoch_instance(params: Mapping[str, Any], seed: int, default_means: str) -> tuple[Any, ...]:

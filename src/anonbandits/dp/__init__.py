@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from anonbandits.anonymous.specs import ANONYMOUS_ONLY, epoch_params, run_epochs
+from anonbandits.channel_flags import ANONYMOUS_ONLY, epoch_params
 from anonbandits.core.schedules import SPACINGS, checkpoint_grid
 from anonbandits.dp.common import BanditRun, Ledger, RegretTrace
 from anonbandits.dp.elimination import ORDERS, dp_se, se, successive_elimination
@@ -50,6 +50,8 @@ def _run_channel(algorithm: Callable[..., BanditRun], name: str, params: Mapping
     their defaults), or N users over the anonymous channel (:func:`~anonbandits.anonymous.specs.run_epochs`)."""
     defaults = next(spec for spec in ALGORITHMS if spec.name == name).defaults()
     if params["channel"] == "anonymous":
+        from anonbandits.anonymous.specs import run_epochs  # the anonymous family loads only when asked for
+
         return run_epochs(name, defaults, params, seed)
     anonymous = [n for n in ANONYMOUS_ONLY if n in params]
     changed = [n for n in anonymous if params[n] != defaults[n]]
