@@ -122,25 +122,11 @@ def identify(instance: MultiUserInstance, learners: BatchLearner, *, channel: st
 
     Parameters
     ----------
-    instance : MultiUserInstance
-        N users x K arms with a reward model.
-    learners : BatchLearner
-        N batched learners (:class:`~anonbandits.core.learners.BatchLearner`), one per user.
-    channel : str, optional
-        ``anonymous`` (default) or ``direct``.
-    C : int, optional
-        Anonymity parameter of the anonymous channel: released groups hold at least C users. Default 1.
-    decomposer : str, optional
-        The ``anondecomp`` method decomposing each batch on the anonymous channel. Default ``auto``.
-    rng : numpy.random.Generator
-        Randomness of the rewards.
-    decomposer_rng : numpy.random.Generator, optional
-        Randomness of randomized decomposers (default ``rng``).
+    {{driver_learners}}
+    {{driver_channel}}
     max_rounds : int, optional
         A cap on the rounds; learners still exploring then keep their current recommendation.
-    {{mechanism}}
-        Anonymous channel only; its noise raises the variance proxy
-        (:func:`~anonbandits.anonymous.batches.noisy_variance`, the worst batch so far).
+    {{driver_mechanism}}
 
     Returns
     -------

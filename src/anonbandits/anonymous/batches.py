@@ -15,11 +15,13 @@ from __future__ import annotations
 import numpy as np
 
 import anondecomp
+from anonbandits._docstrings import fill
 from anonbandits.channels import AnonymousChannel, Feedback, elicitation_rounds
 from anonbandits.core.learners import BatchLearner
 from anonbandits.errors import AnonBanditsError
 
 
+@fill
 def supports(learners: BatchLearner) -> np.ndarray:
     """The arms each user may be assigned: every arm while it explores, its recommendation alone once stopped.
 
@@ -36,19 +38,19 @@ def supports(learners: BatchLearner) -> np.ndarray:
     numpy.ndarray
         (N, K) bool support.
 
-    References
-    ----------
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Section 3.2).
+    {{refs_paper000}}
 
     Examples
     --------
     >>> import numpy as np
-    >>> from anonbandits.core.learners import EpochElimination
-    >>> learners = EpochElimination(2, 3, confidence=0.1)
+    >>> from anonbandits.core.learners import BestArmElimination
+    >>> learners = BestArmElimination(2, 3, "naive", approx=0.5, delta=0.1, rng=np.random.default_rng(0))
+    >>> supports(learners).tolist()  # before any sample: every arm
+    [[True, True, True], [True, True, True]]
     >>> wanted = learners.demand()
-    >>> _ = learners.update(wanted * np.array([[0.9, 0.1, 0.1], [0.5, 0.5, 0.5]]), wanted, 0.25)
-    >>> supports(learners).tolist()
-    [[True, False, False], [True, True, True]]
+    >>> _ = learners.update(wanted * np.array([0.1, 0.9, 0.2]), wanted, 0.25)
+    >>> supports(learners).tolist()  # stopped: the recommendation alone
+    [[False, True, False], [False, True, False]]
     """
     n, k = learners.n_learners, learners.n_arms
     support = np.repeat(learners.exploring[:, None], k, axis=1)
@@ -56,6 +58,7 @@ def supports(learners: BatchLearner) -> np.ndarray:
     return support
 
 
+@fill
 def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decomposer: str,
                      rng: np.random.Generator, batch: int) -> anondecomp.Decomposition:
     """The C-anonymous decomposition of one batch's demand, every user on its :func:`supports`.
@@ -85,9 +88,8 @@ def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decompo
     AnonBanditsError
         When an arm some learner wants cannot gather C + 1 users.
 
-    References
-    ----------
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Section 3.2).
+    {{refs_paper000}}
+    Section 3.2: the decomposition.
 
     Examples
     --------
@@ -108,6 +110,7 @@ def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decompo
     return anondecomp.decompose(graph, C, method=decomposer, rng=rng)
 
 
+@fill
 def elicit_demand(channel: AnonymousChannel, res: anondecomp.Decomposition, demand: np.ndarray,
                   batch: int) -> tuple[Feedback, bool]:
     """Run a batch's decomposition through the channel, each pair keeping exactly its demanded estimates.
@@ -136,9 +139,8 @@ def elicit_demand(channel: AnonymousChannel, res: anondecomp.Decomposition, dema
     AnonBanditsError
         When a complete batch left a pair below its demand.
 
-    References
-    ----------
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Section 3.1).
+    {{refs_paper000}}
+    Section 3.1: the sub-algorithm.
 
     Examples
     --------

@@ -33,7 +33,6 @@ from anonbandits.anonymous.batches import decompose_demand, elicit_demand, noisy
 from anonbandits.channels import AnonymousChannel, CentralLaplace, DirectChannel
 from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.core.learners import UNIT_SIGMA2, BatchLearner
-from anonbandits.core.regret import RegretTrace
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import ConfigError, require
 
@@ -50,28 +49,24 @@ def _direct_segments(demand: np.ndarray, gaps: np.ndarray, fill_gap: np.ndarray)
     return np.diff(bounds), rates
 
 
-class _DirectBooks:
-    """The direct channel's clock, rewards and regret books, with what :meth:`AnonymousRun.finish` reads."""
+class _DirectBooks(AnonymousChannel):
+    """The direct channel on :class:`~anonbandits.channels.AnonymousChannel`'s clock and regret books (what
+    :meth:`AnonymousRun.finish` reads): no group is ever released, each user sees its own rewards' exact sums."""
 
     def __init__(self, instance: MultiUserInstance, horizon: int, rng: np.random.Generator) -> None:
-        self._instance, self.horizon = instance, int(horizon)
+        super().__init__(instance, 1, horizon, rng)
         self._source = DirectChannel(instance.mu, instance.model, rng, sigma=instance.sigma)
-        self._trace = RegretTrace()
-        self.observations, self.min_group_size, self.exposure = 0, 1, {}
+        self._samples = 0
 
     @property
-    def t(self) -> int:
-        return self._trace.rounds
+    def observations(self) -> int:
+        return self._samples
 
     @property
-    def regret(self) -> float:
-        return self._trace.regret
+    def min_group_size(self) -> int:
+        return 1  # every reward is seen by its own user alone
 
-    @property
-    def done(self) -> bool:
-        return self.t >= self.horizon
-
-    def serve(self, demand: np.ndarray, recommendation: np.ndarray) -> np.ndarray | None:
+    def pull(self, demand: np.ndarray, recommendation: np.ndarray) -> np.ndarray | None:
         """Play one batch (cut at the horizon) and return its reward sums, or None when it was cut."""
         users = np.arange(demand.shape[0])
         lengths, rates = _direct_segments(demand, self._instance.gaps, self._instance.gaps[users, recommendation])
@@ -80,16 +75,8 @@ class _DirectBooks:
         self._trace.charge(np.clip(room - before, 0, lengths), rates)
         if lengths.sum() > room:
             return None
-        self.observations += int(demand.sum())
+        self._samples += int(demand.sum())
         return self._source.sums(self._instance.mu, demand)
-
-    def play(self, arms: np.ndarray) -> None:
-        """Every user plays ``arms`` to the horizon."""
-        self._trace.charge(np.array([self.horizon - self.t]), np.array([self._instance.round_regret(arms)]))
-
-    def regret_curve(self, points: int = 200) -> tuple[np.ndarray, np.ndarray]:
-        x = np.unique(np.linspace(0, self.t, points + 1).round().astype(np.int64))
-        return x, self._trace.curve(x)
 
 
 @fill
@@ -101,25 +88,11 @@ def batched_regret(instance: MultiUserInstance, learners: BatchLearner, horizon:
 
     Parameters
     ----------
-    instance : MultiUserInstance
-        N users x K arms with a reward model.
-    learners : BatchLearner
-        N batched learners (:class:`~anonbandits.core.learners.BatchLearner`), one per user.
+    {{driver_learners}}
     horizon : int
         The horizon T, between 1 and 10^9 rounds.
-    channel : str, optional
-        ``anonymous`` (default) or ``direct``.
-    C : int, optional
-        Anonymity parameter of the anonymous channel: released groups hold at least C users. Default 1.
-    decomposer : str, optional
-        The ``anondecomp`` method decomposing each batch on the anonymous channel. Default ``auto``.
-    rng : numpy.random.Generator
-        Randomness of the rewards.
-    decomposer_rng : numpy.random.Generator, optional
-        Randomness of randomized decomposers (default ``rng``).
-    {{mechanism}}
-        Anonymous channel only; its noise raises the variance proxy
-        (:func:`~anonbandits.anonymous.batches.noisy_variance`, the worst batch so far).
+    {{driver_channel}}
+    {{driver_mechanism}}
     sum_epsilon : float, optional
         When finite, each (learner, arm) batch sum gets ``Lap(1/sum_epsilon)`` from ``noise_rng`` before the
         update (DP-SE's noise, for learners built with that epsilon). Default ``inf``: none.
@@ -169,7 +142,7 @@ def batched_regret(instance: MultiUserInstance, learners: BatchLearner, horizon:
     dec_rng = decomposer_rng if decomposer_rng is not None else rng
     laplace = CentralLaplace(sum_epsilon) if math.isfinite(sum_epsilon) else None
     if channel == "direct":
-        books: AnonymousChannel | _DirectBooks = _DirectBooks(instance, horizon, rng)
+        books = _DirectBooks(instance, horizon, rng)
         sigma2 = base_sigma2 = UNIT_SIGMA2
     else:
         books = AnonymousChannel(instance, C, horizon, rng, mechanism=mechanism, noise_rng=noise_rng)
@@ -183,7 +156,7 @@ def batched_regret(instance: MultiUserInstance, learners: BatchLearner, horizon:
             learners.update(np.zeros((n, k)), demand, sigma2)
             continue
         if channel == "direct":
-            sums = books.serve(demand, learners.recommendation())
+            sums = books.pull(demand, learners.recommendation())
             assignments = distinct = 0
             method = "direct"
         else:

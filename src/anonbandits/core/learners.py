@@ -548,7 +548,8 @@ class BaSEElimination:
     Raises
     ------
     ConfigError
-        If an argument is out of its range.
+        If N < 1, K < 2, or the grid, ``gamma``, ``threshold`` or ``sigma2`` is out of its range (those of
+        :class:`~anonbandits.core.elimination.BatchedElimination`).
 
     {{refs_gao2019_paper000}}
 
@@ -621,12 +622,12 @@ class BaSEElimination:
 
         Raises
         ------
+        ConfigError
+            If ``sigma2`` is not a positive finite number.
         ValueError
             If ``counts`` gives samples to an eliminated arm.
         RuntimeError
             If no exploration batch is left.
-        ConfigError
-            If ``sigma2`` is not a positive finite number.
 
         Examples
         --------
