@@ -25,7 +25,9 @@ naive and median elimination (Even-Dar, Mannor, Mansour, COLT 2002) and successi
 SER3's (Allesiardo, Féraud, Maillard, 2017). :class:`EpochElimination` is successive elimination with the
 doubling epochs of DP-SE (Sajed and Sheffet, ICML 2019), the regret learner of "Near-Optimal Algorithms for
 Private Online Learning in a Stochastic Environment" (paper 001) and of "Distributed Differential Privacy in
-Multi-Armed Bandits" (Chowdhury and Zhou, ICLR 2023, paper 004): it needs no horizon.
+Multi-Armed Bandits" (Chowdhury and Zhou, ICLR 2023, paper 004): it needs no horizon. :class:`BaSEElimination`
+puts Algorithm 1's BaSE learners (:class:`~anonbandits.core.elimination.BatchedElimination`) behind the same
+protocol.
 """
 
 from __future__ import annotations

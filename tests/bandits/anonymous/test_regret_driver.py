@@ -77,12 +77,10 @@ def test_direct_channel_regret_matches_a_per_round_loop():
     while learners.exploring.any() and len(per_round) < T:
         demand, rec = learners.demand(), learners.recommendation()
         longest = int(demand.sum(axis=1).max())
+        sequences = [list(np.repeat(np.arange(3), demand[i])) + [rec[i]] * (longest - demand[i].sum())
+                     for i in range(2)]
         for t in range(longest):
-            arms = []
-            for i in range(2):
-                sequence = np.repeat(np.arange(3), demand[i])
-                arms.append(sequence[t] if t < sequence.size else rec[i])
-            per_round.append(sum(instance.gaps[i, a] for i, a in enumerate(arms)))
+            per_round.append(sum(instance.gaps[i, sequences[i][t]] for i in range(2)))
         learners.update(demand * mu, demand, 0.25)
     cumulative = np.concatenate(([0.0], np.cumsum(per_round)))[:T + 1]
     assert run.min_group_size == 1 and run.committed is None
