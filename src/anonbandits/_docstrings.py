@@ -217,6 +217,27 @@ SNIPPETS["refs_experiments"] = (
     'Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",\n'
     'ICML 2019 (DP-SE, the algorithm of the example).')
 
+# the Parameters shared by the drivers of batched learners (anonymous.bai.identify, anonymous.regret)
+SNIPPETS["driver_learners"] = (
+    "instance : MultiUserInstance\n    N users x K arms with a reward model.\n"
+    "learners : BatchLearner\n"
+    "    N batched learners (:class:`~anonbandits.core.learners.BatchLearner`), one per user.")
+SNIPPETS["driver_channel"] = (
+    "channel : str, optional\n    ``anonymous`` (default) or ``direct``.\n"
+    "C : int, optional\n"
+    "    Anonymity parameter of the anonymous channel: released groups hold at least C users. Default 1.\n"
+    "decomposer : str, optional\n"
+    "    The ``anondecomp`` method decomposing each batch on the anonymous channel. Default ``auto``.\n"
+    "rng : numpy.random.Generator\n    Randomness of the rewards.\n"
+    "decomposer_rng : numpy.random.Generator, optional\n    Randomness of randomized decomposers (default ``rng``).")
+SNIPPETS["driver_mechanism"] = (
+    "mechanism : CentralLaplace or Distributed or None, optional\n"
+    "    A privacy mechanism of :mod:`anonbandits.channels.mechanisms` on every released group sum (anonymous\n"
+    "    channel only); its noise raises the variance proxy (:func:`~anonbandits.anonymous.batches.noisy_variance`,\n"
+    "    the worst batch so far). ``None`` (the default) releases exact sums.\n"
+    "noise_rng : numpy.random.Generator or None, optional\n"
+    "    The source of the mechanism's noise (default ``rng``).")
+
 # the Parameters, Returns and Raises of a batch learner's update (core.learners)
 SNIPPETS["learner_update"] = (
     "Parameters\n----------\n"

@@ -369,8 +369,9 @@ class AlgorithmSpec:
         Raises
         ------
         ConfigError
-            For an unknown name, a deprecated name given with its new name, a value its type cannot convert,
-            a value outside its choices, or a value its rule refuses.
+            For an unknown name (a ``channel`` for an algorithm without one: the message names those of
+            :func:`channel_algorithms`), a deprecated name given with its new name, a value its type cannot
+            convert, a value outside its choices, or a value its rule refuses.
 
         Examples
         --------
@@ -390,6 +391,10 @@ class AlgorithmSpec:
             return f"--{name.replace('_', '-')}" if as_flags else f"parameter {name!r}"
 
         unknown = sorted(set(given) - set(known) - set(alias_of))
+        if "channel" in unknown:  # one rule for every algorithm: which ones take the anonymous channel
+            takers = ", ".join(channel_algorithms())
+            raise ConfigError(f"algorithm {self.name!r} has no {called('channel')}: {called('channel')} anonymous is "
+                              f"taken by {takers} only")
         if unknown:
             names = ", ".join(called(n) for n in unknown)
             raise ConfigError(f"algorithm {self.name!r} has no {names}; "
@@ -423,6 +428,39 @@ class AlgorithmSpec:
             for note in notes:
                 warnings.warn(note, DeprecatedParameterWarning, stacklevel=3)
         return out
+
+
+def channel_algorithms() -> list[str]:
+    """The algorithms whose ``channel`` parameter offers ``anonymous``, by name.
+
+    Every other algorithm refuses a ``channel`` (:meth:`AlgorithmSpec.resolve`) in one line naming these.
+
+    Returns
+    -------
+    list of str
+        Their names, sorted.
+
+    Raises
+    ------
+    RuntimeError
+        When two family packages register the same name (:func:`all_algorithms`).
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (the anonymous
+    channel).
+
+    Examples
+    --------
+    >>> {"anon-bai", "se", "dp-se"} <= set(channel_algorithms())
+    True
+    >>> get("ftnl").resolve({"channel": "anonymous"}, as_flags=True)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: algorithm 'ftnl' has no --channel: --channel anonymous is taken by ...
+    """
+    return sorted(name for name, spec in all_algorithms().items()
+                  if any(p.name == "channel" and "anonymous" in (p.choices or ()) for p in spec.params))
 
 
 @fill

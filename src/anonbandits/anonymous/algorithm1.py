@@ -1,7 +1,7 @@
 """Algorithm 1 of Esfandiari, Mirrokni, Schneider, *Anonymous Bandits for Multi-User Systems* (NeurIPS 2022),
 Section 3.3 and Theorem 1: low-regret anonymous bandits with a pluggable anonymous decomposition.
 
-Every user runs its own BaSE (:class:`~anonbandits.core.BatchedElimination`, all in lock-step on one static
+Every user runs its own BaSE (:class:`~anonbandits.core.learners.BaSEElimination`, all in lock-step on one static
 grid) with horizon ``T' = floor(T / (alpha (2C+2)))`` and ``B = max(2, ceil(log log T'))`` batches. Each
 exploration batch's graph (D_b, A_{.,b}) is checked to be U-batched, decomposed once by ``anondecomp``, and its
 assignments run through the channel's 2C+2-round sub-algorithm; the estimates go to the users' BaSE.
@@ -27,9 +27,11 @@ import numpy as np
 
 import anondecomp
 from anonbandits._docstrings import fill, filled_dataclass
+from anonbandits.anonymous.batches import noisy_variance
 from anonbandits.channels import AnonymousChannel, elicitation_rounds
 from anonbandits.channels.mechanisms import Mechanism
-from anonbandits.core import BatchedElimination, default_batches, static_grid
+from anonbandits.core import default_batches, static_grid
+from anonbandits.core.learners import BaSEElimination
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import AnonBanditsError, ConfigError, require
 
@@ -366,21 +368,22 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
                           "leaves BaSE no round")
     n_batches = batches or default_batches(base_horizon)
     base_sigma2 = (4 * C + 1) / 4  # the sub-algorithm's variance proxy; privacy noise adds to it
-    learner = BatchedElimination(n_users, n_arms, static_grid(grid, base_horizon, n_batches), gamma=gamma,
-                                 threshold=threshold, sigma2=base_sigma2)
+    learner = BaSEElimination(n_users, n_arms, static_grid(grid, base_horizon, n_batches), gamma=gamma,
+                              threshold=threshold, sigma2=base_sigma2)
+    sigma2, base = base_sigma2, learner.base
     records: list[BatchRecord] = []
-    while learner.exploring and not channel.done:
-        demand = learner.batch_length()
+    while learner.exploring.any() and not channel.done:
+        demand = base.batch_length()
         if demand == 0:
-            learner.update(np.zeros((n_users, n_arms)), np.zeros((n_users, n_arms), np.int64))
+            learner.update(np.zeros((n_users, n_arms)), np.zeros((n_users, n_arms), np.int64), sigma2)
             continue
         active = learner.active.copy()
         short = anondecomp.check_u_batched(active, U)
         if short.size and not best_effort:
-            raise NotUBatchedError(f"batch {learner.batch + 1}: the graph is not {U}-batched, arm(s) "
+            raise NotUBatchedError(f"batch {base.batch + 1}: the graph is not {U}-batched, arm(s) "
                                    f"{', '.join(map(str, short))} cannot get {U} users (an optimal arm was "
                                    "eliminated); rerun with best_effort to continue", arms=short,
-                                   batch=learner.batch + 1)
+                                   batch=base.batch + 1)
         graph = anondecomp.DemandGraph.from_batched(float(demand), active)
         res = anondecomp.decompose(graph, C, method=decomposer, rng=dec_rng, best_effort=best_effort)
         t0 = channel.t
@@ -388,16 +391,15 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
         complete = channel.t - t0 == res.total_assignments * r
         if complete and not best_effort and np.any(fb.counts[active] < graph.required[active]):
             raise AnonBanditsError(f"decomposer {res.method!r} left (user, arm) pairs below their demand in "
-                                   f"batch {learner.batch + 1}")
+                                   f"batch {base.batch + 1}")
         if fb.noise is not None and complete:
             noise += fb.noise
-            n = learner.counts + fb.counts
-            learner.sigma2 = base_sigma2 + float(np.max(noise / np.maximum(n, 1), where=active, initial=0.0))
-        eliminated = learner.update(fb.sums, fb.counts) if complete else np.zeros(0, bool)
+            sigma2 = noisy_variance(base_sigma2, noise, base.counts + fb.counts, active)
+        eliminated = learner.update(fb.sums, fb.counts, sigma2) if complete else np.zeros(0, bool)
         records.append(BatchRecord(demand=demand, assignments=res.total_assignments, distinct=res.n_distinct,
                                    method=res.method, uncovered=len(res.uncovered), rounds=channel.t - t0,
                                    eliminated=int(eliminated.sum()), active_pairs=int(active.sum())))
-    return AnonymousRun.finish(channel, instance, learner.commit, records,
-                               {"alpha": alpha, "base_horizon": base_horizon, "grid": learner.grid.tolist(),
+    return AnonymousRun.finish(channel, instance, learner.recommendation, records,
+                               {"alpha": alpha, "base_horizon": base_horizon, "grid": base.grid.tolist(),
                                 "batches": n_batches,
                                 "thin_arm_users": int(np.isin(instance.optimal, thin).sum())})

@@ -9,30 +9,34 @@ batch's demand (the learners' :meth:`~anonbandits.core.learners.BatchLearner.dem
   largest number of samples one user takes in it (one pull per round);
 * on the **anonymous** channel by a demand graph decomposed with ``anondecomp.decompose`` (the learners'
   demands, each user's support apart from its demand), the 2C+2-round sub-algorithm on every assignment, the
-  auditor (no group below C), and estimates with the variance proxy ``(4C+1)/4``: the batch lasts
+  auditor (no group below C), and estimates with the variance proxy ``(4C+1)/4`` (raised by a privacy
+  mechanism's noise, :func:`~anonbandits.anonymous.batches.noisy_variance`): the batch lasts
   ``R_b (2C+2)`` rounds, so the rounds spent until the last user stops are ``sum_b R_b (2C+2)`` and a
   shorter decomposition means fewer rounds.
 
-**[DECISION]** Supports: a user still exploring may be assigned to any arm (it discards what it did not ask
-for); a user that has stopped plays only its recommendation, filling groups there so nobody else drops below
-C+1. An arm that cannot gather C+1 users is refused in one line naming it and the batch.
+The anonymous step is :mod:`anonbandits.anonymous.batches`, shared with the regret driver
+:func:`~anonbandits.anonymous.batched_regret`. **[DECISION]** Supports: a user still exploring may be assigned
+to any arm (it discards what it did not ask for); a user that has stopped plays only its recommendation, filling
+groups there so nobody else drops below C+1. An arm that cannot gather C+1 users is refused in one line naming
+it and the batch.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 import anondecomp
 from anonbandits._docstrings import fill
+from anonbandits.anonymous.batches import decompose_demand, elicit_demand, noisy_variance
+from anonbandits.channel_flags import CHANNELS
 from anonbandits.channels import AnonymousChannel, DirectChannel, elicitation_rounds
 from anonbandits.channels.anonymous import MAX_HORIZON
+from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.core.learners import UNIT_SIGMA2, BatchLearner
 from anonbandits.envs.instances import MultiUserInstance
-from anonbandits.errors import AnonBanditsError, require
-
-CHANNELS = ("direct", "anonymous")
+from anonbandits.errors import ConfigError, require
 
 
 @fill
@@ -58,6 +62,9 @@ class IdentificationRun:
         Assignments R of the batches' decompositions, summed (0 on the direct channel).
     min_group_size : int or None
         The smallest group whose sum was released (1 on the direct channel; None if none was).
+    exposure : dict, optional
+        The channel's privacy exposure (:func:`~anonbandits.channels.mechanisms.guarantee`); empty without a
+        mechanism. Default ``{}``.
 
     {{refs_paper000}}
 
@@ -77,6 +84,7 @@ class IdentificationRun:
     batches: int
     assignments: int
     min_group_size: int | None
+    exposure: dict = field(default_factory=dict)
 
     def error_rate(self, instance: MultiUserInstance, approx: float) -> float:
         """Share of users whose recommendation is not ``approx``-optimal for them.
@@ -105,39 +113,20 @@ class IdentificationRun:
         return float(np.mean(gap > approx))
 
 
-def _supports(learners: BatchLearner) -> np.ndarray:
-    """(N, K): every arm for a learner still exploring, its recommendation alone once it has stopped."""
-    n, k = learners.n_learners, learners.n_arms
-    support = np.repeat(learners.exploring[:, None], k, axis=1)
-    support[np.arange(n), learners.recommendation()] = True
-    return support
-
-
 @fill
 def identify(instance: MultiUserInstance, learners: BatchLearner, *, channel: str = "anonymous", C: int = 1,
              decomposer: str = "auto", rng: np.random.Generator,
-             decomposer_rng: np.random.Generator | None = None,
-             max_rounds: int = MAX_HORIZON) -> IdentificationRun:
+             decomposer_rng: np.random.Generator | None = None, max_rounds: int = MAX_HORIZON,
+             mechanism: Mechanism | None = None, noise_rng: np.random.Generator | None = None) -> IdentificationRun:
     """Run ``learners`` (one per user of ``instance``) batch by batch until every one has stopped.
 
     Parameters
     ----------
-    instance : MultiUserInstance
-        N users x K arms with a reward model.
-    learners : BatchLearner
-        N batched learners (:class:`~anonbandits.core.learners.BatchLearner`), one per user.
-    channel : str, optional
-        ``anonymous`` (default) or ``direct``.
-    C : int, optional
-        Anonymity parameter of the anonymous channel: released groups hold at least C users. Default 1.
-    decomposer : str, optional
-        The ``anondecomp`` method decomposing each batch on the anonymous channel. Default ``auto``.
-    rng : numpy.random.Generator
-        Randomness of the rewards.
-    decomposer_rng : numpy.random.Generator, optional
-        Randomness of randomized decomposers (default ``rng``).
+    {{driver_learners}}
+    {{driver_channel}}
     max_rounds : int, optional
         A cap on the rounds; learners still exploring then keep their current recommendation.
+    {{driver_mechanism}}
 
     Returns
     -------
@@ -147,7 +136,8 @@ def identify(instance: MultiUserInstance, learners: BatchLearner, *, channel: st
     Raises
     ------
     ConfigError
-        For an unknown channel or decomposer, or learners that do not match the instance.
+        For an unknown channel or decomposer, learners that do not match the instance, or a mechanism on the
+        direct channel.
     AnonBanditsError
         When an arm some learner wants cannot gather C + 1 users, or a decomposer leaves a pair short.
 
@@ -165,6 +155,8 @@ def identify(instance: MultiUserInstance, learners: BatchLearner, *, channel: st
             f"{instance.n_users} x {instance.n_arms} to match the instance",
             f"{learners.n_learners} x {learners.n_arms}")
     require(decomposer in anondecomp.METHODS, "decomposer", f"one of {', '.join(anondecomp.METHODS)}", decomposer)
+    if mechanism is not None and channel == "direct":
+        raise ConfigError("a privacy mechanism acts on released group sums: it needs the anonymous channel")
     n = instance.n_users
     stopped_at = np.full(n, -1, dtype=np.int64)
     stopped_at[~learners.exploring] = 0
@@ -173,8 +165,8 @@ def identify(instance: MultiUserInstance, learners: BatchLearner, *, channel: st
         source = DirectChannel(instance.mu, instance.model, rng, sigma=instance.sigma)
         sigma2, min_group = UNIT_SIGMA2, 1
     else:
-        anon = AnonymousChannel(instance, C, max_rounds, rng)
-        sigma2, per_assignment = (4 * C + 1) / 4, elicitation_rounds(C)
+        anon = AnonymousChannel(instance, C, max_rounds, rng, mechanism=mechanism, noise_rng=noise_rng)
+        sigma2 = base_sigma2 = (4 * C + 1) / 4
     dec_rng = decomposer_rng if decomposer_rng is not None else rng
     while learners.exploring.any():
         demand = learners.demand()
@@ -185,32 +177,27 @@ def identify(instance: MultiUserInstance, learners: BatchLearner, *, channel: st
             sums, counts = source.sums(instance.mu, demand), demand
             rounds += longest
         else:
-            graph = anondecomp.DemandGraph.from_weights(demand, support=_supports(learners))
-            thin = graph.thin_arms(C)
-            if thin.size:
-                raise AnonBanditsError(f"batch {batches + 1}: arm {int(thin[0])} is wanted but fewer than C + 1 = "
-                                       f"{C + 1} users can play it; the instance needs more users per arm")
-            res = anondecomp.decompose(graph, C, method=decomposer, rng=dec_rng)
-            if anon.t + res.total_assignments * per_assignment > max_rounds:
+            res = decompose_demand(learners, demand, C, decomposer, dec_rng, batches + 1)
+            if anon.t + res.total_assignments * elicitation_rounds(C) > max_rounds:
                 break
-            fb = anon.elicit(res.assignments, res.multiplicities, wanted=demand)
+            fb, _ = elicit_demand(anon, res, demand, batches + 1)
             sums, counts = fb.sums, fb.counts
             surplus += int(fb.surplus.sum())
             assignments += res.total_assignments
-            if not np.array_equal(counts, demand):
-                raise AnonBanditsError(f"decomposer {res.method!r} left pairs below their demand in batch "
-                                       f"{batches + 1}")
+            if fb.noise is not None:
+                sigma2 = max(sigma2, noisy_variance(base_sigma2, fb.noise, counts, counts > 0))
             rounds = anon.t
         was = learners.exploring.copy()
         learners.update(sums, counts, sigma2)
         samples += int(counts.sum())
         batches += 1
         stopped_at[was & ~learners.exploring] = rounds
+    exposure = {}
     if channel == "anonymous":
-        min_group = anon.min_group_size
+        min_group, exposure = anon.min_group_size, anon.exposure
     return IdentificationRun(rounds=rounds, stopped_at=stopped_at, recommendation=learners.recommendation(),
                              samples=samples, surplus=surplus, batches=batches, assignments=assignments,
-                             min_group_size=min_group)
+                             min_group_size=min_group, exposure=exposure)
 
 
 @fill

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,44 +24,25 @@ import numpy as np
 import anondecomp
 from anonbandits.anonymous.algorithm1 import AnonymousRun, anon_batched, parse_alpha
 from anonbandits.anonymous.algorithm2 import anon_etc
-from anonbandits.anonymous.bai import CHANNELS, identify, stop_curve
+from anonbandits.anonymous.bai import identify, stop_curve
+from anonbandits.anonymous.regret import batched_regret
+from anonbandits.channel_flags import (
+    CHANNELS,
+    DIRECT_ONLY,
+    INSTANCE_PARAMS,
+    PRIVACY_PARAMS,
+    SHARES,
+)
 from anonbandits.channels import CentralLaplace, Distributed
 from anonbandits.channels.anonymous import MAX_HORIZON
 from anonbandits.channels.mechanisms import Mechanism, guarantee
 from anonbandits.core import GRIDS, THRESHOLDS
-from anonbandits.core.learners import SUBROUTINES, BestArmElimination
-from anonbandits.dp.distributed.protocols import PROTOCOLS
+from anonbandits.core.learners import SUBROUTINES, BestArmElimination, EpochElimination
 from anonbandits.envs.instances import INSTANCE_REWARDS, MultiUserInstance, clustered_instance
 from anonbandits.envs.means_file import read_means
-from anonbandits.errors import ConfigError
+from anonbandits.errors import ConfigError, require
 from anonbandits.registry import AlgorithmSpec, Param, Result, parse_bool
-from anonbandits.validation import POSITIVE, Rule, is_integer
-
-#: ``--shares`` of ``--privacy distributed``: the paper 004 protocol whose per-member noise shares they are.
-SHARES = {"polya": "dist-dp-se", "skellam": "dist-rdp-se", "gaussian": "dist-cdp-se"}
-
-
-def parse_epsilon(value: str | float) -> float:
-    """A positive finite number; the float infinity (the default, never typed text) means no privacy."""
-    eps = float(value)
-    if not 0 < eps < math.inf and (isinstance(value, str) or eps != math.inf):
-        raise ValueError(f"expected a positive finite number, got {value!r}")
-    return eps
-
-
-PRIVACY_PARAMS = (
-    Param("privacy", str, "none", "noise on every released group sum: none, central (Laplace) or "
-          "distributed (members' shares through secure aggregation); the results report "
-          "privacy_epsilon (per reward), privacy_epsilon_per_user (whole run) and privacy_delta",
-          choices=("none", "central", "distributed")),
-    Param("epsilon", parse_epsilon, math.inf, "event-level epsilon, needed by --privacy central|distributed "
-          "(inf = none given): each released group sum is epsilon-DP w.r.t. any one reward in it "
-          "(sensitivity 1: rewards lie in [0, 1])", rule=POSITIVE),
-    Param("shares", str, "polya", "noise shares of --privacy distributed (bernoulli rewards): polya = pure "
-          "epsilon-DP; skellam, gaussian = paper 004's RDP / CDP calibration", choices=tuple(SHARES)),
-    Param("dp_delta", float, 1e-6, "delta of the reported (epsilon, delta) guarantees (per user; also per reward "
-          "with skellam/gaussian shares)", aliases=("delta",)),
-)
+from anonbandits.validation import Rule, is_integer
 
 
 def _mechanism(params: Mapping[str, Any]) -> Mechanism | None:
@@ -74,29 +56,17 @@ def _mechanism(params: Mapping[str, Any]) -> Mechanism | None:
         return CentralLaplace(eps)
     if params["reward"] != "bernoulli":
         raise ConfigError(f"privacy distributed needs bernoulli rewards (exact encoding), got {params['reward']}")
-    return Distributed(PROTOCOLS[SHARES[params["shares"]]](eps, 1.0 / params["horizon"]))
+    # imported here: anonbandits.dp imports this module for the flags of se and dp-se
+    from anonbandits.dp.distributed.protocols import PROTOCOLS
+
+    horizon = params["horizon"] if "horizon" in params else params["max_rounds"]  # anon-bai: its cap on the rounds
+    return Distributed(PROTOCOLS[SHARES[params["shares"]]](eps, 1.0 / horizon))
 
 
-INSTANCE_PARAMS = (
-    Param("users", int, 300, "number of users N", unit="users"),
-    Param("arms", int, 5, "number of arms K", unit="arms"),
-    Param("C", int, 3, "anonymity parameter: every observed group has at least C users", unit="users"),
-    Param("cluster", int, 0, "U: every arm is optimal for at least U users (0 = balanced, floor(N/K))",
-          unit="users"),
-    Param("horizon", int, 200_000, "number of rounds T", unit="rounds",
-          rule=Rule(lambda v: is_integer(v) and 1 <= v <= MAX_HORIZON, f"between 1 and {MAX_HORIZON:.0e} rounds")),
-    Param("gap", float, 0.1, "each user's gap between its best and second-best mean (others are larger)",
-          unit="reward"),
-    Param("reward", str, "bernoulli", "reward model (gaussian = clipped N(mu, 0.5^2))", choices=INSTANCE_REWARDS),
-    Param("instance_seed", int, -1, "seed of the instance; -1 draws a new instance from each run's seed"),
-    Param("means", str, "", "a means file (.csv matrix or user-type table with a count column, .parquet table; "
-          "docs/anonymous-bandits.md) instead of a clustered instance: it sets users and arms",
-          rule=Rule(lambda v: isinstance(v, str), "the path of a means file, or empty")),
-    *PRIVACY_PARAMS,
-)
-
-#: the instance parameters of anon-bai (no horizon: it stops when every user has; no privacy yet)
-BAI_INSTANCE = ("users", "arms", "C", "cluster", "gap", "reward", "instance_seed", "means")
+#: the instance and privacy parameters of anon-bai (no horizon: it stops when every user has; no dp_delta: its
+#: delta is the failure probability, and the privacy delta is reported at dp_delta's default)
+BAI_INSTANCE = ("users", "arms", "C", "cluster", "gap", "reward", "instance_seed", "means", "privacy", "epsilon",
+                "shares")
 
 BATCHED_PARAMS = (
     Param("decomposer", str, "auto", "anondecomp method decomposing each batch", choices=tuple(anondecomp.METHODS)),
@@ -138,11 +108,9 @@ def _run(params: Mapping[str, Any], seed: int) -> tuple[Any, ...]:
 
 def _output(run: AnonymousRun, label: str, extra: Mapping[str, Any], params: Mapping[str, Any],
             mechanism: Mechanism | None, info: Mapping[str, Any] | None = None) -> Result:
-    # no mechanism: no guarantee to report, so the privacy metrics are empty (the schema's "not applicable")
-    privacy = guarantee(mechanism, run.info["exposure"], params["dp_delta"]) if mechanism else (None, None, None)
     optimal = run.optimal_fraction
     metrics = {**extra, "regret": run.regret, "observations": run.observations, "min_group_size": run.min_group_size,
-               **dict(zip(("privacy_epsilon", "privacy_epsilon_per_user", "privacy_delta"), privacy, strict=True)),
+               **_privacy(mechanism, run.info["exposure"], params["dp_delta"]),
                "exploration_rounds": run.exploration_rounds, "assignments": sum(b.assignments for b in run.batches),
                "optimal_fraction": None if optimal is None or math.isnan(optimal) else optimal}
     return Result(metrics=metrics, curve=run.curve, label=label, info=dict(info or {}),
@@ -182,20 +150,70 @@ BAI_PARAMS = (
 )
 
 
+def _privacy(mechanism: Mechanism | None, exposure: Mapping, dp_delta: float) -> dict[str, Any]:
+    """The privacy metrics of a run; empty (the schema's "not applicable") without a mechanism."""
+    privacy = guarantee(mechanism, exposure, dp_delta) if mechanism else (None, None, None)
+    return dict(zip(("privacy_epsilon", "privacy_epsilon_per_user", "privacy_delta"), privacy, strict=True))
+
+
 def run_bai(params: Mapping[str, Any], seed: int) -> Result:
     """``anon-bai``: best-arm identification for every user of a clustered instance, in lock-step batches."""
-    instance, reward_rng, dec_rng, _ = _instance(params, seed)
+    instance, reward_rng, dec_rng, mechanism, noise_rng = _run(params, seed)
     learners = BestArmElimination(instance.n_users, instance.n_arms, params["subroutine"], approx=params["approx"],
                                   delta=params["delta"], rng=dec_rng)
     run = identify(instance, learners, channel=params["channel"], C=params["C"], decomposer=params["decomposer"],
-                   rng=reward_rng, decomposer_rng=dec_rng, max_rounds=params["max_rounds"])
+                   rng=reward_rng, decomposer_rng=dec_rng, max_rounds=params["max_rounds"], mechanism=mechanism,
+                   noise_rng=noise_rng)
     metrics = {"rounds": run.rounds, "samples": run.samples, "surplus": run.surplus, "batches": run.batches,
                "assignments": run.assignments, "min_group_size": run.min_group_size,
                "users_approx_optimal": 1.0 - run.error_rate(instance, params["approx"])}
+    if mechanism is not None:
+        metrics.update(_privacy(mechanism, run.exposure, PRIVACY_PARAMS[-1].default))
     label = f"anon-bai/{params['subroutine']}/{params['channel']}"
     if params["channel"] == "anonymous":
         label += f"/{params['decomposer']}"
     return Result(metrics=metrics, curve=stop_curve(run), label=label)
+
+
+def _epoch_instance(params: Mapping[str, Any], seed: int, default_means: str) -> tuple[Any, ...]:
+    """``_instance`` for se/dp-se: the default means give a clustered instance, a comma list the same means to
+    every user, anything else is a means file."""
+    from anonbandits.envs.rewards import parse_means
+
+    means = params["means"]
+    is_file = means != default_means and Path(means).suffix.lower() in (".csv", ".parquet", ".pq")
+    instance, *streams = _instance({**params, "means": means if is_file else ""}, seed)
+    if not is_file and means != default_means:
+        mu = np.tile(parse_means(means), (params["users"], 1))
+        instance = MultiUserInstance(mu=mu, model=params["reward"])
+    return instance, *streams
+
+
+def run_epochs(name: str, defaults: Mapping[str, Any], params: Mapping[str, Any], seed: int) -> Result:
+    """``se`` and ``dp-se --channel anonymous``: N users' SE (DP-SE) with doubling epochs over the anonymous
+    channel, for the horizon (:func:`~anonbandits.anonymous.batched_regret`). ``defaults`` are the entry's."""
+    from anonbandits.dp.elimination import parse_confidence
+
+    changed = [n for n in DIRECT_ONLY if n in params and params[n] != defaults[n]]
+    if changed:
+        flags = ", ".join(f"--{n.replace('_', '-')}" for n in changed)
+        raise ConfigError(f"{name}: {flags} only with --channel direct")
+    require(params["reward"] in INSTANCE_REWARDS, "reward", f"one of {', '.join(INSTANCE_REWARDS)} on the "
+            "anonymous channel", params["reward"])
+    private = name == "dp-se"
+    eps = params["epsilon"] if private else math.inf
+    mechanism = _mechanism({**params, "epsilon": eps if params["privacy"] != "none" else math.inf}
+                           if private else params)
+    instance, reward_rng, dec_rng, noise_rng = _epoch_instance(params, seed, defaults["means"])
+    learners = EpochElimination(instance.n_users, instance.n_arms,
+                                confidence=parse_confidence(params["confidence"], params["horizon"]), epsilon=eps)
+    run = batched_regret(instance, learners, params["horizon"], C=params["C"], decomposer=params["decomposer"],
+                         rng=reward_rng, decomposer_rng=dec_rng, mechanism=mechanism, noise_rng=noise_rng,
+                         sum_epsilon=eps)
+    extra = {"batches": len(run.batches), "surplus": run.info["surplus"], "samples": run.info["samples"],
+             "users_stopped": run.info["stopped"]}
+    label = f"{name}/anonymous/{params['decomposer']}" + (f" (eps={eps:g})" if private else "")
+    return _output(run, label, extra, params, mechanism)
 
 
 def run_etc(params: Mapping[str, Any], seed: int) -> Result:

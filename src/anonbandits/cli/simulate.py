@@ -136,6 +136,8 @@ def _tasks(args: argparse.Namespace) -> list[Task]:
         if k is None:
             raise ConfigError(f"algorithm {spec.name!r} takes --FLAG VALUE pairs, got a stray {rest[0]!r}")
         value = rest[k + 1] if k + 1 < len(rest) and not rest[k + 1].startswith("-") else None
+        if rest[k].partition("=")[0] == "--channel":  # the registry's one line naming the algorithms taking it
+            spec.resolve({"channel": value}, as_flags=True)
         given = f" (given {value!r})" if value is not None else ""
         raise ConfigError(f"algorithm {spec.name!r} has no flag {rest[k]}{given}; see {parser.prog} --help")
     given = vars(ns)

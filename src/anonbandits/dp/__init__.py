@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from anonbandits.channel_flags import ANONYMOUS_ONLY, epoch_params
 from anonbandits.core.schedules import SPACINGS, checkpoint_grid
 from anonbandits.dp.common import BanditRun, Ledger, RegretTrace
 from anonbandits.dp.elimination import ORDERS, dp_se, se, successive_elimination
@@ -20,6 +21,7 @@ from anonbandits.dp.ftnl import ftnl
 from anonbandits.dp.hybrid_ucb import TREE_NOISES, HybridBatch, hybrid_ucb, hybrid_ucb_batch
 from anonbandits.dp.lazy_ucb import STORAGES, anytime_lazy_ucb
 from anonbandits.envs.rewards import GAUSSIAN_SIGMA, REWARD_MODELS, model_means, parse_means, sum_rewards
+from anonbandits.errors import ConfigError
 from anonbandits.registry import AlgorithmSpec, Param, Result
 from anonbandits.validation import validated
 
@@ -43,12 +45,33 @@ def _run(algorithm: Callable[..., BanditRun], name: str, fixed: Mapping[str, Any
     return Result(metrics=run.metrics(), curve=(run.checkpoints, run.curve), label=label)
 
 
+def _run_channel(algorithm: Callable[..., BanditRun], name: str, params: Mapping[str, Any], seed: int) -> Result:
+    """``se``/``dp-se``: the single-user engine on the direct channel (the flags of the anonymous channel left at
+    their defaults), or N users over the anonymous channel (:func:`~anonbandits.anonymous.specs.run_epochs`)."""
+    defaults = next(spec for spec in ALGORITHMS if spec.name == name).defaults()
+    if params["channel"] == "anonymous":
+        from anonbandits.anonymous.specs import run_epochs  # the anonymous family loads only when asked for
+
+        return run_epochs(name, defaults, params, seed)
+    anonymous = [n for n in ANONYMOUS_ONLY if n in params]
+    changed = [n for n in anonymous if params[n] != defaults[n]]
+    if changed:
+        flags = ", ".join(f"--{n.replace('_', '-')}" for n in changed)
+        raise ConfigError(f"{name}: {flags} only with --channel anonymous")
+    drop = {"channel", *anonymous, *(() if name == "dp-se" else ("epsilon",))}
+    return _run(algorithm, name, {}, {k: v for k, v in params.items() if k not in drop}, seed)
+
+
 def _spec(name: str, algorithm: Callable[..., BanditRun], params: tuple[Param, ...], summary: str,
           fixed: Mapping[str, Any] | None = None, **options: Any) -> AlgorithmSpec:
     return AlgorithmSpec(name, partial(_run, algorithm, name, fixed or {}), params, summary, "dp", **options)
 
 
 MEANS = Param("means", str, "0.9,0.8,0.7", "comma-separated arm (action) means in [0, 1]")
+#: se's and dp-se's means: also a means file with --channel anonymous
+CHANNEL_MEANS = Param("means", str, "0.9,0.8,0.7", "comma-separated arm means in [0, 1]; --channel anonymous: "
+                      "this default draws a clustered instance, another list gives every user these means, a "
+                      ".csv/.parquet path is a means file (docs/anonymous-bandits.md)")
 EPSILON = Param("epsilon", float, 0.5, "privacy parameter epsilon")
 HORIZON = Param("horizon", int, 2 * 2**21, "number of rounds T (paper 001: 2 x 2^21)", unit="rounds")
 REWARDS = (Param("reward", str, "bernoulli", "reward distribution", choices=REWARD_MODELS),
@@ -62,10 +85,14 @@ INITIAL = Param("initial", str, "random", "action of epoch 0: 'random' or an ind
 EXPERTS = {"curve_axes": ("round", "cumulative pseudo-regret (experts)")}
 
 ALGORITHMS: tuple[AlgorithmSpec, ...] = (
-    _spec("se", se, (MEANS, HORIZON, *REWARDS, CONFIDENCE, ORDER),
-          "non-private successive elimination (DP-SE's schedule without noise)"),
-    _spec("dp-se", dp_se, (MEANS, EPSILON, HORIZON, *REWARDS, CONFIDENCE, ORDER),
-          "DP-SE, Sajed & Sheffet 2019 (baseline of papers 001 and 004)"),
+    AlgorithmSpec("se", partial(_run_channel, se, "se"),
+                  (CHANNEL_MEANS, HORIZON, *REWARDS, CONFIDENCE, ORDER, *epoch_params(private=False)),
+                  "non-private successive elimination (DP-SE's schedule without noise); --channel anonymous: "
+                  "N users over the anonymous channel", "dp"),
+    AlgorithmSpec("dp-se", partial(_run_channel, dp_se, "dp-se"),
+                  (CHANNEL_MEANS, EPSILON, HORIZON, *REWARDS, CONFIDENCE, ORDER, *epoch_params(private=True)),
+                  "DP-SE, Sajed & Sheffet 2019 (baseline of papers 001 and 004); --channel anonymous: N users "
+                  "over the anonymous channel", "dp"),
     _spec("anytime-lazy-ucb", anytime_lazy_ucb,
           (MEANS, EPSILON, HORIZON, *REWARDS,
            Param("storage", str, "o1", "o1: Appendix A tuples; arrays: keep observations", choices=STORAGES)),

@@ -1,0 +1,200 @@
+"""One batch of batched learners over the anonymous channel: the step every anonymous driver runs.
+
+Esfandiari, Mirrokni, Schneider, *Anonymous Bandits for Multi-User Systems* (NeurIPS 2022, paper 000). A
+batch's demand (the learners' :meth:`~anonbandits.core.learners.BatchLearner.demand`) becomes a demand graph
+whose supports are kept apart from the demand (:func:`supports`), ``anondecomp.decompose`` splits it into
+C-anonymous assignments (:func:`decompose_demand`), the channel runs the 2C+2-round sub-algorithm on them, the
+auditor checks every released group, and each learner keeps exactly the estimates it asked for
+(:func:`elicit_demand`); a privacy mechanism's noise raises the variance proxy (:func:`noisy_variance`).
+:func:`~anonbandits.anonymous.identify` (best-arm identification) and
+:func:`~anonbandits.anonymous.batched_regret` (regret over a horizon) both run it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import anondecomp
+from anonbandits._docstrings import fill
+from anonbandits.channels import AnonymousChannel, Feedback, elicitation_rounds
+from anonbandits.core.learners import BatchLearner
+from anonbandits.errors import AnonBanditsError
+
+
+@fill
+def supports(learners: BatchLearner) -> np.ndarray:
+    """The arms each user may be assigned: every arm while it explores, its recommendation alone once stopped.
+
+    **[DECISION]** A user still exploring may fill a group on any arm (it discards what it did not ask for); a
+    user that has stopped plays only its recommendation, so nobody else drops below C+1 on that arm.
+
+    Parameters
+    ----------
+    learners : BatchLearner
+        N batched learners.
+
+    Returns
+    -------
+    numpy.ndarray
+        (N, K) bool support.
+
+    {{refs_paper000}}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.core.learners import BestArmElimination
+    >>> learners = BestArmElimination(2, 3, "naive", approx=0.5, delta=0.1, rng=np.random.default_rng(0))
+    >>> supports(learners).tolist()  # before any sample: every arm
+    [[True, True, True], [True, True, True]]
+    >>> wanted = learners.demand()
+    >>> _ = learners.update(wanted * np.array([0.1, 0.9, 0.2]), wanted, 0.25)
+    >>> supports(learners).tolist()  # stopped: the recommendation alone
+    [[False, True, False], [False, True, False]]
+    """
+    n, k = learners.n_learners, learners.n_arms
+    support = np.repeat(learners.exploring[:, None], k, axis=1)
+    support[np.arange(n), learners.recommendation()] = True
+    return support
+
+
+@fill
+def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decomposer: str,
+                     rng: np.random.Generator, batch: int) -> anondecomp.Decomposition:
+    """The C-anonymous decomposition of one batch's demand, every user on its :func:`supports`.
+
+    Parameters
+    ----------
+    learners : BatchLearner
+        The N learners whose ``demand`` this is (their supports and recommendations).
+    demand : numpy.ndarray
+        (N, K) int64 samples wanted; a row of zeros is a user that only fills groups.
+    C : int
+        The anonymity parameter.
+    decomposer : str
+        An ``anondecomp.METHODS`` name.
+    rng : numpy.random.Generator
+        Randomness of randomized decomposers.
+    batch : int
+        The batch's number (1-based), for the error messages.
+
+    Returns
+    -------
+    anondecomp.Decomposition
+        The assignments and their multiplicities.
+
+    Raises
+    ------
+    AnonBanditsError
+        When an arm some learner wants cannot gather C + 1 users.
+
+    {{refs_paper000}}
+    Section 3.2: the decomposition.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.core.learners import EpochElimination
+    >>> learners = EpochElimination(6, 2, confidence=0.1)
+    >>> learners.demand()[0].tolist()
+    [650, 650]
+    >>> res = decompose_demand(learners, learners.demand(), 2, "polytope", np.random.default_rng(0), 1)
+    >>> res.total_assignments  # R = D: each user's 1300 samples, no assignment wasted
+    1300
+    """
+    graph = anondecomp.DemandGraph.from_weights(demand, support=supports(learners))
+    thin = graph.thin_arms(C)
+    if thin.size:
+        raise AnonBanditsError(f"batch {batch}: arm {int(thin[0])} is wanted but fewer than C + 1 = {C + 1} users "
+                               "can play it; the instance needs more users per arm")
+    return anondecomp.decompose(graph, C, method=decomposer, rng=rng)
+
+
+@fill
+def elicit_demand(channel: AnonymousChannel, res: anondecomp.Decomposition, demand: np.ndarray,
+                  batch: int) -> tuple[Feedback, bool]:
+    """Run a batch's decomposition through the channel, each pair keeping exactly its demanded estimates.
+
+    Parameters
+    ----------
+    channel : anonbandits.channels.AnonymousChannel
+        The run's channel (its clock may cut the batch at the horizon).
+    res : anondecomp.Decomposition
+        The batch's decomposition (:func:`decompose_demand`).
+    demand : numpy.ndarray
+        (N, K) int64 samples wanted.
+    batch : int
+        The batch's number (1-based), for the error message.
+
+    Returns
+    -------
+    feedback : anonbandits.channels.Feedback
+        Sums and counts of the kept estimates, the discarded ``surplus`` and, with a mechanism, the noise
+        variances.
+    complete : bool
+        Whether every repetition ran (False when the horizon cut the batch: the feedback is then partial).
+
+    Raises
+    ------
+    AnonBanditsError
+        When a complete batch left a pair below its demand.
+
+    {{refs_paper000}}
+    Section 3.1: the sub-algorithm.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.channels import AnonymousChannel
+    >>> from anonbandits.core.learners import EpochElimination
+    >>> from anonbandits.envs import clustered_instance
+    >>> instance = clustered_instance(6, 2, 0, 0.4, np.random.default_rng(0))
+    >>> learners = EpochElimination(6, 2, confidence=0.1)
+    >>> demand = learners.demand()
+    >>> res = decompose_demand(learners, demand, 2, "polytope", np.random.default_rng(1), 1)
+    >>> feedback, complete = elicit_demand(AnonymousChannel(instance, 2, 10**6, np.random.default_rng(2)), res,
+    ...                                    demand, 1)
+    >>> complete, bool((feedback.counts == demand).all())
+    (True, True)
+    """
+    t0 = channel.t
+    fb = channel.elicit(res.assignments, res.multiplicities, wanted=demand)
+    complete = channel.t - t0 == res.total_assignments * elicitation_rounds(channel.C)
+    if complete and not np.array_equal(fb.counts, demand):
+        raise AnonBanditsError(f"decomposer {res.method!r} left pairs below their demand in batch {batch}")
+    return fb, complete
+
+
+def noisy_variance(sigma2: float, noise: np.ndarray, counts: np.ndarray, where: np.ndarray) -> float:
+    """The variance proxy of estimates whose sums carry a mechanism's noise: ``sigma2 + max W_ij / n_ij``.
+
+    **[DECISION]** Variance-matched: the noise variance ``W_ij`` of a pair's sum (public: it depends on no
+    reward) spread over its ``n_ij`` estimates, the worst pair of ``where``.
+
+    Parameters
+    ----------
+    sigma2 : float
+        The proxy without noise (``(4C+1)/4`` on the anonymous channel).
+    noise : numpy.ndarray
+        (N, K) noise variance of each pair's sum.
+    counts : numpy.ndarray
+        (N, K) estimates in each pair's sum.
+    where : numpy.ndarray
+        (N, K) bool, the pairs whose estimates the learners use.
+
+    Returns
+    -------
+    float
+        The raised proxy (``sigma2`` when ``where`` is empty).
+
+    References
+    ----------
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> noisy_variance(3.25, np.array([[8.0, 2.0]]), np.array([[4, 0]]), np.array([[True, False]]))
+    5.25
+    """
+    return sigma2 + float(np.max(noise / np.maximum(counts, 1), where=where, initial=0.0))
