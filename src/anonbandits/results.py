@@ -91,8 +91,9 @@ _ROWS: tuple[tuple[str, str, str, str, str, str], ...] = (
     # anonymous bandits (paper 000)
     ("observations", "int", "rewards", "", "anonymous",
      "rewards observed (inside released group sums)"),
-    ("min_group_size", "int", "users", "no group was observed", "anonymous",
-     "smallest group whose sum was released (at least C + 1)"),
+    ("min_group_size", "int", "users", "no group was observed", "anonymous, mase, dp-mase, decentralized",
+     "smallest group whose sum was released (at least C + 1); the multi-agent boards: smallest aggregate released "
+     "(agents; at least C with --channel anonymous, 1 on the direct channel)"),
     ("exploration_rounds", "int", "rounds", "", "anonymous",
      "rounds before the last commitment"),
     ("assignments", "int", "assignments", "", "anonymous",
@@ -142,6 +143,9 @@ _ROWS: tuple[tuple[str, str, str, str, str, str], ...] = (
      "informative samples discarded: a decomposition gave a pair more than its learner asked for"),
     ("messages", "int", "messages", "", "mase, decentralized",
      "messages sent (the paper's convention)"),
+    ("released_aggregates", "int", "aggregates", "", "mase, dp-mase, decentralized",
+     "aggregates the vote or message board released (one per vote or shared pull on the direct channel; with "
+     "--channel anonymous one per tally or per-arm reward sum over at least C agents)"),
     ("recommended", "int", "arm index", "no user holds an arm", "mase, decentralized",
      "the arm the run recommends"),
     ("vote_threshold", "int", "votes", "no vote board (no sharing, full sharing, central, independent)",
