@@ -18,11 +18,10 @@ released tally first reaches the threshold M at vote ``C ceil(M/C)``.
 """
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
-from anonbandits._docstrings import fill
+from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.core.indices import vote_ratio
 from anonbandits.errors import require
 
@@ -132,8 +131,7 @@ def anonymous_threshold(threshold: int, C: int) -> int:
     return C * -(-threshold // C)
 
 
-@fill
-@dataclass(frozen=True)
+@filled_dataclass(frozen=True)
 class Releases:
     """The aggregates a k-anonymous board released, one entry per release, and where each contribution went.
 
