@@ -163,7 +163,7 @@ _ROWS: tuple[tuple[str, str, str, str, str, str], ...] = (
      "local eliminations of the best arm"),
     ("dropped_votes", "int", "votes", "", "mase (voting)",
      "votes lost (corruption)"),
-    ("users_best_arm_found", "float", "fraction", "", "independent",
+    ("users_best_arm_found", "float", "fraction", "", "independent, mase, dp-mase",
      "finished users whose own answer is the best arm"),
     ("approx_optimal", "flag", "-", "", "decentralized",
      "1 when the recommended arm is approx-optimal at the stop"),

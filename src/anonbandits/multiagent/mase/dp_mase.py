@@ -312,6 +312,6 @@ def dp_mase(instance: MultiUserInstance, probs: np.ndarray, cfg: DPMASEConfig, r
     g_rounds = np.searchsorted(times, [c for c, _ in eng.global_elims], "right")
     return model.vote_result("dp-mase", instance, log, eng.G, eng.lam, rng, record, running=bool(eng.running.any()),
                              capped=False, rounds=rounds, pulls=pulls, threshold=eng.threshold, noise=audit,
-                             board=eng.board,
+                             board=eng.board, agent_accuracy=model.finished_accuracy(instance, eng.Kn),
                              global_eliminations=[(int(r), a) for r, (_, a) in zip(g_rounds, eng.global_elims,
                                                                                      strict=True)])

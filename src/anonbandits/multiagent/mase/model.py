@@ -221,7 +221,7 @@ class MaseResult:
     global_eliminations : list of tuple of int, optional
         ``(round, arm)`` of every global elimination.
     agent_accuracy : float or None, optional
-        INDEPENDENT: the fraction of finished agents that found the best arm.
+        INDEPENDENT, MASE, DP-MASE: the fraction of finished agents whose own answer is the best arm.
     exit_rounds : numpy.ndarray or None, optional
         INDEPENDENT: the round at which each finished agent stopped.
     noise : NoiseAudit or None, optional
@@ -271,8 +271,8 @@ class MaseResult:
             ``samples`` (every arm pull), ``rounds``, ``messages``, ``recommended``, ``correct``, ``threshold``
             (-1 without a vote board), ``stalled``, ``truncated`` and ``votes`` (comma-separated); with an
             elimination log also ``local_eliminations``, ``best_eliminated_locally`` and ``dropped_votes``;
-            for INDEPENDENT ``agent_accuracy``; with a record of the board's releases ``min_group_size`` and
-            ``released_aggregates``; last ``instance`` (its name) and ``arms``.
+            for INDEPENDENT, MASE and DP-MASE ``agent_accuracy``; with a record of the board's releases
+            ``min_group_size`` and ``released_aggregates``; last ``instance`` (its name) and ``arms``.
 
         Examples
         --------
@@ -322,6 +322,14 @@ class MaseResult:
             steps, start = np.array([r for r, _ in self.global_eliminations], dtype=float), float(self.instance.arms)
         x = np.concatenate([[0.0], np.repeat(steps, 2), [float(self.rounds)]])
         return x, np.repeat(start - np.arange(steps.size + 1), 2)
+
+
+def finished_accuracy(instance: MultiUserInstance, held: np.ndarray) -> float:
+    """The fraction of the finished agents (one arm left in ``held``, their (N, K) local sets) whose arm is a
+    best arm; 0 when none finished."""
+    arms = np.argmax(held[held.sum(axis=1) == 1], axis=1)
+    true = instance.means[0]
+    return float(np.mean(true[arms] == true.max())) if arms.size else 0.0
 
 
 def vote_result(algorithm: str, instance: MultiUserInstance, log: EliminationLog, global_set: np.ndarray,

@@ -59,14 +59,14 @@ def _run(name: str, instance: MultiUserInstance, probs: np.ndarray, rng: np.rand
     running, capped = bool((status == se_kernel.RUNNING).any()), rounds >= max_rounds
     fields = dict(rounds=int(rounds), pulls=int(pulls), threshold=threshold,
                   global_eliminations=[(int(r), int(a)) for r, a in glob[:n_glob]])
+    if board is not None:  # with a vote board: what the agents found themselves (all of it without releases)
+        fields["agent_accuracy"] = model.finished_accuracy(instance, held)
     if threshold is None:  # INDEPENDENT: the majority of the finished agents' arms
         arms = np.argmax(held[held.sum(axis=1) == 1], axis=1)
         tally = np.bincount(arms, minlength=instance.arms)
         recommended = int(rng.choice(np.flatnonzero(tally == tally.max())))
-        true = instance.means[0]
-        accuracy = float(np.mean(true[arms] == true.max())) if arms.size else 0.0
         return MaseResult(name, instance, recommended, messages=MessageLog(record=record), votes=votes,
-                          truncated=capped and running, agent_accuracy=accuracy,
+                          truncated=capped and running, agent_accuracy=model.finished_accuracy(instance, held),
                           exit_rounds=exit_round[exit_round >= 0].astype(float), **fields)
     elim = elim[:n_elim]
     log = model.EliminationLog(elim[:, 0].copy(), elim[:, 1].copy(), elim[:, 2].copy(), elim[:, 3].astype(bool))
