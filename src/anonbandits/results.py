@@ -93,8 +93,10 @@ _ROWS: tuple[tuple[str, str, str, str, str, str], ...] = (
     # anonymous bandits (paper 000)
     ("observations", "int", "rewards", "", "anonymous, se/dp-se anonymous",
      "rewards observed (inside released group sums)"),
-    ("min_group_size", "int", "users", "no group was observed", "anonymous, se/dp-se anonymous",
-     "smallest group whose sum was released (at least C + 1)"),
+    ("min_group_size", "int", "users", "no group was observed",
+     "anonymous, se/dp-se anonymous, mase, dp-mase, decentralized",
+     "smallest group whose sum was released (at least C + 1); the multi-agent boards: smallest aggregate released "
+     "(agents; at least C with --channel anonymous, 1 on the direct channel)"),
     ("exploration_rounds", "int", "rounds", "", "anonymous, se/dp-se anonymous",
      "rounds before the last commitment"),
     ("assignments", "int", "assignments", "", "anonymous, se/dp-se anonymous",
@@ -148,6 +150,9 @@ _ROWS: tuple[tuple[str, str, str, str, str, str], ...] = (
      "users whose learner stopped exploring (one arm left) before the horizon"),
     ("messages", "int", "messages", "", "mase, decentralized",
      "messages sent (the paper's convention)"),
+    ("released_aggregates", "int", "aggregates", "", "mase, dp-mase, decentralized",
+     "aggregates the vote or message board released (one per vote or shared pull on the direct channel; with "
+     "--channel anonymous one per tally or per-arm reward sum over at least C agents)"),
     ("recommended", "int", "arm index", "no user holds an arm", "mase, decentralized",
      "the arm the run recommends"),
     ("vote_threshold", "int", "votes", "no vote board (no sharing, full sharing, central, independent)",
@@ -165,7 +170,7 @@ _ROWS: tuple[tuple[str, str, str, str, str, str], ...] = (
      "local eliminations of the best arm"),
     ("dropped_votes", "int", "votes", "", "mase (voting)",
      "votes lost (corruption)"),
-    ("users_best_arm_found", "float", "fraction", "", "independent",
+    ("users_best_arm_found", "float", "fraction", "", "independent, mase, dp-mase",
      "finished users whose own answer is the best arm"),
     ("approx_optimal", "flag", "-", "", "decentralized",
      "1 when the recommended arm is approx-optimal at the stop"),

@@ -3,17 +3,31 @@ shared set at its M-th vote, ``M = ceil(log(delta) / log(local failure probabili
 ``local_failure^M <= delta``: paper 002 (Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed
 Bandits", ICML 2019) and paper 003 (Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private
 Communications", ICML 2023, Algorithms 1-3, spec A5-A6).
+
+The k-anonymous board (``--channel anonymous`` of MASE, DP-MASE, Decentralized Elimination and full sharing):
+agents post their contributions (votes, or for full sharing rewards) to *slots* (an arm); the board publishes a
+slot's aggregate (the number of votes, or the sum of rewards) only once at least C distinct agents have
+contributed to it since the slot's last release, and then releases every contribution buffered since, at once.
+Contributions wait in the buffer until then; an aggregate still short of C agents when the run ends is never
+released. Nobody, the agents included, sees anything else of the board: a decision (a global elimination, a
+shared learner's test) reads released aggregates only. :func:`board_releases` is this rule on a time-ordered
+stream of contributions, :func:`first_release` its joint form (a release of every slot at once, full sharing)
+and :func:`anonymous_threshold` its effect on a vote board: since an agent votes against an arm at most once,
+the buffer of an arm holds as many distinct agents as votes, so it is released at every C-th vote and the
+released tally first reaches the threshold M at vote ``C ceil(M/C)``.
 """
 
 import math
 
 import numpy as np
 
-from anonbandits._docstrings import fill
+from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.core.indices import vote_ratio
 from anonbandits.errors import require
 
 VOTE_ROUNDINGS = ("ceil", "floor")
+#: How votes and messages reach the board: each one at once, or as aggregates over at least C agents.
+CHANNELS = ("direct", "anonymous")
 
 
 @fill
@@ -84,3 +98,204 @@ def removal_steps(votes_before: np.ndarray, cast: np.ndarray, threshold: int, al
     tally = votes_before + np.cumsum(cast, axis=0)
     crossing = cast & (tally >= threshold) & alive[None, :]
     return np.where(crossing.any(axis=0), crossing.argmax(axis=0), cast.shape[0])
+
+
+@fill
+def anonymous_threshold(threshold: int, C: int) -> int:
+    """The vote on an arm at which a k-anonymous board's released tally first reaches ``threshold`` M.
+
+    Every agent votes against an arm at most once, so the buffer of an arm holds as many distinct agents as
+    votes: the board releases C votes at every C-th vote, and the released tally ``C floor(v/C)`` after v votes
+    first reaches M at ``v = C ceil(M/C)``. With C = 1 this is M (the direct board); with C > M the arm needs C
+    votes; with more than the N agents it never leaves the shared set (no aggregate is ever released about it).
+
+    Parameters
+    ----------
+    threshold : int
+        M, the votes that remove an arm, at least 1.
+    C : int
+        The anonymity parameter: every released aggregate combines at least C agents, at least 1.
+
+    Returns
+    -------
+    int
+        ``C ceil(M/C)``.
+
+    {{refs_paper002_paper003}}
+
+    Examples
+    --------
+    >>> anonymous_threshold(5, 1), anonymous_threshold(5, 3), anonymous_threshold(29, 10), anonymous_threshold(5, 60)
+    (5, 6, 30, 60)
+    """
+    return C * -(-threshold // C)
+
+
+@filled_dataclass(frozen=True)
+class Releases:
+    """The aggregates a k-anonymous board released, one entry per release, and where each contribution went.
+
+    Parameters
+    ----------
+    slot : numpy.ndarray
+        (R,) int, the slot (arm) of each released aggregate.
+    time : numpy.ndarray
+        (R,) int, when it was released: the time of the contribution that completed it.
+    size : numpy.ndarray
+        (R,) int, the distinct agents it combines (at least C).
+    total : numpy.ndarray
+        (R,) float, the aggregate: the sum of its contributions' values (votes count 1 each).
+    group : numpy.ndarray
+        (n,) int, for each contribution (in the stream's order), the index of the release holding it, -1 for a
+        contribution never released.
+
+    {{refs_paper002_paper003}}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rel = board_releases(np.array([0, 0, 1, 1, 2, 2]), np.zeros(6, int), np.arange(6), 2)
+    >>> rel.size.tolist(), rel.total.tolist(), rel.group.tolist(), rel.metrics()
+    ([2, 2], [3.0, 2.0], [0, 0, 0, 1, 1, -1], {'min_group_size': 2, 'released_aggregates': 2})
+    """
+
+    slot: np.ndarray
+    time: np.ndarray
+    size: np.ndarray
+    total: np.ndarray
+    group: np.ndarray
+
+    def metrics(self) -> dict[str, int | None]:
+        """``min_group_size`` (the smallest aggregate released; ``None`` if none was) and
+        ``released_aggregates``.
+
+        Returns
+        -------
+        dict of str to int or None
+            The two metrics of :mod:`anonbandits.results`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> board_releases(np.array([0, 1]), np.zeros(2, int), np.arange(2), 3).metrics()
+        {'min_group_size': None, 'released_aggregates': 0}
+        """
+        return {"min_group_size": int(self.size.min()) if self.size.size else None,
+                "released_aggregates": int(self.size.size)}
+
+
+def running_distinct(agents: np.ndarray) -> np.ndarray:
+    """Along axis 0 of ``agents`` (a stream, or one stream per column), the distinct agents seen so far.
+
+    Parameters
+    ----------
+    agents : numpy.ndarray
+        (n,) or (n, s) int agent ids in time order.
+
+    Returns
+    -------
+    numpy.ndarray
+        int, of the shape of ``agents``: entry ``[i, j]`` counts the distinct agents of ``agents[:i + 1, j]``.
+
+    References
+    ----------
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> running_distinct(np.array([4, 4, 7, 4, 1])).tolist()
+    [1, 1, 2, 2, 3]
+    """
+    cols = agents.reshape(agents.shape[0], -1)
+    first = np.zeros(cols.shape, np.int64)
+    for j in range(cols.shape[1]):  # a handful of slots (arms)
+        first[np.unique(cols[:, j], return_index=True)[1], j] = 1
+    return np.cumsum(first, axis=0).reshape(agents.shape)
+
+
+@fill
+def first_release(agents: np.ndarray, C: int) -> int:
+    """The first row of ``agents`` at which every column holds at least C distinct agents (-1 if none).
+
+    The joint release of a k-anonymous board whose slots (the columns: an arm each) are released together:
+    full sharing's per-arm reward sums, over whole rounds of the shared learner.
+
+    Parameters
+    ----------
+    agents : numpy.ndarray
+        (n, s) int, the agent of each contribution, row by row in time order since the last release.
+    C : int
+        The anonymity parameter, at least 1.
+
+    Returns
+    -------
+    int
+        The row completing the release, or -1.
+
+    {{refs_paper002}}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> first_release(np.array([[0, 1], [0, 2], [1, 2]]), 2), first_release(np.array([[0, 1]]), 2)
+    (2, -1)
+    """
+    enough = np.flatnonzero((running_distinct(agents) >= C).all(axis=1)) if agents.size else np.empty(0, int)
+    return int(enough[0]) if enough.size else -1
+
+
+@fill
+def board_releases(agents: np.ndarray, slots: np.ndarray, times: np.ndarray, C: int,
+                   values: np.ndarray | None = None) -> Releases:
+    """The k-anonymous board on a time-ordered stream of contributions: what it releases, and when.
+
+    Each slot's contributions are buffered until at least C distinct agents have contributed since the slot's
+    last release; the aggregate of the buffer (its contributions' ``values`` summed) is then released at the
+    time of the contribution that completed it. A buffer short of C agents at the end is never released.
+
+    Parameters
+    ----------
+    agents : numpy.ndarray
+        (n,) int, the agent of each contribution, in time order.
+    slots : numpy.ndarray
+        (n,) int, the slot (arm) each contribution goes to.
+    times : numpy.ndarray
+        (n,) int, the time of each contribution (non-decreasing).
+    C : int
+        The anonymity parameter, at least 1.
+    values : numpy.ndarray or None, optional
+        (n,) float, what each contribution adds to its aggregate (default: 1, a vote).
+
+    Returns
+    -------
+    Releases
+        The released aggregates in time order (by slot within a time), and each contribution's release.
+
+    {{refs_paper002_paper003}}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rel = board_releases(np.array([0, 1, 2, 3, 4]), np.array([0, 1, 0, 0, 1]), np.arange(5), 2)
+    >>> rel.slot.tolist(), rel.time.tolist(), rel.total.tolist(), rel.group.tolist()
+    ([0, 1], [2, 4], [2.0, 2.0], [0, 1, 0, -1, 1])
+    """
+    values = np.ones(agents.size) if values is None else np.asarray(values, float)
+    group, found = np.full(agents.size, -1, np.int64), []
+    for s in np.unique(slots):
+        idx = np.flatnonzero(slots == s)
+        start = 0
+        while start < idx.size:  # one release per pass
+            end = np.searchsorted(running_distinct(agents[idx[start:]]), C) + start
+            if end >= idx.size:
+                break
+            part = idx[start:end + 1]
+            found.append((times[idx[end]], s, np.unique(agents[part]).size, values[part].sum(), part))
+            start = end + 1
+    found.sort(key=lambda r: (r[0], r[1]))
+    for j, (*_, part) in enumerate(found):
+        group[part] = j
+    cols = [np.array([r[i] for r in found], dtype) for i, dtype in ((1, np.int64), (0, np.int64), (2, np.int64),
+                                                                    (3, float))]
+    return Releases(*cols, group)

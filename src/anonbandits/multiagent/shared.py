@@ -12,6 +12,10 @@ run: algorithms append one block of messages per epoch (vectorised over agents),
 message, so a run with millions of messages stays cheap. ``content`` holds one number per message; what it
 means (an arm index, a vote, a noisy count) is the algorithm's to document, with ``kind`` telling apart
 message types of one algorithm.
+
+:data:`CHANNEL_PARAMS` are the ``--channel`` and ``--C`` of the four schemes that take a k-anonymous board
+(MASE, DP-MASE, Decentralized Elimination, full sharing); the board's rule is
+:mod:`anonbandits.core.votes`'s, and :func:`board_size` turns the two into the C the board uses (1: direct).
 """
 
 from dataclasses import dataclass, field
@@ -19,12 +23,27 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from anonbandits._docstrings import fill
-from anonbandits.core.votes import VOTE_ROUNDINGS, vote_threshold  # noqa: F401 (re-exported for both papers)
+from anonbandits.core.votes import CHANNELS, VOTE_ROUNDINGS, vote_threshold  # noqa: F401 (re-exported: both papers)
 from anonbandits.errors import ConfigError, require
+from anonbandits.registry import Param
 
 ACTIVITIES = ("uniform", "skewed")
 SKEWS = ("power", "halves")
 SKEWED_SHARE = 0.8  # paper 002, Problem 2: the first half of the players generates this share of the events
+#: ``--channel`` and ``--C`` of the schemes with a k-anonymous board (C is read with ``--channel anonymous`` only)
+CHANNEL_PARAMS = (
+    Param("channel", str, "direct", "how votes and messages reach the board: direct (each at once) or anonymous "
+          "(aggregates over at least C agents)", choices=CHANNELS),
+    Param("C", int, 3, "anonymity parameter: every observed group has at least C users", unit="users"),
+)
+
+
+def board_size(channel: str, C: int) -> int:
+    """The smallest group the board releases: 1 on the direct channel (every vote or message at once), C on
+    the anonymous one; :class:`ConfigError` for an unknown channel or a C below 1."""
+    require(channel in CHANNELS, "channel", f"one of {', '.join(CHANNELS)}", channel)
+    require(channel == "direct" or (int(C) == C and C >= 1), "C", "an integer >= 1", C)
+    return 1 if channel == "direct" else int(C)
 
 
 @fill

@@ -29,13 +29,23 @@ import numpy as np
 
 from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.core.indices import vote_ratio
+from anonbandits.core.votes import Releases, anonymous_threshold, board_releases
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.envs.means_file import shared_means
 from anonbandits.envs.rewards import REWARD_MODELS, parse_means
 from anonbandits.errors import ConfigError, require
+from anonbandits.multiagent.decentralized.anonymous_sharing import run_shared_learner
 from anonbandits.multiagent.decentralized.environment import MeansSchedule, RewardSampler, activity_sampler
 from anonbandits.multiagent.decentralized.kernel import SUBROUTINES, run_kernel
-from anonbandits.multiagent.shared import ACTIVITIES, VOTE_ROUNDINGS, MessageLog, activity_probabilities, vote_threshold
+from anonbandits.multiagent.shared import (
+    ACTIVITIES,
+    CHANNEL_PARAMS,
+    VOTE_ROUNDINGS,
+    MessageLog,
+    activity_probabilities,
+    board_size,
+    vote_threshold,
+)
 from anonbandits.registry import AlgorithmSpec, Param, Result
 from anonbandits.registry import parse_bool as flag
 
@@ -91,6 +101,10 @@ class DecentralizedResult(Result):
         The confidence parameter of the players' subroutines.
     log : MessageLog
         The messages (:class:`~anonbandits.multiagent.shared.MessageLog`).
+    releases : Releases or None, optional
+        What the board released (:class:`~anonbandits.core.votes.Releases`): the vote tallies of Decentralized
+        Elimination (one vote each on the direct channel), full sharing's reward sums on the anonymous channel;
+        ``None`` otherwise.
 
     Raises
     ------
@@ -114,6 +128,7 @@ class DecentralizedResult(Result):
     t_consensus: int | None
     local_confidence: float
     log: MessageLog
+    releases: Releases | None = None
 
     def __getattr__(self, name: str) -> Any:
         """A metric by name (only called for names that are not fields)."""
@@ -128,10 +143,13 @@ def _run(label: str, means, n_agents: int, rng: np.random.Generator, *, conf: fl
          reward: str | RewardSampler = "bernoulli", drift: float = 0.0, switch_at: int = 0, means_after=None,
          max_steps: int = DEFAULT_MAX_STEPS, per_activation: str = "pull", se_c: float = 4.0, stop: str = "all",
          draw_only_active: bool = False, record: bool = True, phi: float | None = None,
-         full: bool = False) -> DecentralizedResult:
+         full: bool = False, board: int | None = None) -> DecentralizedResult:
     """What the four runs share: the checks, the independent streams of spec A20 (players, rewards,
     shuffles/tie-breaks, resets), one kernel run and the result. ``full`` (0-PRIVACY) runs one learner fed by
-    every step; ``phi`` (DSER4) draws the global reset steps and runs exactly ``max_steps`` steps."""
+    every step; ``phi`` (DSER4) draws the global reset steps and runs exactly ``max_steps`` steps. ``board``:
+    the smallest group the board releases (1: the direct channel; C: the anonymous one, whose votes leave at
+    the ``C ceil(M/C)``-th vote and whose full sharing is :func:`.anonymous_sharing.run_shared_learner`);
+    ``None``: no board (1-PRIVACY, DSER4)."""
     env = means if isinstance(means, MeansSchedule) else MeansSchedule(
         MultiUserInstance(np.asarray(means, dtype=float), reward), drift, int(switch_at),
         None if means_after is None else np.asarray(means_after, dtype=float))
@@ -160,18 +178,28 @@ def _run(label: str, means, n_agents: int, rng: np.random.Generator, *, conf: fl
     while phi and (nxt := starts[-1] + int(resets_rng.geometric(phi))) <= max_steps:
         starts.append(nxt)
     sampler = activity_sampler(activity, n_agents)
-    # 0-PRIVACY: one shared learner fed by every step, the player sequence all hers; who broadcasts is drawn after
-    res = run_kernel(subroutine, env, 1 if full else n_agents, (lambda size, _: np.zeros(size, np.int16)) if full
-                     else sampler, players, rewards, ties, eps=eps, conf=conf, se_c=se_c, threshold=threshold,
-                     stop_rule="none" if phi is not None else stop, draw_only_active=draw_only_active,
-                     max_steps=max_steps, per_activation=per_activation,
-                     resets=None if phi is None else np.array(starts[1:], np.int64), record=full and record)
+    anonymous = (board or 1) > 1
+    if anonymous and full:
+        res = run_shared_learner(env, n_agents, sampler, players, rewards, ties, subroutine=subroutine, eps=eps,
+                                 conf=conf, se_c=se_c, C=board, max_steps=max_steps, record=record)
+    else:  # 0-PRIVACY: one shared learner fed by every step, the player sequence all hers; who broadcasts is
+        # drawn after
+        res = run_kernel(subroutine, env, 1 if full else n_agents, (lambda size, _: np.zeros(size, np.int16))
+                         if full else sampler, players, rewards, ties, eps=eps, conf=conf, se_c=se_c,
+                         threshold=None if threshold is None else anonymous_threshold(threshold, board or 1),
+                         stop_rule="none" if phi is not None else stop, draw_only_active=draw_only_active,
+                         max_steps=max_steps, per_activation=per_activation,
+                         resets=None if phi is None else np.array(starts[1:], np.int64), record=full and record)
     log = MessageLog(record=record)
     arms, pulls, t_end = res["outputs"], res["local"], res["t_end"]
     if full:  # every step is one broadcast, N - 1 messages (spec A11); every player outputs the learner's arm
         samples = broadcasts = t_end
         messages, t_consensus = samples * (n_agents - 1), t_end if res["stopped"] else None
-        if record:
+        if anonymous:  # the players of the pulls were drawn with them
+            t, arm, rew = res["pull_records"] if record else (np.empty(0, np.int64),) * 3
+            log.add(res["pull_senders"], t, rew, KIND_REWARD + arm) if record else None
+            log.count = samples
+        elif record:
             t, arm, rew = res["pull_records"]
             senders = sampler(t.size, players).astype(np.int64)
             log.add(senders, t, rew, KIND_REWARD + arm)
@@ -185,6 +213,13 @@ def _run(label: str, means, n_agents: int, rng: np.random.Generator, *, conf: fl
         samples = max_steps if phi is not None else int(pulls.sum())
         broadcasts = messages = int(res["vote_arm"].size)
         t_consensus = res["t_consensus"]
+    releases, board_metrics = None, {}
+    if board is not None and full and not anonymous:  # every shared pull reaches the learner alone
+        board_metrics = {"min_group_size": 1 if samples else None, "released_aggregates": int(samples)}
+    elif board is not None:
+        releases = res["releases"] if full else board_releases(res["vote_sender"], res["vote_arm"],
+                                                               res["vote_time"], board)
+        board_metrics = releases.metrics()
     good = env.eps_optimal(t_end, eps)
     G = res["G"]
     if G.sum() == 1:  # the consensus arm, else the most common of the players' arms
@@ -201,12 +236,13 @@ def _run(label: str, means, n_agents: int, rng: np.random.Generator, *, conf: fl
                "approx_optimal": bool(rec >= 0 and good[rec]), "best_arm_found": bool(rec == env.best(t_end)),
                "users_approx_optimal": float(np.mean((arms >= 0) & good[np.maximum(arms, 0)])),
                "vote_threshold": threshold, "t_consensus": t_consensus, "truncated": not res["stopped"],
-               "suboptimal_pulls": res["suboptimal"], "resets": res["resets"], "guard_fired": res["guard_fired"]}
+               "suboptimal_pulls": res["suboptimal"], "resets": res["resets"], "guard_fired": res["guard_fired"],
+               **board_metrics}
     return DecentralizedResult(
         metrics=metrics, curve=(grid, done / arms.size), label=label, curve_axes=CURVE_AXES, agent_arms=arms,
         agent_pulls=pulls,
         votes=res["V"], elimination_steps=res["elim_time"], threshold=threshold, t_consensus=t_consensus,
-        local_confidence=conf, log=log)
+        local_confidence=conf, log=log, releases=releases)
 
 
 def _threshold(delta: float, eta: float, n_agents: int, rounding: str) -> int:
@@ -224,11 +260,16 @@ def _threshold(delta: float, eta: float, n_agents: int, rounding: str) -> int:
 def run_decentralized_elimination(
         means, n_agents: int, *, rng: np.random.Generator, delta: float = 0.05, eta: float = 0.9,
         eps: float = 0.25, subroutine: str = "ser3", vote_rounding: str = "ceil", record_messages: bool = True,
-        **options: Any) -> DecentralizedResult:
+        channel: str = "direct", C: int = 3, **options: Any) -> DecentralizedResult:
     """One run of DECENTRALIZED ELIMINATION (paper 002, Algorithm 2; spec 4.4).
 
     Every player runs an Arm Selection subroutine at confidence ``1 - eta`` and broadcasts the index of every arm
     it eliminates; an arm leaves the shared set at its ``M = ceil(log(delta)/log(eta))``-th vote.
+
+    With ``channel="anonymous"`` the board is k-anonymous (:mod:`anonbandits.core.votes`): it releases an arm's
+    votes only as a tally of at least C distinct players' votes, so the arm leaves at its ``C ceil(M/C)``-th vote
+    (the released tally first reaching M), never if fewer players ever vote against it; the players then finish
+    alone (no sharing about that arm). The releases are the result's ``releases``.
 
     Parameters
     ----------
@@ -246,6 +287,10 @@ def run_decentralized_elimination(
         ``ceil`` (default, A1) or ``floor`` (the paper's M = 28).
     record_messages : bool, optional
         Keep every vote in the log (default ``True``; else only the count).
+    channel : str, optional
+        ``"direct"`` (default: every vote reaches the board at once) or ``"anonymous"``.
+    C : int, optional
+        The anonymity parameter of the anonymous channel, at least 1 (default 3; unused on the direct one).
     **options : dict, optional
         Any of: ``activity`` (``uniform``, default; ``skewed``, Problem 2; or a probability vector ``P_x``);
         ``reward`` (reward model name, default ``bernoulli``, or a ``RewardSampler``); ``drift``, ``switch_at``,
@@ -273,7 +318,7 @@ def run_decentralized_elimination(
     """
     return _run(f"decentralized-{subroutine}", means, n_agents, rng, conf=eta, delta=delta, eps=eps,
                 threshold=_threshold(delta, eta, n_agents, vote_rounding), subroutine=subroutine,
-                record=record_messages, **options)
+                record=record_messages, board=board_size(channel, C), **options)
 
 
 @fill
@@ -304,11 +349,15 @@ def run_no_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: flo
 
 @fill
 def run_full_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: float = 0.05, eps: float = 0.25,
-                     subroutine: str = "ser3", record_messages: bool = True, **options: Any) -> DecentralizedResult:
+                     subroutine: str = "ser3", record_messages: bool = True, channel: str = "direct", C: int = 3,
+                     **options: Any) -> DecentralizedResult:
     """One run of 0-PRIVACY-X (paper 002, Sec. 5.1; spec 6.2): one shared learner, every (arm, reward) broadcast.
 
     One subroutine at confidence ``delta`` is fed by every step; the active player broadcasts (arm, reward),
-    ``N-1`` point-to-point messages per step.
+    ``N-1`` point-to-point messages per step. With ``channel="anonymous"`` the players post their rewards to a
+    k-anonymous board instead, which releases the per-arm reward sums of whole rounds of the learner once every
+    arm's sum combines at least C distinct players; the learner (SE or SER3) tests at each release
+    (:mod:`.anonymous_sharing`; its releases are the result's ``releases``).
 
     Parameters
     ----------
@@ -316,6 +365,11 @@ def run_full_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: f
     {{dec_delta_eps_subroutine}}
     record_messages : bool, optional
         Keep every broadcast in the log (default ``True``; else only the count).
+    channel : str, optional
+        ``"direct"`` (default) or ``"anonymous"`` (SE or SER3 on stationary means, C at most the number of
+        players).
+    C : int, optional
+        The anonymity parameter of the anonymous channel, at least 1 (default 3; unused on the direct one).
     **options : dict, optional
         As in :func:`run_decentralized_elimination`: ``activity``, ``reward``, ``drift``, ``switch_at``,
         ``means_after``, ``max_steps``, ``se_c``.
@@ -329,7 +383,8 @@ def run_full_sharing(means, n_agents: int, *, rng: np.random.Generator, delta: f
     (0, 30, 90)
     """
     return _run(f"full-sharing-{subroutine}", means, n_agents, rng, conf=delta, threshold=None, delta=delta,
-                eps=eps, subroutine=subroutine, record=record_messages, full=True, **options)
+                eps=eps, subroutine=subroutine, record=record_messages, full=True, board=board_size(channel, C),
+                **options)
 
 
 @fill
@@ -412,7 +467,9 @@ def _entry(name: str, params: Mapping[str, Any], seed: int) -> Result:
     p |= {"rng": np.random.default_rng(seed), "eps": p.pop("approx"), "max_steps": p.pop("max_rounds"),
           "means_after": parse_means(after) if after else None}
     if p["subroutine"] == "ser4":  # DSER4 runs to its horizon
-        for key in ("subroutine", "max_steps", "stop", "draw_only_active"):
+        require(p["channel"] == "direct", "channel", "direct for subroutine ser4 (a reset would clear the "
+                "anonymous board's buffers)", p["channel"])
+        for key in ("subroutine", "max_steps", "stop", "draw_only_active", "channel", "C"):
             del p[key]
         return run_dser4(means, agents, **p)
     for key in ("phi", "horizon"):
@@ -437,8 +494,9 @@ ALGORITHMS: tuple[AlgorithmSpec, ...] = tuple(
              Param("stop", str, "all", "stop when all players hold one arm, or at consensus", STOP_RULES),
              _ONLY_ACTIVE,
              Param("phi", float, 1e-4, "ser4 only: reset probability per step"),
-             Param("horizon", int, 1_000_000, "ser4 only: number of global steps", unit="steps"))),
+             Param("horizon", int, 1_000_000, "ser4 only: number of global steps", unit="steps"),
+             *CHANNEL_PARAMS)),
         ("no-sharing", "1-PRIVACY (Féraud et al. 2019, Sec. 5.1): every player alone at confidence delta/N, no "
          "messages", (_SUBROUTINE, _ONLY_ACTIVE)),
         ("full-sharing", "0-PRIVACY (Féraud et al. 2019, Sec. 5.1): one shared learner, every (arm, reward) "
-         "broadcast", (_SUBROUTINE,))))
+         "broadcast", (_SUBROUTINE, *CHANNEL_PARAMS))))

@@ -19,7 +19,7 @@ from anonbandits.multiagent.mase import model, voting
 from anonbandits.multiagent.mase.dp_mase import DPMASEConfig
 from anonbandits.multiagent.mase.model import EliminationLog, Instance, MaseResult, NoiseAudit, problem
 from anonbandits.multiagent.mase.voting import SAMPLINGS, STOP_RULES
-from anonbandits.multiagent.shared import ACTIVITIES
+from anonbandits.multiagent.shared import ACTIVITIES, CHANNEL_PARAMS
 from anonbandits.registry import AlgorithmSpec, Param, Result
 from anonbandits.registry import parse_bool as flag
 from anonbandits.validation import validated
@@ -98,12 +98,12 @@ ALGORITHMS: tuple[AlgorithmSpec, ...] = tuple(
     AlgorithmSpec(name, partial(_run, call, ("delta", "max_rounds", *(p.name for p in own))), COMMON + own, summary,
                   "multi-agent BAI (paper 003)", axes) for name, call, own, summary, axes in (
         ("mase", voting.mase, WIDTH + (Param("beta", float, 0.5, "local failure probability of each agent's SE; "
-                                                           "M = ceil(log delta / log beta)"),),
+                                                           "M = ceil(log delta / log beta)"), *CHANNEL_PARAMS),
          "MASE (paper 003, Alg. 1): SE agents vote, immediate global sync", ARMS_AXES),
         ("dp-mase", _dp_mase, (Param("epsilon", float, 0.1, "differential-privacy level eps_dp"),
                                Param("beta", float, 0.5, "local failure probability of each agent's DP-SE"),
                                Param("literal_order", flag, False, "next epoch length before the sync (A8)"), RETIRE,
-                               SAMPLING),
+                               SAMPLING, *CHANNEL_PARAMS),
          "DP-MASE (paper 003, Alg. 2): epoch-wise DP-SE agents vote; eps-DP messages", ARMS_AXES),
         ("corrupted-elimination", voting.corrupted_elimination,
          WIDTH + (ETA, Param("xi", float, 0.05, "probability that a vote is dropped (corruption)"), RETIRE, SAMPLING),

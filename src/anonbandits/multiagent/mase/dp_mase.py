@@ -29,11 +29,12 @@ from anonbandits.channels.mechanisms import laplace_noise
 from anonbandits.core.elimination import gap_survivors
 from anonbandits.core.indices import dp_mase_laplace_scale, dp_mase_threshold
 from anonbandits.core.schedules import epoch_length
-from anonbandits.core.votes import removal_steps
+from anonbandits.core.votes import anonymous_threshold, removal_steps
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import require
 from anonbandits.multiagent.mase import model
 from anonbandits.multiagent.mase.model import EliminationLog, MaseResult, NoiseAudit
+from anonbandits.multiagent.shared import board_size
 
 
 @filled_dataclass(frozen=True)
@@ -57,6 +58,12 @@ class DPMASEConfig:
         ``"active"`` (default) or ``"fixed"`` (spec A10, see :func:`mase`).
     max_rounds : int, optional
         Cap on the Poisson clock (about the number of rounds; default 10^9); the run is then ``truncated``.
+    channel : str, optional
+        ``"direct"`` (default: every vote reaches the board at once) or ``"anonymous"``: the k-anonymous board
+        of :mod:`anonbandits.core.votes`, which releases an arm's votes only as a tally of at least ``C``
+        agents' votes (see :func:`dp_mase`).
+    C : int, optional
+        The anonymity parameter of the anonymous channel, at least 1 (default 3; unused on the direct one).
 
     {{refs_paper003}}
 
@@ -73,6 +80,8 @@ class DPMASEConfig:
     retire_on_sync: bool = False
     sampling: str = "active"
     max_rounds: int = 10**9
+    channel: str = "direct"
+    C: int = 3
 
 
 @fill
@@ -136,6 +145,8 @@ class _DPMASE:
         self.channel = DirectChannel.of(instance, rng)   # every epoch's sums of rewards
         n, k = probs.size, instance.arms
         self.threshold = model.voting_threshold(cfg.delta, cfg.beta, n, "beta")
+        self.board = board_size(cfg.channel, cfg.C)
+        self.removal = anonymous_threshold(self.threshold, self.board)  # the vote that releases a tally >= M
         self.Kn, self.G, self.lam = np.ones((n, k), bool), np.ones(k, bool), np.zeros(k, np.int64)
         self.epoch = np.ones(n, np.int64)
         self.length = epoch_length(k, 1, cfg.beta, cfg.eps) * np.ones(n, np.int64)
@@ -168,7 +179,7 @@ class _DPMASE:
 
         # votes in time order; an arm leaves the global set at the vote that brings it to the threshold, until
         # one arm is left (the sort puts the arms that reach it within the batch first, in order)
-        removal_at = removal_steps(self.lam, elim, self.threshold, self.G)
+        removal_at = removal_steps(self.lam, elim, self.removal, self.G)
         removed = np.argsort(removal_at, kind="stable")[:int(self.G.sum()) - 1]
         removed = removed[removal_at[removed] < agents.size]
         G_before = np.repeat(self.G[None, :], agents.size, axis=0)
@@ -247,7 +258,10 @@ def dp_mase(instance: MultiUserInstance, probs: np.ndarray, cfg: DPMASEConfig, r
     Every agent runs DP successive elimination in epochs; at the end of epoch e it releases each arm's epoch
     mean plus ``Lap(1/(eps R))`` and votes against the arms more than ``2 (h(e) + c(e))`` below the best noisy
     mean; an arm with ``M* = ceil(log(delta)/log(beta))`` votes leaves the global set, and agents learn global
-    eliminations only at their own epoch ends (spec A22).
+    eliminations only at their own epoch ends (spec A22). With ``cfg.channel="anonymous"`` the board releases
+    an arm's votes only as tallies of at least ``cfg.C`` agents' votes (:mod:`anonbandits.core.votes`), so an arm
+    leaves at its ``C ceil(M*/C)``-th vote, when the released tally first reaches M*, and never if fewer agents
+    ever vote against it (the agents then run alone until each holds one arm: the run ``stalled``).
 
     Parameters
     ----------
@@ -266,13 +280,14 @@ def dp_mase(instance: MultiUserInstance, probs: np.ndarray, cfg: DPMASEConfig, r
     Returns
     -------
     MaseResult
-        The recommendation, rounds, pulls, votes, messages, eliminations and the noise audit.
+        The recommendation, rounds, pulls, votes, messages, eliminations, the noise audit and the board's
+        releases.
 
     Raises
     ------
     ConfigError
-        If ``cfg.eps`` is not positive, ``cfg.beta`` or ``cfg.delta`` is outside (0, 1), or ``M*`` exceeds the
-        number of agents.
+        If ``cfg.eps`` is not positive, ``cfg.beta`` or ``cfg.delta`` is outside (0, 1), ``M*`` exceeds the
+        number of agents, the channel is unknown or ``cfg.C`` is below 1.
 
     {{refs_paper003_sajed2019}}
 
@@ -297,5 +312,6 @@ def dp_mase(instance: MultiUserInstance, probs: np.ndarray, cfg: DPMASEConfig, r
     g_rounds = np.searchsorted(times, [c for c, _ in eng.global_elims], "right")
     return model.vote_result("dp-mase", instance, log, eng.G, eng.lam, rng, record, running=bool(eng.running.any()),
                              capped=False, rounds=rounds, pulls=pulls, threshold=eng.threshold, noise=audit,
+                             board=eng.board, agent_accuracy=model.finished_accuracy(instance, eng.Kn),
                              global_eliminations=[(int(r), a) for r, (_, a) in zip(g_rounds, eng.global_elims,
                                                                                      strict=True)])

@@ -19,7 +19,7 @@ import numpy as np
 
 from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.core.indices import vote_ratio
-from anonbandits.core.votes import vote_threshold
+from anonbandits.core.votes import Releases, board_releases, vote_threshold
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import ConfigError
 from anonbandits.multiagent.shared import MessageLog
@@ -221,11 +221,14 @@ class MaseResult:
     global_eliminations : list of tuple of int, optional
         ``(round, arm)`` of every global elimination.
     agent_accuracy : float or None, optional
-        INDEPENDENT: the fraction of finished agents that found the best arm.
+        INDEPENDENT, MASE, DP-MASE: the fraction of finished agents whose own answer is the best arm.
     exit_rounds : numpy.ndarray or None, optional
         INDEPENDENT: the round at which each finished agent stopped.
     noise : NoiseAudit or None, optional
         DP-MASE: the Laplace mechanism's releases (with ``record``).
+    releases : Releases or None, optional
+        MASE, DP-MASE: the aggregates the vote board released
+        (:class:`~anonbandits.core.votes.Releases`; one vote each on the direct channel).
 
     {{refs_paper003}}
 
@@ -253,6 +256,7 @@ class MaseResult:
     agent_accuracy: float | None = None
     exit_rounds: np.ndarray | None = None
     noise: NoiseAudit | None = None
+    releases: Releases | None = None
 
     @property
     def correct(self) -> bool:
@@ -267,7 +271,8 @@ class MaseResult:
             ``samples`` (every arm pull), ``rounds``, ``messages``, ``recommended``, ``correct``, ``threshold``
             (-1 without a vote board), ``stalled``, ``truncated`` and ``votes`` (comma-separated); with an
             elimination log also ``local_eliminations``, ``best_eliminated_locally`` and ``dropped_votes``;
-            for INDEPENDENT ``agent_accuracy``; last ``instance`` (its name) and ``arms``.
+            for INDEPENDENT, MASE and DP-MASE ``agent_accuracy``; with a record of the board's releases
+            ``min_group_size`` and ``released_aggregates``; last ``instance`` (its name) and ``arms``.
 
         Examples
         --------
@@ -288,6 +293,8 @@ class MaseResult:
             out["dropped_votes"] = int((~self.eliminations.delivered).sum())
         if self.agent_accuracy is not None:
             out["agent_accuracy"] = self.agent_accuracy
+        if self.releases is not None:
+            out |= self.releases.metrics()
         return out | {"instance": self.instance.name, "arms": self.instance.arms}
 
     def curve(self) -> tuple[np.ndarray, np.ndarray]:
@@ -317,17 +324,34 @@ class MaseResult:
         return x, np.repeat(start - np.arange(steps.size + 1), 2)
 
 
+def finished_accuracy(instance: MultiUserInstance, held: np.ndarray) -> float:
+    """The fraction of the finished agents (one arm left in ``held``, their (N, K) local sets) whose arm is a
+    best arm; 0 when none finished."""
+    arms = np.argmax(held[held.sum(axis=1) == 1], axis=1)
+    true = instance.means[0]
+    return float(np.mean(true[arms] == true.max())) if arms.size else 0.0
+
+
 def vote_result(algorithm: str, instance: MultiUserInstance, log: EliminationLog, global_set: np.ndarray,
                 votes: np.ndarray, rng: np.random.Generator, record: bool, *, running: bool, capped: bool,
-                **fields: Any) -> MaseResult:
+                board: int | None = None, **fields: Any) -> MaseResult:
     """The result of a voting run (MASE, DP-MASE, CORRUPTED ELIMINATION): every delivered elimination of ``log``
     is a message (sender, round, arm index); the recommendation is the last arm of ``global_set``, or after a
-    stall (no agent ``running``, the run not ``capped``) or a truncation an arm with the fewest ``votes``, drawn
-    with ``rng``. ``fields``: the other :class:`MaseResult` fields."""
+    stall (no agent ``running``, the run not ``capped``) or a truncation an arm with the fewest votes, drawn
+    with ``rng``. With a ``board`` (the smallest group it releases: 1 direct, C anonymous) the votes are
+    grouped as the board released them (:func:`~anonbandits.core.votes.board_releases`, kept in ``releases``)
+    and the fewest votes are the fewest released ones: votes still buffered are nobody's knowledge.
+    ``fields``: the other :class:`MaseResult` fields."""
     messages = MessageLog(record=record)
-    messages.add(log.agent[log.delivered], log.time[log.delivered], log.arm[log.delivered])
+    sender, arm, time = log.agent[log.delivered], log.arm[log.delivered], log.time[log.delivered]
+    messages.add(sender, time, arm)
+    releases, tally = None, votes
+    if board is not None:  # on the direct channel (board 1) the released tally is ``votes`` itself
+        releases = board_releases(sender, arm, time, board)
+        if board > 1:
+            tally = np.bincount(releases.slot, releases.total, minlength=votes.size).round().astype(np.int64)
     left = np.flatnonzero(global_set)
-    recommended = int(left[0]) if left.size == 1 else int(rng.choice(left[votes[left] == votes[left].min()]))
+    recommended = int(left[0]) if left.size == 1 else int(rng.choice(left[tally[left] == tally[left].min()]))
     return MaseResult(algorithm, instance, recommended, messages=messages, votes=votes, eliminations=log,
                       stalled=left.size > 1 and not running and not capped, truncated=left.size > 1 and running,
-                      **fields)
+                      releases=releases, **fields)

@@ -14,10 +14,12 @@ import numpy as np
 from anonbandits._docstrings import fill
 from anonbandits.channels.direct import DirectChannel
 from anonbandits.core.radii import se_boundary
+from anonbandits.core.votes import anonymous_threshold
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import require
 from anonbandits.multiagent.mase import model, se_kernel
 from anonbandits.multiagent.mase.model import MaseResult, MessageLog
+from anonbandits.multiagent.shared import board_size
 
 SAMPLINGS = ("active", "fixed")
 STOP_RULES = ("all", "first")
@@ -28,7 +30,7 @@ _BLOCK = 512  # CENTRAL's rounds drawn per block
 def _run(name: str, instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generator, record: bool, conf: float,
          threshold: int | None, *, sync: int, xi: float = 0.0, retire_on_sync: bool = False,
          sampling: str = "active", stop: str = "global", width_c: float = 1.0, width_denominator: int = 1,
-         max_rounds: int = 10**9) -> MaseResult:
+         max_rounds: int = 10**9, board: int | None = None) -> MaseResult:
     """Simulate ``len(probs)`` SE agents at confidence ``conf`` until the stopping rule fires; report the run.
 
     ``sync``: the kernel's ``SYNC_LAZY`` (K_n := K_n ∩ K_glob at the end of each activation, Alg. 3 line 12),
@@ -40,7 +42,9 @@ def _run(name: str, instance: MultiUserInstance, probs: np.ndarray, rng: np.rand
     ``stop``: one arm left globally, or INDEPENDENT's ``"all"`` / ``"first"`` agent finished (spec A14).
     Local eliminations are logged in round order (by arm within a round); with a ``threshold`` every delivered
     one is a vote and a message (:func:`.model.vote_result`); without, INDEPENDENT recommends the majority of
-    the finished agents' arms.
+    the finished agents' arms. ``board``: the smallest group the vote board releases (MASE: 1 direct, C
+    anonymous); the kernel then removes an arm at its ``C ceil(M/C)``-th vote, when the released tally first
+    reaches M (:func:`~anonbandits.core.votes.anonymous_threshold`), and the result records the releases.
     """
     require(instance.model in model.MODELS, "reward", f"one of {', '.join(model.MODELS)} (the rewards {name} draws "
             "in its compiled loop)", instance.model)
@@ -49,24 +53,25 @@ def _run(name: str, instance: MultiUserInstance, probs: np.ndarray, rng: np.rand
     require(width_denominator in (1, 2), "width_denominator", "1 (t) or 2 (2t)", width_denominator)
     (rounds, pulls, G, votes, held, status, exit_round, elim, n_elim, glob, n_glob) = se_kernel.run_kernel(
         rng, instance.row, instance.model == "gaussian-unclipped", float(instance.sigma),
-        np.asarray(probs, float), float(conf), float(width_c), int(width_denominator), int(threshold or 0),
+        np.asarray(probs, float), float(conf), float(width_c), int(width_denominator),
+        anonymous_threshold(int(threshold or 0), board or 1),
         float(xi), sync, bool(retire_on_sync), sampling == "fixed", _STOP[stop], int(max_rounds))
     running, capped = bool((status == se_kernel.RUNNING).any()), rounds >= max_rounds
     fields = dict(rounds=int(rounds), pulls=int(pulls), threshold=threshold,
                   global_eliminations=[(int(r), int(a)) for r, a in glob[:n_glob]])
+    if board is not None:  # with a vote board: what the agents found themselves (all of it without releases)
+        fields["agent_accuracy"] = model.finished_accuracy(instance, held)
     if threshold is None:  # INDEPENDENT: the majority of the finished agents' arms
         arms = np.argmax(held[held.sum(axis=1) == 1], axis=1)
         tally = np.bincount(arms, minlength=instance.arms)
         recommended = int(rng.choice(np.flatnonzero(tally == tally.max())))
-        true = instance.means[0]
-        accuracy = float(np.mean(true[arms] == true.max())) if arms.size else 0.0
         return MaseResult(name, instance, recommended, messages=MessageLog(record=record), votes=votes,
-                          truncated=capped and running, agent_accuracy=accuracy,
+                          truncated=capped and running, agent_accuracy=model.finished_accuracy(instance, held),
                           exit_rounds=exit_round[exit_round >= 0].astype(float), **fields)
     elim = elim[:n_elim]
     log = model.EliminationLog(elim[:, 0].copy(), elim[:, 1].copy(), elim[:, 2].copy(), elim[:, 3].astype(bool))
     return model.vote_result(name, instance, log, G, votes, rng, record, running=running, capped=capped,
-                             **fields)
+                             board=board, **fields)
 
 
 @fill
@@ -123,7 +128,8 @@ def corrupted_elimination(instance: MultiUserInstance, probs: np.ndarray, rng: n
 
 @fill
 def mase(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generator, *, beta: float = 0.5,
-         delta: float = 0.05, record: bool = True, **options: Any) -> MaseResult:
+         delta: float = 0.05, channel: str = "direct", C: int = 3, record: bool = True,
+         **options: Any) -> MaseResult:
     """The generic MASE scheme (paper 003, Algorithm 1) with the SE local elimination of Sec. 4.1.
 
     Local rule: eliminate k when ``max_l mu_l - mu_k >= 2 sqrt(log(c K t_n^2/beta)/t_n)`` (eq. (1) at
@@ -131,12 +137,25 @@ def mase(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generato
     leaves the global set *and every agent's set at once* (Alg. 1's immediate synchronisation). Agents are never
     removed from the pool: an agent left with one arm keeps being activated and pulling it.
 
+    With ``channel="anonymous"`` the vote board is k-anonymous (:mod:`anonbandits.core.votes`): it releases an
+    arm's votes only as a tally of at least C distinct agents' votes, so an arm leaves at its ``C ceil(M*/C)``-th
+    vote (when the released tally first reaches M*), never if fewer than that many agents ever vote against it
+    (then the agents run alone until each holds one arm: no sharing, and the run ``stalled``). The releases are
+    in ``releases``.
+
     Parameters
     ----------
     {{mase_instance_probs_rng}}
     beta : float, optional
         Local failure probability of each agent's SE, in (0, 1) (default 0.5).
-    {{mase_delta_record}}
+    delta : float, optional
+        Global failure probability in (0, 1) (default 0.05).
+    channel : str, optional
+        ``"direct"`` (default: every vote reaches the board at once) or ``"anonymous"``.
+    C : int, optional
+        The anonymity parameter of the anonymous channel, at least 1 (default 3; unused on the direct one).
+    record : bool, optional
+        Keep every message and elimination (default ``True``; else only the counts).
     **options : dict, optional
         Keywords of the compiled round loop: ``width_c`` (constant c of the SE width, default 1),
         ``width_denominator`` (1: the width uses t, 2: it uses 2t; spec A4), ``max_rounds`` (stop, ``truncated``,
@@ -145,13 +164,13 @@ def mase(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generato
     Returns
     -------
     MaseResult
-        The recommendation, rounds, pulls, votes, messages (one per vote) and eliminations.
+        The recommendation, rounds, pulls, votes, messages (one per vote), eliminations and the board's releases.
 
     Raises
     ------
     ConfigError
-        If beta or delta is outside (0, 1), ``M*`` exceeds the number of agents, or the reward model or an
-        option is invalid.
+        If beta or delta is outside (0, 1), ``M*`` exceeds the number of agents, the channel is unknown or C is
+        below 1, or the reward model or an option is invalid.
 
     {{refs_paper003}}
 
@@ -161,7 +180,7 @@ def mase(instance: MultiUserInstance, probs: np.ndarray, rng: np.random.Generato
     (0, 5, 497)
     """
     return _run("mase", instance, probs, rng, record, beta, model.voting_threshold(delta, beta, probs.size, "beta"),
-                sync=se_kernel.SYNC_IMMEDIATE, **options)
+                sync=se_kernel.SYNC_IMMEDIATE, board=board_size(channel, C), **options)
 
 
 @fill
