@@ -13,7 +13,7 @@ import anonbandits.anonymous.bai as bai
 import anonbandits.channels.anonymous as channel_module
 import anonbandits.reference.anonymous_bai as ref_module
 from anonbandits.anonymous.bai import identify
-from anonbandits.channels import AnonymousChannel
+from anonbandits.channels import AnonymousChannel, elicitation_variance
 from anonbandits.channels.anonymous import partition_groups
 from anonbandits.core.learners import SUBROUTINES, BestArmElimination
 from anonbandits.envs.instances import MultiUserInstance
@@ -141,7 +141,8 @@ def test_no_anonymous_run_releases_a_group_below_c(subroutine, decomposer):
     smallest entry is the run's min_group_size."""
     C = 2
     mu = np.random.default_rng(0).uniform(0.1, 0.9, size=(15, 3))
-    learners = BestArmElimination(15, 3, subroutine, approx=1.0, delta=0.2, rng=np.random.default_rng(1))
+    learners = BestArmElimination(15, 3, subroutine, approx=1.0, delta=0.2, rng=np.random.default_rng(1),
+                                  sigma2=elicitation_variance(C))
     channels = []
 
     class Recorded(AnonymousChannel):
@@ -187,7 +188,8 @@ def test_a_sub_algorithm_forming_groups_of_c_is_stopped_by_the_auditor(monkeypat
     monkeypatch.setattr(channel_module, "partition_groups", groups_of_c)
     monkeypatch.setattr(ref_module, "_groups", ref_groups_of_c)
     mu = _deterministic(9, 3)
-    learners = BestArmElimination(9, 3, "se", approx=0.5, delta=0.2, rng=np.random.default_rng(0))
+    learners = BestArmElimination(9, 3, "se", approx=0.5, delta=0.2, rng=np.random.default_rng(0),
+                                  sigma2=elicitation_variance(C))
     with pytest.raises(AnonymityViolation, match="users, fewer than C = 2"):
         identify(MultiUserInstance(mu=mu), learners, C=C, decomposer="auto", rng=np.random.default_rng(1))
     with pytest.raises(AnonymityViolation, match="has 1 users, fewer than C = 2"):

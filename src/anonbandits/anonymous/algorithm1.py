@@ -28,7 +28,7 @@ import numpy as np
 import anondecomp
 from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.anonymous.batches import noisy_variance
-from anonbandits.channels import AnonymousChannel, elicitation_rounds
+from anonbandits.channels import AnonymousChannel, elicitation_rounds, elicitation_variance
 from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.core import default_batches, static_grid
 from anonbandits.core.learners import BaSEElimination
@@ -367,7 +367,7 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
         raise ConfigError(f"horizon {horizon} is too short: T / (alpha (2C+2)) = {horizon / (alpha * r):.3g} "
                           "leaves BaSE no round")
     n_batches = batches or default_batches(base_horizon)
-    base_sigma2 = (4 * C + 1) / 4  # the sub-algorithm's variance proxy; privacy noise adds to it
+    base_sigma2 = elicitation_variance(C)  # privacy noise adds to it
     learner = BaSEElimination(n_users, n_arms, static_grid(grid, base_horizon, n_batches), gamma=gamma,
                               threshold=threshold, sigma2=base_sigma2)
     sigma2, base = base_sigma2, learner.base

@@ -29,12 +29,12 @@ import numpy as np
 
 import anondecomp
 from anonbandits._docstrings import fill
-from anonbandits.anonymous.batches import decompose_demand, elicit_demand, noisy_variance
+from anonbandits.anonymous.batches import channel_variance, decompose_demand, elicit_demand, noisy_variance
 from anonbandits.channel_flags import CHANNELS
 from anonbandits.channels import AnonymousChannel, DirectChannel, elicitation_rounds
 from anonbandits.channels.anonymous import MAX_HORIZON
 from anonbandits.channels.mechanisms import Mechanism
-from anonbandits.core.learners import UNIT_SIGMA2, BatchLearner
+from anonbandits.core.learners import BatchLearner
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import ConfigError, require
 
@@ -145,7 +145,8 @@ def identify(instance: MultiUserInstance, learners: BatchLearner, *, channel: st
 
     {{bai_example}}
     >>> instance = clustered_instance(12, 2, 0, 0.4, np.random.default_rng(0))
-    >>> learners = BestArmElimination(12, 2, "naive", approx=0.3, delta=0.1, rng=np.random.default_rng(1))
+    >>> learners = BestArmElimination(12, 2, "naive", approx=0.3, delta=0.1, rng=np.random.default_rng(1),
+    ...                               sigma2=channel_variance("anonymous", 2))
     >>> run = identify(instance, learners, C=2, decomposer="polytope", rng=np.random.default_rng(2))
     >>> run.rounds == run.assignments * (2 * 2 + 2), run.min_group_size >= 2, run.error_rate(instance, 0.3)
     (True, True, 0.0)
@@ -161,12 +162,12 @@ def identify(instance: MultiUserInstance, learners: BatchLearner, *, channel: st
     stopped_at = np.full(n, -1, dtype=np.int64)
     stopped_at[~learners.exploring] = 0
     samples = surplus = batches = assignments = rounds = 0
+    sigma2 = base_sigma2 = channel_variance(channel, C, learners)
     if channel == "direct":
         source = DirectChannel(instance.mu, instance.model, rng, sigma=instance.sigma)
-        sigma2, min_group = UNIT_SIGMA2, 1
+        min_group = 1
     else:
         anon = AnonymousChannel(instance, C, max_rounds, rng, mechanism=mechanism, noise_rng=noise_rng)
-        sigma2 = base_sigma2 = (4 * C + 1) / 4
     dec_rng = decomposer_rng if decomposer_rng is not None else rng
     while learners.exploring.any():
         demand = learners.demand()

@@ -16,9 +16,60 @@ import numpy as np
 
 import anondecomp
 from anonbandits._docstrings import fill
-from anonbandits.channels import AnonymousChannel, Feedback, elicitation_rounds
-from anonbandits.core.learners import BatchLearner
-from anonbandits.errors import AnonBanditsError
+from anonbandits.channels import AnonymousChannel, Feedback, elicitation_rounds, elicitation_variance
+from anonbandits.core.learners import UNIT_SIGMA2, BatchLearner
+from anonbandits.errors import AnonBanditsError, ConfigError
+
+
+@fill
+def channel_variance(channel: str, C: int, learners: BatchLearner | None = None) -> float:
+    """The variance proxy of one sample on ``channel``, checked against the one ``learners`` are sized for.
+
+    1/4 (a reward in [0, 1]) on the direct channel, ``(4C+1)/4`` on the anonymous one
+    (:func:`~anonbandits.channels.elicitation_variance`). Fixed-design learners (naive and median elimination,
+    SE's epochs) fix their sample counts from their ``sigma2`` before any sample, so learners sized for less
+    than the channel's proxy would lose their guarantee: they are refused.
+
+    Parameters
+    ----------
+    channel : str
+        ``direct`` or ``anonymous``.
+    C : int
+        The anonymity parameter (anonymous channel).
+    learners : BatchLearner, optional
+        N batched learners to check (none: the proxy alone, to size learners with).
+
+    Returns
+    -------
+    float
+        The channel's variance proxy.
+
+    Raises
+    ------
+    ConfigError
+        If ``learners.sigma2`` is below it.
+
+    {{refs_paper000}}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.core.learners import BestArmElimination
+    >>> learners = BestArmElimination(2, 3, "naive", approx=0.5, delta=0.1, rng=np.random.default_rng(0),
+    ...                               sigma2=3.25)
+    >>> channel_variance("anonymous", 3, learners), channel_variance("direct", 3, learners)
+    (3.25, 0.25)
+    >>> channel_variance("anonymous", 1, BestArmElimination(2, 3, "naive", approx=0.5, delta=0.1,
+    ...                                                     rng=np.random.default_rng(0)))
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: the learners are sized for variance proxy 0.25, below the anonymous ...
+    """
+    sigma2 = UNIT_SIGMA2 if channel == "direct" else elicitation_variance(C)
+    if learners is not None and learners.sigma2 < sigma2:
+        raise ConfigError(f"the learners are sized for variance proxy {learners.sigma2:g}, below the {channel} "
+                          f"channel's {sigma2:g}; build them with sigma2={sigma2:g}")
+    return sigma2
 
 
 @fill

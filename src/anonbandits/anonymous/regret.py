@@ -29,10 +29,10 @@ import anondecomp
 from anonbandits._docstrings import fill
 from anonbandits.anonymous.algorithm1 import AnonymousRun, BatchRecord
 from anonbandits.anonymous.bai import CHANNELS
-from anonbandits.anonymous.batches import decompose_demand, elicit_demand, noisy_variance
+from anonbandits.anonymous.batches import channel_variance, decompose_demand, elicit_demand, noisy_variance
 from anonbandits.channels import AnonymousChannel, CentralLaplace, DirectChannel
 from anonbandits.channels.mechanisms import Mechanism
-from anonbandits.core.learners import UNIT_SIGMA2, BatchLearner
+from anonbandits.core.learners import BatchLearner
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import ConfigError, require
 
@@ -122,8 +122,8 @@ def batched_regret(instance: MultiUserInstance, learners: BatchLearner, horizon:
     >>> from anonbandits.core.learners import EpochElimination
     >>> from anonbandits.envs import clustered_instance
     >>> instance = clustered_instance(12, 2, 0, 0.4, np.random.default_rng(0))
-    >>> run = batched_regret(instance, EpochElimination(12, 2, confidence=0.01), 10**6, C=2,
-    ...                      decomposer="polytope", rng=np.random.default_rng(1))
+    >>> learners = EpochElimination(12, 2, confidence=0.01, sigma2=channel_variance("anonymous", 2))
+    >>> run = batched_regret(instance, learners, 10**6, C=2, decomposer="polytope", rng=np.random.default_rng(1))
     >>> run.exploration_rounds == sum(b.assignments for b in run.batches) * (2 * 2 + 2)
     True
     >>> run.min_group_size >= 2, run.optimal_fraction, run.horizon
@@ -141,12 +141,11 @@ def batched_regret(instance: MultiUserInstance, learners: BatchLearner, horizon:
     noise_rng = noise_rng if noise_rng is not None else rng
     dec_rng = decomposer_rng if decomposer_rng is not None else rng
     laplace = CentralLaplace(sum_epsilon) if math.isfinite(sum_epsilon) else None
+    sigma2 = base_sigma2 = channel_variance(channel, C, learners)
     if channel == "direct":
         books = _DirectBooks(instance, horizon, rng)
-        sigma2 = base_sigma2 = UNIT_SIGMA2
     else:
         books = AnonymousChannel(instance, C, horizon, rng, mechanism=mechanism, noise_rng=noise_rng)
-        sigma2 = base_sigma2 = (4 * C + 1) / 4
     records: list[BatchRecord] = []
     samples = surplus = 0
     while learners.exploring.any() and not books.done:

@@ -25,6 +25,7 @@ import anondecomp
 from anonbandits.anonymous.algorithm1 import AnonymousRun, anon_batched, parse_alpha
 from anonbandits.anonymous.algorithm2 import anon_etc
 from anonbandits.anonymous.bai import identify, stop_curve
+from anonbandits.anonymous.batches import channel_variance
 from anonbandits.anonymous.regret import batched_regret
 from anonbandits.channel_flags import (
     CHANNELS,
@@ -160,7 +161,8 @@ def run_bai(params: Mapping[str, Any], seed: int) -> Result:
     """``anon-bai``: best-arm identification for every user of a clustered instance, in lock-step batches."""
     instance, reward_rng, dec_rng, mechanism, noise_rng = _run(params, seed)
     learners = BestArmElimination(instance.n_users, instance.n_arms, params["subroutine"], approx=params["approx"],
-                                  delta=params["delta"], rng=dec_rng)
+                                  delta=params["delta"], rng=dec_rng,
+                                  sigma2=channel_variance(params["channel"], params["C"]))
     run = identify(instance, learners, channel=params["channel"], C=params["C"], decomposer=params["decomposer"],
                    rng=reward_rng, decomposer_rng=dec_rng, max_rounds=params["max_rounds"], mechanism=mechanism,
                    noise_rng=noise_rng)
@@ -206,7 +208,8 @@ def run_epochs(name: str, defaults: Mapping[str, Any], params: Mapping[str, Any]
                            if private else params)
     instance, reward_rng, dec_rng, noise_rng = _epoch_instance(params, seed, defaults["means"])
     learners = EpochElimination(instance.n_users, instance.n_arms,
-                                confidence=parse_confidence(params["confidence"], params["horizon"]), epsilon=eps)
+                                confidence=parse_confidence(params["confidence"], params["horizon"]), epsilon=eps,
+                                sigma2=channel_variance("anonymous", params["C"]))
     run = batched_regret(instance, learners, params["horizon"], C=params["C"], decomposer=params["decomposer"],
                          rng=reward_rng, decomposer_rng=dec_rng, mechanism=mechanism, noise_rng=noise_rng,
                          sum_epsilon=eps)

@@ -3,9 +3,9 @@ privacy mechanisms on what they release (docs/architecture.md): :class:`DirectCh
 statistics), :class:`AnonymousChannel` (paper 000's audited 2C+2-round channel), :class:`CentralLaplace` and
 :class:`Distributed` (paper 004's protocols)."""
 
-from anonbandits.channels.anonymous import AnonymousChannel, Feedback, elicitation_rounds
+from anonbandits.channels.anonymous import AnonymousChannel, Feedback, elicitation_rounds, elicitation_variance
 from anonbandits.channels.direct import Batch, DirectChannel, RewardSum
 from anonbandits.channels.mechanisms import CentralLaplace, Distributed, NoisyRelease, laplace_noise
 
 __all__ = ["AnonymousChannel", "Batch", "CentralLaplace", "DirectChannel", "Distributed", "Feedback",
-           "NoisyRelease", "RewardSum", "elicitation_rounds", "laplace_noise"]
+           "NoisyRelease", "RewardSum", "elicitation_rounds", "elicitation_variance", "laplace_noise"]

@@ -68,6 +68,35 @@ def elicitation_rounds(C: int) -> int:
     return 2 * C + 2
 
 
+def elicitation_variance(C: int) -> float:
+    """Variance proxy of one estimate of the feedback-elicitation sub-algorithm: ``(4C+1)/4``.
+
+    An estimate is the difference of two released group sums, of at most 2C+1 and 2C rewards in [0, 1]
+    (Lemma 2), so it is sub-Gaussian with proxy ``(4C+1)/4`` instead of the 1/4 of one reward. Learners size
+    their demands and radii with it.
+
+    Parameters
+    ----------
+    C : int
+        The anonymity parameter (minimum group size).
+
+    Returns
+    -------
+    float
+        ``(4 C + 1) / 4``.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Section 3.1).
+
+    Examples
+    --------
+    >>> elicitation_variance(3)
+    3.25
+    """
+    return (4 * C + 1) / 4
+
+
 def partition_groups(assignments: np.ndarray, n_arms: int, C: int) -> tuple[np.ndarray, np.ndarray]:
     """Step 1 for each row of ``assignments`` ((n, N) arm indices).
 

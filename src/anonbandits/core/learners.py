@@ -71,6 +71,9 @@ class BatchLearner(Protocol):
         N, the number of learners.
     n_arms : int
         K, the number of arms.
+    sigma2 : float
+        The variance proxy of one sample that the demands are sized for (fixed-design schemes take
+        ``4 sigma2`` times the papers' samples); a driver refuses learners sized below its channel's proxy.
 
     {{refs_paper002_sajed2019}}
 
@@ -83,6 +86,7 @@ class BatchLearner(Protocol):
 
     n_learners: int
     n_arms: int
+    sigma2: float
 
     def demand(self) -> np.ndarray:
         """Samples each learner wants from each arm in the next batch.
@@ -583,6 +587,11 @@ class BaSEElimination:
     def active(self) -> np.ndarray:
         """(N, K) bool, the arms still in play for each learner."""
         return self.base.active
+
+    @property
+    def sigma2(self) -> float:
+        """The variance proxy of BaSE's radius (its grid does not depend on it)."""
+        return self.base.sigma2
 
     def demand(self) -> np.ndarray:
         """The next batch's samples: ``ceil(D / |A_i|)`` on each active arm (:meth:`BatchLearner.demand`).

@@ -11,6 +11,7 @@ import pytest
 
 from anonbandits import simulate
 from anonbandits.anonymous.bai import identify
+from anonbandits.channels import elicitation_variance
 from anonbandits.channels.anonymous import kept_segments
 from anonbandits.core.learners import SUBROUTINES, BestArmElimination
 from anonbandits.envs.instances import MultiUserInstance, clustered_instance
@@ -38,7 +39,8 @@ def test_kept_segments_keep_exactly_the_wanted_estimates():
 def test_anonymous_run_releases_no_small_group_and_costs_2c_plus_2_rounds_per_assignment(decomposer):
     C = 3
     instance = clustered_instance(48, 3, 0, 0.3, np.random.default_rng(0))
-    learners = BestArmElimination(48, 3, "se", approx=0.1, delta=0.1, rng=np.random.default_rng(1))
+    learners = BestArmElimination(48, 3, "se", approx=0.1, delta=0.1, rng=np.random.default_rng(1),
+                                  sigma2=elicitation_variance(C))
     run = identify(instance, learners, C=C, decomposer=decomposer, rng=np.random.default_rng(2))
     assert run.min_group_size >= C
     assert run.rounds == run.assignments * (2 * C + 2)
@@ -51,7 +53,8 @@ def test_users_who_stopped_fill_groups_for_the_others():
     arms, which only the stopped users, playing their recommendation, can fill."""
     mu = np.array([[0.95, 0.05]] * 3 + [[0.05, 0.95]] * 3 + [[0.5, 0.47]] * 2)
     instance = MultiUserInstance(mu=mu)
-    learners = BestArmElimination(8, 2, "se", approx=0.01, delta=0.1, rng=np.random.default_rng(0))
+    learners = BestArmElimination(8, 2, "se", approx=0.01, delta=0.1, rng=np.random.default_rng(0),
+                                  sigma2=elicitation_variance(3))
     run = identify(instance, learners, C=3, decomposer="block", rng=np.random.default_rng(1))
     assert run.min_group_size >= 3
     assert run.stopped_at[:6].max() < run.stopped_at[6:].min()
@@ -60,7 +63,8 @@ def test_users_who_stopped_fill_groups_for_the_others():
 
 def test_an_arm_nobody_else_can_reach_is_refused_in_one_line():
     mu = np.array([[0.9, 0.1]] * 2 + [[0.5, 0.49]] * 2)  # C = 3 needs 4 users on an arm, there are 4 in all
-    learners = BestArmElimination(4, 2, "se", approx=0.01, delta=0.1, rng=np.random.default_rng(0))
+    learners = BestArmElimination(4, 2, "se", approx=0.01, delta=0.1, rng=np.random.default_rng(0),
+                                  sigma2=elicitation_variance(3))
     with pytest.raises(AnonBanditsError, match=r"batch \d+: arm \d is wanted but fewer than C \+ 1 = 4 users"):
         identify(MultiUserInstance(mu=mu), learners, C=3, decomposer="block", rng=np.random.default_rng(1))
 
@@ -72,7 +76,8 @@ def test_every_user_is_pac_over_the_anonymous_channel(subroutine):
     delta N plus three binomial standard deviations), with estimates of variance proxy (4C+1)/4."""
     n, approx, delta = 300, 0.1, 0.2
     instance = clustered_instance(n, 3, 0, 0.12, np.random.default_rng(3))
-    learners = BestArmElimination(n, 3, subroutine, approx=approx, delta=delta, rng=np.random.default_rng(4))
+    learners = BestArmElimination(n, 3, subroutine, approx=approx, delta=delta, rng=np.random.default_rng(4),
+                                  sigma2=elicitation_variance(2))
     run = identify(instance, learners, C=2, decomposer="block", rng=np.random.default_rng(5))
     errors = run.error_rate(instance, approx) * n
     assert errors <= delta * n + 3 * math.sqrt(n * delta * (1 - delta))

@@ -9,7 +9,7 @@ import pytest
 import anondecomp
 from anonbandits import simulate
 from anonbandits.anonymous import AnonymousRun, anon_batched, batched_regret
-from anonbandits.channels import AnonymousChannel, CentralLaplace, elicitation_rounds
+from anonbandits.channels import AnonymousChannel, CentralLaplace, elicitation_rounds, elicitation_variance
 from anonbandits.core import BatchedElimination, default_batches, static_grid
 from anonbandits.core.learners import BaSEElimination, BatchLearner, EpochElimination
 from anonbandits.dp import se
@@ -53,7 +53,8 @@ def test_anon_batched_is_a_plain_base_loop_over_the_channel():
 def test_se_over_the_anonymous_channel_commits_and_costs_2c_plus_2_rounds_per_assignment(decomposer):
     C = 2
     instance = clustered_instance(24, 3, 0, 0.4, np.random.default_rng(1))
-    run = batched_regret(instance, EpochElimination(24, 3, confidence=0.01), 10**7, C=C, decomposer=decomposer,
+    learners = EpochElimination(24, 3, confidence=0.01, sigma2=elicitation_variance(C))
+    run = batched_regret(instance, learners, 10**7, C=C, decomposer=decomposer,
                          rng=np.random.default_rng(2))
     assert run.min_group_size >= C
     assert all(b.rounds == b.assignments * (2 * C + 2) for b in run.batches)
@@ -102,8 +103,9 @@ def test_registry_se_channels_keep_the_single_user_engine_and_run_the_anonymous_
 def test_dp_se_over_the_anonymous_channel_with_privacy_widens_by_the_noise():
     C, eps = 2, 1.0
     instance = clustered_instance(24, 2, 0, 0.4, np.random.default_rng(4))
-    run = batched_regret(instance, EpochElimination(24, 2, confidence=0.01, epsilon=eps), 10**7, C=C,
-                         decomposer="polytope", rng=np.random.default_rng(5), mechanism=CentralLaplace(eps),
+    learners = EpochElimination(24, 2, confidence=0.01, epsilon=eps, sigma2=elicitation_variance(C))
+    run = batched_regret(instance, learners, 10**7, C=C, decomposer="polytope", rng=np.random.default_rng(5),
+                         mechanism=CentralLaplace(eps),
                          noise_rng=np.random.default_rng(6), sum_epsilon=eps)
     assert run.min_group_size >= C and run.info["exposure"]
     assert run.info["sigma2"] > (4 * C + 1) / 4  # the released sums' noise raised the variance proxy
