@@ -146,8 +146,9 @@ _ROWS: tuple[tuple[str, str, str, str, str, str], ...] = (
      "iterations of the main loop (paper 003's T); anon-bai: rounds until the last user stopped"),
     ("surplus", "int", "samples", "", "anon-bai, se/dp-se anonymous",
      "informative samples discarded: a decomposition gave a pair more than its learner asked for"),
-    ("users_stopped", "float", "fraction", "", "se/dp-se anonymous",
-     "users whose learner stopped exploring (one arm left) before the horizon"),
+    ("users_stopped", "float", "fraction", "", "se/dp-se anonymous, anon-bai",
+     "users whose learner stopped exploring (one arm left) before the horizon; anon-bai: before --max-rounds "
+     "(the others are censored and scored on their current recommendation)"),
     ("messages", "int", "messages", "", "mase, decentralized",
      "messages sent (the paper's convention)"),
     ("released_aggregates", "int", "aggregates", "", "mase, dp-mase, decentralized",

@@ -114,6 +114,11 @@ def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decompo
                      rng: np.random.Generator, batch: int) -> anondecomp.Decomposition:
     """The C-anonymous decomposition of one batch's demand, every user on its :func:`supports`.
 
+    **[DECISION]** When an arm some learner wants cannot gather C + 1 users on those supports (too few explore,
+    too few have stopped on it), users that have stopped are recruited onto it as well: they fill its groups
+    for this batch (their identification is done; in a regret run they pay the arm's gap like any play). Only
+    when the arm cannot gather C + 1 users in all is the batch refused.
+
     Parameters
     ----------
     learners : BatchLearner
@@ -137,7 +142,7 @@ def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decompo
     Raises
     ------
     AnonBanditsError
-        When an arm some learner wants cannot gather C + 1 users.
+        When an arm some learner wants cannot gather C + 1 users, stopped users included.
 
     {{refs_paper000}}
     Section 3.2: the decomposition.
@@ -153,8 +158,13 @@ def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decompo
     >>> res.total_assignments  # R = D: each user's 1300 samples, no assignment wasted
     1300
     """
-    graph = anondecomp.DemandGraph.from_weights(demand, support=supports(learners))
+    support = supports(learners)
+    graph = anondecomp.DemandGraph.from_weights(demand, support=support)
     thin = graph.thin_arms(C)
+    if thin.size:  # recruit stopped users onto the arms that cannot gather C + 1 users otherwise
+        support[:, thin] = True
+        graph = anondecomp.DemandGraph.from_weights(demand, support=support)
+        thin = graph.thin_arms(C)
     if thin.size:
         raise AnonBanditsError(f"batch {batch}: arm {int(thin[0])} is wanted but fewer than C + 1 = {C + 1} users "
                                "can play it; the instance needs more users per arm")

@@ -168,7 +168,8 @@ def run_bai(params: Mapping[str, Any], seed: int) -> Result:
                    noise_rng=noise_rng)
     metrics = {"rounds": run.rounds, "samples": run.samples, "surplus": run.surplus, "batches": run.batches,
                "assignments": run.assignments, "min_group_size": run.min_group_size,
-               "users_approx_optimal": 1.0 - run.error_rate(instance, params["approx"])}
+               "users_approx_optimal": 1.0 - run.error_rate(instance, params["approx"]),
+               "users_stopped": float(np.mean(run.stopped_at >= 0))}
     if mechanism is not None:
         metrics.update(_privacy(mechanism, run.exposure, PRIVACY_PARAMS[-1].default))
     label = f"anon-bai/{params['subroutine']}/{params['channel']}"

@@ -61,12 +61,23 @@ def test_users_who_stopped_fill_groups_for_the_others():
     assert (run.recommendation[:3] == 0).all() and (run.recommendation[3:6] == 1).all()
 
 
-def test_an_arm_nobody_else_can_reach_is_refused_in_one_line():
-    mu = np.array([[0.9, 0.1]] * 2 + [[0.5, 0.49]] * 2)  # C = 3 needs 4 users on an arm, there are 4 in all
-    learners = BestArmElimination(4, 2, "se", approx=0.01, delta=0.1, rng=np.random.default_rng(0),
+def test_stopped_users_are_recruited_onto_an_arm_nobody_else_can_fill():
+    """C = 3 needs 4 users on an arm and there are 4 in all: once the two easy users stop on arm 0, arm 1's
+    groups for the two still exploring can only be filled by recruiting them as well."""
+    mu = np.array([[0.9, 0.1]] * 2 + [[0.5, 0.49]] * 2)
+    learners = BestArmElimination(4, 2, "se", approx=0.05, delta=0.1, rng=np.random.default_rng(0),
                                   sigma2=elicitation_variance(3))
-    with pytest.raises(AnonBanditsError, match=r"batch \d+: arm \d is wanted but fewer than C \+ 1 = 4 users"):
-        identify(MultiUserInstance(mu=mu), learners, C=3, decomposer="block", rng=np.random.default_rng(1))
+    run = identify(MultiUserInstance(mu=mu), learners, C=3, decomposer="block", rng=np.random.default_rng(1))
+    assert run.stopped_at[:2].max() < run.stopped_at[2:].min()  # the easy ones stopped first ...
+    assert run.min_group_size >= 3 and not learners.exploring.any()  # ... and the others still finished
+
+
+def test_an_arm_that_cannot_gather_c_plus_1_users_in_all_is_refused_in_one_line():
+    learners = BestArmElimination(4, 2, "se", approx=0.05, delta=0.1, rng=np.random.default_rng(0),
+                                  sigma2=elicitation_variance(4))
+    with pytest.raises(AnonBanditsError, match=r"batch 1: arm 0 is wanted but fewer than C \+ 1 = 5 users"):
+        identify(MultiUserInstance(mu=np.full((4, 2), 0.5)), learners, C=4, decomposer="block",
+                 rng=np.random.default_rng(1))
 
 
 @pytest.mark.slow
