@@ -1,0 +1,214 @@
+"""Anytime regret over the anonymous channel: SE with doubling epochs (no horizon) against Algorithm 1 (BaSE, which
+is given the horizon T), for T = 10^4 .. 10^6.
+
+Setting (fixed before any result was seen): paper 000's Section 4 setting with U above K(C+1), N = 300 users,
+K = 5 arms, balanced clusters U = 60, Bernoulli rewards, best-vs-second-best gap 0.1 (other means uniform in
+[0.1, 0.8]); C in {1, 2, 3}; decomposers ``polytope`` and the paper's ``greedy``.
+
+* Algorithm 1 (``anon-batched`` at its defaults: minimax grid, gamma = 4, the paper's alpha) needs T: it is
+  re-run for every T.
+* SE epochs (``se --channel anonymous``, :class:`~anonbandits.core.learners.EpochElimination` sized for the
+  channel's variance proxy (4C+1)/4) take no horizon: its confidence is a fixed beta = 0.01, not 1/T. One run per
+  seed to T = 10^6 is read at every T of its regret curve. That this is the regret SE would have with horizon T
+  is checked for seed 0 at every T (a run to T against the long run's curve; the script stops if they differ).
+
+Both use the registry's streams of a seed (``default_rng(seed).spawn(4)``: instance, rewards, decomposer,
+noise), so a seed gives both methods the same instance and the same reward source (paired seeds). Reported per
+(C, decomposer, T): mean regret (summed over users) with a Student-t 95% CI over the seeds, the paired
+difference SE - BaSE with its 95% CI and a verdict, BaSE's exploration rounds and share of users committed to
+their optimal arm, and the SE epochs completed by T.
+
+Usage: python benchmarks/anonymous_anytime.py [--quick]
+A full run (30 seeds) writes docs/results/anonymous_anytime{.csv,_summary.csv,.png}; ``--quick`` (3 seeds,
+T up to 10^5) writes to build/benchmarks/ instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+from _output import results_dir
+from _stats import half_width
+
+from anonbandits import simulate
+from anonbandits.experiments import write_table
+from anonbandits.registry import Result
+
+SETTING = {"users": 300, "arms": 5, "cluster": 60, "gap": 0.1, "reward": "bernoulli"}
+CS = (1, 2, 3)
+DECOMPOSERS = ("polytope", "greedy")
+HORIZONS = (10_000, 30_000, 100_000, 300_000, 1_000_000)
+#: SE's failure probability: a constant, so that no horizon enters the learners
+CONFIDENCE = 0.01
+METHODS = ("base", "se-epochs")
+
+
+def base_run(C: int, decomposer: str, horizon: int, seed: int, setting: Mapping = SETTING) -> Result:
+    """Algorithm 1 (BaSE given ``horizon``) at its registry defaults."""
+    return simulate("anon-batched", seed=seed, C=C, decomposer=decomposer, horizon=horizon, **setting)
+
+
+def se_run(C: int, decomposer: str, horizon: int, seed: int, setting: Mapping = SETTING,
+           confidence: float = CONFIDENCE) -> Result:
+    """SE with doubling epochs over the anonymous channel, played for ``horizon`` rounds."""
+    return simulate("se", channel="anonymous", seed=seed, C=C, decomposer=decomposer, horizon=horizon,
+                    confidence=confidence, **setting)
+
+
+def curve_at(curve: tuple[np.ndarray, np.ndarray], horizons: Sequence[int]) -> np.ndarray:
+    """The cumulative regret of ``curve`` at each of ``horizons``, which must be rounds of the curve (the curve is
+    exact there; between its points it would be interpolated)."""
+    rounds, regret = curve
+    at = np.searchsorted(rounds, horizons)
+    if np.any(at >= rounds.size) or np.any(rounds[np.minimum(at, rounds.size - 1)] != horizons):
+        raise ValueError(f"horizons {list(horizons)} are not all rounds of the regret curve")
+    return regret[at]
+
+
+def epochs_done(result: Result, horizons: Sequence[int]) -> np.ndarray:
+    """How many of the run's batches (SE epochs) ended by each of ``horizons``."""
+    ends = np.cumsum([r["rounds"] for r in result.records])
+    return np.searchsorted(ends, horizons, side="right")
+
+
+def prefix_gap(C: int, decomposer: str, horizons: Sequence[int], seed: int, setting: Mapping = SETTING,
+               confidence: float = CONFIDENCE, long: Result | None = None) -> float:
+    """The largest relative difference between SE's regret in a run to T and the run to ``max(horizons)`` read
+    at T, over ``horizons``: 0 (up to rounding) when no horizon enters the learners."""
+    long = long or se_run(C, decomposer, max(horizons), seed, setting, confidence)
+    read = curve_at(long.curve, horizons)
+    own = np.array([se_run(C, decomposer, T, seed, setting, confidence).metrics["regret"] for T in horizons])
+    return float(np.max(np.abs(own - read) / np.maximum(np.abs(read), 1.0)))
+
+
+def experiment(seeds: int, horizons: Sequence[int] = HORIZONS, cs: Sequence[int] = CS,
+               decomposers: Sequence[str] = DECOMPOSERS, setting: Mapping = SETTING,
+               confidence: float = CONFIDENCE) -> tuple[list[dict], dict[tuple[int, str], np.ndarray]]:
+    """Every run: one row per (method, C, decomposer, T, seed), and SE's mean-able regret curves per (C,
+    decomposer) as a (seeds, points) array with the curve's rounds in row 0 (for the plot)."""
+    horizons = sorted(horizons)
+    rows, curves = [], {}
+    for C in cs:
+        for dec in decomposers:
+            key = {"C": C, "decomposer": dec}
+            runs = []
+            for seed in range(seeds):
+                se = se_run(C, dec, horizons[-1], seed, setting, confidence)
+                runs.append(se.curve)
+                done = epochs_done(se, horizons)
+                for T, regret, epochs in zip(horizons, curve_at(se.curve, horizons), done, strict=True):
+                    rows.append({"method": "se-epochs", **key, "horizon": T, "seed": seed, "regret": float(regret),
+                                 "se_epochs_done": int(epochs)})
+                for T in horizons:
+                    m = base_run(C, dec, T, seed, setting).metrics
+                    rows.append({"method": "base", **key, "horizon": T, "seed": seed, "regret": m["regret"],
+                                 "exploration_rounds": m["exploration_rounds"],
+                                 "optimal_fraction": m["optimal_fraction"]})
+            curves[C, dec] = np.vstack([runs[0][0], *(r[1] for r in runs)])
+    return rows, curves
+
+
+def interval(values: np.ndarray) -> tuple[float, float, float]:
+    """Mean and Student-t 95% CI of ``values``."""
+    half = float(half_width(values))
+    return float(values.mean()), float(values.mean() - half), float(values.mean() + half)
+
+
+def summarise(rows: list[dict]) -> list[dict]:
+    """Per (C, decomposer, T): both methods' mean regret with 95% CIs and the paired difference SE - BaSE."""
+    cells: dict[tuple, dict[str, dict[int, dict]]] = {}
+    for r in rows:
+        cells.setdefault((r["C"], r["decomposer"], r["horizon"]), {m: {} for m in METHODS})[r["method"]][
+            r["seed"]] = r
+    summary = []
+    for (C, dec, T), by in sorted(cells.items()):
+        seeds = sorted(set(by["base"]) & set(by["se-epochs"]))
+        base = np.array([by["base"][s]["regret"] for s in seeds])
+        se = np.array([by["se-epochs"][s]["regret"] for s in seeds])
+        row = {"C": C, "decomposer": dec, "horizon": T, "seeds": len(seeds)}
+        for name, values in (("base", base), ("se", se), ("diff", se - base)):
+            row.update(zip((f"{name}_mean", f"{name}_ci_low", f"{name}_ci_high"), interval(values), strict=True))
+        row["ratio"] = row["se_mean"] / row["base_mean"]
+        row["verdict"] = ("base lower" if row["diff_ci_low"] > 0 else
+                          "se lower" if row["diff_ci_high"] < 0 else "tie")
+        row["base_exploration_rounds"] = float(np.mean([by["base"][s]["exploration_rounds"] for s in seeds]))
+        row["base_optimal_fraction"] = float(np.mean([by["base"][s]["optimal_fraction"] for s in seeds]))
+        row["se_epochs_done"] = float(np.mean([by["se-epochs"][s]["se_epochs_done"] for s in seeds]))
+        summary.append(row)
+    return summary
+
+
+def plot(summary: list[dict], curves: dict[tuple[int, str], np.ndarray], path: Path,
+         setting: Mapping = SETTING) -> None:
+    """Regret against T (log-log), one panel per (decomposer, C): SE's whole curve and BaSE at each T, with
+    95% bands over the seeds."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cs = sorted({s["C"] for s in summary})
+    decs = list(dict.fromkeys(s["decomposer"] for s in summary))
+    fig, axes = plt.subplots(len(decs), len(cs), figsize=(4.2 * len(cs), 3.6 * len(decs)), squeeze=False,
+                             sharex=True, sharey=True)
+    for (i, dec), (j, C) in ((a, b) for a in enumerate(decs) for b in enumerate(cs)):
+        ax = axes[i, j]
+        cells = [s for s in summary if s["C"] == C and s["decomposer"] == dec]
+        T = np.array([s["horizon"] for s in cells])
+        rounds, per_seed = curves[C, dec][0], curves[C, dec][1:]
+        keep = rounds >= T.min() / 2
+        mean, half = per_seed.mean(axis=0), half_width(per_seed)
+        ax.plot(rounds[keep], mean[keep], color="C1", label="SE epochs (one run, no T)")
+        ax.fill_between(rounds[keep], np.maximum(mean - half, 1.0)[keep], (mean + half)[keep], color="C1",
+                        alpha=0.25)
+        ax.plot(T, [s["se_mean"] for s in cells], "s", color="C1", ms=4)
+        ax.plot(T, [s["base_mean"] for s in cells], "o-", color="C0", label="Algorithm 1 (BaSE, re-run per T)")
+        ax.fill_between(T, [max(s["base_ci_low"], 1.0) for s in cells], [s["base_ci_high"] for s in cells],
+                        color="C0", alpha=0.25)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(f"{dec}, C = {C}", fontsize=10)
+        ax.grid(True, which="major", alpha=0.3)
+        if i == len(decs) - 1:
+            ax.set_xlabel("horizon T")
+        if j == 0:
+            ax.set_ylabel("regret (sum over users)")
+    axes[0, 0].legend(fontsize=8, loc="upper left")
+    seeds = summary[0]["seeds"]
+    fig.suptitle(f"Anytime regret over the anonymous channel (N = {setting['users']}, K = {setting['arms']}, "
+                 f"U = {setting['cluster']}, gap {setting['gap']}; {seeds} paired seeds, 95% bands)")
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="3 seeds, T up to 10^5, output in build/benchmarks/")
+    args = parser.parse_args()
+    seeds, horizons = (3, HORIZONS[:3]) if args.quick else (30, HORIZONS)
+    out = results_dir(args.quick)
+    start = time.perf_counter()
+    gaps = {(C, dec): prefix_gap(C, dec, horizons, 0) for C in CS for dec in DECOMPOSERS}
+    worst = max(gaps.values())
+    if worst > 1e-9:
+        raise SystemExit(f"SE's regret depends on the horizon: relative gaps {gaps}")
+    print(f"anytime check (seed 0, every C, decomposer and T): largest relative gap {worst:.1e}")
+    rows, curves = experiment(seeds, horizons)
+    print(f"{len(rows)} rows in {time.perf_counter() - start:.1f} s")
+    summary = summarise(rows)
+    write_table(rows, out / "anonymous_anytime.csv")
+    write_table(summary, out / "anonymous_anytime_summary.csv")
+    plot(summary, curves, out / "anonymous_anytime.png")
+    for s in summary:
+        print(f"C={s['C']} {s['decomposer']:8s} T={s['horizon']:>8d} BaSE {s['base_mean']:11.4g} "
+              f"SE {s['se_mean']:11.4g}  SE-BaSE [{s['diff_ci_low']:10.4g}, {s['diff_ci_high']:10.4g}] "
+              f"x{s['ratio']:.2f} {s['verdict']}")
+    print(f"wrote {out}/anonymous_anytime*")
+
+
+if __name__ == "__main__":
+    main()
