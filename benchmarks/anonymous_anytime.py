@@ -1,5 +1,5 @@
 """Anytime regret over the anonymous channel: SE with doubling epochs (no horizon) against Algorithm 1 (BaSE, which
-is given the horizon T), for T = 10^4 .. 10^6.
+is given the horizon T), for T = 10^4 .. 10^6, and beyond to 10^7 to find where the two cross.
 
 Setting (fixed before any result was seen): paper 000's Section 4 setting with U above K(C+1), N = 300 users,
 K = 5 arms, balanced clusters U = 60, Bernoulli rewards, best-vs-second-best gap 0.1 (other means uniform in
@@ -9,18 +9,20 @@ K = 5 arms, balanced clusters U = 60, Bernoulli rewards, best-vs-second-best gap
   re-run for every T.
 * SE epochs (``se --channel anonymous``, :class:`~anonbandits.core.learners.EpochElimination` sized for the
   channel's variance proxy (4C+1)/4) take no horizon: its confidence is a fixed beta = 0.01, not 1/T. One run per
-  seed to T = 10^6 is read at every T of its regret curve. That this is the regret SE would have with horizon T
-  is checked for seed 0 at every T (a run to T against the long run's curve; the script stops if they differ).
+  seed to T = 10^6 is read at every T up to 10^6 on its regret curve, and one to 10^7 at 3 x 10^6 and 10^7. That
+  this is the regret SE would have with horizon T is checked for seed 0 at every T and both runs (a run to T
+  against the long run's curve; the script stops if they differ).
 
 Both use the registry's streams of a seed (``default_rng(seed).spawn(4)``: instance, rewards, decomposer,
 noise), so a seed gives both methods the same instance and the same reward source (paired seeds). Reported per
 (C, decomposer, T): mean regret (summed over users) with a Student-t 95% CI over the seeds, the paired
 difference SE - BaSE with its 95% CI and a verdict, BaSE's exploration rounds and share of users committed to
-their optimal arm, and the SE epochs completed by T.
+their optimal arm, the SE epochs completed by T, and the share of users SE had stopped by the end of its run
+(with the rounds until then).
 
 Usage: python benchmarks/anonymous_anytime.py [--quick]
-A full run (30 seeds) writes docs/results/anonymous_anytime{.csv,_summary.csv,.png}; ``--quick`` (3 seeds,
-T up to 10^5) writes to build/benchmarks/ instead.
+A full run (30 seeds, about a minute) writes docs/results/anonymous_anytime{.csv,_summary.csv,.png};
+``--quick`` (3 seeds, T up to 10^5) writes to build/benchmarks/ instead.
 """
 
 from __future__ import annotations
@@ -41,7 +43,10 @@ from anonbandits.registry import Result
 SETTING = {"users": 300, "arms": 5, "cluster": 60, "gap": 0.1, "reward": "bernoulli"}
 CS = (1, 2, 3)
 DECOMPOSERS = ("polytope", "greedy")
-HORIZONS = (10_000, 30_000, 100_000, 300_000, 1_000_000)
+HORIZONS = (10_000, 30_000, 100_000, 300_000, 1_000_000, 3_000_000, 10_000_000)
+#: SE's runs per seed: every T up to 10^6 is read from one run to 10^6 (its curve has a point every 5,000
+#: rounds), the two beyond from one run to 10^7
+SPANS = (1_000_000, 10_000_000)
 #: SE's failure probability: a constant, so that no horizon enters the learners
 CONFIDENCE = 0.01
 METHODS = ("base", "se-epochs")
@@ -69,46 +74,55 @@ def curve_at(curve: tuple[np.ndarray, np.ndarray], horizons: Sequence[int]) -> n
     return regret[at]
 
 
-def epochs_done(result: Result, horizons: Sequence[int]) -> np.ndarray:
-    """How many of the run's batches (SE epochs) ended by each of ``horizons``."""
-    ends = np.cumsum([r["rounds"] for r in result.records])
-    return np.searchsorted(ends, horizons, side="right")
+def epochs_done(result: Result, horizons: Sequence[int], C: int) -> np.ndarray:
+    """How many of the run's batches (SE epochs) were complete by each of ``horizons``: a batch lasts
+    ``R_b (2C+2)`` rounds, one cut by the run's horizon fewer (and gives no update)."""
+    rounds = np.array([r["rounds"] for r in result.records], dtype=np.int64)
+    complete = rounds == np.array([r["assignments"] for r in result.records], dtype=np.int64) * (2 * C + 2)
+    return np.searchsorted(np.cumsum(rounds)[complete], horizons, side="right")
 
 
-def prefix_gap(C: int, decomposer: str, horizons: Sequence[int], seed: int, setting: Mapping = SETTING,
-               confidence: float = CONFIDENCE, long: Result | None = None) -> float:
-    """The largest relative difference between SE's regret in a run to T and the run to ``max(horizons)`` read
-    at T, over ``horizons``: 0 (up to rounding) when no horizon enters the learners."""
-    long = long or se_run(C, decomposer, max(horizons), seed, setting, confidence)
-    read = curve_at(long.curve, horizons)
-    own = np.array([se_run(C, decomposer, T, seed, setting, confidence).metrics["regret"] for T in horizons])
-    return float(np.max(np.abs(own - read) / np.maximum(np.abs(read), 1.0)))
+def prefix_gaps(C: int, decomposer: str, span: int, horizons: Sequence[int], seed: int, setting: Mapping = SETTING,
+                confidence: float = CONFIDENCE) -> dict[int, float]:
+    """For each of ``horizons`` that is a round of the curve of SE's run to ``span``: the relative difference between
+    SE's regret in a run to T and that curve at T (0 up to rounding when no horizon enters the learners)."""
+    rounds, regret = se_run(C, decomposer, span, seed, setting, confidence).curve
+    read = [T for T in horizons if T in set(rounds.tolist())]
+    own = np.array([se_run(C, decomposer, T, seed, setting, confidence).metrics["regret"] for T in read])
+    gaps = np.abs(own - curve_at((rounds, regret), read)) / np.maximum(curve_at((rounds, regret), read), 1.0)
+    return dict(zip(read, gaps.tolist(), strict=True))
 
 
-def experiment(seeds: int, horizons: Sequence[int] = HORIZONS, cs: Sequence[int] = CS,
+def experiment(seeds: int, horizons: Sequence[int] = HORIZONS, spans: Sequence[int] = SPANS, cs: Sequence[int] = CS,
                decomposers: Sequence[str] = DECOMPOSERS, setting: Mapping = SETTING,
-               confidence: float = CONFIDENCE) -> tuple[list[dict], dict[tuple[int, str], np.ndarray]]:
-    """Every run: one row per (method, C, decomposer, T, seed), and SE's mean-able regret curves per (C,
-    decomposer) as a (seeds, points) array with the curve's rounds in row 0 (for the plot)."""
-    horizons = sorted(horizons)
+               confidence: float = CONFIDENCE) -> tuple[list[dict], dict[tuple[int, str], list[np.ndarray]]]:
+    """Every run: one row per (method, C, decomposer, T, seed), SE's regret at T read from the shortest of its runs
+    to ``spans`` that reaches T; and per (C, decomposer) SE's curves for the plot, one (1 + seeds, points) array a
+    span (the curve's rounds in row 0)."""
+    horizons, spans = sorted(horizons), sorted(spans)
+    if horizons[-1] > spans[-1]:
+        raise ValueError(f"horizon {horizons[-1]} beyond the longest SE run {spans[-1]}")
     rows, curves = [], {}
     for C in cs:
         for dec in decomposers:
             key = {"C": C, "decomposer": dec}
-            runs = []
+            runs: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in spans]
             for seed in range(seeds):
-                se = se_run(C, dec, horizons[-1], seed, setting, confidence)
-                runs.append(se.curve)
-                done = epochs_done(se, horizons)
-                for T, regret, epochs in zip(horizons, curve_at(se.curve, horizons), done, strict=True):
-                    rows.append({"method": "se-epochs", **key, "horizon": T, "seed": seed, "regret": float(regret),
-                                 "se_epochs_done": int(epochs)})
+                for i, span in enumerate(spans):
+                    se = se_run(C, dec, span, seed, setting, confidence)
+                    runs[i].append(se.curve)
+                    read = [T for T in horizons if (spans[i - 1] if i else 0) < T <= span]
+                    for T, regret, epochs in zip(read, curve_at(se.curve, read), epochs_done(se, read, C), strict=True):
+                        rows.append({"method": "se-epochs", **key, "horizon": T, "seed": seed,
+                                     "regret": float(regret), "se_epochs_done": int(epochs), "se_run_to": span,
+                                     "se_run_users_stopped": se.metrics["users_stopped"],
+                                     "se_run_exploration_rounds": se.metrics["exploration_rounds"]})
                 for T in horizons:
                     m = base_run(C, dec, T, seed, setting).metrics
                     rows.append({"method": "base", **key, "horizon": T, "seed": seed, "regret": m["regret"],
                                  "exploration_rounds": m["exploration_rounds"],
                                  "optimal_fraction": m["optimal_fraction"]})
-            curves[C, dec] = np.vstack([runs[0][0], *(r[1] for r in runs)])
+            curves[C, dec] = [np.vstack([r[0][0], *(c[1] for c in r)]) for r in runs]
     return rows, curves
 
 
@@ -137,12 +151,13 @@ def summarise(rows: list[dict]) -> list[dict]:
                           "se lower" if row["diff_ci_high"] < 0 else "tie")
         row["base_exploration_rounds"] = float(np.mean([by["base"][s]["exploration_rounds"] for s in seeds]))
         row["base_optimal_fraction"] = float(np.mean([by["base"][s]["optimal_fraction"] for s in seeds]))
-        row["se_epochs_done"] = float(np.mean([by["se-epochs"][s]["se_epochs_done"] for s in seeds]))
+        for name in ("se_epochs_done", "se_run_users_stopped", "se_run_exploration_rounds"):
+            row[name] = float(np.mean([by["se-epochs"][s][name] for s in seeds]))
         summary.append(row)
     return summary
 
 
-def plot(summary: list[dict], curves: dict[tuple[int, str], np.ndarray], path: Path,
+def plot(summary: list[dict], curves: dict[tuple[int, str], list[np.ndarray]], path: Path,
          setting: Mapping = SETTING) -> None:
     """Regret against T (log-log), one panel per (decomposer, C): SE's whole curve and BaSE at each T, with
     95% bands over the seeds."""
@@ -159,12 +174,15 @@ def plot(summary: list[dict], curves: dict[tuple[int, str], np.ndarray], path: P
         ax = axes[i, j]
         cells = [s for s in summary if s["C"] == C and s["decomposer"] == dec]
         T = np.array([s["horizon"] for s in cells])
-        rounds, per_seed = curves[C, dec][0], curves[C, dec][1:]
-        keep = rounds >= T.min() / 2
-        mean, half = per_seed.mean(axis=0), half_width(per_seed)
-        ax.plot(rounds[keep], mean[keep], color="C1", label="SE epochs (one run, no T)")
-        ax.fill_between(rounds[keep], np.maximum(mean - half, 1.0)[keep], (mean + half)[keep], color="C1",
-                        alpha=0.25)
+        start = T.min() / 2
+        for n, span in enumerate(curves[C, dec]):  # each longer run drawn beyond the shorter one's end
+            rounds, per_seed = span[0], span[1:]
+            keep = rounds >= start
+            mean, half = per_seed.mean(axis=0), half_width(per_seed)
+            ax.plot(rounds[keep], mean[keep], color="C1", label=None if n else "SE epochs (no T)")
+            ax.fill_between(rounds[keep], np.maximum(mean - half, 1.0)[keep], (mean + half)[keep], color="C1",
+                            alpha=0.25)
+            start = rounds[-1]
         ax.plot(T, [s["se_mean"] for s in cells], "s", color="C1", ms=4)
         ax.plot(T, [s["base_mean"] for s in cells], "o-", color="C0", label="Algorithm 1 (BaSE, re-run per T)")
         ax.fill_between(T, [max(s["base_ci_low"], 1.0) for s in cells], [s["base_ci_high"] for s in cells],
@@ -189,15 +207,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="3 seeds, T up to 10^5, output in build/benchmarks/")
     args = parser.parse_args()
-    seeds, horizons = (3, HORIZONS[:3]) if args.quick else (30, HORIZONS)
+    seeds, horizons, spans = (3, HORIZONS[:3], (HORIZONS[2],)) if args.quick else (30, HORIZONS, SPANS)
     out = results_dir(args.quick)
     start = time.perf_counter()
-    gaps = {(C, dec): prefix_gap(C, dec, horizons, 0) for C in CS for dec in DECOMPOSERS}
+    gaps = {(C, dec, span, T): gap for C in CS for dec in DECOMPOSERS for span in spans
+            for T, gap in prefix_gaps(C, dec, span, horizons, 0).items()}
     worst = max(gaps.values())
     if worst > 1e-9:
         raise SystemExit(f"SE's regret depends on the horizon: relative gaps {gaps}")
-    print(f"anytime check (seed 0, every C, decomposer and T): largest relative gap {worst:.1e}")
-    rows, curves = experiment(seeds, horizons)
+    print(f"anytime check (seed 0, every C and decomposer, {len(gaps)} (run, T) pairs): largest relative gap "
+          f"{worst:.1e}")
+    rows, curves = experiment(seeds, horizons, spans)
     print(f"{len(rows)} rows in {time.perf_counter() - start:.1f} s")
     summary = summarise(rows)
     write_table(rows, out / "anonymous_anytime.csv")
