@@ -393,8 +393,9 @@ class AlgorithmSpec:
         unknown = sorted(set(given) - set(known) - set(alias_of))
         if "channel" in unknown:  # one rule for every algorithm: which ones take the anonymous channel
             takers = ", ".join(channel_algorithms())
-            raise ConfigError(f"algorithm {self.name!r} has no {called('channel')}: {called('channel')} anonymous is "
-                              f"taken by {takers} only")
+            always = " (it always observes through the anonymous channel)" if self.family == "anonymous" else ""
+            raise ConfigError(f"algorithm {self.name!r} has no {called('channel')}{always}: {called('channel')} "
+                              f"anonymous is taken by {takers} only")
         if unknown:
             names = ", ".join(called(n) for n in unknown)
             raise ConfigError(f"algorithm {self.name!r} has no {names}; "
