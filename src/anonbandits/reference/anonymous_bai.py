@@ -13,10 +13,11 @@ Laroche, *Decentralized Exploration in Multi-Armed Bandits* (ICML 2019, paper 00
   samples per arm (the batched learners' documented decision);
 * per batch the learners' demands and supports form a demand graph that ``anondecomp.decompose`` decomposes
   (:func:`plain_decompose`; the decomposer is the solver under test elsewhere, not part of the loop);
-* then :class:`PlainChannel` plays every repetition of every assignment, one round at a time: each user plays its arm and draws its reward,
-  the users of each arm are split into groups of C+1 to 2C+1 (index order), the auditor counts each observed
-  group and refuses one below C, releases its sum, and after 2C+2 rounds each grouped user recovers
-  ``r_{s,0} - r_{s,k}``; a user keeps its first ``wanted`` estimates of a pair and discards (and counts) the rest.
+* then :class:`PlainChannel` plays every repetition of every assignment, one round at a time: each user plays
+  its arm and draws its reward, the users of each arm are split into groups of C+1 to 2C+1 (index order), the
+  auditor counts each observed group and refuses one below C, releases its sum, and after 2C+2 rounds each
+  grouped user recovers ``r_{s,0} - r_{s,k}``; a user keeps its first ``wanted`` estimates of a pair and
+  discards (and counts) the rest.
 
 Random streams: the learners draw their tie-breaking numbers in the order the vectorised learners do (one
 ``random(K)`` per live user in index order for the best arm, then, for median elimination, one more per live
