@@ -43,6 +43,7 @@ K, C, GAP, BETA, T = 3, 2, 0.4, 0.01, 10**6
 DP_EPSILON = 1.0  # the dp-se rows: Lap(1/epsilon) on every epoch sum
 BASELINE = "plain per-round loop from the papers, same decomposer"
 LARGE = (600, 6000, 60_000)
+TABLE = "anonymous_regret_speed.csv"
 
 
 def _instance(n: int):
@@ -103,20 +104,16 @@ def compare(decomposer: str, n: int, repeat: int, epsilon: float = math.inf) -> 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one repetition at smaller sizes")
-    parser.add_argument("--out", help="table path (default docs/results/anonymous_regret_speed.csv; with --quick "
-                        "build/benchmarks/anonymous_regret_speed.csv)")
+    parser.add_argument("--out", help=f"table path (default docs/results/{TABLE}, build/benchmarks/ with --quick)")
     args = parser.parse_args()
-    args.out = args.out or str(results_dir(args.quick) / "anonymous_regret_speed.csv")
-    repeat = 1 if args.quick else 3
-    n_plain = 15 if args.quick else 60
+    repeat, n_plain, large = (1, 15, LARGE[:2]) if args.quick else (3, 60, LARGE)
     rows = compare("auto", n_plain, repeat) + compare("randomized", n_plain, repeat)
     rows += compare("auto", n_plain, repeat, DP_EPSILON)
-    for n in LARGE[:2] if args.quick else LARGE:
+    for n in large:
         rows.append(_timed(_fast, repeat, n, "auto"))
         print(f"se batched_regret N={n}: {rows[-1]['wall_time']:.3f} s, {rows[-1]['exploration_rounds']} "
               f"exploration rounds, {rows[-1]['throughput']:,.0f} user-rounds/s", flush=True)
-    out = write_table(rows, args.out)
-    print(f"wrote {out}")
+    print(f"wrote {write_table(rows, args.out or results_dir(args.quick) / TABLE)}")
 
 
 if __name__ == "__main__":
