@@ -7,7 +7,9 @@ family:
 * :mod:`anonbandits.reference.dp`: DP-SE, Anytime-Lazy-UCB and Hybrid-UCB (paper 001 and its DP-SE baseline);
 * :mod:`anonbandits.reference.distributed_dp`: Dist-DP-SE (paper 004);
 * :mod:`anonbandits.reference.decentralized`: Decentralized Elimination and 1-PRIVACY (paper 002);
-* :mod:`anonbandits.reference.mase`: MASE, DP-MASE, CORRUPTED ELIMINATION and INDEPENDENT (paper 003).
+* :mod:`anonbandits.reference.mase`: MASE, DP-MASE, CORRUPTED ELIMINATION and INDEPENDENT (paper 003);
 * :mod:`anonbandits.reference.anonymous_bai`: best-arm identification for every user over the anonymous channel
-  (paper 000's sub-algorithm and auditor, paper 002's subroutines).
+  (paper 000's sub-algorithm and auditor, paper 002's subroutines);
+* :mod:`anonbandits.reference.anonymous_regret`: SE and DP-SE with doubling epochs for every user over the
+  anonymous channel, with the regret of every round (Sajed and Sheffet's DP-SE, paper 000's channel).
 """

@@ -12,18 +12,20 @@ Laroche, *Decentralized Exploration in Multi-Armed Bandits* (ICML 2019, paper 00
   ``4 sigma2`` for estimates of variance proxy ``sigma2``; successive elimination checks after ``growth^b``
   samples per arm (the batched learners' documented decision);
 * per batch the learners' demands and supports form a demand graph that ``anondecomp.decompose`` decomposes
-  (the decomposer is the solver under test elsewhere, not part of the loop);
-* then every repetition of every assignment, one round at a time: each user plays its arm and draws its reward,
-  the users of each arm are split into groups of C+1 to 2C+1 (index order), the auditor counts each observed
-  group and refuses one below C, releases its sum, and after 2C+2 rounds each grouped user recovers
-  ``r_{s,0} - r_{s,k}``; a user keeps its first ``wanted`` estimates of a pair and discards (and counts) the rest.
+  (:func:`plain_decompose`; the decomposer is the solver under test elsewhere, not part of the loop);
+* then :class:`PlainChannel` plays every repetition of every assignment, one round at a time: each user plays
+  its arm and draws its reward, the users of each arm are split into groups of C+1 to 2C+1 (index order), the
+  auditor counts each observed group and refuses one below C, releases its sum, and after 2C+2 rounds each
+  grouped user recovers ``r_{s,0} - r_{s,k}``; a user keeps its first ``wanted`` estimates of a pair and
+  discards (and counts) the rest.
 
 Random streams: the learners draw their tie-breaking numbers in the order the vectorised learners do (one
 ``random(K)`` per live user in index order for the best arm, then, for median elimination, one more per live
 user), so both take the same decisions on the same sums; the rewards are drawn one by one (the fast channel
 draws the sum of many repetitions at once), so on random rewards the two agree in law, and on deterministic
 rewards (Bernoulli means 0 or 1) exactly. Written for clarity, not speed: the baseline of
-``benchmarks/anonymous_bai_speed.py``.
+``benchmarks/anonymous_bai_speed.py``. :class:`PlainChannel` and :func:`plain_decompose` also serve the regret
+loop of :mod:`anonbandits.reference.anonymous_regret`.
 """
 
 from __future__ import annotations
@@ -147,6 +149,104 @@ def _groups(assignment: list[int], C: int) -> tuple[list[int], list[int], list[l
     return group, position, members
 
 
+class PlainChannel:
+    """The anonymous channel one round and one user at a time: rewards, the sub-algorithm's groups, the auditor,
+    each user's estimates, the clock and the pseudo-regret (summed over users) of every round.
+
+    ``mu`` (N, K) are Bernoulli means; nothing is played at or beyond ``horizon`` (``None``: no horizon), and the
+    cumulative regret is recorded after each round listed in ``record_at``.
+    """
+
+    def __init__(self, mu: np.ndarray, C: int, reward_rng: np.random.Generator, horizon: int | None = None,
+                 record_at: list[int] | None = None) -> None:
+        self.mu = [[float(x) for x in row] for row in mu]
+        self.gaps = [[max(row) - x for x in row] for row in self.mu]
+        self.C, self.rng, self.horizon = C, reward_rng, horizon
+        self.t, self.regret = 0, 0.0
+        self.sizes: dict[int, int] = {}  # group size -> observations released
+        self.record_at = sorted(set(record_at or []))
+        self.recorded: dict[int, float] = {0: 0.0} if 0 in self.record_at else {}
+        self._next = 1 if 0 in self.record_at else 0
+
+    @property
+    def done(self) -> bool:
+        return self.horizon is not None and self.t >= self.horizon
+
+    def _tick(self, rate: float) -> None:
+        """One round played, of pseudo-regret ``rate`` summed over users."""
+        self.t += 1
+        self.regret += rate
+        if self._next < len(self.record_at) and self.record_at[self._next] == self.t:
+            self.recorded[self.t] = self.regret
+            self._next += 1
+
+    def play(self, arms: list[int]) -> None:
+        """Every user plays its arm of ``arms``, with no feedback, round after round to the horizon."""
+        rate = sum(self.gaps[i][a] for i, a in enumerate(arms))
+        while not self.done:
+            self._tick(rate)
+
+    def elicit(self, assignments: list[list[int]], reps: list[int], wanted: list[list[int]], method: str,
+               batch: int) -> tuple[list[list[float]], list[list[int]], int, bool]:
+        """Every repetition of every assignment, 2C+2 rounds each, one user at a time; each (user, arm) pair keeps
+        its first ``wanted`` estimates. Returns their sums and counts, the discarded surplus, and whether every
+        repetition ran (a repetition cut by the horizon releases its rounds' groups but gives no estimate)."""
+        n, k, C = len(self.mu), len(wanted[0]), self.C
+        got_sum = [[0.0] * k for _ in range(n)]
+        got_cnt = [[0] * k for _ in range(n)]
+        surplus, per_run = 0, 2 * C + 2
+        for row, m in zip(assignments, reps, strict=True):
+            rate = sum(self.gaps[i][a] for i, a in enumerate(row))
+            for _ in range(m):
+                group, position, members = _groups(row, C)
+                released = []  # released[r][s]: the sum of group s's observed members in round r
+                for r in range(per_run):
+                    if self.done:
+                        return got_sum, got_cnt, surplus, False
+                    total = [0.0] * len(members)
+                    size = [0] * len(members)
+                    for i in range(n):
+                        reward = 1.0 if self.rng.random() < self.mu[i][row[i]] else 0.0
+                        s = group[i]
+                        if s >= 0 and position[i] != r:  # round r > 0 leaves out the r-th member
+                            total[s] += reward
+                            size[s] += 1
+                    for s in range(len(members)):  # the auditor
+                        if size[s] < C:
+                            raise AnonymityViolation(f"group {s} of round {r} has {size[s]} users, fewer than "
+                                                     f"C = {C}")
+                        self.sizes[size[s]] = self.sizes.get(size[s], 0) + 1
+                    released.append(total)
+                    self._tick(rate)
+                for i in range(n):
+                    s, a = group[i], row[i]
+                    if s < 0:
+                        continue
+                    if got_cnt[i][a] < wanted[i][a]:
+                        got_sum[i][a] += released[0][s] - released[position[i]][s]
+                        got_cnt[i][a] += 1
+                    else:
+                        surplus += 1
+        if got_cnt != wanted:
+            raise AnonBanditsError(f"decomposer {method!r} left pairs below their demand in batch {batch}")
+        return got_sum, got_cnt, surplus, True
+
+
+def plain_decompose(learners: list, wanted: list[list[int]], C: int, decomposer: str,
+                    rng: np.random.Generator, batch: int) -> anondecomp.Decomposition:
+    """One batch's demand graph and its decomposition: a learner still exploring may be assigned any arm, one
+    that stopped (``exploring`` False) plays its ``recommendation()`` only."""
+    n, k = len(wanted), len(wanted[0])
+    support = [[True] * k if lr.exploring else [a == lr.recommendation() for a in range(k)] for lr in learners]
+    graph = anondecomp.DemandGraph.from_weights(np.array(wanted, dtype=np.int64), support=np.array(support))
+    for j in range(k):
+        wants = any(wanted[i][j] > 0 for i in range(n))
+        if wants and sum(support[i][j] for i in range(n)) < C + 1:
+            raise AnonBanditsError(f"batch {batch}: arm {j} is wanted but fewer than C + 1 = {C + 1} "
+                                   "users can play it")
+    return anondecomp.decompose(graph, C, method=decomposer, rng=rng)
+
+
 def reference_identify(mu: np.ndarray, subroutine: str, *, C: int, approx: float, delta: float, decomposer: str,
                        reward_rng: np.random.Generator, learner_rng: np.random.Generator,
                        decomposer_rng: np.random.Generator | None = None, growth: int = 2,
@@ -157,62 +257,23 @@ def reference_identify(mu: np.ndarray, subroutine: str, *, C: int, approx: float
     Stops when every learner has one arm left, or before a batch that would pass ``max_rounds``.
     """
     n, k = mu.shape
-    mu_l = [[float(x) for x in row] for row in mu]
     sigma2 = (4 * C + 1) / 4
     learners = [RefLearner(subroutine, k, approx, delta, sigma2, growth) for _ in range(n)]
     dec_rng = decomposer_rng if decomposer_rng is not None else learner_rng
-    rounds = samples = surplus = batches = assignments = 0
+    channel = PlainChannel(mu, C, reward_rng)
+    samples = surplus = batches = assignments = 0
     stopped_at = [-1 if lr.exploring else 0 for lr in learners]
-    sizes: dict[int, int] = {}
     per_run = 2 * C + 2
     while any(lr.exploring for lr in learners):
         wanted = [lr.demand() for lr in learners]
-        # a user still exploring may be assigned any arm; one that stopped plays its recommendation only
-        support = [[True] * k if lr.exploring else [a == lr.recommendation() for a in range(k)] for lr in learners]
-        graph = anondecomp.DemandGraph.from_weights(np.array(wanted, dtype=np.int64), support=np.array(support))
-        for j in range(k):
-            wants = any(wanted[i][j] > 0 for i in range(n))
-            if wants and sum(support[i][j] for i in range(n)) < C + 1:
-                raise AnonBanditsError(f"batch {batches + 1}: arm {j} is wanted but fewer than C + 1 = {C + 1} "
-                                       "users can play it")
-        res = anondecomp.decompose(graph, C, method=decomposer, rng=dec_rng)
+        res = plain_decompose(learners, wanted, C, decomposer, dec_rng, batches + 1)
         reps = [int(m) for m in res.multiplicities]
-        if rounds + sum(reps) * per_run > max_rounds:
+        if channel.t + sum(reps) * per_run > max_rounds:
             break
-        got_sum = [[0.0] * k for _ in range(n)]
-        got_cnt = [[0] * k for _ in range(n)]
-        for row, m in zip(res.assignments.tolist(), reps, strict=True):
-            for _ in range(m):
-                group, position, members = _groups(row, C)
-                released = []  # released[r][s]: the sum of group s's observed members in round r
-                for r in range(per_run):
-                    total = [0.0] * len(members)
-                    size = [0] * len(members)
-                    for i in range(n):
-                        reward = 1.0 if reward_rng.random() < mu_l[i][row[i]] else 0.0
-                        s = group[i]
-                        if s >= 0 and position[i] != r:  # round r > 0 leaves out the r-th member
-                            total[s] += reward
-                            size[s] += 1
-                    for s in range(len(members)):  # the auditor
-                        if size[s] < C:
-                            raise AnonymityViolation(f"group {s} of round {r} has {size[s]} users, fewer than "
-                                                     f"C = {C}")
-                        sizes[size[s]] = sizes.get(size[s], 0) + 1
-                    released.append(total)
-                    rounds += 1
-                for i in range(n):
-                    s, a = group[i], row[i]
-                    if s < 0:
-                        continue
-                    if got_cnt[i][a] < wanted[i][a]:
-                        got_sum[i][a] += released[0][s] - released[position[i]][s]
-                        got_cnt[i][a] += 1
-                    else:
-                        surplus += 1
+        got_sum, got_cnt, extra, _ = channel.elicit(res.assignments.tolist(), reps, wanted, res.method,
+                                                    batches + 1)
+        surplus += extra
         assignments += sum(reps)
-        if got_cnt != wanted:
-            raise AnonBanditsError(f"decomposer {res.method!r} left pairs below their demand in batch {batches + 1}")
         live = [i for i in range(n) if any(wanted[i])]
         ties = {i: learner_rng.random(k).tolist() for i in live}
         orders = {i: learner_rng.random(k).tolist() for i in live} if subroutine == "median" else {}
@@ -220,8 +281,10 @@ def reference_identify(mu: np.ndarray, subroutine: str, *, C: int, approx: float
             learners[i].update(got_sum[i], got_cnt[i], ties[i], orders.get(i))
             samples += sum(got_cnt[i])
             if not learners[i].exploring:
-                stopped_at[i] = rounds
+                stopped_at[i] = channel.t
         batches += 1
-    return ReferenceRun(rounds=rounds, stopped_at=stopped_at, recommendation=[lr.recommendation() for lr in learners],
-                        samples=samples, surplus=surplus, batches=batches, assignments=assignments,
-                        min_group_size=min(sizes) if sizes else None, group_sizes=sizes)
+    sizes = channel.sizes
+    return ReferenceRun(rounds=channel.t, stopped_at=stopped_at,
+                        recommendation=[lr.recommendation() for lr in learners], samples=samples, surplus=surplus,
+                        batches=batches, assignments=assignments, min_group_size=min(sizes) if sizes else None,
+                        group_sizes=sizes)
