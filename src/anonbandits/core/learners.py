@@ -430,7 +430,7 @@ class UGapEc:
     Raises
     ------
     ConfigError
-        If an argument is out of its range.
+        If N < 1, K < 2, or ``approx``, ``delta`` or ``sigma2`` is out of its range.
 
     References
     ----------
