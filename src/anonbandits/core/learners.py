@@ -403,9 +403,10 @@ class UGapEc:
     **[DECISION]** Batched exactly: each pull's arm depends on every earlier reward, so a batch is one pull per
     exploring learner (:meth:`demand` has one 1 per row). The per-pull choices, and with them the
     (approx, delta) guarantee, are UGapEc's own; batching buys nothing. Over the anonymous channel a batch's
-    demand is 1 per user, so an exact decomposer cannot beat one assignment (R_b >= 1) and every sample costs
-    at least 2C+2 rounds, where the elimination schemes share one batch's 2C+2 rounds among many samples per
-    user (docs/anonymous-bandits.md measures it).
+    demand is 1 per user, so its decomposition is one assignment (R_b = 1, or 2 when a wanted arm cannot be
+    filled to C+1 users otherwise) and each pull of the slowest user costs 2C+2 rounds: a better decomposer has
+    nothing to shorten, where the elimination schemes' batches of many samples per user are decomposed in
+    fewer or more assignments (docs/anonymous-bandits.md measures it).
 
     Parameters
     ----------
