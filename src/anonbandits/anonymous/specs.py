@@ -38,7 +38,7 @@ from anonbandits.channels import CentralLaplace, Distributed
 from anonbandits.channels.anonymous import MAX_HORIZON
 from anonbandits.channels.mechanisms import Mechanism, guarantee
 from anonbandits.core import GRIDS, THRESHOLDS
-from anonbandits.core.learners import SUBROUTINES, BestArmElimination, EpochElimination
+from anonbandits.core.learners import BAI_SCHEMES, BestArmElimination, EpochElimination, UGapEc
 from anonbandits.envs.instances import INSTANCE_REWARDS, MultiUserInstance, clustered_instance
 from anonbandits.envs.means_file import read_means
 from anonbandits.errors import ConfigError, require
@@ -138,7 +138,7 @@ def run_batched(params: Mapping[str, Any], seed: int) -> Result:
 
 BAI_PARAMS = (
     Param("subroutine", str, "se", "per-user best-arm identification scheme (paper 002's subroutines)",
-          choices=SUBROUTINES),
+          choices=BAI_SCHEMES),
     Param("approx", float, 0.1, "epsilon of each user's (epsilon, delta)-PAC guarantee", unit="reward"),
     Param("delta", float, 0.05, "failure probability per user"),
     Param("channel", str, "anonymous", "how rewards are observed: anonymous (groups of at least C) or direct",
@@ -160,9 +160,12 @@ def _privacy(mechanism: Mechanism | None, exposure: Mapping, dp_delta: float) ->
 def run_bai(params: Mapping[str, Any], seed: int) -> Result:
     """``anon-bai``: best-arm identification for every user of a clustered instance, in lock-step batches."""
     instance, reward_rng, dec_rng, mechanism, noise_rng = _run(params, seed)
-    learners = BestArmElimination(instance.n_users, instance.n_arms, params["subroutine"], approx=params["approx"],
-                                  delta=params["delta"], rng=dec_rng,
-                                  sigma2=channel_variance(params["channel"], params["C"]))
+    n, k, sigma2 = instance.n_users, instance.n_arms, channel_variance(params["channel"], params["C"])
+    if params["subroutine"] == "ugapec":  # one pull per user and batch (UGapEc's docstring says why)
+        learners = UGapEc(n, k, approx=params["approx"], delta=params["delta"], rng=dec_rng, sigma2=sigma2)
+    else:
+        learners = BestArmElimination(n, k, params["subroutine"], approx=params["approx"], delta=params["delta"],
+                                      rng=dec_rng, sigma2=sigma2)
     run = identify(instance, learners, channel=params["channel"], C=params["C"], decomposer=params["decomposer"],
                    rng=reward_rng, decomposer_rng=dec_rng, max_rounds=params["max_rounds"], mechanism=mechanism,
                    noise_rng=noise_rng)
