@@ -34,14 +34,10 @@ def _deterministic(n: int, k: int, *, tie: bool) -> np.ndarray:
 
 def _recorded(monkeypatch, module) -> list[AnonymousChannel]:
     """The channels the algorithm's module creates, kept for their auditor's record."""
-    channels = []
-
-    class Recorded(AnonymousChannel):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            channels.append(self)
-
-    monkeypatch.setattr(module, "AnonymousChannel", Recorded)
+    channels: list[AnonymousChannel] = []
+    make = module.AnonymousChannel
+    monkeypatch.setattr(module, "AnonymousChannel", lambda *args, **kw: channels.append(make(*args, **kw))
+                        or channels[-1])
     return channels
 
 

@@ -43,7 +43,7 @@ import numpy as np
 
 import anondecomp
 from anonbandits.errors import AnonBanditsError
-from anonbandits.reference.anonymous_bai import PlainChannel
+from anonbandits.reference.anonymous_bai import PlainChannel, RefLearner
 
 
 def plain_grid(kind: str, horizon: int, batches: int) -> list[int]:
@@ -111,12 +111,9 @@ class RefBaSE:
         self.S = [a for a in self.S if a not in out]
         return len(out)
 
-    def commitment(self) -> int:
-        """The active arm of best cumulative mean (lowest index on ties; the first active arm if none sampled)."""
-        sampled = [a for a in self.S if self.cnt[a] > 0]
-        if not sampled:
-            return self.S[0]
-        return max(sampled, key=lambda a: (self.sums[a] / self.cnt[a], -a))
+    # BaSE commits to the active arm of best cumulative mean (lowest index on ties; the first active arm if none
+    # was sampled): the rule of the identification learners' recommendation, on the same fields
+    commitment = RefLearner.recommendation
 
 
 @dataclass
@@ -131,10 +128,14 @@ class ReferenceAlgorithmRun:
     recommendation: list[int]
     optimal_fraction: float
     batches: list[tuple[int, int, int, int]]  # per batch: (demand, assignments, rounds, arms eliminated)
-    min_group_size: int | None
     group_sizes: dict[int, int] = field(default_factory=dict)  # group size -> observations released
     curve: dict[int, float] = field(default_factory=dict)       # round -> cumulative regret (``record_at``)
     info: dict = field(default_factory=dict)
+
+    @property
+    def min_group_size(self) -> int | None:
+        """The smallest group the auditor released (``None``: none)."""
+        return min(self.group_sizes) if self.group_sizes else None
 
 
 def _one_repetition(channel: PlainChannel, row: list[int], k: int, method: str, batch: int):
@@ -152,12 +153,10 @@ def _finish(channel: PlainChannel, mu: np.ndarray, recommendation: list[int], ba
     if committed is not None:
         channel.play(committed)
     best = [mu[i][a] == max(mu[i]) for i, a in enumerate(recommendation)]
-    sizes = channel.sizes
     return ReferenceAlgorithmRun(regret=channel.regret, horizon=channel.t, exploration_rounds=exploration,
                                  committed=committed, recommendation=recommendation,
                                  optimal_fraction=sum(best) / len(best), batches=batches,
-                                 min_group_size=min(sizes) if sizes else None, group_sizes=sizes,
-                                 curve=channel.recorded, info=info)
+                                 group_sizes=channel.sizes, curve=channel.recorded, info=info)
 
 
 def reference_batched(mu: np.ndarray, C: int, horizon: int, *, U: int, decomposer: str,
