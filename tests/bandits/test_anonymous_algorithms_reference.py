@@ -98,7 +98,7 @@ def test_algorithm1_equals_the_plain_loop_on_other_grids_and_radii(monkeypatch, 
 
 
 def test_algorithm1_equals_the_plain_loop_when_the_horizon_cuts_a_batch(monkeypatch):
-    """alpha set by hand to 1/10 budgets T' ten times too long for the polytope's R = D: the horizon cuts the
+    """alpha set by hand to 1/10 (the guarantee is 2) budgets T' twenty times too long: the horizon cuts the
     second batch (played and audited, no update), nobody commits, and the recommendation is scored."""
     run, channel, ref = _batched(monkeypatch, _deterministic(8, 2, tie=True), 30_000, "polytope", alpha=0.1)
     _assert_same(run, channel, ref)
