@@ -76,7 +76,7 @@ def test_algorithm1_equals_the_plain_loop(monkeypatch, decomposer):
     single arms and user 0's two; both runs take the same decompositions (randomized: the same decomposer
     stream), rounds and regret, release the same groups and commit every user to a best arm."""
     mu = _deterministic(8, 2, tie=True)
-    run, channel, ref = _batched(monkeypatch, mu, 60_000, decomposer)
+    run, channel, ref = _batched(monkeypatch, mu, 40_000, decomposer)
     _assert_same(run, channel, ref)
     assert ref.committed == [i % 2 for i in range(8)] and ref.optimal_fraction == 1.0
     assert [b[3] for b in ref.batches] == [7, 0] and ref.exploration_rounds < ref.horizon
@@ -91,7 +91,7 @@ def test_algorithm1_equals_the_plain_loop(monkeypatch, decomposer):
 @pytest.mark.parametrize(("grid", "threshold"), [("geometric", "gao"), ("arithmetic", "log")])
 def test_algorithm1_equals_the_plain_loop_on_other_grids_and_radii(monkeypatch, grid, threshold):
     """Gao et al.'s radius at the grid point and the other two static grids, three batches: same run."""
-    run, channel, ref = _batched(monkeypatch, _deterministic(8, 2, tie=True), 60_000, "polytope", grid=grid,
+    run, channel, ref = _batched(monkeypatch, _deterministic(8, 2, tie=True), 40_000, "polytope", grid=grid,
                                  threshold=threshold, batches=3)
     _assert_same(run, channel, ref)
     assert sum(b[3] for b in ref.batches) == 7 and ref.committed == [i % 2 for i in range(8)]
@@ -100,9 +100,9 @@ def test_algorithm1_equals_the_plain_loop_on_other_grids_and_radii(monkeypatch, 
 def test_algorithm1_equals_the_plain_loop_when_the_horizon_cuts_a_batch(monkeypatch):
     """alpha set by hand to 1/10 (the guarantee is 2) budgets T' twenty times too long: the horizon cuts the
     second batch (played and audited, no update), nobody commits, and the recommendation is scored."""
-    run, channel, ref = _batched(monkeypatch, _deterministic(8, 2, tie=True), 30_000, "polytope", alpha=0.1)
+    run, channel, ref = _batched(monkeypatch, _deterministic(8, 2, tie=True), 20_000, "polytope", alpha=0.1)
     _assert_same(run, channel, ref)
-    assert ref.committed is None and ref.exploration_rounds == ref.horizon == 30_000
+    assert ref.committed is None and ref.exploration_rounds == ref.horizon == 20_000
     assert len(ref.batches) == 2 and ref.batches[1][2] < ref.batches[1][1] * (2 * C + 2)
     assert ref.recommendation == [i % 2 for i in range(8)]
 
