@@ -11,5 +11,7 @@ family:
 * :mod:`anonbandits.reference.anonymous_bai`: best-arm identification for every user over the anonymous channel
   (paper 000's sub-algorithm and auditor, paper 002's subroutines);
 * :mod:`anonbandits.reference.anonymous_regret`: SE and DP-SE with doubling epochs for every user over the
-  anonymous channel, with the regret of every round (Sajed and Sheffet's DP-SE, paper 000's channel).
+  anonymous channel, with the regret of every round (Sajed and Sheffet's DP-SE, paper 000's channel);
+* :mod:`anonbandits.reference.anonymous_algorithms`: Algorithm 1 (per-user BaSE of Gao et al. over anonymous
+  decompositions) and Algorithm 2 (anonymous explore-then-commit) of paper 000.
 """
