@@ -25,8 +25,10 @@ The grid, fixed before any result was seen:
 
 Reported per (instance, scheme, decomposer): rounds to stop, assignments, batches, the share of users whose
 recommendation is not epsilon-optimal (the error rate, to compare with delta), all as means with 95% CIs.
-A run the channel refuses (an arm some learner wants that fewer than C+1 users can play, possible on data
-instances) is counted in ``refused`` and left out of the means.
+A run refused by the channel (an arm some learner wants that fewer than C+1 users can play) or by the
+decomposer (polytope off its domain: an arm's column sum of w/D below C+1), both possible on data instances, is
+counted in ``refused``, its reason kept in the run table, and left out of the means; a cell with no finished
+run, or no paired baseline run, is left empty (never NaN).
 
 Usage: python benchmarks/anonymous_bai.py [--quick] [--means-file PATH] [--experiment identification]
 A full run writes docs/results/anonymous_bai{.csv,_summary.csv,_table.md,.png}; ``--quick`` (3 seeds, the
@@ -58,6 +60,7 @@ from anonbandits.envs.instances import MultiUserInstance, clustered_instance
 from anonbandits.envs.means_file import read_means
 from anonbandits.errors import AnonBanditsError
 from anonbandits.experiments import write_table
+from anondecomp import InfeasibleError, MethodNotApplicableError
 
 DECOMPOSERS = ("polytope", "randomized", "block", "greedy", "optimal")
 BASELINE = "polytope"
@@ -102,8 +105,9 @@ def run_one(setting: Setting, instance: MultiUserInstance, scheme: str, decompos
     try:
         run = identify(instance, learners, C=setting.C, decomposer=decomposer, rng=np.random.default_rng([seed, 1]),
                        decomposer_rng=np.random.default_rng([seed, 3]))
-    except AnonBanditsError as err:
-        return row | {"status": "refused", "reason": str(err).splitlines()[0]}
+    except (AnonBanditsError, InfeasibleError, MethodNotApplicableError) as err:
+        # the channel (an arm short of C+1 players) or the decomposer (polytope off its domain) refused a batch
+        return row | {"status": "refused", "reason": f"{type(err).__name__}: {str(err).splitlines()[0]}"}
     return row | {"status": "ok", "reason": "", "rounds": run.rounds, "assignments": run.assignments,
                   "rounds_per_assignment": run.rounds / max(run.assignments, 1), "batches": run.batches,
                   "samples": run.samples, "surplus": run.surplus, "min_group_size": run.min_group_size,
@@ -125,9 +129,11 @@ def run_grid(settings: Iterable[Setting], schemes: Sequence[str], decomposers: S
     return rows
 
 
-def _interval(values: np.ndarray) -> tuple[float, float, float]:
-    half = float(half_width(values)) if len(values) else float("nan")
-    mean = float(values.mean()) if len(values) else float("nan")
+def _interval(values: np.ndarray) -> tuple[float | None, float | None, float | None]:
+    """Mean and 95% interval; empty cells (no run finished) rather than NaN when there are no values."""
+    if not len(values):
+        return None, None, None
+    half, mean = float(half_width(values)), float(values.mean())
     return mean, mean - half, mean + half
 
 
@@ -159,7 +165,7 @@ def summarise(rows: list[dict]) -> list[dict]:
         mean, lo, hi = _interval(ratio)
         line |= {"ratio_baseline": BASELINE, "paired_seeds": len(ratio), "rounds_ratio_mean": mean,
                  "rounds_ratio_ci_low": lo, "rounds_ratio_ci_high": hi,
-                 "max_error_rate": max((r["error_rate"] for r in ok), default=float("nan"))}
+                 "max_error_rate": max((r["error_rate"] for r in ok), default=None)}
         out.append(line)
     return out
 
@@ -171,13 +177,23 @@ def markdown(summary: list[dict], notes: Sequence[str]) -> str:
     for s in summary:
         scheme = f"{s['scheme']} (control)" if s["role"] == "control" else s["scheme"]
         inst = f"{s['instance']} (N={s['users']}, K={s['arms']}, C={s['C']}, U={s['U']})"
+        if s["rounds_mean"] is None:  # every run refused
+            lines.append(f"| {inst} | {scheme} | {s['decomposer']} | refused | - | - | {s['refused']}/{s['seeds']} |")
+            continue
+        ratio = ("- (no paired baseline run)" if s["rounds_ratio_mean"] is None else
+                 f"{s['rounds_ratio_mean']:.3f} [{s['rounds_ratio_ci_low']:.3f}, {s['rounds_ratio_ci_high']:.3f}]"
+                 f" vs {s['ratio_baseline']}")
         lines.append(
             f"| {inst} | {scheme} | {s['decomposer']} | {s['rounds_mean']:,.0f} [{s['rounds_ci_low']:,.0f}, "
-            f"{s['rounds_ci_high']:,.0f}] | {s['rounds_ratio_mean']:.3f} [{s['rounds_ratio_ci_low']:.3f}, "
-            f"{s['rounds_ratio_ci_high']:.3f}] vs {s['ratio_baseline']} | {s['error_rate_mean']:.4f} "
+            f"{s['rounds_ci_high']:,.0f}] | {ratio} | {s['error_rate_mean']:.4f} "
             f"[{max(s['error_rate_ci_low'], 0.0):.4f}, {s['error_rate_ci_high']:.4f}] (delta {s['delta']}) | "
             f"{s['refused']}/{s['seeds']} |")
     return "\n".join(lines + [""] + [f"{note}" for note in notes]) + "\n"
+
+
+def _number(value: float | None, empty: float = float("nan")) -> float:
+    """A summary cell as a float to draw (``empty`` where no run finished)."""
+    return empty if value is None else float(value)
 
 
 def plot(summary: list[dict], path: Path, title: str) -> None:
@@ -198,9 +214,8 @@ def plot(summary: list[dict], path: Path, title: str) -> None:
             pts = {s["scheme"]: s for s in cells if s["decomposer"] == dec}
             x = np.arange(len(schemes)) + (d - (len(DECOMPOSERS) - 1) / 2) * width
             for row, key in enumerate(("rounds", "error_rate")):
-                y = np.array([pts[sc][f"{key}_mean"] if sc in pts else np.nan for sc in schemes])
-                lo = np.array([pts[sc][f"{key}_ci_low"] if sc in pts else np.nan for sc in schemes])
-                hi = np.array([pts[sc][f"{key}_ci_high"] if sc in pts else np.nan for sc in schemes])
+                y, lo, hi = (np.array([_number(pts[sc][f"{key}_{part}"]) if sc in pts else np.nan
+                                       for sc in schemes]) for part in ("mean", "ci_low", "ci_high"))
                 err = np.vstack([y - np.maximum(lo, 0 if key == "error_rate" else 1e-9), hi - y])
                 axes[row, col].bar(x, y, width, yerr=err, capsize=2, label=dec)
         labels = [f"{sc}\n(control)" if sc == CONTROL else sc for sc in schemes]
@@ -212,7 +227,7 @@ def plot(summary: list[dict], path: Path, title: str) -> None:
         axes[0, col].set_title(f"{inst}: N={first['users']}, K={first['arms']}, C={first['C']}, U={first['U']} "
                                f"(K(C+1)={first['K_C_plus_1']})", fontsize=9)
         axes[1, col].axhline(first["delta"], ls="--", color="k", label=f"delta = {first['delta']}")
-        axes[1, col].set_ylim(0, 1.25 * max(first["delta"], *(s["error_rate_ci_high"] for s in cells)))
+        axes[1, col].set_ylim(0, 1.25 * max(first["delta"], *(_number(s["error_rate_ci_high"], 0.0) for s in cells)))
         axes[1, col].set_ylabel(f"share of users not {first['approx']}-optimal")
         axes[0, col].legend(fontsize=7)
         axes[1, col].legend(fontsize=7)
