@@ -27,8 +27,9 @@ Reported per (instance, scheme, decomposer): rounds to stop, assignments, batche
 recommendation is not epsilon-optimal (the error rate, to compare with delta), all as means with 95% CIs.
 A run refused by the channel (an arm some learner wants that fewer than C+1 users can play) or by the
 decomposer (polytope off its domain: an arm's column sum of w/D below C+1), both possible on data instances, is
-counted in ``refused``, its reason kept in the run table, and left out of the means; a cell with no finished
-run, or no paired baseline run, is left empty (never NaN).
+counted in ``refused``, its reason kept in the run table, and left out of the means; so is a run whose next
+batch would pass the channel's horizon of 10^9 rounds (``censored``: some users still exploring). A cell with
+no finished run, or no paired baseline run, is left empty (never NaN).
 
 Usage: python benchmarks/anonymous_bai.py [--quick] [--means-file PATH] [--experiment identification]
 A full run writes docs/results/anonymous_bai{.csv,_summary.csv,_table.md,.png}; ``--quick`` (3 seeds, the
@@ -55,6 +56,7 @@ from _output import results_dir
 from _stats import half_width
 
 from anonbandits.anonymous.bai import identify
+from anonbandits.channels.anonymous import MAX_HORIZON
 from anonbandits.core.learners import BestArmElimination
 from anonbandits.envs.instances import MultiUserInstance, clustered_instance
 from anonbandits.envs.means_file import read_means
@@ -80,6 +82,7 @@ class Setting:
     cluster: int = 0
     gap: float = 0.0
     means_file: str | None = None
+    skip: tuple[str, ...] = ()  # decomposers left out on this instance
 
     def instance(self, seed: int) -> MultiUserInstance:
         """The instance of ``seed`` (a means file gives the same one for every seed)."""
@@ -93,7 +96,7 @@ CLUSTERED = (Setting("clustered-below", C=2, users=30, arms=3, cluster=4, gap=0.
 
 
 def run_one(setting: Setting, instance: MultiUserInstance, scheme: str, decomposer: str, seed: int, *,
-            approx: float = APPROX, delta: float = DELTA) -> dict:
+            approx: float = APPROX, delta: float = DELTA, max_rounds: int = MAX_HORIZON) -> dict:
     """One identification run: its row of the run table."""
     N, K = instance.n_users, instance.n_arms
     U = int(instance.min_cluster)
@@ -104,11 +107,16 @@ def run_one(setting: Setting, instance: MultiUserInstance, scheme: str, decompos
     start = time.perf_counter()
     try:
         run = identify(instance, learners, C=setting.C, decomposer=decomposer, rng=np.random.default_rng([seed, 1]),
-                       decomposer_rng=np.random.default_rng([seed, 3]))
+                       decomposer_rng=np.random.default_rng([seed, 3]), max_rounds=max_rounds)
     except (AnonBanditsError, InfeasibleError, MethodNotApplicableError) as err:
         # the channel (an arm short of C+1 players) or the decomposer (polytope off its domain) refused a batch
         return row | {"status": "refused", "reason": f"{type(err).__name__}: {str(err).splitlines()[0]}"}
-    return row | {"status": "ok", "reason": "", "rounds": run.rounds, "assignments": run.assignments,
+    unfinished = int((run.stopped_at < 0).sum())
+    if unfinished:  # the next batch would pass the channel's horizon: the learners left keep their recommendation
+        return row | {"status": "censored", "reason": f"{unfinished} user(s) still exploring at {run.rounds} rounds",
+                      "rounds": run.rounds, "unfinished_users": unfinished}
+    return row | {"status": "ok", "reason": "", "rounds": run.rounds, "unfinished_users": 0,
+                  "assignments": run.assignments,
                   "rounds_per_assignment": run.rounds / max(run.assignments, 1), "batches": run.batches,
                   "samples": run.samples, "surplus": run.surplus, "min_group_size": run.min_group_size,
                   "error_rate": run.error_rate(instance, approx), "wall_s": time.perf_counter() - start}
@@ -122,7 +130,7 @@ def run_grid(settings: Iterable[Setting], schemes: Sequence[str], decomposers: S
         for seed in range(seeds):
             instance = setting.instance(seed)
             for scheme in schemes:
-                for decomposer in decomposers:
+                for decomposer in (d for d in decomposers if d not in setting.skip):
                     rows.append(run_one(setting, instance, scheme, decomposer, seed, approx=approx, delta=delta))
         if log:
             log(f"{setting.name}: {seeds} seeds done")
@@ -155,7 +163,9 @@ def summarise(rows: list[dict]) -> list[dict]:
         first = group[0]
         line = {"instance": inst, "users": first["users"], "arms": first["arms"], "C": first["C"],
                 "U": min(r["U"] for r in group), "K_C_plus_1": first["K_C_plus_1"], "scheme": scheme,
-                "role": first["role"], "decomposer": dec, "seeds": len(group), "refused": len(group) - len(ok),
+                "role": first["role"], "decomposer": dec, "seeds": len(group),
+                "refused": sum(r["status"] == "refused" for r in group),
+                "censored": sum(r["status"] == "censored" for r in group),
                 "approx": first["approx"], "delta": first["delta"]}
         for key in ("rounds", "assignments", "batches", "error_rate"):
             mean, lo, hi = _interval(np.array([r[key] for r in ok], dtype=float))
@@ -173,12 +183,13 @@ def summarise(rows: list[dict]) -> list[dict]:
 def markdown(summary: list[dict], notes: Sequence[str]) -> str:
     """The summary as the Markdown table of docs/anonymous-bandits.md."""
     lines = ["| instance | scheme | decomposer | rounds to stop (95% CI) | ratio to polytope (95% CI) | "
-             "error rate (95% CI) | refused |", "|---|---|---|---|---|---|---|"]
+             "error rate (95% CI) | refused / censored |", "|---|---|---|---|---|---|---|"]
     for s in summary:
         scheme = f"{s['scheme']} (control)" if s["role"] == "control" else s["scheme"]
         inst = f"{s['instance']} (N={s['users']}, K={s['arms']}, C={s['C']}, U={s['U']})"
-        if s["rounds_mean"] is None:  # every run refused
-            lines.append(f"| {inst} | {scheme} | {s['decomposer']} | refused | - | - | {s['refused']}/{s['seeds']} |")
+        if s["rounds_mean"] is None:  # every run refused or censored
+            lines.append(f"| {inst} | {scheme} | {s['decomposer']} | no finished run | - | - | "
+                         f"{s['refused']} / {s['censored']} of {s['seeds']} |")
             continue
         ratio = ("- (no paired baseline run)" if s["rounds_ratio_mean"] is None else
                  f"{s['rounds_ratio_mean']:.3f} [{s['rounds_ratio_ci_low']:.3f}, {s['rounds_ratio_ci_high']:.3f}]"
@@ -187,7 +198,7 @@ def markdown(summary: list[dict], notes: Sequence[str]) -> str:
             f"| {inst} | {scheme} | {s['decomposer']} | {s['rounds_mean']:,.0f} [{s['rounds_ci_low']:,.0f}, "
             f"{s['rounds_ci_high']:,.0f}] | {ratio} | {s['error_rate_mean']:.4f} "
             f"[{max(s['error_rate_ci_low'], 0.0):.4f}, {s['error_rate_ci_high']:.4f}] (delta {s['delta']}) | "
-            f"{s['refused']}/{s['seeds']} |")
+            f"{s['refused']} / {s['censored']} of {s['seeds']} |")
     return "\n".join(lines + [""] + [f"{note}" for note in notes]) + "\n"
 
 
@@ -254,8 +265,10 @@ def identification(args: argparse.Namespace, out: Path) -> list[str]:
     settings = list(CLUSTERED)
     notes = []
     if args.means_file:
-        settings.append(Setting("data", C=args.data_C, means_file=args.means_file))
-        notes.append(f"Data-derived instance: {Path(args.means_file).name}, C = {args.data_C}.")
+        settings.append(Setting("data", C=args.data_C, means_file=args.means_file, skip=("randomized",)))
+        notes.append(f"Data-derived instance: {Path(args.means_file).name}, C = {args.data_C}; randomized left out "
+                     "there (its K arms rarely draw C+1 users at random: millions of distinct assignments of every "
+                     "user, more memory than the machine has).")
     else:
         notes.append("Data-derived instance: skipped (no --means-file given; the OBD recipe examples/obd_means.py "
                      "writes one).")

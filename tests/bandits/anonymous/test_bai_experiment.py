@@ -84,4 +84,15 @@ def test_refused_runs_are_counted_and_leave_cells_empty(bench, tmp_path):
         assert s["refused"] == (0 if (s["scheme"], s["decomposer"]) == ("naive", "block") else 2)
         assert not any(isinstance(v, float) and np.isnan(v) for v in s.values())
     md = bench.markdown(summary, [])
-    assert "nan" not in md.lower() and md.count("| refused | - | - |") == 3 and "no paired baseline run" in md
+    assert "nan" not in md.lower() and md.count("| no finished run | - | - | 2 / 0 of 2 |") == 3
+    assert "no paired baseline run" in md
+
+
+def test_a_run_stopped_by_the_horizon_is_censored_not_averaged(bench):
+    setting = bench.Setting("tiny", C=1, users=12, arms=3, gap=0.5)
+    instance = setting.instance(0)
+    row = bench.run_one(setting, instance, "se", "polytope", 0, approx=0.05, max_rounds=2_000)
+    assert row["status"] == "censored" and row["unfinished_users"] > 0
+    done = bench.run_one(setting, instance, "se", "polytope", 0, approx=0.05)
+    summary = bench.summarise([row | {"seed": 1}, done])
+    assert summary[0]["censored"] == 1 and summary[0]["refused"] == 0 and summary[0]["rounds_mean"] == done["rounds"]
