@@ -89,6 +89,49 @@ def test_polytope_valid_and_within_corollary_1(case, vertices):
     assert res.total_assignments <= math.ceil(D) + graph.n_users * graph.n_arms + 1
 
 
+def _randomized_one_block_at_a_time(graph, C, rng):
+    """Spec 4.6 as a plain loop: blocks of BATCH uniform assignments until the demand is met, cut at the first
+    assignment that meets it (the sampling the method vectorises)."""
+    from anondecomp.methods import randomized
+    from anondecomp.result import compress
+    from anondecomp.verify import coverage
+
+    choices = [np.flatnonzero(row) for row in graph.support]
+    need = np.asarray(graph.required, np.int64).copy()
+    drawn = []
+    while (need > 0).any():
+        u = rng.random((randomized.BATCH, graph.n_users))
+        block = np.array([[choices[i][int(u[r, i] * len(choices[i]))] for i in range(graph.n_users)]
+                          for r in range(randomized.BATCH)], dtype=np.int8)
+        for r in range(randomized.BATCH):
+            need -= coverage(block[r:r + 1], np.ones(1, np.int64), C, graph.n_arms)
+            drawn.append(block[r])
+            if (need <= 0).all():
+                break
+    return compress(np.array(drawn), np.ones(len(drawn), np.int64))
+
+
+@pytest.mark.parametrize("block", [None, 16])
+def test_randomized_matches_a_plain_loop(block, monkeypatch):
+    """Same assignments and the same generator state after it as the plain loop, however many blocks one draw
+    takes (with blocks of 16 assignments, draws span several blocks and the last one is cut and rewound)."""
+    from anondecomp.methods import randomized
+
+    if block:
+        monkeypatch.setattr(randomized, "BATCH", block)
+    rng = np.random.default_rng(5)
+    support = rng.random((24, 3)) < 0.8
+    support[np.arange(24), np.arange(24) % 3] = True
+    graph = DemandGraph.from_weights(np.where(support, rng.integers(0, 150, (24, 3)), 0), support=support)
+    for seed in range(3):
+        mine, plain = np.random.default_rng(seed), np.random.default_rng(seed)
+        res = decompose(graph, 2, "randomized", rng=mine)
+        a, m = _randomized_one_block_at_a_time(graph, 2, plain)
+        assert np.array_equal(res.assignments, a) and np.array_equal(res.multiplicities, m)
+        assert mine.random() == plain.random()
+        _assert_valid(graph, 2, res)
+
+
 @SETTINGS
 @given(graphs, st.integers(0, 2**32 - 1))
 def test_randomized_valid(case, seed):

@@ -20,9 +20,10 @@ from anondecomp.errors import InfeasibleError
 from anondecomp.graph import DemandGraph
 from anondecomp.result import Decomposition, arm_dtype, compress
 from anondecomp.validation import prepare
-from anondecomp.verify import coverage
 
 BATCH = 256
+CHUNK = 1 << 22  # entries (assignments x users) drawn at once, bounds the memory of a draw
+PER_ARM_MAX_K = 8
 MAX_EXPECTED = 10_000_000
 
 
@@ -60,47 +61,111 @@ def randomized_decomposition(graph: DemandGraph, C: int, *, rng: np.random.Gener
     rng = rng if rng is not None else np.random.default_rng(seed)
     N, K = graph.shape
     size = graph.support.sum(axis=1)
-    choices = np.argsort(~graph.support, axis=1, kind="stable")[:, :int(size.max())]
+    width = int(size.max())
+    # flat table of the users' support arms: user i's choice c is choices[i * width + c]
+    choices = np.argsort(~graph.support, axis=1, kind="stable")[:, :width].ravel()
+    offsets = np.arange(N, dtype=np.int64) * width
     D = max(int(prep.required.max()), 1)
     p = informative_probability_bound(graph, prep.required, prep.C)
     if D / max(p, 1e-300) > MAX_EXPECTED:
         raise InfeasibleError(f"randomized decomposition would need about {D / max(p, 1e-300):.3g} assignments "
                               "(arms rarely draw C+1 users at random); use method='polytope' or 'block'")
     cap = cap_factor * max(K * D, math.ceil(D / p))
-    need = prep.required.copy()
+    # The draws come in blocks of BATCH assignments (rows of rng.random((BATCH, N))), the last block cut at the
+    # first assignment that completes the demand, and the generator ends after the last block. One call drawing
+    # many blocks gives the same numbers as block-by-block calls (the generator fills an array in order), so
+    # neither the result nor the generator's state after it depends on how many blocks a call draws.
+    limit = -(-cap // BATCH) * BATCH       # rows drawn before the cap's error
+    most = max(BATCH, (CHUNK // max(N, 1)) // BATCH * BATCH)
+    need = prep.required.astype(np.int64)
     drawn: list[np.ndarray] = []
     total = 0
+    rate = None
     while (need > 0).any():
-        if total >= cap:
+        if total >= limit:
             left = np.argwhere(need > 0)
             pairs = ", ".join(f"({graph.users[i]!r}, {graph.arms[j]!r})" for i, j in left[:5])
             raise InfeasibleError(f"randomized decomposition hit its cap of {cap} assignments with "
                                   f"{len(left)} pair(s) still short, e.g. {pairs}",
                                   uncovered=[(graph.users[i], graph.arms[j]) for i, j in left])
-        pick = (rng.random((BATCH, N)) * size).astype(np.int64)
-        batch = np.take_along_axis(choices, pick.T, axis=1).T.astype(arm_dtype(K))
-        ones = np.ones(BATCH, dtype=np.int64)
-        if (coverage(batch, ones, prep.C, K) >= need).all():
-            batch = batch[:_shortest_prefix(batch, need, prep.C, K)]
-            ones = ones[:len(batch)]
-        need -= coverage(batch, ones, prep.C, K)
+        # rows to draw: the lower bound at first, then what the slowest pair needs at the rate seen so far
+        if rate is None:
+            want = int(need.sum(axis=1).max())
+        else:
+            want = int(np.max(np.where(need > 0, need / np.maximum(rate, 1e-12), 0.0)))
+        rows = min(most, limit - total, max(BATCH, -(-(want + want // 10) // BATCH) * BATCH))
+        state = rng.bit_generator.state
+        batch = _draw(rng, rows, size, choices, offsets, K)
+        per_block = _coverage(batch, prep.C, K, BATCH)        # (rows / BATCH, N, K)
+        got = per_block.sum(axis=0)
+        if (got >= need).all():
+            stop = _completing_row(batch, per_block, need, prep.C, K)
+            blocks = -(-stop // BATCH) * BATCH
+            if blocks < rows:      # leave the generator where drawing whole blocks up to this one leaves it
+                rng.bit_generator.state = state
+                rng.random((blocks, N))
+            drawn.append(batch[:stop])
+            break
+        need -= got
+        rate = got / rows if rate is None else (rate * total + got) / (total + rows)
         drawn.append(batch)
-        total += len(batch)
+        total += rows
     a = np.concatenate(drawn) if drawn else np.empty((0, N), dtype=arm_dtype(K))
     m = np.ones(len(a), dtype=np.int64)
     if a.size <= 10_000_000:
-        a, m = compress(a, m)
+        a, m = _merge_identical(a) if a.dtype == np.int8 else compress(a, m)
     return Decomposition(graph, prep.C, "randomized", a, m, uncovered=prep.uncovered,
                          wall_time=time.perf_counter() - start)
 
 
-def _shortest_prefix(batch: np.ndarray, need: np.ndarray, C: int, K: int) -> int:
-    """Fewest leading assignments of ``batch`` that cover ``need`` (binary search on the prefix length)."""
-    lo, hi = 1, len(batch)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if (coverage(batch[:mid], np.ones(mid, np.int64), C, K) >= need).all():
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
+def _draw(rng: np.random.Generator, rows: int, size: np.ndarray, choices: np.ndarray, offsets: np.ndarray,
+          K: int) -> np.ndarray:
+    """``rows`` uniformly random assignments: user i takes choice floor(u |A_i|) of its support, u ~ U[0, 1)."""
+    pick = (rng.random((rows, len(size))) * size).astype(np.int64)
+    pick += offsets
+    return choices[pick].astype(arm_dtype(K))
+
+
+def _coverage(batch: np.ndarray, C: int, K: int, block: int) -> np.ndarray:
+    """Informative samples per (user, arm) in each run of ``block`` rows of ``batch``: (rows / block, N, K)."""
+    n, N = batch.shape
+    nb = n // block
+    if K <= PER_ARM_MAX_K:     # a few vectorised passes over the batch per arm beat a bincount of all entries
+        out = np.empty((nb, N, K), dtype=np.int64)
+        for j in range(K):
+            on = batch == j
+            on &= (np.count_nonzero(on, axis=1) >= C + 1)[:, None]
+            out[:, :, j] = on.reshape(nb, block, N).sum(axis=1, dtype=np.int64)
+        return out
+    flat = batch.astype(np.int64)
+    flat += np.arange(n, dtype=np.int64)[:, None] * K
+    informative = np.bincount(flat.ravel(), minlength=n * K)[flat] >= C + 1
+    keys = (np.arange(n, dtype=np.int64) // block)[:, None] * (N * K) + np.arange(N, dtype=np.int64) * K + batch
+    counts = np.bincount(np.where(informative, keys, nb * N * K).ravel(), minlength=nb * N * K + 1)
+    return counts[:-1].reshape(nb, N, K)
+
+
+def _completing_row(batch: np.ndarray, per_block: np.ndarray, need: np.ndarray, C: int, K: int) -> int:
+    """Fewest leading rows of ``batch`` that give every pair its ``need`` (``per_block``: its block coverage)."""
+    block = len(batch) // len(per_block)
+    done = np.cumsum(per_block, axis=0)
+    b = int(np.argmax((done >= need).all(axis=(1, 2))))
+    before = done[b - 1] if b else np.zeros_like(need)
+    rows = np.cumsum(_coverage(batch[b * block:(b + 1) * block], C, K, 1), axis=0) + before
+    return b * block + int(np.argmax((rows >= need).all(axis=(1, 2)))) + 1
+
+
+def _merge_identical(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``compress`` of int8 assignments of multiplicity 1, by sorting rows as byte strings.
+
+    Same result as :func:`~anondecomp.result.compress` (distinct rows in lexicographic order, each with its
+    count), much faster than its sort of structured rows. Flipping the sign bit makes the bytes' order the
+    order of the arm indices and leaves no zero byte (byte strings ignore trailing zeros when compared).
+    """
+    if len(a) <= 1:
+        return a, np.ones(len(a), dtype=np.int64)
+    rows = np.ascontiguousarray(a.view(np.uint8) ^ 0x80).view(f"S{a.shape[1]}").ravel()
+    order = np.argsort(rows, kind="stable")
+    ordered = rows[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    return a[order[starts]], np.diff(np.append(starts, len(a))).astype(np.int64)
