@@ -13,7 +13,10 @@ and a face S enters the restricted master with its whole polytope, so few faces 
 finds the best vertex of P_C under the covering duals with a HiGHS MIP (open arms z_j; each open arm gets
 >= C+1 users; each user at most one arm; users only on arms they want); its arm set is the next face.
 Farley's bound ``LP_restricted / max(1, best vertex value)`` is a valid lower bound at every iteration, so a
-time limit still returns a certified bound.
+time limit still returns a certified bound. A greedy heuristic (:class:`GreedyPricer`) prices before the MIP,
+which runs only when the heuristic finds no improving face. Given a seed decomposition above the trivial
+bound, :func:`lp_lower_bound` also rounds the master's last solution (:mod:`anondecomp.rounding`) and returns
+the result when it is shorter.
 """
 
 from __future__ import annotations
