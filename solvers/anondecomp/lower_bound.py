@@ -579,13 +579,13 @@ def _rounded(cg: ColumnGeneration, prep, graph: DemandGraph, seed_total: int
     """The master's last solution rounded into a decomposition (:mod:`anondecomp.rounding`), when that is
     shorter than ``seed_total`` and verifies."""
     from anondecomp.result import compress
-    from anondecomp.rounding import round_faces
+    from anondecomp.rounding import round_master
     from anondecomp.verify import verify
 
     point = cg.last_solution()
     if point is None:
         return None
-    found = round_faces(prep, cg.types, *point)
+    found = round_master(prep, cg.types, *point)
     if found is None or int(found[1].sum()) >= seed_total:
         return None
     a, m = compress(*found)

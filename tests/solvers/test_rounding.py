@@ -7,7 +7,7 @@ import pytest
 
 from anondecomp import DemandGraph, decompose, lp_lower_bound
 from anondecomp.lower_bound import ColumnGeneration, GreedyPricer, UserTypes
-from anondecomp.rounding import round_faces
+from anondecomp.rounding import round_down, round_faces, round_master
 from anondecomp.validation import prepare
 from anondecomp.verify import verify
 
@@ -42,9 +42,14 @@ def test_round_faces_of_a_converged_master(seed):
     cg.add_initial_faces([])
     cg.run()
     assert cg.converged
-    a, m = round_faces(prep, types, *cg.last_solution())
-    assert verify(g, C, a, m).valid
-    assert m.sum() >= np.ceil(cg.bound - 1e-6)
+    point = cg.last_solution()
+    totals = []
+    for rounding in (round_faces, round_down):
+        a, m = rounding(prep, types, *point)
+        assert verify(g, C, a, m).valid
+        assert m.sum() >= np.ceil(cg.bound - 1e-6)
+        totals.append(int(m.sum()))
+    assert round_master(prep, types, *point)[1].sum() == min(totals)
 
 
 def test_greedy_pricer_returns_a_vertex_of_P_C():
