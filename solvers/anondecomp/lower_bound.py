@@ -13,7 +13,10 @@ and a face S enters the restricted master with its whole polytope, so few faces 
 finds the best vertex of P_C under the covering duals with a HiGHS MIP (open arms z_j; each open arm gets
 >= C+1 users; each user at most one arm; users only on arms they want); its arm set is the next face.
 Farley's bound ``LP_restricted / max(1, best vertex value)`` is a valid lower bound at every iteration, so a
-time limit still returns a certified bound.
+time limit still returns a certified bound. A greedy heuristic (:class:`GreedyPricer`) prices before the MIP,
+which runs only when the heuristic finds no improving face. Given a seed decomposition above the trivial
+bound, :func:`lp_lower_bound` also rounds the master's last solution (:mod:`anondecomp.rounding`) and returns
+the result when it is shorter.
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ from anondecomp.highs import load_model, new_highs
 
 PRICING_TOL = 1e-7
 TIMESHARE_SHARE = 0.3  # of a time limit, for the time-shared seed of lp_lower_bound
+SEED_COLUMNS = 40_000  # the seed's faces enter the master while their columns stay within this many...
+MIN_SEED_FACES = 64    # ...but at least this many faces (the master's size before this budget existed)
+ROUNDING_SHARE = 0.2   # of a time limit, kept for rounding the master when the seed is above the trivial bound
 _EMPTY_I = np.empty(0, dtype=np.int32)
 _EMPTY_F = np.empty(0, dtype=np.float64)
 
@@ -277,6 +283,47 @@ class VertexPricer:
         return PricingResult(x, value, max(value, bound), others)
 
 
+class GreedyPricer:
+    """A fast heuristic for the pricing problem, tried before the MIP: users (each type's users one by one)
+    go to their most valuable open arm, users with nothing to gain pad the arms short of C+1, and arms still
+    short close, the weakest first (:func:`anondecomp.methods.slack.open_arms`). Its vertex is exact (every
+    open arm holds C+1 users), so a price above 1 is a valid improving face; it proves nothing when it finds
+    none, which is left to :class:`VertexPricer`."""
+
+    def __init__(self, types: UserTypes, C: int, n_arms: int):
+        counts = np.bincount(types.ti, minlength=types.n_types)
+        order = np.argsort(types.ti, kind="stable")
+        first = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        t = types.of_user
+        reps = counts[t]
+        offset = np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps)
+        self.pair = order[np.repeat(first[t], reps) + offset]   # one edge per (user, pair of its type)
+        self.user = np.repeat(np.arange(len(t)), reps)
+        self.arm = types.aj[self.pair]
+        self.N, self.K, self.C, self.P = len(t), n_arms, C, types.n_pairs
+        self.start = np.searchsorted(self.user, np.arange(self.N))
+        self.has = reps > 0
+        self.degree = np.bincount(self.arm, minlength=n_arms)
+
+    def best(self, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per user: (best value, its edge index); the interface :func:`~anondecomp.methods.slack.open_arms`
+        reads."""
+        top = np.full(self.N, -np.inf)
+        top[self.has] = np.maximum.reduceat(value, self.start[self.has])
+        hit = np.where(value >= top[self.user], np.arange(len(value)), len(value))
+        first = np.full(self.N, len(value))
+        first[self.has] = np.minimum.reduceat(hit, self.start[self.has])
+        return top, first
+
+    def solve(self, prices: np.ndarray) -> np.ndarray:
+        """A type-level vertex (users per pair) of high value under ``prices`` (>= 0)."""
+        from anondecomp.methods.slack import open_arms
+
+        arm = open_arms(self, np.maximum(prices, 0.0)[self.pair], self.C)
+        on = arm[self.user] == self.arm
+        return np.bincount(self.pair[on], minlength=self.P).astype(np.int64)
+
+
 @dataclass(frozen=True)
 class LPBound:
     """Outcome of :func:`lp_lower_bound`.
@@ -298,6 +345,12 @@ class LPBound:
         (F,) their LP lengths.
     wall_time : float
         Seconds spent.
+    decomposition : tuple of numpy.ndarray or None
+        (assignments, multiplicities) of a decomposition shorter than the given seed, found on the way (it
+        verifies): a fast seed that meets the trivial bound, or the master's solution rounded
+        (:mod:`anondecomp.rounding`); ``None`` otherwise.
+    decomposition_from : str
+        Where ``decomposition`` comes from: ``"polytope"``, ``"timeshare"`` or ``"lp"`` (rounding).
 
     References
     ----------
@@ -318,6 +371,8 @@ class LPBound:
     faces: np.ndarray
     mu: np.ndarray
     wall_time: float
+    decomposition: tuple[np.ndarray, np.ndarray] | None = None
+    decomposition_from: str = ""
 
 
 class ColumnGeneration:
@@ -327,9 +382,11 @@ class ColumnGeneration:
         self.types, self.C, self.n_arms = types, C, n_arms
         self.master = FaceProgram(types, C)
         self.pricer = VertexPricer(types, C, n_arms) if types.n_covering else None
+        self.greedy = GreedyPricer(types, C, n_arms) if types.n_covering else None
         self.bound = 0.0
         self.iterations = 0
         self.converged = types.n_covering == 0
+        self.point: tuple[int, np.ndarray] | None = None  # (faces, column values) of the last solved master
 
     def add_initial_faces(self, faces) -> None:
         """Singleton faces (always feasible after the thin-arm check), the all-arms face, then ``faces``."""
@@ -340,7 +397,8 @@ class ColumnGeneration:
             self.master.add_face(S)
         all_arms = np.zeros(self.n_arms, dtype=bool)
         all_arms[wanted] = True
-        self.master.add_face(all_arms)
+        if len(wanted) * (self.C + 1) <= self.types.counts.sum():  # else P_C(all arms) is empty: no columns
+            self.master.add_face(all_arms)
         for S in faces:
             self.master.add_face(S)
 
@@ -360,12 +418,20 @@ class ColumnGeneration:
                 return
             if not self.master.solve(left) or not self.master.optimal:
                 return
+            self.point = (len(self.master.faces), np.array(self.master.h.getSolution().col_value))
             value = self.master.value
             if floor is not None and value <= floor * (1 + 1e-9):
                 self.bound, self.converged = max(self.bound, floor), True
                 return
+            prices = self.master.duals()
+            x = self.greedy.solve(prices)
+            if float(np.dot(prices, x)) > 1 + PRICING_TOL:  # the heuristic found an improving face: no MIP
+                self.iterations += 1
+                if self.master.add_face(PricingResult(x, 0.0, np.inf).open_arms(self.types, self.n_arms)) \
+                        is not None:
+                    continue
             left = None if deadline is None else deadline - time.perf_counter()
-            priced = self.pricer.solve(self.master.duals(), left)
+            priced = self.pricer.solve(prices, left)
             self.iterations += 1
             if priced is None:
                 return
@@ -375,13 +441,25 @@ class ColumnGeneration:
                 if self.converged:
                     self.bound = max(self.bound, value)
                 return
-            prices = self.master.duals()
             added = self.master.add_face(priced.open_arms(self.types, self.n_arms)) is not None
             for x in priced.others:  # other improving vertices the MIP met on the way: their faces help too
                 if float(np.dot(prices, x)) > 1 + PRICING_TOL:
                     added |= self.master.add_face(priced.open_arms(self.types, self.n_arms, x)) is not None
             if not added:
                 return  # numerical stall: every improving face is already in the master
+
+    def last_solution(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """(faces (F, K), mu (F,), Y (F, P)) of the last master solved to optimality (faces added after it
+        get length 0), or ``None`` if none was."""
+        if self.point is None:
+            return None
+        n_faces, x = self.point
+        m = self.master
+        mu = np.array([x[c] for c in m.mu_col[:n_faces]])
+        Y = np.zeros((n_faces, self.types.n_pairs))
+        for f, (first, pairs) in enumerate(m.y_cols[:n_faces]):
+            Y[f, pairs] = x[first:first + len(pairs)]
+        return np.array(m.faces[:n_faces]), mu, Y
 
     def result(self, start: float) -> LPBound:
         mu, _ = self.master.solution() if self.master.faces else (np.zeros(0), None)
@@ -409,7 +487,7 @@ def open_sets(assignments: np.ndarray, multiplicities: np.ndarray, C: int, wante
 
 
 def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool = False,
-                   time_limit: float | None = None, max_seed_faces: int = 64) -> LPBound:
+                   time_limit: float | None = None, max_seed_faces: int = 1000) -> LPBound:
     """Certified lower bound on R for every C-anonymous decomposition of ``graph``.
 
     Parameters
@@ -429,7 +507,8 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     time_limit : float, optional
         Seconds; the bound is then Farley's bound from the last pricing round.
     max_seed_faces : int, optional
-        The most faces taken from the seed into the master.
+        The most faces taken from the seed into the master, most used first; fewer when their columns would
+        exceed :data:`SEED_COLUMNS`, but at least :data:`MIN_SEED_FACES`.
 
     Returns
     -------
@@ -461,27 +540,61 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     prep = prepare(graph, C, best_effort)
     trivial = prep.lower_bound
     wanted = (prep.required > 0).any(axis=0)
-    seeds = [] if seed is None else [(seed.assignments, seed.multiplicities)]
+    seeds = [] if seed is None else [(seed.assignments, seed.multiplicities, seed.method)]
     if seed is None or (seed.total_assignments > trivial and seed.method not in ("polytope", "timeshare")):
         seeds += _fast_seed(prep, best_effort, time_limit)
     faces: list[np.ndarray] = []
-    for a, m in seeds:
+    arm_pairs = np.bincount(np.nonzero(prep.required > 0)[1], minlength=graph.n_arms)
+    for a, m, how in seeds:
         if int(m.sum()) == trivial and verify(graph, prep.C, a, m, required=prep.required).valid:
+            # a fast seed that meets the bound is also a shorter decomposition than a longer given seed
+            shorter = seed is not None and trivial < seed.total_assignments
             return LPBound(float(trivial), float(trivial), True, 0, np.empty((0, graph.n_arms), bool),
-                           np.zeros(0), time.perf_counter() - start)
-        faces += list(open_sets(a, m, prep.C, wanted)[0][:max_seed_faces])
-    cg = ColumnGeneration(UserTypes.from_required(prep.required, graph.support), prep.C, graph.n_arms)
+                           np.zeros(0), time.perf_counter() - start, (a, m) if shorter else None,
+                           how if shorter else "")
+        found = open_sets(a, m, prep.C, wanted)[0]
+        # the seed's faces, most used first, while their columns (pairs on the face's arms) fit the budget:
+        # all of them make the master at least as good as the seed itself, which the rounding then improves
+        size = np.cumsum(found @ arm_pairs)
+        faces += list(found[:max(min(max_seed_faces, int(np.searchsorted(size, SEED_COLUMNS, side="right"))),
+                                 min(len(found), MIN_SEED_FACES))])
+    types = UserTypes.from_required(prep.required, graph.support)
+    cg = ColumnGeneration(types, prep.C, graph.n_arms)
     cg.add_initial_faces(faces)
-    cg.run(None if time_limit is None else start + time_limit, floor=float(trivial))
+    # with a seed above the trivial bound, part of the time is kept for rounding the master into a shorter one
+    share = 1.0 if seed is None or seed.total_assignments <= trivial else 1.0 - ROUNDING_SHARE
+    cg.run(None if time_limit is None else start + share * time_limit, floor=float(trivial))
     res = cg.result(start)
     # max_i sum_j ceil(w_ij) bounds R and the LP optimum from below too; it only helps before convergence
-    return LPBound(max(res.value, float(trivial)), res.lp_value, res.converged, res.iterations, res.faces,
-                   res.mu, res.wall_time)
+    value = max(res.value, float(trivial))
+    rounded = None
+    if seed is not None and seed.total_assignments > int(np.ceil(value - 1e-6)):
+        rounded = _rounded(cg, prep, graph, seed.total_assignments)
+    return LPBound(value, res.lp_value, res.converged, res.iterations, res.faces, res.mu,
+                   time.perf_counter() - start, rounded, "lp" if rounded is not None else "")
 
 
-def _fast_seed(prep, best_effort: bool, time_limit: float | None) -> list[tuple[np.ndarray, np.ndarray]]:
+def _rounded(cg: ColumnGeneration, prep, graph: DemandGraph, seed_total: int
+             ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The master's last solution rounded into a decomposition (:mod:`anondecomp.rounding`), when that is
+    shorter than ``seed_total`` and verifies."""
+    from anondecomp.result import compress
+    from anondecomp.rounding import round_master
+    from anondecomp.verify import verify
+
+    point = cg.last_solution()
+    if point is None:
+        return None
+    found = round_master(prep, cg.types, *point)
+    if found is None or int(found[1].sum()) >= seed_total:
+        return None
+    a, m = compress(*found)
+    return (a, m) if verify(graph, prep.C, a, m, required=prep.required).valid else None
+
+
+def _fast_seed(prep, best_effort: bool, time_limit: float | None) -> list[tuple[np.ndarray, np.ndarray, str]]:
     """An extra seed that often meets the trivial bound: the polytope method when it applies, else
-    time-shared faces (``[]`` if those find nothing)."""
+    time-shared faces (``[]`` if those find nothing); (assignments, multiplicities, method)."""
     from anondecomp.methods.polytope import polytope_applies, polytope_decomposition
     from anondecomp.methods.timeshare import timeshare
 
@@ -489,7 +602,7 @@ def _fast_seed(prep, best_effort: bool, time_limit: float | None) -> list[tuple[
         return []
     if not len(polytope_applies(prep.graph, prep.C, prep.required)):
         res = polytope_decomposition(prep.graph, prep.C, best_effort=best_effort)
-        return [(res.assignments, res.multiplicities)]
+        return [(res.assignments, res.multiplicities, "polytope")]
     budget = TIMESHARE_SHARE * time_limit if time_limit is not None else None
     found = timeshare(prep, budget, stop_at=prep.lower_bound)
-    return [] if found is None else [found[:2]]
+    return [] if found is None else [(*found[:2], "timeshare")]

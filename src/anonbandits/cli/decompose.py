@@ -72,14 +72,22 @@ def resolve_C(cli_C: int | None, file_C: int | None) -> int:
     return C
 
 
-def certify(result: anondecomp.Decomposition, args: argparse.Namespace) -> tuple[dict, list[str]]:
-    """The certified LP bound of ``result``'s graph: (extra output fields, summary lines)."""
+def certify(result: anondecomp.Decomposition, args: argparse.Namespace
+            ) -> tuple[anondecomp.Decomposition, dict, list[str]]:
+    """The certified LP bound of ``result``'s graph: (the decomposition to report, extra output fields, summary
+    lines). The decomposition is ``result``, or (with the default method) a shorter one the bound found (method
+    ``"<method>+<source>"``, source ``lp`` for the master's rounded solution, ``polytope`` or ``timeshare``)."""
     if result.method == "optimal":
         value, converged = result.info["lp_lower_bound"], result.info["lp_converged"]
     else:
         bound = anondecomp.lp_lower_bound(result.graph, result.C, seed=result, best_effort=args.best_effort,
                                           time_limit=args.time_limit)
         value, converged = bound.value, bound.converged
+        if bound.decomposition is not None and args.method == "auto":  # an explicit method keeps its own
+            result = anondecomp.Decomposition(
+                result.graph, result.C, f"{result.method}+{bound.decomposition_from}", *bound.decomposition,
+                uncovered=result.uncovered, wall_time=result.wall_time + bound.wall_time,
+                info={**result.info, "improved_from": result.method, "seed_total": result.total_assignments})
     how = "LP optimum" if converged else "time limit: Farley bound"
     lines = [f"LP lower bound       {value:.4f}   (certified; {how})"]
     if value > 0:
@@ -87,7 +95,7 @@ def certify(result: anondecomp.Decomposition, args: argparse.Namespace) -> tuple
     if result.method == "optimal":
         lines.append(f"status               {result.info['status']} (seed {result.info['seed']}: "
                      f"R = {result.info['seed_total']})")
-    return {"lp_lower_bound": value}, lines
+    return result, {"lp_lower_bound": value}, lines
 
 
 def method_options(args: argparse.Namespace) -> dict:
@@ -176,7 +184,8 @@ def run(args: argparse.Namespace) -> int:
     C = resolve_C(args.C, file_C)
     result = anondecomp.decompose(graph, C, method=args.method, best_effort=args.best_effort,
                                   **method_options(args))
-    extra, certificate = certify(result, args) if args.certify or result.method == "optimal" else ({}, [])
+    result, extra, certificate = certify(result, args) if args.certify or result.method == "optimal" \
+        else (result, {}, [])
     if args.output:
         anondecomp.write_decomposition(result, args.output, extra=extra)
     print(result.summary())
