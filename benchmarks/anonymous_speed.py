@@ -33,6 +33,7 @@ from anonbandits.channels import AnonymousChannel, elicitation_rounds
 from anonbandits.channels.anonymous import MAX_HORIZON
 from anonbandits.envs import clustered_instance
 from anonbandits.experiments import write_table
+from anonbandits.reference.anonymous_bai import plain_groups
 
 N, K, C, U, T, GAP = 1000, 10, 5, 100, 10**6, 0.1
 
@@ -41,24 +42,7 @@ def reference_elicitation(mu_user: np.ndarray, assignment: np.ndarray, C: int, r
                           rng: np.random.Generator) -> tuple[np.ndarray, int]:
     """Plain loop: per repetition, per round, per user. Returns (sum of estimates per user, observations)."""
     n = len(assignment)
-    by_arm: dict[int, list[int]] = {}
-    for i in range(n):
-        by_arm.setdefault(int(assignment[i]), []).append(i)
-    group_of = [-1] * n
-    position = [0] * n
-    members: list[list[int]] = []
-    for users in by_arm.values():
-        s = len(users) // (C + 1)
-        if s == 0:
-            continue
-        size, extra = divmod(len(users), s)
-        start = 0
-        for g in range(s):
-            grp = users[start:start + size + (1 if g < extra else 0)]
-            start += len(grp)
-            for k, i in enumerate(grp, start=1):
-                group_of[i], position[i] = len(members), k
-            members.append(grp)
+    group_of, position, members = plain_groups([int(a) for a in assignment], C)
     totals = [0.0] * n
     observations = 0
     rounds = elicitation_rounds(C)

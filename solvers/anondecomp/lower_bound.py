@@ -306,14 +306,10 @@ class GreedyPricer:
         self.degree = np.bincount(self.arm, minlength=n_arms)
 
     def best(self, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per user: (best value, its edge index); the interface :func:`~anondecomp.methods.slack.open_arms`
-        reads."""
-        top = np.full(self.N, -np.inf)
-        top[self.has] = np.maximum.reduceat(value, self.start[self.has])
-        hit = np.where(value >= top[self.user], np.arange(len(value)), len(value))
-        first = np.full(self.N, len(value))
-        first[self.has] = np.minimum.reduceat(hit, self.start[self.has])
-        return top, first
+        """Per user: (best value, its edge index), as slack's edges give it (the interface ``open_arms`` reads)."""
+        from anondecomp.methods.slack import Edges  # imported here: the methods package imports this module
+
+        return Edges.best(self, value)
 
     def solve(self, prices: np.ndarray) -> np.ndarray:
         """A type-level vertex (users per pair) of high value under ``prices`` (>= 0)."""

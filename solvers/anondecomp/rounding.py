@@ -71,6 +71,22 @@ def user_split(prep: Prepared, types, faces: np.ndarray, mu: np.ndarray, Y: np.n
     return out
 
 
+def colour_faces(prep: Prepared, parts: np.ndarray, faces: np.ndarray, lengths: np.ndarray
+                 ) -> tuple[list[np.ndarray], list[np.ndarray]] | None:
+    """Each face's share of the demand (``parts`` (F, N, K)) realised exactly by colouring: the lists of
+    assignments and multiplicities, or ``None`` if a face cannot be realised within four times its length."""
+    a_parts, m_parts = [], []
+    for k in range(len(faces)):
+        if not parts[k].any():
+            continue
+        found = colour_demand(prep, parts[k], faces[k], hi=4 * int(lengths[k]) + 4)
+        if found is None:
+            return None
+        a_parts.append(found[0])
+        m_parts.append(found[1])
+    return a_parts, m_parts
+
+
 def round_faces(prep: Prepared, types, faces: np.ndarray, mu: np.ndarray, Y: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Assignments and multiplicities from the master's solution (faces (F, K), mu (F,), Y (F, P)), or
@@ -83,18 +99,10 @@ def round_faces(prep: Prepared, types, faces: np.ndarray, mu: np.ndarray, Y: np.
     parts = user_split(prep, types, faces, mu, Y, lengths)
     if parts is None:
         return None
-    a_parts, m_parts = [], []
-    for k in range(len(faces)):
-        if not parts[k].any():
-            continue
-        found = colour_demand(prep, parts[k], faces[k], hi=4 * int(lengths[k]) + 4)
-        if found is None:
-            return None
-        a_parts.append(found[0])
-        m_parts.append(found[1])
-    if not a_parts:
+    coloured = colour_faces(prep, parts, faces, lengths)
+    if coloured is None or not coloured[0]:
         return None
-    return np.concatenate(a_parts), np.concatenate(m_parts)
+    return np.concatenate(coloured[0]), np.concatenate(coloured[1])
 
 
 def round_down(prep: Prepared, types, faces: np.ndarray, mu: np.ndarray, Y: np.ndarray
@@ -132,15 +140,10 @@ def round_down(prep: Prepared, types, faces: np.ndarray, mu: np.ndarray, Y: np.n
     flow = np.asarray(maximum_flow(net, source, sink).flow.tocsr()[1 + node, 1 + n + e]).ravel().astype(np.int64)
     parts = np.zeros((F, N, K), dtype=np.int64)
     np.add.at(parts, (f, ui[e], uj[e]), flow)
-    a_parts, m_parts = [], []
-    for k in range(F):
-        if not parts[k].any():
-            continue
-        found = colour_demand(prep, parts[k], faces[k], hi=4 * int(lengths[k]) + 4)
-        if found is None:
-            return None
-        a_parts.append(found[0])
-        m_parts.append(found[1])
+    coloured = colour_faces(prep, parts, faces, lengths)
+    if coloured is None:
+        return None
+    a_parts, m_parts = coloured
     left = req - parts.sum(axis=0)
     if left.any():
         a, m, _ = slack_rounds(Prepared(prep.graph, prep.C, left, prep.uncovered))

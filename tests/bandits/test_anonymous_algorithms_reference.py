@@ -166,9 +166,9 @@ def test_no_anonymous_algorithm_run_releases_a_group_below_c(monkeypatch, name, 
 def test_groups_of_c_are_stopped_by_the_auditor_in_both_runs(monkeypatch, algorithm):
     """A sub-algorithm forming groups of C users instead of C+1 would release, in rounds k > 0, sums over C-1
     users: the library's channel and the plain loop both refuse them, for either algorithm."""
-    partition, plain_groups = channel_module.partition_groups, plain_module._groups
+    partition, plain_groups = channel_module.partition_groups, plain_module.plain_groups
     monkeypatch.setattr(channel_module, "partition_groups", lambda a, n_arms, C: partition(a, n_arms, C - 1))
-    monkeypatch.setattr(plain_module, "_groups", lambda row, C: plain_groups(row, C - 1))
+    monkeypatch.setattr(plain_module, "plain_groups", lambda row, C: plain_groups(row, C - 1))
     mu = _deterministic(8, 2, tie=False)  # 4 users on an arm make two groups of 2
     rng = np.random.default_rng
     if algorithm == "anon-batched":

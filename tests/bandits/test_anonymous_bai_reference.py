@@ -184,9 +184,9 @@ def test_a_sub_algorithm_forming_groups_of_c_is_stopped_by_the_auditor(monkeypat
     def ref_groups_of_c(assignment, C):
         return ref_module_groups(assignment, C - 1)
 
-    ref_module_groups = ref_module._groups
+    ref_module_groups = ref_module.plain_groups
     monkeypatch.setattr(channel_module, "partition_groups", groups_of_c)
-    monkeypatch.setattr(ref_module, "_groups", ref_groups_of_c)
+    monkeypatch.setattr(ref_module, "plain_groups", ref_groups_of_c)
     mu = _deterministic(9, 3)
     learners = BestArmElimination(9, 3, "se", approx=0.5, delta=0.2, rng=np.random.default_rng(0),
                                   sigma2=elicitation_variance(C))

@@ -170,9 +170,9 @@ def test_groups_of_c_are_stopped_by_the_auditor_in_both_runs(monkeypatch):
     users: the driver's channel and the plain loop both refuse them."""
     import anonbandits.reference.anonymous_bai as plain_module
 
-    partition, plain_groups = channel_module.partition_groups, plain_module._groups
+    partition, plain_groups = channel_module.partition_groups, plain_module.plain_groups
     monkeypatch.setattr(channel_module, "partition_groups", lambda a, n_arms, C: partition(a, n_arms, C - 1))
-    monkeypatch.setattr(plain_module, "_groups", lambda row, C: plain_groups(row, C - 1))
+    monkeypatch.setattr(plain_module, "plain_groups", lambda row, C: plain_groups(row, C - 1))
     mu = _deterministic(8, 2, tie=False)  # 4 users on an arm make two groups of 2
     learners = EpochElimination(8, 2, confidence=BETA, sigma2=channel_variance("anonymous", C))
     with pytest.raises(AnonymityViolation, match="users, fewer than C = 2"):

@@ -39,7 +39,7 @@ CLOSE_SHARE = 0.5    # share of the arms still short of C+1 users closed per pas
 TIE_BREAK = 1e-3     # scale of the preference for arms few users can fill (breaks ties between equal prices)
 
 
-class _Edges:
+class Edges:
     """The (user, arm) pairs a user may play, sorted by user, with per-user segment starts."""
 
     def __init__(self, graph: DemandGraph):
@@ -59,7 +59,7 @@ class _Edges:
         return top, first
 
 
-def open_arms(edges: _Edges, value: np.ndarray, C: int) -> np.ndarray:
+def open_arms(edges: Edges, value: np.ndarray, C: int) -> np.ndarray:
     """An assignment (arm per user, -1 for none) in which every used arm holds >= C+1 users, of high total
     ``value`` (one per edge, >= 0; 0 = the user may pad the arm): step 2 of the module docstring."""
     K = edges.K
@@ -104,7 +104,7 @@ def open_arms(edges: _Edges, value: np.ndarray, C: int) -> np.ndarray:
 def slack_rounds(prep: Prepared) -> tuple[np.ndarray, np.ndarray, int]:
     """(assignments (R', N), multiplicities (R',), steps) of the least-slack schedule of ``prep``'s demand."""
     graph, C = prep.graph, prep.C
-    edges = _Edges(graph)
+    edges = Edges(graph)
     left_demand = prep.required[edges.user, edges.arm].astype(np.int64)
     scarce = TIE_BREAK / np.maximum(edges.degree, 1)[edges.arm]
     base = park(graph)

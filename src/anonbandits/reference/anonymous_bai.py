@@ -123,7 +123,7 @@ class ReferenceRun:
     group_sizes: dict[int, int] = field(default_factory=dict)  # group size -> observations released
 
 
-def _groups(assignment: list[int], C: int) -> tuple[list[int], list[int], list[list[int]]]:
+def plain_groups(assignment: list[int], C: int) -> tuple[list[int], list[int], list[list[int]]]:
     """Step 1 of the sub-algorithm: each arm's users (index order) in floor(n_j/(C+1)) groups of C+1..2C+1
     users, the first ``n_j mod s`` groups one user larger. Returns each user's group (-1: none), its 1-based
     position, and the members of each group."""
@@ -198,7 +198,7 @@ class PlainChannel:
         for row, m in zip(assignments, reps, strict=True):
             rate = sum(self.gaps[i][a] for i, a in enumerate(row))
             for _ in range(m):
-                group, position, members = _groups(row, C)
+                group, position, members = plain_groups(row, C)
                 released = []  # released[r][s]: the sum of group s's observed members in round r
                 for r in range(per_run):
                     if self.done:
