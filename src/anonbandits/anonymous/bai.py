@@ -136,8 +136,8 @@ def identify(instance: MultiUserInstance, learners: BatchLearner, *, channel: st
     Raises
     ------
     ConfigError
-        For an unknown channel or decomposer, learners that do not match the instance, or a mechanism on the
-        direct channel.
+        For an unknown channel or decomposer, learners that do not match the instance or are sized below the
+        channel's variance proxy, or a mechanism on the direct channel.
     AnonBanditsError
         When an arm some learner wants cannot gather C + 1 users, or a decomposer leaves a pair short.
 

@@ -109,8 +109,9 @@ def batched_regret(instance: MultiUserInstance, learners: BatchLearner, horizon:
     Raises
     ------
     ConfigError
-        For an unknown channel or decomposer, learners that do not match the instance, a horizon out of range,
-        a mechanism on the direct channel or a ``sum_epsilon`` that is not positive.
+        For an unknown channel or decomposer, learners that do not match the instance or are sized below the
+        channel's variance proxy, a horizon out of range, a mechanism on the direct channel or a ``sum_epsilon``
+        that is not positive.
     AnonBanditsError
         When an arm some learner wants cannot gather C + 1 users, or a decomposer leaves a pair short.
 
