@@ -33,14 +33,8 @@ def _deterministic(n: int, k: int) -> np.ndarray:
     return mu
 
 
-def _both(mu: np.ndarray, subroutine: str, C: int, decomposer: str, seed: int, *, approx: float | None = None,
-          reference_subroutine: str | None = None):
-    """The vectorised run (with its channel, recorded) and the plain loop on the same streams."""
-    approx = APPROX[subroutine] if approx is None else approx
-    n, k = mu.shape
-    sigma2 = (4 * C + 1) / 4  # the anonymous estimates' variance proxy, from the first batch on
-    learners = BestArmElimination(n, k, subroutine, approx=approx, delta=0.2, sigma2=sigma2,
-                                  rng=np.random.default_rng(seed))
+def _recorded(mu: np.ndarray, learners, **options):
+    """``identify`` on ``mu`` with the anonymous channel it builds kept: (run, channel)."""
     channels = []
 
     class Recorded(AnonymousChannel):
@@ -50,12 +44,24 @@ def _both(mu: np.ndarray, subroutine: str, C: int, decomposer: str, seed: int, *
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(bai, "AnonymousChannel", Recorded)
-        run = identify(MultiUserInstance(mu=mu), learners, C=C, decomposer=decomposer,
-                       rng=np.random.default_rng(seed + 1), decomposer_rng=np.random.default_rng(seed + 2))
+        run = identify(MultiUserInstance(mu=mu), learners, **options)
+    return run, channels[0]
+
+
+def _both(mu: np.ndarray, subroutine: str, C: int, decomposer: str, seed: int, *, approx: float | None = None,
+          reference_subroutine: str | None = None):
+    """The vectorised run (with its channel, recorded) and the plain loop on the same streams."""
+    approx = APPROX[subroutine] if approx is None else approx
+    n, k = mu.shape
+    sigma2 = (4 * C + 1) / 4  # the anonymous estimates' variance proxy, from the first batch on
+    learners = BestArmElimination(n, k, subroutine, approx=approx, delta=0.2, sigma2=sigma2,
+                                  rng=np.random.default_rng(seed))
+    run, channel = _recorded(mu, learners, C=C, decomposer=decomposer, rng=np.random.default_rng(seed + 1),
+                             decomposer_rng=np.random.default_rng(seed + 2))
     ref = reference_identify(mu, reference_subroutine or subroutine, C=C, approx=approx, delta=0.2,
                              decomposer=decomposer, reward_rng=np.random.default_rng(seed + 3),
                              learner_rng=np.random.default_rng(seed), decomposer_rng=np.random.default_rng(seed + 2))
-    return run, channels[0], ref
+    return run, channel, ref
 
 
 @pytest.mark.parametrize("subroutine", SUBROUTINES)
@@ -143,19 +149,10 @@ def test_no_anonymous_run_releases_a_group_below_c(subroutine, decomposer):
     mu = np.random.default_rng(0).uniform(0.1, 0.9, size=(15, 3))
     learners = BestArmElimination(15, 3, subroutine, approx=1.0, delta=0.2, rng=np.random.default_rng(1),
                                   sigma2=elicitation_variance(C))
-    channels = []
-
-    class Recorded(AnonymousChannel):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            channels.append(self)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(bai, "AnonymousChannel", Recorded)
-        run = identify(MultiUserInstance(mu=mu), learners, C=C, decomposer=decomposer, rng=np.random.default_rng(2),
-                       max_rounds=200_000)
-    sizes = channels[0].auditor.group_sizes
-    assert sizes.sum() == channels[0].observations > 0
+    run, channel = _recorded(mu, learners, C=C, decomposer=decomposer, rng=np.random.default_rng(2),
+                             max_rounds=200_000)
+    sizes = channel.auditor.group_sizes
+    assert sizes.sum() == channel.observations > 0
     assert sizes[:C].sum() == 0
     assert int(np.flatnonzero(sizes)[0]) == run.min_group_size >= C
 
