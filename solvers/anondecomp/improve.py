@@ -40,8 +40,8 @@ PADDERS_PER_ARM = 40      # free users offered to each open arm a lost user may 
 TIGHT_SURPLUS = 8         # ...when the arm holds at most C+1 + this many users
 CANDIDATES = 6            # rounds tried (fewest unique samples first) before giving up
 TRY_SHARE = 0.5           # of the search's time, the most one program may take
-IMPROVE_SHARE = 0.25      # of lp_lower_bound's time limit, for shortening its seed
-IMPROVE_SECONDS = 10.0    # ...and the seconds for it without a time limit
+IMPROVE_SHARE = 0.25      # of --certify's time limit, for shortening the decomposition before the bound
+IMPROVE_SECONDS = 10.0    # seconds for it without a time limit
 OPEN_ROUNDS = 12          # rounds in which an arm a lost sample needs may be opened (most free users first)
 
 
@@ -277,18 +277,48 @@ def shorten(prep: Prepared, assignments: np.ndarray, multiplicities: np.ndarray,
     return compress(rounds.astype(np.asarray(assignments).dtype), np.ones(len(rounds), np.int64))
 
 
-def shorter_seed(prep: Prepared, seed, time_limit: float | None = None) -> tuple[np.ndarray, np.ndarray, str]:
-    """The seed of :func:`anondecomp.lower_bound.lp_lower_bound` as (assignments, multiplicities, method):
-    ``seed`` shortened by :func:`shorten` within :data:`IMPROVE_SHARE` of ``time_limit`` (at most
-    :data:`IMPROVE_SECONDS` without one), method ``"improve"``, when it verifies and is shorter; else ``seed``
-    itself."""
+def shorter(decomposition, *, best_effort: bool = False, time_limit: float | None = None):
+    """``decomposition`` shortened by :func:`shorten` (``--certify``'s first step with the default method).
+
+    Parameters
+    ----------
+    decomposition : Decomposition
+        A decomposition whose graph and C define the demand.
+    best_effort : bool, optional
+        The demand is the coverable one (as the decomposition was built).
+    time_limit : float, optional
+        Seconds for the search (default :data:`IMPROVE_SECONDS`).
+
+    Returns
+    -------
+    Decomposition
+        A shorter one that the exact verifier accepts, method ``"<method>+improve"`` (``info`` keeps
+        ``improved_from`` and ``seed_total``), or ``decomposition`` itself.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anondecomp import Decomposition, DemandGraph
+    >>> g = DemandGraph.from_weights(np.array([[1, 1, 0], [1, 1, 0], [0, 1, 1], [0, 1, 1]], float))
+    >>> d = Decomposition(g, 1, "greedy", np.array([[0, 0, 1, 1], [1, 1, 1, 2], [0, 1, 2, 2]]), np.ones(3, int))
+    >>> e = shorter(d)
+    >>> e.method, e.total_assignments
+    ('greedy+improve', 2)
+    """
+    from anondecomp.result import Decomposition
+    from anondecomp.validation import prepare
     from anondecomp.verify import verify
 
-    own = (seed.assignments, seed.multiplicities, seed.method)
-    if seed.total_assignments <= prep.lower_bound:
-        return own
-    budget = IMPROVE_SECONDS if time_limit is None else IMPROVE_SHARE * time_limit
-    found = shorten(prep, seed.assignments, seed.multiplicities, time_limit=budget)
+    start = time.perf_counter()
+    prep = prepare(decomposition.graph, decomposition.C, best_effort)
+    if decomposition.total_assignments <= prep.lower_bound:
+        return decomposition
+    found = shorten(prep, decomposition.assignments, decomposition.multiplicities,
+                    time_limit=IMPROVE_SECONDS if time_limit is None else time_limit)
     if found is None or not verify(prep.graph, prep.C, *found, required=prep.required).valid:
-        return own
-    return (*found, "improve")
+        return decomposition
+    return Decomposition(decomposition.graph, decomposition.C, f"{decomposition.method}+improve", *found,
+                         uncovered=decomposition.uncovered,
+                         wall_time=decomposition.wall_time + time.perf_counter() - start,
+                         info={**decomposition.info, "improved_from": decomposition.method,
+                               "seed_total": decomposition.total_assignments})

@@ -537,11 +537,7 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     trivial = prep.lower_bound
     wanted = (prep.required > 0).any(axis=0)
     seeds = [] if seed is None else [(seed.assignments, seed.multiplicities, seed.method)]
-    if seed is not None:  # the seed shortened first by removing rounds (anondecomp.improve), method "improve"
-        from anondecomp.improve import shorter_seed
-        seeds = [shorter_seed(prep, seed, time_limit)]
-    seed_total = None if seed is None else int(seeds[0][1].sum())
-    if seed is None or (seed_total > trivial and seed.method not in ("polytope", "timeshare")):
+    if seed is None or (seed.total_assignments > trivial and seed.method not in ("polytope", "timeshare")):
         seeds += _fast_seed(prep, best_effort, time_limit)
     faces: list[np.ndarray] = []
     arm_pairs = np.bincount(np.nonzero(prep.required > 0)[1], minlength=graph.n_arms)
@@ -568,11 +564,8 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     # max_i sum_j ceil(w_ij) bounds R and the LP optimum from below too; it only helps before convergence
     value = max(res.value, float(trivial))
     rounded = None
-    if seed is not None and seed_total > int(np.ceil(value - 1e-6)):
-        rounded = _rounded(cg, prep, graph, seed_total)
-    if rounded is None and seed is not None and seed_total < seed.total_assignments:  # the shortened seed
-        return LPBound(value, res.lp_value, res.converged, res.iterations, res.faces, res.mu,
-                       time.perf_counter() - start, seeds[0][:2], seeds[0][2])
+    if seed is not None and seed.total_assignments > int(np.ceil(value - 1e-6)):
+        rounded = _rounded(cg, prep, graph, seed.total_assignments)
     return LPBound(value, res.lp_value, res.converged, res.iterations, res.faces, res.mu,
                    time.perf_counter() - start, rounded, "lp" if rounded is not None else "")
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from anondecomp import Decomposition, DemandGraph, decompose, lp_lower_bound
-from anondecomp.bench.real import powerlaw_log
-from anondecomp.improve import drop_round, rounds_of, shorten, unique_samples
+from anondecomp.bench.real import powerlaw_log, write_edge_table
+from anondecomp.improve import drop_round, rounds_of, shorten, shorter, unique_samples
 from anondecomp.validation import prepare
 from anondecomp.verify import verify
 
@@ -61,14 +61,16 @@ def test_shorten_expands_multiplicities_and_leaves_a_decomposition_at_the_bound(
     assert rounds_of(rounds, np.array([1, 2, 1])).shape == (4, 4)
 
 
-def test_lp_lower_bound_reports_the_shortened_seed():
+def test_shorter_names_the_method_and_keeps_the_seed_length():
     g, rounds = staircase()
     seed = Decomposition(g, 1, "greedy", rounds, np.ones(3, np.int64))
-    bound = lp_lower_bound(g, 1, seed=seed)
-    assert bound.decomposition_from == "improve"
-    a, m = bound.decomposition
-    assert int(m.sum()) == 2 and verify(g, 1, a, m).valid
-    assert bound.value == 2.0
+    found = shorter(seed)
+    assert found.method == "greedy+improve" and found.total_assignments == 2
+    assert found.info["improved_from"] == "greedy" and found.info["seed_total"] == 3
+    assert verify(g, 1, found.assignments, found.multiplicities).valid
+    assert shorter(found) is found  # at the lower bound: nothing to do
+    bound = lp_lower_bound(g, 1, seed=found)
+    assert bound.converged and bound.value == 2.0
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -84,3 +86,20 @@ def test_shorten_halves_one_round_per_arm_on_a_log(seed):
     a, m = found
     assert prep.lower_bound <= int(m.sum()) < len(once)
     assert verify(g, C, a, m).valid
+
+
+def test_certify_reports_the_shortened_decomposition_and_verify_accepts_it(tmp_path, capsys, monkeypatch):
+    import anondecomp
+    from anonbandits.cli.main import main
+
+    g, rounds = staircase()
+    path = tmp_path / "g.parquet"
+    write_edge_table(g, path, C=1)
+    seed = Decomposition(g, 1, "slack", rounds, np.ones(3, np.int64))
+    monkeypatch.setattr(anondecomp, "decompose", lambda graph, C, **kw: Decomposition(
+        graph, C, "slack", seed.assignments, seed.multiplicities))   # the default method, three rounds
+    out_file = tmp_path / "d.json"
+    assert main(["decompose", str(path), "--certify", "-o", str(out_file)]) == 0
+    out = capsys.readouterr().out
+    assert "slack+improve" in out and int(out.split("R (assignments)")[1].split()[0]) == 2
+    assert main(["verify", str(path), str(out_file)]) == 0
