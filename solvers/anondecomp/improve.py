@@ -36,6 +36,7 @@ from anondecomp.validation import Prepared
 
 MAX_ROUNDS = 400          # decompositions longer than this (in rounds, multiplicities expanded) are left as they are
 MAX_VARIABLES = 400_000   # a neighbourhood whose program would have more 0/1 variables is skipped
+MAX_CELLS = 50_000_000    # ...and one whose lost users' (round, user, arm) table would have more cells
 PADDERS_PER_ARM = 40      # free users offered to each open arm a lost user may leave
 TIGHT_SURPLUS = 8         # ...when the arm holds at most C+1 + this many users
 CANDIDATES = 6            # rounds tried (fewest unique samples first) before giving up
@@ -116,6 +117,8 @@ def drop_round(prep: Prepared, rounds: np.ndarray, d: int, time_limit: float | N
     cand[ct[ok], short_arms[ca[ok]]] = True
     avail = is_open | cand
     # lost users: one variable per (kept round, user, available arm of its support)
+    if T * len(lost) * K > MAX_CELLS:
+        return None
     lt, lu, lj = np.nonzero(avail[:, None, :] & support[lost][None, :, :])
     li = lost[lu]
     # padders: free users moving to an open arm a lost user sits on with little surplus, or to a candidate arm
@@ -123,7 +126,11 @@ def drop_round(prep: Prepared, rounds: np.ndarray, d: int, time_limit: float | N
     tl_, tu_ = np.nonzero(on[:, lost])
     lost_on[tl_, cur[tl_, lost[tu_]]] = True
     needy = lost_on & is_open & (cnt <= C1 + TIGHT_SURPLUS)
-    pt, pk, pj = np.nonzero((needy | cand)[:, None, :] & support[None, :, :] & free[:, :, None])
+    target = needy | cand
+    found = [np.nonzero(support[free[t]][:, target[t]]) for t in range(T)]   # one round at a time: N x K each
+    pt = np.concatenate([np.full(len(k), t, np.int64) for t, (k, _) in enumerate(found)])
+    pk = np.concatenate([np.flatnonzero(free[t])[k] for t, (k, _) in enumerate(found)])
+    pj = np.concatenate([np.flatnonzero(target[t])[j] for t, (_, j) in enumerate(found)])
     own = cur[pt, pk]
     stay = own != pj
     pt, pk, pj, own = pt[stay], pk[stay], pj[stay], own[stay]
