@@ -11,6 +11,8 @@ keeping every other round's open arms (those with >= C+1 users) as they are:
 * other users may leave a *free* slot (one whose sample the user does not need: it pads, or its pair is
   covered more often than asked) to sit on another open arm, so that an open arm a lost user leaves keeps
   C+1 users (a *padder*);
+* an arm a lost sample needs may also open in a round where it is closed (in the :data:`OPEN_ROUNDS` rounds
+  with the most idle users who may play it): it then needs C+1 users, lost users or padders;
 * every open arm of every kept round keeps >= C+1 users.
 
 That is a 0/1 program (a covering of the lost users' pairs coupled only through the arms' counts) solved by
@@ -81,8 +83,38 @@ def unique_samples(prep: Prepared, rounds: np.ndarray) -> np.ndarray:
 
 def drop_round(prep: Prepared, rounds: np.ndarray, d: int, time_limit: float | None = None
                ) -> np.ndarray | None:
-    """``rounds`` without round ``d``, the samples it gave re-placed in the others (module docstring), or
-    ``None`` when the program is infeasible, too large, or not solved within ``time_limit`` seconds."""
+    """``rounds`` without round ``d``, the samples it gave re-placed in the others (module docstring).
+
+    Parameters
+    ----------
+    prep : Prepared
+        The demand ``rounds`` meets.
+    rounds : numpy.ndarray
+        (R, N) the arm of every user in every round (:func:`rounds_of`).
+    d : int
+        The round to delete.
+    time_limit : float, optional
+        Seconds for HiGHS.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        (R - 1, N) rounds meeting the same demand (every changed user on an open arm of its support), or
+        ``None`` when the program is infeasible, too large (:data:`MAX_VARIABLES`, :data:`MAX_CELLS`) or
+        without a feasible point within ``time_limit``.
+
+    Examples
+    --------
+    Users A, B want arms 0 and 1, users C, D arms 1 and 2, C = 1. Round 2 alone gives C and D arm 2; deleting
+    it, they open arm 2 in round 1, where D sat alone and C padded arm 1.
+
+    >>> import numpy as np
+    >>> from anondecomp.graph import DemandGraph
+    >>> from anondecomp.validation import prepare
+    >>> prep = prepare(DemandGraph.from_weights(np.array([[1, 1, 0], [1, 1, 0], [0, 1, 1], [0, 1, 1]])), 1, False)
+    >>> drop_round(prep, np.array([[0, 0, 1, 1], [1, 1, 1, 2], [0, 1, 2, 2]]), 2).tolist()
+    [[0, 0, 1, 1], [1, 1, 2, 2]]
+    """
     import scipy.sparse as sp
 
     graph, C1 = prep.graph, prep.C + 1
