@@ -44,6 +44,22 @@ def test_drop_round_moves_the_samples_into_the_other_rounds(d):
     assert verify(g, 1, out, np.ones(2, np.int64)).valid
 
 
+def test_drop_round_below_the_lower_bound_is_infeasible():
+    g, rounds = staircase()
+    prep = prepare(g, 1, False)
+    two = drop_round(prep, rounds, 2)
+    assert drop_round(prep, two, 0) is None and drop_round(prep, two, 1) is None
+
+
+def test_shorten_meets_integer_demands_above_one():
+    g, rounds = staircase()
+    g2 = DemandGraph.from_weights(2 * g.weights)   # every pair asks for two samples: lower bound 4
+    prep = prepare(g2, 1, False)
+    assert verify(g2, 1, rounds, np.full(3, 2, np.int64)).valid
+    a, m = shorten(prep, rounds, np.full(3, 2, np.int64))
+    assert int(m.sum()) == 4 and verify(g2, 1, a, m).valid
+
+
 def test_shorten_reaches_the_lower_bound_and_verifies():
     g, rounds = staircase()
     prep = prepare(g, 1, False)
