@@ -75,13 +75,22 @@ def resolve_C(cli_C: int | None, file_C: int | None) -> int:
 def certify(result: anondecomp.Decomposition, args: argparse.Namespace
             ) -> tuple[anondecomp.Decomposition, dict, list[str]]:
     """The certified LP bound of ``result``'s graph: (the decomposition to report, extra output fields, summary
-    lines). The decomposition is ``result``, or (with the default method) a shorter one the bound found (method
+    lines). The decomposition is ``result``, or (with the default method) a shorter one: first ``result`` with rounds
+    removed (:mod:`anondecomp.improve`, method ``"<method>+improve"``), then one the bound found (method
     ``"<method>+<source>"``, source ``lp`` for the master's rounded solution, ``polytope`` or ``timeshare``)."""
     if result.method == "optimal":
         value, converged = result.info["lp_lower_bound"], result.info["lp_converged"]
     else:
+        time_limit = args.time_limit
+        if args.method == "auto":  # rounds removed first (anondecomp.improve, "+improve"); the bound gets the rest
+            from anondecomp.improve import IMPROVE_SHARE, shorter
+
+            start = time.perf_counter()
+            result = shorter(result, best_effort=args.best_effort,
+                             time_limit=None if time_limit is None else IMPROVE_SHARE * time_limit)
+            time_limit = None if time_limit is None else max(time_limit - (time.perf_counter() - start), 1e-3)
         bound = anondecomp.lp_lower_bound(result.graph, result.C, seed=result, best_effort=args.best_effort,
-                                          time_limit=args.time_limit)
+                                          time_limit=time_limit)
         value, converged = bound.value, bound.converged
         if bound.decomposition is not None and args.method == "auto":  # an explicit method keeps its own
             result = anondecomp.Decomposition(

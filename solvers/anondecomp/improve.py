@@ -1,0 +1,363 @@
+"""Shorter decompositions by removing rounds: a large-neighbourhood search on a decomposition's rounds.
+
+A decomposition of length R is a sequence of R rounds (its assignments repeated by their multiplicities).
+:func:`drop_round` deletes one round d and tries to re-place the samples only d gave in the other rounds,
+keeping every other round's open arms (those with >= C+1 users) as they are:
+
+* every user that loses a sample (a *lost user*) is re-planned from scratch: in each kept round it takes one
+  open arm of its support, and over the kept rounds it must meet its whole demand. For one user alone this is
+  a bipartite matching of its pairs into the rounds where their arms are open (augmenting paths move a sample
+  to a round where the user was padding, and the sample there to a round where it was idle, and so on);
+* other users may leave a *free* slot (one whose sample the user does not need: it pads, or its pair is
+  covered more often than asked) to sit on another open arm, so that an open arm a lost user leaves keeps
+  C+1 users (a *padder*);
+* an arm a lost sample needs may also open in a round where it is closed (in the :data:`OPEN_ROUNDS` rounds
+  with the most idle users who may play it): it then needs C+1 users, lost users or padders;
+* every open arm of every kept round keeps >= C+1 users.
+
+That is a 0/1 program (a covering of the lost users' pairs coupled only through the arms' counts) solved by
+HiGHS; a feasible point is a decomposition one round shorter. :func:`shorten` repeats this, trying the rounds
+that give the fewest samples no other round gives first, while time allows.
+
+It is a local search in the sense of large-neighbourhood search for scheduling (Shaw, *Using Constraint
+Programming and Local Search Methods to Solve Vehicle Routing Problems*, CP 1998): destroy a part (a round),
+repair it exactly with an integer program over a restricted neighbourhood. The lower bound it works toward is
+max_i sum_j ceil(w_ij) of Esfandiari, Mirrokni, Schneider, *Anonymous Bandits for Multi-User Systems*,
+NeurIPS 2022 (Section 3.2); at that length a user of the largest demand has no free slot, which is why the
+lost users are re-planned whole rather than only moved to their free slots.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from anondecomp.highs import load_model, new_highs
+from anondecomp.validation import Prepared
+
+MAX_ROUNDS = 400          # decompositions longer than this (in rounds, multiplicities expanded) are left as they are
+MAX_VARIABLES = 400_000   # a neighbourhood whose program would have more 0/1 variables is skipped
+MAX_CELLS = 50_000_000    # ...and one whose lost users' (round, user, arm) table would have more cells
+PADDERS_PER_ARM = 40      # free users offered to each open arm a lost user may leave
+TIGHT_SURPLUS = 8         # ...when the arm holds at most C+1 + this many users
+CANDIDATES = 6            # rounds tried (fewest unique samples first) before giving up
+TRY_SHARE = 0.5           # of the search's time, the most one program may take
+IMPROVE_SHARE = 0.25      # of --certify's time limit, for shortening the decomposition before the bound
+IMPROVE_SECONDS = 10.0    # seconds for it without a time limit
+OPEN_ROUNDS = 12          # rounds in which an arm a lost sample needs may be opened (most free users first)
+
+
+def rounds_of(assignments: np.ndarray, multiplicities: np.ndarray) -> np.ndarray:
+    """The (R, N) rounds of a decomposition: each assignment repeated by its multiplicity."""
+    return np.repeat(np.asarray(assignments), np.asarray(multiplicities, dtype=np.int64), axis=0)
+
+
+def _counts(rounds: np.ndarray, K: int) -> np.ndarray:
+    """Users per (round, arm)."""
+    T = len(rounds)
+    idx = (np.arange(T, dtype=np.int64)[:, None] * K + rounds).ravel()
+    return np.bincount(idx, minlength=T * K).reshape(T, K)
+
+
+def _coverage(rounds: np.ndarray, is_open: np.ndarray, N: int, K: int) -> np.ndarray:
+    """Informative samples per (user, arm) over ``rounds`` whose open arms are ``is_open``."""
+    users = np.broadcast_to(np.arange(N), rounds.shape)
+    on = np.take_along_axis(is_open, rounds.astype(np.int64), axis=1)
+    return np.bincount(users[on].astype(np.int64) * K + rounds[on], minlength=N * K).reshape(N, K)
+
+
+def unique_samples(prep: Prepared, rounds: np.ndarray) -> np.ndarray:
+    """Per round: the samples no other round can replace (pairs covered exactly as often as required, and
+    informative in this round); the cost of deleting it."""
+    N, K = prep.required.shape
+    is_open = _counts(rounds, K) >= prep.C + 1
+    cov = _coverage(rounds, is_open, N, K)
+    r = rounds.astype(np.int64)
+    on = np.take_along_axis(is_open, r, axis=1)
+    users = np.arange(N)[None, :]
+    req = prep.required[users, r]
+    tight = (req > 0) & (cov[users, r] <= req)
+    return (on & tight).sum(axis=1)
+
+
+def drop_round(prep: Prepared, rounds: np.ndarray, d: int, time_limit: float | None = None
+               ) -> np.ndarray | None:
+    """``rounds`` without round ``d``, the samples it gave re-placed in the others (module docstring).
+
+    Parameters
+    ----------
+    prep : Prepared
+        The demand ``rounds`` meets.
+    rounds : numpy.ndarray
+        (R, N) the arm of every user in every round (:func:`rounds_of`).
+    d : int
+        The round to delete.
+    time_limit : float, optional
+        Seconds for HiGHS.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        (R - 1, N) rounds meeting the same demand (every changed user on an open arm of its support), or
+        ``None`` when the program is infeasible, too large (:data:`MAX_VARIABLES`, :data:`MAX_CELLS`) or
+        without a feasible point within ``time_limit``.
+
+    Examples
+    --------
+    Users A, B want arms 0 and 1, users C, D arms 1 and 2, C = 1. Round 2 alone gives C and D arm 2; deleting
+    it, they open arm 2 in round 1, where D sat alone and C padded arm 1.
+
+    >>> import numpy as np
+    >>> from anondecomp.graph import DemandGraph
+    >>> from anondecomp.validation import prepare
+    >>> prep = prepare(DemandGraph.from_weights(np.array([[1, 1, 0], [1, 1, 0], [0, 1, 1], [0, 1, 1]])), 1, False)
+    >>> drop_round(prep, np.array([[0, 0, 1, 1], [1, 1, 1, 2], [0, 1, 2, 2]]), 2).tolist()
+    [[0, 0, 1, 1], [1, 1, 2, 2]]
+    """
+    import scipy.sparse as sp
+
+    graph, C1 = prep.graph, prep.C + 1
+    req = np.asarray(prep.required, dtype=np.int64)
+    N, K = req.shape
+    cur = np.delete(np.asarray(rounds, dtype=np.int64), d, axis=0)   # (T, N) arm of each user per kept round
+    T = len(cur)
+    cnt = _counts(cur, K)
+    is_open = cnt >= C1
+    cov = _coverage(cur, is_open, N, K)
+    deficit = np.maximum(req - cov, 0)
+    lost = np.flatnonzero(deficit.any(axis=1))
+    if not len(lost):
+        return cur
+    support = graph.support | (req > 0)
+    others = np.ones(N, bool)
+    others[lost] = False
+    users = np.arange(N)[None, :]
+    on = np.take_along_axis(is_open, cur, axis=1)
+    # free slots of the other users: not informative, or informative on a pair covered more than required
+    idle = ~on | (req[users, cur] == 0) | (cov[users, cur] > req[users, cur])
+    free = others[None, :] & idle
+    # arms to open: those of lost samples, in the closed rounds where the most users sit idle who may play them
+    # (a lost user is idle there when its sample in that round is not needed either)
+    short_arms = np.flatnonzero(deficit.any(axis=0))
+    idle_play = idle.astype(np.int64) @ support[:, short_arms].astype(np.int64)         # (T, arms)
+    score = np.where(is_open[:, short_arms] | (idle_play < C1), -1, idle_play)
+    best = np.argsort(-score, axis=0, kind="stable")[:OPEN_ROUNDS]
+    ct, ca = best.ravel(), np.tile(np.arange(len(short_arms)), len(best))
+    ok = score[ct, ca] >= 0
+    cand = np.zeros((T, K), bool)
+    cand[ct[ok], short_arms[ca[ok]]] = True
+    avail = is_open | cand
+    # lost users: one variable per (kept round, user, available arm of its support)
+    if T * len(lost) * K > MAX_CELLS:
+        return None
+    lt, lu, lj = np.nonzero(avail[:, None, :] & support[lost][None, :, :])
+    li = lost[lu]
+    # padders: free users moving to an open arm a lost user sits on with little surplus, or to a candidate arm
+    lost_on = np.zeros((T, K), bool)
+    tl_, tu_ = np.nonzero(on[:, lost])
+    lost_on[tl_, cur[tl_, lost[tu_]]] = True
+    needy = lost_on & is_open & (cnt <= C1 + TIGHT_SURPLUS)
+    target = needy | cand
+    found = [np.nonzero(support[free[t]][:, target[t]]) for t in range(T)]   # one round at a time: N x K each
+    pt = np.concatenate([np.full(len(k), t, np.int64) for t, (k, _) in enumerate(found)])
+    pk = np.concatenate([np.flatnonzero(free[t])[k] for t, (k, _) in enumerate(found)])
+    pj = np.concatenate([np.flatnonzero(target[t])[j] for t, (_, j) in enumerate(found)])
+    own = cur[pt, pk]
+    stay = own != pj
+    pt, pk, pj, own = pt[stay], pk[stay], pj[stay], own[stay]
+    # at most PADDERS_PER_ARM per needy open arm, those whose own arm has the most users to spare first
+    room = np.where(is_open[pt, own], cnt[pt, own] - C1, 10 * N)
+    order = np.lexsort((-room, pt * K + pj))
+    pt, pk, pj, own, room = pt[order], pk[order], pj[order], own[order], room[order]
+    key = pt * K + pj
+    rank = np.arange(len(key)) - np.searchsorted(key, key)
+    keep = cand[pt, pj] | (rank < PADDERS_PER_ARM)
+    pt, pk, pj, own = pt[keep], pk[keep], pj[keep], own[keep]
+    ot, oj = np.nonzero(cand)
+    n_x, n_p, n_z = len(lt), len(pt), len(ot)
+    nv = n_x + n_p + n_z
+    if nv > MAX_VARIABLES:
+        return None
+    xc, pc, zc = np.arange(n_x), n_x + np.arange(n_p), n_x + n_p + np.arange(n_z)
+    blocks = []  # (row, column, value) triples; row offsets added per block
+    lo_parts, hi_parts = [], []
+    n_rows = 0
+
+    def add(rows, cols, vals, lo, hi):
+        nonlocal n_rows
+        blocks.append((n_rows + rows, cols, vals))
+        lo_parts.append(lo)
+        hi_parts.append(hi)
+        n_rows += len(lo)
+
+    # pair rows: every demanded pair of a lost user is covered as often as required
+    pair_id = np.full(N * K, -1, dtype=np.int64)
+    dem_u, dem_j = np.nonzero(req[lost] > 0)
+    pair_id[lost[dem_u] * K + dem_j] = np.arange(len(dem_u))
+    xp = pair_id[li * K + lj]
+    has = xp >= 0
+    add(xp[has], xc[has], np.ones(has.sum()), req[lost[dem_u], dem_j].astype(float), np.full(len(dem_u), np.inf))
+    # slot rows: a user takes at most one arm per round; a lost user with an open arm of its support takes one
+    slot_keys, inv = np.unique(np.concatenate([lt * N + li, pt * N + pk]), return_inverse=True)
+    st, su = np.divmod(slot_keys, N)
+    must = ~others[su] & (is_open[st] & support[su]).any(axis=1)
+    add(inv, np.concatenate([xc, pc]), np.ones(n_x + n_p), must.astype(float), np.ones(len(slot_keys)))
+    # count rows: every available arm of every round; the other users who stay are fixed
+    fixed = _counts(np.where(others[None, :], cur, K), K + 1)[:, :K]
+    at, aj = np.nonzero(avail)
+    cid = np.full(T * K, -1, dtype=np.int64)
+    cid[at * K + aj] = np.arange(len(at))
+    leaves = avail[pt, own]
+    add(np.concatenate([cid[lt * K + lj], cid[pt * K + pj], cid[pt[leaves] * K + own[leaves]], cid[ot * K + oj]]),
+        np.concatenate([xc, pc, pc[leaves], zc]),
+        np.concatenate([np.ones(n_x + n_p), -np.ones(leaves.sum()), np.full(n_z, -float(C1))]),
+        np.where(is_open[at, aj], C1 - fixed[at, aj], -fixed[at, aj]).astype(float), np.full(len(at), np.inf))
+    # a lost user's sample on a candidate arm counts only if the arm opens: x <= z
+    on_cand = np.flatnonzero(cand[lt, lj])
+    zid = np.full(T * K, -1, dtype=np.int64)
+    zid[ot * K + oj] = np.arange(n_z)
+    m = len(on_cand)
+    add(np.concatenate([np.arange(m), np.arange(m)]),
+        np.concatenate([xc[on_cand], zc[zid[lt[on_cand] * K + lj[on_cand]]]]),
+        np.concatenate([np.ones(m), -np.ones(m)]), np.full(m, -np.inf), np.zeros(m))
+    # spare rows: a padder leaving an informative sample of a demanded pair uses one of the pair's extra samples
+    gives = is_open[pt, own] & (req[pk, own] > 0)
+    spare_keys, sinv = np.unique(pk[gives] * K + own[gives], return_inverse=True)
+    su_, sj_ = np.divmod(spare_keys, K)
+    add(sinv, pc[gives], np.ones(gives.sum()), np.full(len(spare_keys), -np.inf),
+        (cov[su_, sj_] - req[su_, sj_]).astype(float))
+    A = sp.csc_matrix((np.concatenate([b[2] for b in blocks]),
+                       (np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks]))),
+                      shape=(n_rows, nv))
+    # few changes preferred: a lost user staying where it is costs nothing, opening an arm costs most
+    cost = np.concatenate([(cur[lt, li] != lj).astype(float), np.ones(n_p), np.full(n_z, 10.0)])
+    h = new_highs(time_limit)
+    # any feasible point will do (the cost only breaks ties): stop at the first. Measured on the power-law log
+    # N=1000 items=100 C=50 (an 84,000-column program): HiGHS's feasibility jump finds the point in 2-3 s, while
+    # presolve alone took 12 s and symmetry detection most of the rest before it
+    h.setOptionValue("mip_rel_gap", 1.0)
+    h.setOptionValue("mip_max_improving_sols", 1)
+    h.setOptionValue("presolve", "off")
+    h.setOptionValue("mip_detect_symmetry", False)
+    load_model(h, A, cost, np.zeros(nv), np.ones(nv), np.concatenate(lo_parts), np.concatenate(hi_parts),
+               integer=True)
+    h.run()
+    if h.getInfo().primal_solution_status != 2:
+        return None
+    x = np.round(np.asarray(h.getSolution().col_value)) > 0.5
+    out = cur.copy()
+    out[lt[x[xc]], li[x[xc]]] = lj[x[xc]]
+    out[pt[x[pc]], pk[x[pc]]] = pj[x[pc]]
+    return out
+
+
+def shorten(prep: Prepared, assignments: np.ndarray, multiplicities: np.ndarray, *, target: int | None = None,
+            time_limit: float | None = None, candidates: int = CANDIDATES) -> tuple[np.ndarray, np.ndarray] | None:
+    """Delete rounds of a decomposition while :func:`drop_round` re-places their samples.
+
+    Parameters
+    ----------
+    prep : Prepared
+        The demand the decomposition meets (:func:`anondecomp.validation.prepare`).
+    assignments, multiplicities : numpy.ndarray
+        The decomposition: (n, N) arms and (n,) positive integers.
+    target : int, optional
+        Stop at this length (default: the lower bound max_i sum_j ceil(w_ij), below which nothing exists).
+    time_limit : float, optional
+        Seconds for the whole search; each program gets at most :data:`TRY_SHARE` of it.
+    candidates : int, optional
+        Rounds tried per step, those with the fewest samples no other round gives first; the search stops
+        when none of them can go.
+
+    Returns
+    -------
+    tuple of numpy.ndarray or None
+        (assignments, multiplicities) of a shorter decomposition of the same demand, or ``None`` when no round
+        could be removed (or the decomposition is longer than :data:`MAX_ROUNDS` rounds).
+
+    Examples
+    --------
+    Four users who want both arms, C = 1: a round per user pair and arm is twice the shortest length.
+
+    >>> import numpy as np
+    >>> from anondecomp.graph import DemandGraph
+    >>> from anondecomp.validation import prepare
+    >>> prep = prepare(DemandGraph.from_weights(np.ones((4, 2))), 1, False)
+    >>> rounds = np.array([[0, 0, 1, 1], [1, 1, 0, 0], [0, 0, 0, 0], [1, 1, 1, 1]])
+    >>> a, m = shorten(prep, rounds, np.ones(4, np.int64))
+    >>> int(m.sum())
+    2
+    """
+    from anondecomp.result import compress
+
+    start = time.perf_counter()
+    m = np.asarray(multiplicities, dtype=np.int64)
+    if int(m.sum()) > MAX_ROUNDS:
+        return None
+    rounds = rounds_of(assignments, m).astype(np.int64)
+    target = prep.lower_bound if target is None else target
+    removed = 0
+    while len(rounds) > target:
+        found = None
+        for d in np.argsort(unique_samples(prep, rounds), kind="stable")[:candidates]:
+            left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+            if left is not None and left <= 0:
+                break
+            found = drop_round(prep, rounds, int(d), None if left is None else min(left, TRY_SHARE * time_limit))
+            if found is not None:
+                break
+        if found is None:
+            break
+        rounds = found
+        removed += 1
+    if not removed:
+        return None
+    return compress(rounds.astype(np.asarray(assignments).dtype), np.ones(len(rounds), np.int64))
+
+
+def shorter(decomposition, *, best_effort: bool = False, time_limit: float | None = None):
+    """``decomposition`` shortened by :func:`shorten` (``--certify``'s first step with the default method).
+
+    Parameters
+    ----------
+    decomposition : Decomposition
+        A decomposition whose graph and C define the demand.
+    best_effort : bool, optional
+        The demand is the coverable one (as the decomposition was built).
+    time_limit : float, optional
+        Seconds for the search (default :data:`IMPROVE_SECONDS`).
+
+    Returns
+    -------
+    Decomposition
+        A shorter one that the exact verifier accepts, method ``"<method>+improve"`` (``info`` keeps
+        ``improved_from`` and ``seed_total``), or ``decomposition`` itself.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anondecomp import Decomposition, DemandGraph
+    >>> g = DemandGraph.from_weights(np.array([[1, 1, 0], [1, 1, 0], [0, 1, 1], [0, 1, 1]], float))
+    >>> d = Decomposition(g, 1, "greedy", np.array([[0, 0, 1, 1], [1, 1, 1, 2], [0, 1, 2, 2]]), np.ones(3, int))
+    >>> e = shorter(d)
+    >>> e.method, e.total_assignments
+    ('greedy+improve', 2)
+    """
+    from anondecomp.result import Decomposition
+    from anondecomp.validation import prepare
+    from anondecomp.verify import verify
+
+    start = time.perf_counter()
+    prep = prepare(decomposition.graph, decomposition.C, best_effort)
+    if decomposition.total_assignments <= prep.lower_bound:
+        return decomposition
+    found = shorten(prep, decomposition.assignments, decomposition.multiplicities,
+                    time_limit=IMPROVE_SECONDS if time_limit is None else time_limit)
+    if found is None or not verify(prep.graph, prep.C, *found, required=prep.required).valid:
+        return decomposition
+    return Decomposition(decomposition.graph, decomposition.C, f"{decomposition.method}+improve", *found,
+                         uncovered=decomposition.uncovered,
+                         wall_time=decomposition.wall_time + time.perf_counter() - start,
+                         info={**decomposition.info, "improved_from": decomposition.method,
+                               "seed_total": decomposition.total_assignments})
