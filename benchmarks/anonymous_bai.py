@@ -9,7 +9,8 @@ anonymous channel (:func:`anonbandits.anonymous.bai.identify`): each batch's dem
 
 The grid, fixed before any result was seen:
 
-* decomposers: polytope (the baseline of every ratio), randomized, block, greedy, optimal;
+* decomposers: polytope (the baseline of the ratios; where its runs are refused, optimal, else block), randomized,
+  block, greedy, optimal;
 * schemes: median, se, ser3, and naive as a **control** (one all-active batch, where every exact decomposer
   gives R = D: it cannot separate the decomposers, so it is not evidence);
 * instances: clustered, N = 30 users, K = 3 arms, C = 2 (so K(C+1) = 9), gap 0.4 between every user's best
@@ -17,19 +18,23 @@ The grid, fixed before any result was seen:
   arm is optimal for at least 4 users; the tables give the smallest cluster over the seeds) and U = 10 >= K(C+1)
   (``clustered-above``, balanced); and a data-derived instance read from ``--means-file`` (any file
   :func:`anonbandits.envs.means_file.read_means` accepts: a headerless CSV matrix or a user-type table with a
-  ``count`` column). Without ``--means-file`` the data instance is skipped and the output says so;
+  ``count`` column). Without ``--means-file`` the data instance is skipped and the output says so. On it one
+  cell is not run, median elimination with optimal (over an hour per seed: the note in the table gives the
+  measured times); it stays in the tables as a row marked "not run";
 * epsilon (``approx``) 0.3 and delta 0.05 per user;
 * 20 seeds. A seed fixes the clustered instance and four separate streams (instance, rewards, learners'
   ties, decomposer), the same for every decomposer and scheme, so runs are paired by seed: each ratio
-  against polytope is the mean of the per-seed ratios, with a 95% t interval (benchmarks/_stats.py).
+  against the baseline (named in every cell) is the mean of the per-seed ratios, with a 95% t interval
+  (benchmarks/_stats.py).
 
 Reported per (instance, scheme, decomposer): rounds to stop, assignments, batches, the share of users whose
 recommendation is not epsilon-optimal (the error rate, to compare with delta), all as means with 95% CIs.
-A run refused by the channel (an arm some learner wants that fewer than C+1 users can play) or by the
-decomposer (polytope off its domain: an arm's column sum of w/D below C+1), both possible on data instances, is
-counted in ``refused``, its reason kept in the run table, and left out of the means; so is a run whose next
-batch would pass the channel's horizon of 10^9 rounds (``censored``: some users still exploring). A cell with
-no finished run, or no paired baseline run, is left empty (never NaN).
+A run refused by the channel (an arm some learner wants that fewer than C+1 users can play; a batch with more
+distinct user-assignments than :data:`anonbandits.anonymous.batches.MAX_ELICITED`, which randomized reaches on
+many arms) or by the decomposer (polytope off its domain: an arm's column sum of w/D below C+1), all possible on
+data instances, is counted in ``refused``, its reason kept in the run table, and left out of the means; so is a
+run whose next batch would pass the channel's horizon of 10^9 rounds (``censored``: some users still exploring).
+A cell with no finished run, or no paired baseline run, is left empty (never NaN).
 
 Usage: python benchmarks/anonymous_bai.py [--quick] [--means-file PATH] [--experiment identification]
 A full run writes docs/results/anonymous_bai{.csv,_summary.csv,_table.md,.png}; ``--quick`` (3 seeds, the
