@@ -19,7 +19,7 @@ The grid, fixed before any result was seen:
   (``clustered-above``, balanced); and a data-derived instance read from ``--means-file`` (any file
   :func:`anonbandits.envs.means_file.read_means` accepts: a headerless CSV matrix or a user-type table with a
   ``count`` column). Without ``--means-file`` the data instance is skipped and the output says so. On it one
-  cell is not run, median elimination with optimal (over an hour per seed: the note in the table gives the
+  cell is not run, median elimination with optimal (about an hour per seed: the note in the table gives the
   measured times); it stays in the tables as a row marked "not run";
 * epsilon (``approx``) 0.3 and delta 0.05 per user;
 * 20 seeds. A seed fixes the clustered instance and four separate streams (instance, rewards, learners'
@@ -300,7 +300,7 @@ def identification(args: argparse.Namespace, out: Path) -> list[str]:
     notes = []
     if args.means_file:
         settings.append(Setting("data", C=args.data_C, means_file=args.means_file, not_run=(("median", "optimal"),),
-                                not_run_reason="median elimination with optimal: over an hour per seed (see note)"))
+                                not_run_reason="median elimination with optimal: about an hour per seed (see note)"))
         notes.append(f"Data-derived instance: {Path(args.means_file).name}, C = {args.data_C}. Its ratios are against "
                      "polytope where it ran, else (polytope off its domain) against optimal, else block, as each "
                      "cell says. randomized is refused by the identification driver before it draws a batch too "
@@ -310,8 +310,9 @@ def identification(args: argparse.Namespace, out: Path) -> list[str]:
                      "(4.7 x 10^4). Median elimination with optimal is not run: on seed 0 the optimal decomposer "
                      "took 51, 113 and 218 s for batches 2 to 4 of about 7 (its seed's time-shared faces and its "
                      "exact realisation, about 10^4 max-flow calls a batch, growing with the 3,000 to 7,000 "
-                     "distinct assignments; the integer program is 12%), so over an hour per seed; block runs it in "
-                     "5 to 10 s. Greedy's first median batch alone passes the 10^9-round horizon (censored).")
+                     "distinct assignments; the integer program is 12%): the time doubles batch on batch, about an "
+                     "hour per seed by extrapolation; block runs median in about 2 s. Greedy's first median batch "
+                     "alone passes the 10^9-round horizon (censored).")
     else:
         notes.append("Data-derived instance: skipped (no --means-file given; the OBD recipe examples/obd_means.py "
                      "writes one).")
