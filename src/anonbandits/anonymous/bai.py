@@ -29,7 +29,13 @@ import numpy as np
 
 import anondecomp
 from anonbandits._docstrings import fill
-from anonbandits.anonymous.batches import channel_variance, decompose_demand, elicit_demand, noisy_variance
+from anonbandits.anonymous.batches import (
+    MAX_ELICITED,
+    channel_variance,
+    decompose_demand,
+    elicit_demand,
+    noisy_variance,
+)
 from anonbandits.channel_flags import CHANNELS
 from anonbandits.channels import AnonymousChannel, DirectChannel, elicitation_rounds
 from anonbandits.channels.anonymous import MAX_HORIZON
@@ -139,7 +145,9 @@ def identify(instance: MultiUserInstance, learners: BatchLearner, *, channel: st
         For an unknown channel or decomposer, learners that do not match the instance or are sized below the
         channel's variance proxy, or a mechanism on the direct channel.
     AnonBanditsError
-        When an arm some learner wants cannot gather C + 1 users, or a decomposer leaves a pair short.
+        When an arm some learner wants cannot gather C + 1 users, a decomposer leaves a pair short, or a batch's
+        decomposition has more distinct user-assignments than ``anonymous.batches.MAX_ELICITED`` (10^7, about
+        1 GB to elicit: randomized decompositions on many arms, refused before they are drawn).
 
     {{refs_paper000_paper002}}
 
@@ -178,7 +186,7 @@ def identify(instance: MultiUserInstance, learners: BatchLearner, *, channel: st
             sums, counts = source.sums(instance.mu, demand), demand
             rounds += longest
         else:
-            res = decompose_demand(learners, demand, C, decomposer, dec_rng, batches + 1)
+            res = decompose_demand(learners, demand, C, decomposer, dec_rng, batches + 1, max_elicited=MAX_ELICITED)
             if anon.t + res.total_assignments * elicitation_rounds(C) > max_rounds:
                 break
             fb, _ = elicit_demand(anon, res, demand, batches + 1)

@@ -20,6 +20,12 @@ from anonbandits.channels import AnonymousChannel, Feedback, elicitation_rounds,
 from anonbandits.core.learners import UNIT_SIGMA2, BatchLearner
 from anonbandits.errors import AnonBanditsError, ConfigError
 
+#: Distinct user-assignments (distinct assignments x users) one identification batch may elicit. Keeping each
+#: pair's demanded estimates and the 2C+2 rounds' group sums holds about 100 bytes per entry (measured: 3 x 10^7
+#: entries took 3 GB), so this keeps a batch near 1 GB; only decompositions without multiplicities (randomized,
+#: on many arms) come near it.
+MAX_ELICITED = 10**7
+
 
 @fill
 def channel_variance(channel: str, C: int, learners: BatchLearner | None = None) -> float:
@@ -111,7 +117,8 @@ def supports(learners: BatchLearner) -> np.ndarray:
 
 @fill
 def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decomposer: str,
-                     rng: np.random.Generator, batch: int) -> anondecomp.Decomposition:
+                     rng: np.random.Generator, batch: int, *,
+                     max_elicited: int | None = None) -> anondecomp.Decomposition:
     """The C-anonymous decomposition of one batch's demand, every user on its :func:`supports`.
 
     **[DECISION]** When an arm some learner wants cannot gather C + 1 users on those supports (too few explore,
@@ -133,6 +140,9 @@ def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decompo
         Randomness of randomized decomposers.
     batch : int
         The batch's number (1-based), for the error messages.
+    max_elicited : int, optional
+        A bound on the distinct user-assignments (distinct assignments x users) the batch may elicit
+        (:data:`MAX_ELICITED` for identification); none by default.
 
     Returns
     -------
@@ -142,7 +152,9 @@ def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decompo
     Raises
     ------
     AnonBanditsError
-        When an arm some learner wants cannot gather C + 1 users, stopped users included.
+        When an arm some learner wants cannot gather C + 1 users, stopped users included; or when the batch's
+        decomposition has more distinct user-assignments than ``max_elicited`` (for ``randomized``, refused
+        before drawing when the decomposer's own estimate of its assignments already passes it).
 
     {{refs_paper000}}
     Section 3.2: the decomposition.
@@ -168,7 +180,24 @@ def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decompo
     if thin.size:
         raise AnonBanditsError(f"batch {batch}: arm {int(thin[0])} is wanted but fewer than C + 1 = {C + 1} users "
                                "can play it; the instance needs more users per arm")
-    return anondecomp.decompose(graph, C, method=decomposer, rng=rng)
+    n = learners.n_learners
+    if max_elicited is not None and decomposer == "randomized":
+        # the decomposer's own estimate D / p of the assignments it draws (each distinct, of every user), checked
+        # before it draws them: on many arms they run to millions
+        from anondecomp.methods.randomized import informative_probability_bound
+
+        p = informative_probability_bound(graph, demand, C)
+        expected = max(int(demand.max()), 1) / max(p, 1e-300)
+        if expected * n > max_elicited:
+            raise AnonBanditsError(f"batch {batch}: the randomized decomposition would draw about {expected:.3g} "
+                                   f"distinct assignments of {n} users, more than the {max_elicited:.0e} "
+                                   "user-assignments a batch elicits; use an exact decomposer")
+    res = anondecomp.decompose(graph, C, method=decomposer, rng=rng)
+    if max_elicited is not None and len(res.multiplicities) * n > max_elicited:
+        raise AnonBanditsError(f"batch {batch}: the {decomposer} decomposition has {len(res.multiplicities)} "
+                               f"distinct assignments of {n} users, more than the {max_elicited:.0e} "
+                               "user-assignments a batch elicits")
+    return res
 
 
 @fill

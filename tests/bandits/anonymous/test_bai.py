@@ -123,3 +123,30 @@ def test_the_registry_entry_reports_rounds_and_the_stop_curve():
 def test_a_round_cap_below_the_first_batch_reports_nothing_observed():
     r = simulate("anon-bai", seed=0, users=40, arms=2, C=3, max_rounds=5)
     assert r.metrics["rounds"] == 0 and r.metrics["batches"] == 0 and r.metrics["min_group_size"] is None
+
+
+def test_a_batch_too_large_to_elicit_is_refused_before_the_randomized_decomposer_draws_it(monkeypatch):
+    """The driver bounds the distinct user-assignments one batch elicits: randomized is refused on the decomposer's
+    own estimate D/p, before it draws (its generator is left untouched); any decomposer is checked after."""
+    import anonbandits.anonymous.bai as bai
+    from anonbandits.anonymous.batches import decompose_demand
+
+    learners = BestArmElimination(12, 3, "naive", approx=0.3, delta=0.1, rng=np.random.default_rng(0),
+                                  sigma2=elicitation_variance(1))
+    demand = learners.demand()
+    dec_rng = np.random.default_rng(1)
+    before = dec_rng.bit_generator.state
+    with pytest.raises(AnonBanditsError, match=r"batch 1: the randomized decomposition would draw about"):
+        decompose_demand(learners, demand, 1, "randomized", dec_rng, 1, max_elicited=12 * int(demand.max()))
+    assert dec_rng.bit_generator.state == before
+    res = decompose_demand(learners, demand, 1, "greedy", dec_rng, 1)  # greedy: 3 distinct assignments
+    assert len(res.multiplicities) == 3
+    with pytest.raises(AnonBanditsError, match=r"the greedy decomposition has 3 distinct assignments of 12 users"):
+        decompose_demand(learners, demand, 1, "greedy", dec_rng, 1, max_elicited=35)
+    assert decompose_demand(learners, demand, 1, "greedy", dec_rng, 1, max_elicited=36).total_assignments == \
+        res.total_assignments
+    # identify applies the bound of the module
+    instance = clustered_instance(12, 3, 0, 0.4, np.random.default_rng(2))
+    monkeypatch.setattr(bai, "MAX_ELICITED", 12 * int(demand.max()))
+    with pytest.raises(AnonBanditsError, match=r"randomized decomposition would draw"):
+        identify(instance, learners, C=1, decomposer="randomized", rng=np.random.default_rng(3))
