@@ -347,6 +347,9 @@ class LPBound:
         (:mod:`anondecomp.rounding`); ``None`` otherwise.
     decomposition_from : str
         Where ``decomposition`` comes from: ``"polytope"``, ``"timeshare"`` or ``"lp"`` (rounding).
+    how : str
+        How ``value`` is certified: ``"LP optimum"``, ``"time limit: Farley bound"`` or, when the time limit
+        left nothing better, ``"time limit: trivial bound"`` (max_i sum_j ceil(w_ij)).
 
     References
     ----------
@@ -369,6 +372,7 @@ class LPBound:
     wall_time: float
     decomposition: tuple[np.ndarray, np.ndarray] | None = None
     decomposition_from: str = ""
+    how: str = "LP optimum"
 
 
 class ColumnGeneration:
@@ -563,11 +567,14 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     res = cg.result(start)
     # max_i sum_j ceil(w_ij) bounds R and the LP optimum from below too; it only helps before convergence
     value = max(res.value, float(trivial))
+    how = "LP optimum" if res.converged else \
+        "time limit: Farley bound" if res.value > trivial else "time limit: trivial bound"
     rounded = None
-    if seed is not None and seed.total_assignments > int(np.ceil(value - 1e-6)):
+    in_time = time_limit is None or time.perf_counter() < start + time_limit
+    if seed is not None and seed.total_assignments > int(np.ceil(value - 1e-6)) and in_time:
         rounded = _rounded(cg, prep, graph, seed.total_assignments)
     return LPBound(value, res.lp_value, res.converged, res.iterations, res.faces, res.mu,
-                   time.perf_counter() - start, rounded, "lp" if rounded is not None else "")
+                   time.perf_counter() - start, rounded, "lp" if rounded is not None else "", how)
 
 
 def _rounded(cg: ColumnGeneration, prep, graph: DemandGraph, seed_total: int
