@@ -558,6 +558,9 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
         size = np.cumsum(found @ arm_pairs)
         faces += list(found[:max(min(max_seed_faces, int(np.searchsorted(size, SEED_COLUMNS, side="right"))),
                                  min(len(found), MIN_SEED_FACES))])
+    if time_limit is not None and time.perf_counter() >= start + time_limit:  # the seeds took it all
+        return LPBound(float(trivial), np.inf, False, 0, np.empty((0, graph.n_arms), bool), np.zeros(0),
+                       time.perf_counter() - start, how="time limit: trivial bound")
     types = UserTypes.from_required(prep.required, graph.support)
     cg = ColumnGeneration(types, prep.C, graph.n_arms)
     cg.add_initial_faces(faces)

@@ -30,9 +30,11 @@ from anondecomp.validation import thin_arms_error
 # there its solve takes 0.01 s against auto's 0.05-0.5 s, and with one shard (up to 2^20 users) its R is LB or,
 # when the phase schedule and its repair fail, auto's own; smaller graphs keep auto's output and summary
 FAST_PAIRS = 1 << 16
-# share of --time-limit given to the decomposition when --certify follows (the bound and its rounding get the
-# rest of the limit, counted from the start of the command)
+# share of --time-limit given to the decomposition when --certify follows; the bound and its rounding get what
+# is left of CERTIFY_END of the limit, counted from the start of the command (the rest is for writing the output
+# and the phases that cannot stop mid-way)
 DECOMPOSE_SHARE = 0.5
+CERTIFY_END = 0.9
 
 
 def add_parser(sub) -> None:
@@ -196,7 +198,8 @@ def run(args: argparse.Namespace) -> int:
     C = resolve_C(args.C, file_C)
     result = anondecomp.decompose(graph, C, method=args.method, best_effort=args.best_effort,
                                   **method_options(args))
-    left = None if args.time_limit is None else max(args.time_limit - (time.perf_counter() - start), 0.1)
+    left = None if args.time_limit is None else max(CERTIFY_END * args.time_limit - (time.perf_counter() - start),
+                                                    0.1)
     result, extra, certificate = certify(result, args, left) if args.certify or result.method == "optimal" \
         else (result, {}, [])
     if args.output:
