@@ -8,6 +8,7 @@ weights w_ij = D / |A_i|) takes the sharded path by itself: its phase schedule m
 from __future__ import annotations
 
 import argparse
+import math
 import time
 import warnings
 
@@ -85,7 +86,7 @@ def certify(result: anondecomp.Decomposition, args: argparse.Namespace, time_lim
     lines). The decomposition is ``result``, or (with the default method) a shorter one the bound found (method
     ``"<method>+<source>"``, source ``lp`` for the master's rounded solution, ``polytope`` or ``timeshare``).
     ``time_limit`` is the bound's share of --time-limit (what the decomposition left of it)."""
-    cut = bool(result.info.get("time_limit_reached"))
+    cut = bool(result.info.get("time_limit_reached"))  # the decomposition was cut (the bound may still close the gap)
     if result.method == "optimal":
         value, converged = result.info["lp_lower_bound"], result.info["lp_converged"]
         how = "LP optimum" if converged else "time limit: Farley bound"
@@ -98,14 +99,15 @@ def certify(result: anondecomp.Decomposition, args: argparse.Namespace, time_lim
             result = anondecomp.Decomposition(
                 result.graph, result.C, f"{result.method}+{bound.decomposition_from}", *bound.decomposition,
                 uncovered=result.uncovered, wall_time=result.wall_time + bound.wall_time,
-                info={**result.info, "improved_from": result.method, "seed_total": result.total_assignments})
+                info={**{k: v for k, v in result.info.items() if k != "time_limit_reached"},
+                      "improved_from": result.method, "seed_total": result.total_assignments})
     lines = [f"LP lower bound       {value:.4f}   (certified; {how})"]
     if value > 0:
         lines.append(f"R / LP lower bound   {result.total_assignments / value:.4f}")
     if result.method == "optimal":
         lines.append(f"status               {result.info['status']} (seed {result.info['seed']}: "
                      f"R = {result.info['seed_total']})")
-    elif cut:
+    elif cut and result.total_assignments > math.ceil(value - 1e-6):  # R = ceil(bound) is optimal, cut or not
         lines.append("status               time limit reached (R and the bound are the best found in time)")
     return result, {"lp_lower_bound": value}, lines
 
