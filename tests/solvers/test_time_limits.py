@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import anondecomp
+import anondecomp.armfirst
 from anondecomp.bench import real
 from anondecomp.methods import slack
 from anondecomp.methods.auto import auto_decomposition
@@ -116,7 +117,9 @@ def test_the_bound_says_how_it_is_certified():
 def test_certify_cut_by_its_time_limit_says_so_and_verifies(tmp_path, capsys, monkeypatch):
     from anonbandits.cli.main import main
 
-    monkeypatch.setattr(anondecomp.lower_bound, "_fast_seed", lambda *args: [])  # no seed meets the bound in time
+    # no seed meets the bound in time
+    monkeypatch.setattr(anondecomp.lower_bound, "_fast_seed", lambda *args: [])
+    monkeypatch.setattr(anondecomp.armfirst, "armfirst_rounds", lambda *args: None)
     g = real.powerlaw_log(300, 40, C=5, seed=1)
     path, out = tmp_path / "g.parquet", tmp_path / "out.json"
     real.write_edge_table(g, path, C=5)

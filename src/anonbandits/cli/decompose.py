@@ -84,7 +84,8 @@ def certify(result: anondecomp.Decomposition, args: argparse.Namespace, time_lim
             ) -> tuple[anondecomp.Decomposition, dict, list[str]]:
     """The certified LP bound of ``result``'s graph: (the decomposition to report, extra output fields, summary
     lines). The decomposition is ``result``, or (with the default method) a shorter one the bound found (method
-    ``"<method>+<source>"``, source ``lp`` for the master's rounded solution, ``polytope`` or ``timeshare``).
+    ``"<method>+<source>"``, source ``lp`` for the master's rounded solution, ``polytope``, ``timeshare`` or
+    ``armfirst``).
     ``time_limit`` is the bound's share of --time-limit (what the decomposition left of it)."""
     cut = bool(result.info.get("time_limit_reached"))  # the decomposition was cut (the bound may still close the gap)
     if result.method == "optimal":
