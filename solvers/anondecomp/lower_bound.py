@@ -548,9 +548,11 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     seeds = [] if seed is None else [(seed.assignments, seed.multiplicities, seed.method)]
     if seed is not None and seed.total_assignments > trivial and graph.demand is None:
         # a log: arm-first rounds, often much shorter than the given seed there (module anondecomp.armfirst)
-        found = armfirst_rounds(prep, None if time_limit is None else start + ARMFIRST_SHARE * time_limit)
-        if found is not None:
-            seeds.append((*found, "armfirst"))
+        for tight_first in (False, True):
+            found = armfirst_rounds(prep, None if time_limit is None else start + ARMFIRST_SHARE * time_limit,
+                                    tight_first)
+            if found is not None:
+                seeds.append((*found, "armfirst"))
     if seed is None or (seed.total_assignments > trivial and seed.method not in ("polytope", "timeshare")):
         seeds += _fast_seed(prep, best_effort, time_limit)
     faces: list[np.ndarray] = []

@@ -38,7 +38,7 @@ def test_armfirst_gives_up_past_its_deadline():
 
 
 def test_armfirst_beats_least_slack_rounds_on_a_log_with_thin_arms_and_the_bound_returns_it(monkeypatch):
-    g = real.powerlaw_log(600, 300, C=20, seed=0)   # R: lower bound 150, slack 183, arm-first 159
+    g = real.powerlaw_log(600, 300, C=20, seed=0)   # R: lower bound 150, slack 183, arm-first 157
     slack = anondecomp.decompose(g, 20, "slack")
     a, m = armfirst_rounds(prepare(g, 20, False))
     assert anondecomp.verify(g, 20, a, m).valid
@@ -47,5 +47,17 @@ def test_armfirst_beats_least_slack_rounds_on_a_log_with_thin_arms_and_the_bound
     monkeypatch.setattr(anondecomp.lower_bound.ColumnGeneration, "run", lambda self, *args, **kwargs: None)
     bound = anondecomp.lp_lower_bound(g, 20, seed=slack)
     assert bound.decomposition_from == "armfirst" and bound.how == "time limit: trivial bound"
-    assert int(bound.decomposition[1].sum()) == int(m.sum())
+    tight = armfirst_rounds(prepare(g, 20, False), tight_first=True)[1]
+    assert int(bound.decomposition[1].sum()) == min(int(m.sum()), int(tight.sum()))   # the shorter variant
     assert anondecomp.verify(g, 20, *bound.decomposition).valid
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_armfirst_with_users_without_slack_first_verifies(seed):
+    for graph, C in tiny_graphs(6, seed):
+        a, m = armfirst_rounds(prepare(graph, C, False), tight_first=True)
+        assert anondecomp.verify(graph, C, a, m).valid
+        assert int(m.sum()) >= optimum(graph, C)[1]
+    g = real.powerlaw_log(600, 300, C=20, seed=seed)
+    a, m = armfirst_rounds(prepare(g, 20, False), tight_first=True)
+    assert anondecomp.verify(g, 20, a, m).valid
