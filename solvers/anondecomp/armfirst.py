@@ -89,7 +89,12 @@ def armfirst_rounds(prep: Prepared, deadline: float | None = None, tight_first: 
         # arms with demand left that a user may pad: padders wanted elsewhere are taken last
         elsewhere = np.bincount(su, weights=needing[sa] > 0, minlength=N)
         # with tight_first, users without slack first: each opens its thinnest arm while its users are free
-        tight = list(np.flatnonzero(urgency >= TIGHT)) if tight_first else []
+        tight = np.flatnonzero(urgency >= TIGHT) if tight_first else np.empty(0, np.int64)
+        if len(tight):  # the user whose thinnest arm left is thinnest first
+            thinnest = np.full(N, np.inf)
+            np.minimum.at(thinnest, su[wants], degree[sa[wants]])
+            tight = tight[np.argsort(thinnest[tight], kind="stable")]
+        tight = list(tight)
         while True:
             can = (count >= C + 1) & (needing > 0.5)
             if not can.any():
