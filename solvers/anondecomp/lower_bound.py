@@ -557,7 +557,8 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
         seeds += _fast_seed(prep, best_effort, time_limit)
     faces: list[np.ndarray] = []
     arm_pairs = np.bincount(np.nonzero(prep.required > 0)[1], minlength=graph.n_arms)
-    for a, m, how in seeds:
+    used = 0  # columns of the faces taken so far: seeds after the first only fill what is left of the budget
+    for k, (a, m, how) in enumerate(seeds):
         if int(m.sum()) == trivial and verify(graph, prep.C, a, m, required=prep.required).valid:
             # a fast seed that meets the bound is also a shorter decomposition than a longer given seed
             shorter = seed is not None and trivial < seed.total_assignments
@@ -568,8 +569,10 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
         # the seed's faces, most used first, while their columns (pairs on the face's arms) fit the budget:
         # all of them make the master at least as good as the seed itself, which the rounding then improves
         size = np.cumsum(found @ arm_pairs)
-        faces += list(found[:max(min(max_seed_faces, int(np.searchsorted(size, SEED_COLUMNS, side="right"))),
-                                 min(len(found), MIN_SEED_FACES))])
+        fit = int(np.searchsorted(size, SEED_COLUMNS - used, side="right"))
+        n = max(min(max_seed_faces, fit), min(len(found), MIN_SEED_FACES)) if k == 0 else min(max_seed_faces, fit)
+        faces += list(found[:n])
+        used += int(size[n - 1]) if n else 0
     if time_limit is not None and time.perf_counter() >= start + time_limit:  # the seeds took it all
         return LPBound(float(trivial), np.inf, False, 0, np.empty((0, graph.n_arms), bool), np.zeros(0),
                        time.perf_counter() - start, *_shorter_seed(seeds, seed, graph, prep),
