@@ -37,6 +37,7 @@ SEED_COLUMNS = 40_000  # the seed's faces enter the master while their columns s
 MIN_SEED_FACES = 64    # ...but at least this many faces (the master's size before this budget existed)
 ROUNDING_SHARE = 0.2   # of a time limit, kept for rounding the master when the seed is above the trivial bound
 ARMFIRST_SHARE = 0.5   # of a time limit, after which arm-first rounds give up (a log's seed above the trivial bound)
+ARMFIRST_RESTARTS = 2  # ... and their restarts with noisy scores
 _EMPTY_I = np.empty(0, dtype=np.int32)
 _EMPTY_F = np.empty(0, dtype=np.float64)
 
@@ -548,11 +549,14 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     seeds = [] if seed is None else [(seed.assignments, seed.multiplicities, seed.method)]
     if seed is not None and seed.total_assignments > trivial and graph.demand is None:
         # a log: arm-first rounds, often much shorter than the given seed there (module anondecomp.armfirst)
-        for tight_first in (False, True):
+        # plain, users without slack first, then restarts of the latter with noisy scores (fixed seeds)
+        for tight_first, restart in ((False, None), (True, None), *((True, r) for r in range(ARMFIRST_RESTARTS))):
             found = armfirst_rounds(prep, None if time_limit is None else start + ARMFIRST_SHARE * time_limit,
-                                    tight_first)
+                                    tight_first, None if restart is None else np.random.default_rng(restart))
             if found is not None:
                 seeds.append((*found, "armfirst"))
+                if int(found[1].sum()) <= trivial:
+                    break
     if seed is None or (seed.total_assignments > trivial and seed.method not in ("polytope", "timeshare")):
         seeds += _fast_seed(prep, best_effort, time_limit)
     faces: list[np.ndarray] = []

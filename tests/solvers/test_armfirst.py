@@ -48,7 +48,7 @@ def test_armfirst_beats_least_slack_rounds_on_a_log_with_thin_arms_and_the_bound
     bound = anondecomp.lp_lower_bound(g, 20, seed=slack)
     assert bound.decomposition_from == "armfirst" and bound.how == "time limit: trivial bound"
     tight = armfirst_rounds(prepare(g, 20, False), tight_first=True)[1]
-    assert int(bound.decomposition[1].sum()) == min(int(m.sum()), int(tight.sum()))   # the shorter variant
+    assert int(bound.decomposition[1].sum()) <= min(int(m.sum()), int(tight.sum()))   # the shortest variant
     assert anondecomp.verify(g, 20, *bound.decomposition).valid
 
 
@@ -61,3 +61,10 @@ def test_armfirst_with_users_without_slack_first_verifies(seed):
     g = real.powerlaw_log(600, 300, C=20, seed=seed)
     a, m = armfirst_rounds(prepare(g, 20, False), tight_first=True)
     assert anondecomp.verify(g, 20, a, m).valid
+
+
+def test_armfirst_restarts_are_reproducible_and_valid():
+    prep = prepare(real.powerlaw_log(600, 300, C=20, seed=1), 20, False)
+    runs = [armfirst_rounds(prep, tight_first=True, rng=np.random.default_rng(7)) for _ in range(2)]
+    assert np.array_equal(runs[0][0], runs[1][0]) and np.array_equal(runs[0][1], runs[1][1])
+    assert anondecomp.verify(prep.graph, 20, *runs[0]).valid
