@@ -68,7 +68,7 @@ class Method:
 _FACES = RANDOMNESS | {"vertices"}
 
 METHOD_TABLE: dict[str, Method] = {m.name: m for m in (
-    Method("auto", auto_decomposition, _FACES),
+    Method("auto", auto_decomposition, _FACES | {"time_limit"}),
     Method("greedy", greedy_decomposition, frozenset()),
     Method("block", block_decomposition, _FACES),
     Method("polytope", polytope_decomposition, _FACES),
@@ -141,7 +141,8 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, best_effort: 
         - ``vertices``: for ``auto``, ``block``, ``polytope``, ``optimal``, how vertices of P_C are found:
           ``"auto"`` (phase schedule, then the exact colouring route, then exact Carathéodory),
           ``"schedule"``, ``"colouring"`` or ``"caratheodory"``;
-        - ``time_limit``: seconds, for ``optimal`` only (best decomposition found, with its gap).
+        - ``time_limit``: seconds, for ``optimal`` (best decomposition found, with its gap) and ``auto`` (no
+          phase starts after it; ``info["time_limit_reached"]`` says when one was cut).
 
     Returns
     -------

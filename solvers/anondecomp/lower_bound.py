@@ -15,8 +15,10 @@ finds the best vertex of P_C under the covering duals with a HiGHS MIP (open arm
 Farley's bound ``LP_restricted / max(1, best vertex value)`` is a valid lower bound at every iteration, so a
 time limit still returns a certified bound. A greedy heuristic (:class:`GreedyPricer`) prices before the MIP,
 which runs only when the heuristic finds no improving face. Given a seed decomposition above the trivial
-bound, :func:`lp_lower_bound` also rounds the master's last solution (:mod:`anondecomp.rounding`) and returns
-the result when it is shorter.
+bound, :func:`lp_lower_bound` also tries arm-first rounds on logs (:mod:`anondecomp.armfirst`), rounds the
+master's last solution (:mod:`anondecomp.rounding`) and returns the shortest result when it beats the seed.
+Every phase honours the time limit: a seed that cannot finish in its share gives up, the master and the MIP
+stop at the deadline, and the rounding starts only within it.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ TIMESHARE_SHARE = 0.3  # of a time limit, for the time-shared seed of lp_lower_b
 SEED_COLUMNS = 40_000  # the seed's faces enter the master while their columns stay within this many...
 MIN_SEED_FACES = 64    # ...but at least this many faces (the master's size before this budget existed)
 ROUNDING_SHARE = 0.2   # of a time limit, kept for rounding the master when the seed is above the trivial bound
+ARMFIRST_SHARE = 0.5   # of a time limit, after which arm-first rounds give up (a log's seed above the trivial bound)
+ARMFIRST_RESTARTS = 2  # ... and their restarts with noisy scores
 _EMPTY_I = np.empty(0, dtype=np.int32)
 _EMPTY_F = np.empty(0, dtype=np.float64)
 
@@ -346,7 +350,11 @@ class LPBound:
         verifies): a fast seed that meets the trivial bound, or the master's solution rounded
         (:mod:`anondecomp.rounding`); ``None`` otherwise.
     decomposition_from : str
-        Where ``decomposition`` comes from: ``"polytope"``, ``"timeshare"`` or ``"lp"`` (rounding).
+        Where ``decomposition`` comes from: ``"polytope"``, ``"timeshare"``, ``"armfirst"``
+        (:mod:`anondecomp.armfirst`, tried on logs) or ``"lp"`` (rounding).
+    how : str
+        How ``value`` is certified: ``"LP optimum"``, ``"time limit: Farley bound"`` or, when the time limit
+        left nothing better, ``"time limit: trivial bound"`` (max_i sum_j ceil(w_ij)).
 
     References
     ----------
@@ -369,6 +377,7 @@ class LPBound:
     wall_time: float
     decomposition: tuple[np.ndarray, np.ndarray] | None = None
     decomposition_from: str = ""
+    how: str = "LP optimum"
 
 
 class ColumnGeneration:
@@ -458,7 +467,9 @@ class ColumnGeneration:
         return np.array(m.faces[:n_faces]), mu, Y
 
     def result(self, start: float) -> LPBound:
-        mu, _ = self.master.solution() if self.master.faces else (np.zeros(0), None)
+        # the face lengths only: the (faces x pairs) points would take 1 GB on a 3000 x 1000 log's master
+        mu = np.asarray(self.master.h.getSolution().col_value)[self.master.mu_col] if self.master.faces \
+            else np.zeros(0)
         lp_value = self.master.value if self.pricer is not None else 0.0
         return LPBound(self.bound, lp_value, self.converged, self.iterations, np.array(self.master.faces),
                        mu, time.perf_counter() - start)
@@ -529,6 +540,7 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     >>> round(lp_lower_bound(g, 3).value, 6)
     10.0
     """
+    from anondecomp.armfirst import armfirst_rounds  # imported here: it imports the methods package
     from anondecomp.validation import prepare
     from anondecomp.verify import verify
 
@@ -537,11 +549,22 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     trivial = prep.lower_bound
     wanted = (prep.required > 0).any(axis=0)
     seeds = [] if seed is None else [(seed.assignments, seed.multiplicities, seed.method)]
+    if seed is not None and seed.total_assignments > trivial and graph.demand is None:
+        # a log: arm-first rounds, often much shorter than the given seed there (module anondecomp.armfirst)
+        # plain, users without slack first, then restarts of the latter with noisy scores (fixed seeds)
+        for tight_first, restart in ((False, None), (True, None), *((True, r) for r in range(ARMFIRST_RESTARTS))):
+            found = armfirst_rounds(prep, None if time_limit is None else start + ARMFIRST_SHARE * time_limit,
+                                    tight_first, None if restart is None else np.random.default_rng(restart))
+            if found is not None:
+                seeds.append((*found, "armfirst"))
+                if int(found[1].sum()) <= trivial:
+                    break
     if seed is None or (seed.total_assignments > trivial and seed.method not in ("polytope", "timeshare")):
         seeds += _fast_seed(prep, best_effort, time_limit)
     faces: list[np.ndarray] = []
     arm_pairs = np.bincount(np.nonzero(prep.required > 0)[1], minlength=graph.n_arms)
-    for a, m, how in seeds:
+    used = 0  # columns of the faces taken so far: seeds after the first only fill what is left of the budget
+    for k, (a, m, how) in enumerate(seeds):
         if int(m.sum()) == trivial and verify(graph, prep.C, a, m, required=prep.required).valid:
             # a fast seed that meets the bound is also a shorter decomposition than a longer given seed
             shorter = seed is not None and trivial < seed.total_assignments
@@ -552,8 +575,14 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
         # the seed's faces, most used first, while their columns (pairs on the face's arms) fit the budget:
         # all of them make the master at least as good as the seed itself, which the rounding then improves
         size = np.cumsum(found @ arm_pairs)
-        faces += list(found[:max(min(max_seed_faces, int(np.searchsorted(size, SEED_COLUMNS, side="right"))),
-                                 min(len(found), MIN_SEED_FACES))])
+        fit = int(np.searchsorted(size, SEED_COLUMNS - used, side="right"))
+        n = max(min(max_seed_faces, fit), min(len(found), MIN_SEED_FACES)) if k == 0 else min(max_seed_faces, fit)
+        faces += list(found[:n])
+        used += int(size[n - 1]) if n else 0
+    if time_limit is not None and time.perf_counter() >= start + time_limit:  # the seeds took it all
+        return LPBound(float(trivial), np.inf, False, 0, np.empty((0, graph.n_arms), bool), np.zeros(0),
+                       time.perf_counter() - start, *_shorter_seed(seeds, seed, graph, prep),
+                       how="time limit: trivial bound")
     types = UserTypes.from_required(prep.required, graph.support)
     cg = ColumnGeneration(types, prep.C, graph.n_arms)
     cg.add_initial_faces(faces)
@@ -563,11 +592,33 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     res = cg.result(start)
     # max_i sum_j ceil(w_ij) bounds R and the LP optimum from below too; it only helps before convergence
     value = max(res.value, float(trivial))
+    how = "LP optimum" if res.converged else \
+        "time limit: Farley bound" if res.value > trivial else "time limit: trivial bound"
     rounded = None
-    if seed is not None and seed.total_assignments > int(np.ceil(value - 1e-6)):
-        rounded = _rounded(cg, prep, graph, seed.total_assignments)
+    in_time = time_limit is None or time.perf_counter() < start + time_limit
+    shorter, source = _shorter_seed(seeds, seed, graph, prep)  # a fast seed that beats the given one
+    best_total = None if seed is None else int(seed.total_assignments if shorter is None else shorter[1].sum())
+    if seed is not None and best_total > int(np.ceil(value - 1e-6)) and in_time:
+        rounded = _rounded(cg, prep, graph, best_total)
+    if rounded is not None:
+        source = "lp"
+    else:
+        rounded = shorter
     return LPBound(value, res.lp_value, res.converged, res.iterations, res.faces, res.mu,
-                   time.perf_counter() - start, rounded, "lp" if rounded is not None else "")
+                   time.perf_counter() - start, rounded, source, how)
+
+
+def _shorter_seed(seeds, seed, graph: DemandGraph, prep) -> tuple[tuple[np.ndarray, np.ndarray] | None, str]:
+    """(decomposition, source) of the shortest of ``seeds[1:]`` that beats ``seed`` and verifies, else
+    ``(None, "")``."""
+    from anondecomp.verify import verify
+
+    if seed is None:
+        return None, ""
+    for a, m, src in sorted(seeds[1:], key=lambda x: int(x[1].sum())):
+        if int(m.sum()) < seed.total_assignments and verify(graph, prep.C, a, m, required=prep.required).valid:
+            return (a, m), src
+    return None, ""
 
 
 def _rounded(cg: ColumnGeneration, prep, graph: DemandGraph, seed_total: int

@@ -176,7 +176,7 @@ def test_warnings_become_one_line_in_cli_wording(tmp_path, capsys):
     graph = _graph(tmp_path, {"demand": 4, "active_sets": {f"u{i}": ["a", "b"] for i in range(8)}})
     code, out, err = run(["decompose", graph, "--C", "1", "--method", "block", "--time-limit", "5"], capsys)
     assert code == 0 and "R (assignments)" in out
-    assert err == ("anonbandits: warning: --time-limit is read only by --method optimal and --certify; "
+    assert err == ("anonbandits: warning: --time-limit is read only by --method auto, optimal and --certify; "
                    "ignored for --method block\n")
 
 

@@ -42,8 +42,13 @@ def _block_point(prep: Prepared, block: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def block_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
-                        rng: np.random.Generator | None = None, vertices: str = "auto") -> Decomposition:
+                        rng: np.random.Generator | None = None, vertices: str = "auto",
+                        deadline: float | None = None) -> Decomposition | None:
     """Decompose block by block (Corollary 2); valid whenever every wanted arm has >= C+1 users.
+
+    ``deadline`` (a :func:`time.perf_counter` value, from ``auto``'s time limit) makes it give up and return
+    ``None`` once passed: on graphs with hundreds of thin arms the search for blocks and their faces takes
+    minutes.
 
     Examples
     --------
@@ -60,6 +65,8 @@ def block_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False
     chosen: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for n_blocks in range(1, len(arms) + 1):
         chosen = []
+        if deadline is not None and time.perf_counter() > deadline:
+            return None
         for block in partition_arms(arms, degrees, n_blocks):
             req, x = _block_point(prep, block)
             if (x[:, block].sum(axis=0) < prep.C + 1 - 1e-12).any():
@@ -69,6 +76,8 @@ def block_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False
             break
     parts, mults, routes = [], [], []
     for block, req, x in chosen:
+        if deadline is not None and time.perf_counter() > deadline:
+            return None
         open_arms = np.zeros(graph.n_arms, dtype=bool)
         open_arms[block] = True
         a, m, route = decompose_face(prep, req, x, open_arms, rng, vertices)

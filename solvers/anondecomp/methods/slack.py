@@ -59,16 +59,34 @@ class Edges:
         return top, first
 
 
+class _Part:
+    """The edges ``idx`` of ``edges`` (still sorted by user) with their own per-user segments: the passes of
+    :func:`open_arms` scan only the edges of open (or short) arms, which shrink fast as arms close."""
+
+    def __init__(self, edges: Edges, idx: np.ndarray):
+        self.user = edges.user[idx]
+        self.N = edges.N
+        self.start = np.searchsorted(self.user, np.arange(self.N))
+        self.has = np.bincount(self.user, minlength=self.N) > 0
+
+    def best(self, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`Edges.best` over these edges (users without one get -inf)."""
+        if not len(value):
+            return np.full(self.N, -np.inf), np.zeros(self.N, dtype=np.int64)
+        return Edges.best(self, value)
+
+
 def open_arms(edges: Edges, value: np.ndarray, C: int) -> np.ndarray:
     """An assignment (arm per user, -1 for none) in which every used arm holds >= C+1 users, of high total
     ``value`` (one per edge, >= 0; 0 = the user may pad the arm): step 2 of the module docstring."""
     K = edges.K
     is_open = edges.degree >= C + 1
     while True:
-        v = np.where(is_open[edges.arm], value, -1.0)
-        top, first = edges.best(v)
+        live = np.flatnonzero(is_open[edges.arm])       # a closed arm's edges can never win
+        top, first = _Part(edges, live).best(value[live])
         gains = top > 0
-        arm = np.where(gains, edges.arm[np.minimum(first, len(v) - 1)], -1)
+        pick = live[np.minimum(first, len(live) - 1)] if len(live) else np.zeros(edges.N, dtype=np.int64)
+        arm = np.where(gains, edges.arm[pick], -1)
         count = np.bincount(arm[gains], minlength=K)
         worth = np.bincount(arm[gains], weights=top[gains], minlength=K)
         is_open &= count > 0
@@ -77,11 +95,13 @@ def open_arms(edges: Edges, value: np.ndarray, C: int) -> np.ndarray:
         # takes padding only if that fills it (a partial fill would waste users another arm could use)
         free = ~gains & (top == 0)
         while free.any() and short.any():
-            pad = free[edges.user] & (short[edges.arm] > 0)
-            rank = np.where(pad, worth[edges.arm] / np.maximum(short[edges.arm], 1), -1.0)
-            ptop, pfirst = edges.best(rank)
+            pad = live[free[edges.user[live]] & (short[edges.arm[live]] > 0)]
+            if not len(pad):
+                break
+            pa = edges.arm[pad]
+            ptop, pfirst = _Part(edges, pad).best(worth[pa] / np.maximum(short[pa], 1))
             chosen = np.flatnonzero(ptop >= 0)
-            parm = edges.arm[pfirst[chosen]]
+            parm = pa[pfirst[chosen]]
             fills = np.bincount(parm, minlength=K) >= short
             keep = fills[parm]
             chosen, parm = chosen[keep], parm[keep]
@@ -101,8 +121,9 @@ def open_arms(edges: Edges, value: np.ndarray, C: int) -> np.ndarray:
         is_open[weak[:max(1, int(CLOSE_SHARE * len(weak)))]] = False
 
 
-def slack_rounds(prep: Prepared) -> tuple[np.ndarray, np.ndarray, int]:
-    """(assignments (R', N), multiplicities (R',), steps) of the least-slack schedule of ``prep``'s demand."""
+def slack_rounds(prep: Prepared, deadline: float | None = None) -> tuple[np.ndarray, np.ndarray, int]:
+    """(assignments (R', N), multiplicities (R',), steps) of the least-slack schedule of ``prep``'s demand;
+    past ``deadline`` (a :func:`time.perf_counter` value) no step starts and the demand left is not served."""
     graph, C = prep.graph, prep.C
     edges = Edges(graph)
     left_demand = prep.required[edges.user, edges.arm].astype(np.int64)
@@ -110,7 +131,7 @@ def slack_rounds(prep: Prepared) -> tuple[np.ndarray, np.ndarray, int]:
     base = park(graph)
     target = prep.lower_bound
     t, rows, mults = 0, [], []
-    while left_demand.any():
+    while left_demand.any() and (deadline is None or time.perf_counter() < deadline):
         need = np.bincount(edges.user, weights=left_demand, minlength=graph.n_users)
         left = max(target - t, int(need.max()))
         value = np.where(left_demand > 0, need[edges.user] / left + scarce, 0.0)
@@ -132,7 +153,8 @@ def slack_rounds(prep: Prepared) -> tuple[np.ndarray, np.ndarray, int]:
     return a, m, len(rows)
 
 
-def slack_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False) -> Decomposition:
+def slack_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
+                        deadline: float | None = None) -> Decomposition:
     """Least-slack rounds (module docstring): a schedule aimed at the lower bound max_i sum_j ceil(w_ij).
 
     Parameters
@@ -143,6 +165,9 @@ def slack_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False
         Anonymity parameter: an arm is informative with at least C+1 users on it.
     best_effort : bool
         Cover what can be covered when some arm is wanted by at most C users (listed in ``uncovered``).
+    deadline : float, optional
+        A :func:`time.perf_counter` value (``auto``'s time limit): no step starts after it, and the demand
+        left then is served by greedy assignments (the repair), so the result is valid but longer.
 
     Returns
     -------
@@ -164,7 +189,10 @@ def slack_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False
     """
     start = time.perf_counter()
     prep = prepare(graph, C, best_effort)
-    a, m, steps = slack_rounds(prep)
+    a, m, steps = slack_rounds(prep, deadline)
     a, m, repaired = repair(prep, a, m)
+    info = {"steps": steps, "repaired": repaired}
+    if deadline is not None and repaired and time.perf_counter() >= deadline:
+        info["time_limit_reached"] = True
     return Decomposition(graph, prep.C, "slack", a, m, uncovered=prep.uncovered,
-                         wall_time=time.perf_counter() - start, info={"steps": steps, "repaired": repaired})
+                         wall_time=time.perf_counter() - start, info=info)

@@ -8,6 +8,7 @@ weights w_ij = D / |A_i|) takes the sharded path by itself: its phase schedule m
 from __future__ import annotations
 
 import argparse
+import math
 import time
 import warnings
 
@@ -30,6 +31,11 @@ from anondecomp.validation import thin_arms_error
 # there its solve takes 0.01 s against auto's 0.05-0.5 s, and with one shard (up to 2^20 users) its R is LB or,
 # when the phase schedule and its repair fail, auto's own; smaller graphs keep auto's output and summary
 FAST_PAIRS = 1 << 16
+# share of --time-limit given to the decomposition when --certify follows; the bound and its rounding get what
+# is left of CERTIFY_END of the limit, counted from the start of the command (the rest is for writing the output
+# and the phases that cannot stop mid-way)
+DECOMPOSE_SHARE = 0.5
+CERTIFY_END = 0.9
 
 
 def add_parser(sub) -> None:
@@ -51,7 +57,9 @@ def add_parser(sub) -> None:
                    help="also compute the column-generation LP lower bound on R (valid for every method) and "
                         "report it as lp_lower_bound")
     p.add_argument("--time-limit", type=positive_seconds, default=None, metavar="SECONDS",
-                   help="time limit for 'optimal' (best decomposition found, with its gap) and for --certify")
+                   help="time limit for 'optimal' (best decomposition found, with its gap), 'auto' (no phase "
+                        "starts after it) and --certify (with auto, the whole solve: half for the decomposition, "
+                        "the rest for the bound)")
     p.add_argument("--shards", type=positive_int, default=None, metavar="N",
                    help="split the users into N feasible shards, decomposed one by one; the "
                         "merged R is the largest shard's (taken by itself, with one shard per 2^20 users, for a "
@@ -72,38 +80,45 @@ def resolve_C(cli_C: int | None, file_C: int | None) -> int:
     return C
 
 
-def certify(result: anondecomp.Decomposition, args: argparse.Namespace
+def certify(result: anondecomp.Decomposition, args: argparse.Namespace, time_limit: float | None = None
             ) -> tuple[anondecomp.Decomposition, dict, list[str]]:
     """The certified LP bound of ``result``'s graph: (the decomposition to report, extra output fields, summary
     lines). The decomposition is ``result``, or (with the default method) a shorter one: first ``result`` with rounds
     removed (:mod:`anondecomp.improve`, method ``"<method>+improve"``), then one the bound found (method
-    ``"<method>+<source>"``, source ``lp`` for the master's rounded solution, ``polytope`` or ``timeshare``)."""
+    ``"<method>+<source>"``, source ``lp`` for the master's rounded solution, ``polytope``, ``timeshare`` or
+    ``armfirst``).
+    ``time_limit`` is the share of --time-limit the decomposition left for this step."""
+    cut = bool(result.info.get("time_limit_reached"))  # the decomposition was cut (the bound may still close the gap)
     if result.method == "optimal":
         value, converged = result.info["lp_lower_bound"], result.info["lp_converged"]
+        how = "LP optimum" if converged else "time limit: Farley bound"
     else:
-        time_limit = args.time_limit
         if args.method == "auto":  # rounds removed first (anondecomp.improve, "+improve"); the bound gets the rest
             from anondecomp.improve import IMPROVE_SHARE, shorter
 
             start = time.perf_counter()
             result = shorter(result, best_effort=args.best_effort,
-                             time_limit=None if time_limit is None else IMPROVE_SHARE * time_limit)
+                             time_limit=None if time_limit is None else min(IMPROVE_SHARE * args.time_limit,
+                                                                            time_limit))
             time_limit = None if time_limit is None else max(time_limit - (time.perf_counter() - start), 1e-3)
         bound = anondecomp.lp_lower_bound(result.graph, result.C, seed=result, best_effort=args.best_effort,
                                           time_limit=time_limit)
-        value, converged = bound.value, bound.converged
+        value, converged, how = bound.value, bound.converged, bound.how
+        cut |= not converged
         if bound.decomposition is not None and args.method == "auto":  # an explicit method keeps its own
             result = anondecomp.Decomposition(
                 result.graph, result.C, f"{result.method}+{bound.decomposition_from}", *bound.decomposition,
                 uncovered=result.uncovered, wall_time=result.wall_time + bound.wall_time,
-                info={**result.info, "improved_from": result.method, "seed_total": result.total_assignments})
-    how = "LP optimum" if converged else "time limit: Farley bound"
+                info={**{k: v for k, v in result.info.items() if k != "time_limit_reached"},
+                      "improved_from": result.method, "seed_total": result.total_assignments})
     lines = [f"LP lower bound       {value:.4f}   (certified; {how})"]
     if value > 0:
         lines.append(f"R / LP lower bound   {result.total_assignments / value:.4f}")
     if result.method == "optimal":
         lines.append(f"status               {result.info['status']} (seed {result.info['seed']}: "
                      f"R = {result.info['seed_total']})")
+    elif cut and result.total_assignments > math.ceil(value - 1e-6):  # R = ceil(bound) is optimal, cut or not
+        lines.append("status               time limit reached (R and the bound are the best found in time)")
     return result, {"lp_lower_bound": value}, lines
 
 
@@ -113,9 +128,11 @@ def method_options(args: argparse.Namespace) -> dict:
     options = {} if args.seed is None else {"seed": args.seed}
     if args.time_limit is not None:
         if "time_limit" in anondecomp.method_info(args.method).options:
-            options["time_limit"] = args.time_limit
+            # optimal certifies itself; auto leaves the rest of the limit to the bound
+            share = DECOMPOSE_SHARE if args.certify and args.method != "optimal" else 1.0
+            options["time_limit"] = share * args.time_limit
         elif not args.certify:
-            warnings.warn(f"--time-limit is read only by --method optimal and --certify; ignored for "
+            warnings.warn(f"--time-limit is read only by --method auto, optimal and --certify; ignored for "
                           f"--method {args.method}", anondecomp.AnonDecompWarning, stacklevel=2)
     return options
 
@@ -193,7 +210,9 @@ def run(args: argparse.Namespace) -> int:
     C = resolve_C(args.C, file_C)
     result = anondecomp.decompose(graph, C, method=args.method, best_effort=args.best_effort,
                                   **method_options(args))
-    result, extra, certificate = certify(result, args) if args.certify or result.method == "optimal" \
+    left = None if args.time_limit is None else max(CERTIFY_END * args.time_limit - (time.perf_counter() - start),
+                                                    0.1)
+    result, extra, certificate = certify(result, args, left) if args.certify or result.method == "optimal" \
         else (result, {}, [])
     if args.output:
         anondecomp.write_decomposition(result, args.output, extra=extra)
