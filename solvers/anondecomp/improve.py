@@ -81,6 +81,119 @@ def unique_samples(prep: Prepared, rounds: np.ndarray) -> np.ndarray:
     return (on & tight).sum(axis=1)
 
 
+def reroute(support: np.ndarray, req: np.ndarray, C1: int, rounds: np.ndarray) -> np.ndarray | None:
+    """``rounds`` with every missing sample re-placed by augmenting paths, one lost sample at a time, or
+    ``None`` when one of them finds none.
+
+    A lost user u short of arm j looks for a round where j is open and u's slot is free (its sample there is
+    not needed); failing that, for a round where j is open and u gives a needed sample of an arm a, which
+    then needs a round of its own, and so on (a breadth-first search over u's arms, each round used once).
+    An open arm u leaves keeps C+1 users, if need be with a padder: a user of that round whose slot is free,
+    who may play the arm, and whose own arm can spare it. No arm opens or closes, so each step is checked in
+    its round alone. This is the program of :func:`drop_round` solved greedily (one user and one sample at a
+    time); on long decompositions it finds most repairs at a small part of the program's cost.
+
+    Parameters
+    ----------
+    support : numpy.ndarray
+        (N, K) bool, the arms each user may play.
+    req : numpy.ndarray
+        (N, K) int, the informative samples each pair needs.
+    C1 : int
+        C + 1, the users an arm needs to be open.
+    rounds : numpy.ndarray
+        (T, N) the arm of every user in every round.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        (T, N) rounds that meet ``req``, or ``None``.
+
+    Examples
+    --------
+    Users 0 and 1 want arms 0 and 1, user 2 arm 1, C = 1. User 1 lacks arm 1: in round 1 it sits alone on
+    arm 0 (closed, a free slot) while arm 1 is open, so it moves there.
+
+    >>> import numpy as np
+    >>> req = np.array([[1, 1], [1, 1], [0, 1]])
+    >>> reroute(req > 0, req, 2, np.array([[0, 0, 1], [1, 0, 1]])).tolist()
+    [[0, 0, 1], [1, 1, 1]]
+    >>> reroute(req > 0, req, 2, np.array([[0, 0, 1], [0, 0, 1]])) is None  # arm 1 is never open
+    True
+    """
+    from collections import deque
+
+    cur = np.array(rounds, dtype=np.int64)
+    T, N = cur.shape
+    K = req.shape[1]
+    cnt = _counts(cur, K)
+    is_open = cnt >= C1
+    cov = _coverage(cur, is_open, N, K)
+    deficit = np.maximum(req - cov, 0)
+    ot, oj = np.nonzero(is_open.T)
+    open_start = np.searchsorted(ot, np.arange(K + 1))   # rounds where arm j is open: oj[open_start[j]:...]
+    everyone = np.arange(N)
+
+    def free(t: int, v: int) -> bool:
+        a = cur[t, v]
+        return not is_open[t, a] or req[v, a] == 0 or cov[v, a] > req[v, a]
+
+    def padder(t: int, a: int, u: int) -> int:
+        row = cur[t]
+        on = is_open[t, row]
+        needed = on & (req[everyone, row] > 0) & (cov[everyone, row] <= req[everyone, row])
+        ok = support[:, a] & ~needed & (~on | (cnt[t, row] > C1)) & (row != a)
+        ok[u] = False
+        if not ok.any():
+            return -1
+        # the one whose own arm has the most users to spare (a closed arm: any number)
+        return int(np.argmax(np.where(ok, np.where(on, cnt[t, row] - C1, N), -1)))
+
+    def leaves(t: int, a: int, u: int) -> bool:
+        return not is_open[t, a] or cnt[t, a] > C1 or padder(t, a, u) >= 0
+
+    def move(t: int, v: int, b: int) -> None:
+        a = cur[t, v]
+        if is_open[t, a]:
+            cov[v, a] -= 1
+        cnt[t, a] -= 1
+        cnt[t, b] += 1
+        cur[t, v] = b
+        if is_open[t, b]:
+            cov[v, b] += 1
+
+    for u, j in zip(*np.nonzero(deficit), strict=True):
+        for _ in range(int(deficit[u, j])):
+            parent: dict[int, tuple[int, int] | None] = {int(j): None}   # arm -> (the arm it gave way to, round)
+            queue, end = deque([int(j)]), None
+            while queue and end is None:
+                x = queue.popleft()
+                for t in oj[open_start[x]:open_start[x + 1]]:
+                    a = int(cur[t, u])
+                    if a == x or (a in parent and not free(t, u)) or not leaves(t, a, u):
+                        continue
+                    if free(t, u):
+                        end = (x, int(t))
+                        break
+                    parent[a] = (x, int(t))
+                    queue.append(a)
+            if end is None:
+                return None
+            x, t = end
+            while True:   # u takes x in round t, giving up the arm it had there (needed again up the path)
+                a = int(cur[t, u])
+                if is_open[t, a] and cnt[t, a] <= C1:
+                    v = padder(t, a, u)
+                    if v < 0:
+                        return None
+                    move(t, v, a)
+                move(t, u, x)
+                if parent[x] is None:
+                    break
+                x, t = parent[x]   # x came from giving it up in that round for another arm
+    return cur
+
+
 def drop_round(prep: Prepared, rounds: np.ndarray, d: int, time_limit: float | None = None
                ) -> np.ndarray | None:
     """``rounds`` without round ``d``, the samples it gave re-placed in the others (module docstring).
