@@ -45,6 +45,7 @@ CANDIDATES = 6            # rounds tried (fewest unique samples first) before gi
 TRY_SHARE = 0.5           # of the search's time, the most one program may take
 IMPROVE_SHARE = 0.25      # of --certify's time limit, for shortening the decomposition before the bound
 IMPROVE_SECONDS = 10.0    # seconds for it without a time limit
+REROUTE_CANDIDATES = 40  # rounds tried per step by shorten_long (measured on the 3000 x 1000 log at C = 50)
 OPEN_ROUNDS = 12          # rounds in which an arm a lost sample needs may be opened (most free users first)
 
 
@@ -420,6 +421,70 @@ def shorten(prep: Prepared, assignments: np.ndarray, multiplicities: np.ndarray,
             found = drop_round(prep, rounds, int(d), None if left is None else min(left, TRY_SHARE * time_limit))
             if found is not None:
                 break
+        if found is None:
+            break
+        rounds = found
+        removed += 1
+    if not removed:
+        return None
+    return compress(rounds.astype(np.asarray(assignments).dtype), np.ones(len(rounds), np.int64))
+
+
+def shorten_long(prep: Prepared, assignments: np.ndarray, multiplicities: np.ndarray, *,
+                 time_limit: float | None = None, candidates: int = REROUTE_CANDIDATES
+                 ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Delete rounds of a long decomposition while :func:`reroute` re-places their samples (no program).
+
+    The rounds with the fewest samples no other round gives are tried first; a round that could not go is
+    tried after the others in the next steps (the rounds change little between steps, so it mostly fails
+    again).
+
+    Parameters
+    ----------
+    prep : Prepared
+        The demand the decomposition meets.
+    assignments, multiplicities : numpy.ndarray
+        The decomposition.
+    time_limit : float, optional
+        Seconds for the whole search.
+    candidates : int, optional
+        Rounds tried per step; the search stops when none of them can go.
+
+    Returns
+    -------
+    tuple of numpy.ndarray or None
+        (assignments, multiplicities) of a shorter decomposition of the same demand, or ``None`` when no round
+        could be removed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anondecomp.graph import DemandGraph
+    >>> from anondecomp.validation import prepare
+    >>> prep = prepare(DemandGraph.from_weights(np.ones((4, 2))), 1, False)
+    >>> rounds = np.array([[0, 0, 1, 1], [1, 1, 0, 0], [0, 0, 0, 0], [1, 1, 1, 1]])
+    >>> a, m = shorten_long(prep, rounds, np.ones(4, np.int64))
+    >>> int(m.sum())
+    2
+    """
+    from anondecomp.result import compress
+
+    start = time.perf_counter()
+    rounds = rounds_of(assignments, multiplicities).astype(np.int64)
+    req = np.asarray(prep.required, dtype=np.int64)
+    support = prep.graph.support | (req > 0)
+    failed = np.zeros(len(rounds), bool)   # per round: it could not go in an earlier step
+    removed = 0
+    while len(rounds) > prep.lower_bound:
+        found = None
+        for d in np.lexsort((unique_samples(prep, rounds), failed))[:candidates]:
+            if time_limit is not None and time.perf_counter() - start > time_limit:
+                break
+            found = reroute(support, req, prep.C + 1, np.delete(rounds, d, axis=0))
+            if found is not None:
+                failed = np.delete(failed, d)
+                break
+            failed[d] = True
         if found is None:
             break
         rounds = found

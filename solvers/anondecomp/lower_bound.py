@@ -38,6 +38,8 @@ MIN_SEED_FACES = 64    # ...but at least this many faces (the master's size befo
 ROUNDING_SHARE = 0.2   # of a time limit, kept for rounding the master when the seed is above the trivial bound
 ARMFIRST_SHARE = 0.5   # of a time limit, after which arm-first rounds give up (a log's seed above the trivial bound)
 ARMFIRST_RESTARTS = 2  # ... and their restarts with noisy scores
+REROUTE_SHARE = 0.3     # ... and then, until this share more has passed, rounds removed from the shortest of them
+REROUTE_SECONDS = 10.0  # ... or so many seconds without a time limit
 _EMPTY_I = np.empty(0, dtype=np.int32)
 _EMPTY_F = np.empty(0, dtype=np.float64)
 
@@ -541,6 +543,7 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     10.0
     """
     from anondecomp.armfirst import armfirst_rounds  # imported here: it imports the methods package
+    from anondecomp.improve import shorten_long
     from anondecomp.validation import prepare
     from anondecomp.verify import verify
 
@@ -552,15 +555,34 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     if seed is not None and seed.total_assignments > trivial and graph.demand is None:
         # a log: arm-first rounds, often much shorter than the given seed there (module anondecomp.armfirst)
         # plain, users without slack first, then restarts of the latter with noisy scores (fixed seeds)
+        # a restart is skipped when the time left for them is shorter than the last run (it would be cut)
+        last = 0.0
         for tight_first, restart in ((False, None), (True, None), *((True, r) for r in range(ARMFIRST_RESTARTS))):
-            found = armfirst_rounds(prep, None if time_limit is None else start + ARMFIRST_SHARE * time_limit,
-                                    tight_first, None if restart is None else np.random.default_rng(restart))
+            deadline = None if time_limit is None else start + ARMFIRST_SHARE * time_limit
+            if deadline is not None and restart is not None and deadline - time.perf_counter() < last:
+                break
+            began = time.perf_counter()
+            found = armfirst_rounds(prep, deadline, tight_first,
+                                    None if restart is None else np.random.default_rng(restart))
+            last = time.perf_counter() - began
             if found is not None:
                 seeds.append((*found, "armfirst"))
                 if int(found[1].sum()) <= trivial:
                     break
-    if seed is None or (seed.total_assignments > trivial and seed.method not in ("polytope", "timeshare")):
-        seeds += _fast_seed(prep, best_effort, time_limit)
+        # the shortest, with rounds removed by rerouting their samples (anondecomp.improve.shorten_long)
+        found = min((x for x in seeds[1:]), key=lambda x: int(x[1].sum()), default=None)
+        if found is not None and int(found[1].sum()) > trivial:
+            budget = REROUTE_SECONDS if time_limit is None else \
+                (ARMFIRST_SHARE + REROUTE_SHARE) * time_limit - (time.perf_counter() - start)
+            shorter = shorten_long(prep, found[0], found[1], time_limit=budget) if budget > 0 else None
+            if shorter is not None:
+                seeds.append((*shorter, "armfirst+improve"))
+    met = any(int(x[1].sum()) <= trivial for x in seeds[1:])   # an arm-first seed meets the bound already
+    if not met and (seed is None or (seed.total_assignments > trivial
+                                     and seed.method not in ("polytope", "timeshare"))):
+        # its share of the time limit, within what the arm-first seeds left
+        seeds += _fast_seed(prep, best_effort, None if time_limit is None else
+                            min(time_limit, max(start + time_limit - time.perf_counter(), 0.0) / TIMESHARE_SHARE))
     faces: list[np.ndarray] = []
     arm_pairs = np.bincount(np.nonzero(prep.required > 0)[1], minlength=graph.n_arms)
     used = 0  # columns of the faces taken so far: seeds after the first only fill what is left of the budget
