@@ -139,21 +139,33 @@ def reroute(support: np.ndarray, req: np.ndarray, C1: int, rounds: np.ndarray) -
         a = cur[t, v]
         return not is_open[t, a] or req[v, a] == 0 or cov[v, a] > req[v, a]
 
+    rooms: dict[int, np.ndarray] = {}   # per round: how many users each user's arm can spare, -1 if it cannot pad
+    found: dict[tuple[int, int, int], int] = {}   # padders found (round, arm, user it stands in for)
+    players = np.ascontiguousarray(support.T)   # per arm: the users who may play it
+
+    def room_of(t: int, v: np.ndarray | int) -> np.ndarray:
+        """How many users the arms of users ``v`` in round t can spare (a closed arm: any number), -1 where
+        a user may not pad (its sample is needed, or its arm cannot spare it)."""
+        arm = cur[t, v]
+        on = is_open[t, arm]
+        needed = on & (req[v, arm] > 0) & (cov[v, arm] <= req[v, arm])
+        return np.where(needed | (on & (cnt[t, arm] <= C1)), -1, np.where(on, cnt[t, arm] - C1, N))
+
     def padder(t: int, a: int, u: int) -> int:
-        row = cur[t]
-        on = is_open[t, row]
-        needed = on & (req[everyone, row] > 0) & (cov[everyone, row] <= req[everyone, row])
-        ok = support[:, a] & ~needed & (~on | (cnt[t, row] > C1)) & (row != a)
-        ok[u] = False
-        if not ok.any():
-            return -1
-        # the one whose own arm has the most users to spare (a closed arm: any number)
-        return int(np.argmax(np.where(ok, np.where(on, cnt[t, row] - C1, N), -1)))
+        if t not in rooms:
+            rooms[t] = room_of(t, everyone)
+        if (t, a, u) not in found:
+            room = np.where(players[a] & (cur[t] != a), rooms[t], -1)
+            room[u] = -1
+            v = int(np.argmax(room))   # the one whose own arm has the most users to spare
+            found[t, a, u] = v if room[v] >= 0 else -1
+        return found[t, a, u]
 
     def leaves(t: int, a: int, u: int) -> bool:
         return not is_open[t, a] or cnt[t, a] > C1 or padder(t, a, u) >= 0
 
     def move(t: int, v: int, b: int) -> None:
+        found.clear()
         a = cur[t, v]
         if is_open[t, a]:
             cov[v, a] -= 1
@@ -162,6 +174,11 @@ def reroute(support: np.ndarray, req: np.ndarray, C1: int, rounds: np.ndarray) -
         cur[t, v] = b
         if is_open[t, b]:
             cov[v, b] += 1
+        rooms.pop(t, None)   # the counts of round t changed; v's coverage of a and b too (where it sits on them)
+        for r, room in rooms.items():
+            c = cur[r, v]
+            if c == a or c == b:
+                room[v] = room_of(r, v)
 
     for u, j in zip(*np.nonzero(deficit), strict=True):
         for _ in range(int(deficit[u, j])):
