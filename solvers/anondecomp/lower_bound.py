@@ -15,7 +15,8 @@ finds the best vertex of P_C under the covering duals with a HiGHS MIP (open arm
 Farley's bound ``LP_restricted / max(1, best vertex value)`` is a valid lower bound at every iteration, so a
 time limit still returns a certified bound. A greedy heuristic (:class:`GreedyPricer`) prices before the MIP,
 which runs only when the heuristic finds no improving face. Given a seed decomposition above the trivial
-bound, :func:`lp_lower_bound` also tries arm-first rounds on logs (:mod:`anondecomp.armfirst`), rounds the
+bound, :func:`lp_lower_bound` also tries arm-first rounds on logs (:mod:`anondecomp.armfirst`), removes rounds
+from the shortest of them by rerouting their samples (:func:`anondecomp.improve.shorten_long`), rounds the
 master's last solution (:mod:`anondecomp.rounding`) and returns the shortest result when it beats the seed.
 Every phase honours the time limit: a seed that cannot finish in its share gives up, the master and the MIP
 stop at the deadline, and the rounding starts only within it.
@@ -353,7 +354,8 @@ class LPBound:
         (:mod:`anondecomp.rounding`); ``None`` otherwise.
     decomposition_from : str
         Where ``decomposition`` comes from: ``"polytope"``, ``"timeshare"``, ``"armfirst"``
-        (:mod:`anondecomp.armfirst`, tried on logs) or ``"lp"`` (rounding).
+        (:mod:`anondecomp.armfirst`, tried on logs), ``"armfirst+improve"`` (with rounds removed by
+        :func:`anondecomp.improve.shorten_long`) or ``"lp"`` (rounding).
     how : str
         How ``value`` is certified: ``"LP optimum"``, ``"time limit: Farley bound"`` or, when the time limit
         left nothing better, ``"time limit: trivial bound"`` (max_i sum_j ceil(w_ij)).
