@@ -82,16 +82,22 @@ def unique_samples(prep: Prepared, rounds: np.ndarray) -> np.ndarray:
     informative in this round); the cost of deleting it."""
     N, K = prep.required.shape
     is_open = _counts(rounds, K) >= prep.C + 1
-    cov = _coverage(rounds, is_open, N, K)
+    return _unique(prep.required, rounds, is_open, _coverage(rounds, is_open, N, K))
+
+
+def _unique(req: np.ndarray, rounds: np.ndarray, is_open: np.ndarray, cov: np.ndarray) -> np.ndarray:
+    """:func:`unique_samples` from the rounds' open arms and coverage."""
+    N = req.shape[0]
     r = rounds.astype(np.int64)
     on = np.take_along_axis(is_open, r, axis=1)
     users = np.arange(N)[None, :]
-    req = prep.required[users, r]
-    tight = (req > 0) & (cov[users, r] <= req)
+    need = req[users, r]
+    tight = (need > 0) & (cov[users, r] <= need)
     return (on & tight).sum(axis=1)
 
 
-def reroute(support: np.ndarray, req: np.ndarray, C1: int, rounds: np.ndarray) -> np.ndarray | None:
+def reroute(support: np.ndarray, req: np.ndarray, C1: int, rounds: np.ndarray, counts: np.ndarray | None = None,
+            coverage: np.ndarray | None = None) -> np.ndarray | None:
     """``rounds`` with every missing sample re-placed by augmenting paths, one lost sample at a time, or
     ``None`` when one of them finds none.
 
@@ -113,6 +119,9 @@ def reroute(support: np.ndarray, req: np.ndarray, C1: int, rounds: np.ndarray) -
         C + 1, the users an arm needs to be open.
     rounds : numpy.ndarray
         (T, N) the arm of every user in every round.
+    counts, coverage : numpy.ndarray, optional
+        (T, K) users per round and arm of ``rounds``, and (N, K) their informative samples per pair, when
+        known already (left unchanged).
 
     Returns
     -------
@@ -136,9 +145,9 @@ def reroute(support: np.ndarray, req: np.ndarray, C1: int, rounds: np.ndarray) -
     cur = np.array(rounds, dtype=np.int64)
     T, N = cur.shape
     K = req.shape[1]
-    cnt = _counts(cur, K)
+    cnt = _counts(cur, K) if counts is None else counts.copy()
     is_open = cnt >= C1
-    cov = _coverage(cur, is_open, N, K)
+    cov = _coverage(cur, is_open, N, K) if coverage is None else coverage.copy()
     deficit = np.maximum(req - cov, 0)
     ot, oj = np.nonzero(is_open.T)
     open_start = np.searchsorted(ot, np.arange(K + 1))   # rounds where arm j is open: oj[open_start[j]:...]
@@ -152,17 +161,17 @@ def reroute(support: np.ndarray, req: np.ndarray, C1: int, rounds: np.ndarray) -
     found: dict[tuple[int, int, int], int] = {}   # padders found (round, arm, user it stands in for)
     players = np.ascontiguousarray(support.T)   # per arm: the users who may play it
 
-    def room_of(t: int, v: np.ndarray | int) -> np.ndarray:
-        """How many users the arms of users ``v`` in round t can spare (a closed arm: any number), -1 where
-        a user may not pad (its sample is needed, or its arm cannot spare it)."""
-        arm = cur[t, v]
+    def room_of(t: int) -> np.ndarray:
+        """How many users the arm of each user in round t can spare (a closed arm: any number), -1 where a
+        user may not pad (its sample is needed, or its arm cannot spare it)."""
+        arm = cur[t]
         on = is_open[t, arm]
-        needed = on & (req[v, arm] > 0) & (cov[v, arm] <= req[v, arm])
+        needed = on & (req[everyone, arm] > 0) & (cov[everyone, arm] <= req[everyone, arm])
         return np.where(needed | (on & (cnt[t, arm] <= C1)), -1, np.where(on, cnt[t, arm] - C1, N))
 
     def padder(t: int, a: int, u: int) -> int:
         if t not in rooms:
-            rooms[t] = room_of(t, everyone)
+            rooms[t] = room_of(t)
         if (t, a, u) not in found:
             room = np.where(players[a] & (cur[t] != a), rooms[t], -1)
             room[u] = -1
@@ -186,8 +195,10 @@ def reroute(support: np.ndarray, req: np.ndarray, C1: int, rounds: np.ndarray) -
         rooms.pop(t, None)   # the counts of round t changed; v's coverage of a and b too (where it sits on them)
         for r, room in rooms.items():
             c = cur[r, v]
-            if c == a or c == b:
-                room[v] = room_of(r, v)
+            if c == a or c == b:   # one user: scalar tests (numpy's whole-array path costs 30x more here)
+                k = int(cnt[r, c])
+                room[v] = N if not is_open[r, c] else \
+                    -1 if k <= C1 or (req[v, c] > 0 and cov[v, c] <= req[v, c]) else k - C1
 
     for u, j in zip(*np.nonzero(deficit), strict=True):
         for _ in range(int(deficit[u, j])):
@@ -501,12 +512,21 @@ def shorten_long(prep: Prepared, assignments: np.ndarray, multiplicities: np.nda
     support = prep.graph.support | (req > 0)
     failed = np.zeros(len(rounds), bool)   # per round: it could not go in an earlier step
     removed = 0
+    N, K = req.shape
+    everyone = np.arange(N)
     while len(rounds) > prep.lower_bound:
         found = None
-        for d in np.lexsort((unique_samples(prep, rounds), failed))[:candidates]:
+        # the state of the rounds, once per step; a candidate's is this one without its round
+        cnt = _counts(rounds, K)
+        is_open = cnt >= prep.C + 1
+        cov = _coverage(rounds, is_open, N, K)
+        for d in np.lexsort((_unique(req, rounds, is_open, cov), failed))[:candidates]:
             if time_limit is not None and time.perf_counter() - start > time_limit:
                 break
-            found = reroute(support, req, prep.C + 1, np.delete(rounds, d, axis=0))
+            on = is_open[d, rounds[d]]
+            cov[everyone[on], rounds[d, on]] -= 1   # each user once per round: no repeated index
+            found = reroute(support, req, prep.C + 1, np.delete(rounds, d, axis=0), np.delete(cnt, d, axis=0), cov)
+            cov[everyone[on], rounds[d, on]] += 1
             if found is not None:
                 failed = np.delete(failed, d)
                 break
