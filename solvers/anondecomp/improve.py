@@ -25,7 +25,7 @@ a time, by an augmenting path over the lost user's arms (a sample moves to a rou
 free, the sample there to another round, and so on), with a padder where an open arm the user leaves would
 drop below C+1 users. :func:`shorten_long` repeats deletions with it, and the certified bound
 (:func:`~anondecomp.lower_bound.lp_lower_bound`) applies it to the shortest arm-first schedule. Measured on
-that log (arm-first R = 532 against the bound 500): 0.1-0.2 s per deletion tried, R = 520-524 within 8 s,
+that log (arm-first R = 532 against the bound 500): 0.1-0.2 s per deletion tried, R = 519-524 within 8 s,
 where the program reached 531 in 6 s.
 
 It is a local search in the sense of large-neighbourhood search for scheduling (Shaw, *Using Constraint
