@@ -15,7 +15,8 @@ finds the best vertex of P_C under the covering duals with a HiGHS MIP (open arm
 Farley's bound ``LP_restricted / max(1, best vertex value)`` is a valid lower bound at every iteration, so a
 time limit still returns a certified bound. A greedy heuristic (:class:`GreedyPricer`) prices before the MIP,
 which runs only when the heuristic finds no improving face. Given a seed decomposition above the trivial
-bound, :func:`lp_lower_bound` also tries arm-first rounds on logs (:mod:`anondecomp.armfirst`), rounds the
+bound, :func:`lp_lower_bound` also tries arm-first rounds on logs (:mod:`anondecomp.armfirst`), removes rounds
+from the shortest of them by rerouting their samples (:func:`anondecomp.improve.shorten_long`), rounds the
 master's last solution (:mod:`anondecomp.rounding`) and returns the shortest result when it beats the seed.
 Every phase honours the time limit: a seed that cannot finish in its share gives up, the master and the MIP
 stop at the deadline, and the rounding starts only within it.
@@ -38,6 +39,8 @@ MIN_SEED_FACES = 64    # ...but at least this many faces (the master's size befo
 ROUNDING_SHARE = 0.2   # of a time limit, kept for rounding the master when the seed is above the trivial bound
 ARMFIRST_SHARE = 0.5   # of a time limit, after which arm-first rounds give up (a log's seed above the trivial bound)
 ARMFIRST_RESTARTS = 2  # ... and their restarts with noisy scores
+REROUTE_SHARE = 0.3     # ... and then, until this share more has passed, rounds removed from the shortest of them
+REROUTE_SECONDS = 10.0  # ... or so many seconds without a time limit
 _EMPTY_I = np.empty(0, dtype=np.int32)
 _EMPTY_F = np.empty(0, dtype=np.float64)
 
@@ -351,7 +354,8 @@ class LPBound:
         (:mod:`anondecomp.rounding`); ``None`` otherwise.
     decomposition_from : str
         Where ``decomposition`` comes from: ``"polytope"``, ``"timeshare"``, ``"armfirst"``
-        (:mod:`anondecomp.armfirst`, tried on logs) or ``"lp"`` (rounding).
+        (:mod:`anondecomp.armfirst`, tried on logs), ``"armfirst+improve"`` (with rounds removed by
+        :func:`anondecomp.improve.shorten_long`) or ``"lp"`` (rounding).
     how : str
         How ``value`` is certified: ``"LP optimum"``, ``"time limit: Farley bound"`` or, when the time limit
         left nothing better, ``"time limit: trivial bound"`` (max_i sum_j ceil(w_ij)).
@@ -541,6 +545,7 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     10.0
     """
     from anondecomp.armfirst import armfirst_rounds  # imported here: it imports the methods package
+    from anondecomp.improve import shorten_long
     from anondecomp.validation import prepare
     from anondecomp.verify import verify
 
@@ -552,15 +557,36 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     if seed is not None and seed.total_assignments > trivial and graph.demand is None:
         # a log: arm-first rounds, often much shorter than the given seed there (module anondecomp.armfirst)
         # plain, users without slack first, then restarts of the latter with noisy scores (fixed seeds)
+        # a restart runs only while the time left for them is twice the last run: one that would be cut, or
+        # barely finish, is worth less than the same time spent rerouting below (3000 x 1000 log at C = 50:
+        # a restart gives R = 524-540 in 3-4 s, rerouting about one round less per second)
+        last = 0.0
         for tight_first, restart in ((False, None), (True, None), *((True, r) for r in range(ARMFIRST_RESTARTS))):
-            found = armfirst_rounds(prep, None if time_limit is None else start + ARMFIRST_SHARE * time_limit,
-                                    tight_first, None if restart is None else np.random.default_rng(restart))
+            deadline = None if time_limit is None else start + ARMFIRST_SHARE * time_limit
+            if deadline is not None and restart is not None and deadline - time.perf_counter() < 2 * last:
+                break
+            began = time.perf_counter()
+            found = armfirst_rounds(prep, deadline, tight_first,
+                                    None if restart is None else np.random.default_rng(restart))
+            last = time.perf_counter() - began
             if found is not None:
                 seeds.append((*found, "armfirst"))
                 if int(found[1].sum()) <= trivial:
                     break
-    if seed is None or (seed.total_assignments > trivial and seed.method not in ("polytope", "timeshare")):
-        seeds += _fast_seed(prep, best_effort, time_limit)
+        # the shortest, with rounds removed by rerouting their samples (anondecomp.improve.shorten_long)
+        found = min((x for x in seeds[1:]), key=lambda x: int(x[1].sum()), default=None)
+        if found is not None and int(found[1].sum()) > trivial:
+            budget = REROUTE_SECONDS if time_limit is None else \
+                (ARMFIRST_SHARE + REROUTE_SHARE) * time_limit - (time.perf_counter() - start)
+            shorter = shorten_long(prep, found[0], found[1], time_limit=budget) if budget > 0 else None
+            if shorter is not None:
+                seeds.append((*shorter, "armfirst+improve"))
+    met = any(int(x[1].sum()) <= trivial for x in seeds[1:])   # an arm-first seed meets the bound already
+    if not met and (seed is None or (seed.total_assignments > trivial
+                                     and seed.method not in ("polytope", "timeshare"))):
+        # its share of the time limit, within what the arm-first seeds left
+        seeds += _fast_seed(prep, best_effort, None if time_limit is None else
+                            min(time_limit, max(start + time_limit - time.perf_counter(), 0.0) / TIMESHARE_SHARE))
     faces: list[np.ndarray] = []
     arm_pairs = np.bincount(np.nonzero(prep.required > 0)[1], minlength=graph.n_arms)
     used = 0  # columns of the faces taken so far: seeds after the first only fill what is left of the budget

@@ -46,7 +46,8 @@ def test_armfirst_beats_least_slack_rounds_on_a_log_with_thin_arms_and_the_bound
     # no master solved (as when the time limit comes first): no rounding, the arm-first seed is returned
     monkeypatch.setattr(anondecomp.lower_bound.ColumnGeneration, "run", lambda self, *args, **kwargs: None)
     bound = anondecomp.lp_lower_bound(g, 20, seed=slack)
-    assert bound.decomposition_from == "armfirst" and bound.how == "time limit: trivial bound"
+    # arm-first rounds, perhaps with rounds removed by rerouting (anondecomp.improve.shorten_long)
+    assert bound.decomposition_from in ("armfirst", "armfirst+improve") and bound.how == "time limit: trivial bound"
     tight = armfirst_rounds(prepare(g, 20, False), tight_first=True)[1]
     assert int(bound.decomposition[1].sum()) <= min(int(m.sum()), int(tight.sum()))   # the shortest variant
     assert anondecomp.verify(g, 20, *bound.decomposition).valid

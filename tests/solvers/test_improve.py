@@ -7,7 +7,7 @@ import pytest
 
 from anondecomp import Decomposition, DemandGraph, decompose, lp_lower_bound
 from anondecomp.bench.real import powerlaw_log, write_edge_table
-from anondecomp.improve import drop_round, rounds_of, shorten, shorter, unique_samples
+from anondecomp.improve import drop_round, reroute, rounds_of, shorten, shorten_long, shorter, unique_samples
 from anondecomp.validation import prepare
 from anondecomp.verify import verify
 
@@ -102,6 +102,49 @@ def test_shorten_halves_one_round_per_arm_on_a_log(seed):
     a, m = found
     assert prep.lower_bound <= int(m.sum()) < len(once)
     assert verify(g, C, a, m).valid
+
+
+def test_reroute_refills_a_deleted_round_or_declines_and_never_returns_a_short_decomposition():
+    C, repaired = 5, 0
+    for seed in range(3):
+        g = powerlaw_log(150, 20, C, seed)
+        req = np.asarray(prepare(g, C, False).required, np.int64)
+        d = decompose(g, C, method="slack")
+        rounds = rounds_of(d.assignments, d.multiplicities)
+        for r in range(len(rounds)):
+            found = reroute(g.support | (req > 0), req, C + 1, np.delete(rounds, r, axis=0))
+            if found is not None:
+                repaired += 1
+                assert found.shape == (len(rounds) - 1, g.n_users)
+                assert verify(g, C, found, np.ones(len(found), np.int64)).valid
+    assert repaired > 0
+
+
+def test_reroute_walks_an_augmenting_path_through_a_needed_sample():
+    # C = 1; user 0 wants arms 0 and 1, users 1 and 2 arm 0, users 3 and 4 arm 1. User 0 lacks arm 1 (alone on
+    # it in round 1). Arm 1 is open only in round 0, where user 0 gives the needed sample of arm 0 with user 1
+    # alone; so user 2 (padding arm 1 there) keeps arm 0 open, user 0 takes arm 1, and its arm 0 sample moves
+    # to round 1, where arm 0 is open and user 0's slot was free.
+    req = np.array([[1, 1], [1, 0], [1, 0], [0, 1], [0, 1]])
+    support = np.ones((5, 2), bool)
+    rounds = np.array([[0, 0, 1, 1, 1],
+                       [1, 0, 0, 0, 0]])
+    g = DemandGraph.from_weights(req.astype(float), support=support)
+    assert not verify(g, 1, rounds, np.ones(2, np.int64)).valid
+    found = reroute(support, req, 2, rounds)
+    assert found is not None and found.tolist() == [[1, 0, 0, 1, 1], [0, 0, 0, 0, 0]]
+    assert verify(g, 1, found, np.ones(2, np.int64)).valid
+
+
+def test_shorten_long_removes_rounds_of_a_long_schedule_and_verifies():
+    g = powerlaw_log(300, 40, 5, 0)
+    prep = prepare(g, 5, False)
+    seed = decompose(g, 5, method="slack")
+    found = shorten_long(prep, seed.assignments, seed.multiplicities)
+    assert found is not None
+    a, m = found
+    assert prep.lower_bound <= int(m.sum()) < seed.total_assignments
+    assert verify(g, 5, a, m).valid
 
 
 def test_certify_reports_the_shortened_decomposition_and_verify_accepts_it(tmp_path, capsys, monkeypatch):
