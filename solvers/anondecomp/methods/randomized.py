@@ -43,6 +43,21 @@ def informative_probability_bound(graph: DemandGraph, required: np.ndarray, C: i
     return float((own * crowd).min())
 
 
+def expected_assignments(graph: DemandGraph, required: np.ndarray, C: int) -> float:
+    """About how many assignments the randomized decomposition draws for ``required``: D / p, with D the
+    largest demand of a pair and p :func:`informative_probability_bound` (each assignment is distinct, of every
+    user). The decomposition refuses above :data:`MAX_EXPECTED`; a caller may bound it tighter before drawing.
+
+    Examples
+    --------
+    >>> g = DemandGraph.from_batched(3, np.ones((6, 2), bool))
+    >>> expected_assignments(g, np.full((6, 2), 3), C=1) > 3
+    True
+    """
+    D = max(int(np.max(required, initial=0)), 1)
+    return D / max(informative_probability_bound(graph, required, C), 1e-300)
+
+
 def randomized_decomposition(graph: DemandGraph, C: int, *, rng: np.random.Generator | None = None,
                              seed: int | None = 0, best_effort: bool = False,
                              cap_factor: int = 20) -> Decomposition:
@@ -67,8 +82,9 @@ def randomized_decomposition(graph: DemandGraph, C: int, *, rng: np.random.Gener
     offsets = np.arange(N, dtype=np.int64) * width
     D = max(int(prep.required.max()), 1)
     p = informative_probability_bound(graph, prep.required, prep.C)
-    if D / max(p, 1e-300) > MAX_EXPECTED:
-        raise InfeasibleError(f"randomized decomposition would need about {D / max(p, 1e-300):.3g} assignments "
+    expected = expected_assignments(graph, prep.required, prep.C)
+    if expected > MAX_EXPECTED:
+        raise InfeasibleError(f"randomized decomposition would need about {expected:.3g} assignments "
                               "(arms rarely draw C+1 users at random); use method='polytope' or 'block'")
     cap = cap_factor * max(K * D, math.ceil(D / p))
     # The draws come in blocks of BATCH assignments (rows of rng.random((BATCH, N))), the last block cut at the

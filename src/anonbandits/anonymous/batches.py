@@ -182,12 +182,11 @@ def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decompo
                                "can play it; the instance needs more users per arm")
     n = learners.n_learners
     if max_elicited is not None and decomposer == "randomized":
-        # the decomposer's own estimate D / p of the assignments it draws (each distinct, of every user), checked
+        # the decomposer's own estimate of the assignments it draws (each distinct, of every user), checked
         # before it draws them: on many arms they run to millions
-        from anondecomp.methods.randomized import informative_probability_bound
+        from anondecomp.methods.randomized import expected_assignments
 
-        p = informative_probability_bound(graph, demand, C)
-        expected = max(int(demand.max()), 1) / max(p, 1e-300)
+        expected = expected_assignments(graph, demand, C)
         if expected * n > max_elicited:
             raise AnonBanditsError(f"batch {batch}: the randomized decomposition would draw about {expected:.3g} "
                                    f"distinct assignments of {n} users, more than the {max_elicited:.0e} "
