@@ -292,6 +292,17 @@ def _cell(text: str) -> object:
     return text
 
 
+def refusal_notes(rows: list[dict]) -> list[str]:
+    """One line per (instance, scheme, decomposer) with refused runs: how many, and the first one's reason (every
+    run's reason is in the run table)."""
+    first: dict[tuple[str, str, str], list] = {}
+    for r in rows:
+        if r["status"] == "refused":
+            first.setdefault((r["instance"], r["scheme"], r["decomposer"]), [0, r["reason"]])[0] += 1
+    return [f"Refused: {inst}, {scheme}, {dec}: {n} run(s), e.g. {reason}."
+            for (inst, scheme, dec), (n, reason) in first.items()]
+
+
 def identification(args: argparse.Namespace, out: Path) -> list[str]:
     """Rounds to stop and error rate of every (instance, scheme, decomposer); writes the tables and the plot."""
     schemes = (CONTROL, "se") if args.quick else (CONTROL, *SCHEMES)
@@ -303,16 +314,11 @@ def identification(args: argparse.Namespace, out: Path) -> list[str]:
                                 not_run_reason="median elimination with optimal: about an hour per seed (see note)"))
         notes.append(f"Data-derived instance: {Path(args.means_file).name}, C = {args.data_C}. Its ratios are against "
                      "polytope where it ran, else (polytope off its domain) against optimal, else block, as each "
-                     "cell says. randomized is refused by the identification driver before it draws a batch too "
-                     "large to elicit (anonymous.batches.MAX_ELICITED: 10^7 distinct user-assignments; the "
-                     "decomposer's own estimate D/p of its assignments, each distinct, times 284 users): naive and "
-                     "median at batch 1 (about 3.0 x 10^5 and 2.8 x 10^6 assignments), se and ser3 at batch 11 "
-                     "(4.7 x 10^4). Median elimination with optimal is not run: on seed 0 the optimal decomposer "
-                     "took 51, 113 and 218 s for batches 2 to 4 of about 7 (its seed's time-shared faces and its "
-                     "exact realisation, about 10^4 max-flow calls a batch, growing with the 3,000 to 7,000 "
-                     "distinct assignments; the integer program is 12%): the time doubles batch on batch, about an "
-                     "hour per seed by extrapolation; block runs median in about 2 s. Greedy's first median batch "
-                     "alone passes the 10^9-round horizon (censored).")
+                     "cell says. A batch too large to elicit (anonymous.batches.MAX_ELICITED distinct "
+                     "user-assignments) is refused by the identification driver, randomized before it draws, on the "
+                     "decomposer's own estimate of its assignments. Median elimination with optimal is not run: "
+                     "its decomposer's time doubles batch on batch, about an hour per seed (measured in "
+                     "docs/anonymous-bandits.md).")
     else:
         notes.append("Data-derived instance: skipped (no --means-file given; the OBD recipe examples/obd_means.py "
                      "writes one).")
@@ -324,6 +330,7 @@ def identification(args: argparse.Namespace, out: Path) -> list[str]:
         write_table(rows, out / "anonymous_bai.csv")
     summary = summarise(rows)
     write_table(summary, out / "anonymous_bai_summary.csv")
+    notes += refusal_notes(rows)
     notes.append(f"{seeds} paired seeds; epsilon = {APPROX}, delta = {DELTA} per user; naive is a control (one "
                  "all-active batch), not evidence.")
     (out / "anonymous_bai_table.md").write_text(markdown(summary, notes))
