@@ -574,7 +574,7 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
                 if int(found[1].sum()) <= trivial:
                     break
         # the shortest, with rounds removed by rerouting their samples (anondecomp.improve.shorten_long)
-        found = min((x for x in seeds[1:]), key=lambda x: int(x[1].sum()), default=None)
+        found = min(seeds[1:], key=lambda x: int(x[1].sum()), default=None)
         if found is not None and int(found[1].sum()) > trivial:
             budget = REROUTE_SECONDS if time_limit is None else \
                 (ARMFIRST_SHARE + REROUTE_SHARE) * time_limit - (time.perf_counter() - start)
