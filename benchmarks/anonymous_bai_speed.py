@@ -16,7 +16,9 @@ the ratio of their median wall times (target >= 100x), and ``identify`` alone at
 anonymous estimates' variance proxy (4C+1)/4 from the first batch. A last pair of rows uses the ``randomized``
 decomposer, whose assignments are all distinct: nothing is aggregated over repetitions, so that ratio shows the
 vectorisation alone (and the decomposer's own time, the same in both). Median of 3 wall times (1 with
-``--quick``, at smaller sizes).
+``--quick``, at smaller sizes). Each pair has a ``floor`` row: the decomposer's own time plus one reward draw per
+user, round and distinct assignment, nothing else (``benchmarks/_floor.py``); ``plain / floor`` is the ceiling of
+any driver over that decomposer.
 
 Usage: python benchmarks/anonymous_bai_speed.py [--quick]
 Writes docs/results/anonymous_bai_speed.csv and .png (build/benchmarks/ with --quick).
@@ -30,6 +32,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _floor import floor_row, recorded_decompositions
 from _output import results_dir
 
 from anonbandits.anonymous.bai import identify
@@ -71,12 +74,14 @@ def _plain(n: int, subroutine: str, approx: float, decomposer: str, seed: int):
 
 
 def _row(measure: str, subroutine: str, decomposer: str, n: int, approx: float, walls: list[float], run) -> dict:
-    wall = statistics.median(walls)
+    """A table row; ``walls`` empty for the floor, whose timing columns :func:`_floor.floor_row` gives."""
+    wall = statistics.median(walls) if walls else None
     return {"measure": measure, "subroutine": subroutine, "decomposer": decomposer, "users": n, "arms": K, "C": C,
             "approx": approx, "delta": DELTA, "rounds": run.rounds, "samples": run.samples,
             "assignments": run.assignments, "batches": run.batches, "user_rounds": run.rounds * n,
-            "wall_time": wall, "wall_min": min(walls), "wall_max": max(walls), "repeats": len(walls),
-            "throughput": run.rounds * n / wall, "ratio": None, "baseline": BASELINE if measure == "identify" else ""}
+            "wall_time": wall, "wall_min": min(walls, default=None), "wall_max": max(walls, default=None),
+            "repeats": len(walls) or None, "throughput": run.rounds * n / wall if walls else None, "ratio": None,
+            "baseline": BASELINE if measure == "identify" else ""}
 
 
 def _timed(fn, repeat: int, *args) -> tuple[list[float], object]:
@@ -94,9 +99,15 @@ def compare(subroutine: str, approx: float, decomposer: str, n: int, repeat: int
     rows = [_row("plain", subroutine, decomposer, n, approx, plain_walls, plain),
             _row("identify", subroutine, decomposer, n, approx, fast_walls, fast)]
     rows[1]["ratio"] = rows[0]["wall_time"] / rows[1]["wall_time"]
+    with recorded_decompositions() as calls:
+        _fast(n, subroutine, approx, decomposer, seed=1)
+    rows.append(_row("floor", subroutine, decomposer, n, approx, [], fast)
+                | floor_row(calls, _instance(n).mu, C, rows[0]["wall_time"]))
     print(f"{subroutine:6s} {decomposer:10s} N={n}: plain {rows[0]['wall_time']:7.2f} s ({plain.rounds} rounds, "
           f"{plain.samples} samples), identify {rows[1]['wall_time']:7.3f} s ({fast.rounds} rounds, "
-          f"{fast.samples} samples): {rows[1]['ratio']:,.0f}x (target >= 100x)", flush=True)
+          f"{fast.samples} samples): {rows[1]['ratio']:,.0f}x (target >= 100x); floor {rows[2]['wall_time']:.3f} s "
+          f"(decomposer {rows[2]['decompose_s']:.3f} s + draws {rows[2]['draw_s']:.3f} s), ceiling "
+          f"{rows[2]['ratio']:,.0f}x", flush=True)
     return rows
 
 
@@ -130,7 +141,7 @@ def plot(rows: list[dict], path: Path) -> None:
     ax1.set_ylabel("seconds per run (median)")
     ax1.set_title(f"anon-bai, K={K}, C={C}, decomposer auto")
     ax1.legend(fontsize="small", ncol=2, loc="upper center")
-    pairs = [r for r in rows if r["ratio"] is not None]
+    pairs = [r for r in rows if r["measure"] == "identify" and r["ratio"] is not None]
     ax2.bar([f"{r['subroutine']}\n{r['decomposer']}" for r in pairs], [r["ratio"] for r in pairs])
     ax2.axhline(100, color="red", linestyle="--", label="target 100x")
     ax2.set_yscale("log")

@@ -15,7 +15,9 @@ clustered instance (Bernoulli rewards, gap 0.4, K = 3, C = 2, confidence beta = 
 Both at N = 60 users with the decomposer ``auto`` and ``randomized`` (every assignment distinct: nothing is
 aggregated over repetitions, the ratio of the vectorisation alone), and DP-SE (``dp-se``, epsilon = 1, the
 Laplace noise of every epoch sum drawn by both) with ``auto``, the ratio of their median wall times
-(target >= 100x), and ``batched_regret`` alone at larger N. Median of 3 wall times (1 with ``--quick``, at
+(target >= 100x), and ``batched_regret`` alone at larger N. Each pair has a ``floor`` row: the decomposer's own
+time plus one reward draw per user, round and distinct assignment (``benchmarks/_floor.py``); ``plain / floor``
+is the ceiling of any driver over that decomposer. Median of 3 wall times (1 with ``--quick``, at
 smaller sizes).
 
 Usage: python benchmarks/anonymous_regret_speed.py [--quick]
@@ -30,6 +32,7 @@ import statistics
 import time
 
 import numpy as np
+from _floor import floor_row, recorded_decompositions
 from _output import results_dir
 
 from anonbandits.anonymous import batched_regret
@@ -98,7 +101,13 @@ def compare(decomposer: str, n: int, repeat: int, epsilon: float = math.inf) -> 
           f"batched_regret {fast['wall_time']:7.3f} s "
           f"({fast['exploration_rounds']} rounds, regret {fast['regret']:.0f}): {fast['ratio']:,.0f}x "
           "(target >= 100x)", flush=True)
-    return [plain, fast]
+    with recorded_decompositions() as calls:
+        _fast(n, decomposer, epsilon, seed=1)
+    floor = {**fast, "measure": "floor", "wall_min": None, "wall_max": None, "repeats": None, "throughput": None,
+             **floor_row(calls, _instance(n).mu, C, plain["wall_time"])}
+    print(f"      floor {floor['wall_time']:.3f} s (decomposer {floor['decompose_s']:.3f} s + draws "
+          f"{floor['draw_s']:.3f} s), ceiling {floor['ratio']:,.0f}x", flush=True)
+    return [plain, fast, floor]
 
 
 def main() -> None:
