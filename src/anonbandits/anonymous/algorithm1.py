@@ -2,9 +2,12 @@
 Section 3.3 and Theorem 1: low-regret anonymous bandits with a pluggable anonymous decomposition.
 
 Every user runs its own BaSE (:class:`~anonbandits.core.learners.BaSEElimination`, all in lock-step on one static
-grid) with horizon ``T' = floor(T / (alpha (2C+2)))`` and ``B = max(2, ceil(log log T'))`` batches. Each
-exploration batch's graph (D_b, A_{.,b}) is checked to be U-batched, decomposed once by ``anondecomp``, and its
-assignments run through the channel's 2C+2-round sub-algorithm; the estimates go to the users' BaSE.
+grid) with horizon ``T' = floor(T / (alpha (2C+2)))`` and ``B = max(2, ceil(log log T'))`` batches. The batches
+run on :func:`~anonbandits.anonymous.batched_regret`, the one driver of every batched learner: each exploration
+batch's graph (D_b, A_{.,b}) is checked to be U-batched (the driver's ``batch_graph`` hook), decomposed once by
+``anondecomp``, and its assignments run through the channel's 2C+2-round sub-algorithm; every estimate goes to
+the users' BaSE, those of over-covered pairs too (the driver's ``use_surplus``: Algorithm 1 as the paper states
+it, where the other learners keep exactly their demand).
 
 * **[DECISION]** the last batch needs no feedback: every user plays its committed arm to the horizon; a graph
   that is not U-batched raises :class:`NotUBatchedError` unless ``best_effort``; the run stops exactly at T.

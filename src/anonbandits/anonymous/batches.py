@@ -184,11 +184,11 @@ def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decompo
     Parameters
     ----------
     learners : BatchLearner
-        The N learners whose ``demand`` this is (their supports and recommendations).
+        The N learners of the batch (:func:`demand_graph` reads their supports).
     demand : numpy.ndarray
-        (N, K) int64 samples wanted; a row of zeros is a user that only fills groups.
+        (N, K) int64 samples wanted, as for :func:`demand_graph`.
     C : int
-        The anonymity parameter.
+        The anonymity parameter: every group of an assignment has at least C + 1 users.
     decomposer : str
         An ``anondecomp.METHODS`` name.
     rng : numpy.random.Generator

@@ -1,5 +1,6 @@
 """Regret of N batched learners over a horizon, on the direct or the anonymous channel: one driver for any
-learner of :mod:`anonbandits.core.learners` (SE and DP-SE with doubling epochs need no horizon).
+learner of :mod:`anonbandits.core.learners` (SE and DP-SE with doubling epochs need no horizon; Algorithm 1's
+BaSE, :func:`~anonbandits.anonymous.anon_batched`, runs on it too).
 
 Esfandiari, Mirrokni, Schneider, *Anonymous Bandits for Multi-User Systems* (NeurIPS 2022, paper 000): every
 user runs its own learner, all in lock-step batches, and :func:`batched_regret` charges the pseudo-regret of
@@ -14,7 +15,10 @@ every round, summed over users, until the horizon T.
   round), then plays its recommendation until the batch's longest user is done; exact reward sums, variance
   proxy 1/4.
 
-A batch cut by the horizon is played (its regret counts) but gives no update. ``sum_epsilon`` adds DP-SE's
+Algorithm 1 sets three options of the one loop: its batch graph (``batch_graph``: BaSE's batched graph, checked
+U-batched), ``use_surplus`` (BaSE pools every estimate, over-covered pairs' too, where the other learners keep
+exactly their demand) and ``best_effort``. A batch cut by the horizon is played (its regret counts) but gives
+no update. ``sum_epsilon`` adds DP-SE's
 ``Lap(1/epsilon)`` to each (learner, arm) batch sum, the noise :class:`~anonbandits.core.learners.EpochElimination`
 at that epsilon accounts for (Sajed and Sheffet, ICML 2019).
 """
