@@ -2,10 +2,11 @@
 
 Esfandiari, Mirrokni, Schneider, *Anonymous Bandits for Multi-User Systems* (NeurIPS 2022, paper 000). A
 batch's demand (the learners' :meth:`~anonbandits.core.learners.BatchLearner.demand`) becomes a demand graph
-whose supports are kept apart from the demand (:func:`supports`), ``anondecomp.decompose`` splits it into
-C-anonymous assignments (:func:`decompose_demand`), the channel runs the 2C+2-round sub-algorithm on them, the
-auditor checks every released group, and each learner keeps exactly the estimates it asked for
-(:func:`elicit_demand`); a privacy mechanism's noise raises the variance proxy (:func:`noisy_variance`).
+whose supports are kept apart from the demand (:func:`supports`, :func:`demand_graph`), ``anondecomp.decompose``
+splits it into C-anonymous assignments (:func:`decompose_demand`), the channel runs the 2C+2-round sub-algorithm
+on them, the auditor checks every released group, and each learner keeps exactly the estimates it asked for
+(:func:`elicit_demand`; Algorithm 1's BaSE keeps them all); a privacy mechanism's noise raises the variance proxy
+(:func:`noisy_variance`).
 :func:`~anonbandits.anonymous.identify` (best-arm identification) and
 :func:`~anonbandits.anonymous.batched_regret` (regret over a horizon) both run it.
 """
@@ -256,7 +257,7 @@ def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decompo
 @fill
 def elicit_demand(channel: AnonymousChannel, res: anondecomp.Decomposition, demand: np.ndarray,
                   batch: int, *, use_surplus: bool = False, best_effort: bool = False) -> tuple[Feedback, bool]:
-    """Run a batch's decomposition through the channel, each pair keeping exactly its demanded estimates.
+    """Run a batch's decomposition through the channel, each pair keeping exactly its demanded estimates (or all).
 
     Parameters
     ----------
