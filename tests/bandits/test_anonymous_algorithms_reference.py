@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import anonbandits.anonymous.algorithm1 as algorithm1
 import anonbandits.anonymous.algorithm2 as algorithm2
+import anonbandits.anonymous.regret as regret
 import anonbandits.channels.anonymous as channel_module
 import anonbandits.reference.anonymous_bai as plain_module
 from anonbandits import simulate
@@ -60,7 +60,7 @@ def _assert_same(run, channel, ref) -> None:
 
 
 def _batched(monkeypatch, mu: np.ndarray, horizon: int, decomposer: str, **kwargs):
-    channels = _recorded(monkeypatch, algorithm1)
+    channels = _recorded(monkeypatch, regret)  # Algorithm 1 runs on the regret driver
     run = anon_batched(MultiUserInstance(mu=mu), C, horizon, U=U, decomposer=decomposer, gamma=1.0,
                        rng=np.random.default_rng(0), decomposer_rng=np.random.default_rng(1), **kwargs)
     ref = reference_batched(mu, C, horizon, U=U, decomposer=decomposer, gamma=1.0,
@@ -153,7 +153,7 @@ def test_the_plain_grid_is_the_library_grid(kind):
 def test_no_anonymous_algorithm_run_releases_a_group_below_c(monkeypatch, name, decomposer):
     """The auditor's record of every group an ``anon-batched`` or ``anon-etc`` run released: none below C, it
     accounts for every observation, and its smallest entry is the run's min_group_size."""
-    channels = _recorded(monkeypatch, algorithm1 if name == "anon-batched" else algorithm2)
+    channels = _recorded(monkeypatch, regret if name == "anon-batched" else algorithm2)
     extra = {"decomposer": decomposer} if decomposer else {}
     m = simulate(name, seed=1, users=15, arms=3, C=C, horizon=200_000, **extra).metrics
     sizes = channels[0].auditor.group_sizes

@@ -3,9 +3,9 @@ identification for every user (``anon-bai``) and the regret of any batched learn
 (:func:`batched_regret`: ``se`` and ``dp-se --channel anonymous``)."""
 
 from anonbandits.anonymous import algorithm1, algorithm2
-from anonbandits.anonymous.algorithm1 import AnonymousRun, BatchRecord, NotUBatchedError
+from anonbandits.anonymous.algorithm1 import NotUBatchedError
 from anonbandits.anonymous.bai import IdentificationRun, identify, stop_curve
-from anonbandits.anonymous.regret import batched_regret
+from anonbandits.anonymous.regret import AnonymousRun, BatchRecord, batched_regret
 from anonbandits.anonymous.specs import ALGORITHMS
 from anonbandits.core import schedules
 from anonbandits.validation import validated

@@ -2,9 +2,12 @@
 Section 3.3 and Theorem 1: low-regret anonymous bandits with a pluggable anonymous decomposition.
 
 Every user runs its own BaSE (:class:`~anonbandits.core.learners.BaSEElimination`, all in lock-step on one static
-grid) with horizon ``T' = floor(T / (alpha (2C+2)))`` and ``B = max(2, ceil(log log T'))`` batches. Each
-exploration batch's graph (D_b, A_{.,b}) is checked to be U-batched, decomposed once by ``anondecomp``, and its
-assignments run through the channel's 2C+2-round sub-algorithm; the estimates go to the users' BaSE.
+grid) with horizon ``T' = floor(T / (alpha (2C+2)))`` and ``B = max(2, ceil(log log T'))`` batches. The batches
+run on :func:`~anonbandits.anonymous.batched_regret`, the one driver of every batched learner: each exploration
+batch's graph (D_b, A_{.,b}) is checked to be U-batched (the driver's ``batch_graph`` hook), decomposed once by
+``anondecomp``, and its assignments run through the channel's 2C+2-round sub-algorithm; every estimate goes to
+the users' BaSE, those of over-covered pairs too (the driver's ``use_surplus``: Algorithm 1 as the paper states
+it, where the other learners keep exactly their demand).
 
 * **[DECISION]** the last batch needs no feedback: every user plays its committed arm to the horizon; a graph
   that is not U-batched raises :class:`NotUBatchedError` unless ``best_effort``; the run stops exactly at T.
@@ -20,167 +23,19 @@ assignments run through the channel's 2C+2-round sub-algorithm; the estimates go
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import replace
 
 import numpy as np
 
 import anondecomp
-from anonbandits._docstrings import fill, filled_dataclass
-from anonbandits.anonymous.batches import noisy_variance
-from anonbandits.channels import AnonymousChannel, elicitation_rounds, elicitation_variance
+from anonbandits._docstrings import fill
+from anonbandits.anonymous.regret import AnonymousRun, batched_regret
+from anonbandits.channels import elicitation_rounds, elicitation_variance
 from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.core import default_batches, static_grid
 from anonbandits.core.learners import BaSEElimination
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import AnonBanditsError, ConfigError, require
-
-
-@dataclass(frozen=True)
-class BatchRecord:
-    """One exploration batch of Algorithm 1 (or the exploration phase of Algorithm 2).
-
-    Parameters
-    ----------
-    demand : int
-        D_b, the samples each user wants from each of its active arms (Algorithm 2: its number of phases).
-    assignments : int
-        R_b, the number of assignments run (the sum of the multiplicities).
-    distinct : int
-        How many of them differ.
-    method : str
-        The decomposition method that ran (``"etc"`` for Algorithm 2).
-    uncovered : int
-        The (user, arm) pairs left uncovered (best effort only).
-    rounds : int
-        The rounds played in the batch.
-    eliminated : int
-        The arms eliminated after the batch, over all users.
-    active_pairs : int
-        The (user, arm) pairs active when the batch was decomposed.
-
-    References
-    ----------
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Sections 3.3 and 3.5).
-
-    Examples
-    --------
-    >>> record = BatchRecord(demand=62, assignments=62, distinct=2, method="polytope", uncovered=0, rounds=248,
-    ...                      eliminated=0, active_pairs=16)
-    >>> record.rounds // record.assignments  # 2C + 2 rounds per assignment, C = 1
-    4
-    """
-
-    demand: int
-    assignments: int
-    distinct: int
-    method: str
-    uncovered: int
-    rounds: int
-    eliminated: int
-    active_pairs: int
-
-
-@filled_dataclass(frozen=True, eq=False)
-class AnonymousRun:
-    """What a run of Algorithm 1 or 2 reports.
-
-    Parameters
-    ----------
-    regret : float
-        The final pseudo-regret, summed over users and rounds (elicitation included).
-    curve : tuple of numpy.ndarray
-        ``(rounds, cumulative regret)`` at about 200 evenly spaced rounds.
-    observations : int
-        The aggregate observations the auditor served.
-    min_group_size : int or None
-        The smallest group the auditor served (``None`` if none).
-    horizon : int
-        The rounds played.
-    exploration_rounds : int
-        The rounds spent eliciting feedback.
-    committed : numpy.ndarray or None
-        (N,) each user's committed arm (``None`` if the horizon came first).
-    optimal_fraction : float
-        The share of all users whose committed arm is optimal (of largest mean, ties included); if the horizon
-        came first, of those whose recommendation (the arm they would commit to) is. Never NaN.
-    batches : tuple of BatchRecord, optional
-        The per-batch records. Default ``()``.
-    info : dict, optional
-        The run constants (Algorithm 1: ``alpha``, ``base_horizon``, ``grid``, ``batches``; Algorithm 2:
-        ``exploration_target``, ``phases``); ``info["exposure"]`` is the channel's privacy exposure (empty
-        without a mechanism). Default ``{}``.
-
-    References
-    ----------
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Theorems 1 and 2).
-
-    {{anon_example}}
-    >>> run = anon_batched(instance, 1, 2000, U=4, rng=np.random.default_rng(1))
-    >>> run.horizon, run.exploration_rounds, run.min_group_size, run.optimal_fraction
-    (2000, 248, 1, 1.0)
-    >>> int(run.curve[0][-1]), run.info["grid"]
-    (2000, [0, 62, 500])
-    """
-
-    regret: float
-    curve: tuple[np.ndarray, np.ndarray]
-    observations: int
-    min_group_size: int | None
-    horizon: int
-    exploration_rounds: int
-    committed: np.ndarray | None
-    optimal_fraction: float
-    batches: tuple[BatchRecord, ...] = ()
-    info: dict = field(default_factory=dict)
-
-    @classmethod
-    def finish(cls, channel: AnonymousChannel, instance: MultiUserInstance, commit: Callable[[], np.ndarray],
-               batches: Sequence[BatchRecord], info: dict) -> AnonymousRun:
-        """Commit every user to ``commit()`` unless the horizon is reached, play to it, and report the run.
-
-        Parameters
-        ----------
-        channel : anonbandits.channels.AnonymousChannel
-            The run's channel, after its exploration.
-        instance : anonbandits.envs.instances.MultiUserInstance
-            The run's instance (its optimal arms give ``optimal_fraction``).
-        commit : callable
-            ``commit() -> numpy.ndarray``: each user's (N,) committed arm, played if the horizon is not reached
-            (and otherwise the recommendation that ``optimal_fraction`` scores).
-        batches : sequence of BatchRecord
-            The per-batch records of the exploration.
-        info : dict
-            The run constants; the channel's ``exposure`` is added under ``"exposure"``.
-
-        Returns
-        -------
-        AnonymousRun
-            The report of the run, its regret curve at about 200 points.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from anonbandits.channels import AnonymousChannel
-        >>> from anonbandits.envs.instances import MultiUserInstance
-        >>> instance = MultiUserInstance(np.array([[0.9, 0.1]] * 4))
-        >>> channel = AnonymousChannel(instance, 2, 100, np.random.default_rng(0))
-        >>> _ = channel.elicit(np.ones(4, dtype=int), np.array([1]))
-        >>> run = AnonymousRun.finish(channel, instance, lambda: np.zeros(4, dtype=int), [], {})
-        >>> run.horizon, run.exploration_rounds, round(run.regret, 6), run.optimal_fraction, run.info
-        (100, 6, 19.2, 1.0, {'exposure': {}})
-        """
-        exploration = channel.t
-        # scored even when the horizon came first, so the share is over all users and never NaN
-        recommended = np.asarray(commit())
-        committed = None if channel.done else recommended
-        if committed is not None:
-            channel.play(committed)
-        best = instance.gaps[np.arange(instance.n_users), recommended] == 0  # a tie for the best counts
-        return cls(regret=channel.regret, curve=channel.regret_curve(200), observations=channel.observations,
-                   min_group_size=channel.min_group_size, horizon=channel.t, exploration_rounds=exploration,
-                   committed=committed, optimal_fraction=float(best.mean()),
-                   batches=tuple(batches), info={**info, "exposure": channel.exposure})
 
 
 class NotUBatchedError(AnonBanditsError):
@@ -353,9 +208,7 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
                           + "; lower the cluster U or set best_effort to serve their users as the "
                           "decomposition allows")
     require(decomposer in anondecomp.METHODS, "decomposer", f"one of {', '.join(anondecomp.METHODS)}", decomposer)
-    channel = AnonymousChannel(instance, C, horizon, rng, mechanism=mechanism, noise_rng=noise_rng)
     r = elicitation_rounds(C)
-    noise = np.zeros((n_users, n_arms))
     dec_rng = decomposer_rng if decomposer_rng is not None else rng
     alpha = parse_alpha(alpha)
     if alpha == "measured":
@@ -367,39 +220,22 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
         raise ConfigError(f"horizon {horizon} is too short: T / (alpha (2C+2)) = {horizon / (alpha * r):.3g} "
                           "leaves BaSE no round")
     n_batches = batches or default_batches(base_horizon)
-    base_sigma2 = elicitation_variance(C)  # privacy noise adds to it
     learner = BaSEElimination(n_users, n_arms, static_grid(grid, base_horizon, n_batches), gamma=gamma,
-                              threshold=threshold, sigma2=base_sigma2)
-    sigma2, base = base_sigma2, learner.base
-    records: list[BatchRecord] = []
-    while learner.exploring.any() and not channel.done:
-        demand = base.batch_length()
-        if demand == 0:
-            learner.update(np.zeros((n_users, n_arms)), np.zeros((n_users, n_arms), np.int64), sigma2)
-            continue
-        active = learner.active.copy()
-        short = anondecomp.check_u_batched(active, U)
+                              threshold=threshold, sigma2=elicitation_variance(C))
+
+    def batched_graph(demand: np.ndarray, batch: int) -> anondecomp.DemandGraph:
+        """The batch's graph (D_b, A_{.,b}), after checking it is U-batched."""
+        short = anondecomp.check_u_batched(learner.active, U)
         if short.size and not best_effort:
-            raise NotUBatchedError(f"batch {base.batch + 1}: the graph is not {U}-batched, arm(s) "
+            raise NotUBatchedError(f"batch {batch}: the graph is not {U}-batched, arm(s) "
                                    f"{', '.join(map(str, short))} cannot get {U} users (an optimal arm was "
-                                   "eliminated); rerun with best_effort to continue", arms=short,
-                                   batch=base.batch + 1)
-        graph = anondecomp.DemandGraph.from_batched(float(demand), active)
-        res = anondecomp.decompose(graph, C, method=decomposer, rng=dec_rng, best_effort=best_effort)
-        t0 = channel.t
-        fb = channel.elicit(res.assignments, res.multiplicities)
-        complete = channel.t - t0 == res.total_assignments * r
-        if complete and not best_effort and np.any(fb.counts[active] < graph.required[active]):
-            raise AnonBanditsError(f"decomposer {res.method!r} left (user, arm) pairs below their demand in "
-                                   f"batch {base.batch + 1}")
-        if fb.noise is not None and complete:
-            noise += fb.noise
-            sigma2 = noisy_variance(base_sigma2, noise, base.counts + fb.counts, active)
-        eliminated = learner.update(fb.sums, fb.counts, sigma2) if complete else np.zeros(0, bool)
-        records.append(BatchRecord(demand=demand, assignments=res.total_assignments, distinct=res.n_distinct,
-                                   method=res.method, uncovered=len(res.uncovered), rounds=channel.t - t0,
-                                   eliminated=int(eliminated.sum()), active_pairs=int(active.sum())))
-    return AnonymousRun.finish(channel, instance, learner.recommendation, records,
-                               {"alpha": alpha, "base_horizon": base_horizon, "grid": base.grid.tolist(),
-                                "batches": n_batches,
-                                "thin_arm_users": int(np.isin(instance.optimal, thin).sum())})
+                                   "eliminated); rerun with best_effort to continue", arms=short, batch=batch)
+        return anondecomp.DemandGraph.from_batched(float(learner.base.batch_length()), learner.active)
+
+    # BaSE uses every estimate, those of over-covered pairs too (paper 000's Algorithm 1)
+    run = batched_regret(instance, learner, horizon, C=C, decomposer=decomposer, rng=rng, decomposer_rng=dec_rng,
+                         mechanism=mechanism, noise_rng=noise_rng, batch_graph=batched_graph, use_surplus=True,
+                         best_effort=best_effort)
+    return replace(run, info={"alpha": alpha, "base_horizon": base_horizon, "grid": learner.base.grid.tolist(),
+                              "batches": n_batches, "thin_arm_users": int(np.isin(instance.optimal, thin).sum()),
+                              "exposure": run.info["exposure"]})

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from anonbandits._docstrings import fill
-from anonbandits.anonymous.algorithm1 import AnonymousRun, BatchRecord
+from anonbandits.anonymous.regret import AnonymousRun, BatchRecord
 from anonbandits.channels import AnonymousChannel, elicitation_rounds
 from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.core.schedules import exploration_length

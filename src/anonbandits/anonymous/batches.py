@@ -2,10 +2,11 @@
 
 Esfandiari, Mirrokni, Schneider, *Anonymous Bandits for Multi-User Systems* (NeurIPS 2022, paper 000). A
 batch's demand (the learners' :meth:`~anonbandits.core.learners.BatchLearner.demand`) becomes a demand graph
-whose supports are kept apart from the demand (:func:`supports`), ``anondecomp.decompose`` splits it into
-C-anonymous assignments (:func:`decompose_demand`), the channel runs the 2C+2-round sub-algorithm on them, the
-auditor checks every released group, and each learner keeps exactly the estimates it asked for
-(:func:`elicit_demand`); a privacy mechanism's noise raises the variance proxy (:func:`noisy_variance`).
+whose supports are kept apart from the demand (:func:`supports`, :func:`demand_graph`), ``anondecomp.decompose``
+splits it into C-anonymous assignments (:func:`decompose_demand`), the channel runs the 2C+2-round sub-algorithm
+on them, the auditor checks every released group, and each learner keeps exactly the estimates it asked for
+(:func:`elicit_demand`; Algorithm 1's BaSE keeps them all); a privacy mechanism's noise raises the variance proxy
+(:func:`noisy_variance`).
 :func:`~anonbandits.anonymous.identify` (best-arm identification) and
 :func:`~anonbandits.anonymous.batched_regret` (regret over a horizon) both run it.
 """
@@ -116,10 +117,9 @@ def supports(learners: BatchLearner) -> np.ndarray:
 
 
 @fill
-def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decomposer: str,
-                     rng: np.random.Generator, batch: int, *,
-                     max_elicited: int | None = None) -> anondecomp.Decomposition:
-    """The C-anonymous decomposition of one batch's demand, every user on its :func:`supports`.
+def demand_graph(learners: BatchLearner, demand: np.ndarray, C: int, batch: int, *,
+                 best_effort: bool = False) -> anondecomp.DemandGraph:
+    """One batch's demand graph, every user on its :func:`supports`.
 
     **[DECISION]** When an arm some learner wants cannot gather C + 1 users on those supports (too few explore,
     too few have stopped on it), users that have stopped are recruited onto it as well: they fill its groups
@@ -134,6 +134,62 @@ def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decompo
         (N, K) int64 samples wanted; a row of zeros is a user that only fills groups.
     C : int
         The anonymity parameter.
+    batch : int
+        The batch's number (1-based), for the error message.
+    best_effort : bool, optional
+        Keep an arm that cannot gather C + 1 users (the decomposer leaves its pairs uncovered) instead of
+        refusing the batch. Default False.
+
+    Returns
+    -------
+    anondecomp.DemandGraph
+        The graph, ``w_ij`` the demand, each user's support apart from it.
+
+    Raises
+    ------
+    AnonBanditsError
+        When an arm some learner wants cannot gather C + 1 users, stopped users included (not ``best_effort``).
+
+    {{refs_paper000}}
+    Section 3.2: the demand graph.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.core.learners import EpochElimination
+    >>> learners = EpochElimination(6, 2, confidence=0.1)
+    >>> graph = demand_graph(learners, learners.demand(), 2, 1)
+    >>> graph.lower_bound, bool(graph.support.all())
+    (1300, True)
+    """
+    support = supports(learners)
+    graph = anondecomp.DemandGraph.from_weights(demand, support=support)
+    thin = graph.thin_arms(C)
+    if thin.size:  # recruit stopped users onto the arms that cannot gather C + 1 users otherwise
+        support[:, thin] = True
+        graph = anondecomp.DemandGraph.from_weights(demand, support=support)
+        thin = graph.thin_arms(C)
+    if thin.size and not best_effort:
+        raise AnonBanditsError(f"batch {batch}: arm {int(thin[0])} is wanted but fewer than C + 1 = {C + 1} users "
+                               "can play it; the instance needs more users per arm")
+    return graph
+
+
+@fill
+def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decomposer: str,
+                     rng: np.random.Generator, batch: int, *, max_elicited: int | None = None,
+                     graph: anondecomp.DemandGraph | None = None,
+                     best_effort: bool = False) -> anondecomp.Decomposition:
+    """The C-anonymous decomposition of one batch's demand graph (by default :func:`demand_graph`'s).
+
+    Parameters
+    ----------
+    learners : BatchLearner
+        The N learners of the batch (:func:`demand_graph` reads their supports).
+    demand : numpy.ndarray
+        (N, K) int64 samples wanted, as for :func:`demand_graph`.
+    C : int
+        The anonymity parameter: every group of an assignment has at least C + 1 users.
     decomposer : str
         An ``anondecomp.METHODS`` name.
     rng : numpy.random.Generator
@@ -143,6 +199,12 @@ def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decompo
     max_elicited : int, optional
         A bound on the distinct user-assignments (distinct assignments x users) the batch may elicit
         (:data:`MAX_ELICITED` for identification); none by default.
+    graph : anondecomp.DemandGraph, optional
+        The batch's graph when the caller builds it (Algorithm 1: BaSE's batched graph ``(D_b, A_{.,b})``);
+        default :func:`demand_graph`.
+    best_effort : bool, optional
+        Cover what can be covered and list the rest in the result's ``uncovered``
+        (``anondecomp.decompose(best_effort=True)``) instead of refusing the batch. Default False.
 
     Returns
     -------
@@ -152,9 +214,10 @@ def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decompo
     Raises
     ------
     AnonBanditsError
-        When an arm some learner wants cannot gather C + 1 users, stopped users included; or when the batch's
-        decomposition has more distinct user-assignments than ``max_elicited`` (for ``randomized``, refused
-        before drawing when the decomposer's own estimate of its assignments already passes it).
+        When an arm some learner wants cannot gather C + 1 users, stopped users included (not ``best_effort``);
+        or when the batch's decomposition has more distinct user-assignments than ``max_elicited`` (for
+        ``randomized``, refused before drawing when the decomposer's own estimate of its assignments already
+        passes it).
 
     {{refs_paper000}}
     Section 3.2: the decomposition.
@@ -170,16 +233,8 @@ def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decompo
     >>> res.total_assignments  # R = D: each user's 1300 samples, no assignment wasted
     1300
     """
-    support = supports(learners)
-    graph = anondecomp.DemandGraph.from_weights(demand, support=support)
-    thin = graph.thin_arms(C)
-    if thin.size:  # recruit stopped users onto the arms that cannot gather C + 1 users otherwise
-        support[:, thin] = True
-        graph = anondecomp.DemandGraph.from_weights(demand, support=support)
-        thin = graph.thin_arms(C)
-    if thin.size:
-        raise AnonBanditsError(f"batch {batch}: arm {int(thin[0])} is wanted but fewer than C + 1 = {C + 1} users "
-                               "can play it; the instance needs more users per arm")
+    if graph is None:
+        graph = demand_graph(learners, demand, C, batch, best_effort=best_effort)
     n = learners.n_learners
     if max_elicited is not None and decomposer == "randomized":
         # the decomposer's own estimate of the assignments it draws (each distinct, of every user), checked
@@ -191,7 +246,7 @@ def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decompo
             raise AnonBanditsError(f"batch {batch}: the randomized decomposition would draw about {expected:.3g} "
                                    f"distinct assignments of {n} users, more than the {max_elicited:.0e} "
                                    "user-assignments a batch elicits; use an exact decomposer")
-    res = anondecomp.decompose(graph, C, method=decomposer, rng=rng)
+    res = anondecomp.decompose(graph, C, method=decomposer, rng=rng, best_effort=best_effort)
     if max_elicited is not None and len(res.multiplicities) * n > max_elicited:
         raise AnonBanditsError(f"batch {batch}: the {decomposer} decomposition has {len(res.multiplicities)} "
                                f"distinct assignments of {n} users, more than the {max_elicited:.0e} "
@@ -201,8 +256,8 @@ def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decompo
 
 @fill
 def elicit_demand(channel: AnonymousChannel, res: anondecomp.Decomposition, demand: np.ndarray,
-                  batch: int) -> tuple[Feedback, bool]:
-    """Run a batch's decomposition through the channel, each pair keeping exactly its demanded estimates.
+                  batch: int, *, use_surplus: bool = False, best_effort: bool = False) -> tuple[Feedback, bool]:
+    """Run a batch's decomposition through the channel, each pair keeping exactly its demanded estimates (or all).
 
     Parameters
     ----------
@@ -214,6 +269,11 @@ def elicit_demand(channel: AnonymousChannel, res: anondecomp.Decomposition, dema
         (N, K) int64 samples wanted.
     batch : int
         The batch's number (1-based), for the error message.
+    use_surplus : bool, optional
+        Keep every estimate, those beyond a pair's demand too (Algorithm 1's BaSE uses them all; the feedback
+        then has no ``surplus``). Default False.
+    best_effort : bool, optional
+        Accept pairs left below their demand (a best-effort decomposition's uncovered pairs). Default False.
 
     Returns
     -------
@@ -226,7 +286,7 @@ def elicit_demand(channel: AnonymousChannel, res: anondecomp.Decomposition, dema
     Raises
     ------
     AnonBanditsError
-        When a complete batch left a pair below its demand.
+        When a complete batch left a pair below its demand (not ``best_effort``).
 
     {{refs_paper000}}
     Section 3.1: the sub-algorithm.
@@ -247,9 +307,9 @@ def elicit_demand(channel: AnonymousChannel, res: anondecomp.Decomposition, dema
     (True, True)
     """
     t0 = channel.t
-    fb = channel.elicit(res.assignments, res.multiplicities, wanted=demand)
+    fb = channel.elicit(res.assignments, res.multiplicities, wanted=None if use_surplus else demand)
     complete = channel.t - t0 == res.total_assignments * elicitation_rounds(channel.C)
-    if complete and not np.array_equal(fb.counts, demand):
+    if complete and not best_effort and np.any(fb.counts < demand):
         raise AnonBanditsError(f"decomposer {res.method!r} left pairs below their demand in batch {batch}")
     return fb, complete
 

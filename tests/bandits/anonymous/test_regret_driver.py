@@ -133,3 +133,20 @@ def test_channel_is_refused_by_every_other_algorithm_naming_those_that_take_it()
         simulate("dp-se", seed=0, channel="anonymous", order="blocks")
     with pytest.raises(ConfigError, match="privacy none needs|needs privacy central"):
         simulate("se", seed=0, channel="anonymous", epsilon=1.0)
+
+
+def test_the_driver_gives_base_the_surplus_only_with_use_surplus():
+    """Greedy over-covers (a user fills groups on every arm in turn): with ``use_surplus`` BaSE takes every
+    estimate, as Algorithm 1 does; by default the driver keeps each learner's demand and counts the rest. One
+    exploration batch, so both runs decompose the same graph."""
+    C, T = 2, 60_000
+    instance = clustered_instance(24, 3, 8, 0.2, np.random.default_rng(5))
+    grid = static_grid("minimax", T // elicitation_rounds(C), 2)
+    info = {use: batched_regret(instance, BaSEElimination(24, 3, grid, sigma2=elicitation_variance(C)), T, C=C,
+                                decomposer="greedy", rng=np.random.default_rng(6), use_surplus=use).info
+            for use in (False, True)}
+    assert info[False]["surplus"] > 0 and info[True]["surplus"] == 0
+    assert info[True]["samples"] == info[False]["samples"] + info[False]["surplus"]
+    with pytest.raises(ConfigError, match="best_effort"):  # its learners would get fewer samples than asked
+        batched_regret(instance, BaSEElimination(24, 3, grid, sigma2=elicitation_variance(C)), T, C=C,
+                       rng=np.random.default_rng(6), best_effort=True)
