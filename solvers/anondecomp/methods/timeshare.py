@@ -127,7 +127,8 @@ class TimeSharePlan:
         """The plan as an integer face solution (faces (F, K), lengths (F,), Y (F, P)) over ``types`` (a
         :class:`~anondecomp.lower_bound.UserTypes` of the same demand), without colouring: face k opens its
         arms for L_k assignments and its users take H_k's samples, a feasible point of the face program.
-        Faces opening the same arms are merged."""
+        Faces opening the same arms are merged, and listed longest first (as
+        :func:`~anondecomp.lower_bound.open_sets` lists a coloured decomposition's)."""
         K = self.prep.graph.n_arms
         pair = np.full((types.n_types, K), -1, dtype=np.int64)
         pair[types.ti, types.aj] = np.arange(types.n_pairs)
@@ -145,8 +146,9 @@ class TimeSharePlan:
             ui, aj = np.nonzero(H)
             p = pair[types.of_user[users[ui]], arms[aj]]
             Y[f] += np.bincount(p, weights=H[ui, aj], minlength=types.n_pairs).astype(np.int64)
-        return (np.array(masks, dtype=bool).reshape(len(masks), K), np.array(lengths, dtype=np.int64),
-                np.array(Y, dtype=np.int64).reshape(len(masks), types.n_pairs))
+        order = np.argsort(-np.array(lengths, dtype=np.int64), kind="stable")  # most used first, as open_sets
+        return (np.array(masks, dtype=bool).reshape(len(masks), K)[order], np.array(lengths, dtype=np.int64)[order],
+                np.array(Y, dtype=np.int64).reshape(len(masks), types.n_pairs)[order])
 
 
 def timeshare(prep: Prepared, budget: float | None = None, stop_at: int | None = None
