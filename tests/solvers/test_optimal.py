@@ -194,9 +194,10 @@ def test_uncoloured_timeshare_seed_is_exact_at_large_demand(seed):
     assert (Y.sum(axis=0) >= types.demand).all()
     a, m = _realize(prep, types, faces, lengths, Y)
     assert verify(graph, C, a, m).valid and m.sum() == chosen.total_assignments
-    # the old path: the coloured seed's face solution has the same total
-    _, old_lengths, _ = face_solution(old.assignments, old.multiplicities, types, prep)
-    assert old_lengths.sum() == old.total_assignments
+    # the old path: the coloured seed's face solution is the same (no parked users open a further arm here)
+    old_faces, old_lengths, old_Y = face_solution(old.assignments, old.multiplicities, types, prep)
+    assert np.array_equal(old_faces, faces) and np.array_equal(old_lengths, lengths)
+    assert np.array_equal(old_Y, Y)
     res = decompose(graph, C, "optimal", rng=np.random.default_rng(0))
     assert verify(graph, C, res).valid
     assert res.info["seed"] == "timeshare" and res.total_assignments <= old.total_assignments

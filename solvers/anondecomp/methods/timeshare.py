@@ -126,29 +126,39 @@ class TimeSharePlan:
     def face_solution(self, types) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The plan as an integer face solution (faces (F, K), lengths (F,), Y (F, P)) over ``types`` (a
         :class:`~anondecomp.lower_bound.UserTypes` of the same demand), without colouring: face k opens its
-        arms for L_k assignments and its users take H_k's samples, a feasible point of the face program.
-        Faces opening the same arms are merged, and listed longest first (as
-        :func:`~anondecomp.lower_bound.open_sets` lists a coloured decomposition's)."""
-        K = self.prep.graph.n_arms
+        arms for L_k assignments; its users take H_k's samples, and sit parked for the rest of its assignments,
+        which counts where the parking arm is one of its open arms. A feasible point of the face program.
+
+        It is :func:`~anondecomp.methods.optimal.face_solution` of :meth:`colour`'s assignments (faces merged
+        and listed as :func:`~anondecomp.lower_bound.open_sets` does, longest first) except where parked users
+        fill an arm outside a face to C+1 in some assignments, which that count adds as further faces.
+        """
+        from anondecomp.methods._common import park
+
+        graph = self.prep.graph
+        K, N = graph.n_arms, graph.n_users
         pair = np.full((types.n_types, K), -1, dtype=np.int64)
         pair[types.ti, types.aj] = np.arange(types.n_pairs)
-        index: dict[bytes, int] = {}
-        masks, lengths, Y = [], [], []
-        for L, H, users, arms in self.faces:
-            S = np.zeros(K, dtype=bool)
-            S[arms] = True
-            f = index.setdefault(S.tobytes(), len(masks))
-            if f == len(masks):
-                masks.append(S)
-                lengths.append(0)
-                Y.append(np.zeros(types.n_pairs, dtype=np.int64))
-            lengths[f] += int(L)
+        parked = pair[types.of_user, park(graph)]              # (N,) the pair of each user's parking arm
+        masks = np.zeros((len(self.faces), K), dtype=bool)
+        lengths = np.zeros(len(self.faces), dtype=np.int64)
+        Y = np.zeros((len(self.faces), types.n_pairs), dtype=np.int64)
+        for k, (L, H, users, arms) in enumerate(self.faces):
+            masks[k, arms] = True
+            lengths[k] = L
             ui, aj = np.nonzero(H)
-            p = pair[types.of_user[users[ui]], arms[aj]]
-            Y[f] += np.bincount(p, weights=H[ui, aj], minlength=types.n_pairs).astype(np.int64)
-        order = np.argsort(-np.array(lengths, dtype=np.int64), kind="stable")  # most used first, as open_sets
-        return (np.array(masks, dtype=bool).reshape(len(masks), K)[order], np.array(lengths, dtype=np.int64)[order],
-                np.array(Y, dtype=np.int64).reshape(len(masks), types.n_pairs)[order])
+            Y[k] = np.bincount(pair[types.of_user[users[ui]], arms[aj]], weights=H[ui, aj], minlength=types.n_pairs)
+            idle = np.full(N, int(L), dtype=np.int64)
+            idle[users] -= H.sum(axis=1)
+            on = (parked >= 0) & masks[k][park(graph)] & (idle > 0)
+            Y[k] += np.bincount(parked[on], weights=idle[on], minlength=types.n_pairs).astype(np.int64)
+        faces, inverse = np.unique(masks, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        weight = np.bincount(inverse, weights=lengths, minlength=len(faces)).astype(np.int64)
+        merged = np.zeros((len(faces), types.n_pairs), dtype=np.int64)
+        np.add.at(merged, inverse, Y)
+        order = np.argsort(-weight, kind="stable")
+        return faces[order], weight[order], merged[order]
 
 
 def timeshare(prep: Prepared, budget: float | None = None, stop_at: int | None = None
