@@ -3,7 +3,11 @@
 Beyond paper 000 (which leaves optimal decompositions open: Lemma 3 and Open Problem 1). Steps:
 
 1. **Seed**: ``auto`` (polytope when it applies, else the better of block and time-shared faces). If it meets
-   the trivial bound max_i sum_j ceil(w_ij) it is optimal and returned as is.
+   the trivial bound max_i sum_j ceil(w_ij) it is optimal and returned as is. Time-shared faces enter the
+   next steps as their integer face solution, read off the filled faces
+   (:meth:`~anondecomp.methods.timeshare.TimeSharePlan.face_solution`), and are coloured into assignments only
+   if they are the answer: their colouring, one maximum flow per distinct assignment, cost more than the
+   rest of the method on batches of a few thousand distinct assignments.
 2. **LP bound**: face column generation over user types (:mod:`anondecomp.lower_bound`), the master seeded
    with the seed's faces; its value is a certified lower bound on R for every method.
 3. **Integer program**: the same face program with integer face lengths L_S and integer type-level counts
