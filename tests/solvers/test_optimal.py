@@ -141,6 +141,36 @@ def test_transport_reports_infeasible_bounds():
     assert flow is not None and flow.sum() == 3
 
 
+
+@pytest.mark.parametrize("seed", range(3))
+def test_transport_agrees_with_the_lp_and_meets_every_bound(seed):
+    # the max-flow route reads each edge's flow back by position among the edges it keeps (zero-capacity edges
+    # dropped): a wrong place would break a bound, and a wrong feasibility verdict would disagree with the LP
+    from anondecomp.flows import _transport_lp
+
+    rng = np.random.default_rng(seed)
+    feasible = 0
+    for _ in range(150):
+        n, m = (int(v) for v in rng.integers(1, 9, 2))
+        er, ec = np.nonzero(rng.random((n, m)) < rng.uniform(0.3, 1.0))
+        cap = rng.integers(0, 4, len(er))                    # zero capacities included
+        row_lo = rng.integers(0, 3, n)
+        row_hi = row_lo + rng.integers(0, 5, n)
+        col_lo = rng.integers(0, 4, m)
+        col_hi = col_lo + rng.integers(0, 5, m)
+        flow = transport(n, m, er, ec, cap, row_lo, row_hi, col_lo, col_hi)
+        lp = _transport_lp(n, m, er, ec, cap, row_lo, row_hi, col_lo, col_hi) if len(er) else None
+        if flow is None:
+            assert lp is None or not len(er) and (row_lo.any() or col_lo.any())
+            continue
+        feasible += 1
+        assert lp is not None or not len(er)
+        rows = np.bincount(er, weights=flow, minlength=n)
+        cols = np.bincount(ec, weights=flow, minlength=m)
+        assert ((flow >= 0) & (flow <= cap)).all()
+        assert ((rows >= row_lo) & (rows <= row_hi)).all() and ((cols >= col_lo) & (cols <= col_hi)).all()
+    assert feasible >= 20
+
 def test_cli_certify_and_optimal(tmp_path, capsys):
     graph = {"C": 2, "demand": 12, "active_sets": {f"u{i}": ["a", "b"] if i < 3 else ["b", "c"] for i in range(6)}}
     path = tmp_path / "g.json"
