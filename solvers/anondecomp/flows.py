@@ -57,10 +57,6 @@ def transport(n_rows: int, n_cols: int, er: np.ndarray, ec: np.ndarray, cap: np.
     big = int(min(row_hi.sum(), col_hi.sum()))
     if max(big, int(cap.max())) >= _INT32_MAX // 4:
         return _transport_lp(n_rows, n_cols, er, ec, cap, row_lo, row_hi, col_lo, col_hi)
-    # deferred: csgraph is slow to import, and the fast paths of the methods never need a flow
-    from scipy.sparse import csr_array
-    from scipy.sparse.csgraph import maximum_flow
-
     s, t, r0, c0 = 0, 1, 2, 2 + n_rows
     ss, tt = c0 + n_cols, c0 + n_cols + 1
     tail = np.concatenate([np.full(n_rows, s), r0 + er, c0 + np.arange(n_cols), [t]])
@@ -74,12 +70,46 @@ def transport(n_rows: int, n_cols: int, er: np.ndarray, ec: np.ndarray, cap: np.
     head = np.concatenate([head, pos, np.full(len(neg), tt)])
     width = np.concatenate([high - low, excess[pos], -excess[neg]])
     keep = width > 0
-    graph = csr_array((width[keep].astype(np.int32), (tail[keep], head[keep])), shape=(tt + 1, tt + 1))
-    result = maximum_flow(graph, ss, tt)
-    if result.flow_value < excess[pos].sum():
+    flow = _max_flow(tt + 1, tail[keep], head[keep], width[keep], ss, tt, excess[pos].sum())
+    if flow is None:
         return None
-    flow = result.flow.tocsr()
-    return np.asarray(flow[r0 + er, c0 + ec]).ravel().astype(np.int64)
+    # the flow on each row -> column edge (edges of zero capacity carry none)
+    on = keep[n_rows:n_rows + len(er)]
+    out = np.zeros(len(er), np.int64)
+    out[on] = flow[np.cumsum(keep)[n_rows:n_rows + len(er)][on] - 1]  # each edge's place among the kept ones
+    return out
+
+
+def _max_flow(n_nodes: int, tail: np.ndarray, head: np.ndarray, width: np.ndarray, source: int, sink: int,
+              need: int) -> np.ndarray | None:
+    """The flow on each edge of a maximum ``source`` -> ``sink`` flow (scipy's Dinic), or ``None`` when it is
+    below ``need``. Edges are distinct (tail, head) pairs with positive integer widths.
+
+    The CSR graph is built sorted by hand and the flow read back by position: scipy's generic sparse
+    constructors and fancy indexing cost ten times the flow itself on the small graphs of the realisation,
+    which runs thousands of them.
+    """
+    # deferred: csgraph is slow to import, and the fast paths of the methods never need a flow
+    from scipy.sparse import csr_array
+    from scipy.sparse.csgraph import maximum_flow
+
+    key = tail.astype(np.int64) * n_nodes + head
+    order = np.argsort(key, kind="stable")
+    indptr = np.zeros(n_nodes + 1, dtype=np.int32)
+    np.cumsum(np.bincount(tail, minlength=n_nodes), out=indptr[1:])
+    graph = csr_array((width[order].astype(np.int32), head[order].astype(np.int32), indptr),
+                      shape=(n_nodes, n_nodes))
+    result = maximum_flow(graph, source, sink)
+    if result.flow_value < need:
+        return None
+    flow = result.flow
+    got = np.repeat(np.arange(n_nodes, dtype=np.int64), np.diff(flow.indptr)) * n_nodes + flow.indices
+    if (np.diff(got) < 0).any():  # scipy keeps rows sorted; sort should a version not
+        perm = np.argsort(got, kind="stable")
+        got, data = got[perm], np.asarray(flow.data)[perm]
+    else:
+        data = np.asarray(flow.data)
+    return data[np.searchsorted(got, key)].astype(np.int64)
 
 
 def _transport_lp(n_rows, n_cols, er, ec, cap, row_lo, row_hi, col_lo, col_hi) -> np.ndarray | None:

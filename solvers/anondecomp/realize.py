@@ -88,6 +88,8 @@ def colour_face(H: np.ndarray, L: int, C: int) -> list[tuple[np.ndarray, int]]:
         for c in _halvings(min(c_try, L)):
             ui, aj = np.nonzero(H >= c)
             must = (rows > L - c).astype(np.int64)       # cannot sit out c assignments
+            if _plainly_infeasible(n, m, ui, aj, must, C):
+                continue
             col_hi = C + 1 + slack // c                  # keeps every arm >= (C+1) per remaining assignment
             flow = transport(n, m, ui, aj, np.ones(len(ui), np.int64), must, np.ones(n, np.int64),
                              np.full(m, C + 1), np.minimum(col_hi, n))
@@ -118,6 +120,13 @@ def colour_assignments(H: np.ndarray, L: int, C: int, users: np.ndarray, arms: n
         assignments.append(a)
         counts.append(count)
     return assignments, counts
+
+
+def _plainly_infeasible(n: int, m: int, ui: np.ndarray, aj: np.ndarray, must: np.ndarray, C: int) -> bool:
+    """A colour class on edges (ui, aj) plainly impossible: an arm with fewer than C+1 users to take it, or a
+    user who must play with no arm. Half the classes tried fail, most for these reasons, and the test costs
+    far less than the flow that would find it out (the class found is the same)."""
+    return bool((np.bincount(aj, minlength=m) < C + 1).any() or (must > np.bincount(ui, minlength=n)).any())
 
 
 def _max_copies(H, arm, rows, slack, L, C) -> int:

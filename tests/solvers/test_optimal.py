@@ -141,6 +141,36 @@ def test_transport_reports_infeasible_bounds():
     assert flow is not None and flow.sum() == 3
 
 
+
+@pytest.mark.parametrize("seed", range(3))
+def test_transport_agrees_with_the_lp_and_meets_every_bound(seed):
+    # the max-flow route reads each edge's flow back by position among the edges it keeps (zero-capacity edges
+    # dropped): a wrong place would break a bound, and a wrong feasibility verdict would disagree with the LP
+    from anondecomp.flows import _transport_lp
+
+    rng = np.random.default_rng(seed)
+    feasible = 0
+    for _ in range(150):
+        n, m = (int(v) for v in rng.integers(1, 9, 2))
+        er, ec = np.nonzero(rng.random((n, m)) < rng.uniform(0.3, 1.0))
+        cap = rng.integers(0, 4, len(er))                    # zero capacities included
+        row_lo = rng.integers(0, 3, n)
+        row_hi = row_lo + rng.integers(0, 5, n)
+        col_lo = rng.integers(0, 4, m)
+        col_hi = col_lo + rng.integers(0, 5, m)
+        flow = transport(n, m, er, ec, cap, row_lo, row_hi, col_lo, col_hi)
+        lp = _transport_lp(n, m, er, ec, cap, row_lo, row_hi, col_lo, col_hi) if len(er) else None
+        if flow is None:
+            assert lp is None or not len(er) and (row_lo.any() or col_lo.any())
+            continue
+        feasible += 1
+        assert lp is not None or not len(er)
+        rows = np.bincount(er, weights=flow, minlength=n)
+        cols = np.bincount(ec, weights=flow, minlength=m)
+        assert ((flow >= 0) & (flow <= cap)).all()
+        assert ((rows >= row_lo) & (rows <= row_hi)).all() and ((cols >= col_lo) & (cols <= col_hi)).all()
+    assert feasible >= 20
+
 def test_cli_certify_and_optimal(tmp_path, capsys):
     graph = {"C": 2, "demand": 12, "active_sets": {f"u{i}": ["a", "b"] if i < 3 else ["b", "c"] for i in range(6)}}
     path = tmp_path / "g.json"
@@ -157,3 +187,47 @@ def test_cli_certify_and_optimal(tmp_path, capsys):
     assert main(["verify", str(path), str(out)]) == 0
     assert main(["decompose", str(path), "--method", "optimal", "--time-limit", "0"]) == 2
     assert "argument --time-limit: must be a positive finite number" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("seed", [0, 1, 6, 26])  # time-shared faces win; on 6 and 26 above the trivial bound
+def test_uncoloured_timeshare_seed_is_exact_at_large_demand(seed):
+    # the optimal method takes time-shared faces as its seed without colouring them (their face solution read
+    # off the filled faces): on small graphs with a large demand, that face solution must be a feasible integer
+    # point whose exact realisation verifies with R = its total, the same total as the coloured seed (the old
+    # path), and the optimal result may never be longer than that seed
+    from anondecomp.methods.auto import TimeShared, auto_choice, auto_decomposition
+    from anondecomp.validation import prepare
+
+    rng = np.random.default_rng(seed)
+    active = rng.random((14, 5)) < 0.5
+    active[np.arange(14), rng.integers(0, 5, 14)] = True
+    graph = DemandGraph.from_batched(5_000 + 977 * seed, active)
+    C = 2
+    prep = prepare(graph, C, False)
+    chosen = auto_choice(graph, C, rng=np.random.default_rng(0))
+    assert isinstance(chosen, TimeShared)
+    old = auto_decomposition(graph, C, rng=np.random.default_rng(0))
+    assert old.method == "timeshare" and old.total_assignments == chosen.total_assignments
+    assert verify(graph, C, old).valid
+    types = UserTypes.from_required(prep.required, graph.support)
+    faces, lengths, Y = chosen.plan.face_solution(types)
+    assert lengths.sum() == chosen.total_assignments
+    # the face program's rows: a type's samples fit its users' time, each open arm holds C+1 users per
+    # assignment, and every pair gets its demand
+    per_type = np.zeros((len(faces), types.n_types), dtype=np.int64)
+    np.add.at(per_type, (slice(None), types.ti), Y)
+    assert (per_type <= lengths[:, None] * types.counts[None, :]).all()
+    for f, S in enumerate(faces):
+        on_arm = np.bincount(types.aj, weights=Y[f], minlength=graph.n_arms)
+        assert (on_arm[S] >= (C + 1) * lengths[f]).all()
+        assert (Y[f][~S[types.aj]] == 0).all()
+    assert (Y.sum(axis=0) >= types.demand).all()
+    a, m = _realize(prep, types, faces, lengths, Y)
+    assert verify(graph, C, a, m).valid and m.sum() == chosen.total_assignments
+    # the old path: the coloured seed's face solution is the same (no parked users open a further arm here)
+    old_faces, old_lengths, old_Y = face_solution(old.assignments, old.multiplicities, types, prep)
+    assert np.array_equal(old_faces, faces) and np.array_equal(old_lengths, lengths)
+    assert np.array_equal(old_Y, Y)
+    res = decompose(graph, C, "optimal", rng=np.random.default_rng(0))
+    assert verify(graph, C, res).valid
+    assert res.info["seed"] == "timeshare" and res.total_assignments <= old.total_assignments

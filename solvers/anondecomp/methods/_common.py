@@ -141,10 +141,21 @@ def colour_demand(prep: Prepared, required: np.ndarray, open_arms: np.ndarray, h
     L is searched up to ``hi`` (default: four times the lower bound). When the demand's normalised point x is
     in P_C(S), ``hi`` = max ceil(r_ij / x_ij) always works (hi * x is a point of hi * P_C(S) above the demand,
     so the flow polytope has an integral point); on a batched graph that is the lower bound itself.
-    ``None`` when no L up to ``hi`` is feasible.
+    ``None`` when no L up to ``hi`` is feasible. The two steps are :func:`fill_face` and :func:`colour_filled`.
     """
-    from anondecomp.realize import colour_assignments
+    filled = fill_face(prep, required, open_arms, hi)
+    return None if filled is None else colour_filled(prep, filled)
 
+
+def fill_face(prep: Prepared, required: np.ndarray, open_arms: np.ndarray, hi: int | None = None
+              ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The first step of :func:`colour_demand`: the shortest length L and its filled demand H, as
+    ``(L, H, users, arms)`` (H's rows are ``users``, its columns ``arms``), or ``None``.
+
+    Its L is the number of assignments :func:`colour_filled` makes of it, so a caller comparing candidates
+    colours only the one it keeps: the colouring costs one maximum flow per distinct assignment, the length a
+    few flows.
+    """
     C = prep.C
     req = np.where(open_arms[None, :], np.asarray(required, np.int64), 0)
     allowed = prep.graph.support & open_arms[None, :]
@@ -179,8 +190,18 @@ def colour_demand(prep: Prepared, required: np.ndarray, open_arms: np.ndarray, h
                 left = mid
             else:
                 best, L = H, mid
+    return L, best, users, arms
+
+
+def colour_filled(prep: Prepared, filled: tuple[int, np.ndarray, np.ndarray, np.ndarray]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The second step of :func:`colour_demand`: a :func:`fill_face` result cut into exactly L assignments
+    (compressed)."""
+    from anondecomp.realize import colour_assignments
+
+    L, best, users, arms = filled
     busy = best.sum(axis=1) > 0
-    a, m = colour_assignments(best[busy], L, C, users[busy], arms, park(prep.graph))
+    a, m = colour_assignments(best[busy], L, prep.C, users[busy], arms, park(prep.graph))
     if not a:
         return np.empty((0, prep.graph.n_users), dtype=arm_dtype(prep.graph.n_arms)), np.empty(0, np.int64)
     return compress(np.array(a, dtype=arm_dtype(prep.graph.n_arms)), np.array(m, dtype=np.int64))

@@ -8,6 +8,7 @@ Algorithm 1's batched graphs keep the paper's route unchanged."""
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -16,7 +17,7 @@ from anondecomp.methods._common import repair
 from anondecomp.methods.block import block_decomposition
 from anondecomp.methods.polytope import polytope_applies, polytope_decomposition
 from anondecomp.methods.slack import slack_decomposition
-from anondecomp.methods.timeshare import timeshare
+from anondecomp.methods.timeshare import TimeSharePlan, timeshare_plan
 from anondecomp.result import Decomposition
 from anondecomp.validation import prepare
 
@@ -43,6 +44,38 @@ def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
     >>> d.method, d.total_assignments, d.lower_bound
     ('timeshare', 8, 8)
     """
+    found = auto_choice(graph, C, best_effort=best_effort, rng=rng, vertices=vertices, time_limit=time_limit)
+    return found if isinstance(found, Decomposition) else found.decomposition()
+
+
+@dataclass(frozen=True)
+class TimeShared:
+    """``auto``'s choice when time-shared faces win, before their colouring (:func:`auto_choice`)."""
+
+    plan: TimeSharePlan
+    block_total: int | None
+    start: float
+    method: str = "timeshare"
+
+    @property
+    def total_assignments(self) -> int:
+        return self.plan.total
+
+    def decomposition(self) -> Decomposition:
+        """The plan coloured into assignments: what :func:`auto_decomposition` returns."""
+        prep = self.plan.prep
+        a, m, info = self.plan.colour()
+        a, m, repaired = repair(prep, a, m)
+        return Decomposition(prep.graph, prep.C, "timeshare", a, m, uncovered=prep.uncovered,
+                             wall_time=time.perf_counter() - self.start,
+                             info={**info, "block_total": self.block_total, "repaired": repaired})
+
+
+def auto_choice(graph: DemandGraph, C: int, *, best_effort: bool = False, rng: np.random.Generator | None = None,
+                vertices: str = "auto", time_limit: float | None = None) -> Decomposition | TimeShared:
+    """:func:`auto_decomposition`, with time-shared faces returned uncoloured (:class:`TimeShared`): a caller
+    that only needs their length and faces (the ``optimal`` method's seed) skips the colouring, which costs one
+    maximum flow per distinct assignment."""
     start = time.perf_counter()
     prep = prepare(graph, C, best_effort)
     if not len(polytope_applies(graph, prep.C, prep.required)):
@@ -66,14 +99,10 @@ def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
         cut = True  # time-shared faces not tried
     if best.total_assignments <= lower or cut:
         return _timed_out(best) if cut else best
-    found = timeshare(prep, left, stop_at=lower)
-    if found is None or found[1].sum() >= best.total_assignments:
+    plan = timeshare_plan(prep, left, stop_at=lower)
+    if plan is None or plan.total >= best.total_assignments:
         return best
-    a, m, info = found
-    a, m, repaired = repair(prep, a, m)
-    return Decomposition(graph, prep.C, "timeshare", a, m, uncovered=prep.uncovered,
-                         wall_time=time.perf_counter() - start,
-                         info={**info, "block_total": block_total, "repaired": repaired})
+    return TimeShared(plan, block_total, start)
 
 
 def _timed_out(result: Decomposition) -> Decomposition:

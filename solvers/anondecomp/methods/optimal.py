@@ -3,7 +3,11 @@
 Beyond paper 000 (which leaves optimal decompositions open: Lemma 3 and Open Problem 1). Steps:
 
 1. **Seed**: ``auto`` (polytope when it applies, else the better of block and time-shared faces). If it meets
-   the trivial bound max_i sum_j ceil(w_ij) it is optimal and returned as is.
+   the trivial bound max_i sum_j ceil(w_ij) it is optimal and returned as is. Time-shared faces enter the
+   next steps as their integer face solution, read off the filled faces
+   (:meth:`~anondecomp.methods.timeshare.TimeSharePlan.face_solution`), and are coloured into assignments only
+   if they are the answer: their colouring, one maximum flow per distinct assignment, cost more than the
+   rest of the method on batches of a few thousand distinct assignments.
 2. **LP bound**: face column generation over user types (:mod:`anondecomp.lower_bound`), the master seeded
    with the seed's faces; its value is a certified lower bound on R for every method.
 3. **Integer program**: the same face program with integer face lengths L_S and integer type-level counts
@@ -30,7 +34,7 @@ import numpy as np
 from anondecomp.graph import DemandGraph
 from anondecomp.lower_bound import ColumnGeneration, FaceProgram, UserTypes, open_sets
 from anondecomp.methods._common import park, repair
-from anondecomp.methods.auto import auto_decomposition
+from anondecomp.methods.auto import TimeShared, auto_choice
 from anondecomp.result import Decomposition, compress
 from anondecomp.validation import Prepared, prepare
 from anondecomp.verify import verify
@@ -98,20 +102,25 @@ def optimal_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fal
     start = time.perf_counter()
     deadline = None if time_limit is None else start + float(time_limit)
     prep = prepare(graph, C, best_effort)
-    seed = auto_decomposition(graph, prep.C, best_effort=best_effort, rng=rng, vertices=vertices)
+    # time-shared faces stay uncoloured until they are the answer: the integer program usually beats them, and
+    # their colouring (one maximum flow per distinct assignment) cost more than everything else
+    seed = auto_choice(graph, prep.C, best_effort=best_effort, rng=rng, vertices=vertices)
     trivial = prep.lower_bound
     info = {"seed": seed.method, "seed_total": seed.total_assignments, "iterations": 0}
     if seed.total_assignments <= trivial:  # the seed meets max_i sum_j ceil(w_ij): optimal, LP = trivial
-        return _result(graph, prep, seed.assignments, seed.multiplicities, start, info, float(trivial), True,
+        return _result(graph, prep, *_assignments(seed), start, info, float(trivial), True,
                        "seed meets the trivial bound")
     types = UserTypes.from_required(prep.required, graph.support)
-    seed_faces, seed_lengths, seed_Y = face_solution(seed.assignments, seed.multiplicities, types, prep)
+    if isinstance(seed, TimeShared):
+        seed_faces, seed_lengths, seed_Y = seed.plan.face_solution(types)
+    else:
+        seed_faces, seed_lengths, seed_Y = face_solution(seed.assignments, seed.multiplicities, types, prep)
     cg = ColumnGeneration(types, prep.C, graph.n_arms)
     cg.add_initial_faces(seed_faces)
     cg.run(None if deadline is None else start + CG_SHARE * float(time_limit), floor=float(trivial))
     bound = max(cg.bound, float(trivial))
     info["iterations"] = cg.iterations
-    best = (seed.assignments, seed.multiplicities)
+    best = None  # None: the seed
     status = "seed (integer program found nothing better)"
     target = int(np.ceil(bound - 1e-6))
     if seed.total_assignments > target:
@@ -141,7 +150,14 @@ def optimal_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fal
         status = "seed is optimal"
     if deadline is not None and time.perf_counter() >= deadline and status not in ("optimal", "seed is optimal"):
         status = f"{TIME_LIMIT_STATUS}: {status}"
-    return _result(graph, prep, *best, start, info, bound, cg.converged, status)
+    return _result(graph, prep, *(best or _assignments(seed)), start, info, bound, cg.converged, status)
+
+
+def _assignments(seed) -> tuple[np.ndarray, np.ndarray]:
+    """The seed's assignments and multiplicities (time-shared faces coloured here, when they are the answer)."""
+    if isinstance(seed, TimeShared):
+        seed = seed.decomposition()
+    return seed.assignments, seed.multiplicities
 
 
 def _integer_program(types: UserTypes, C: int, faces: list[np.ndarray], incumbent, seconds: float):

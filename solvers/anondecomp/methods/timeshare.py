@@ -17,17 +17,19 @@ fall mostly in one block idles in the others: R ~ 1.5 D on dense graphs with N <
    gets its demand.
 
 Several (G, T) are tried within a time budget and the shortest result is kept; ``auto`` uses it only when
-it beats block.
+it beats block. A trial's length is known once its faces are filled (:func:`~anondecomp.methods._common.fill_face`,
+a few flows a face), so only the kept trial is coloured (one flow per distinct assignment: most of the cost).
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
 from anondecomp.flows import transport
-from anondecomp.methods._common import Prepared, colour_demand
+from anondecomp.methods._common import Prepared, colour_filled, fill_face
 
 FACE_COUNTS = (3, 4, 6, 8)        # tried in increasing order (raised to the fewest faces that can work)
 TARGETS = (1.0, 1.03, 1.06, 1.1, 1.2, 1.35, 1.5)  # target length T, a multiple of the lower bound
@@ -103,11 +105,74 @@ def split_demand(required: np.ndarray, faces: np.ndarray, caps: np.ndarray, C: i
     return out
 
 
+@dataclass(frozen=True)
+class TimeSharePlan:
+    """The kept trial of :func:`timeshare_plan`, filled but not yet coloured.
+
+    ``faces`` holds one :func:`~anondecomp.methods._common.fill_face` result ``(L, H, users, arms)`` per face;
+    ``total`` = sum of the L, the number of assignments :meth:`colour` makes.
+    """
+
+    prep: Prepared
+    total: int
+    faces: list
+    info: dict
+
+    def colour(self) -> tuple[np.ndarray, np.ndarray, dict]:
+        """The plan's assignments, multiplicities and info (the colouring is most of a trial's cost)."""
+        found = [colour_filled(self.prep, f) for f in self.faces]
+        return np.concatenate([f[0] for f in found]), np.concatenate([f[1] for f in found]), self.info
+
+    def face_solution(self, types) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The plan as an integer face solution (faces (F, K), lengths (F,), Y (F, P)) over ``types`` (a
+        :class:`~anondecomp.lower_bound.UserTypes` of the same demand), without colouring: face k opens its
+        arms for L_k assignments; its users take H_k's samples, and sit parked for the rest of its assignments,
+        which counts where the parking arm is one of its open arms. A feasible point of the face program.
+
+        It is :func:`~anondecomp.methods.optimal.face_solution` of :meth:`colour`'s assignments (faces merged
+        and listed as :func:`~anondecomp.lower_bound.open_sets` does, longest first) except where parked users
+        fill an arm outside a face to C+1 in some assignments, which that count adds as further faces.
+        """
+        from anondecomp.methods._common import park
+
+        graph = self.prep.graph
+        K, N = graph.n_arms, graph.n_users
+        pair = np.full((types.n_types, K), -1, dtype=np.int64)
+        pair[types.ti, types.aj] = np.arange(types.n_pairs)
+        parked = pair[types.of_user, park(graph)]              # (N,) the pair of each user's parking arm
+        masks = np.zeros((len(self.faces), K), dtype=bool)
+        lengths = np.zeros(len(self.faces), dtype=np.int64)
+        Y = np.zeros((len(self.faces), types.n_pairs), dtype=np.int64)
+        for k, (L, H, users, arms) in enumerate(self.faces):
+            masks[k, arms] = True
+            lengths[k] = L
+            ui, aj = np.nonzero(H)
+            Y[k] = np.bincount(pair[types.of_user[users[ui]], arms[aj]], weights=H[ui, aj], minlength=types.n_pairs)
+            idle = np.full(N, int(L), dtype=np.int64)
+            idle[users] -= H.sum(axis=1)
+            on = (parked >= 0) & masks[k][park(graph)] & (idle > 0)
+            Y[k] += np.bincount(parked[on], weights=idle[on], minlength=types.n_pairs).astype(np.int64)
+        faces, inverse = np.unique(masks, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        weight = np.bincount(inverse, weights=lengths, minlength=len(faces)).astype(np.int64)
+        merged = np.zeros((len(faces), types.n_pairs), dtype=np.int64)
+        np.add.at(merged, inverse, Y)
+        order = np.argsort(-weight, kind="stable")
+        return faces[order], weight[order], merged[order]
+
+
 def timeshare(prep: Prepared, budget: float | None = None, stop_at: int | None = None
               ) -> tuple[np.ndarray, np.ndarray, dict] | None:
     """The shortest time-shared decomposition found (assignments, multiplicities, info), or ``None`` when no
     trial succeeds. No new trial starts after ``budget`` seconds (default ``BUDGET``) or once R <= ``stop_at``.
     """
+    plan = timeshare_plan(prep, budget, stop_at)
+    return None if plan is None else plan.colour()
+
+
+def timeshare_plan(prep: Prepared, budget: float | None = None, stop_at: int | None = None
+                   ) -> TimeSharePlan | None:
+    """:func:`timeshare` before its colouring: the shortest trial's filled faces, or ``None``."""
     start = time.perf_counter()
     budget = BUDGET if budget is None else budget
     req = prep.required
@@ -118,24 +183,23 @@ def timeshare(prep: Prepared, budget: float | None = None, stop_at: int | None =
     # a face opens at most N / (C+1) arms, and every wanted arm needs a face: at least this many faces
     fewest = -(-int((demand > 0).sum()) // max(req.shape[0] // (prep.C + 1), 1))
     counts = sorted({max(G, fewest) for G in FACE_COUNTS} | {k * fewest + 1 for k in range(1, 5)})
-    best = None
+    best = None  # each trial's faces are filled (a few flows a face), and only the kept one is coloured
     for factor in TARGETS:
         T = int(np.ceil(factor * LB))
-        if best is not None and best[1].sum() <= T:   # a longer target would not do better
+        if best is not None and best.total <= T:   # a longer target would not do better
             return best
         for G in counts:
-            if time.perf_counter() - start > budget or (best is not None and best[1].sum() <= (stop_at or 0)):
+            if time.perf_counter() - start > budget or (best is not None and best.total <= (stop_at or 0)):
                 return best
             faces = arm_faces(demand, prep.C, G, T)
             caps = T // G + (np.arange(G) < T % G)         # face shares summing to T
             parts = split_demand(req, faces, caps.astype(np.int64), prep.C)
             if parts is None:
                 continue
-            found = [colour_demand(prep, parts[k], faces[k]) for k in range(G) if parts[k].any()]
-            if any(f is None for f in found):
+            filled = [fill_face(prep, parts[k], faces[k]) for k in range(G) if parts[k].any()]
+            if any(f is None for f in filled):
                 continue
-            a = np.concatenate([f[0] for f in found])
-            m = np.concatenate([f[1] for f in found])
-            if best is None or m.sum() < best[1].sum():
-                best = (a, m, {"faces": G, "target": T})
+            total = sum(f[0] for f in filled)           # the colouring makes exactly L assignments of a face
+            if best is None or total < best.total:
+                best = TimeSharePlan(prep, int(total), filled, {"faces": G, "target": T})
     return best
