@@ -18,9 +18,9 @@ The grid, fixed before any result was seen:
   arm is optimal for at least 4 users; the tables give the smallest cluster over the seeds) and U = 10 >= K(C+1)
   (``clustered-above``, balanced); and a data-derived instance read from ``--means-file`` (any file
   :func:`anonbandits.envs.means_file.read_means` accepts: a headerless CSV matrix or a user-type table with a
-  ``count`` column). Without ``--means-file`` the data instance is skipped and the output says so. On it one
-  cell is not run, median elimination with optimal (about an hour per seed: the note in the table gives the
-  measured times); it stays in the tables as a row marked "not run";
+  ``count`` column). Without ``--means-file`` the data instance is skipped and the output says so. On the OBD
+  instance, median elimination with optimal takes most of the time, about 5 minutes per seed: its later batches
+  ask each user for millions of samples over up to 80 arms, and optimal's programs grow with the arms;
 * epsilon (``approx``) 0.3 and delta 0.05 per user;
 * 20 seeds. A seed fixes the clustered instance and four separate streams (instance, rewards, learners'
   ties, decomposer), the same for every decomposer and scheme, so runs are paired by seed: each ratio
@@ -90,8 +90,6 @@ class Setting:
     cluster: int = 0
     gap: float = 0.0
     means_file: str | None = None
-    not_run: tuple[tuple[str, str], ...] = ()  # (scheme, decomposer) cells left out, kept as "not run" rows
-    not_run_reason: str = ""
 
     def instance(self, seed: int) -> MultiUserInstance:
         """The instance of ``seed`` (a means file gives the same one for every seed)."""
@@ -114,8 +112,6 @@ def run_one(setting: Setting, instance: MultiUserInstance, scheme: str, decompos
            "seed": seed, "approx": approx, "delta": delta}
     learners = BestArmElimination(N, K, scheme, approx=approx, delta=delta, rng=np.random.default_rng([seed, 2]),
                                   sigma2=channel_variance("anonymous", setting.C))
-    if (scheme, decomposer) in setting.not_run:
-        return row | {"status": "not run", "reason": setting.not_run_reason}
     start = time.perf_counter()
     try:
         run = identify(instance, learners, C=setting.C, decomposer=decomposer, rng=np.random.default_rng([seed, 1]),
@@ -197,7 +193,6 @@ def summarise(rows: list[dict]) -> list[dict]:
                 "role": first["role"], "decomposer": dec, "seeds": len(group),
                 "refused": sum(r["status"] == "refused" for r in group),
                 "censored": sum(r["status"] == "censored" for r in group),
-                "not_run": sum(r["status"] == "not run" for r in group),
                 "approx": first["approx"], "delta": first["delta"]}
         for key in ("rounds", "assignments", "batches", "error_rate"):
             mean, lo, hi = _interval(np.array([r[key] for r in ok], dtype=float))
@@ -219,9 +214,8 @@ def markdown(summary: list[dict], notes: Sequence[str]) -> str:
     for s in summary:
         scheme = f"{s['scheme']} (control)" if s["role"] == "control" else s["scheme"]
         inst = f"{s['instance']} (N={s['users']}, K={s['arms']}, C={s['C']}, U={s['U']})"
-        if s["rounds_mean"] is None:  # every run refused, censored or not run
-            what = "not run (see note)" if s["not_run"] == s["seeds"] else "no finished run"
-            lines.append(f"| {inst} | {scheme} | {s['decomposer']} | {what} | - | - | "
+        if s["rounds_mean"] is None:  # every run refused or censored
+            lines.append(f"| {inst} | {scheme} | {s['decomposer']} | no finished run | - | - | "
                          f"{s['refused']} / {s['censored']} of {s['seeds']} |")
             continue
         stand_in = "" if s["ratio_baseline"] == BASELINES[0] else f" ({BASELINES[0]} refused)"
@@ -310,15 +304,12 @@ def identification(args: argparse.Namespace, out: Path) -> list[str]:
     settings = list(CLUSTERED)
     notes = []
     if args.means_file:
-        settings.append(Setting("data", C=args.data_C, means_file=args.means_file, not_run=(("median", "optimal"),),
-                                not_run_reason="median elimination with optimal: about an hour per seed (see note)"))
+        settings.append(Setting("data", C=args.data_C, means_file=args.means_file))
         notes.append(f"Data-derived instance: {Path(args.means_file).name}, C = {args.data_C}. Its ratios are against "
                      "polytope where it ran, else (polytope off its domain) against optimal, else block, as each "
                      "cell says. A batch too large to elicit (anonymous.batches.MAX_ELICITED distinct "
                      "user-assignments) is refused by the identification driver, randomized before it draws, on the "
-                     "decomposer's own estimate of its assignments. Median elimination with optimal is not run: "
-                     "its decomposer's time doubles batch on batch, about an hour per seed (measured in "
-                     "docs/anonymous-bandits.md).")
+                     "decomposer's own estimate of its assignments.")
     else:
         notes.append("Data-derived instance: skipped (no --means-file given; the OBD recipe examples/obd_means.py "
                      "writes one).")

@@ -91,23 +91,21 @@ def test_refused_runs_are_counted_and_leave_cells_empty(bench, tmp_path):
     assert md.count("1.000 [1.000, 1.000] vs block (polytope refused)") == 2
 
 
-def test_the_ratio_falls_back_to_optimal_where_polytope_is_refused_and_cells_not_run_are_kept(bench):
-    setting = bench.Setting("data", C=2, users=6, arms=2, gap=0.4, not_run=(("se", "block"),), not_run_reason="slow")
+def test_the_ratio_falls_back_to_optimal_where_polytope_is_refused(bench):
     rows = []
     for seed in range(2):
-        for dec, status, rounds in (("polytope", "refused", None), ("block", "not run", None),
+        for dec, status, rounds in (("polytope", "refused", None), ("block", "censored", None),
                                     ("greedy", "ok", 300 + seed), ("optimal", "ok", 100 + seed)):
             rows.append({"instance": "data", "users": 3, "arms": 2, "C": 2, "U": 1, "K_C_plus_1": 6, "scheme": "se",
                          "role": "scheme", "decomposer": dec, "seed": seed, "approx": 0.1, "delta": 0.1,
                          "status": status, "rounds": rounds, "assignments": 1, "batches": 1, "error_rate": 0.0})
-    assert bench.run_one(setting, setting.instance(0), "se", "block", 0)["status"] == "not run"
     summary = {s["decomposer"]: s for s in bench.summarise(rows)}
     assert {s["ratio_baseline"] for s in summary.values()} == {"optimal"}
     assert summary["optimal"]["rounds_ratio_mean"] == 1.0
     assert summary["greedy"]["rounds_ratio_mean"] == pytest.approx((300 / 100 + 301 / 101) / 2)
-    assert summary["block"]["not_run"] == 2 and summary["block"]["rounds_mean"] is None
+    assert summary["block"]["censored"] == 2 and summary["block"]["rounds_mean"] is None
     md = bench.markdown(list(summary.values()), [])
-    assert "| block | not run (see note) |" in md and "vs optimal (polytope refused)" in md
+    assert "| block | no finished run |" in md and "vs optimal (polytope refused)" in md
 
 
 def test_a_run_stopped_by_the_horizon_is_censored_not_averaged(bench):
