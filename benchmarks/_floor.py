@@ -11,7 +11,7 @@ and the ceiling is what tells whether a ratio target is reachable at all.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import numpy as np
@@ -39,6 +39,17 @@ def recorded_decompositions() -> Iterator[list[tuple[anondecomp.Decomposition, f
         yield calls
     finally:
         anondecomp.decompose = original
+
+
+def fastest_decompositions(run: Callable[[], object], repeat: int = 3) -> list[tuple[anondecomp.Decomposition, float]]:
+    """The decompositions of ``run()`` (recorded by :func:`recorded_decompositions`) from the repeat of least
+    total decomposer time: one run's millisecond timings are noisy."""
+    runs = []
+    for _ in range(repeat):
+        with recorded_decompositions() as calls:
+            run()
+        runs.append(calls)
+    return min(runs, key=lambda calls: sum(seconds for _, seconds in calls))
 
 
 def draw_seconds(calls: list[tuple[anondecomp.Decomposition, float]], mu: np.ndarray, C: int,
