@@ -6,7 +6,6 @@ Spec: ``shared/specs/anonymous-bandits.md`` section 3 (paper 000, Section 3.2).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
@@ -56,65 +55,115 @@ def describe(x) -> str:
         return f"an integer of about {int(x.bit_length() * 0.30103) + 1} digits"
 
 
-def _checked_totals(required: np.ndarray, users: Sequence[str]) -> np.ndarray:
-    """``required`` itself, after checking every user's demand against :data:`MAX_DEMAND`."""
-    totals = exact_sum(required, axis=1)
-    if (totals > MAX_DEMAND).any():
-        i = int(np.argmax(totals > MAX_DEMAND))
-        raise InvalidInputError(f"user {users[i]!r} asks for {totals[i]} samples in all (sum of ceil(w_ij)); "
-                                f"the limit is {LIMIT_TEXT}")
-    return required
+def _is_sparse(x) -> bool:
+    """Whether ``x`` is a scipy.sparse matrix or array (checked without importing scipy for dense input)."""
+    return type(x).__module__.startswith("scipy.sparse")
 
 
-def _checked_support(support, wanted: np.ndarray, users: Sequence[str], arms: Sequence[str],
-                     what: str = "has positive weight on") -> np.ndarray:
-    """``support`` as an (N, K) bool array, after checking that it holds every ``wanted`` pair and that no
-    user's row is empty."""
+def _stored(x, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
+    """(rows, cols, values, shape) of the entries of a 2-D ``x``: a scipy.sparse matrix's stored entries
+    (duplicates summed, row-major order), or a dense array's non-zero entries."""
+    if _is_sparse(x):
+        if x.ndim != 2:
+            raise InvalidInputError(f"{what} must be a 2-D (users x arms) matrix, got {x.ndim} dimensions")
+        csr = x.tocsr(copy=True)
+        csr.sum_duplicates()
+        csr.sort_indices()
+        rows = np.repeat(np.arange(csr.shape[0], dtype=np.int64), np.diff(csr.indptr))
+        return rows, csr.indices.astype(np.int64), np.asarray(csr.data), csr.shape
+    a = np.asarray(x)
+    if a.ndim != 2:
+        raise InvalidInputError(f"{what} must be a 2-D (users x arms) matrix, got shape {a.shape}")
+    rows, cols = np.nonzero(a)
+    return rows.astype(np.int64), cols.astype(np.int64), a[rows, cols], a.shape
+
+
+def _boolean_pairs(x, what: str, shape: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray,
+                                                                                  tuple[int, int]]:
+    """(rows, cols, shape) of the true entries of a boolean (or 0/1) matrix, dense or sparse."""
     try:
-        s = np.asarray(support)
+        rows, cols, values, got = _stored(x, what)
     except (TypeError, ValueError):
-        raise InvalidInputError("support must be a (users x arms) matrix of booleans") from None
-    if s.shape != wanted.shape:
-        raise InvalidInputError(f"support must have the shape of the weights, {wanted.shape}, got {s.shape}")
-    if s.dtype != bool:
-        numeric = np.issubdtype(s.dtype, np.integer) or np.issubdtype(s.dtype, np.floating)
-        if not numeric or not np.isin(s, (0, 1)).all():
-            raise InvalidInputError("support must hold booleans (or 0 and 1)")
-        s = s.astype(bool)
-    missing = wanted & ~s
+        raise InvalidInputError(f"{what} must be a (users x arms) matrix of booleans") from None
+    if shape is not None and tuple(got) != tuple(shape):
+        raise InvalidInputError(f"{what} must have the shape of the weights, {tuple(shape)}, got {tuple(got)}")
+    v = np.asarray(values)
+    if v.dtype != bool:
+        numeric = np.issubdtype(v.dtype, np.integer) or np.issubdtype(v.dtype, np.floating)
+        if not numeric or not np.isin(v, (0, 1)).all():
+            raise InvalidInputError(f"{what} must hold booleans (or 0 and 1)")
+        v = v.astype(bool)
+    return rows[v], cols[v], tuple(got)
+
+
+def _keys(rows: np.ndarray, cols: np.ndarray, n_arms: int) -> np.ndarray:
+    return rows.astype(np.int64) * n_arms + cols
+
+
+def _merge_support(pos_rows: np.ndarray, pos_cols: np.ndarray, support, shape: tuple[int, int],
+                   users: Sequence[str], arms: Sequence[str], what: str) -> tuple[np.ndarray, np.ndarray]:
+    """The support's pairs (row-major), after checking that they hold every ``pos`` pair and that no user's
+    row is empty; and the index of every ``pos`` pair among them."""
+    s_rows, s_cols, _ = _boolean_pairs(support, "support", shape)
+    keys = _keys(s_rows, s_cols, shape[1])
+    order = np.argsort(keys, kind="stable")
+    keys, s_rows, s_cols = keys[order], s_rows[order], s_cols[order]
+    pos = _keys(pos_rows, pos_cols, shape[1])
+    at = np.minimum(np.searchsorted(keys, pos), max(len(keys) - 1, 0))
+    missing = (keys[at] != pos) if len(keys) else np.ones(len(pos), bool)
     if missing.any():
-        i, j = np.argwhere(missing)[0]
-        raise InvalidInputError(f"user {users[i]!r} {what} arm {arms[j]!r}, which is not in its support")
-    empty = ~s.any(axis=1)
+        k = int(np.argmax(missing))
+        raise InvalidInputError(f"user {users[pos_rows[k]]!r} {what} arm {arms[pos_cols[k]]!r}, which is not in "
+                                "its support")
+    _no_empty_row(s_rows, shape[0], users, "has an empty support (no arm it may play)")
+    return np.stack([s_rows, s_cols]), at
+
+
+def _no_empty_row(rows: np.ndarray, n: int, users: Sequence[str], text: str) -> None:
+    empty = np.bincount(rows, minlength=n) == 0
     if empty.any():
-        raise InvalidInputError(f"user {users[int(np.argmax(empty))]!r} has an empty support (no arm it may play)")
-    return s.copy()
+        raise InvalidInputError(f"user {users[int(np.argmax(empty))]!r} {text}")
 
 
-@dataclass(frozen=True, eq=False)
 class DemandGraph:
     """A weighted bipartite demand graph: user i wants ``w_ij`` feedback samples from arm j.
 
-    Every user must want at least one arm. Build one with :meth:`from_weights` or :meth:`from_batched`;
-    ``lower_bound`` is ``max_i sum_j ceil(w_ij)``, which no decomposition beats.
+    Held sparse: one entry per *edge*, a (user, arm) pair of the support (the arms the user may play), in
+    row-major order, with its weight and its requirement; nothing is stored per (user, arm) cell, so a log of
+    10^6 users x 10^5 items costs memory in its interactions only. Every user must want at least one arm
+    (unless a support wider than the demand is given). Build one with :meth:`from_weights` or
+    :meth:`from_batched` (dense arrays or scipy.sparse matrices); ``lower_bound`` is ``max_i sum_j ceil(w_ij)``,
+    which no decomposition beats.
 
     Parameters
     ----------
-    weights : numpy.ndarray
+    weights : numpy.ndarray or scipy.sparse matrix
         (N, K) float, ``w_ij >= 0``: the samples user i wants from arm j (its demand).
-    required : numpy.ndarray
-        (N, K) int64, ``ceil(w_ij)``: the informative samples pair (i, j) must get. For a batched graph it is
+    required : numpy.ndarray or scipy.sparse matrix
+        (N, K) int, ``ceil(w_ij)``: the informative samples pair (i, j) must get. For a batched graph it is
         computed exactly as ``ceil(D / |A_i|)`` in rational arithmetic.
-    users : tuple of str
+    users : sequence of str
         The users' names, used in JSON input and output.
-    arms : tuple of str
+    arms : sequence of str
         The arms' names.
     demand : float or None, optional
         The total demand D of a batched graph (``w_ij = D / |A_i|`` on A_i), else ``None``.
-    support : numpy.ndarray, optional
+    support : numpy.ndarray or scipy.sparse matrix, optional
         (N, K) bool, the arms each user may be assigned to; it contains every pair with ``w_ij > 0`` and is
         ``weights > 0`` unless given. A user with zero demand (all weights 0) still plays an arm of its support
         in every assignment and counts towards the C+1 users an arm needs.
+
+    Attributes
+    ----------
+    edge_users, edge_arms : numpy.ndarray
+        (E,) the user and arm of every edge, sorted by user, then arm (read-only).
+    edge_weights, edge_required : numpy.ndarray
+        (E,) float64 ``w_ij`` and int64 ``ceil(w_ij)`` of every edge (0 on support without demand).
+    indptr : numpy.ndarray
+        (N+1,) int64: user i's edges are ``indptr[i]:indptr[i+1]`` (as a CSR matrix's).
+    weights, required, support : numpy.ndarray
+        Dense (N, K) copies, built on first access and kept: for small graphs and for users' convenience;
+        nothing inside the package reads them.
 
     References
     ----------
@@ -124,40 +173,120 @@ class DemandGraph:
     --------
     >>> import numpy as np
     >>> g = DemandGraph.from_batched(10, np.array([[1, 1], [1, 0], [0, 1]], bool))
-    >>> g.required.tolist(), g.lower_bound
-    ([[5, 5], [10, 0], [0, 10]], 10)
+    >>> g.required.tolist(), g.lower_bound, g.nnz
+    ([[5, 5], [10, 0], [0, 10]], 10, 4)
     """
 
-    weights: np.ndarray
-    required: np.ndarray
-    users: tuple[str, ...]
-    arms: tuple[str, ...]
-    demand: float | None = None
-    support: np.ndarray | None = field(default=None, repr=False)
+    def __init__(self, weights, required, users: Sequence[str], arms: Sequence[str], demand: float | None = None,
+                 support=None) -> None:
+        w_rows, w_cols, w_vals, shape = _stored(weights, "weights")
+        N, K = shape
+        users_t = _names(users, N, "u", "user")
+        arms_t = _names(arms, K, "a", "arm")
+        w_vals = np.asarray(w_vals, dtype=np.float64)
+        pos = w_vals > 0
+        if support is None:
+            rows, cols = w_rows[pos], w_cols[pos]
+        else:
+            (rows, cols), _ = _merge_support(w_rows[pos], w_cols[pos], support, shape, users_t, arms_t,
+                                             "has positive weight on")
+        keys = _keys(rows, cols, K)
+        r_rows, r_cols, r_vals, r_shape = _stored(required, "required")
+        if tuple(r_shape) != tuple(shape):
+            raise InvalidInputError(f"required must have the shape of the weights, {tuple(shape)}, got "
+                                    f"{tuple(r_shape)}")
+        self._set(N, K, users_t, arms_t, demand, rows, cols, _lookup(_keys(w_rows, w_cols, K), w_vals, keys),
+                  _lookup(_keys(r_rows, r_cols, K), np.asarray(r_vals).astype(np.int64), keys))
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "support", self.weights > 0 if self.support is None else self.support)
+    @classmethod
+    def _from_edges(cls, shape: tuple[int, int], users: tuple[str, ...], arms: tuple[str, ...],
+                    rows: np.ndarray, cols: np.ndarray, w: np.ndarray, r: np.ndarray,
+                    demand: float | None = None) -> DemandGraph:
+        """A graph from checked, row-major sorted edges (no further checks)."""
+        self = cls.__new__(cls)
+        self._set(shape[0], shape[1], users, arms, demand, rows, cols, w, r)
+        return self
+
+    def _set(self, N: int, K: int, users: tuple[str, ...], arms: tuple[str, ...], demand: float | None,
+             rows: np.ndarray, cols: np.ndarray, w: np.ndarray, r: np.ndarray) -> None:
+        idx = np.int32 if max(N, K) < 2**31 else np.int64
+        fields = {"users": users, "arms": arms, "demand": demand, "_shape": (int(N), int(K)),
+                  "edge_users": np.asarray(rows, dtype=idx), "edge_arms": np.asarray(cols, dtype=idx),
+                  "edge_weights": np.asarray(w, dtype=np.float64), "edge_required": np.asarray(r, dtype=np.int64),
+                  "_dense": {}}
+        for name, value in fields.items():
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+            object.__setattr__(self, name, value)
+        indptr = np.zeros(N + 1, dtype=np.int64)
+        np.cumsum(np.bincount(fields["edge_users"], minlength=N), out=indptr[1:])
+        indptr.flags.writeable = False
+        object.__setattr__(self, "indptr", indptr)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"DemandGraph is immutable (cannot set {name!r})")
+
+    def __repr__(self) -> str:
+        return (f"DemandGraph(users={self.n_users}, arms={self.n_arms}, edges={self.nnz}, "
+                f"demand={self.demand!r})")
+
+    # -- dense views -------------------------------------------------------------------------------
+    def _dense_of(self, name: str, values: np.ndarray, dtype) -> np.ndarray:
+        if name not in self._dense:
+            out = np.zeros(self.shape, dtype=dtype)
+            out[self.edge_users, self.edge_arms] = values
+            out.flags.writeable = False
+            self._dense[name] = out
+        return self._dense[name]
+
+    @property
+    def weights(self) -> np.ndarray:
+        """(N, K) float64 dense weights, built on first access (memory N x K x 8 bytes)."""
+        return self._dense_of("weights", self.edge_weights, np.float64)
+
+    @property
+    def required(self) -> np.ndarray:
+        """(N, K) int64 dense requirements ``ceil(w_ij)``, built on first access."""
+        return self._dense_of("required", self.edge_required, np.int64)
+
+    @property
+    def support(self) -> np.ndarray:
+        """(N, K) bool dense support, built on first access."""
+        return self._dense_of("support", True, bool)
+
+    def toarray(self) -> np.ndarray:
+        """The dense (N, K) weights, a new writable array."""
+        return np.array(self.weights)
+
+    def tocsr(self, what: str = "weights"):
+        """``what`` (``"weights"``, ``"required"`` or ``"support"``) as a scipy.sparse CSR array over the edges
+        (an edge of the support without demand is an explicit zero)."""
+        from scipy.sparse import csr_array
+
+        values = {"weights": self.edge_weights, "required": self.edge_required,
+                  "support": np.ones(self.nnz, dtype=bool)}[what]
+        return csr_array((values, self.edge_arms, self.indptr), shape=self.shape)
 
     @property
     def explicit_support(self) -> bool:
         """Whether the support is wider than the demand (some pair may be played with ``w_ij = 0``)."""
-        return bool((self.support & ~(self.weights > 0)).any())
+        return bool((self.edge_weights == 0).any())
 
     # -- construction ------------------------------------------------------------------------------
     @classmethod
     def from_weights(cls, weights, users: Sequence[str] | None = None,
                      arms: Sequence[str] | None = None, *, support=None) -> DemandGraph:
-        """A graph from an (N, K) weight matrix; weights must be finite and non-negative.
+        """A graph from an (N, K) weight matrix, dense or scipy.sparse; weights must be finite and non-negative.
 
     Parameters
     ----------
-    weights : array_like of float
-        (N, K) demands ``w_ij``.
+    weights : array_like of float or scipy.sparse matrix
+        (N, K) demands ``w_ij``; a sparse matrix's unstored entries are 0 and it is never made dense.
     users : sequence of str, optional
         The users' names; default ``u0, u1, ...``.
     arms : sequence of str, optional
         The arms' names; default ``a0, a1, ...``.
-    support : array_like of bool, optional
+    support : array_like of bool or scipy.sparse matrix, optional
         (N, K): the arms each user may play (default ``weights > 0``); it must contain every pair with positive
         weight, and no row may be empty. Without it every row of weights must be non-zero; with it a row of
         zeros is a user with zero demand, which only pads groups.
@@ -181,34 +310,54 @@ class DemandGraph:
     --------
     >>> DemandGraph.from_weights([[2.5, 0.0], [1.0, 3.0]]).required.tolist()
     [[3, 0], [1, 3]]
+    >>> from scipy.sparse import csr_array
+    >>> DemandGraph.from_weights(csr_array([[2.5, 0.0], [1.0, 3.0]])).edge_required.tolist()
+    [3, 1, 3]
         """
-        try:
-            w = np.array(weights, dtype=float)
-        except OverflowError:
-            raise InvalidInputError(f"weights must be at most {LIMIT_TEXT}") from None
-        except (TypeError, ValueError):
-            raise InvalidInputError("weights must be numbers") from None
-        if w.ndim != 2 or w.shape[0] == 0 or w.shape[1] == 0:
-            raise InvalidInputError(f"weights must be a non-empty 2-D (users x arms) matrix, got shape {w.shape}")
-        users_t = _names(users, w.shape[0], "u", "user")
-        arms_t = _names(arms, w.shape[1], "a", "arm")
-        bad = ~np.isfinite(w) | (w < 0)
-        if bad.any():
-            i, j = np.argwhere(bad)[0]
-            raise InvalidInputError(f"weight of user {users_t[i]!r} on arm {arms_t[j]!r} is {w[i, j]}; "
-                                    "weights must be finite and non-negative")
-        if (w > MAX_DEMAND).any():
-            i, j = np.argwhere(w > MAX_DEMAND)[0]
-            raise InvalidInputError(f"weight of user {users_t[i]!r} on arm {arms_t[j]!r} is {w[i, j]:.6g}; "
-                                    f"weights must be at most {LIMIT_TEXT}")
-        if support is not None:
-            supp = _checked_support(support, w > 0, users_t, arms_t)
+        if _is_sparse(weights):
+            rows, cols, vals, shape = _stored(weights, "weights")
+            try:
+                vals = np.asarray(vals, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise InvalidInputError("weights must be numbers") from None
         else:
-            supp = None
-            empty = ~(w > 0).any(axis=1)
-            if empty.any():
-                raise InvalidInputError(f"user {users_t[int(np.argmax(empty))]!r} has no demand (all weights 0)")
-        return cls(w, _checked_totals(np.ceil(w).astype(np.int64), users_t), users_t, arms_t, support=supp)
+            try:
+                w = np.array(weights, dtype=float)
+            except OverflowError:
+                raise InvalidInputError(f"weights must be at most {LIMIT_TEXT}") from None
+            except (TypeError, ValueError):
+                raise InvalidInputError("weights must be numbers") from None
+            if w.ndim != 2:
+                raise InvalidInputError(f"weights must be a non-empty 2-D (users x arms) matrix, got shape "
+                                        f"{w.shape}")
+            rows, cols = np.nonzero(w)  # NaN counts as non-zero, so it is checked below
+            rows, cols, vals, shape = rows.astype(np.int64), cols.astype(np.int64), w[rows, cols], w.shape
+        if len(shape) != 2 or shape[0] == 0 or shape[1] == 0:
+            raise InvalidInputError(f"weights must be a non-empty 2-D (users x arms) matrix, got shape "
+                                    f"{tuple(shape)}")
+        users_t = _names(users, shape[0], "u", "user")
+        arms_t = _names(arms, shape[1], "a", "arm")
+        bad = ~np.isfinite(vals) | (vals < 0)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise InvalidInputError(f"weight of user {users_t[rows[k]]!r} on arm {arms_t[cols[k]]!r} is {vals[k]}; "
+                                    "weights must be finite and non-negative")
+        if (vals > MAX_DEMAND).any():
+            k = int(np.argmax(vals > MAX_DEMAND))
+            raise InvalidInputError(f"weight of user {users_t[rows[k]]!r} on arm {arms_t[cols[k]]!r} is "
+                                    f"{vals[k]:.6g}; weights must be at most {LIMIT_TEXT}")
+        pos = vals > 0
+        rows, cols, vals = rows[pos], cols[pos], vals[pos]
+        if support is None:
+            _no_empty_row(rows, shape[0], users_t, "has no demand (all weights 0)")
+            w_edge = vals
+        else:
+            (rows, cols), at = _merge_support(rows, cols, support, shape, users_t, arms_t, "has positive weight on")
+            w_edge = np.zeros(len(rows))
+            w_edge[at] = vals
+        required = np.ceil(w_edge).astype(np.int64)
+        _check_totals(rows, required, users_t)
+        return cls._from_edges(shape, users_t, arms_t, rows, cols, w_edge, required)
 
     @classmethod
     def from_batched(cls, demand: float, active, users: Sequence[str] | None = None,
@@ -219,13 +368,13 @@ class DemandGraph:
     ----------
     demand : int or float
         The total demand D of every user, positive.
-    active : array_like of bool
+    active : array_like of bool or scipy.sparse matrix
         (N, K): row i marks the active set A_i (non-empty).
     users : sequence of str, optional
         The users' names; default ``u0, u1, ...``.
     arms : sequence of str, optional
         The arms' names; default ``a0, a1, ...``.
-    support : array_like of bool, optional
+    support : array_like of bool or scipy.sparse matrix, optional
         (N, K), default ``active``; as for :meth:`from_weights`: with it, a user with an empty active set and a
         non-empty support has zero demand.
 
@@ -256,45 +405,73 @@ class DemandGraph:
             raise InvalidInputError(f"demand D must be positive, got {demand}")
         if demand > MAX_DEMAND:  # compared before any float conversion: D may be a 400-digit integer
             raise InvalidInputError(f"demand D is {describe(demand)}; the limit is {LIMIT_TEXT}")
-        a = np.asarray(active)
-        if a.ndim != 2 or a.shape[0] == 0 or a.shape[1] == 0:
-            raise InvalidInputError(f"active sets must be a non-empty (users x arms) matrix, got shape {a.shape}")
-        a = a.astype(bool)
-        users_t = _names(users, a.shape[0], "u", "user")
-        arms_t = _names(arms, a.shape[1], "a", "arm")
-        sizes = a.sum(axis=1)
-        supp = None if support is None else _checked_support(support, a, users_t, arms_t, "has in its active set")
-        if supp is None and (sizes == 0).any():
-            raise InvalidInputError(f"user {users_t[int(np.argmin(sizes))]!r} has an empty active set")
-        weights = np.where(a, demand / np.maximum(sizes, 1)[:, None], 0.0)
+        try:
+            rows, cols, vals, shape = _stored(active, "active sets")
+        except (TypeError, ValueError):
+            raise InvalidInputError("active sets must be a (users x arms) matrix of booleans") from None
+        if len(shape) != 2 or shape[0] == 0 or shape[1] == 0:
+            raise InvalidInputError(f"active sets must be a non-empty (users x arms) matrix, got shape "
+                                    f"{tuple(shape)}")
+        on = np.asarray(vals).astype(bool)
+        rows, cols = rows[on], cols[on]
+        users_t = _names(users, shape[0], "u", "user")
+        arms_t = _names(arms, shape[1], "a", "arm")
+        sizes = np.bincount(rows, minlength=shape[0])
+        if support is None:
+            _no_empty_row(rows, shape[0], users_t, "has an empty active set")
+            at = np.arange(len(rows))
+        else:
+            (rows_s, cols_s), at = _merge_support(rows, cols, support, shape, users_t, arms_t,
+                                                  "has in its active set")
         d = Fraction(demand)  # exact: ceil(D / s) without floating error
         per_size = {int(s): -((-d.numerator) // (d.denominator * max(int(s), 1))) for s in np.unique(sizes)}
-        req_row = np.array([per_size[int(s)] for s in sizes], dtype=np.int64)
-        required = _checked_totals(np.where(a, req_row[:, None], 0).astype(np.int64), users_t)
-        return cls(weights, required, users_t, arms_t, demand=float(demand), support=supp)
+        req_user = np.array([per_size[int(s)] for s in sizes], dtype=np.int64)
+        if support is not None:
+            rows, cols = rows_s, cols_s
+        active_edge = np.zeros(len(rows), dtype=bool)
+        active_edge[at] = True
+        w_edge = np.where(active_edge, demand / np.maximum(sizes, 1)[rows], 0.0)
+        required = np.where(active_edge, req_user[rows], 0)
+        _check_totals(rows, required, users_t)
+        return cls._from_edges(shape, users_t, arms_t, rows, cols, w_edge, required, demand=float(demand))
 
     # -- derived quantities ----------------------------------------------------------------------
     @property
     def n_users(self) -> int:
-        return self.weights.shape[0]
+        return self._shape[0]
 
     @property
     def n_arms(self) -> int:
-        return self.weights.shape[1]
+        return self._shape[1]
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.weights.shape
+        return self._shape
+
+    @property
+    def nnz(self) -> int:
+        """The number of edges (pairs of the support)."""
+        return len(self.edge_arms)
+
+    @property
+    def user_demand(self) -> np.ndarray:
+        """(N,) int64 ``sum_j ceil(w_ij)``: the informative samples each user needs in all (exact)."""
+        return row_sums(self.indptr, self.edge_required)
 
     @property
     def lower_bound(self) -> int:
         """``max_i sum_j ceil(w_ij)``: no decomposition has fewer assignments (one sample per user each)."""
-        return int(exact_sum(self.required, axis=1).max())
+        return int(self.user_demand.max())
 
     @property
     def arm_degrees(self) -> np.ndarray:
         """``|B_j|``: how many users may play each arm."""
-        return self.support.sum(axis=0)
+        return np.bincount(self.edge_arms, minlength=self.n_arms)
+
+    @property
+    def wanted_arms(self) -> np.ndarray:
+        """(K,) bool: the arms some user requires a sample of."""
+        return np.bincount(self.edge_arms[self.edge_required > 0], minlength=self.n_arms) > 0
 
     def thin_arms(self, C: int) -> np.ndarray:
         """Indices of wanted arms with at most C users able to play them: they can never be observed.
@@ -320,12 +497,19 @@ class DemandGraph:
         ([], [0, 1])
         """
         deg = self.arm_degrees
-        return np.flatnonzero((deg > 0) & (deg <= C) & (self.required > 0).any(axis=0))
+        return np.flatnonzero((deg > 0) & (deg <= C) & self.wanted_arms)
+
+    @property
+    def scale(self) -> float:
+        """D: the batched graph's total demand when it has one, else ``max_i sum_j w_ij``."""
+        if self.demand is not None:
+            return self.demand
+        return float(np.bincount(self.edge_users, weights=self.edge_weights, minlength=self.n_users).max())
 
     def normalized(self) -> tuple[np.ndarray, float]:
-        """The normalised weights ``w_hat = w / D`` (row sums <= 1) and the scale D.
+        """The normalised weights ``w_hat = w / D`` (row sums <= 1) as a dense array, and the scale D.
 
-        D is the batched graph's total demand when it has one, else ``max_i sum_j w_ij``.
+        D is :attr:`scale`. Dense: meant for the small graphs of the exact methods (``beta``).
 
         Returns
         -------
@@ -341,8 +525,8 @@ class DemandGraph:
         >>> w_hat.tolist(), D
         ([[0.5, 0.5], [1.0, 0.0]], 10.0)
         """
-        d = self.demand if self.demand is not None else float(self.weights.sum(axis=1).max())
-        return (self.weights / d if d > 0 else self.weights.copy()), d  # d = 0: every user has zero demand
+        d = self.scale
+        return (self.weights / d if d > 0 else self.toarray()), d  # d = 0: every user has zero demand
 
     def arm_names(self, idx) -> list[str]:
         """The names of the arms with the given indices.
@@ -365,6 +549,39 @@ class DemandGraph:
         (['a1', 'a0'], ['a1'])
         """
         return [self.arms[int(j)] for j in np.atleast_1d(idx)]
+
+
+def row_sums(indptr: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """(N,) int64 sums of integer per-edge ``values`` over each user's edges (``indptr`` as a CSR matrix's)."""
+    out = np.zeros(len(indptr) - 1, dtype=np.int64)
+    has = indptr[1:] > indptr[:-1]
+    if has.any():
+        out[has] = np.add.reduceat(np.asarray(values, dtype=np.int64), indptr[:-1][has])
+    return out
+
+
+def _lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """``values`` at ``wanted`` keys (0 where a key is absent); ``keys`` need not be sorted."""
+    order = np.argsort(keys, kind="stable")
+    keys, values = keys[order], values[order]
+    out = np.zeros(len(wanted), dtype=values.dtype)
+    if not len(keys):
+        return out
+    at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    hit = keys[at] == wanted
+    out[hit] = values[at[hit]]
+    return out
+
+
+def _check_totals(rows: np.ndarray, required: np.ndarray, users: Sequence[str]) -> None:
+    """Check every user's demand ``sum_j ceil(w_ij)`` against :data:`MAX_DEMAND` (each term is at most 2^53,
+    so a float64 partial sum that passes the limit is detected before any int64 overflow could matter)."""
+    totals = np.bincount(rows, weights=required.astype(np.float64), minlength=len(users))
+    for i in np.flatnonzero(totals >= MAX_DEMAND):  # float sums near the limit are recounted exactly
+        exact = sum(int(x) for x in required[rows == i])
+        if exact > MAX_DEMAND:
+            raise InvalidInputError(f"user {users[i]!r} asks for {exact} samples in all (sum of ceil(w_ij)); "
+                                    f"the limit is {LIMIT_TEXT}")
 
 
 def active_from_sets(active_sets: Mapping[str, Sequence[str]], arms: Sequence[str] | None = None
