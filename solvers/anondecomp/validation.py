@@ -9,28 +9,52 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from anondecomp.errors import InfeasibleError, InvalidInputError
-from anondecomp.graph import DemandGraph
+from anondecomp.graph import DemandGraph, row_sums
 
 VERTEX_ROUTES = ("auto", "schedule", "colouring", "caratheodory")
 
 
 @dataclass(frozen=True)
 class Prepared:
-    """The demand a method must meet (``required``, thin arms removed in best-effort mode)."""
+    """The demand a method must meet, thin arms removed in best-effort mode.
+
+    ``edge_required`` holds it per edge of ``graph`` (its support, :class:`~anondecomp.DemandGraph`); the
+    constructor also takes a dense (N, K) matrix, which it reads at the edges. ``required`` is the dense
+    (N, K) form, built on access for the methods whose models are dense (small graphs only)."""
 
     graph: DemandGraph
     C: int
-    required: np.ndarray
+    edge_required: np.ndarray
     uncovered: np.ndarray
+
+    def __post_init__(self) -> None:
+        r = np.asarray(self.edge_required)
+        if r.ndim == 2:  # a dense (N, K) demand: read it at the edges (it is 0 off the support)
+            r = r[self.graph.edge_users, self.graph.edge_arms]
+        object.__setattr__(self, "edge_required", r.astype(np.int64, copy=False))
+
+    @cached_property
+    def required(self) -> np.ndarray:
+        """(N, K) int64 dense demand, read-only, built on first access (for the dense methods only)."""
+        out = np.zeros(self.graph.shape, dtype=np.int64)
+        out[self.graph.edge_users, self.graph.edge_arms] = self.edge_required
+        out.flags.writeable = False
+        return out
+
+    @property
+    def user_demand(self) -> np.ndarray:
+        """(N,) int64 each user's demand to meet."""
+        return row_sums(self.graph.indptr, self.edge_required)
 
     @property
     def lower_bound(self) -> int:
         """max_i sum_j required_ij, the trivial lower bound on R for the demand to meet."""
-        return int(self.required.sum(axis=1).max()) if self.required.size else 0
+        return int(self.user_demand.max()) if self.graph.n_users else 0
 
 
 def check_C(C: int) -> int:
@@ -59,27 +83,35 @@ def prepare(graph: DemandGraph, C: int, best_effort: bool) -> Prepared:
     thin = graph.thin_arms(C)
     if len(thin) and not best_effort:
         raise thin_arms_error(graph.arm_names(thin), C, "; use best_effort to cover everything else")
-    return Prepared(graph, C, *drop_uncoverable(graph, C, graph.required))
+    return Prepared(graph, C, *drop_uncoverable(graph, C, graph.edge_required))
 
 
 def drop_uncoverable(graph: DemandGraph, C: int, required: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The demand that can be met, and the pairs that cannot: a pair is coverable when its arm is wanted by
     at least C+1 users (positive demand), else no assignment ever observes the arm.
 
+    ``required`` is per edge of ``graph`` ((E,), as ``graph.edge_required``) or a dense (N, K) matrix; the
+    result has the same form.
+
     Returns
     -------
     (``required`` with the uncoverable pairs set to 0 (a copy when any is), (m, 2) int array of those
-    (user, arm) pairs with positive ``required``).
+    (user, arm) pairs with positive ``required``, in row-major order).
     """
     thin = graph.thin_arms(C)
     if not len(thin):
         return required, np.empty((0, 2), dtype=np.int64)
     mask = np.zeros(graph.n_arms, dtype=bool)
     mask[thin] = True
-    uncovered = np.argwhere((required > 0) & mask[None, :])
-    required = required.copy()
-    required[:, thin] = 0
-    return required, uncovered
+    if np.ndim(required) == 2:
+        uncovered = np.argwhere((required > 0) & mask[None, :])
+        required = required.copy()
+        required[:, thin] = 0
+        return required, uncovered
+    drop = mask[graph.edge_arms]
+    uncovered = np.stack([graph.edge_users[drop & (required > 0)], graph.edge_arms[drop & (required > 0)]],
+                         axis=1).astype(np.int64)
+    return np.where(drop, 0, required), uncovered
 
 
 def check_vertices(vertices: str) -> str:
