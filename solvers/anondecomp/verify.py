@@ -75,6 +75,71 @@ def coverage(assignments: np.ndarray, multiplicities: np.ndarray, C: int, n_arms
     return out.reshape(N, n_arms)
 
 
+def edge_coverage(graph: DemandGraph, assignments: np.ndarray, multiplicities: np.ndarray, C: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Informative samples per edge of ``graph`` that a decomposition gives, and its off-support placements.
+
+    The sparse form of :func:`coverage`: memory is O(edges + a block of the assignments), never users x arms.
+
+    Parameters
+    ----------
+    graph : DemandGraph
+        The graph whose edges (``graph.edge_users``, ``graph.edge_arms``) are counted.
+    assignments : numpy.ndarray
+        (n, N) integer arm indices in ``[0, K)``.
+    multiplicities : numpy.ndarray
+        (n,) positive integers (int64, or an object array of Python ints).
+    C : int
+        The anonymity parameter.
+
+    Returns
+    -------
+    got : numpy.ndarray
+        (E,) int64 informative samples per edge (object, of Python ints, above 2^53).
+    off : numpy.ndarray
+        (m, 2) int64 (assignment, user) entries that put a user on an arm outside its support.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anondecomp.graph import DemandGraph
+    >>> g = DemandGraph.from_weights([[5, 5], [5, 5], [5, 0]])
+    >>> got, off = edge_coverage(g, np.array([[0, 0, 0], [1, 1, 0]]), np.array([5, 5]), 1)
+    >>> got.tolist(), off.tolist()
+    ([5, 5, 5, 5, 5], [])
+    """
+    a = np.asarray(assignments)
+    m = np.asarray(multiplicities)
+    n, N = a.shape
+    K = graph.n_arms
+    keys = graph.edge_users.astype(np.int64) * K + graph.edge_arms
+    exact_in_float = exact_sum(m) < 2**53
+    got = np.zeros(graph.nnz, dtype=np.int64 if exact_in_float else object)
+    off_parts = []
+    step = max(1, _CHUNK // max(N, 1))
+    users = np.arange(N, dtype=np.int64)
+    for lo in range(0, n, step):
+        block = a[lo:lo + step].astype(np.int64)
+        b = len(block)
+        rows = np.arange(b, dtype=np.int64)[:, None] * K
+        counts = np.bincount((rows + block).ravel(), minlength=b * K)
+        informative = counts[rows + block] >= C + 1
+        want = users[None, :] * K + block
+        at = np.minimum(np.searchsorted(keys, want), max(len(keys) - 1, 0))
+        on = keys[at] == want if len(keys) else np.zeros(want.shape, bool)
+        if not on.all():
+            r_off, i_off = np.nonzero(~on)
+            off_parts.append(np.stack([r_off + lo, i_off], axis=1))
+        r_idx, i_idx = np.nonzero(informative & on)
+        edge = at[r_idx, i_idx]
+        if exact_in_float:
+            got += np.bincount(edge, weights=m[lo + r_idx].astype(np.float64), minlength=graph.nnz).astype(np.int64)
+        else:
+            np.add.at(got, edge, m[lo + r_idx].astype(object))
+    off = np.concatenate(off_parts) if off_parts else np.empty((0, 2), dtype=np.int64)
+    return got, off
+
+
 @dataclass(frozen=True)
 class VerificationReport:
     """Outcome of :func:`verify`.
@@ -260,13 +325,21 @@ def verify(graph: DemandGraph, C: int, assignments, multiplicities=None, *,
         raise InvalidInputError("multiplicities must be one positive integer per assignment")
     if not np.issubdtype(a.dtype, np.integer) or ((a < 0) | (a >= graph.n_arms)).any():
         raise InvalidInputError(f"assignment entries must be arm indices in [0, {graph.n_arms})")
-    off = np.argwhere(~graph.support[np.arange(graph.n_users)[None, :], a])
+    got, off = edge_coverage(graph, a, m, C)
     off_support = [(int(r), graph.users[i], graph.arms[a[r, i]]) for r, i in off[:1000]]
-    got = coverage(a, m, C, graph.n_arms)
-    need = graph.required if required is None else required
+    outside = np.empty((0, 2), dtype=np.int64)
+    if required is None:
+        need = graph.edge_required
+    else:  # a dense (N, K) demand; its pairs off the support can get nothing
+        need_dense = np.array(required)
+        need = need_dense[graph.edge_users, graph.edge_arms]
+        need_dense[graph.edge_users, graph.edge_arms] = 0
+        outside = np.argwhere(need_dense > 0)
     need, uncoverable = drop_uncoverable(graph, C, need) if best_effort else (need, np.empty((0, 2), int))
-    short = np.argwhere(got < need)
-    deficits = [(graph.users[i], graph.arms[j], int(need[i, j]), int(got[i, j])) for i, j in short]
+    short = np.flatnonzero(got < need)
+    deficits = [(graph.users[graph.edge_users[e]], graph.arms[graph.edge_arms[e]], int(need[e]), int(got[e]))
+                for e in short]
+    deficits += [(graph.users[i], graph.arms[j], int(need_dense[i, j]), 0) for i, j in outside]
     return VerificationReport(valid=not deficits and not len(off), total_assignments=exact_sum(m),
                               lower_bound=graph.lower_bound, n_distinct=int(len(m)), deficits=deficits,
                               off_support=off_support, n_off_support=len(off), best_effort=best_effort,

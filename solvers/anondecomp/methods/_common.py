@@ -10,14 +10,23 @@ from anondecomp.graph import DemandGraph
 from anondecomp.result import arm_dtype, compress
 from anondecomp.schedule import phase_schedule
 from anondecomp.validation import Prepared, check_vertices
-from anondecomp.verify import coverage
+from anondecomp.verify import edge_coverage
 
 SCHEDULE_RETRIES = 3
 
 
 def park(graph: DemandGraph) -> np.ndarray:
     """The arm a user sits on when an assignment has nothing for it: its first support arm."""
-    return np.argmax(graph.support, axis=1)
+    return graph.edge_arms[graph.indptr[:-1]].astype(np.int64)
+
+
+def arm_users(graph: DemandGraph) -> tuple[np.ndarray, np.ndarray]:
+    """The users of every arm: (users sorted by arm, then user; (K+1,) starts), so that arm j's users are
+    ``users[start[j]:start[j + 1]]``."""
+    order = np.argsort(graph.edge_arms, kind="stable")
+    start = np.zeros(graph.n_arms + 1, dtype=np.int64)
+    np.cumsum(graph.arm_degrees, out=start[1:])
+    return graph.edge_users[order], start
 
 
 def pad_point(graph: DemandGraph, required: np.ndarray, x: np.ndarray, open_arms: np.ndarray, C: int
@@ -73,11 +82,11 @@ def vertices_to_assignments(vertices: np.ndarray, graph: DemandGraph) -> np.ndar
 
 def greedy_assignments(graph: DemandGraph, arms: np.ndarray) -> np.ndarray:
     """For each arm j: every user who may play j is on j, the others parked (spec 4.1's M_j)."""
-    base = park(graph)
-    out = np.repeat(base[None, :], len(arms), axis=0)
+    out = np.repeat(park(graph).astype(arm_dtype(graph.n_arms))[None, :], len(arms), axis=0)
+    users, start = arm_users(graph)
     for r, j in enumerate(arms):
-        out[r, graph.support[:, j]] = j
-    return out.astype(arm_dtype(graph.n_arms))
+        out[r, users[start[j]:start[j + 1]]] = j
+    return out
 
 
 def repair(prep: Prepared, assignments: np.ndarray, mult: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
@@ -85,13 +94,16 @@ def repair(prep: Prepared, assignments: np.ndarray, mult: np.ndarray) -> tuple[n
 
     Returns the compressed decomposition and the number of assignments the repair added.
     """
-    got = coverage(assignments, mult, prep.C, prep.graph.n_arms)
-    short = np.maximum(prep.required - got, 0)
-    arms = np.flatnonzero(short.max(axis=0) > 0)
-    if len(arms) == 0:
+    graph = prep.graph
+    got, _ = edge_coverage(graph, assignments, mult, prep.C)
+    short = np.maximum(prep.edge_required - got, 0)
+    if not short.any():
         return assignments, mult, 0
-    extra_m = short[:, arms].max(axis=0).astype(np.int64)
-    assignments = np.concatenate([assignments, greedy_assignments(prep.graph, arms)])
+    most = np.zeros(graph.n_arms, dtype=np.int64)
+    np.maximum.at(most, graph.edge_arms, short)
+    arms = np.flatnonzero(most > 0)
+    extra_m = most[arms]
+    assignments = np.concatenate([assignments, greedy_assignments(graph, arms)])
     mult = np.concatenate([mult, extra_m])
     return assignments, mult, int(extra_m.sum())
 

@@ -37,9 +37,29 @@ def column_sums(graph: DemandGraph, required: np.ndarray, C: int) -> tuple[np.nd
 
 
 def polytope_applies(graph: DemandGraph, C: int, required: np.ndarray | None = None) -> np.ndarray:
-    """Indices of wanted arms whose column sum of w_hat is below C+1 (empty: the method applies)."""
-    cols, wanted = column_sums(graph, graph.required if required is None else required, C)
-    return np.flatnonzero(wanted & (cols < C + 1 - 1e-12))
+    """Indices of wanted arms whose column sum of w_hat is below C+1 (empty: the method applies).
+
+    ``required`` is per edge or dense (N, K), default the graph's. The sums are taken over the edges; only
+    when some arm falls short and users without demand there could pad it (:func:`pad_point`) is the
+    dense point built."""
+    r = graph.edge_required if required is None else np.asarray(required)
+    if r.ndim == 2:
+        r = r[graph.edge_users, graph.edge_arms]
+    w = np.where(r > 0, graph.edge_weights, 0.0)
+    scale = np.bincount(graph.edge_users, weights=w, minlength=graph.n_users).max() if graph.nnz else 0.0
+    cols = np.bincount(graph.edge_arms, weights=w / max(scale, 1e-300), minlength=graph.n_arms)
+    wanted = np.bincount(graph.edge_arms[r > 0], minlength=graph.n_arms) > 0
+    low = np.flatnonzero(wanted & (cols < C + 1 - 1e-12))
+    if len(low) and (graph.explicit_support or (r != graph.edge_required).any()):
+        cols, wanted = column_sums(graph, graph.required if required is None else _dense(graph, r), C)
+        low = np.flatnonzero(wanted & (cols < C + 1 - 1e-12))
+    return low
+
+
+def _dense(graph: DemandGraph, r: np.ndarray) -> np.ndarray:
+    out = np.zeros(graph.shape, dtype=np.int64)
+    out[graph.edge_users, graph.edge_arms] = r
+    return out
 
 
 def polytope_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,

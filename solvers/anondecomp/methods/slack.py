@@ -43,7 +43,7 @@ class Edges:
     """The (user, arm) pairs a user may play, sorted by user, with per-user segment starts."""
 
     def __init__(self, graph: DemandGraph):
-        self.user, self.arm = np.nonzero(graph.support)
+        self.user, self.arm = graph.edge_users.astype(np.int64), graph.edge_arms.astype(np.int64)
         self.N, self.K = graph.n_users, graph.n_arms
         self.start = np.searchsorted(self.user, np.arange(self.N))
         self.has = np.bincount(self.user, minlength=self.N) > 0
@@ -126,7 +126,7 @@ def slack_rounds(prep: Prepared, deadline: float | None = None) -> tuple[np.ndar
     past ``deadline`` (a :func:`time.perf_counter` value) no step starts and the demand left is not served."""
     graph, C = prep.graph, prep.C
     edges = Edges(graph)
-    left_demand = prep.required[edges.user, edges.arm].astype(np.int64)
+    left_demand = prep.edge_required.copy()
     scarce = TIE_BREAK / np.maximum(edges.degree, 1)[edges.arm]
     base = park(graph)
     target = prep.lower_bound
@@ -140,7 +140,8 @@ def slack_rounds(prep: Prepared, deadline: float | None = None) -> tuple[np.ndar
         served = on[left_demand[on] > 0]
         if not len(served):  # nothing to serve: the arm with the most demand left, with all its users
             j = int(np.argmax(np.bincount(edges.arm, weights=left_demand, minlength=graph.n_arms)))
-            arm = np.where(graph.support[:, j], j, -1)
+            arm = np.full(graph.n_users, -1, dtype=np.int64)
+            arm[edges.user[edges.arm == j]] = j
             served = np.flatnonzero((edges.arm == j) & (left_demand > 0))
         k = max(1, min(int(left_demand[served].min()), int(CHUNK_SHARE * left)))
         left_demand[served] -= np.minimum(k, left_demand[served])
