@@ -24,6 +24,7 @@ from anondecomp.methods import (
     optimal_decomposition,
     polytope_decomposition,
     randomized_decomposition,
+    sessions_decomposition,
     slack_decomposition,
 )
 from anondecomp.result import Decomposition
@@ -74,6 +75,7 @@ METHOD_TABLE: dict[str, Method] = {m.name: m for m in (
     Method("polytope", polytope_decomposition, _FACES),
     Method("randomized", randomized_decomposition, RANDOMNESS),
     Method("slack", slack_decomposition, frozenset()),
+    Method("sessions", sessions_decomposition, frozenset()),
     Method("optimal", optimal_decomposition, _FACES | {"time_limit"}),
 )}
 
@@ -125,10 +127,12 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, best_effort: 
     method : str, optional
         ``"greedy"`` (alpha = K), ``"block"`` (alpha = ceil(K(C+1)/U)), ``"polytope"`` (alpha = 1, needs every
         column of w/D to sum to >= C+1), ``"randomized"`` (the paper's simulation baseline), ``"slack"``
-        (least-slack rounds aimed at the lower bound, for logs), or ``"auto"`` (default): polytope when it
-        applies, else the shortest of block, time-shared faces (method ``"timeshare"``) and, on graphs that
-        are not batched, least-slack rounds; ``"optimal"`` (column generation and an integer face program;
-        certified lower bound in ``result.info["lp_lower_bound"]``).
+        (least-slack rounds aimed at the lower bound, for logs), ``"sessions"`` (an arm-by-arm calendar, linear
+        in the edges, for large sparse logs), or ``"auto"`` (default): polytope when it applies, else on
+        graphs that are not batched sessions (large logs) or least-slack rounds, returned when they meet the
+        lower bound, else the shortest of those, block and time-shared faces (method ``"timeshare"``);
+        ``"optimal"`` (column generation and an integer face program; certified lower bound in
+        ``result.info["lp_lower_bound"]``).
     best_effort : bool, optional
         Cover what can be covered when some arm is wanted by at most C users, and list the rest in
         ``result.uncovered`` instead of raising :class:`~anondecomp.InfeasibleError`.

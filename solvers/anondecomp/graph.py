@@ -255,17 +255,51 @@ class DemandGraph:
         return self._dense_of("support", True, bool)
 
     def toarray(self) -> np.ndarray:
-        """The dense (N, K) weights, a new writable array."""
+        """The dense weights.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N, K) float64, a new writable array (memory N x K x 8 bytes).
+
+        Examples
+        --------
+        >>> DemandGraph.from_weights([[2.5, 0.0], [1.0, 3.0]]).toarray().tolist()
+        [[2.5, 0.0], [1.0, 3.0]]
+        """
         return np.array(self.weights)
 
     def tocsr(self, what: str = "weights"):
-        """``what`` (``"weights"``, ``"required"`` or ``"support"``) as a scipy.sparse CSR array over the edges
-        (an edge of the support without demand is an explicit zero)."""
+        """The graph as a scipy.sparse CSR array over its edges.
+
+        Parameters
+        ----------
+        what : str, optional
+            ``"weights"`` (default), ``"required"`` or ``"support"``; an edge of the support without demand is
+            an explicit zero.
+
+        Returns
+        -------
+        scipy.sparse.csr_array
+            (N, K), one stored entry per edge.
+
+        Raises
+        ------
+        InvalidInputError
+            For another ``what``.
+
+        Examples
+        --------
+        >>> DemandGraph.from_weights([[2.5, 0.0], [1.0, 3.0]]).tocsr("required").toarray().tolist()
+        [[3, 0], [1, 3]]
+        """
         from scipy.sparse import csr_array
 
-        values = {"weights": self.edge_weights, "required": self.edge_required,
-                  "support": np.ones(self.nnz, dtype=bool)}[what]
-        return csr_array((values, self.edge_arms, self.indptr), shape=self.shape)
+        tables = {"weights": self.edge_weights, "required": self.edge_required,
+                  "support": np.ones(self.nnz, dtype=bool)}
+        if what not in tables:
+            raise InvalidInputError(f"what must be one of {', '.join(tables)}, got {what!r}")
+        return csr_array((tables[what], self.edge_arms, self.indptr), shape=self.shape)
 
     @property
     def explicit_support(self) -> bool:

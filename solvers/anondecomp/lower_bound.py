@@ -36,6 +36,7 @@ PRICING_TOL = 1e-7
 TIMESHARE_SHARE = 0.3  # of a time limit, for the time-shared seed of lp_lower_bound
 SEED_COLUMNS = 40_000  # the seed's faces enter the master while their columns stay within this many...
 MIN_SEED_FACES = 64    # ...but at least this many faces (the master's size before this budget existed)
+TRIVIAL = "trivial bound max_i sum_j ceil(w_ij), met by R"
 ROUNDING_SHARE = 0.2   # of a time limit, kept for rounding the master when the seed is above the trivial bound
 ARMFIRST_SHARE = 0.5   # of a time limit, after which arm-first rounds give up (a log's seed above the trivial bound)
 ARMFIRST_RESTARTS = 2  # ... and their restarts with noisy scores
@@ -357,8 +358,9 @@ class LPBound:
         (:mod:`anondecomp.armfirst`, tried on logs), ``"armfirst+improve"`` (with rounds removed by
         :func:`anondecomp.improve.shorten_long`) or ``"lp"`` (rounding).
     how : str
-        How ``value`` is certified: ``"LP optimum"``, ``"time limit: Farley bound"`` or, when the time limit
-        left nothing better, ``"time limit: trivial bound"`` (max_i sum_j ceil(w_ij)).
+        How ``value`` is certified: :data:`TRIVIAL` when the seed meets the trivial bound max_i sum_j ceil(w_ij)
+        (no LP is solved), ``"LP optimum"``, ``"time limit: Farley bound"`` or, when the time limit left nothing
+        better, ``"time limit: trivial bound"``.
 
     References
     ----------
@@ -552,6 +554,10 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     start = time.perf_counter()
     prep = prepare(graph, C, best_effort)
     trivial = prep.lower_bound
+    if seed is not None and seed.total_assignments <= trivial:
+        # the trivial bound max_i sum_j ceil(w_ij) bounds every decomposition, and the seed meets it: no LP
+        return LPBound(float(trivial), float(trivial), True, 0, np.empty((0, graph.n_arms), bool), np.zeros(0),
+                       time.perf_counter() - start, how=TRIVIAL)
     wanted = (prep.required > 0).any(axis=0)
     seeds = [] if seed is None else [(seed.assignments, seed.multiplicities, seed.method)]
     if seed is not None and seed.total_assignments > trivial and graph.demand is None:

@@ -1,8 +1,10 @@
 """``auto``: the polytope method when it applies (Corollary 1), else the better of block (Corollary 2) and
 time-shared faces (:mod:`anondecomp.methods.timeshare`), the latter tried only when block is above the lower
 bound max_i sum_j ceil(w_ij). On a graph that is not batched (a log rather than a batch of Algorithm 1),
-least-slack rounds (:mod:`anondecomp.methods.slack`) are tried first and returned when they meet the lower
-bound (they are fast and usually do there; block then is never built), else kept when shorter than block;
+least-slack rounds (:mod:`anondecomp.methods.slack`), or on large logs sessions
+(:mod:`anondecomp.methods.sessions`), are tried first and returned when they meet the lower bound (they are
+fast and usually do there; block then is never built), else kept when shorter than block (and returned as they
+are when the graph is too large for block's dense model, :data:`DENSE_CELLS`);
 Algorithm 1's batched graphs keep the paper's route unchanged."""
 
 from __future__ import annotations
@@ -16,10 +18,14 @@ from anondecomp.graph import DemandGraph
 from anondecomp.methods._common import repair
 from anondecomp.methods.block import block_decomposition
 from anondecomp.methods.polytope import polytope_applies, polytope_decomposition
+from anondecomp.methods.sessions import LARGE_EDGES, sessions_decomposition
 from anondecomp.methods.slack import slack_decomposition
 from anondecomp.methods.timeshare import TimeSharePlan, timeshare_plan
 from anondecomp.result import Decomposition
 from anondecomp.validation import prepare
+
+DENSE_CELLS = 50_000_000
+"""Users x arms above which ``auto`` builds no dense model (block, time-shared faces) on a log."""
 
 
 def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
@@ -84,7 +90,12 @@ def auto_choice(graph: DemandGraph, C: int, *, best_effort: bool = False, rng: n
     deadline = None if time_limit is None else start + time_limit
     slack = None
     if graph.demand is None:  # a log: least-slack rounds first, they often meet the bound at a fraction of block's cost
-        slack = slack_decomposition(graph, C, best_effort=best_effort, deadline=deadline)
+        if graph.nnz >= LARGE_EDGES:  # ... and on a large log sessions, linear in its edges
+            slack = sessions_decomposition(graph, C, best_effort=best_effort)
+            if slack.total_assignments <= lower or too_large_for_block(graph, lower):
+                return slack
+        else:
+            slack = slack_decomposition(graph, C, best_effort=best_effort, deadline=deadline)
         if slack.total_assignments <= lower:
             return slack
     # block is the fallback on batched graphs, so it is cut short only when slack's decomposition stands in
@@ -103,6 +114,12 @@ def auto_choice(graph: DemandGraph, C: int, *, best_effort: bool = False, rng: n
     if plan is None or plan.total >= best.total_assignments:
         return best
     return TimeShared(plan, block_total, start)
+
+
+def too_large_for_block(graph: DemandGraph, rounds: int) -> bool:
+    """Whether block and time-shared faces, whose models are dense (users x arms), would not fit beside a
+    decomposition of ``rounds`` rounds: above :data:`DENSE_CELLS` cells, ``auto`` keeps what sessions found."""
+    return graph.n_users * graph.n_arms > DENSE_CELLS
 
 
 def _timed_out(result: Decomposition) -> Decomposition:
