@@ -18,6 +18,7 @@ from anondecomp.graph import DemandGraph, exact_sum
 from anondecomp.validation import drop_uncoverable
 
 _CHUNK = 1 << 24  # entries of (assignments x users) handled at once, bounds the memory of verification
+_EDGE_CHUNK = 1 << 21  # ... by edge_coverage, whose eight int64 temporaries per entry then take about 128 MB
 
 
 def coverage(assignments: np.ndarray, multiplicities: np.ndarray, C: int, n_arms: int) -> np.ndarray:
@@ -116,7 +117,7 @@ def edge_coverage(graph: DemandGraph, assignments: np.ndarray, multiplicities: n
     exact_in_float = exact_sum(m) < 2**53
     got = np.zeros(graph.nnz, dtype=np.int64 if exact_in_float else object)
     off_parts = []
-    step = max(1, _CHUNK // max(N, 1))
+    step = max(1, _EDGE_CHUNK // max(N, 1))
     users = np.arange(N, dtype=np.int64)
     for lo in range(0, n, step):
         block = a[lo:lo + step].astype(np.int64)

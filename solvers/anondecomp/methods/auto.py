@@ -84,7 +84,7 @@ def auto_choice(graph: DemandGraph, C: int, *, best_effort: bool = False, rng: n
     maximum flow per distinct assignment."""
     start = time.perf_counter()
     prep = prepare(graph, C, best_effort)
-    if not len(polytope_applies(graph, prep.C, prep.required)):
+    if not len(polytope_applies(graph, prep.C, prep.edge_required)):
         return polytope_decomposition(graph, C, best_effort=best_effort, rng=rng, vertices=vertices)
     lower = prep.lower_bound
     deadline = None if time_limit is None else start + time_limit

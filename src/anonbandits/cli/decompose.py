@@ -170,9 +170,9 @@ def read_input(args: argparse.Namespace) -> tuple[anondecomp.DemandGraph | Batch
     if scale.streamed_rows(args.graph) > FAST_PAIRS:
         return scale.read_support(args.graph, demand=args.demand)
     graph, C = anondecomp.read_graph(args.graph, demand=args.demand)
-    if int(graph.support.sum()) > FAST_PAIRS:
-        data = scale.from_graph(graph)
-        if data.demand is not None:
+    if graph.nnz > FAST_PAIRS:
+        data = scale.batched_support(graph)  # None for a general graph, or a batched one too sparse to hold densely
+        if data is not None:
             return data, C
     return graph, C
 

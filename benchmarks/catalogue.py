@@ -1,0 +1,145 @@
+"""Sparse logs of a real catalogue's size: the default command against its floor, time and peak memory.
+
+The catalogue family (:data:`FAMILY`): :func:`anondecomp.bench.real.powerlaw_log` with OBD's fitted exponents
+(user activity a discrete Pareto law of tail 1.82, item popularity rank^-0.63) from a minimum of
+:data:`MIN_ACTIVITY` items per user (median about 35), each user's activity capped at :data:`MAX_ACTIVITY`
+items, C = 50, seed 0; items with at most C users are dropped. Each graph is written as a Parquet edge table
+(``user``, ``arm``, ``weight``), then, as whole processes:
+
+* ``default``: ``anonbandits decompose G.parquet --C 50 -o OUT.parquet``, what a user types;
+* ``certify``: the same with ``--certify`` (it prints ``LP lower bound V (certified; how)``);
+* ``floor``: a Python process that only reads the edge table and writes an R x N int32 schedule of arm indices
+  (R the command's) as Parquet: what any implementation must at least do.
+
+Seconds and peak resident memory (the kernel's ``wait4`` figure for the whole process) go to
+``docs/results/catalogue.csv`` and a log-log plot ``catalogue.png`` against the interactions; ``--quick`` runs
+the smallest size only, into build/benchmarks/.
+
+Usage: python benchmarks/catalogue.py [--quick] [--max-users N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from _output import results_dir
+from decompose_scale import field, timed_process
+
+from anondecomp.io import atomic_open
+
+C = 50
+MIN_ACTIVITY = 15
+MAX_ACTIVITY = 300
+SEED = 0
+FAMILY = ((30_000, 3_000), (100_000, 10_000), (1_000_000, 100_000))
+"""(users, items) before the items with at most C users are dropped."""
+COLUMNS = ("users", "items", "interactions", "C", "seed", "mode", "seconds", "peak_bytes", "R", "lower_bound",
+           "certified_bound", "how", "x_floor_seconds", "x_floor_memory")
+
+
+def write_log(path: Path, n_users: int, n_items: int) -> tuple[int, int, int]:
+    """The family's log of this size as a Parquet edge table; (users, items, interactions) kept."""
+    from anondecomp.bench.real import powerlaw_log, write_edge_table
+
+    g = powerlaw_log(n_users, n_items, C, SEED, max_share=MAX_ACTIVITY / n_items, min_activity=MIN_ACTIVITY)
+    write_edge_table(g, path, C)
+    return g.n_users, g.n_arms, g.nnz
+
+
+def floor(edge_table: str, rounds: int, out: str) -> None:
+    """Read the edge table and write an R x N int32 schedule (every user on its first arm) as Parquet."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(edge_table, columns=["user", "arm"])
+    users = pc.unique(table.column("user"))
+    arms = pc.index_in(table.column("arm"), pc.unique(table.column("arm"))).to_numpy()
+    first = np.zeros(len(users), dtype=np.int32)
+    first[pc.index_in(table.column("user"), users).to_numpy()[::-1]] = arms[::-1]
+    schedule = np.broadcast_to(first, (rounds, len(users)))
+    pq.write_table(pa.table({"arm": pa.array(np.ascontiguousarray(schedule).ravel())}), out)
+
+
+def run_size(n_users: int, n_items: int, tmp: Path) -> list[dict]:
+    log = tmp / f"log_{n_users}.parquet"
+    users, items, edges = write_log(log, n_users, n_items)
+    exe = str(Path(sys.executable).with_name("anonbandits"))
+    base = {"users": users, "items": items, "interactions": edges, "C": C, "seed": SEED}
+    rows = []
+    for mode, extra in (("default", []), ("certify", ["--certify"])):
+        out = tmp / f"out_{mode}.parquet"
+        seconds, peak, text = timed_process([exe, "decompose", str(log), "--C", str(C), "-o", str(out), *extra], [])
+        out.unlink()
+        certified = field(text, "LP lower bound") if mode == "certify" else ""
+        how = text.split("(certified; ")[1].split(")")[0] if mode == "certify" else ""
+        rows.append({**base, "mode": mode, "seconds": seconds, "peak_bytes": peak,
+                     "R": int(field(text, "R (assignments)")), "lower_bound": int(field(text, "lower bound")),
+                     "certified_bound": certified, "how": how})
+    out = tmp / "floor.parquet"
+    seconds, peak, _ = timed_process([sys.executable, __file__, "--floor", str(log), str(rows[0]["R"]), str(out)], [])
+    out.unlink()
+    rows.append({**base, "mode": "floor", "seconds": seconds, "peak_bytes": peak, "R": rows[0]["R"],
+                 "lower_bound": rows[0]["lower_bound"], "certified_bound": "", "how": ""})
+    for row in rows:
+        row["x_floor_seconds"] = round(row["seconds"] / seconds, 2)
+        row["x_floor_memory"] = round(row["peak_bytes"] / peak, 2)
+        row["seconds"] = round(row["seconds"], 2)
+        print(f"{users:>8} x {items:<7} {row['mode']:<8} {row['seconds']:>8.2f} s {row['peak_bytes'] / 2**30:6.2f} GiB"
+              f"  R = {row['R']} (bound {row['lower_bound']})  x floor {row['x_floor_seconds']}", flush=True)
+    log.unlink()
+    return rows
+
+
+def plot(rows: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for ax, key, label in ((axes[0], "seconds", "wall time (s)"), (axes[1], "peak_bytes", "peak memory (GiB)")):
+        for mode, marker in (("default", "o"), ("certify", "s"), ("floor", "^")):
+            pts = sorted((r["interactions"], float(r[key]) / (2**30 if key == "peak_bytes" else 1))
+                         for r in rows if r["mode"] == mode)
+            if pts:
+                ax.plot(*zip(*pts, strict=True), marker=marker, label=mode)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("interactions (edges)")
+        ax.set_ylabel(label)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].legend()
+    fig.suptitle(f"decompose on catalogue logs (C = {C}, Parquet in and out)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main() -> None:
+    if len(sys.argv) == 5 and sys.argv[1] == "--floor":
+        floor(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="the smallest size only, into build/benchmarks/")
+    parser.add_argument("--max-users", type=int, default=max(n for n, _ in FAMILY))
+    args = parser.parse_args()
+    sizes = FAMILY[:1] if args.quick else [s for s in FAMILY if s[0] <= args.max_users]
+    out = results_dir(args.quick)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n_users, n_items in sizes:
+            rows += run_size(n_users, n_items, Path(tmp))
+    with atomic_open(out / "catalogue.csv", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+    plot(rows, out / "catalogue.png")
+
+
+if __name__ == "__main__":
+    main()
