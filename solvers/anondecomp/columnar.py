@@ -190,21 +190,31 @@ def _weights(table, path, users: list[str], arms: list[str], u: np.ndarray, a: n
     return values.astype(np.float64)
 
 
-def _check_pairs(marked: np.ndarray, u: np.ndarray, a: np.ndarray, users: list[str], arms: list[str], path
-                 ) -> None:
+def _check_pairs(u: np.ndarray, a: np.ndarray, n_arms: int, users: list[str], arms: list[str], path
+                 ) -> np.ndarray:
     """Refuse a (user, arm) pair given twice, naming it (as the JSON reader does; summing would hide it).
 
-    ``marked`` is the (users x arms) matrix after ``marked[u, a] = nonzero``: fewer non-zero entries than
-    rows mean a repeated pair, which only then is searched for (a sort)."""
-    if np.count_nonzero(marked) == len(u):
-        return
-    key = u.astype(np.int64) * marked.shape[1] + a
+    Sorts the int64 keys ``u * n_arms + a`` (no users x arms matrix) and returns that stable order, which lists
+    the rows by user, then arm: the caller builds the graph's row-major edges from it."""
+    key = u.astype(np.int64) * n_arms + a
     order = np.argsort(key, kind="stable")
-    dup = np.flatnonzero(key[order[1:]] == key[order[:-1]])
+    key = key[order]
+    dup = np.flatnonzero(key[1:] == key[:-1])
     if len(dup):
         k = int(order[dup[0] + 1])
         raise InvalidInputError(f"{path}: row {k + 1} gives user {users[u[k]]!r} and arm {arms[a[k]]!r} again "
                                 "(duplicate pair); give one row per pair")
+    return order
+
+
+def _csr(u: np.ndarray, a: np.ndarray, values: np.ndarray, order: np.ndarray, shape: tuple[int, int]):
+    """A scipy.sparse CSR array of ``values`` at the distinct pairs ``(u, a)``, ``order`` their row-major
+    order (from :func:`_check_pairs`); an explicit zero stays stored."""
+    from scipy.sparse import csr_array
+
+    indptr = np.zeros(shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(u, minlength=shape[0]), out=indptr[1:])
+    return csr_array((values[order], a[order], indptr), shape=shape)
 
 
 def table_demand(meta: dict, path, demand: int | float | None) -> int | float:
@@ -251,18 +261,29 @@ def read_table_graph(path: str | os.PathLike, kind: str, demand: int | float | N
         if demand is not None:
             raise InvalidInputError(f"{path} has a 'weight' column (an edge table): its weights are the demand; "
                                     "demand=D is only for a batched table (columns user, arm)")
-        w = np.zeros((len(users), len(arms)))
-        w[u, a] = _weights(table, path, users, arms, u, a)
+        w = _weights(table, path, users, arms, u, a)
         del table
-        listed = np.zeros(w.shape, dtype=bool)
-        listed[u, a] = True
-        _check_pairs(listed, u, a, users, arms, path)
-        # a row of weight 0 is support without demand; without one, the support is the demand (as before)
-        support = listed if len(u) > np.count_nonzero(w) else None
-        return DemandGraph.from_weights(w, users, arms, support=support), C
+        _release_arrow()
+        order = _check_pairs(u, a, len(arms), users, arms, path)
+        shape = (len(users), len(arms))
+        # sparse throughout: memory in the rows, never users x arms. A row of weight 0 is support without
+        # demand; without one, the support is the demand (as before)
+        support = _csr(u, a, np.ones(len(u), dtype=bool), order, shape) if (w == 0).any() else None
+        weights = _csr(u, a, w, order, shape)
+        del u, a, w, order  # only the CSR arrays are left while the graph is built
+        return DemandGraph.from_weights(weights, users, arms, support=support), C
     demand = table_demand(meta, path, demand)
     del table
-    active = np.zeros((len(users), len(arms)), dtype=bool)
-    active[u, a] = True
-    _check_pairs(active, u, a, users, arms, path)
+    _release_arrow()
+    order = _check_pairs(u, a, len(arms), users, arms, path)
+    active = _csr(u, a, np.ones(len(u), dtype=bool), order, (len(users), len(arms)))
+    del u, a, order
     return DemandGraph.from_batched(demand, active, users, arms), C
+
+
+def _release_arrow() -> None:
+    """Return Arrow's unused pages once the table is dropped (its allocator keeps them otherwise), so that the
+    graph is built in the memory the table held (the id codes keep their own buffers)."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()

@@ -285,12 +285,29 @@ def _batches(files: list[Path], users: _Index, arms: _Index, progress: Callable[
             raise InvalidInputError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from None
 
 
+class _Edges:
+    """The graph's edges as sorted int64 keys ``user * K + arm`` (its edges are row-major, so already in
+    order): the verifier finds a row's edge by binary search, with no users x arms matrix."""
+
+    def __init__(self, graph: DemandGraph) -> None:
+        self.n_arms = graph.n_arms
+        self.keys = graph.edge_users.astype(np.int64) * graph.n_arms + graph.edge_arms
+
+    def index(self, u: np.ndarray, a: np.ndarray) -> np.ndarray:
+        """The edge of every row (user ``u``, arm ``a``), -1 for a pair off the support."""
+        if not len(self.keys):
+            return np.full(len(u), -1, dtype=np.int64)
+        want = np.asarray(u, dtype=np.int64) * self.n_arms + a
+        at = np.minimum(np.searchsorted(self.keys, want), len(self.keys) - 1)
+        return np.where(self.keys[at] == want, at, -1)
+
+
 class _FirstPass:
     """Pass 1 of :func:`verify_compact`: the tiling of each user's rows, placements off the support, and
     the occupancy of every arm over time (as +1/-1 events summed per (arm, round))."""
 
-    def __init__(self, graph: DemandGraph, path) -> None:
-        self.graph, self.path = graph, path
+    def __init__(self, graph: DemandGraph, path, edges: _Edges) -> None:
+        self.graph, self.path, self.edges = graph, path, edges
         self.seen = np.zeros(graph.n_users, dtype=bool)
         self.user_end = np.zeros(graph.n_users, dtype=np.int64)
         self.problems: list[str] = []
@@ -325,7 +342,7 @@ class _FirstPass:
         last[:-1] = u[1:] != u[:-1]
         self.user_end[u[last]] = e[last]
         self.carry = (int(u[-1]), int(e[-1]))
-        bad = np.flatnonzero(~g.support[u, a])
+        bad = np.flatnonzero(self.edges.index(u, a) < 0)
         self.n_off += len(bad)
         self.off_support.extend((int(f[k]), g.users[u[k]], g.arms[a[k]])
                                 for k in bad[:max(0, _LISTED - len(self.off_support))])
@@ -423,18 +440,20 @@ def verify_compact(graph: DemandGraph, C: int, path: str | os.PathLike, *,
         raise InvalidInputError(f"C must be at least 1, got {C}")
     files = parquet_files(path)
     indexes = _Index(graph.users), _Index(graph.arms)  # shared by both passes
-    first = _FirstPass(graph, path)
+    edges = _Edges(graph)
+    first = _FirstPass(graph, path, edges)
     for batch in _batches(files, *indexes, None if progress is None else (lambda d, t: progress(d, 2 * t))):
         first.add(*batch)
     R = first.finish()
     occupancy = _Occupancy(first.events, C)
-    required, uncoverable = drop_uncoverable(graph, C, graph.required) if best_effort \
-        else (graph.required, np.empty((0, 2), int))
+    # the demand per edge (graph.edge_required), never as a users x arms matrix
+    required, uncoverable = drop_uncoverable(graph, C, graph.edge_required) if best_effort \
+        else (graph.edge_required, np.empty((0, 2), int))
     deficits: list[tuple[str, str, int, int]] = []
     n_short = 0
     second = None if progress is None else (lambda d, t: progress(first.rows + d, 2 * t))
     for u, a, f, e in _whole_users(_batches(files, *indexes, second)):
-        n_short += _pair_deficits(graph, required, u, a, occupancy.informative(a, f, e), deficits)
+        n_short += _pair_deficits(graph, required, edges.index(u, a), u, occupancy.informative(a, f, e), deficits)
     return VerificationReport(valid=not (n_short or first.n_off or first.n_problems), total_assignments=R,
                               lower_bound=graph.lower_bound, n_distinct=occupancy.n_blocks, deficits=deficits,
                               off_support=first.off_support, problems=first.problems, n_short=n_short,
@@ -450,21 +469,30 @@ def _repeated(x: np.ndarray) -> np.ndarray:
     return mask
 
 
-def _pair_deficits(graph: DemandGraph, required: np.ndarray, u: np.ndarray, a: np.ndarray, info: np.ndarray,
+def _pair_deficits(graph: DemandGraph, required: np.ndarray, edge: np.ndarray, u: np.ndarray, info: np.ndarray,
                    deficits: list) -> int:
-    """Compare the informative rounds ``info`` of whole users' rows ``(u, a)`` with their demands
-    (``required``, a (users x arms) matrix); appends
-    the first deficits (user, arm, required, informative) to ``deficits`` and returns how many pairs are short."""
+    """Compare the informative rounds ``info`` of whole users' rows with their demands; appends the first
+    deficits (user, arm, required, informative) to ``deficits`` (by user, then arm) and returns how many pairs
+    are short.
+
+    ``required`` is the demand per edge of ``graph`` (as ``graph.edge_required``), ``edge`` the edge of every
+    row (``-1`` off the support, where nothing is required; those rows are reported by pass 1) and ``u`` its
+    user. Every edge of the rows' users is compared, so a pair with demand but no row is short too."""
     if not len(u):
         return 0
-    people, local = np.unique(u, return_inverse=True)
-    K = graph.n_arms
+    people = np.unique(u)
+    lo, hi = graph.indptr[people], graph.indptr[people + 1]
+    n = hi - lo
+    # the edges of these users, increasing (users sorted, each user's edges consecutive)
+    mine = np.repeat(lo - np.concatenate([[0], np.cumsum(n)[:-1]]), n) + np.arange(int(n.sum()))
+    on = edge >= 0
     # float sums of integers are exact below 2^53 and, rounding being monotone, stay >= 2^53 above it:
     # every comparison with a demand (at most 2^53) is exact
-    got = np.bincount(local * K + a, weights=info.astype(np.float64), minlength=len(people) * K)
-    got = np.minimum(got, _SATURATE).astype(np.int64).reshape(len(people), K)
-    need = required[people]
-    short = np.argwhere(got < need)
+    got = np.bincount(np.searchsorted(mine, edge[on]), weights=info[on].astype(np.float64), minlength=len(mine))
+    got = np.minimum(got, _SATURATE).astype(np.int64)
+    need = required[mine]
+    short = np.flatnonzero(got < need)
     room = max(0, _LISTED - len(deficits))
-    deficits.extend((graph.users[people[i]], graph.arms[j], int(need[i, j]), int(got[i, j])) for i, j in short[:room])
+    deficits.extend((graph.users[graph.edge_users[mine[k]]], graph.arms[graph.edge_arms[mine[k]]], int(need[k]),
+                     int(got[k])) for k in short[:room])
     return len(short)

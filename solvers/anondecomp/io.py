@@ -28,7 +28,7 @@ from typing import IO, Any
 import numpy as np
 
 from anondecomp.errors import InvalidInputError
-from anondecomp.graph import LIMIT_TEXT, MAX_DEMAND, DemandGraph, active_from_sets, describe
+from anondecomp.graph import LIMIT_TEXT, MAX_DEMAND, DemandGraph, describe
 from anondecomp.result import Decomposition, arm_dtype
 
 
@@ -150,9 +150,28 @@ def _batched(doc: dict) -> DemandGraph:
     arms = doc.get("arms")
     if arms is not None and (not isinstance(arms, list) or not all(_is_name(a) for a in arms)):
         raise InvalidInputError("field 'arms' must be a list of arm names (strings or integers)")
-    active, users, arm_list = active_from_sets({u: [str(a) for a in s] for u, s in sets.items()},
-                                               None if arms is None else [str(a) for a in arms])
+    users = list(sets)
+    arm_list = [str(a) for a in arms] if arms is not None else list(dict.fromkeys(str(a) for s in sets.values()
+                                                                                     for a in s))
+    index = {a: k for k, a in enumerate(arm_list)}
+    rows: list[int] = []
+    cols: list[int] = []
+    for i, (user, chosen) in enumerate(sets.items()):  # (user, arm) pairs, never a users x arms matrix
+        for arm in map(str, chosen):
+            if arm not in index:
+                raise InvalidInputError(f"user {user!r} lists unknown arm {arm!r}")
+            rows.append(i)
+            cols.append(index[arm])
+    active = _sparse(np.ones(len(rows), dtype=bool), rows, cols, (len(users), len(arm_list)))
     return DemandGraph.from_batched(demand, active, users, arm_list)
+
+
+def _sparse(values: np.ndarray, rows: list[int], cols: list[int], shape: tuple[int, int]):
+    """A scipy.sparse COO array of ``values`` at the (distinct) pairs ``(rows, cols)``: the JSON readers build
+    graphs from their pairs, so memory grows with the links, not with users x arms."""
+    from scipy.sparse import coo_array
+
+    return coo_array((values, (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))), shape=shape)
 
 
 def _is_name(x: Any) -> bool:
@@ -184,8 +203,9 @@ def _node_link(doc: dict) -> DemandGraph:
             raise InvalidInputError(f"node {name!r} needs \"bipartite\": 0 (user) or 1 (arm), got {side!r}")
     if not users or not arms:
         raise InvalidInputError("the graph needs at least one user node and one arm node")
-    w = np.zeros((len(users), len(arms)))
-    linked = np.zeros((len(users), len(arms)), dtype=bool)
+    rows: list[int] = []
+    cols: list[int] = []
+    weights: list[int | float] = []
     seen: set[tuple[str, str]] = set()
     for k, link in enumerate(links):
         if not isinstance(link, dict) or not _is_name(link.get("source")) or not _is_name(link.get("target")):
@@ -205,11 +225,14 @@ def _node_link(doc: dict) -> DemandGraph:
         if weight < 0:
             raise InvalidInputError(f"weight of link {a!r} - {b!r} must be positive, got {link['weight']!r} "
                                     + ZERO_WEIGHT)
-        w[users[a], arms[b]] = weight
-        linked[users[a], arms[b]] = True
+        rows.append(users[a])
+        cols.append(arms[b])
+        weights.append(weight)
+    shape = (len(users), len(arms))
+    w = np.array(weights, dtype=np.float64)
     # a link of weight 0 is support without demand; without one, the support is the demand (as before)
-    support = linked if (linked & ~(w > 0)).any() else None
-    return DemandGraph.from_weights(w, list(users), list(arms), support=support)
+    support = _sparse(np.ones(len(w), dtype=bool), rows, cols, shape) if (w == 0).any() else None
+    return DemandGraph.from_weights(_sparse(w, rows, cols, shape), list(users), list(arms), support=support)
 
 
 def decomposition_header(result: Decomposition, extra: dict | None = None) -> dict:

@@ -181,7 +181,10 @@ def read_support(path: str | os.PathLike, demand: float | None = None
         demand = table_demand(meta, path, demand)
     arm_codes: dict = {}
     n_rows = 0
-    sparse_ids = 2 * sum(open_parquet(f).metadata.num_rows for f in files) + (1 << 20)
+    total_rows = sum(open_parquet(f).metadata.num_rows for f in files)
+    sparse_ids = 2 * total_rows + (1 << 20)
+    # a support of many more cells than rows (a sparse log) is not made dense: the general reader keeps it sparse
+    max_cells = max(DENSE_SUPPORT_CELLS, DENSE_SUPPORT_FACTOR * total_rows)
     # the largest id from the row groups' statistics, when written: the support is allocated once
     support = np.zeros((min(_max_user(files), sparse_ids), 0), dtype=bool)
     rounds = np.zeros(len(support), dtype=np.int64)  # an edge table's ceil(w_ij) per user (0: no row yet)
@@ -200,6 +203,8 @@ def read_support(path: str | os.PathLike, demand: float | None = None
                 return _from_graph(path, demand)
             if top > support.shape[0] or len(arm_codes) > support.shape[1]:
                 rows = support.shape[0] if top <= support.shape[0] else max(top, 2 * support.shape[0])
+                if max(top, support.shape[0]) * max(len(arm_codes), support.shape[1]) > max_cells:
+                    return _from_graph(path, demand)
                 grown = np.zeros((rows, max(len(arm_codes), support.shape[1])), bool)
                 grown[:support.shape[0], :support.shape[1]] = support
                 support = grown
@@ -310,30 +315,73 @@ def _arm_codes(col, codes: dict) -> np.ndarray:
 
 
 def _from_graph(path, demand) -> tuple[BatchedSupport | DemandGraph, int | None]:
-    """Any other graph file: read it whole; its support and D when it is batched (:func:`from_graph`), else
-    the graph itself."""
+    """Any other graph file: read it whole; its support and D when it is batched and dense enough
+    (:func:`batched_support`), else the graph itself (sparse: no users x arms array is built)."""
     from anondecomp.io import read_graph
 
     graph, C = read_graph(path, demand=demand)
-    data = from_graph(graph)
-    return (graph if data.demand is None else data), C
+    data = batched_support(graph)
+    return (graph if data is None else data), C
+
+
+DENSE_SUPPORT_CELLS = 1 << 26
+"""A batched graph of at most this many (user, arm) cells may always be held as its dense support (64 MB)."""
+DENSE_SUPPORT_FACTOR = 32
+"""Else only when its cells are at most this many times its edges: the dense support (1 byte a cell) then costs
+at most about what the graph's edges do (24 bytes an edge), so a sparse log is never made dense."""
+
+
+def batched_total(graph: DemandGraph) -> int | float | None:
+    """The total demand D of ``graph`` when it is batched or its weights require what a batched graph requires
+    (:func:`batched_demand`), else ``None`` (also when its support is wider than its demand).
+
+    Computed from the graph's edges: every user's ``ceil(w_ij)`` must be the same on all its edges."""
+    if graph.explicit_support:  # users play arms they want nothing from: not the batched form
+        return None
+    if graph.demand is not None:
+        return graph.demand
+    req, sizes = graph.edge_required, np.diff(graph.indptr)
+    top = np.zeros(graph.n_users, dtype=np.int64)  # each user's largest ceil(w_ij)
+    has = sizes > 0  # a user without edges (none, unless built so) has no D: batched_demand says None
+    if has.any():
+        top[has] = np.maximum.reduceat(req, graph.indptr[:-1][has])
+    if not (req == np.repeat(top, sizes)).all():
+        return None
+    return batched_demand(sizes, top)
+
+
+def batched_support(graph: DemandGraph) -> BatchedSupport | None:
+    """The sharded path's form of ``graph`` when it is batched (:func:`batched_total`) and its dense support is
+    small (at most :data:`DENSE_SUPPORT_CELLS` cells, or :data:`DENSE_SUPPORT_FACTOR` cells per edge), else
+    ``None``: a general graph, or a sparse batched one, stays a :class:`~anondecomp.DemandGraph`."""
+    demand = batched_total(graph)
+    cells = graph.n_users * graph.n_arms
+    if demand is None or cells > max(DENSE_SUPPORT_CELLS, DENSE_SUPPORT_FACTOR * graph.nnz):
+        return None
+    return BatchedSupport(_dense(graph, True, bool), demand, np.asarray(graph.users, dtype=object),
+                          tuple(graph.arms))
 
 
 def from_graph(graph: DemandGraph) -> BatchedSupport:
     """The shardable form of a :class:`~anondecomp.DemandGraph`: its support and D when it is batched or its
-    weights require what a batched graph requires (:func:`batched_demand`), else its weights."""
+    weights require what a batched graph requires (:func:`batched_total`), else its weights.
+
+    :class:`BatchedSupport` is dense (N x K): the support, and a general graph's float64 weights too, are built
+    here from the graph's edges (the graph itself keeps no dense copy). :func:`batched_support` tells, without
+    building anything for a general or sparse graph, whether the sharded path suits it."""
     users = np.asarray(graph.users, dtype=object)
-    if graph.explicit_support:  # users play arms they want nothing from: not the batched form
-        return BatchedSupport(graph.support, None, users, tuple(graph.arms), graph.weights)
-    if graph.demand is not None:
-        return BatchedSupport(graph.support, graph.demand, users, tuple(graph.arms))
-    req = graph.required
-    top = req.max(axis=1)
-    demand = batched_demand(graph.support.sum(axis=1), top) \
-        if ((req == top[:, None]) | ~graph.support).all() else None
+    demand = batched_total(graph)
+    support = _dense(graph, True, bool)
     if demand is None:  # general weights: shards are decomposed as general graphs (no phase rule)
-        return BatchedSupport(graph.support, None, users, tuple(graph.arms), graph.weights)
-    return BatchedSupport(graph.support, demand, users, tuple(graph.arms))
+        return BatchedSupport(support, None, users, tuple(graph.arms), _dense(graph, graph.edge_weights, np.float64))
+    return BatchedSupport(support, demand, users, tuple(graph.arms))
+
+
+def _dense(graph: DemandGraph, values, dtype) -> np.ndarray:
+    """(N, K) array of ``values`` on the graph's edges, 0 elsewhere (not cached on the graph)."""
+    out = np.zeros(graph.shape, dtype=dtype)
+    out[graph.edge_users, graph.edge_arms] = values
+    return out
 
 
 def make_shards(support: np.ndarray, C: int, n_shards: int, seed: int = 0) -> np.ndarray:
@@ -579,7 +627,7 @@ def solve_shard(matrix: np.ndarray, D: int | float | None, L: int, C: int, seed:
         graph = DemandGraph.from_weights(matrix) if D is None else DemandGraph.from_batched(D, matrix)
     res = decompose(graph, C, method="auto", seed=seed)
     if res.total_assignments == 0:  # no demand in this shard: every user sits on its first support arm
-        park = np.argmax(graph.support, axis=1)
+        park = graph.edge_arms[graph.indptr[:-1]].astype(np.int64)  # each user's first edge (none is empty)
         zero = np.zeros(len(park), dtype=np.int64)
         return (np.arange(len(park)), park, zero, zero), 0, res.method
     m = res.multiplicities.astype(np.int64)

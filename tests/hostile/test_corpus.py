@@ -32,6 +32,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from anonbandits.cli.main import main
@@ -97,8 +98,18 @@ def _small_schedule(b_rounds: int = 2, start: int = 0, users=SMALL_USERS, a_roun
                      **kw)
 
 
+def _ring(n: int) -> bytes:
+    """An edge table of ``n`` users and ``n`` items, user i wanting items i and i+1 (mod n): every item has two
+    users. Dense it would hold n^2 cells (2.5 x 10^9 at n = 50,000: 42 GB of weights, demands and support)."""
+    users = np.repeat(np.arange(n), 2)
+    items = (users + np.tile([0, 1], n)) % n
+    return _parquet({"user": users, "arm": items, "weight": np.ones(2 * n)}, {"C": 1},
+                    {"user": "int64", "arm": "int64"})
+
+
 FIXTURES = {
     "example": lambda: EXAMPLE.read_bytes(),
+    "ring_50000": lambda: _ring(50_000),
     "deep_json": _deep_json,
     "deep_toml": lambda: b"runs = " + _deep_json(),
     "binary": lambda: bytes(range(256)) * 4,

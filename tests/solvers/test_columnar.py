@@ -7,6 +7,8 @@ in-memory verifier of the decomposition it was written from; both must agree.
 import json
 import re
 import sys
+import time
+import tracemalloc
 
 import numpy as np
 import pyarrow as pa
@@ -15,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scipy.sparse import csr_array
 
 import anondecomp
 from anonbandits.cli.main import main
@@ -119,6 +122,46 @@ def test_demand_is_refused_for_weighted_tables_and_json(tmp_path):
         read_graph(tmp_path / "g.json", demand=3)
 
 
+def _traced(call):
+    """(result, seconds, peak bytes of numpy and Python allocations) of ``call()``."""
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        out = call()
+        return out, time.perf_counter() - start, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("weighted", [True, False])
+def test_a_large_sparse_table_is_read_without_a_users_by_arms_matrix(tmp_path, weighted):
+    """200,000 users x 100,000 arms in 600,000 rows: dense float64 weights would take 160 GB (dense booleans
+    20 GB); the graph is built from the rows, in about a second and some tens of MB."""
+    N, K = 200_000, 100_000
+    u = np.repeat(np.arange(N), 3)
+    a = (u % K + np.tile([0, 33_333, 66_666], N)) % K  # three distinct arms per user; every arm in some row
+    w = ((u + a) % 8 + 1) / 2.0  # 0.5 .. 4.0
+    w[(u % 1000 == 0) & (np.arange(len(u)) % 3 == 2)] = 0.0  # one user in 1000 pads an arm it wants nothing of
+    columns = {"user": u, "arm": a, **({"weight": w} if weighted else {})}
+    path = write_parquet(pa.table(columns), tmp_path / "g.parquet", None if weighted else {"demand": 10})
+    (graph, _), seconds, peak = _traced(lambda: read_graph(path))
+    assert graph.shape == (N, K) and graph.nnz == 3 * N and peak < 300 * 2**20
+    assert seconds < 60  # about 1 s alone (tracemalloc adds some); a dense matrix would not fit in memory
+    assert graph.users[123_457] == "123457"  # ids are names, users in order of first appearance (here: sorted)
+    if not weighted:
+        assert graph.lower_bound == 12 and not graph.explicit_support  # ceil(10 / 3) on each of three arms
+        assert (graph.edge_required == 4).all() and np.allclose(graph.edge_weights, 10 / 3)
+        return
+    assert graph.explicit_support and graph.lower_bound == int(np.ceil(w).reshape(N, 3).sum(axis=1).max())
+    for i in (0, 1, 1000, 123_457, N - 1):
+        e = slice(graph.indptr[i], graph.indptr[i + 1])
+        read = {graph.arms[j]: (x, r) for j, x, r in zip(graph.edge_arms[e], graph.edge_weights[e],
+                                                          graph.edge_required[e], strict=True)}
+        rows = slice(3 * i, 3 * i + 3)
+        assert read == {str(j): (x, int(np.ceil(x))) for j, x in zip(a[rows], w[rows], strict=True)}
+    assert graph.user_demand[1000] == int(np.ceil(w[3000:3002]).sum())  # the 0 row adds nothing
+
+
 # -- compact decompositions ---------------------------------------------------------------------------
 
 def _same_verdict(graph, C, res, path):
@@ -166,6 +209,55 @@ def test_streaming_check_agrees_with_the_exact_verifier_on_any_decomposition(tmp
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(compact, "_BATCH", parts)
         _same_verdict(graph, C, res, out)
+
+
+def test_the_streaming_check_of_a_sparse_graph_finds_short_pairs_and_off_support_rows(tmp_path):
+    """A graph given as a scipy.sparse matrix with a support wider than its demand, checked per edge: a pair
+    with demand but no row is short, a row off the support is reported, as by the exact verifier."""
+    w = np.zeros((12, 6))
+    w[:6, 0] = 3.0                      # u0..u5 want a0
+    w[6:, 1], w[6:, 2] = 1.5, 1.0       # u6..u11 want a1 (2 samples) and a2
+    support = w > 0
+    support[0, 3] = True                # u0 may pad a3, which it wants nothing of
+    graph = DemandGraph.from_weights(csr_array(w), support=csr_array(support))
+    res = anondecomp.decompose(graph, 2)
+    assert verify(graph, 2, res).valid
+    anondecomp.write_decomposition(res, tmp_path / "good.parquet")
+    assert _same_verdict(graph, 2, res, tmp_path / "good.parquet").valid
+    bad = res.assignments.copy()
+    bad[:, 0] = 3                       # u0 never on a0: short with no row on it at all
+    bad[0, 6] = 4                       # u6 on a4 in the first assignment: off its support
+    res = Decomposition(graph, 2, "test", bad, res.multiplicities)
+    anondecomp.write_decomposition(res, tmp_path / "bad.parquet")
+    streamed, direct = _same_verdict(graph, 2, res, tmp_path / "bad.parquet"), verify(graph, 2, res)
+    assert not streamed.valid and ("u0", "a0", 3, 0) in streamed.deficits
+    assert streamed.n_short == len(direct.deficits) and streamed.n_off_support == direct.n_off_support == 1
+    assert [(u, a) for _, u, a in streamed.off_support] == [(u, a) for _, u, a in direct.off_support] \
+        == [("u6", "a4")]
+
+
+def test_the_streaming_check_lists_the_first_1000_short_pairs_and_counts_all(tmp_path):
+    graph = DemandGraph.from_batched(8, csr_array(np.ones((1500, 2), dtype=bool)))  # 4 samples of each arm
+    res = Decomposition(graph, 2, "test", np.array([[0] * 1500, [1] * 1500]), np.array([3, 4]))
+    direct = verify(graph, 2, res)
+    anondecomp.write_decomposition(res, tmp_path / "d.parquet")
+    streamed = compact.verify_compact(graph, 2, tmp_path / "d.parquet")
+    assert not direct.valid and len(direct.deficits) == streamed.n_short == 1500
+    assert streamed.deficits == direct.deficits[:1000] == [(f"u{i}", "a0", 4, 3) for i in range(1000)]
+
+
+def test_the_streaming_check_in_best_effort_drops_the_same_pairs(tmp_path):
+    active = np.zeros((8, 3), dtype=bool)
+    active[:, 0] = True
+    active[:2, 1] = True                # a1: wanted by 2 users, never observable at C = 2
+    active[2:, 2] = True
+    graph = DemandGraph.from_batched(6, csr_array(active))
+    res = anondecomp.decompose(graph, 2, best_effort=True)
+    direct = verify(graph, 2, res, best_effort=True)
+    anondecomp.write_decomposition(res, tmp_path / "d.parquet")
+    streamed = compact.verify_compact(graph, 2, tmp_path / "d.parquet", best_effort=True)
+    assert direct.valid and streamed.valid
+    assert streamed.uncoverable == direct.uncoverable == [("u0", "a1"), ("u1", "a1")]
 
 
 def _corrupt(tmp_path, edit):

@@ -3,6 +3,7 @@
 import json
 import os
 import stat
+import tracemalloc
 
 import jsonschema
 import networkx as nx
@@ -55,6 +56,33 @@ def test_batched_form_rounds_up_exactly():
     assert graph.arms == ("x", "y", "z") and C == 1
     assert graph.required.tolist() == [[4, 4, 4], [0, 10, 0]]
     assert graph.lower_bound == 12
+
+
+def test_json_graphs_are_built_from_their_pairs_only():
+    """10,000 users x 10,000 arms with two links each: dense weights would take 800 MB; the readers build the
+    graph from the links (node-link) and the active sets (batched form) alone."""
+    N = 10_000
+    arms = [(i, (i + k * 7_919) % N) for i in range(N) for k in range(2)]
+    nodes = [{"id": f"u{i}", "bipartite": 0} for i in range(N)] + [{"id": f"a{j}", "bipartite": 1} for j in range(N)]
+    links = [{"source": f"u{i}", "target": f"a{j}", "weight": 0 if i == 5 and j != 5 else (i + j) % 5 + 0.5}
+             for i, j in arms]
+    batched = {"demand": 9, "active_sets": {f"u{i}": [f"a{j}" for j in (i, (i + 7_919) % N)] for i in range(N)}}
+    tracemalloc.start()
+    try:
+        graph, _ = graph_from_document({"nodes": nodes, "links": links})
+        batch, _ = graph_from_document(batched)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100 * 2**20
+    assert graph.shape == batch.shape == (N, N) and graph.nnz == batch.nnz == 2 * N
+    assert graph.explicit_support and graph.user_demand[5] == 1  # u5 pads a7924 (a link of weight 0)
+    e = slice(graph.indptr[7], graph.indptr[8])
+    assert {graph.arms[j]: x for j, x in zip(graph.edge_arms[e], graph.edge_weights[e], strict=True)} \
+        == {"a7": 4.5, "a7926": 3.5}
+    ceil = {(i, j): np.ceil(link["weight"]) for (i, j), link in zip(arms, links, strict=True)}
+    assert graph.lower_bound == max(ceil[i, i] + ceil[i, (i + 7_919) % N] for i in range(N))
+    assert batch.lower_bound == 10 and (batch.edge_required == 5).all()
 
 
 @pytest.mark.parametrize("doc, message", [

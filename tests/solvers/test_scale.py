@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import tracemalloc
 
 import numpy as np
 import pyarrow as pa
@@ -213,6 +214,34 @@ def test_an_edge_table_of_batched_weights_is_streamed_as_batched(tmp_path):
     weighted_table(tmp_path / "bad.parquet", support, bad, 4)
     with pytest.raises(InvalidInputError, match="weights must be positive and finite"):
         scale.read_support(tmp_path / "bad.parquet")
+
+
+def test_the_batched_test_reads_the_edges_and_a_sparse_batched_table_stays_sparse(tmp_path):
+    """from_graph tells a batched graph by its edges; a batched table of 200,000 users x 100,000 arms in
+    600,000 rows (its dense support: 20 GB) is read as the sparse graph, not streamed into a dense support."""
+    w = np.array([[2.5, 3.0, 0.0], [0.0, 0.0, 5.5], [1.5, 2.0, 1.2]])  # ceil: 3 3 | 6 | 2 2 2, as D = 6
+    graph = DemandGraph.from_weights(w)
+    assert scale.batched_total(graph) == 6 and scale.from_graph(graph).demand == 6
+    assert np.array_equal(scale.from_graph(graph).support, w > 0)
+    assert np.array_equal(DemandGraph.from_batched(6, w > 0).required, graph.required)
+    assert scale.batched_total(DemandGraph.from_weights(w + [[0, 1, 0], [0, 0, 0], [0, 0, 0]])) is None
+    assert scale.batched_total(DemandGraph.from_weights(w, support=np.ones((3, 3), bool))) is None
+    general = scale.from_graph(DemandGraph.from_weights(w + [[0, 1, 0], [0, 0, 0], [0, 0, 0]]))
+    assert general.demand is None and np.array_equal(general.weights[0], [2.5, 4.0, 0.0])
+    N, K = 200_000, 100_000
+    u = np.repeat(np.arange(N), 3)
+    a = (u % K + np.tile([0, 33_333, 66_666], N)) % K
+    pq.write_table(pa.table({"user": u, "arm": a}).replace_schema_metadata({"demand": "10", "C": "2"}),
+                   tmp_path / "b.parquet")
+    tracemalloc.start()
+    try:
+        data, C = scale.read_support(tmp_path / "b.parquet")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert isinstance(data, DemandGraph) and C == 2 and peak < 300 * 2**20
+    assert data.nnz == 3 * N and data.demand == 10 and data.lower_bound == 12
+    assert scale.batched_total(data) == 10 and scale.batched_support(data) is None  # batched, but too sparse
 
 
 def test_a_file_output_holds_every_shard_and_parts_name_a_directory(tmp_path):

@@ -89,15 +89,25 @@ def obd_graph(archive: str | Path, C: int) -> DemandGraph:
     return graph_from_counts(obd_counts(archive), C)
 
 
+GUMBEL_CELLS = 10**7
+"""``sampler="auto"`` of :func:`powerlaw_log` draws logs of at most this many users x items by Gumbel top-k
+over all items, as it always has: the committed table docs/results/real_graphs.csv and the tests use these
+exact graphs (:data:`anondecomp.bench.suite.REAL_SYNTHETIC` is at most 3 x 10^6 cells). Larger logs are drawn
+by rounds, in time and memory proportional to their interactions."""
+SAMPLERS = ("auto", "gumbel", "rounds")
+_BLOCK_DRAWS = 1 << 21  # interactions drawn per block of users by the rounds sampler (bounds its memory)
+
+
 def powerlaw_log(n_users: int, n_items: int, C: int, seed: int, *, max_share: float = 0.5,
                  user_tail: float = USER_TAIL, min_activity: int = MIN_ACTIVITY,
-                 item_exponent: float = ITEM_EXPONENT) -> DemandGraph:
+                 item_exponent: float = ITEM_EXPONENT, sampler: str = "auto") -> DemandGraph:
     """A synthetic interaction log as a unit-weight demand graph, shaped like OBD.
 
     Each user interacts with ``floor(min_activity * V^(-1 / (user_tail - 1)))`` distinct items (V uniform on
     (0, 1]: a discrete Pareto law), at most ``max_share * n_items``, drawn without replacement with
-    probability proportional to (item rank)^-item_exponent (Gumbel top-k, vectorised over blocks of users).
-    Items with fewer than C+1 users are dropped (they can never be observed), then users left with no item.
+    probability proportional to (item rank)^-item_exponent. Items with fewer than C+1 users are dropped (they
+    can never be observed), then users left with no item. Held sparse: memory grows with the interactions,
+    never with users x items.
 
     Parameters
     ----------
@@ -113,6 +123,15 @@ def powerlaw_log(n_users: int, n_items: int, C: int, seed: int, *, max_share: fl
         Tail exponent and minimum of the Pareto law of user activity.
     item_exponent : float
         Rank exponent of item popularity.
+    sampler : {"auto", "gumbel", "rounds"}
+        How each user's items are drawn; both samplers draw from the same law (successive sampling without
+        replacement), from different random streams, so the same seed gives different graphs. ``"gumbel"``:
+        Gumbel top-k over all items, vectorised over blocks of users (time n_users x n_items; memory a block
+        of about 2 x 10^6 keys plus the interactions); the graphs of the committed tables. ``"rounds"``: each
+        user draws items with replacement in rounds, keeping the first new ones in draw order until it has its
+        count (rejection sampling of the same law; time and memory about its interactions, so 10^5 users x
+        10^4 items take seconds). ``"auto"``: ``"gumbel"`` up to :data:`GUMBEL_CELLS` users x items, which
+        keeps every graph drawn so far, else ``"rounds"``.
 
     Returns
     -------
@@ -122,26 +141,140 @@ def powerlaw_log(n_users: int, n_items: int, C: int, seed: int, *, max_share: fl
     Examples
     --------
     >>> g = powerlaw_log(1000, 100, C=10, seed=0)
-    >>> g.n_users <= 1000 and g.n_arms <= 100 and bool((g.weights[g.weights > 0] == 1).all())
+    >>> g.n_users <= 1000 and g.n_arms <= 100 and bool((g.edge_weights == 1).all())
     True
     """
+    if sampler not in SAMPLERS:
+        raise ValueError(f"sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
+    if sampler == "auto":
+        sampler = "gumbel" if n_users * n_items <= GUMBEL_CELLS else "rounds"
     rng = np.random.default_rng(seed)
     pareto = min_activity * (1.0 - rng.random(n_users)) ** (-1.0 / (float(user_tail) - 1.0))
     degree = np.minimum(np.floor(pareto), max(int(max_share * n_items), 1)).astype(np.int64)
-    logp = -float(item_exponent) * np.log(np.arange(1, n_items + 1))
-    w = np.zeros((n_users, n_items), dtype=np.float64)
+    draw = _gumbel_topk if sampler == "gumbel" else _rounds
+    users, items = draw(rng, np.minimum(degree, n_items), n_items, float(item_exponent))
+    return _log_graph(users, items, n_users, n_items, C)
+
+
+def _gumbel_topk(rng: np.random.Generator, degree: np.ndarray, n_items: int, exponent: float
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(user, item) of every interaction, row-major: each user's ``degree`` items with the largest
+    ``log p_j + Gumbel`` keys, a block of users (about 2 x 10^6 keys) at a time. The random stream and the
+    pairs are those of every earlier version of :func:`powerlaw_log`."""
+    logp = -exponent * np.log(np.arange(1, n_items + 1))
     block = max(1, 2_000_000 // n_items)
-    for lo in range(0, n_users, block):
-        hi = min(lo + block, n_users)
+    users, items = [np.empty(0, dtype=np.int64)], [np.empty(0, dtype=np.int64)]
+    for lo in range(0, len(degree), block):
+        hi = min(lo + block, len(degree))
         keys = logp[None, :] + rng.gumbel(size=(hi - lo, n_items))
         order = np.argsort(-keys, axis=1)
         rank_of = np.empty_like(order)
         np.put_along_axis(rank_of, order, np.arange(n_items)[None, :], axis=1)
-        w[lo:hi] = rank_of < degree[lo:hi, None]
-    items = np.flatnonzero((w > 0).sum(axis=0) >= C + 1)
-    w = w[:, items]
-    users = np.flatnonzero(w.sum(axis=1) > 0)
-    return DemandGraph.from_weights(w[users], users=[f"u{k}" for k in users], arms=[f"i{k}" for k in items])
+        r, c = np.nonzero(rank_of < degree[lo:hi, None])
+        users.append(r + lo)
+        items.append(c)
+    return np.concatenate(users).astype(np.int64), np.concatenate(items).astype(np.int64)
+
+
+def _rounds(rng: np.random.Generator, degree: np.ndarray, n_items: int, exponent: float
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """(user, item) of every interaction, row-major: each user's ``degree`` distinct items, drawn with
+    probability proportional to rank^-exponent without replacement.
+
+    Rejection sampling: a user draws items with replacement (inverse CDF) and keeps each new item in draw
+    order until it has ``degree``: the kept sequence is exactly successive sampling without replacement, the
+    law of Gumbel top-k. Drawn in rounds over blocks of users, a round drawing ``1.25 x need / unseen mass``
+    items for each user still short (its unseen probability mass is known exactly), so nearly every user is
+    done after one or two rounds and the work is about the interactions, not users x items."""
+    p = np.arange(1, n_items + 1, dtype=np.float64) ** -exponent
+    p /= p.sum()
+    cdf = _InverseCDF(p)
+    if not degree.sum():
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    total = np.cumsum(degree)
+    # blocks of users with about _BLOCK_DRAWS interactions each (a user of more is a block of its own)
+    cuts = np.searchsorted(total, np.arange(1, int(total[-1]) // _BLOCK_DRAWS + 1) * _BLOCK_DRAWS, side="right")
+    bounds = np.unique(np.concatenate([[0], cuts, [len(degree)]]))
+    users, items = [], []
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        u, j = np.divmod(_draw_block(rng, degree[lo:hi], p, cdf), n_items)
+        users.append(u + lo)
+        items.append(j)
+    return np.concatenate(users), np.concatenate(items)
+
+
+class _InverseCDF:
+    """Items drawn with probability ``p``: ``searchsorted(cumsum(p), U)`` exactly, with a guide table (the
+    first candidate of each of 4 x n_items equal slices of [0, 1)) so that a draw costs a few steps, not a
+    binary search."""
+
+    def __init__(self, p: np.ndarray) -> None:
+        self.cdf = np.cumsum(p)
+        self.cdf[-1] = 1.0
+        self.slices = 4 * len(p)
+        self.start = np.searchsorted(self.cdf, np.arange(self.slices) / self.slices, side="right")
+
+    def __call__(self, u: np.ndarray) -> np.ndarray:
+        """The item of every uniform ``u`` in [0, 1): the first index with ``cdf > u``."""
+        cdf, n = self.cdf, len(self.cdf)
+        x = np.minimum(self.start[np.minimum((u * self.slices).astype(np.int64), self.slices - 1)], n - 1)
+        for _ in range(2):
+            x = np.minimum(x + (cdf[x] <= u), n - 1)
+        wrong = np.flatnonzero((cdf[x] <= u) & (x < n - 1) | (x > 0) & (cdf[np.maximum(x - 1, 0)] > u))
+        x[wrong] = np.minimum(np.searchsorted(cdf, u[wrong], side="right"), n - 1)
+        return x
+
+
+def _draw_block(rng: np.random.Generator, degree: np.ndarray, p: np.ndarray, cdf: _InverseCDF) -> np.ndarray:
+    """Sorted keys ``user * n_items + item`` of one block's interactions (users local to the block)."""
+    n_items = len(p)
+    chosen = np.empty(0, dtype=np.int64)
+    need = degree.astype(np.int64).copy()
+    mass = np.ones(len(degree))
+    while True:
+        who = np.flatnonzero(need > 0)
+        if not len(who):
+            return chosen
+        # draws enough to finish most users in this round; a user still short draws again in the next
+        m = np.minimum(np.ceil(1.25 * need[who] / np.maximum(mass[who], 1e-12)).astype(np.int64) + 4,
+                       64 * n_items + 64)
+        owner = np.repeat(who, m)
+        item = cdf(rng.random(len(owner)))
+        key = owner * n_items + item
+        order = np.argsort(key, kind="stable")
+        dup = np.zeros(len(key), dtype=bool)
+        dup[1:] = key[order[1:]] == key[order[:-1]]
+        first = np.sort(order[~dup])  # each pair's first draw in this round, in draw order
+        if len(chosen):
+            at = np.minimum(np.searchsorted(chosen, key[first]), len(chosen) - 1)
+            first = first[chosen[at] != key[first]]  # drop items the user already has
+        # draws are grouped by user in draw order: keep each user's first ``need`` new items
+        own = owner[first]
+        starts = np.searchsorted(own, own, side="left")
+        keep = first[np.arange(len(first)) - starts < need[own]]
+        new = key[keep]
+        got = np.bincount(owner[keep], minlength=len(need))
+        need -= got
+        mass -= np.bincount(owner[keep], weights=p[item[keep]], minlength=len(need))
+        chosen = np.sort(np.concatenate([chosen, new]))  # disjoint: no pair is kept twice
+
+
+def _log_graph(users: np.ndarray, items: np.ndarray, n_users: int, n_items: int, C: int) -> DemandGraph:
+    """The unit-weight graph of the distinct (user, item) interactions, given row-major, after dropping the
+    items with fewer than C+1 users, then the users left with no item; built as a CSR array (no users x
+    items array)."""
+    from scipy.sparse import csr_array
+
+    keep_item = np.bincount(items, minlength=n_items) >= C + 1
+    on = keep_item[items]
+    users, items = users[on], items[on]
+    del on
+    per_user = np.bincount(users, minlength=n_users)
+    kept_users, kept_items = np.flatnonzero(per_user > 0), np.flatnonzero(keep_item)
+    cols = (np.cumsum(keep_item) - 1).astype(np.int32)[items]  # the kept items' new indices
+    indptr = np.concatenate([[0], np.cumsum(per_user[kept_users])])
+    w = csr_array((np.ones(len(cols)), cols, indptr), shape=(len(kept_users), len(kept_items)))
+    return DemandGraph.from_weights(w, users=[f"u{k}" for k in kept_users], arms=[f"i{k}" for k in kept_items])
 
 
 def write_edge_table(graph: DemandGraph, path: str | Path, C: int | None = None) -> None:
@@ -152,10 +285,10 @@ def write_edge_table(graph: DemandGraph, path: str | Path, C: int | None = None)
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    i, j = np.nonzero(graph.support)
-    table = pa.table({"user": pa.array(np.asarray(graph.users, dtype=object)[i].tolist(), pa.string()),
-                      "arm": pa.array(np.asarray(graph.arms, dtype=object)[j].tolist(), pa.string()),
-                      "weight": graph.weights[i, j]})
+    # one row per edge (row-major, as the graph holds them): never a users x arms array
+    users, arms = pa.array(graph.users, pa.string()), pa.array(graph.arms, pa.string())
+    table = pa.table({"user": users.take(np.asarray(graph.edge_users)), "arm": arms.take(np.asarray(graph.edge_arms)),
+                      "weight": np.asarray(graph.edge_weights)})
     if C is not None:
         table = table.replace_schema_metadata({"C": json.dumps(int(C))})
     pq.write_table(table, path)

@@ -90,9 +90,9 @@ def auto_choice(graph: DemandGraph, C: int, *, best_effort: bool = False, rng: n
     deadline = None if time_limit is None else start + time_limit
     slack = None
     if graph.demand is None:  # a log: least-slack rounds first, they often meet the bound at a fraction of block's cost
-        if graph.nnz >= LARGE_EDGES:  # ... and on a large log sessions, linear in its edges
+        if graph.nnz >= LARGE_EDGES or too_large_for_block(graph):  # ... on a large log sessions, linear in edges
             slack = sessions_decomposition(graph, C, best_effort=best_effort)
-            if slack.total_assignments <= lower or too_large_for_block(graph, lower):
+            if slack.total_assignments <= lower or too_large_for_block(graph):
                 return slack
         else:
             slack = slack_decomposition(graph, C, best_effort=best_effort, deadline=deadline)
@@ -116,9 +116,9 @@ def auto_choice(graph: DemandGraph, C: int, *, best_effort: bool = False, rng: n
     return TimeShared(plan, block_total, start)
 
 
-def too_large_for_block(graph: DemandGraph, rounds: int) -> bool:
-    """Whether block and time-shared faces, whose models are dense (users x arms), would not fit beside a
-    decomposition of ``rounds`` rounds: above :data:`DENSE_CELLS` cells, ``auto`` keeps what sessions found."""
+def too_large_for_block(graph: DemandGraph) -> bool:
+    """Whether block and time-shared faces, whose models are dense (users x arms), are out of reach: above
+    :data:`DENSE_CELLS` cells ``auto`` schedules a log by sessions and keeps what they find."""
     return graph.n_users * graph.n_arms > DENSE_CELLS
 
 
