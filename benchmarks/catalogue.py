@@ -2,9 +2,9 @@
 
 The catalogue family (:data:`FAMILY`): :func:`anondecomp.bench.real.powerlaw_log` with OBD's fitted exponents
 (user activity a discrete Pareto law of tail 1.82, item popularity rank^-0.63) from a minimum of
-:data:`MIN_ACTIVITY` items per user (median about 35), each user's activity capped at :data:`MAX_ACTIVITY`
-items, C = 50, seed 0; items with at most C users are dropped. Each graph is written as a Parquet edge table
-(``user``, ``arm``, ``weight``), then, as whole processes:
+:data:`MIN_ACTIVITY` items per user (OBD's; median 12, mean about 35), each user's activity capped at
+:data:`MAX_ACTIVITY` items, C = 50, seed 0; items with at most C users are dropped. Each graph is written as a
+Parquet edge table (``user``, ``arm``, ``weight``), then, as whole processes:
 
 * ``default``: ``anonbandits decompose G.parquet --C 50 -o OUT.parquet``, what a user types;
 * ``certify``: the same with ``--certify`` (it prints ``LP lower bound V (certified; how)``);
@@ -33,7 +33,7 @@ from decompose_scale import field, timed_process
 from anondecomp.io import atomic_open
 
 C = 50
-MIN_ACTIVITY = 15
+MIN_ACTIVITY = 5
 MAX_ACTIVITY = 300
 SEED = 0
 FAMILY = ((30_000, 3_000), (100_000, 10_000), (1_000_000, 100_000))
@@ -77,7 +77,7 @@ def run_size(n_users: int, n_items: int, tmp: Path) -> list[dict]:
         seconds, peak, text = timed_process([exe, "decompose", str(log), "--C", str(C), "-o", str(out), *extra], [])
         out.unlink()
         certified = field(text, "LP lower bound") if mode == "certify" else ""
-        how = text.split("(certified; ")[1].split(")")[0] if mode == "certify" else ""
+        how = text.split("(certified; ")[1].split("\n")[0].rstrip(")") if mode == "certify" else ""
         rows.append({**base, "mode": mode, "seconds": seconds, "peak_bytes": peak,
                      "R": int(field(text, "R (assignments)")), "lower_bound": int(field(text, "lower bound")),
                      "certified_bound": certified, "how": how})

@@ -28,7 +28,7 @@ from anondecomp.methods import (
     slack_decomposition,
 )
 from anondecomp.result import Decomposition
-from anondecomp.validation import check_rng, check_seed, check_time_limit, check_vertices
+from anondecomp.validation import check_dense, check_rng, check_seed, check_time_limit, check_vertices
 
 # option -> its check; ``rng`` and ``seed`` are two spellings of the method's randomness
 RANDOMNESS = frozenset({"rng", "seed"})
@@ -50,6 +50,9 @@ class Method:
         ``function(graph, C, best_effort=..., **options) -> Decomposition``.
     options : frozenset of str
         The options it reads besides ``best_effort``.
+    dense : bool, optional
+        Whether its model holds (users x arms) arrays: it then refuses graphs above
+        :data:`~anondecomp.validation.DENSE_CELLS` cells.
 
     References
     ----------
@@ -64,6 +67,7 @@ class Method:
     name: str
     function: Callable[..., Decomposition]
     options: frozenset[str]
+    dense: bool = False
 
 
 _FACES = RANDOMNESS | {"vertices"}
@@ -71,12 +75,12 @@ _FACES = RANDOMNESS | {"vertices"}
 METHOD_TABLE: dict[str, Method] = {m.name: m for m in (
     Method("auto", auto_decomposition, _FACES | {"time_limit"}),
     Method("greedy", greedy_decomposition, frozenset()),
-    Method("block", block_decomposition, _FACES),
-    Method("polytope", polytope_decomposition, _FACES),
-    Method("randomized", randomized_decomposition, RANDOMNESS),
+    Method("block", block_decomposition, _FACES, dense=True),
+    Method("polytope", polytope_decomposition, _FACES, dense=True),
+    Method("randomized", randomized_decomposition, RANDOMNESS, dense=True),
     Method("slack", slack_decomposition, frozenset()),
     Method("sessions", sessions_decomposition, frozenset()),
-    Method("optimal", optimal_decomposition, _FACES | {"time_limit"}),
+    Method("optimal", optimal_decomposition, _FACES | {"time_limit"}, dense=True),
 )}
 
 METHODS = tuple(METHOD_TABLE)
@@ -160,7 +164,9 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, best_effort: 
     InfeasibleError
         If some arm is wanted by at most C users and ``best_effort`` is false.
     MethodNotApplicableError
-        If the chosen method's precondition does not hold (e.g. ``polytope`` with a thin column).
+        If the chosen method's precondition does not hold (e.g. ``polytope`` with a thin column), or the graph
+        is too large for it (a dense model above :data:`~anondecomp.validation.DENSE_CELLS` users x arms, or
+        ``greedy``'s output above :data:`~anondecomp.validation.OUTPUT_CELLS` cells).
 
     References
     ----------
@@ -182,6 +188,8 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, best_effort: 
     given = {name: OPTION_CHECKS[name](value) for name, value in options.items() if value is not None}
     for name in sorted(set(given) - info.options - RANDOMNESS):
         warnings.warn(f"method {method!r} does not use option {name!r}; ignored", AnonDecompWarning, stacklevel=2)
+    if info.dense:
+        check_dense(graph, method)
     kwargs = {name: value for name, value in given.items() if name in info.options and name != "seed"}
     if "rng" in info.options and "rng" not in kwargs:  # the seed only ever reaches a method as a Generator
         kwargs["rng"] = np.random.default_rng(given.get("seed", 0))

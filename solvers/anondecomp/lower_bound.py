@@ -31,12 +31,14 @@ import numpy as np
 
 from anondecomp.graph import DemandGraph
 from anondecomp.highs import load_model, new_highs
+from anondecomp.validation import DENSE_CELLS
 
 PRICING_TOL = 1e-7
 TIMESHARE_SHARE = 0.3  # of a time limit, for the time-shared seed of lp_lower_bound
 SEED_COLUMNS = 40_000  # the seed's faces enter the master while their columns stay within this many...
 MIN_SEED_FACES = 64    # ...but at least this many faces (the master's size before this budget existed)
 TRIVIAL = "trivial bound max_i sum_j ceil(w_ij), met by R"
+TOO_LARGE = "trivial bound max_i sum_j ceil(w_ij); no LP above DENSE_CELLS users x arms"
 ROUNDING_SHARE = 0.2   # of a time limit, kept for rounding the master when the seed is above the trivial bound
 ARMFIRST_SHARE = 0.5   # of a time limit, after which arm-first rounds give up (a log's seed above the trivial bound)
 ARMFIRST_RESTARTS = 2  # ... and their restarts with noisy scores
@@ -359,8 +361,10 @@ class LPBound:
         :func:`anondecomp.improve.shorten_long`) or ``"lp"`` (rounding).
     how : str
         How ``value`` is certified: :data:`TRIVIAL` when the seed meets the trivial bound max_i sum_j ceil(w_ij)
-        (no LP is solved), ``"LP optimum"``, ``"time limit: Farley bound"`` or, when the time limit left nothing
-        better, ``"time limit: trivial bound"``.
+        (no LP is solved), :data:`TOO_LARGE` when the graph has more than
+        :data:`~anondecomp.validation.DENSE_CELLS` users x arms (the LP's model is dense), ``"LP optimum"``,
+        ``"time limit: Farley bound"`` or, when the time limit left nothing better, ``"time limit: trivial
+        bound"``.
 
     References
     ----------
@@ -558,6 +562,9 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
         # the trivial bound max_i sum_j ceil(w_ij) bounds every decomposition, and the seed meets it: no LP
         return LPBound(float(trivial), float(trivial), True, 0, np.empty((0, graph.n_arms), bool), np.zeros(0),
                        time.perf_counter() - start, how=TRIVIAL)
+    if graph.n_users * graph.n_arms > DENSE_CELLS:  # its user types and faces are dense: only the trivial bound
+        return LPBound(float(trivial), np.inf, False, 0, np.empty((0, graph.n_arms), bool), np.zeros(0),
+                       time.perf_counter() - start, how=TOO_LARGE)
     wanted = (prep.required > 0).any(axis=0)
     seeds = [] if seed is None else [(seed.assignments, seed.multiplicities, seed.method)]
     if seed is not None and seed.total_assignments > trivial and graph.demand is None:

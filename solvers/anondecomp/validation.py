@@ -13,10 +13,17 @@ from functools import cached_property
 
 import numpy as np
 
-from anondecomp.errors import InfeasibleError, InvalidInputError
+from anondecomp.errors import InfeasibleError, InvalidInputError, MethodNotApplicableError
 from anondecomp.graph import DemandGraph, row_sums
 
 VERTEX_ROUTES = ("auto", "schedule", "colouring", "caratheodory")
+DENSE_CELLS = 50_000_000
+"""Users x arms above which the methods whose models are dense (``block``, ``polytope``, ``randomized``,
+``optimal``, time-shared faces and the LP of :func:`~anondecomp.lp_lower_bound`) refuse a graph: each of their
+(users x arms) arrays would take 400 MB or more. ``sessions``, ``slack`` and ``auto`` have no such limit."""
+OUTPUT_CELLS = 500_000_000
+"""Distinct assignments x users above which a method refuses to build its output (1 GB or more of arm
+indices): ``greedy``'s one assignment per wanted arm."""
 
 
 @dataclass(frozen=True)
@@ -112,6 +119,26 @@ def drop_uncoverable(graph: DemandGraph, C: int, required: np.ndarray) -> tuple[
     uncovered = np.stack([graph.edge_users[drop & (required > 0)], graph.edge_arms[drop & (required > 0)]],
                          axis=1).astype(np.int64)
     return np.where(drop, 0, required), uncovered
+
+
+def check_dense(graph: DemandGraph, method: str) -> None:
+    """Refuse a graph above :data:`DENSE_CELLS` users x arms for a method whose model is dense, in one line
+    (:class:`~anondecomp.MethodNotApplicableError`)."""
+    cells = graph.n_users * graph.n_arms
+    if cells > DENSE_CELLS:
+        raise MethodNotApplicableError(
+            f"method {method!r} builds (users x arms) arrays: {graph.n_users} x {graph.n_arms} = {cells:.3g} cells "
+            f"is above its limit of {DENSE_CELLS:.0e} (anondecomp.validation.DENSE_CELLS); method 'auto' or "
+            "'sessions' decomposes graphs of any size")
+
+
+def check_output_cells(rows: int, n_users: int, method: str, what: str) -> None:
+    """Refuse an output of ``rows`` distinct assignments x ``n_users`` above :data:`OUTPUT_CELLS`, in one line."""
+    if rows * n_users > OUTPUT_CELLS:
+        raise MethodNotApplicableError(
+            f"method {method!r} would build {rows} distinct assignments ({what}) x {n_users} users = "
+            f"{rows * n_users:.3g} cells, above the limit of {OUTPUT_CELLS:.0e} (anondecomp.validation."
+            "OUTPUT_CELLS); method 'auto' or 'sessions' decomposes graphs of any size")
 
 
 def check_vertices(vertices: str) -> str:

@@ -1,10 +1,11 @@
 """``auto``: the polytope method when it applies (Corollary 1), else the better of block (Corollary 2) and
 time-shared faces (:mod:`anondecomp.methods.timeshare`), the latter tried only when block is above the lower
 bound max_i sum_j ceil(w_ij). On a graph that is not batched (a log rather than a batch of Algorithm 1),
-least-slack rounds (:mod:`anondecomp.methods.slack`), or on large logs sessions
-(:mod:`anondecomp.methods.sessions`), are tried first and returned when they meet the lower bound (they are
-fast and usually do there; block then is never built), else kept when shorter than block (and returned as they
-are when the graph is too large for block's dense model, :data:`DENSE_CELLS`);
+least-slack rounds (:mod:`anondecomp.methods.slack`) are tried first and returned when they meet the lower
+bound (they are fast and usually do there; block then is never built), else kept when shorter than block. A log
+of :data:`~anondecomp.methods.sessions.LARGE_EDGES` edges or more, and any graph too large for dense models
+(:data:`~anondecomp.validation.DENSE_CELLS` users x arms), is scheduled by sessions
+(:mod:`anondecomp.methods.sessions`), linear in its edges;
 Algorithm 1's batched graphs keep the paper's route unchanged."""
 
 from __future__ import annotations
@@ -22,10 +23,7 @@ from anondecomp.methods.sessions import LARGE_EDGES, sessions_decomposition
 from anondecomp.methods.slack import slack_decomposition
 from anondecomp.methods.timeshare import TimeSharePlan, timeshare_plan
 from anondecomp.result import Decomposition
-from anondecomp.validation import prepare
-
-DENSE_CELLS = 50_000_000
-"""Users x arms above which ``auto`` builds no dense model (block, time-shared faces) on a log."""
+from anondecomp.validation import DENSE_CELLS, prepare
 
 
 def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
@@ -84,18 +82,16 @@ def auto_choice(graph: DemandGraph, C: int, *, best_effort: bool = False, rng: n
     maximum flow per distinct assignment."""
     start = time.perf_counter()
     prep = prepare(graph, C, best_effort)
+    if too_large_for_block(graph) or (graph.demand is None and graph.nnz >= LARGE_EDGES):
+        # dense models out of reach, or a large log (block would take minutes): sessions, linear in the edges
+        return sessions_decomposition(graph, C, best_effort=best_effort)
     if not len(polytope_applies(graph, prep.C, prep.edge_required)):
         return polytope_decomposition(graph, C, best_effort=best_effort, rng=rng, vertices=vertices)
     lower = prep.lower_bound
     deadline = None if time_limit is None else start + time_limit
     slack = None
     if graph.demand is None:  # a log: least-slack rounds first, they often meet the bound at a fraction of block's cost
-        if graph.nnz >= LARGE_EDGES or too_large_for_block(graph):  # ... on a large log sessions, linear in edges
-            slack = sessions_decomposition(graph, C, best_effort=best_effort)
-            if slack.total_assignments <= lower or too_large_for_block(graph):
-                return slack
-        else:
-            slack = slack_decomposition(graph, C, best_effort=best_effort, deadline=deadline)
+        slack = slack_decomposition(graph, C, best_effort=best_effort, deadline=deadline)
         if slack.total_assignments <= lower:
             return slack
     # block is the fallback on batched graphs, so it is cut short only when slack's decomposition stands in
@@ -117,8 +113,8 @@ def auto_choice(graph: DemandGraph, C: int, *, best_effort: bool = False, rng: n
 
 
 def too_large_for_block(graph: DemandGraph) -> bool:
-    """Whether block and time-shared faces, whose models are dense (users x arms), are out of reach: above
-    :data:`DENSE_CELLS` cells ``auto`` schedules a log by sessions and keeps what they find."""
+    """Whether polytope, block and time-shared faces, whose models are dense (users x arms), are out of reach:
+    above :data:`~anondecomp.validation.DENSE_CELLS` cells ``auto`` schedules the graph by sessions."""
     return graph.n_users * graph.n_arms > DENSE_CELLS
 
 

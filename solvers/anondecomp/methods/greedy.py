@@ -7,10 +7,10 @@ import time
 
 import numpy as np
 
-from anondecomp.graph import DemandGraph
+from anondecomp.graph import DemandGraph, row_sums
 from anondecomp.methods._common import greedy_assignments
 from anondecomp.result import Decomposition
-from anondecomp.validation import prepare
+from anondecomp.validation import check_output_cells, prepare
 
 
 def greedy_total_demand(graph: DemandGraph, required: np.ndarray | None = None) -> int:
@@ -18,12 +18,14 @@ def greedy_total_demand(graph: DemandGraph, required: np.ndarray | None = None) 
 
     A general demand graph has no D in the paper; the trivial lower bound is the smallest D for which D
     copies of every M_j cover every pair (spec 4.1 [DECISION]). ``required`` overrides the graph's integer
-    demands (best-effort mode removes thin arms).
+    demands, per edge or dense (best-effort mode removes thin arms).
     """
     if graph.demand is not None:
         return math.ceil(graph.demand)
-    required = graph.required if required is None else required
-    return int(required.sum(axis=1).max())
+    r = graph.edge_required if required is None else np.asarray(required)
+    if r.ndim == 2:
+        return int(r.sum(axis=1).max())
+    return int(row_sums(graph.indptr, r).max())
 
 
 def greedy_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False) -> Decomposition:
@@ -42,7 +44,8 @@ def greedy_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fals
     """
     start = time.perf_counter()
     prep = prepare(graph, C, best_effort)
-    arms = np.flatnonzero(prep.required.max(axis=0) > 0)
-    mult = np.full(len(arms), greedy_total_demand(graph, prep.required), dtype=np.int64)
+    arms = np.flatnonzero(np.bincount(graph.edge_arms[prep.edge_required > 0], minlength=graph.n_arms))
+    check_output_cells(len(arms), graph.n_users, "greedy", "one assignment per wanted arm")
+    mult = np.full(len(arms), greedy_total_demand(graph, prep.edge_required), dtype=np.int64)
     return Decomposition(graph, prep.C, "greedy", greedy_assignments(graph, arms), mult,
                          uncovered=prep.uncovered, wall_time=time.perf_counter() - start)
