@@ -69,12 +69,12 @@ def armfirst_rounds(prep: Prepared, deadline: float | None = None, tight_first: 
     """
     graph, C = prep.graph, prep.C
     N, K = graph.n_users, graph.n_arms
-    su, sa = np.nonzero(graph.support)                      # edges, sorted by user
-    ustart = np.searchsorted(su, np.arange(N + 1))
+    su, sa = graph.edge_users.astype(np.int64), graph.edge_arms.astype(np.int64)   # edges, sorted by user
+    ustart = graph.indptr
     by_arm = np.argsort(sa, kind="stable")
     astart = np.searchsorted(sa[by_arm], np.arange(K + 1))
     degree = np.maximum(np.bincount(sa, minlength=K), 1).astype(np.float64)
-    left = prep.required[su, sa].astype(np.int64)
+    left = prep.edge_required.copy()
     base = park(graph)
     target = prep.lower_bound
     t, rows, mults = 0, [], []

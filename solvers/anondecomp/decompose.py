@@ -3,8 +3,9 @@
 Each method is a row of :data:`METHOD_TABLE`: its function and the options it reads. Every option is
 validated whatever the method; an option the chosen method does not read draws an
 :class:`~anondecomp.AnonDecompWarning` (as ``scipy.optimize.linprog`` warns about unused options) and an
-unknown option is an error. Randomness (``rng`` or ``seed``) is accepted silently by every method, so that a
-caller can hand one Generator to whichever method it runs: a deterministic method just draws nothing.
+unknown option is an error. Randomness (``rng`` or ``seed``) and ``improve`` are accepted silently by every
+method, so that a caller can hand one Generator to whichever method it runs: a deterministic method just draws
+nothing, and only ``auto`` has an improvement step to switch off.
 """
 
 from __future__ import annotations
@@ -28,12 +29,15 @@ from anondecomp.methods import (
     slack_decomposition,
 )
 from anondecomp.result import Decomposition
-from anondecomp.validation import check_dense, check_rng, check_seed, check_time_limit, check_vertices
+from anondecomp.validation import check_dense, check_improve, check_rng, check_seed, check_time_limit, check_vertices
 
 # option -> its check; ``rng`` and ``seed`` are two spellings of the method's randomness
 RANDOMNESS = frozenset({"rng", "seed"})
+# accepted without a warning by every method: a caller may hand them to whichever method it runs (a deterministic
+# method draws nothing; ``improve=False`` asks for no improvement step, which only ``auto`` has)
+SILENT = RANDOMNESS | {"improve"}
 OPTION_CHECKS: dict[str, Callable] = {"rng": check_rng, "seed": check_seed, "vertices": check_vertices,
-                                      "time_limit": check_time_limit}
+                                      "time_limit": check_time_limit, "improve": check_improve}
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,7 @@ class Method:
 _FACES = RANDOMNESS | {"vertices"}
 
 METHOD_TABLE: dict[str, Method] = {m.name: m for m in (
-    Method("auto", auto_decomposition, _FACES | {"time_limit"}),
+    Method("auto", auto_decomposition, _FACES | {"time_limit", "improve"}),
     Method("greedy", greedy_decomposition, frozenset()),
     Method("block", block_decomposition, _FACES, dense=True),
     Method("polytope", polytope_decomposition, _FACES, dense=True),
@@ -150,7 +154,9 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, best_effort: 
           ``"auto"`` (phase schedule, then the exact colouring route, then exact Carathéodory),
           ``"schedule"``, ``"colouring"`` or ``"caratheodory"``;
         - ``time_limit``: seconds, for ``optimal`` (best decomposition found, with its gap) and ``auto`` (no
-          phase starts after it; ``info["time_limit_reached"]`` says when one was cut).
+          phase starts after it; ``info["time_limit_reached"]`` says when one was cut);
+        - ``improve`` (bool, default True): for ``auto``, improve a log's decomposition above the lower bound
+          (:func:`anondecomp.improve.polish`; the certified bound it computes is kept in ``info``).
 
     Returns
     -------
@@ -186,7 +192,7 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, best_effort: 
     if unknown:
         raise InvalidInputError(f"unknown option {unknown[0]!r}; the options are {', '.join(OPTION_CHECKS)}")
     given = {name: OPTION_CHECKS[name](value) for name, value in options.items() if value is not None}
-    for name in sorted(set(given) - info.options - RANDOMNESS):
+    for name in sorted(set(given) - info.options - SILENT):
         warnings.warn(f"method {method!r} does not use option {name!r}; ignored", AnonDecompWarning, stacklevel=2)
     if info.dense:
         check_dense(graph, method)

@@ -158,6 +158,13 @@ def check_time_limit(time_limit: float | None) -> float | None:
     return float(time_limit)
 
 
+def check_improve(value: bool) -> bool:
+    """``improve``: a bool (numpy's too); anything else, "no" or 0 included, is refused."""
+    if not isinstance(value, bool | np.bool_):
+        raise InvalidInputError(f"improve must be True or False, got {value!r}")
+    return bool(value)
+
+
 def check_seed(seed: int | None) -> int | None:
     """``None`` or a non-negative integer (what :func:`numpy.random.default_rng` accepts)."""
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0):

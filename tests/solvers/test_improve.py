@@ -147,18 +147,23 @@ def test_shorten_long_removes_rounds_of_a_long_schedule_and_verifies():
     assert verify(g, 5, a, m).valid
 
 
-def test_certify_reports_the_shortened_decomposition_and_verify_accepts_it(tmp_path, capsys, monkeypatch):
+def test_polish_shortens_and_certify_only_adds_the_bound(tmp_path, capsys, monkeypatch):
     import anondecomp
     from anonbandits.cli.main import main
+    from anondecomp.improve import polish
 
     g, rounds = staircase()
+    seed = Decomposition(g, 1, "slack", rounds, np.ones(3, np.int64))
+    polished = polish(seed)   # what auto does to a log above its lower bound
+    assert polished.method == "slack+improve" and polished.total_assignments == 2
+    assert polished.info["lp_lower_bound"] == 2.0 and verify(g, 1, polished).valid
     path = tmp_path / "g.parquet"
     write_edge_table(g, path, C=1)
-    seed = Decomposition(g, 1, "slack", rounds, np.ones(3, np.int64))
     monkeypatch.setattr(anondecomp, "decompose", lambda graph, C, **kw: Decomposition(
-        graph, C, "slack", seed.assignments, seed.multiplicities))   # the default method, three rounds
+        graph, C, "slack", seed.assignments, seed.multiplicities))   # a decomposition above the bound
     out_file = tmp_path / "d.json"
     assert main(["decompose", str(path), "--certify", "-o", str(out_file)]) == 0
-    out = capsys.readouterr().out
-    assert "slack+improve" in out and int(out.split("R (assignments)")[1].split()[0]) == 2
+    out = capsys.readouterr().out   # --certify adds the bound and changes nothing of the decomposition
+    assert "method               slack\n" in out and int(out.split("R (assignments)")[1].split()[0]) == 3
+    assert float(out.split("LP lower bound")[1].split()[0]) == 2.0
     assert main(["verify", str(path), str(out_file)]) == 0

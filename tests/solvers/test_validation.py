@@ -46,11 +46,22 @@ def test_an_option_the_method_ignores_warns_and_one_it_reads_does_not(method):
 
 
 def test_every_method_of_the_table_names_its_function_and_options():
-    assert set(anondecomp.METHODS) == {"auto", "greedy", "block", "polytope", "randomized", "slack", "optimal"}
+    assert set(anondecomp.METHODS) == {"auto", "greedy", "block", "polytope", "randomized", "slack", "sessions",
+                                       "optimal"}
+    assert {m for m in anondecomp.METHODS if anondecomp.method_info(m).dense} == {"block", "polytope", "randomized",
+                                                                                  "optimal"}
     assert anondecomp.method_info("greedy").options == frozenset()
     assert anondecomp.method_info("optimal").options >= {"time_limit", "vertices", "rng", "seed"}
     with pytest.raises(InvalidInputError, match="unknown method 'simplex'"):
         anondecomp.method_info("simplex")
+
+
+def test_improve_is_a_bool_read_by_auto_and_accepted_silently_by_the_others(recwarn):
+    g = DemandGraph.from_weights(np.array([[2, 1], [1, 2], [2, 1], [1, 2]], float))
+    assert decompose(g, 1, "greedy", improve=False).method == "greedy" and not recwarn.list
+    for bad in ("no", 0, 1.0):
+        with pytest.raises(InvalidInputError, match="improve must be True or False"):
+            decompose(g, 1, improve=bad)
 
 
 def test_seed_and_rng_fix_the_randomized_draws():

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from anondecomp.graph import DemandGraph
+from anondecomp.improve import polish
 from anondecomp.methods._common import repair
 from anondecomp.methods.block import block_decomposition
 from anondecomp.methods.polytope import polytope_applies, polytope_decomposition
@@ -28,7 +29,7 @@ from anondecomp.validation import DENSE_CELLS, prepare
 
 def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
                        rng: np.random.Generator | None = None, vertices: str = "auto",
-                       time_limit: float | None = None) -> Decomposition:
+                       time_limit: float | None = None, improve: bool = True) -> Decomposition:
     """Polytope (alpha = 1) when every column of w/D sums to >= C+1, else block, least-slack rounds (graphs
     that are not batched) or time-shared faces, whichever is shortest.
 
@@ -37,6 +38,12 @@ def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
     greedy assignments serve what is left, block gives up when least-slack rounds already hold a
     decomposition, and time-shared faces start no trial; ``info["time_limit_reached"]`` then says so (on a
     3000 x 1000 log at C = 50, block alone takes minutes).
+
+    With ``improve`` (default), a graph that is not batched (a log) whose decomposition is above the lower
+    bound and small enough for dense models is improved by :func:`anondecomp.improve.polish` (rounds removed,
+    arm-first rounds, the LP master rounded) within what is left of ``time_limit``; ``info`` then holds the
+    certified bound. The bandit layer's drivers pass ``improve=False``: their batches need speed, not the last
+    round.
 
     Examples
     --------
@@ -48,8 +55,14 @@ def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
     >>> d.method, d.total_assignments, d.lower_bound
     ('timeshare', 8, 8)
     """
+    start = time.perf_counter()
     found = auto_choice(graph, C, best_effort=best_effort, rng=rng, vertices=vertices, time_limit=time_limit)
-    return found if isinstance(found, Decomposition) else found.decomposition()
+    result = found if isinstance(found, Decomposition) else found.decomposition()
+    if not improve or graph.demand is not None or too_large_for_block(graph) \
+            or "time_limit_reached" in result.info:
+        return result
+    left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+    return result if left is not None and left <= 0 else polish(result, best_effort=best_effort, time_limit=left)
 
 
 @dataclass(frozen=True)

@@ -246,7 +246,9 @@ def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decompo
             raise AnonBanditsError(f"batch {batch}: the randomized decomposition would draw about {expected:.3g} "
                                    f"distinct assignments of {n} users, more than the {max_elicited:.0e} "
                                    "user-assignments a batch elicits; use an exact decomposer")
-    res = anondecomp.decompose(graph, C, method=decomposer, rng=rng, best_effort=best_effort)
+    # improve=False: a batch needs its decomposition fast, not auto's last rounds removed (and the runs keep
+    # the decompositions of the reproduction tables)
+    res = anondecomp.decompose(graph, C, method=decomposer, rng=rng, best_effort=best_effort, improve=False)
     if max_elicited is not None and len(res.multiplicities) * n > max_elicited:
         raise AnonBanditsError(f"batch {batch}: the {decomposer} decomposition has {len(res.multiplicities)} "
                                f"distinct assignments of {n} users, more than the {max_elicited:.0e} "

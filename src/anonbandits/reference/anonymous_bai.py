@@ -244,7 +244,7 @@ def plain_decompose(learners: list, wanted: list[list[int]], C: int, decomposer:
         if wants and sum(support[i][j] for i in range(n)) < C + 1:
             raise AnonBanditsError(f"batch {batch}: arm {j} is wanted but fewer than C + 1 = {C + 1} "
                                    "users can play it")
-    return anondecomp.decompose(graph, C, method=decomposer, rng=rng)
+    return anondecomp.decompose(graph, C, method=decomposer, rng=rng, improve=False)   # as the drivers do
 
 
 def reference_identify(mu: np.ndarray, subroutine: str, *, C: int, approx: float, delta: float, decomposer: str,
