@@ -40,9 +40,10 @@ def test_slack_meets_the_lower_bound_on_a_log():
     assert anondecomp.decompose(g, 10, "block").total_assignments > d.total_assignments
 
 
-def test_auto_tries_slack_on_logs_only():
+def test_auto_tries_sessions_then_slack_on_logs_only():
     g = real.powerlaw_log(1000, 100, C=10, seed=0)
-    assert anondecomp.decompose(g, 10).method == "slack"
+    assert anondecomp.decompose(g, 10).method == "sessions"
+    assert anondecomp.decompose(g, 10, improve=False).method == "slack"
     active = np.zeros((12, 4), bool)
     active[:, :2] = True
     active[6:, 2:] = True

@@ -87,11 +87,14 @@ def test_block_gives_up_past_its_deadline_only():
 
 def test_auto_past_its_time_limit_returns_a_valid_decomposition_marked_as_cut():
     g = real.powerlaw_log(300, 40, C=5, seed=1)
-    d = anondecomp.decompose(g, 5, "auto", time_limit=1e-9)
+    d = anondecomp.decompose(g, 5, "auto", time_limit=1e-9, improve=False)   # the route without sessions
     assert anondecomp.verify(g, 5, d).valid
     assert d.method == "slack" and d.info["time_limit_reached"]
-    full = anondecomp.decompose(g, 5, "auto")
+    full = anondecomp.decompose(g, 5, "auto", improve=False)
     assert "time_limit_reached" not in full.info and full.total_assignments < d.total_assignments
+    # the default tries sessions first: they meet the lower bound here, whatever the limit
+    best = anondecomp.decompose(g, 5, "auto", time_limit=1e-9)
+    assert best.method == "sessions" and best.total_assignments == g.lower_bound
 
 
 def test_auto_on_a_batched_graph_keeps_block_as_its_fallback_past_the_limit():
@@ -120,6 +123,9 @@ def test_certify_cut_by_its_time_limit_says_so_and_verifies(tmp_path, capsys, mo
     # no seed meets the bound in time
     monkeypatch.setattr(anondecomp.lower_bound, "_fast_seed", lambda *args: [])
     monkeypatch.setattr(anondecomp.armfirst, "armfirst_rounds", lambda *args: None)
+    # and sessions, which meet it here, give way to a long decomposition: auto's other route is then cut
+    monkeypatch.setattr(anondecomp.methods.auto, "sessions_decomposition",
+                        lambda graph, C, best_effort=False: anondecomp.decompose(graph, C, "greedy"))
     g = real.powerlaw_log(300, 40, C=5, seed=1)
     path, out = tmp_path / "g.parquet", tmp_path / "out.json"
     real.write_edge_table(g, path, C=5)

@@ -39,11 +39,13 @@ def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
     decomposition, and time-shared faces start no trial; ``info["time_limit_reached"]`` then says so (on a
     3000 x 1000 log at C = 50, block alone takes minutes).
 
-    With ``improve`` (default), a graph that is not batched (a log) whose decomposition is above the lower
-    bound and small enough for dense models is improved by :func:`anondecomp.improve.polish` (rounds removed,
-    arm-first rounds, the LP master rounded) within what is left of ``time_limit``; ``info`` then holds the
-    certified bound. The bandit layer's drivers pass ``improve=False``: their batches need speed, not the last
-    round.
+    With ``improve`` (default), a graph that is not batched (a log) is first scheduled by sessions
+    (:mod:`anondecomp.methods.sessions`: under a second on every graph of the ``real`` family, at the lower bound
+    on all but OBD at C = 50), returned when they meet the lower bound; otherwise the route above runs, the
+    shorter of the two is kept and, when the graph is small enough for dense models, improved by
+    :func:`anondecomp.improve.polish` (rounds removed, arm-first rounds, the LP master rounded) within what is
+    left of ``time_limit``; ``info`` then holds the certified bound. The bandit layer's drivers pass
+    ``improve=False``: their batches take the route above alone, as the paper's reproductions ran.
 
     Examples
     --------
@@ -56,8 +58,14 @@ def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
     ('timeshare', 8, 8)
     """
     start = time.perf_counter()
+    if improve and graph.demand is None:  # a log: sessions first, fast and usually at the bound
+        first = sessions_decomposition(graph, C, best_effort=best_effort)
+        if first.total_assignments <= prepare(graph, C, best_effort).lower_bound:
+            return first
     found = auto_choice(graph, C, best_effort=best_effort, rng=rng, vertices=vertices, time_limit=time_limit)
     result = found if isinstance(found, Decomposition) else found.decomposition()
+    if improve and graph.demand is None and first.total_assignments < result.total_assignments:
+        result = first
     if not improve or graph.demand is not None or too_large_for_block(graph) \
             or "time_limit_reached" in result.info:
         return result
