@@ -60,7 +60,8 @@ def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
     start = time.perf_counter()
     if improve and graph.demand is None:  # a log: sessions first, fast and usually at the bound
         first = sessions_decomposition(graph, C, best_effort=best_effort)
-        if first.total_assignments <= prepare(graph, C, best_effort).lower_bound:
+        if first.total_assignments <= prepare(graph, C, best_effort).lower_bound or graph.nnz >= LARGE_EDGES \
+                or too_large_for_block(graph):  # at the bound, or the other route would be sessions again
             return first
     found = auto_choice(graph, C, best_effort=best_effort, rng=rng, vertices=vertices, time_limit=time_limit)
     result = found if isinstance(found, Decomposition) else found.decomposition()
