@@ -12,10 +12,16 @@ Parquet edge table (``user``, ``arm``, ``weight``), then, as whole processes:
   (R the command's) as Parquet: what any implementation must at least do.
 
 Seconds and peak resident memory (the kernel's ``wait4`` figure for the whole process) go to
-``docs/results/catalogue.csv`` and a log-log plot ``catalogue.png`` against the interactions; ``--quick`` runs
-the smallest size only, into build/benchmarks/.
+``docs/results/catalogue.csv`` and a log-log plot ``catalogue.png`` against the interactions.
 
-Usage: python benchmarks/catalogue.py [--quick] [--max-users N]
+The quality sweep (``catalogue_quality.csv``): the library's default (``anondecomp.decompose``, which the
+command calls) on the family's smallest size over C in :data:`SWEEP_C`, seeds :data:`SWEEP_SEEDS`, user tail
+exponents :data:`SWEEP_TAILS` and item exponents :data:`SWEEP_ITEMS`: R, the certified bound (the trivial one,
+or the LP's below the dense limit) and R / bound, every decomposition through the exact verifier.
+
+``--quick`` runs the smallest size and a corner of the sweep, into build/benchmarks/.
+
+Usage: python benchmarks/catalogue.py [--quick] [--max-users N] [--tables scale,quality]
 """
 
 from __future__ import annotations
@@ -38,6 +44,12 @@ MAX_ACTIVITY = 300
 SEED = 0
 FAMILY = ((30_000, 3_000), (100_000, 10_000), (1_000_000, 100_000))
 """(users, items) before the items with at most C users are dropped."""
+SWEEP_C = (10, 25, 50)
+SWEEP_SEEDS = (0, 1, 2)
+SWEEP_TAILS = (1.5, 1.82, 2.5)
+SWEEP_ITEMS = (0.4, 0.63, 1.0)
+QUALITY_COLUMNS = ("users", "items", "interactions", "C", "seed", "user_tail", "item_exponent", "method", "R",
+                   "lower_bound", "certified_bound", "how", "ratio", "seconds", "verified")
 COLUMNS = ("users", "items", "interactions", "C", "seed", "mode", "seconds", "peak_bytes", "R", "lower_bound",
            "certified_bound", "how", "x_floor_seconds", "x_floor_memory")
 
@@ -96,6 +108,33 @@ def run_size(n_users: int, n_items: int, tmp: Path) -> list[dict]:
     return rows
 
 
+def quality_rows(quick: bool) -> list[dict]:
+    """The sweep: one in-process decomposition per (C, seed, tail, item exponent) on the smallest size."""
+    import time
+
+    import anondecomp
+    from anondecomp.bench.real import powerlaw_log
+
+    n_users, n_items = FAMILY[0]
+    grid = [(C_, seed, tail, item) for C_ in SWEEP_C for seed in SWEEP_SEEDS for tail in SWEEP_TAILS
+            for item in SWEEP_ITEMS]
+    rows = []
+    for C_, seed, tail, item in (grid[:2] if quick else grid):
+        g = powerlaw_log(n_users, n_items, C_, seed, max_share=MAX_ACTIVITY / n_items, min_activity=MIN_ACTIVITY,
+                         user_tail=tail, item_exponent=item)
+        start = time.perf_counter()
+        res = anondecomp.decompose(g, C_)
+        seconds = time.perf_counter() - start
+        bound = anondecomp.lp_lower_bound(g, C_, seed=res)
+        rows.append({"users": g.n_users, "items": g.n_arms, "interactions": g.nnz, "C": C_, "seed": seed,
+                     "user_tail": tail, "item_exponent": item, "method": res.method, "R": res.total_assignments,
+                     "lower_bound": g.lower_bound, "certified_bound": bound.value, "how": bound.how,
+                     "ratio": round(res.total_assignments / bound.value, 4), "seconds": round(seconds, 2),
+                     "verified": anondecomp.verify(g, C_, res).valid})
+        print(" ".join(f"{k}={v}" for k, v in rows[-1].items()), flush=True)
+    return rows
+
+
 def plot(rows: list[dict], path: Path) -> None:
     import matplotlib
 
@@ -127,18 +166,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the smallest size only, into build/benchmarks/")
     parser.add_argument("--max-users", type=int, default=max(n for n, _ in FAMILY))
+    parser.add_argument("--tables", default="scale,quality", help="which tables: scale, quality or both")
     args = parser.parse_args()
-    sizes = FAMILY[:1] if args.quick else [s for s in FAMILY if s[0] <= args.max_users]
+    tables = set(args.tables.split(","))
     out = results_dir(args.quick)
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for n_users, n_items in sizes:
-            rows += run_size(n_users, n_items, Path(tmp))
-    with atomic_open(out / "catalogue.csv", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=COLUMNS)
+    if "scale" in tables:
+        sizes = FAMILY[:1] if args.quick else [s for s in FAMILY if s[0] <= args.max_users]
+        rows = []
+        with tempfile.TemporaryDirectory() as tmp:
+            for n_users, n_items in sizes:
+                rows += run_size(n_users, n_items, Path(tmp))
+        write_csv(rows, COLUMNS, out / "catalogue.csv")
+        plot(rows, out / "catalogue.png")
+    if "quality" in tables:
+        write_csv(quality_rows(args.quick), QUALITY_COLUMNS, out / "catalogue_quality.csv")
+
+
+def write_csv(rows: list[dict], columns: tuple[str, ...], path: Path) -> None:
+    with atomic_open(path, newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns)
         writer.writeheader()
         writer.writerows(rows)
-    plot(rows, out / "catalogue.png")
 
 
 if __name__ == "__main__":

@@ -88,7 +88,8 @@ FIXTURES = {
         "g.csv": lambda text: "\n".join(line[27:].split()[0] for line in _csv_block(text).splitlines()
                                         if line[27:].strip()),
     },
-    "decompositions.md": {"BIG.parquet": None},  # written by _big_parquet: a batched table at test size
+    # written by _big_parquet (a batched table at test size) and _log_parquet (a catalogue-family log)
+    "decompositions.md": {"BIG.parquet": None, "log.parquet": None},
 }
 
 #: commands written inside a table or prose, run as if they were a command line at that place
@@ -217,6 +218,16 @@ def _big_parquet(path: Path) -> None:
     pq.write_table(table, path)
 
 
+def _log_parquet(path: Path) -> None:
+    """A catalogue-family log at test size (10,000 users x 300 items, C = 50) standing in for log.parquet."""
+    from anondecomp.bench.real import powerlaw_log, write_edge_table
+
+    write_edge_table(powerlaw_log(10_000, 300, C=50, seed=0, max_share=0.1), path, C=50)
+
+
+PARQUET_FIXTURES = {"BIG.parquet": _big_parquet, "log.parquet": _log_parquet}
+
+
 def _scratch(root: Path, page: str) -> Path:
     shutil.copytree(ROOT / "examples", root / "examples")
     shutil.copytree(ROOT / "benchmarks", root / "benchmarks", ignore=shutil.ignore_patterns("__pycache__"))
@@ -226,7 +237,7 @@ def _scratch(root: Path, page: str) -> Path:
     text = (ROOT / "docs" / page).read_text(encoding="utf-8") if page != "README.md" else ""
     for name, make in FIXTURES.get(page, {}).items():
         if make is None:
-            _big_parquet(root / name)
+            PARQUET_FIXTURES[name](root / name)
         else:
             (root / name).write_text(make(text) + "\n", encoding="utf-8")
     return root

@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from anondecomp._formats import ZERO_WEIGHT, c_field, finite_number, first_line, no_nulls
 from anondecomp.errors import InvalidInputError
 from anondecomp.graph import LIMIT_TEXT, MAX_DEMAND, DemandGraph, describe
-from anondecomp.io import ZERO_WEIGHT, _c_field, _number
 
 PARQUET_MAGIC = b"PAR1"
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -78,12 +78,7 @@ def open_parquet(path: Path, **options):
     except FileNotFoundError:
         raise InvalidInputError(f"{path}: no such file") from None
     except (pa.ArrowException, OSError) as exc:
-        raise InvalidInputError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from None
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(getattr(exc, "strerror", None) or exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+        raise InvalidInputError(f"{path}: not a readable Parquet file ({first_line(exc)})") from None
 
 
 def read_metadata(pf, path) -> dict[str, Any]:
@@ -113,7 +108,7 @@ def _read_table(path: str | os.PathLike, kind: str):
         except FileNotFoundError:
             raise InvalidInputError(f"{path}: no such file") from None
         except (pa.ArrowException, OSError) as exc:
-            raise InvalidInputError(f"{path}: not a readable CSV table ({_first_line(exc)})") from None
+            raise InvalidInputError(f"{path}: not a readable CSV table ({first_line(exc)})") from None
     tables, meta = [], {}
     for part in parquet_files(path):
         pf = open_parquet(part)
@@ -121,11 +116,11 @@ def _read_table(path: str | os.PathLike, kind: str):
         try:
             tables.append(pf.read())
         except (pa.ArrowException, OSError) as exc:
-            raise InvalidInputError(f"{part}: not a readable Parquet file ({_first_line(exc)})") from None
+            raise InvalidInputError(f"{part}: not a readable Parquet file ({first_line(exc)})") from None
     try:
         table = pa.concat_tables(tables, promote_options="permissive") if len(tables) > 1 else tables[0]
     except pa.ArrowException as exc:
-        raise InvalidInputError(f"{path}: part files have different columns ({_first_line(exc)})") from None
+        raise InvalidInputError(f"{path}: part files have different columns ({first_line(exc)})") from None
     return table, meta
 
 
@@ -139,29 +134,11 @@ def _ids(table, name: str, path) -> tuple[np.ndarray, list[str]]:
         col = col.cast(col.type.value_type)
     if not (pa.types.is_integer(col.type) or pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
         raise InvalidInputError(f"{path}: column {name!r} must hold strings or integers, got {col.type}")
-    _no_nulls(col, name, path)
+    no_nulls(col, name, path)
     if not pa.types.is_string(col.type):
         col = col.cast(pa.string())
     encoded = pc.dictionary_encode(col).combine_chunks()
     return encoded.indices.to_numpy().astype(np.int32, copy=False), encoded.dictionary.to_pylist()
-
-
-def _no_nulls(col, name: str, path, start: int = 0) -> None:
-    """Refuse a null value or an empty string in ``col``, naming the file, the column and the row (``start``
-    is the number of rows before ``col`` in the file). A CSV reader gives an empty cell of a text column as
-    ``""``, not as null: an id that is empty is a mistake, not a user or arm named ``""``."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if pa.types.is_dictionary(col.type):
-        col = col.cast(col.type.value_type)
-    empty = pc.is_null(col) if col.null_count else None
-    if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
-        blank = pc.fill_null(pc.equal(pc.utf8_length(col), 0), True)
-        empty = blank if empty is None else pc.or_(empty, blank)
-    if empty is not None and pc.any(empty).as_py():
-        row = start + int(np.argmax(empty.to_numpy(zero_copy_only=False))) + 1
-        raise InvalidInputError(f"{path}: column {name!r} is empty in row {row}")
 
 
 def _weights(table, path, users: list[str], arms: list[str], u: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -174,7 +151,7 @@ def _weights(table, path, users: list[str], arms: list[str], u: np.ndarray, a: n
         col = col.cast(col.type.value_type)
     if not (pa.types.is_integer(col.type) or pa.types.is_floating(col.type)):
         raise InvalidInputError(f"{path}: column 'weight' must hold numbers, got {col.type}")
-    _no_nulls(col, "weight", path)
+    no_nulls(col, "weight", path)
     values = col.to_numpy()
     if np.issubdtype(values.dtype, np.floating):
         bad = ~np.isfinite(values) | (values < 0) | (values > MAX_DEMAND)
@@ -226,7 +203,7 @@ def table_demand(meta: dict, path, demand: int | float | None) -> int | float:
             raise InvalidInputError(f"{path} is a batched table (columns user, arm; no 'weight'): give its total "
                                     "demand with demand=D or a 'demand' key in the Parquet metadata")
         demand, what = meta["demand"], f"{path}: metadata 'demand'"
-    demand = _number(demand.item() if isinstance(demand, np.generic) else demand, what)
+    demand = finite_number(demand.item() if isinstance(demand, np.generic) else demand, what)
     if not demand > 0:
         raise InvalidInputError(f"{what} must be positive, got {demand!r}")
     return demand
@@ -254,7 +231,7 @@ def read_table_graph(path: str | os.PathLike, kind: str, demand: int | float | N
                                     "); a graph table needs 'user', 'arm' and, for an edge table, 'weight'")
     if table.num_rows == 0:
         raise InvalidInputError(f"{path}: the table has no rows")
-    C = _c_field(meta, f"{path}: metadata 'C'")
+    C = c_field(meta, f"{path}: metadata 'C'")
     u, users = _ids(table, "user", path)
     a, arms = _ids(table, "arm", path)
     if "weight" in table.column_names:

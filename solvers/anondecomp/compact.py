@@ -29,15 +29,24 @@ from typing import Any
 
 import numpy as np
 
-from anondecomp.columnar import PARQUET_SUFFIXES, _first_line, open_parquet, parquet_files, read_metadata
+from anondecomp._formats import (
+    SCHEDULE_FORMAT,
+    c_field,
+    first_line,
+    output_target,
+    pending_output,
+    refuse_special,
+    schedule_schema,
+    umask,
+)
+from anondecomp.columnar import PARQUET_SUFFIXES, open_parquet, parquet_files, read_metadata
 from anondecomp.errors import InvalidInputError
 from anondecomp.graph import MAX_DEMAND, DemandGraph
-from anondecomp.io import _c_field
 from anondecomp.result import Decomposition
 from anondecomp.validation import drop_uncoverable
 from anondecomp.verify import VerificationReport, uncoverable_fields
 
-FORMAT = "anondecomp-schedule/1"
+FORMAT = SCHEDULE_FORMAT
 COLUMNS = ("user", "arm", "first_round", "rounds")
 USERS_PER_PART = 1 << 20
 _BLOCK = 1 << 24  # assignment entries (distinct x users) turned into rows at once: bounds the writer's memory
@@ -77,14 +86,6 @@ def schedule_rows(assignments: np.ndarray, starts: np.ndarray, total: int, lo: i
     return (users + lo).astype(np.int64), a[users, r].astype(np.int32), first, end - first
 
 
-def _schema(header: dict):
-    import pyarrow as pa
-
-    meta = {"format": FORMAT, **header}
-    return pa.schema([("user", pa.string()), ("arm", pa.string()), ("first_round", pa.int64()),
-                      ("rounds", pa.int64())], metadata={k: json.dumps(v) for k, v in meta.items()})
-
-
 def _write_file(path: Path, result: Decomposition, schema, starts: np.ndarray, lo: int, hi: int) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -107,15 +108,13 @@ def write_compact(result: Decomposition, path: str | os.PathLike, header: dict,
     temporary name and renamed when complete; an error or interrupt (SIGTERM unwinds as an exception in the
     command line) removes the temporary file or directory. An existing target directory must be empty.
     """
-    from anondecomp.io import _umask, output_target, refuse_special
-
     refuse_special(path, directory_ok=is_directory_output(path))
     m = result.multiplicities
     if result.total_assignments >= 2**63:
         raise InvalidInputError(f"R = {result.total_assignments} does not fit the int64 round columns of the "
                                 "Parquet form; write JSON instead")
     starts = np.concatenate([[0], np.cumsum(m.astype(np.int64))[:-1]]).astype(np.int64)
-    schema = _schema(header)
+    schema = schedule_schema(header)
     target = output_target(path)
     n = result.graph.n_users
     if not is_directory_output(path):
@@ -124,11 +123,12 @@ def write_compact(result: Decomposition, path: str | os.PathLike, header: dict,
         return
     tmpdir = tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        for k, lo in enumerate(range(0, n, users_per_part)):
-            part = Path(tmpdir) / f"part-{k:05d}.parquet"
-            _write_file(part, result, schema, starts, lo, min(lo + users_per_part, n))
-            os.chmod(part, 0o644 & ~_umask())
-        publish_dir(tmpdir, target)
+        with pending_output(tmpdir):
+            for k, lo in enumerate(range(0, n, users_per_part)):
+                part = Path(tmpdir) / f"part-{k:05d}.parquet"
+                _write_file(part, result, schema, starts, lo, min(lo + users_per_part, n))
+                os.chmod(part, 0o644 & ~umask())
+            publish_dir(tmpdir, target)
     except BaseException:
         shutil.rmtree(tmpdir, ignore_errors=True)
         raise
@@ -138,14 +138,13 @@ def write_compact(result: Decomposition, path: str | os.PathLike, header: dict,
 def publish_file(target: Path) -> Iterator[Path]:
     """A temporary path beside ``target`` to write; when the block ends without error it gets the usual
     permissions (``mkstemp`` makes 0600) and is renamed to ``target``, else it is removed."""
-    from anondecomp.io import _umask
-
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     os.close(fd)
     try:
-        yield Path(tmp)
-        os.chmod(tmp, 0o644 & ~_umask())
-        os.replace(tmp, target)
+        with pending_output(tmp):
+            yield Path(tmp)
+            os.chmod(tmp, 0o644 & ~umask())
+            os.replace(tmp, target)
     except BaseException:
         os.unlink(tmp)
         raise
@@ -154,9 +153,7 @@ def publish_file(target: Path) -> Iterator[Path]:
 def publish_dir(tmpdir: str | os.PathLike, target: Path) -> None:
     """Give a finished temporary part directory the usual permissions (``mkdtemp`` makes it 0700) and rename
     it to ``target``, which must be missing or an empty directory (checked before solving)."""
-    from anondecomp.io import _umask
-
-    os.chmod(tmpdir, 0o755 & ~_umask())
+    os.chmod(tmpdir, 0o755 & ~umask())
     if target.is_dir():
         target.rmdir()  # a directory cannot be renamed over another
     os.replace(tmpdir, target)
@@ -168,7 +165,7 @@ def read_header(path: str | os.PathLike) -> dict[str, Any]:
     Cs = {json.dumps(m.get("C")) for m in metas}
     if len(Cs) > 1:
         raise InvalidInputError(f"{path}: part files name different C ({', '.join(sorted(Cs))})")
-    _c_field(metas[0], f"{path}: metadata 'C'")
+    c_field(metas[0], f"{path}: metadata 'C'")
     return metas[0]
 
 
@@ -282,7 +279,7 @@ def _batches(files: list[Path], users: _Index, arms: _Index, progress: Callable[
                 if progress is not None:
                     progress(done, total)
         except pa.ArrowException as exc:
-            raise InvalidInputError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from None
+            raise InvalidInputError(f"{path}: not a readable Parquet file ({first_line(exc)})") from None
 
 
 class _Edges:

@@ -54,6 +54,7 @@ CANDIDATES = 6            # rounds tried (fewest unique samples first) before gi
 TRY_SHARE = 0.5           # of the search's time, the most one program may take
 IMPROVE_SHARE = 0.25      # of --certify's time limit, for shortening the decomposition before the bound
 IMPROVE_SECONDS = 10.0    # seconds for it without a time limit
+POLISH_SECONDS = 60.0     # seconds for polish (rounds removed, then the bound's search) without a time limit
 REROUTE_CANDIDATES = 40  # rounds tried per step by shorten_long (measured on the 3000 x 1000 log at C = 50)
 OPEN_ROUNDS = 12          # rounds in which an arm a lost sample needs may be opened (most free users first)
 
@@ -604,7 +605,7 @@ def polish(decomposition, *, best_effort: bool = False, time_limit: float | None
         The demand is the coverable one (as the decomposition was built).
     time_limit : float, optional
         Seconds for both steps (a quarter, :data:`IMPROVE_SHARE`, for the first); default
-        :data:`IMPROVE_SECONDS` for the first and none for the bound.
+        :data:`POLISH_SECONDS`. The LP bound may then be Farley's or the trivial one (``info["lp_how"]``).
 
     Returns
     -------
@@ -630,9 +631,9 @@ def polish(decomposition, *, best_effort: bool = False, time_limit: float | None
     start = time.perf_counter()
     if decomposition.total_assignments <= prepare(decomposition.graph, decomposition.C, best_effort).lower_bound:
         return decomposition
-    result = shorter(decomposition, best_effort=best_effort,
-                     time_limit=None if time_limit is None else IMPROVE_SHARE * time_limit)
-    left = None if time_limit is None else max(time_limit - (time.perf_counter() - start), 1e-3)
+    time_limit = POLISH_SECONDS if time_limit is None else time_limit
+    result = shorter(decomposition, best_effort=best_effort, time_limit=IMPROVE_SHARE * time_limit)
+    left = max(time_limit - (time.perf_counter() - start), 1e-3)
     bound = lp_lower_bound(result.graph, result.C, seed=result, best_effort=best_effort, time_limit=left)
     found = {"lp_lower_bound": bound.value, "lp_how": bound.how, "lp_converged": bound.converged}
     info = {k: v for k, v in result.info.items() if k != "time_limit_reached"} if bound.decomposition is not None \

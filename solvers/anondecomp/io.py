@@ -16,9 +16,7 @@ paths and part directories.
 from __future__ import annotations
 
 import json
-import math
 import os
-import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,16 +25,34 @@ from typing import IO, Any
 
 import numpy as np
 
+from anondecomp import columnar, compact
+from anondecomp._formats import (
+    ZERO_WEIGHT,
+    c_field,
+    discard_pending_outputs,
+    finite_number,
+    output_target,
+    pending_output,
+    refuse_special,
+    umask,
+)
 from anondecomp.errors import InvalidInputError
-from anondecomp.graph import LIMIT_TEXT, MAX_DEMAND, DemandGraph, describe
+from anondecomp.graph import DemandGraph
 from anondecomp.result import Decomposition, arm_dtype
+
+__all__ = ["ZERO_WEIGHT", "atomic_open", "check_writable", "decomposition_header", "discard_pending_outputs",
+           "graph_from_document", "load_json", "output_target", "read_decomposition", "read_graph", "refuse_special",
+           "write_decomposition"]
 
 
 def load_json(path: str | os.PathLike) -> Any:
-    """Parse a JSON file; a missing, unreadable or malformed file raises :class:`InvalidInputError`."""
+    """Parse a JSON file; a missing, unreadable or malformed file raises :class:`InvalidInputError`.
+
+    The parser calls back into Python after every JSON object (:func:`_checkpoint`), so Ctrl-C stops the read
+    of a large file within a fraction of a second, not at its end (json's C parser checks no signal itself)."""
     try:
         with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
+            return json.load(fh, object_hook=_checkpoint)
     except FileNotFoundError:
         raise InvalidInputError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -49,32 +65,18 @@ def load_json(path: str | os.PathLike) -> Any:
         raise InvalidInputError(f"{path}: unreadable JSON value ({exc})") from None
 
 
-def _number(value: Any, what: str) -> int | float:
-    """A finite number of at most :data:`MAX_DEMAND`, checked before any float conversion (may overflow)."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or (
-            isinstance(value, float) and not math.isfinite(value)):
-        raise InvalidInputError(f"{what} must be a finite number, got {value!r:.40}")
-    if value > MAX_DEMAND:
-        raise InvalidInputError(f"{what} is {describe(value)}; the limit is {LIMIT_TEXT}")
-    return value
-
-
-ZERO_WEIGHT = "(or 0: the arm is in the user's support, without demand)"
-"""How the readers explain a weight of 0 where they refuse a negative one."""
-
-
-def _c_field(doc: dict, where: str = "field 'C'") -> int | None:
-    C = doc.get("C")
-    if C is not None and (isinstance(C, bool) or not isinstance(C, int)):
-        raise InvalidInputError(f"{where} must be an integer, got {C!r:.40}")
-    return C
+def _checkpoint(obj: dict) -> dict:
+    """The identity, as :func:`json.load`'s ``object_hook``: running Python code between objects lets the
+    interpreter handle signals (Ctrl-C: KeyboardInterrupt) and switch threads (the command's progress line)
+    while the C parser reads a file of hundreds of MB (a Python call per object: within the noise of parsing it)."""
+    return obj
 
 
 def graph_from_document(doc: Any) -> tuple[DemandGraph, int | None]:
     """A graph (and the document's ``C``, if any) from a parsed JSON document of either input format."""
     if not isinstance(doc, dict):
         raise InvalidInputError("the document must be a JSON object (node-link graph or batched form)")
-    C = _c_field(doc)
+    C = c_field(doc)
     if "active_sets" in doc or "demand" in doc:
         return _batched(doc), C
     if "nodes" in doc:
@@ -118,8 +120,6 @@ def read_graph(path: str | os.PathLike, demand: int | float | None = None) -> tu
     >>> graph.users, graph.arms, C
     (('a', 'b'), ('x', 'y'), 1)
     """
-    from anondecomp import columnar
-
     kind = columnar.file_kind(path)
     if kind != "json":
         return columnar.read_table_graph(path, kind, demand)
@@ -133,7 +133,7 @@ def _batched(doc: dict) -> DemandGraph:
     for key in ("demand", "active_sets"):
         if key not in doc:
             raise InvalidInputError(f"batched form needs field {key!r}")
-    demand = _number(doc["demand"], "field 'demand'")
+    demand = finite_number(doc["demand"], "field 'demand'")
     if demand <= 0:
         raise InvalidInputError(f"field 'demand' must be positive, got {doc['demand']!r}")
     sets = doc["active_sets"]
@@ -221,7 +221,7 @@ def _node_link(doc: dict) -> DemandGraph:
             raise InvalidInputError(f"link {k} joins {a!r} and {b!r} again (duplicate edge); give one link "
                                     "per pair with the total weight")
         seen.add((a, b))
-        weight = _number(link["weight"], f"weight of link {a!r} - {b!r}")
+        weight = finite_number(link["weight"], f"weight of link {a!r} - {b!r}")
         if weight < 0:
             raise InvalidInputError(f"weight of link {a!r} - {b!r} must be positive, got {link['weight']!r} "
                                     + ZERO_WEIGHT)
@@ -275,8 +275,6 @@ def write_decomposition(result: Decomposition, path: str | os.PathLike, extra: d
     >>> json.loads(path.read_text())["total_assignments"]
     10
     """
-    from anondecomp import compact
-
     if compact.is_compact_output(path):
         compact.write_compact(result, path, decomposition_header(result, extra))
         return
@@ -316,11 +314,9 @@ def check_writable(path: str | os.PathLike, what: str = "output", *, inputs=(), 
     regular files). Writability is probed by creating (and removing) a
     hidden temporary file, since permission bits do not tell (root ignores them; /proc refuses anyway).
     """
-    from anondecomp.compact import is_directory_output
-
     p = Path(path)
     refuse_special(path, what, directory_ok=parts or directory)
-    if directory or (parts and is_directory_output(path)):
+    if directory or (parts and compact.is_directory_output(path)):
         if p.exists() and (not p.is_dir() or any(p.iterdir())):
             raise InvalidInputError(f"{what} {path}: " + ("is not a directory" if not p.is_dir() else
                                     "directory is not empty") + "; Parquet part files go to a new or empty directory")
@@ -345,56 +341,6 @@ def check_writable(path: str | os.PathLike, what: str = "output", *, inputs=(), 
     os.unlink(probe)
 
 
-_KINDS = ((stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"), (stat.S_ISFIFO, "pipe or FIFO"),
-          (stat.S_ISSOCK, "socket"))
-_STREAMS = ((1, "standard output"), (2, "standard error"))
-
-
-def refuse_special(path: str | os.PathLike, what: str = "output", *, directory_ok: bool = False) -> None:
-    """Refuse an output path that exists and is not a regular file, so that no writer ever renames over
-    (or writes into) a device, a FIFO, a socket or the command's own standard streams.
-
-    Parameters
-    ----------
-    path : the output path; a symbolic link is judged by what it points to (writers write through it, see
-        :func:`output_target`).
-    what : how the caller names it in messages (a command-line flag such as ``-o``).
-    directory_ok : an existing directory is the caller's business (a part directory); else it is refused.
-
-    Raises
-    ------
-    InvalidInputError, one line such as ``-o /dev/full: not a regular file (character device); give a file
-    path``. Only ``os.stat`` is used: a FIFO is never opened, so the check cannot block.
-    """
-    try:
-        st = os.stat(os.fspath(path).rstrip(os.sep) or os.sep)  # OUT/ names the part directory OUT
-    except OSError:
-        # a new file (or a dangling link, whose target is created), or a path through a non-directory: the
-        # writer's own checks name that problem (check_writable: "... is not a directory")
-        return
-    for fd, name in _STREAMS:  # first: /dev/stdout is a pipe, a terminal or a file, and this names it best
-        try:
-            same = os.path.samestat(st, os.fstat(fd))
-        except OSError:  # the stream is closed
-            continue
-        if same:
-            raise InvalidInputError(f"{what} {path}: is the {name} of this command; give another file")
-    if stat.S_ISDIR(st.st_mode):
-        if directory_ok:
-            return
-        raise InvalidInputError(f"{what} {path}: is a directory; give a file name")
-    if not stat.S_ISREG(st.st_mode):
-        kind = next((name for test, name in _KINDS if test(st.st_mode)), "unknown file type")
-        raise InvalidInputError(f"{what} {path}: not a regular file ({kind}); give a file path")
-
-
-def output_target(path: str | os.PathLike) -> Path:
-    """Where an output to ``path`` goes: the file a symbolic link points to (the link itself stays, as a
-    shell redirection would keep it), else ``path``. The temporary file is created beside the target and
-    renamed over it, never over the link."""
-    return Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
-
-
 @contextmanager
 def atomic_open(path: str | os.PathLike, newline: str | None = None, *, binary: bool = False
                 ) -> Iterator[IO[Any]]:
@@ -408,9 +354,10 @@ def atomic_open(path: str | os.PathLike, newline: str | None = None, *, binary: 
     path = output_target(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline=newline)) as fh:
+        with pending_output(tmp), (os.fdopen(fd, "wb") if binary
+                                   else os.fdopen(fd, "w", encoding="utf-8", newline=newline)) as fh:
             yield fh
-        os.chmod(tmp, 0o644 & ~_umask())  # mkstemp makes 0600; give the usual permissions of a new file
+        os.chmod(tmp, 0o644 & ~umask())  # mkstemp makes 0600; give the usual permissions of a new file
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
@@ -455,7 +402,7 @@ def read_decomposition(path: str | os.PathLike, graph: DemandGraph) -> tuple[np.
     doc = load_json(path)
     if not isinstance(doc, dict) or not isinstance(doc.get("assignments"), list):
         raise InvalidInputError(f"{path}: a decomposition needs a list 'assignments'")
-    C = _c_field(doc, f"{path}: field 'C'")
+    C = c_field(doc, f"{path}: field 'C'")
     user_index = {u: i for i, u in enumerate(graph.users)}
     arm_index = {a: j for j, a in enumerate(graph.arms)}
     n = len(doc["assignments"])
@@ -483,8 +430,3 @@ def read_decomposition(path: str | os.PathLike, graph: DemandGraph) -> tuple[np.
     fits = all(m < 2**63 for m in mults)
     return a, np.array(mults, dtype=np.int64 if fits else object), C
 
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

@@ -277,3 +277,126 @@ def test_a_thin_arm_is_the_same_one_line_error_on_either_path(threshold, tmp_pat
     assert code == 2 and out == "" and not (tmp_path / "out.parquet").exists()
     assert err.strip().endswith("arm(s) '5' are wanted by fewer than C+1 = 5 users and can never be observed; "
                                 "use --best-effort to cover everything else") and "\n" not in err.strip()
+
+
+def test_a_json_output_of_many_assignment_cells_names_the_parquet_form(tmp_path, capsys, monkeypatch):
+    """-o X.json on a graph whose JSON would list more than JSON_CELLS_WARNING (10^7) assignment cells (distinct
+    assignments x users) says so in one line naming -o X.parquet, and still writes the JSON."""
+    from anonbandits.cli import decompose
+
+    args = ["decompose", EXAMPLE, "--C", "3", "--method", "greedy"]
+    code, out, err = run([*args, "-o", str(tmp_path / "d.json")], capsys)
+    distinct = int(out.split("distinct assignments")[1].split()[0])
+    assert code == 0 and err == "" and distinct * 60 <= decompose.JSON_CELLS_WARNING == 10**7
+    monkeypatch.setattr(decompose, "JSON_CELLS_WARNING", distinct * 60 - 1)  # as if the graph were that large
+    code, out, err = run([*args, "-o", str(tmp_path / "big.json")], capsys)
+    assert code == 0 and json.loads((tmp_path / "big.json").read_text())["distinct_assignments"] == distinct
+    assert err == (f"anonbandits: warning: {tmp_path / 'big.json'} will hold {distinct * 60:.1e} assignment cells "
+                   f"({distinct} distinct assignments x 60 users); -o {tmp_path / 'big.parquet'} writes the compact "
+                   "schedule (docs/formats.md)\n")
+    code, _, err = run([*args, "-o", str(tmp_path / "big.parquet")], capsys)  # the compact form: no warning
+    assert code == 0 and err == ""
+
+
+# -- Ctrl-C and SIGTERM in every phase: exit 130 (143) within 3 s, no output -------------------------------------
+
+#: the command in a child process, with progress lines every 0.1 s off a terminal (so a test sees each phase)
+WITH_PHASES = """
+import sys
+from anonbandits.cli import progress
+progress.INTERVAL = 0.1
+from anonbandits.cli.main import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+#: as WITH_PHASES, but the solve (or the write of each Parquet file) first spends seconds in one call into C that
+#: releases the GIL and checks no signal, as a HiGHS solve does: Python's KeyboardInterrupt waits for its end
+STUCK_IN_C = """
+import hashlib, sys
+import anondecomp
+from anondecomp import compact
+from anonbandits.cli import progress
+progress.INTERVAL = 0.1
+
+def c_call():
+    print("in C", file=sys.stderr, flush=True)
+    hashlib.pbkdf2_hmac("sha256", b"x", b"y", 50_000_000)
+
+if sys.argv.pop(1) == "solve":
+    real = anondecomp.decompose
+    anondecomp.decompose = lambda *a, **k: (c_call(), real(*a, **k))[1]
+else:
+    real_write = compact._write_file
+    compact._write_file = lambda path, *a: (real_write(path, *a), c_call())
+from anonbandits.cli.main import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _interrupt_in(phase: str, cmd: list[str], cwd, sig=signal.SIGINT, delay: float = 0.0) -> tuple[int, float, str]:
+    """Run ``cmd`` (a Python child), send ``sig`` ``delay`` seconds after a line of its stderr says ``: phase``
+    (progress) or is ``phase``; (exit code, seconds from the signal to the exit, stderr after that line)."""
+    import time
+
+    # Ctrl-C as from a terminal: a shell may have started the tests with SIGINT ignored, which a child inherits
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if f": {phase}" in line or line.strip() == phase:
+            break
+    else:
+        proc.wait()
+        raise AssertionError(f"phase {phase!r} not seen: {''.join(seen)}")
+    time.sleep(delay)
+    start = time.monotonic()
+    proc.send_signal(sig)
+    try:
+        code = proc.wait(timeout=30)
+    finally:
+        proc.kill()
+    took = time.monotonic() - start
+    return code, took, proc.stderr.read()
+
+
+def _ring_table(path, n: int) -> None:
+    """An edge table of n users and n items, user i wanting items i and i+1 (mod n), C = 1: read in about a second,
+    solved (sessions) in a few (tests/hostile's ring_50000 fixture)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    users = np.repeat(np.arange(n), 2)
+    table = pa.table({"user": users, "arm": (users + np.tile([0, 1], n)) % n, "weight": np.ones(2 * n)})
+    pq.write_table(table.replace_schema_metadata({"C": "1"}), path)
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_solving_a_large_graph_exits_130_within_3_s_and_writes_nothing(tmp_path):
+    _ring_table(tmp_path / "g.parquet", 50_000)
+    code, took, err = _interrupt_in("solving", [sys.executable, "-c", WITH_PHASES, "decompose", "g.parquet", "-o",
+                                                "d.parquet"], tmp_path)
+    assert code == 130 and took < 3, (code, took, err)
+    assert err.strip().endswith("anonbandits: interrupted") and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.parquet"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("stuck", "out", "sig"), [("solve", "d.json", signal.SIGINT),
+                                                   ("write", "d.parquet", signal.SIGINT),
+                                                   ("write", "parts/", signal.SIGTERM)])
+def test_a_signal_during_a_long_call_into_c_still_ends_the_command_within_3_s(tmp_path, stuck, out, sig):
+    """The main thread inside one long library call (a HiGHS solve) cannot raise KeyboardInterrupt until it
+    returns; the command's deadline ends it INTERRUPT_GRACE (2 s) after the signal, removing the temporary
+    file or part directory being written, with the exit code and the line of the ordinary path."""
+    from anonbandits.cli.main import INTERRUPT_GRACE
+
+    (tmp_path / "g.json").write_text(json.dumps({"demand": 4, "active_sets": {f"u{i}": ["a", "b"] for i in range(8)}}))
+    # the signal comes 0.3 s after the child says it calls into C: else it may land just before the call
+    code, took, err = _interrupt_in("in C", [sys.executable, "-c", STUCK_IN_C, stuck, "decompose", "g.json", "--C", "1",
+                                             "-o", out], tmp_path, sig, delay=0.3)
+    assert code == 128 + sig and INTERRUPT_GRACE - 0.1 < took < 3, (code, took, err)
+    word = "interrupted" if sig == signal.SIGINT else "terminated"
+    assert err.strip().endswith(f"anonbandits: {word}") and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.json"]

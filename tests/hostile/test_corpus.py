@@ -107,9 +107,24 @@ def _ring(n: int) -> bytes:
                     {"user": "int64", "arm": "int64"})
 
 
+def _ring_schedule(n: int) -> bytes:
+    """The decomposition of :func:`_ring`'s graph by the library, as a compact Parquet schedule."""
+    import tempfile
+
+    import anondecomp
+
+    with tempfile.TemporaryDirectory() as tmp:
+        graph_path, out = Path(tmp) / "g.parquet", Path(tmp) / "d.parquet"
+        graph_path.write_bytes(_ring(n))
+        graph, C = anondecomp.read_graph(graph_path)
+        anondecomp.write_decomposition(anondecomp.decompose(graph, C), out)
+        return out.read_bytes()
+
+
 FIXTURES = {
     "example": lambda: EXAMPLE.read_bytes(),
     "ring_50000": lambda: _ring(50_000),
+    "ring_50000_schedule": lambda: _ring_schedule(50_000),
     "deep_json": _deep_json,
     "deep_toml": lambda: b"runs = " + _deep_json(),
     "binary": lambda: bytes(range(256)) * 4,

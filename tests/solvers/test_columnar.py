@@ -372,6 +372,7 @@ def test_users_in_any_order_and_batches_of_any_size(tmp_path, batch, monkeypatch
 def test_verify_shows_a_progress_bar_only_on_a_terminal(tmp_path, monkeypatch, capsys):
     import io
 
+    from anonbandits.cli import progress as progress_module
     from anonbandits.cli import verify as verify_cli
 
     graph, _ = graph_from_document({"demand": 5, "active_sets": {f"u{i}": ["p"] for i in range(4)}})
@@ -379,15 +380,48 @@ def test_verify_shows_a_progress_bar_only_on_a_terminal(tmp_path, monkeypatch, c
     (tmp_path / "g.json").write_text(json.dumps({"demand": 5, "active_sets": {f"u{i}": ["p"] for i in range(4)}}))
     monkeypatch.chdir(tmp_path)
     assert main(["verify", "g.json", "d.parquet", "--C", "1"]) == 0
-    assert capsys.readouterr().err == ""  # not a terminal: nothing on stderr
+    assert capsys.readouterr().err == ""  # not a terminal and quicker than 10 s: nothing on stderr
 
     class Terminal(io.StringIO):
         def isatty(self):
             return True
 
     monkeypatch.setattr(sys, "stderr", Terminal())
-    show = verify_cli._progress_bar()
-    show(4, 8)
-    show(8, 8)
-    assert sys.stderr.getvalue() == ("\rverifying [" + "#" * 15 + "." * 15 + "] 4/8 rows"
-                                     "\rverifying [" + "#" * 30 + "] 8/8 rows\n")
+    monkeypatch.setattr(progress_module, "TERMINAL_DELAY", 0.0)
+    monkeypatch.setattr(progress_module, "TERMINAL_TICK", 0.01)
+    with verify_cli.phase("verifying") as show:
+        assert show.bar(now=show.start) == "verifying | 0 s"  # nothing counted yet: a spinner
+        show(4, 8)
+        assert show.bar(now=show.start + 3) == "verifying [" + "#" * 15 + "." * 15 + "] 4/8 rows 3 s"
+        deadline = time.monotonic() + 10
+        while "4/8 rows" not in sys.stderr.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.01)
+    drawn = sys.stderr.getvalue()
+    assert "\rverifying [" + "#" * 15 + "." * 15 + "] 4/8 rows" in drawn and "\n" not in drawn
+    assert re.search(r"\r {40,}\r$", drawn), drawn  # the line is erased when the phase ends
+
+
+def test_progress_off_a_terminal_is_a_line_every_interval(monkeypatch):
+    import io
+
+    from anonbandits.cli import progress as progress_module
+
+    monkeypatch.setattr(progress_module, "INTERVAL", 0.2)
+    log = io.StringIO()
+    with progress_module.Progress("solving", command="anonbandits decompose", stream=log) as shown:
+        time.sleep(0.5)
+        shown.update(3, 10)
+        time.sleep(0.2)
+    *lines, last = log.getvalue().splitlines()
+    assert len(lines) >= 3 and all(re.fullmatch(r"anonbandits decompose: solving: [01] s elapsed", line)
+                                   for line in lines[:2]), lines
+    assert lines[-1].endswith(" s elapsed, 3/10 rows") and re.fullmatch(r".*: solving: done in [01] s", last), last
+    log = io.StringIO()
+    with pytest.raises(KeyboardInterrupt), progress_module.Progress("solving", stream=log):
+        time.sleep(0.3)
+        raise KeyboardInterrupt  # Ctrl-C: the display stops at once, with no "done" line
+    interrupted = log.getvalue()
+    assert interrupted.startswith("anonbandits: solving: 0 s elapsed\n") and "done" not in interrupted
+    with progress_module.Progress("reading", stream=log):  # a phase shorter than the interval prints nothing
+        pass
+    assert log.getvalue() == interrupted

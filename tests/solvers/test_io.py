@@ -205,3 +205,84 @@ def test_check_writable_refuses_the_standard_output(tmp_path):
     finally:
         os.dup2(saved, 1)
         os.close(saved)
+
+
+# -- the readers and writers share their private helpers through anondecomp._formats ---------------------------
+
+PACKAGE = os.path.join(os.path.dirname(anondecomp.__file__))
+READERS_AND_WRITERS = ("anondecomp.io", "anondecomp.columnar", "anondecomp.compact")
+
+
+def _modules() -> dict[str, str]:
+    """Every module of the solver layer: dotted name -> path."""
+    out = {}
+    for root, _, files in os.walk(PACKAGE):
+        for name in files:
+            if name.endswith(".py"):
+                path = os.path.join(root, name)
+                parts = ["anondecomp", *os.path.relpath(path, PACKAGE)[:-3].split(os.sep)]
+                out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+def _imports(name: str, path: str, modules) -> list[tuple[str, str, int]]:
+    """(module imported from, name imported, line) of every import in the file, at module level or inside a
+    function; relative imports resolved, ``from package import module`` giving the module with name ``""``,
+    and ``alias._name`` on an imported module counted as an import of ``_name`` from it."""
+    import ast
+
+    tree = ast.parse(open(path, encoding="utf-8").read(), path)
+    package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
+    out, aliases = [], {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                out.append((alias.name, "", node.lineno))
+                if alias.asname:
+                    aliases[alias.asname] = alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # from . import x, from ..io import y
+                parts = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            for alias in node.names:
+                if f"{base}.{alias.name}" in modules:  # a submodule, imported by name
+                    out.append((f"{base}.{alias.name}", "", node.lineno))
+                    aliases[alias.asname or alias.name] = f"{base}.{alias.name}"
+                else:
+                    out.append((base, alias.name, node.lineno))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+            out.append((aliases[node.value.id], node.attr, node.lineno))
+    return out
+
+
+def _shared(module: str) -> bool:
+    """A private module of shared helpers (``anondecomp._formats``, ``anondecomp.methods._common``)."""
+    return module.rpartition(".")[2].startswith("_") and not module.endswith("__init__")
+
+
+def test_no_module_imports_another_modules_private_names():
+    modules = _modules()
+    assert "anondecomp._formats" in modules
+    bad = [f"{os.path.relpath(path, PACKAGE)}:{line}: {name} from {source}"
+           for module, path in modules.items() for source, name, line in _imports(module, path, modules)
+           if source in modules and source != module and name.startswith("_") and not name.startswith("__")
+           and not _shared(source)]
+    assert not bad, "private names imported from another module (share them through anondecomp._formats):\n" \
+        + "\n".join(bad)
+
+
+def test_the_readers_and_writers_import_each_other_without_a_cycle():
+    modules = _modules()
+    edges = {m: {source for source, _, _ in _imports(m, modules[m], modules) if source in READERS_AND_WRITERS
+                 and source != m} for m in READERS_AND_WRITERS}
+    assert not any(source in READERS_AND_WRITERS for source, _, _ in
+                   _imports("anondecomp._formats", modules["anondecomp._formats"], modules))
+    assert edges == {"anondecomp.io": {"anondecomp.columnar", "anondecomp.compact"},
+                     "anondecomp.columnar": set(), "anondecomp.compact": {"anondecomp.columnar"}}
+    done: list[str] = []
+    while len(done) < len(edges):  # a topological order exists: no cycle, at module level or in a function
+        ready = [m for m in edges if m not in done and edges[m] <= set(done)]
+        assert ready, f"import cycle among {sorted(set(edges) - set(done))}"
+        done += ready

@@ -307,3 +307,176 @@ def test_sharding_options_are_checked_in_one_line(tmp_path, capsys, monkeypatch,
     assert main(["decompose", "g.parquet", "--shards", "2", *extra]) != 0
     err = capsys.readouterr().err
     assert message in err and "\n" not in err.strip() and "Traceback" not in err
+
+
+# -- general (sparse) graphs -------------------------------------------------------------------------------
+
+def sparse_general_graph(N: int, K: int, C: int, seed: int, thin: int = 3, pad: float = 0.0) -> DemandGraph:
+    """A random sparse log with integer weights 1-3: 2-5 arms per user among arms ``thin..K-1``, and arms
+    ``0..thin-1`` thin-ish (C+1 to 2C+1 users each, spread over the users); with ``pad``, that share of the
+    edges is support without demand (weight 0)."""
+    from scipy.sparse import csr_array
+
+    rng = np.random.default_rng(seed)
+    u = np.repeat(np.arange(N), rng.integers(2, 6, N))
+    a = rng.integers(thin, K, len(u))
+    few = [rng.choice(N, rng.integers(C + 1, 2 * C + 2), replace=False) for _ in range(thin)]
+    u = np.concatenate([u, *few])
+    a = np.concatenate([a, *[np.full(len(f), j) for j, f in enumerate(few)]])
+    key = np.unique(u * K + a)
+    u, a = np.divmod(key, K)
+    w = rng.integers(1, 4, len(u)) * (rng.random(len(u)) >= pad)
+    for j, f in enumerate(few):  # every thin-ish arm keeps two users who want it
+        w[np.isin(u, f[:2]) & (a == j)] = 2
+    support = csr_array((np.ones(len(u), bool), (u, a)), shape=(N, K)) if pad else None
+    graph = DemandGraph.from_weights(csr_array((w.astype(float), (u, a)), shape=(N, K)), support=support)
+    assert scale.batched_total(graph) is None and not len(graph.thin_arms(C))
+    return graph
+
+
+def assert_feasible_shards(graph: DemandGraph, C: int, shard: np.ndarray, shards: int) -> None:
+    """The rule's invariant: every arm wanted in a shard has at least C+1 users of its support there."""
+    count, wanted = scale.graph_shard_counts(graph, shard, shards)
+    assert not (wanted & (count <= C)).any()
+
+
+@pytest.mark.parametrize(("shards", "pad"), [(1, 0.0), (2, 0.0), (4, 0.0), (2, 0.15), (4, 0.15)])
+def test_a_sparse_general_graph_is_sharded_feasibly_and_the_merge_verifies(tmp_path, shards, pad):
+    C = 4
+    graph = sparse_general_graph(1500, 30, C, seed=shards, pad=pad)
+    shard = scale.graph_shards(graph, C, shards, seed=3)
+    assert_feasible_shards(graph, C, shard, shards)
+    sizes = np.bincount(shard, minlength=shards)
+    if shards > 1:
+        assert (sizes[1:] > 150).all()                         # the thin-ish arms do not drain the shards
+    res = scale.decompose_sharded(graph, C, f"{tmp_path}/out/", n_shards=shards, seed=3)
+    assert res.shard_users == tuple(int(n) for n in sizes if n) and sum(res.shard_users) == graph.n_users
+    # each shard's R is that of auto on its users' sub-graph; the merge runs them side by side: R = their maximum
+    pieces = [scale.GraphShard.of(graph, np.flatnonzero(shard == s)) for s in range(shards) if sizes[s]]
+    assert [p.nnz for p in pieces] == [int(np.diff(graph.indptr)[shard == s].sum()) for s in range(shards) if sizes[s]]
+    own = tuple(anondecomp.decompose(p.graph(), C, seed=3).total_assignments for p in pieces)
+    assert res.shard_rounds == own and res.total_assignments == max(own) >= graph.lower_bound
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [f"part-{k:05d}.parquet" for k in range(len(own))]
+    report = verify_compact(graph, C, tmp_path / "out")
+    assert report.valid, report.summary()
+    assert report.total_assignments == res.total_assignments == read_header(tmp_path / "out")["total_assignments"]
+    # one file: the same shards' rows one after the other
+    one = scale.decompose_sharded(graph, C, tmp_path / "one.parquet", n_shards=shards, seed=3)
+    assert one.total_assignments == res.total_assignments and (tmp_path / "one.parquet").is_file()
+    assert verify_compact(graph, C, tmp_path / "one.parquet").valid
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no spilled rows left
+
+
+def test_the_sparse_rule_is_the_dense_rule_on_a_batched_graph():
+    support = random_support(3000, 8, 1)
+    support[:, 7] = False
+    support[::500, 7] = support[1::500, 7] = True             # arm 7: 12 users, thin in every shard of 4
+    support[~support.any(axis=1), 0] = True
+    graph = DemandGraph.from_batched(60, support)
+    for shards in (1, 3, 4):
+        shard = scale.graph_shards(graph, 5, shards, seed=2)
+        assert np.array_equal(shard, scale.make_shards(support, 5, shards, seed=2))
+        assert np.array_equal(scale.graph_shard_counts(graph, shard, shards)[0],
+                              scale.shard_counts(support, shard, shards))
+
+
+def test_the_sink_pulls_the_support_users_of_an_arm_wanted_in_it():
+    """Arm 'rare' is wanted by 2 users and padded by 3 others (C+1 = 5 support users in all): wherever it is
+    wanted it needs all 5, so the rule brings them into the sink; padders elsewhere need no group."""
+    from scipy.sparse import csr_array
+
+    C, N = 4, 2000
+    rng = np.random.default_rng(7)
+    u = np.repeat(np.arange(N), 3)
+    a = (u % 40 + np.tile([0, 13, 27], N)) % 40 + 1               # arms 1..40, 150 users each
+    w = rng.integers(1, 4, len(u)).astype(float)
+    wanters, padders = np.array([100, 1100]), np.array([300, 900, 1700])
+    u, a = np.r_[u, wanters, padders], np.r_[a, [0] * 5]
+    w = np.r_[w, [3.0, 1.0], [0.0] * 3]
+    graph = DemandGraph.from_weights(csr_array((w, (u, a)), shape=(N, 41)), arms=["rare", *map(str, range(40))],
+                                     support=csr_array((np.ones(len(u), bool), (u, a)), shape=(N, 41)))
+    assert graph.arm_degrees[0] == C + 1 and graph.wanted_arms[0]
+    shard = scale.graph_shards(graph, C, 4, seed=0)
+    assert set(shard[np.r_[wanters, padders]]) == {0}
+    assert_feasible_shards(graph, C, shard, 4)
+    assert (np.bincount(shard, minlength=4)[1:] > 300).all()      # the other shards keep most users
+    # without the padders' zero-demand support the arm is infeasible: refused by name before sharding
+    thin = DemandGraph.from_weights(csr_array((w[:-3], (u[:-3], a[:-3])), shape=(N, 41)),
+                                    arms=["rare", *map(str, range(40))])
+    with pytest.raises(InfeasibleError, match=r"^arm\(s\) 'rare' are wanted by fewer than C\+1 = 5 users"):
+        scale.decompose_sharded(thin, C, n_shards=4)
+
+
+def three_arm_log(N: int, K: int) -> DemandGraph:
+    from scipy.sparse import csr_array
+
+    u = np.repeat(np.arange(N), 3)
+    a = (u % K + np.tile([0, K // 3 + 1, 2 * K // 3 + 1], N)) % K
+    return DemandGraph.from_weights(csr_array((np.tile([1.0, 2.0, 1.0], N), (u, a)), shape=(N, K)))
+
+
+def test_a_sharded_general_graph_is_never_held_dense(tmp_path, monkeypatch):
+    """The rule and the shards' sub-graphs cost memory in the edges: 100,000 users x 50,000 arms (a dense
+    support alone: 5 GB) in 300,000 edges are sharded within a few tens of MB, each shard's sub-graph pickles
+    to about 24 bytes an edge; a whole sharded run builds no dense view of the graph (each shard's ``auto``
+    chooses for its own sub-graph)."""
+    import pickle
+
+    graph = three_arm_log(100_000, 50_000)
+    tracemalloc.start()
+    try:
+        shard = scale.graph_shards(graph, 1, 4)
+        pieces = [scale.GraphShard.of(graph, np.flatnonzero(shard == s)) for s in range(4)]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 48 * 2**20
+    assert sum(p.nnz for p in pieces) == graph.nnz
+    assert all(len(pickle.dumps(p)) < 32 * p.nnz + 2**16 for p in pieces if p.nnz)
+    small = three_arm_log(4_000, 200)                                        # 60 users an arm
+    assert scale.batched_support(small) is None                              # a general graph
+    monkeypatch.setattr(scale, "_dense", lambda *a: pytest.fail("a dense view of the graph was built"))
+    res = scale.decompose_sharded(small, 3, f"{tmp_path}/out/", n_shards=2)
+    assert len(res.shard_users) == 2 and res.total_assignments == max(res.shard_rounds) >= small.lower_bound
+    assert not small._dense                                                  # no weights, support, required
+    assert verify_compact(small, 3, tmp_path / "out").valid
+
+
+def test_a_general_graph_on_a_local_dask_cluster_equals_the_local_run(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    C = 4
+    graph = sparse_general_graph(2000, 40, C, seed=11, pad=0.1)
+    local = scale.decompose_sharded(graph, C, f"{tmp_path}/local/", n_shards=3)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        remote = scale.decompose_sharded(graph, C, tmp_path / "dask.parquet", n_shards=3,
+                                         scheduler=cluster.scheduler_address)
+    assert remote.total_assignments == local.total_assignments and remote.shard_rounds == local.shard_rounds
+    assert len(local.shard_users) == 3
+    for part in sorted((tmp_path / "local").iterdir()):
+        assert pq.read_table(part).equals(pq.read_table(tmp_path / "dask.parquet" / part.name))
+    for out in ("local", "dask.parquet"):
+        report = verify_compact(graph, C, tmp_path / out)
+        assert report.valid and report.total_assignments == local.total_assignments, report.summary()
+
+
+def test_shard_rows_come_in_blocks_of_whole_users_and_a_shard_without_demand_parks_them(tmp_path):
+    C = 4
+    graph = sparse_general_graph(600, 20, C, seed=5)
+    whole, R, _ = scale.solve_graph(graph, C)
+    R_b, _, blocks = scale.graph_rows(graph, C, block=200)
+    blocks = list(blocks)
+    assert R_b == R and len(blocks) > 3
+    joined = [np.concatenate(parts) for parts in zip(*blocks, strict=True)]
+    assert all(np.array_equal(a, b) for a, b in zip(joined, whole, strict=True))
+    # users with support and no demand: R = 0, every user parked on its first arm, stretched to the merged R
+    w = np.zeros((6, 2))
+    graph = DemandGraph.from_weights(w, support=np.ones((6, 2), bool))
+    piece = scale.GraphShard.of(graph, np.arange(6))
+    R0, _, n = scale.graph_shard_task(piece, 1, spill=str(tmp_path / "rows.parquet"))
+    assert R0 == 0 and n == 6
+    scale.finish_part(str(tmp_path / "rows.parquet"), 7, np.array(list(graph.users), object),
+                      np.array(list(graph.arms), object), str(tmp_path / "part.parquet"), {"C": 1})
+    table = pq.read_table(tmp_path / "part.parquet").to_pydict()
+    assert table["arm"] == ["a0"] * 6 and table["first_round"] == [0] * 6 and table["rounds"] == [7] * 6
+    assert not (tmp_path / "rows.parquet").exists()

@@ -41,11 +41,12 @@ def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
 
     With ``improve`` (default), a graph that is not batched (a log) is first scheduled by sessions
     (:mod:`anondecomp.methods.sessions`: under a second on every graph of the ``real`` family, at the lower bound
-    on all but OBD at C = 50), returned when they meet the lower bound; otherwise the route above runs, the
-    shorter of the two is kept and, when the graph is small enough for dense models, improved by
-    :func:`anondecomp.improve.polish` (rounds removed, arm-first rounds, the LP master rounded) within what is
-    left of ``time_limit``; ``info`` then holds the certified bound. The bandit layer's drivers pass
-    ``improve=False``: their batches take the route above alone, as the paper's reproductions ran.
+    on all but OBD at C = 50), returned when they meet the lower bound; otherwise the route above runs and the
+    shorter of the two is kept. A result above the lower bound,
+    on a graph small enough for dense models, is then improved by :func:`anondecomp.improve.polish` (rounds
+    removed, on logs arm-first rounds, the LP master rounded) within what is left of ``time_limit`` (default
+    :data:`~anondecomp.improve.POLISH_SECONDS`); ``info`` then holds the certified bound. The bandit layer's
+    drivers pass ``improve=False``: their batches take the route above alone, as the paper's reproductions ran.
 
     Examples
     --------
@@ -58,17 +59,18 @@ def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
     ('timeshare', 8, 8)
     """
     start = time.perf_counter()
-    if improve and graph.demand is None:  # a log: sessions first, fast and usually at the bound
+    first = None
+    if improve and (graph.demand is None or too_large_for_block(graph)):
+        # a log: sessions first, linear in the edges and usually at the bound
         first = sessions_decomposition(graph, C, best_effort=best_effort)
-        if first.total_assignments <= prepare(graph, C, best_effort).lower_bound or graph.nnz >= LARGE_EDGES \
-                or too_large_for_block(graph):  # at the bound, or the other route would be sessions again
+        if first.total_assignments <= prepare(graph, C, best_effort).lower_bound or too_large_for_block(graph) \
+                or (graph.demand is None and graph.nnz >= LARGE_EDGES):  # the other route: sessions again
             return first
     found = auto_choice(graph, C, best_effort=best_effort, rng=rng, vertices=vertices, time_limit=time_limit)
     result = found if isinstance(found, Decomposition) else found.decomposition()
-    if improve and graph.demand is None and first.total_assignments < result.total_assignments:
+    if first is not None and first.total_assignments < result.total_assignments:
         result = first
-    if not improve or graph.demand is not None or too_large_for_block(graph) \
-            or "time_limit_reached" in result.info:
+    if not improve or too_large_for_block(graph) or "time_limit_reached" in result.info:
         return result
     left = None if time_limit is None else time_limit - (time.perf_counter() - start)
     return result if left is not None and left <= 0 else polish(result, best_effort=best_effort, time_limit=left)

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import anondecomp
 from anonbandits.cli.options import (
@@ -20,6 +22,7 @@ from anonbandits.cli.options import (
     positive_int,
     positive_seconds,
 )
+from anonbandits.cli.progress import Progress
 from anonbandits.errors import ConfigError
 from anondecomp import scale
 from anondecomp.compact import is_compact_output
@@ -31,11 +34,12 @@ from anondecomp.validation import thin_arms_error
 # there its solve takes 0.01 s against auto's 0.05-0.5 s, and with one shard (up to 2^20 users) its R is LB or,
 # when the phase schedule and its repair fail, auto's own; smaller graphs keep auto's output and summary
 FAST_PAIRS = 1 << 16
-# share of --time-limit given to the decomposition when --certify follows; the bound and its rounding get what
-# is left of CERTIFY_END of the limit, counted from the start of the command (the rest is for writing the output
-# and the phases that cannot stop mid-way)
-DECOMPOSE_SHARE = 0.5
+# --time-limit is the decomposition's time_limit, as in the library (--certify changes nothing of it); a bound
+# not computed by the decomposition itself gets what is left of CERTIFY_END of the limit, counted from the start
+# of the command (the rest is for writing the output and the phases that cannot stop mid-way)
 CERTIFY_END = 0.9
+# assignment cells (distinct assignments x users) of a JSON output above which -o X.json warns and names X.parquet
+JSON_CELLS_WARNING = 10**7
 
 
 def add_parser(sub) -> None:
@@ -81,36 +85,22 @@ def resolve_C(cli_C: int | None, file_C: int | None) -> int:
 
 
 def certify(result: anondecomp.Decomposition, args: argparse.Namespace, time_limit: float | None = None
-            ) -> tuple[anondecomp.Decomposition, dict, list[str]]:
-    """The certified LP bound of ``result``'s graph: (the decomposition to report, extra output fields, summary
-    lines). The decomposition is ``result``, or (with the default method) a shorter one: first ``result`` with rounds
-    removed (:mod:`anondecomp.improve`, method ``"<method>+improve"``), then one the bound found (method
-    ``"<method>+<source>"``, source ``lp`` for the master's rounded solution, ``polytope``, ``timeshare`` or
-    ``armfirst``).
-    ``time_limit`` is the share of --time-limit the decomposition left for this step."""
+            ) -> tuple[dict, list[str]]:
+    """The certified lower bound on R for ``result``'s graph: (extra output fields, summary lines). It only
+    bounds: the decomposition is ``anondecomp.decompose``'s, as the library returns it. The bound is the one
+    ``auto``'s improvement step computed (kept in ``result.info``) or the optimal method's, else
+    :func:`anondecomp.lp_lower_bound` is solved here within ``time_limit``."""
     cut = bool(result.info.get("time_limit_reached"))  # the decomposition was cut (the bound may still close the gap)
     if result.method == "optimal":
         value, converged = result.info["lp_lower_bound"], result.info["lp_converged"]
         how = "LP optimum" if converged else "time limit: Farley bound"
+    elif "lp_lower_bound" in result.info:
+        value, converged, how = result.info["lp_lower_bound"], result.info["lp_converged"], result.info["lp_how"]
     else:
-        if args.method == "auto":  # rounds removed first (anondecomp.improve, "+improve"); the bound gets the rest
-            from anondecomp.improve import IMPROVE_SHARE, shorter
-
-            start = time.perf_counter()
-            result = shorter(result, best_effort=args.best_effort,
-                             time_limit=None if time_limit is None else min(IMPROVE_SHARE * args.time_limit,
-                                                                            time_limit))
-            time_limit = None if time_limit is None else max(time_limit - (time.perf_counter() - start), 1e-3)
         bound = anondecomp.lp_lower_bound(result.graph, result.C, seed=result, best_effort=args.best_effort,
                                           time_limit=time_limit)
         value, converged, how = bound.value, bound.converged, bound.how
-        cut |= not converged
-        if bound.decomposition is not None and args.method == "auto":  # an explicit method keeps its own
-            result = anondecomp.Decomposition(
-                result.graph, result.C, f"{result.method}+{bound.decomposition_from}", *bound.decomposition,
-                uncovered=result.uncovered, wall_time=result.wall_time + bound.wall_time,
-                info={**{k: v for k, v in result.info.items() if k != "time_limit_reached"},
-                      "improved_from": result.method, "seed_total": result.total_assignments})
+    cut |= not converged
     lines = [f"LP lower bound       {value:.4f}   (certified; {how})"]
     if value > 0:
         lines.append(f"R / LP lower bound   {result.total_assignments / value:.4f}")
@@ -119,18 +109,17 @@ def certify(result: anondecomp.Decomposition, args: argparse.Namespace, time_lim
                      f"R = {result.info['seed_total']})")
     elif cut and result.total_assignments > math.ceil(value - 1e-6):  # R = ceil(bound) is optimal, cut or not
         lines.append("status               time limit reached (R and the bound are the best found in time)")
-    return result, {"lp_lower_bound": value}, lines
+    return {"lp_lower_bound": value}, lines
 
 
 def method_options(args: argparse.Namespace) -> dict:
     """The options given on the command line, for :func:`anondecomp.decompose`, which warns about those the
-    method ignores; --time-limit also serves --certify, so it is passed only to a method that reads it."""
+    method ignores; --time-limit also serves --certify, so it is passed only to a method that reads it, whole
+    (the command and the library give the same decomposition, with or without --certify)."""
     options = {} if args.seed is None else {"seed": args.seed}
     if args.time_limit is not None:
         if "time_limit" in anondecomp.method_info(args.method).options:
-            # optimal certifies itself; auto leaves the rest of the limit to the bound
-            share = DECOMPOSE_SHARE if args.certify and args.method != "optimal" else 1.0
-            options["time_limit"] = share * args.time_limit
+            options["time_limit"] = args.time_limit
         elif not args.certify:
             warnings.warn(f"--time-limit is read only by --method auto, optimal and --certify; ignored for "
                           f"--method {args.method}", anondecomp.AnonDecompWarning, stacklevel=2)
@@ -177,16 +166,19 @@ def read_input(args: argparse.Namespace) -> tuple[anondecomp.DemandGraph | Batch
     return graph, C
 
 
-def run_sharded(args: argparse.Namespace, start: float, data: BatchedSupport | None = None,
+def run_sharded(args: argparse.Namespace, start: float, data: BatchedSupport | anondecomp.DemandGraph | None = None,
                 file_C: int | None = None) -> int:
     """Decompose shard by shard (one shard per 2^20 users unless --shards says) and print the summary;
-    ``data`` is the graph when already read."""
+    ``data`` is the graph when already read: a batched support, or a sparse general graph (sharded by the
+    rule of :func:`anondecomp.scale.graph_shards`)."""
     if data is None:
-        data, file_C = scale.read_batched(args.graph, demand=args.demand)
+        with phase(f"reading {args.graph}"):
+            data, file_C = scale.read_support(args.graph, demand=args.demand)
     C = resolve_C(args.C, file_C)
     try:
-        result = scale.decompose_sharded(data, C, args.output, n_shards=args.shards, scheduler=args.scheduler,
-                                         seed=args.seed or 0, parts=args.shards is not None)
+        with phase("solving" + (f" and writing {args.output}" if args.output else "")):
+            result = scale.decompose_sharded(data, C, args.output, n_shards=args.shards, scheduler=args.scheduler,
+                                             seed=args.seed or 0, parts=args.shards is not None)
     except anondecomp.InfeasibleError as exc:
         if args.shards is None and args.scheduler is None:  # the default command: as the dense path says it
             raise thin_arms_error(list(exc.arms), C, "; use best_effort to cover everything else") from None
@@ -194,6 +186,23 @@ def run_sharded(args: argparse.Namespace, start: float, data: BatchedSupport | N
     print(result.summary())
     print(f"total wall time      {time.perf_counter() - start:.3f} s (read, solve, write)")
     return 0
+
+
+def phase(label: str) -> Progress:
+    """Progress on stderr while a phase of the command runs (:class:`anonbandits.cli.progress.Progress`)."""
+    return Progress(label, command="anonbandits decompose")
+
+
+def warn_json_size(result: anondecomp.Decomposition, output: str) -> None:
+    """One line on stderr when a JSON output would hold more than :data:`JSON_CELLS_WARNING` assignment cells
+    (every distinct assignment lists every user), naming the compact Parquet schedule; the JSON is still written."""
+    cells = result.n_distinct * result.graph.n_users
+    if is_compact_output(output) or cells <= JSON_CELLS_WARNING:
+        return
+    parquet = Path(output).with_suffix(".parquet") if Path(output).suffix else Path(f"{output}.parquet")
+    print(f"anonbandits: warning: {output} will hold {cells:.1e} assignment cells ({result.n_distinct:,} "
+          f"distinct assignments x {result.graph.n_users:,} users); -o {parquet} writes the compact schedule "
+          "(docs/formats.md)", file=sys.stderr, flush=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -204,18 +213,27 @@ def run(args: argparse.Namespace) -> int:
     check_outputs([("-o", args.output)], inputs=[args.graph], parts=["-o"], directories=["-o"] if as_directory else [])
     if sharded(args):
         return run_sharded(args, start)
-    graph, file_C = read_input(args)
-    if isinstance(graph, BatchedSupport):
-        return run_sharded(args, start, graph, file_C)
+    with phase(f"reading {args.graph}"):
+        graph, file_C = read_input(args)
     C = resolve_C(args.C, file_C)
-    result = anondecomp.decompose(graph, C, method=args.method, best_effort=args.best_effort,
-                                  **method_options(args))
+    if isinstance(graph, BatchedSupport):
+        if graph.phase_fits(C):
+            return run_sharded(args, start, graph, file_C)
+        graph = graph.graph()  # a log that only looks batched (unit weights): its sparse graph, for auto
+    with phase("solving"):
+        result = anondecomp.decompose(graph, C, method=args.method, best_effort=args.best_effort,
+                                      **method_options(args))
     left = None if args.time_limit is None else max(CERTIFY_END * args.time_limit - (time.perf_counter() - start),
                                                     0.1)
-    result, extra, certificate = certify(result, args, left) if args.certify or result.method == "optimal" \
-        else (result, {}, [])
+    if args.certify or result.method == "optimal":
+        with phase("certifying (LP lower bound)"):
+            extra, certificate = certify(result, args, left)
+    else:
+        extra, certificate = {}, []
     if args.output:
-        anondecomp.write_decomposition(result, args.output, extra=extra)
+        warn_json_size(result, args.output)
+        with phase(f"writing {args.output}"):
+            anondecomp.write_decomposition(result, args.output, extra=extra)
     print(result.summary())
     for line in certificate:
         print(line)

@@ -3,7 +3,9 @@
 Each subcommand is a module of this package with ``add_parser(subparsers)`` and ``run(args) -> int``.
 Errors a user can cause (from either layer) become one line on stderr and exit code 2, never a traceback;
 a closed output pipe (``| head``) ends the command quietly; SIGTERM unwinds like Ctrl-C, so atomic writers
-remove their temporary files.
+remove their temporary files. ``decompose``, ``verify`` and ``beta`` end within :data:`INTERRUPT_GRACE` seconds of
+Ctrl-C or SIGTERM even inside a long solver call that does not return to Python (a HiGHS solve): see
+:class:`_Deadline`.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import os
 import re
 import signal
 import sys
@@ -21,10 +24,18 @@ from collections.abc import Iterator, Sequence
 from anonbandits.cli.options import Terminated, silence_stdout
 from anonbandits.errors import AnonBanditsError
 from anondecomp.errors import AnonDecompError
+from anondecomp.io import discard_pending_outputs
 
 SUBCOMMANDS = ("decompose", "verify", "simulate", "beta", "bench")
 
 EXIT_USER_ERROR = 2
+
+# seconds the command may take to unwind after Ctrl-C or SIGTERM before _Deadline ends it (the goal is 3 s)
+INTERRUPT_GRACE = 2.0
+# the subcommands _Deadline guards: their long phases are solver calls with no output file open, or writers
+# whose temporary files anondecomp.io.discard_pending_outputs knows; simulate and bench keep their own handling
+# (simulate saves the finished runs after a signal, however long that takes)
+DEADLINE_COMMANDS = ("decompose", "verify", "beta")
 
 # The solver layer speaks Python (it is a library); on the command line the same advice names the flags.
 _CLI_WORDING = [
@@ -70,6 +81,74 @@ def _sigterm_unwinds() -> Iterator[None]:
             signal.signal(signal.SIGTERM, previous)
     else:
         yield
+
+
+class _Deadline:
+    """End the process ``grace`` seconds after Ctrl-C or SIGTERM when it has not unwound by then.
+
+    Python runs signal handlers (KeyboardInterrupt, :class:`Terminated`) in the main thread between bytecodes,
+    so a signal arriving during one long call into a library that releases the GIL (a HiGHS solve: up to
+    seconds) takes effect only when that call returns. The C-level signal handler also writes the signal number
+    to a pipe (:func:`signal.set_wakeup_fd`); a daemon thread waits on it and, if the command is still running
+    ``grace`` seconds later, removes the temporary outputs being written
+    (:func:`anondecomp.io.discard_pending_outputs`), says ``interrupted`` or ``terminated`` as the normal path
+    does, and ends the process with ``os._exit`` (130, or 128 + SIGTERM). When the command unwinds in time,
+    nothing happens. Outside the main thread, or when a wakeup fd is already set, this does nothing.
+    """
+
+    def __init__(self, grace: float = INTERRUPT_GRACE) -> None:
+        self.grace = grace
+        self.done = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def __enter__(self) -> _Deadline:
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        self.read_fd, self.write_fd = os.pipe()
+        try:
+            os.set_blocking(self.write_fd, False)
+            self.previous = signal.set_wakeup_fd(self.write_fd, warn_on_full_buffer=False)
+        except (OSError, ValueError):  # a platform without wakeup fds on pipes: the ordinary path only
+            os.close(self.read_fd)
+            os.close(self.write_fd)
+            return self
+        if self.previous != -1:  # someone else's wakeup fd (an event loop): leave it in place
+            signal.set_wakeup_fd(self.previous)
+            os.close(self.read_fd)
+            os.close(self.write_fd)
+            return self
+        self.thread = threading.Thread(target=self._watch, name="anonbandits: interrupt deadline", daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.thread is None:
+            return
+        self.done.set()
+        signal.set_wakeup_fd(-1)
+        with contextlib.suppress(OSError):  # wake the thread: the command is over
+            os.write(self.write_fd, b"\0")
+        self.thread.join(timeout=1.0)
+        os.close(self.read_fd)
+        os.close(self.write_fd)
+
+    def _watch(self) -> None:
+        while True:
+            data = os.read(self.read_fd, 64)
+            if self.done.is_set() or not data:
+                return
+            signals = [s for s in data if s in (signal.SIGINT, signal.SIGTERM)]
+            if signals:
+                break
+        if self.done.wait(self.grace):
+            return
+        discard_pending_outputs()
+        code, word = (130, "interrupted") if signals[0] == signal.SIGINT else (128 + signal.SIGTERM, "terminated")
+        try:  # on a terminal, after the progress line the main thread could not erase
+            newline = "\n" if os.isatty(2) else ""
+            os.write(2, f"{newline}anonbandits: {word}\n".encode())
+        finally:
+            os._exit(code)
 
 
 class _Version(argparse.Action):
@@ -138,7 +217,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ``--help`` and ``--version``."""
     if argv is None:
         argv = sys.argv[1:]
-    parser = build_parser(argv)
+    try:
+        parser = build_parser(argv)  # imports the subcommand's module (and the solver layer): a fraction of a second
+    except KeyboardInterrupt:
+        print("anonbandits: interrupted", file=sys.stderr)
+        return 130
     try:
         args, rest = parser.parse_known_args(argv)
         if rest and not getattr(args, "accepts_extra", False):
@@ -147,6 +230,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else EXIT_USER_ERROR
     args.extra = rest
     prefix = f"anonbandits {args.command}"
+    with _Deadline() if args.command in DEADLINE_COMMANDS else contextlib.nullcontext():
+        return _run(args, prefix)
+
+
+def _run(args: argparse.Namespace, prefix: str) -> int:
+    """Run the parsed command; every error a user can cause becomes one line on stderr and an exit code."""
     try:
         with _sigterm_unwinds(), warnings.catch_warnings():
             warnings.showwarning = _show_warning

@@ -8,6 +8,7 @@ import sys
 import anondecomp
 from anonbandits.cli.decompose import resolve_C
 from anonbandits.cli.options import add_graph_arguments, nonnegative_int, positive_int, silence_stdout
+from anonbandits.cli.progress import Progress
 from anondecomp.errors import InvalidInputError
 
 
@@ -37,31 +38,28 @@ def _choose_C(cli_C: int | None, graph_C: int | None, out_C: int | None) -> int:
     return resolve_C(cli_C, graph_C if graph_C is not None else out_C)
 
 
-def _progress_bar():
-    """A one-line progress bar on stderr when it is a terminal (nothing otherwise, e.g. in logs)."""
-    if not sys.stderr.isatty():
-        return None
-
-    def show(done: int, total: int) -> None:
-        filled = 30 * done // max(total, 1)
-        end = "\n" if done >= total else ""
-        print(f"\rverifying [{'#' * filled}{'.' * (30 - filled)}] {done}/{total} rows", end=end, file=sys.stderr,
-              flush=True)
-    return show
+def phase(label: str, unit: str = "rows") -> Progress:
+    """Progress on stderr while a phase runs: a bar (rows of a compact schedule) or a spinner on a terminal, a
+    line every 10 s otherwise (:class:`anonbandits.cli.progress.Progress`)."""
+    return Progress(label, command="anonbandits verify", unit=unit)
 
 
 def run(args: argparse.Namespace) -> int:
     from anondecomp import columnar, compact
 
-    graph, graph_C = anondecomp.read_graph(args.graph, demand=args.demand)
+    with phase(f"reading {args.graph}"):
+        graph, graph_C = anondecomp.read_graph(args.graph, demand=args.demand)
     if columnar.file_kind(args.decomposition) == "parquet":
         C = _choose_C(args.C, graph_C, compact.read_header(args.decomposition).get("C"))
-        report = compact.verify_compact(graph, C, args.decomposition, progress=_progress_bar(),
-                                        best_effort=args.best_effort)
+        with phase("verifying", unit="rows (2 passes)") as progress:  # verify_compact counts rows twice
+            report = compact.verify_compact(graph, C, args.decomposition, progress=progress,
+                                            best_effort=args.best_effort)
     else:
-        assignments, mult, out_C = anondecomp.read_decomposition(args.decomposition, graph)
+        with phase(f"reading {args.decomposition}"):
+            assignments, mult, out_C = anondecomp.read_decomposition(args.decomposition, graph)
         C = _choose_C(args.C, graph_C, out_C)
-        report = anondecomp.verify(graph, C, assignments, mult, best_effort=args.best_effort)
+        with phase("verifying"):
+            report = anondecomp.verify(graph, C, assignments, mult, best_effort=args.best_effort)
     try:
         print(report.summary(limit=args.limit))
         sys.stdout.flush()

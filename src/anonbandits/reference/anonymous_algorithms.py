@@ -189,7 +189,7 @@ def reference_batched(mu: np.ndarray, C: int, horizon: int, *, U: int, decompose
         if anondecomp.check_u_batched(np.array(active), U).size:
             raise AnonBanditsError(f"batch {b}: the graph is not {U}-batched")
         graph = anondecomp.DemandGraph.from_batched(float(demand), np.array(active))
-        res = anondecomp.decompose(graph, C, method=decomposer, rng=decomposer_rng)
+        res = anondecomp.decompose(graph, C, method=decomposer, rng=decomposer_rng, improve=False)  # as the drivers
         t0, complete = channel.t, True
         sums = [[0.0] * k for _ in range(n)]
         counts = [[0] * k for _ in range(n)]
