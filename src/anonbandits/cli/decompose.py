@@ -34,6 +34,9 @@ from anondecomp.validation import thin_arms_error
 # there its solve takes 0.01 s against auto's 0.05-0.5 s, and with one shard (up to 2^20 users) its R is LB or,
 # when the phase schedule and its repair fail, auto's own; smaller graphs keep auto's output and summary
 FAST_PAIRS = 1 << 16
+# a batched graph of more arms than this whose columns fail the polytope condition (a log of unit weights, whose
+# thin items the phase schedule cannot serve) is decomposed as a sparse log (sessions) instead of sharded
+PHASE_ARMS = 64
 # --time-limit is the decomposition's time_limit, as in the library (--certify changes nothing of it); a bound
 # not computed by the decomposition itself gets what is left of CERTIFY_END of the limit, counted from the start
 # of the command (the rest is for writing the output and the phases that cannot stop mid-way)
@@ -217,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
         graph, file_C = read_input(args)
     C = resolve_C(args.C, file_C)
     if isinstance(graph, BatchedSupport):
-        if graph.phase_fits(C):
+        if len(graph.arms) <= PHASE_ARMS or graph.phase_fits(C):
             return run_sharded(args, start, graph, file_C)
         graph = graph.graph()  # a log that only looks batched (unit weights): its sparse graph, for auto
     with phase("solving"):
