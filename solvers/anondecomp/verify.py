@@ -62,11 +62,7 @@ def coverage(assignments: np.ndarray, multiplicities: np.ndarray, C: int, n_arms
     step = max(1, _CHUNK // max(N, 1))
     for lo in range(0, n, step):
         block = a[lo:lo + step].astype(np.int64)
-        b = len(block)
-        rows = np.arange(b, dtype=np.int64)[:, None] * n_arms
-        counts = np.bincount((rows + block).ravel(), minlength=b * n_arms)
-        informative = counts[rows + block] >= C + 1
-        r_idx, i_idx = np.nonzero(informative)
+        r_idx, i_idx = np.nonzero(_informative(block, C, n_arms))
         keys = i_idx * n_arms + block[r_idx, i_idx]
         if exact_in_float:
             out += np.bincount(keys, weights=m[lo + r_idx].astype(np.float64), minlength=N * n_arms
@@ -74,6 +70,12 @@ def coverage(assignments: np.ndarray, multiplicities: np.ndarray, C: int, n_arms
         else:
             np.add.at(out, keys, m[lo + r_idx].astype(object))
     return out.reshape(N, n_arms)
+
+
+def _informative(block: np.ndarray, C: int, n_arms: int) -> np.ndarray:
+    """(b, N) bool: whether each entry of a block of assignments sits on an arm with >= C+1 users there."""
+    at = np.arange(len(block), dtype=np.int64)[:, None] * n_arms + block
+    return np.bincount(at.ravel(), minlength=len(block) * n_arms)[at] >= C + 1
 
 
 def edge_coverage(graph: DemandGraph, assignments: np.ndarray, multiplicities: np.ndarray, C: int
@@ -121,10 +123,7 @@ def edge_coverage(graph: DemandGraph, assignments: np.ndarray, multiplicities: n
     users = np.arange(N, dtype=np.int64)
     for lo in range(0, n, step):
         block = a[lo:lo + step].astype(np.int64)
-        b = len(block)
-        rows = np.arange(b, dtype=np.int64)[:, None] * K
-        counts = np.bincount((rows + block).ravel(), minlength=b * K)
-        informative = counts[rows + block] >= C + 1
+        informative = _informative(block, C, K)
         want = users[None, :] * K + block
         at = np.minimum(np.searchsorted(keys, want), max(len(keys) - 1, 0))
         on = keys[at] == want if len(keys) else np.zeros(want.shape, bool)
