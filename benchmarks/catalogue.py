@@ -9,7 +9,10 @@ Parquet edge table (``user``, ``arm``, ``weight``), then, as whole processes:
 * ``default``: ``anonbandits decompose G.parquet --C 50 -o OUT.parquet``, what a user types;
 * ``certify``: the same with ``--certify`` (it prints ``LP lower bound V (certified; how)``);
 * ``floor``: a Python process that only reads the edge table and writes an R x N int32 schedule of arm indices
-  (R the command's) as Parquet: what any implementation must at least do.
+  (R the command's) as Parquet: what any implementation must at least do;
+* ``cluster`` (with ``--modes cluster``): ``--certify --scheduler ADDRESS -o OUT/`` on a Dask
+  ``distributed.LocalCluster`` of 2 worker processes (1 thread each) started here; its peak memory is the sampled
+  sum over the command and the workers.
 
 Seconds and peak resident memory (the kernel's ``wait4`` figure for the whole process) go to
 ``docs/results/catalogue.csv`` and a log-log plot ``catalogue.png`` against the interactions.
@@ -21,7 +24,8 @@ or the LP's below the dense limit) and R / bound, every decomposition through th
 
 ``--quick`` runs the smallest size and a corner of the sweep, into build/benchmarks/.
 
-Usage: python benchmarks/catalogue.py [--quick] [--max-users N] [--tables scale,quality]
+Usage: python benchmarks/catalogue.py [--quick] [--max-users N] [--min-users N] [--tables scale,quality]
+[--modes default,certify,floor,cluster] [--out catalogue.csv]
 """
 
 from __future__ import annotations
@@ -78,32 +82,43 @@ def floor(edge_table: str, rounds: int, out: str) -> None:
     pq.write_table(pa.table({"arm": pa.array(np.ascontiguousarray(schedule).ravel())}), out)
 
 
-def run_size(n_users: int, n_items: int, tmp: Path) -> list[dict]:
+def run_size(n_users: int, n_items: int, tmp: Path, modes: list[str], cluster=None) -> list[dict]:
+    """The rows of one size, one per mode (``floor`` after the others: it writes the R they found)."""
+    import shutil
+
     log = tmp / f"log_{n_users}.parquet"
     users, items, edges = write_log(log, n_users, n_items)
     exe = str(Path(sys.executable).with_name("anonbandits"))
     base = {"users": users, "items": items, "interactions": edges, "C": C, "seed": SEED}
     rows = []
-    for mode, extra in (("default", []), ("certify", ["--certify"])):
-        out = tmp / f"out_{mode}.parquet"
-        seconds, peak, text = timed_process([exe, "decompose", str(log), "--C", str(C), "-o", str(out), *extra], [])
-        out.unlink()
-        certified = field(text, "LP lower bound") if mode == "certify" else ""
-        how = text.split("(certified; ")[1].split("\n")[0].rstrip(")") if mode == "certify" else ""
+    for mode in (m for m in modes if m != "floor"):
+        out = tmp / ("out" if mode == "cluster" else f"out_{mode}.parquet")
+        extra = {"default": [], "certify": ["--certify"],
+                 "cluster": ["--certify", "--scheduler", cluster.scheduler_address] if cluster else []}[mode]
+        pids = [w.process.pid for w in cluster.workers.values()] if mode == "cluster" else []
+        target = f"{out}/" if mode == "cluster" else str(out)  # a part directory on the cluster
+        seconds, peak, text = timed_process([exe, "decompose", str(log), "--C", str(C), "-o", target, *extra], pids)
+        shutil.rmtree(out) if mode == "cluster" else out.unlink()
+        certified = "(certified; " in text
         rows.append({**base, "mode": mode, "seconds": seconds, "peak_bytes": peak,
                      "R": int(field(text, "R (assignments)")), "lower_bound": int(field(text, "lower bound")),
-                     "certified_bound": certified, "how": how})
-    out = tmp / "floor.parquet"
-    seconds, peak, _ = timed_process([sys.executable, __file__, "--floor", str(log), str(rows[0]["R"]), str(out)], [])
-    out.unlink()
-    rows.append({**base, "mode": "floor", "seconds": seconds, "peak_bytes": peak, "R": rows[0]["R"],
-                 "lower_bound": rows[0]["lower_bound"], "certified_bound": "", "how": ""})
+                     "certified_bound": field(text, "LP lower bound") if certified else "",
+                     "how": text.split("(certified; ")[1].split("\n")[0].rstrip(")") if certified else ""})
+    floor_row = None
+    if "floor" in modes:
+        out = tmp / "floor.parquet"
+        R = rows[0]["R"] if rows else n_users  # the R the command found, when it ran
+        seconds, peak, _ = timed_process([sys.executable, __file__, "--floor", str(log), str(R), str(out)], [])
+        out.unlink()
+        floor_row = {**base, "mode": "floor", "seconds": seconds, "peak_bytes": peak, "R": R,
+                     "lower_bound": rows[0]["lower_bound"] if rows else "", "certified_bound": "", "how": ""}
+        rows.append(floor_row)
     for row in rows:
-        row["x_floor_seconds"] = round(row["seconds"] / seconds, 2)
-        row["x_floor_memory"] = round(row["peak_bytes"] / peak, 2)
+        row["x_floor_seconds"] = round(row["seconds"] / floor_row["seconds"], 2) if floor_row else ""
+        row["x_floor_memory"] = round(row["peak_bytes"] / floor_row["peak_bytes"], 2) if floor_row else ""
         row["seconds"] = round(row["seconds"], 2)
         print(f"{users:>8} x {items:<7} {row['mode']:<8} {row['seconds']:>8.2f} s {row['peak_bytes'] / 2**30:6.2f} GiB"
-              f"  R = {row['R']} (bound {row['lower_bound']})  x floor {row['x_floor_seconds']}", flush=True)
+              f"  R = {row['R']} (bound {row['lower_bound']})  x floor {row['x_floor_seconds'] or '-'}", flush=True)
     log.unlink()
     return rows
 
@@ -143,7 +158,7 @@ def plot(rows: list[dict], path: Path) -> None:
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     for ax, key, label in ((axes[0], "seconds", "wall time (s)"), (axes[1], "peak_bytes", "peak memory (GiB)")):
-        for mode, marker in (("default", "o"), ("certify", "s"), ("floor", "^")):
+        for mode, marker in (("default", "o"), ("certify", "s"), ("cluster", "D"), ("floor", "^")):
             pts = sorted((r["interactions"], float(r[key]) / (2**30 if key == "peak_bytes" else 1))
                          for r in rows if r["mode"] == mode)
             if pts:
@@ -166,20 +181,38 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the smallest size only, into build/benchmarks/")
     parser.add_argument("--max-users", type=int, default=max(n for n, _ in FAMILY))
+    parser.add_argument("--min-users", type=int, default=0)
     parser.add_argument("--tables", default="scale,quality", help="which tables: scale, quality or both")
+    parser.add_argument("--modes", default="default,certify,floor",
+                        help="commands per size: default, certify, floor, cluster (a Dask LocalCluster)")
+    parser.add_argument("--out", default="catalogue.csv", help="the scale table's file name (and its plot's)")
     args = parser.parse_args()
     tables = set(args.tables.split(","))
     out = results_dir(args.quick)
     if "scale" in tables:
-        sizes = FAMILY[:1] if args.quick else [s for s in FAMILY if s[0] <= args.max_users]
+        sizes = FAMILY[:1] if args.quick else [s for s in FAMILY if args.min_users <= s[0] <= args.max_users]
+        modes = args.modes.split(",")
         rows = []
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory() as tmp, local_cluster("cluster" in modes) as cluster:
             for n_users, n_items in sizes:
-                rows += run_size(n_users, n_items, Path(tmp))
-        write_csv(rows, COLUMNS, out / "catalogue.csv")
-        plot(rows, out / "catalogue.png")
+                rows += run_size(n_users, n_items, Path(tmp), modes, cluster)
+        write_csv(rows, COLUMNS, out / args.out)
+        if len(sizes) > 1:  # a log-log plot of one size says nothing
+            plot(rows, (out / args.out).with_suffix(".png"))
     if "quality" in tables:
         write_csv(quality_rows(args.quick), QUALITY_COLUMNS, out / "catalogue_quality.csv")
+
+
+def local_cluster(wanted: bool):
+    """A Dask LocalCluster of 2 single-threaded worker processes (8 GiB each) when ``wanted``, else nothing."""
+    import contextlib
+
+    if not wanted:
+        return contextlib.nullcontext()
+    import distributed
+
+    return distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                    dashboard_address=None, memory_limit="8GiB")
 
 
 def write_csv(rows: list[dict], columns: tuple[str, ...], path: Path) -> None:

@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from anonbandits.cli.main import main
@@ -211,29 +212,64 @@ def write_forms(tmp_path, N: int = 600, K: int = 6, D: int = 60, C: int = 4) -> 
     return paths
 
 
+def schedule_of(path, graph) -> np.ndarray:
+    """(R, N) every round's arm indices from a compact schedule (user, arm, first_round, rounds)."""
+    import pyarrow.parquet as pq
+
+    t = pq.read_table(path).to_pydict()
+    users, arms = {u: i for i, u in enumerate(graph.users)}, {a: j for j, a in enumerate(graph.arms)}
+    R = max(f + n for f, n in zip(t["first_round"], t["rounds"], strict=True))
+    out = np.full((R, graph.n_users), -1)
+    for u, a, f, n in zip(t["user"], t["arm"], t["first_round"], t["rounds"], strict=True):
+        out[f:f + n, users[u]] = arms[a]
+    return out
+
+
 @pytest.mark.parametrize("form", ["batched", "weighted", "csv", "json"])
-def test_the_default_command_takes_the_sharded_path_for_a_large_batched_graph(form, tmp_path, capsys, monkeypatch):
+def test_the_command_and_the_library_give_one_schedule_for_a_large_batched_graph(form, tmp_path, capsys,
+                                                                               monkeypatch):
     import anondecomp
     from anonbandits.cli import decompose
     from anondecomp.compact import verify_compact
+    from anondecomp.methods import phase
 
     path = write_forms(tmp_path)[form]
     args = ["decompose", str(path), "--C", "4", "-o", str(tmp_path / "out.parquet")]
-    monkeypatch.setattr(decompose, "FAST_PAIRS", 10**9)  # below the threshold: the dense path, as before
-    code, small, _ = run(args, capsys)
-    assert code == 0 and "sharded" not in small
+    code, small, _ = run(args, capsys)  # below the threshold: the paper's route
+    assert code == 0 and "phase" not in small
     monkeypatch.setattr(decompose, "FAST_PAIRS", 100)
+    monkeypatch.setattr(phase, "PHASE_PAIRS", 100)
     code, out, _ = run(args, capsys)
-    assert code == 0 and "method               sharded (phase)" in out and "R / lower bound      1.0000" in out
-    assert (tmp_path / "out.parquet").is_file()
+    streamed = form in ("batched", "weighted")  # a Parquet table of integer ids: streamed into its support
+    method = "sharded (phase)" if streamed else "phase"
+    assert code == 0 and f"method               {method}\n" in out and "R / lower bound      1.0000" in out
     graph, _ = anondecomp.read_graph(path)
     assert verify_compact(graph, 4, tmp_path / "out.parquet").valid
-    assert int(out.split("R (assignments)")[1].split()[0]) <= int(small.split("R (assignments)")[1].split()[0])
+    library = anondecomp.decompose(graph, 4)
+    assert library.method == "phase" and anondecomp.verify(graph, 4, library).valid
+    # the same schedule: the same assignments, each run as many rounds (the command's rows expanded to rounds)
+    rounds = schedule_of(tmp_path / "out.parquet", graph)
+    distinct, counts = np.unique(rounds, axis=0, return_counts=True)
+    order = np.lexsort(library.assignments.T[::-1])
+    assert np.array_equal(distinct, library.assignments[order])
+    assert np.array_equal(counts, library.multiplicities[order])
 
 
-@pytest.mark.parametrize("extra", [["--method", "polytope"], ["--certify"], ["--best-effort"], ["--time-limit", "5"],
+def test_certify_on_the_sharded_path_prints_the_certified_bound(tmp_path, capsys, monkeypatch):
+    from anonbandits.cli import decompose
+
+    monkeypatch.setattr(decompose, "FAST_PAIRS", 100)
+    path = write_forms(tmp_path)["batched"]
+    for extra in ([], ["--shards", "2"]):
+        code, out, _ = run(["decompose", str(path), "--C", "4", "--certify", *extra], capsys)
+        R = int(out.split("R (assignments)")[1].split()[0])
+        assert code == 0 and "sharded" in out
+        assert f"LP lower bound       {R:.4f}   (certified; trivial bound" in out
+
+
+@pytest.mark.parametrize("extra", [["--method", "polytope"], ["--best-effort"], ["--time-limit", "5"],
                                    ["-o", "out.json"]])
-def test_tuning_flags_and_json_output_keep_the_dense_path(extra, tmp_path, capsys, monkeypatch):
+def test_tuning_flags_and_json_output_read_the_table_whole(extra, tmp_path, capsys, monkeypatch):
     from anonbandits.cli import decompose
 
     monkeypatch.chdir(tmp_path)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import anondecomp
 from anonbandits.cli.main import main
-from anondecomp import DemandGraph, InfeasibleError, InvalidInputError, scale
+from anondecomp import DemandGraph, InfeasibleError, InvalidInputError, phases, scale
 from anondecomp.compact import read_header, verify_compact
 from tests.solvers.strategies import batched_graphs, random_support, weighted_graphs
 
@@ -36,8 +36,8 @@ def graph_of(data: scale.BatchedSupport) -> DemandGraph:
 def test_every_shard_is_feasible_and_the_merge_verifies_exactly(tmp_path_factory, case, shards, seed):
     graph, C = case
     data = scale.from_graph(graph)
-    shard = scale.make_shards(data.support, C, shards, seed)
-    counts = scale.shard_counts(data.support, shard, shards)
+    shard = phases.make_shards(data.support, C, shards, seed)
+    counts = phases.shard_counts(data.support, shard, shards)
     assert not ((counts > 0) & (counts <= C)).any()            # every arm: 0 or >= C+1 users in every shard
     out = tmp_path_factory.mktemp("sharded") / "out"
     res = scale.decompose_sharded(data, C, f"{out}/", n_shards=shards, seed=seed)
@@ -54,9 +54,9 @@ def test_the_sink_keeps_the_users_of_a_thin_arm_together():
     support = random_support(400, 6, 0)
     support[:, 5] = False
     support[::80, 5] = True                                    # arm 5: 5 = C+1 users, spread over all shards
-    shard = scale.make_shards(support, C, 4, seed=1)
+    shard = phases.make_shards(support, C, 4, seed=1)
     assert set(shard[support[:, 5]]) == {0}
-    counts = scale.shard_counts(support, shard, 4)
+    counts = phases.shard_counts(support, shard, 4)
     assert not ((counts > 0) & (counts <= C)).any()
     assert (np.bincount(shard, minlength=4)[1:] > 50).all()    # the other shards keep most users
 
@@ -74,7 +74,7 @@ def test_an_arm_with_too_few_users_is_refused_by_name():
 @pytest.mark.parametrize("D", [1000, 7, 2.5])
 def test_the_phase_rows_meet_the_lower_bound_on_random_graphs(tmp_path, D):
     data = scale.BatchedSupport(random_support(20_000, 10, 3), D, np.arange(20_000), tuple("abcdefghij"))
-    rows, ok = scale.phase_rows(data.support, D, data.lower_bound, 10)
+    rows, ok = phases.phase_rows(data.support, D, data.lower_bound, 10)
     assert ok
     graph = graph_of(data)
     assert data.lower_bound == graph.lower_bound
@@ -97,7 +97,7 @@ def test_a_thin_phase_is_detected_and_the_shard_falls_back():
     support = np.zeros((12, 2), bool)
     support[:6, 0] = support[6:, 1] = True
     support[0, 1] = True        # user 0 leaves arm 0 for arm 1 half-way: arm 0 then holds 5 = C users
-    rows, ok = scale.phase_rows(support, 10, 10, 5)
+    rows, ok = phases.phase_rows(support, 10, 10, 5)
     assert not ok
     _, R, method = scale.solve_shard(support, 10, 10, 5)
     assert method != "phase" and R >= 10
@@ -109,7 +109,7 @@ def test_thin_phase_schedules_are_recruited_to_the_lower_bound(tmp_path, N, K, s
     """Few users per arm and round (N / K = 15..25 against C+1 = 11): the phase rule leaves thin arm-rounds
     (the case of 10^3 users x 50 arms), recruit_rows repairs them at R = LB; the exact verifier checks."""
     data = scale.BatchedSupport(random_support(N, K, seed), 1000, np.arange(N), tuple(map(str, range(K))))
-    rows, ok = scale.phase_rows(data.support, 1000, data.lower_bound, 10)
+    rows, ok = phases.phase_rows(data.support, 1000, data.lower_bound, 10)
     assert not ok
     res = scale.decompose_sharded(data, 10, f"{tmp_path}/out/", n_shards=1)
     assert res.shard_methods == ("phase+recruit",)
@@ -124,8 +124,8 @@ def test_recruit_rows_refuses_what_it_cannot_repair():
     support = np.zeros((12, 2), bool)
     support[:6, 0] = support[6:, 1] = True
     support[0, 1] = True        # arm 0 holds 5 = C users for half the rounds and nobody can join it
-    rows, _ = scale.phase_rows(support, 10, 10, 5)
-    _, ok = scale.recruit_rows(support, 10, 5, rows)
+    rows, _ = phases.phase_rows(support, 10, 10, 5)
+    _, ok = phases.recruit_rows(support, 10, 5, rows)
     assert not ok
 
 
@@ -221,11 +221,11 @@ def test_the_batched_test_reads_the_edges_and_a_sparse_batched_table_stays_spars
     600,000 rows (its dense support: 20 GB) is read as the sparse graph, not streamed into a dense support."""
     w = np.array([[2.5, 3.0, 0.0], [0.0, 0.0, 5.5], [1.5, 2.0, 1.2]])  # ceil: 3 3 | 6 | 2 2 2, as D = 6
     graph = DemandGraph.from_weights(w)
-    assert scale.batched_total(graph) == 6 and scale.from_graph(graph).demand == 6
+    assert phases.batched_total(graph) == 6 and scale.from_graph(graph).demand == 6
     assert np.array_equal(scale.from_graph(graph).support, w > 0)
     assert np.array_equal(DemandGraph.from_batched(6, w > 0).required, graph.required)
-    assert scale.batched_total(DemandGraph.from_weights(w + [[0, 1, 0], [0, 0, 0], [0, 0, 0]])) is None
-    assert scale.batched_total(DemandGraph.from_weights(w, support=np.ones((3, 3), bool))) is None
+    assert phases.batched_total(DemandGraph.from_weights(w + [[0, 1, 0], [0, 0, 0], [0, 0, 0]])) is None
+    assert phases.batched_total(DemandGraph.from_weights(w, support=np.ones((3, 3), bool))) is None
     general = scale.from_graph(DemandGraph.from_weights(w + [[0, 1, 0], [0, 0, 0], [0, 0, 0]]))
     assert general.demand is None and np.array_equal(general.weights[0], [2.5, 4.0, 0.0])
     N, K = 200_000, 100_000
@@ -241,7 +241,7 @@ def test_the_batched_test_reads_the_edges_and_a_sparse_batched_table_stays_spars
         tracemalloc.stop()
     assert isinstance(data, DemandGraph) and C == 2 and peak < 300 * 2**20
     assert data.nnz == 3 * N and data.demand == 10 and data.lower_bound == 12
-    assert scale.batched_total(data) == 10 and scale.batched_support(data) is None  # batched, but too sparse
+    assert phases.batched_total(data) == 10 and scale.batched_support(data) is None  # batched, but too sparse
 
 
 def test_a_file_output_holds_every_shard_and_parts_name_a_directory(tmp_path):
@@ -330,7 +330,7 @@ def sparse_general_graph(N: int, K: int, C: int, seed: int, thin: int = 3, pad: 
         w[np.isin(u, f[:2]) & (a == j)] = 2
     support = csr_array((np.ones(len(u), bool), (u, a)), shape=(N, K)) if pad else None
     graph = DemandGraph.from_weights(csr_array((w.astype(float), (u, a)), shape=(N, K)), support=support)
-    assert scale.batched_total(graph) is None and not len(graph.thin_arms(C))
+    assert phases.batched_total(graph) is None and not len(graph.thin_arms(C))
     return graph
 
 
@@ -375,9 +375,9 @@ def test_the_sparse_rule_is_the_dense_rule_on_a_batched_graph():
     graph = DemandGraph.from_batched(60, support)
     for shards in (1, 3, 4):
         shard = scale.graph_shards(graph, 5, shards, seed=2)
-        assert np.array_equal(shard, scale.make_shards(support, 5, shards, seed=2))
+        assert np.array_equal(shard, phases.make_shards(support, 5, shards, seed=2))
         assert np.array_equal(scale.graph_shard_counts(graph, shard, shards)[0],
-                              scale.shard_counts(support, shard, shards))
+                              phases.shard_counts(support, shard, shards))
 
 
 def test_the_sink_pulls_the_support_users_of_an_arm_wanted_in_it():
@@ -435,7 +435,7 @@ def test_a_sharded_general_graph_is_never_held_dense(tmp_path, monkeypatch):
     assert all(len(pickle.dumps(p)) < 32 * p.nnz + 2**16 for p in pieces if p.nnz)
     small = three_arm_log(4_000, 200)                                        # 60 users an arm
     assert scale.batched_support(small) is None                              # a general graph
-    monkeypatch.setattr(scale, "_dense", lambda *a: pytest.fail("a dense view of the graph was built"))
+    monkeypatch.setattr(phases, "_dense", lambda *a: pytest.fail("a dense view of the graph was built"))
     res = scale.decompose_sharded(small, 3, f"{tmp_path}/out/", n_shards=2)
     assert len(res.shard_users) == 2 and res.total_assignments == max(res.shard_rounds) >= small.lower_bound
     assert not small._dense                                                  # no weights, support, required

@@ -5,11 +5,14 @@ least-slack rounds (:mod:`anondecomp.methods.slack`) are tried first and returne
 bound (they are fast and usually do there; block then is never built), else kept when shorter than block. A log
 of :data:`~anondecomp.methods.sessions.LARGE_EDGES` edges or more, and any graph too large for dense models
 (:data:`~anondecomp.validation.DENSE_CELLS` users x arms), is scheduled by sessions
-(:mod:`anondecomp.methods.sessions`), linear in its edges;
-Algorithm 1's batched graphs keep the paper's route unchanged."""
+(:mod:`anondecomp.methods.sessions`), linear in its edges. A batched graph of more than
+:data:`~anondecomp.methods.phase.PHASE_PAIRS` edges takes the phase route (:mod:`anondecomp.methods.phase`,
+the sharded command's schedule); with ``improve=False`` Algorithm 1's batched graphs keep the paper's route
+unchanged."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 
@@ -19,6 +22,7 @@ from anondecomp.graph import DemandGraph
 from anondecomp.improve import polish
 from anondecomp.methods._common import repair
 from anondecomp.methods.block import block_decomposition
+from anondecomp.methods.phase import phase_decomposition, phase_support
 from anondecomp.methods.polytope import polytope_applies, polytope_decomposition
 from anondecomp.methods.sessions import LARGE_EDGES, sessions_decomposition
 from anondecomp.methods.slack import slack_decomposition
@@ -29,7 +33,7 @@ from anondecomp.validation import DENSE_CELLS, prepare
 
 def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
                        rng: np.random.Generator | None = None, vertices: str = "auto",
-                       time_limit: float | None = None, improve: bool = True) -> Decomposition:
+                       time_limit: float | None = None, improve: bool = True, phases: bool = True) -> Decomposition:
     """Polytope (alpha = 1) when every column of w/D sums to >= C+1, else block, least-slack rounds (graphs
     that are not batched) or time-shared faces, whichever is shortest.
 
@@ -39,7 +43,11 @@ def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
     decomposition, and time-shared faces start no trial; ``info["time_limit_reached"]`` then says so (on a
     3000 x 1000 log at C = 50, block alone takes minutes).
 
-    With ``improve`` (default), a graph that is not batched (a log) is first scheduled by sessions
+    With ``improve`` (default), a batched graph of more than :data:`~anondecomp.methods.phase.PHASE_PAIRS`
+    edges whose phase schedule suits it (:func:`~anondecomp.methods.phase.phase_support`) is scheduled by phases,
+    shard by shard, as the command line's sharded path does (method ``"phase"``; the same schedule for the same
+    seed); a shard whose phases are not valid is decomposed by this route with ``phases=False``, as the
+    sharded path's shards fall back. A graph that is not batched (a log) is first scheduled by sessions
     (:mod:`anondecomp.methods.sessions`: under a second on every graph of the ``real`` family, at the lower bound
     on all but OBD at C = 50), returned when they meet the lower bound; otherwise the route above runs and the
     shorter of the two is kept. A result above the lower bound,
@@ -59,6 +67,12 @@ def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
     ('timeshare', 8, 8)
     """
     start = time.perf_counter()
+    data = phase_support(graph, C) if improve and phases else None
+    if data is not None:  # a large batched graph: its phase schedule, shard by shard (as the sharded path)
+        found = phase_decomposition(graph, data, C, rng, lambda shard: auto_decomposition(
+            shard, C, rng=rng, vertices=vertices, improve=improve, phases=False))
+        if found is not None:
+            return dataclasses.replace(found, wall_time=time.perf_counter() - start)
     first = None
     if improve and (graph.demand is None or too_large_for_block(graph)):
         # a log: sessions first, linear in the edges and usually at the bound

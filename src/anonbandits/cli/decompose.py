@@ -1,9 +1,11 @@
 """``anonbandits decompose GRAPH --C 3 [--method ...] [-o OUT.json|OUT.parquet|OUT/] [--certify]``: solve and
-summarise. ``--shards N`` or ``--scheduler tcp://HOST:PORT`` split the users into feasible shards
+summarise. The decomposition is :func:`anondecomp.decompose`'s, as the library returns it for the same graph and
+options. ``--shards N`` or ``--scheduler tcp://HOST:PORT`` split the users into feasible shards
 (:mod:`anondecomp.scale`), decomposed locally or on a Dask cluster and written as a part directory. With no
-tuning flag, a graph of more than :data:`FAST_PAIRS` wanted pairs whose demands are batched (a batched table, or
-weights w_ij = D / |A_i|) takes the sharded path by itself: its phase schedule meets the lower bound, where
-``auto`` builds every distinct assignment of 10^6 users."""
+tuning flag, a Parquet table of more than :data:`FAST_PAIRS` rows whose demands are batched is streamed into
+its support and sharded by itself: the same shards and phase schedule as ``auto``'s phase route
+(:mod:`anondecomp.methods.phase`), without ever holding the graph's edges.
+"""
 
 from __future__ import annotations
 
@@ -27,16 +29,15 @@ from anonbandits.errors import ConfigError
 from anondecomp import scale
 from anondecomp.compact import is_compact_output
 from anondecomp.errors import InvalidInputError
+from anondecomp.improve import POLISH_SECONDS
+from anondecomp.lower_bound import TRIVIAL
+from anondecomp.methods.phase import PHASE_ARMS, PHASE_PAIRS
 from anondecomp.scale import BatchedSupport
 from anondecomp.validation import thin_arms_error
 
-# wanted (user, arm) pairs above which the default command takes the sharded path (about 6,000 users x 20 arms):
-# there its solve takes 0.01 s against auto's 0.05-0.5 s, and with one shard (up to 2^20 users) its R is LB or,
-# when the phase schedule and its repair fail, auto's own; smaller graphs keep auto's output and summary
-FAST_PAIRS = 1 << 16
-# a batched graph of more arms than this whose columns fail the polytope condition (a log of unit weights, whose
-# thin items the phase schedule cannot serve) is decomposed as a sparse log (sessions) instead of sharded
-PHASE_ARMS = 64
+# rows of a Parquet table above which the default command streams it into its support (auto's phase route
+# takes graphs of as many edges, anondecomp.methods.phase.PHASE_PAIRS)
+FAST_PAIRS = PHASE_PAIRS
 # --time-limit is the decomposition's time_limit, as in the library (--certify changes nothing of it); a bound
 # not computed by the decomposition itself gets what is left of CERTIFY_END of the limit, counted from the start
 # of the command (the rest is for writing the output and the phases that cannot stop mid-way)
@@ -66,7 +67,7 @@ def add_parser(sub) -> None:
     p.add_argument("--time-limit", type=positive_seconds, default=None, metavar="SECONDS",
                    help="time limit for 'optimal' (best decomposition found, with its gap), 'auto' (no phase "
                         "starts after it) and --certify (with auto, the whole solve: half for the decomposition, "
-                        "the rest for the bound)")
+                        "the rest for the bound; with --shards or --scheduler, the bound only, default 60 s)")
     p.add_argument("--shards", type=positive_int, default=None, metavar="N",
                    help="split the users into N feasible shards, decomposed one by one; the "
                         "merged R is the largest shard's (taken by itself, with one shard per 2^20 users, for a "
@@ -93,7 +94,6 @@ def certify(result: anondecomp.Decomposition, args: argparse.Namespace, time_lim
     bounds: the decomposition is ``anondecomp.decompose``'s, as the library returns it. The bound is the one
     ``auto``'s improvement step computed (kept in ``result.info``) or the optimal method's, else
     :func:`anondecomp.lp_lower_bound` is solved here within ``time_limit``."""
-    cut = bool(result.info.get("time_limit_reached"))  # the decomposition was cut (the bound may still close the gap)
     if result.method == "optimal":
         value, converged = result.info["lp_lower_bound"], result.info["lp_converged"]
         how = "LP optimum" if converged else "time limit: Farley bound"
@@ -103,16 +103,34 @@ def certify(result: anondecomp.Decomposition, args: argparse.Namespace, time_lim
         bound = anondecomp.lp_lower_bound(result.graph, result.C, seed=result, best_effort=args.best_effort,
                                           time_limit=time_limit)
         value, converged, how = bound.value, bound.converged, bound.how
-    cut |= not converged
+    # the decomposition was cut, or the bound (either may still close the gap)
+    cut = bool(result.info.get("time_limit_reached")) or not converged
+    lines = certificate_lines(result.total_assignments, value, how, cut)
+    if result.method == "optimal":
+        lines = [lines[0], lines[1], f"status               {result.info['status']} (seed {result.info['seed']}: "
+                                     f"R = {result.info['seed_total']})"]
+    return {"lp_lower_bound": value}, lines
+
+
+def certify_sharded(result: scale.ShardedResult, data: BatchedSupport | anondecomp.DemandGraph,
+                    time_limit: float | None = None) -> list[str]:
+    """The certificate lines of a sharded decomposition: the trivial bound when the merged R meets it, else
+    :func:`anondecomp.lp_lower_bound` of the whole graph (held sparse) within ``time_limit``."""
+    if result.total_assignments <= result.lower_bound:
+        return certificate_lines(result.total_assignments, float(result.lower_bound), TRIVIAL, False)
+    graph = data if isinstance(data, anondecomp.DemandGraph) else data.graph()
+    bound = anondecomp.lp_lower_bound(graph, result.C, time_limit=time_limit)
+    return certificate_lines(result.total_assignments, bound.value, bound.how, not bound.converged)
+
+
+def certificate_lines(R: int, value: float, how: str, cut: bool) -> list[str]:
+    """The summary lines of a certified bound ``value`` on a decomposition of length ``R``."""
     lines = [f"LP lower bound       {value:.4f}   (certified; {how})"]
     if value > 0:
-        lines.append(f"R / LP lower bound   {result.total_assignments / value:.4f}")
-    if result.method == "optimal":
-        lines.append(f"status               {result.info['status']} (seed {result.info['seed']}: "
-                     f"R = {result.info['seed_total']})")
-    elif cut and result.total_assignments > math.ceil(value - 1e-6):  # R = ceil(bound) is optimal, cut or not
+        lines.append(f"R / LP lower bound   {R / value:.4f}")
+    if cut and R > math.ceil(value - 1e-6):  # R = ceil(bound) is optimal, cut or not
         lines.append("status               time limit reached (R and the bound are the best found in time)")
-    return {"lp_lower_bound": value}, lines
+    return lines
 
 
 def method_options(args: argparse.Namespace) -> dict:
@@ -133,8 +151,7 @@ def sharded(args: argparse.Namespace) -> bool:
     """Whether the sharded path was asked for (--shards or --scheduler); refuses what it cannot honour. The
     default command may take it too (:func:`read_input`)."""
     if args.shards is not None or args.scheduler is not None:
-        for flag, given in (("--method", args.method != "auto"), ("--certify", args.certify),
-                            ("--best-effort", args.best_effort), ("--time-limit", args.time_limit is not None)):
+        for flag, given in (("--method", args.method != "auto"), ("--best-effort", args.best_effort)):
             if given:
                 raise ConfigError(f"{flag} does not apply with --shards/--scheduler (each shard runs auto)")
         if args.output and not is_compact_output(args.output):
@@ -147,26 +164,17 @@ def sharded(args: argparse.Namespace) -> bool:
 def untuned(args: argparse.Namespace) -> bool:
     """Whether the default command may take the sharded path: no tuning flag (only the dense path honours
     them) and no output or a compact Parquet one (a JSON output lists the distinct assignments)."""
-    return args.method == "auto" and not (args.certify or args.best_effort or args.time_limit is not None) \
+    return args.method == "auto" and not (args.best_effort or args.time_limit is not None) \
         and (not args.output or is_compact_output(args.output))
 
 
 def read_input(args: argparse.Namespace) -> tuple[anondecomp.DemandGraph | BatchedSupport, int | None]:
-    """The graph, read once: its support and D (the sharded path) when :func:`untuned` allows it, the graph has
-    more than :data:`FAST_PAIRS` wanted pairs and its demands are batched; else the :class:`DemandGraph`.
-
-    A Parquet table with integer user ids is streamed straight into its support (:func:`scale.read_support`),
-    so a batched graph of 10^6 users never becomes a dense graph; other inputs are read whole and tested."""
-    if not untuned(args):
-        return anondecomp.read_graph(args.graph, demand=args.demand)
-    if scale.streamed_rows(args.graph) > FAST_PAIRS:
+    """The graph, read once: a Parquet table of more than :data:`FAST_PAIRS` rows with integer user ids is
+    streamed straight into its support (:func:`scale.read_support`) when :func:`untuned` allows it, so a
+    batched graph of 10^8 users never becomes a :class:`DemandGraph`; any other input is read whole."""
+    if untuned(args) and scale.streamed_rows(args.graph) > FAST_PAIRS:
         return scale.read_support(args.graph, demand=args.demand)
-    graph, C = anondecomp.read_graph(args.graph, demand=args.demand)
-    if graph.nnz > FAST_PAIRS:
-        data = scale.batched_support(graph)  # None for a general graph, or a batched one too sparse to hold densely
-        if data is not None:
-            return data, C
-    return graph, C
+    return anondecomp.read_graph(args.graph, demand=args.demand)
 
 
 def run_sharded(args: argparse.Namespace, start: float, data: BatchedSupport | anondecomp.DemandGraph | None = None,
@@ -186,7 +194,14 @@ def run_sharded(args: argparse.Namespace, start: float, data: BatchedSupport | a
         if args.shards is None and args.scheduler is None:  # the default command: as the dense path says it
             raise thin_arms_error(list(exc.arms), C, "; use best_effort to cover everything else") from None
         raise
+    certificate = []
+    if args.certify:  # the shards are solved whole; --time-limit (default POLISH_SECONDS) bounds the LP only
+        left = max(CERTIFY_END * (args.time_limit or POLISH_SECONDS) - (time.perf_counter() - start), 0.1)
+        with phase("certifying (LP lower bound)"):
+            certificate = certify_sharded(result, data, left)
     print(result.summary())
+    for line in certificate:
+        print(line)
     print(f"total wall time      {time.perf_counter() - start:.3f} s (read, solve, write)")
     return 0
 
