@@ -55,8 +55,10 @@ class Method:
     options : frozenset of str
         The options it reads besides ``best_effort``.
     dense : bool, optional
-        Whether its model holds (users x arms) arrays: it then refuses graphs above
-        :data:`~anondecomp.validation.DENSE_CELLS` cells.
+        Whether its model holds (users x arms) arrays of the whole graph: it then refuses graphs above
+        :data:`~anondecomp.validation.DENSE_CELLS` users x arms before it starts. The other methods refuse by
+        their own model or output only (``block``, ``polytope``: the dense point of one face, N users x its
+        arms; ``randomized``, ``greedy``: their assignments x users).
 
     References
     ----------
@@ -79,9 +81,9 @@ _FACES = RANDOMNESS | {"vertices"}
 METHOD_TABLE: dict[str, Method] = {m.name: m for m in (
     Method("auto", auto_decomposition, _FACES | {"time_limit", "improve"}),
     Method("greedy", greedy_decomposition, frozenset()),
-    Method("block", block_decomposition, _FACES, dense=True),
-    Method("polytope", polytope_decomposition, _FACES, dense=True),
-    Method("randomized", randomized_decomposition, RANDOMNESS, dense=True),
+    Method("block", block_decomposition, _FACES),
+    Method("polytope", polytope_decomposition, _FACES),
+    Method("randomized", randomized_decomposition, RANDOMNESS),
     Method("slack", slack_decomposition, frozenset()),
     Method("sessions", sessions_decomposition, frozenset()),
     Method("optimal", optimal_decomposition, _FACES | {"time_limit"}, dense=True),
@@ -136,7 +138,9 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, best_effort: 
         ``"greedy"`` (alpha = K), ``"block"`` (alpha = ceil(K(C+1)/U)), ``"polytope"`` (alpha = 1, needs every
         column of w/D to sum to >= C+1), ``"randomized"`` (the paper's simulation baseline), ``"slack"``
         (least-slack rounds aimed at the lower bound, for logs), ``"sessions"`` (an arm-by-arm calendar, linear
-        in the edges, for large sparse logs), or ``"auto"`` (default): polytope when it applies, else on
+        in the edges, for large sparse logs), or ``"auto"`` (default): on batched graphs of more than
+        :data:`~anondecomp.methods.phase.PHASE_PAIRS` edges their phase schedule, shard by shard (method
+        ``"phase"``, as the command line's sharded path), else polytope when it applies, else on
         graphs that are not batched sessions (large logs) or least-slack rounds, returned when they meet the
         lower bound, else the shortest of those, block and time-shared faces (method ``"timeshare"``);
         ``"optimal"`` (column generation and an integer face program; certified lower bound in
@@ -171,8 +175,10 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, best_effort: 
         If some arm is wanted by at most C users and ``best_effort`` is false.
     MethodNotApplicableError
         If the chosen method's precondition does not hold (e.g. ``polytope`` with a thin column), or the graph
-        is too large for it (a dense model above :data:`~anondecomp.validation.DENSE_CELLS` users x arms, or
-        ``greedy``'s output above :data:`~anondecomp.validation.OUTPUT_CELLS` cells).
+        is too large for it: its dense model above :data:`~anondecomp.validation.DENSE_CELLS` cells
+        (``optimal``: users x arms; ``block``: N users x its largest block's arms; ``polytope``: N users x the
+        wanted arms), or its assignments x users above :data:`~anondecomp.validation.OUTPUT_CELLS` cells
+        (``greedy``: one per wanted arm; ``randomized``: its draws).
 
     References
     ----------

@@ -18,12 +18,15 @@ from anondecomp.graph import DemandGraph, row_sums
 
 VERTEX_ROUTES = ("auto", "schedule", "colouring", "caratheodory")
 DENSE_CELLS = 50_000_000
-"""Users x arms above which the methods whose models are dense (``block``, ``polytope``, ``randomized``,
-``optimal``, time-shared faces and the LP of :func:`~anondecomp.lp_lower_bound`) refuse a graph: each of their
-(users x arms) arrays would take 400 MB or more. ``sessions``, ``slack`` and ``auto`` have no such limit."""
+"""Cells above which a method refuses to build one dense model (each int64 array of it 400 MB or more):
+users x arms for ``optimal`` and the LP of :func:`~anondecomp.lp_lower_bound`, whose models span the whole
+graph; N users x the largest block's arms for ``block``; N users x the wanted arms for ``polytope``. ``auto``
+leaves its dense routes (polytope, block, time-shared faces) to sessions above it, users x arms; ``sessions``,
+``slack``, ``greedy`` and ``randomized`` build no dense model."""
 OUTPUT_CELLS = 500_000_000
-"""Distinct assignments x users above which a method refuses to build its output (1 GB or more of arm
-indices): ``greedy``'s one assignment per wanted arm."""
+"""Assignments x users above which a method refuses to build its output (1 GB or more of arm indices):
+``greedy``'s one assignment per wanted arm, ``randomized``'s draws (the draws it expects to need, at least, checked
+before drawing; the draws themselves as they come), ``block``'s assignments (one per block at least)."""
 
 
 @dataclass(frozen=True)
@@ -132,13 +135,29 @@ def check_dense(graph: DemandGraph, method: str) -> None:
             "'sessions' decomposes graphs of any size")
 
 
-def check_output_cells(rows: int, n_users: int, method: str, what: str) -> None:
-    """Refuse an output of ``rows`` distinct assignments x ``n_users`` above :data:`OUTPUT_CELLS`, in one line."""
-    if rows * n_users > OUTPUT_CELLS:
+def check_output_cells(rows: float, n_users: int, method: str, what: str,
+                       noun: str = "distinct assignments") -> None:
+    """Refuse an output of ``rows`` assignments x ``n_users`` above :data:`OUTPUT_CELLS`, in one line.
+
+    ``rows`` may be an estimate (a float); ``what`` says where it comes from, ``noun`` what the rows are."""
+    cells = rows * n_users
+    if cells > OUTPUT_CELLS:
+        count = f"{rows:.3g}" if isinstance(rows, float) and rows >= 1e6 else f"{math.ceil(rows)}"
         raise MethodNotApplicableError(
-            f"method {method!r} would build {rows} distinct assignments ({what}) x {n_users} users = "
-            f"{rows * n_users:.3g} cells, above the limit of {OUTPUT_CELLS:.0e} (anondecomp.validation."
-            "OUTPUT_CELLS); method 'auto' or 'sessions' decomposes graphs of any size")
+            f"method {method!r} would build {count} {noun} ({what}) x {n_users} users = {cells:.3g} cells, above "
+            f"the limit of {OUTPUT_CELLS:.0e} (anondecomp.validation.OUTPUT_CELLS); method 'auto' or 'sessions' "
+            "decomposes graphs of any size")
+
+
+def check_model_cells(rows: int, cols: int, method: str, what: str) -> None:
+    """Refuse a dense model of ``rows`` users x ``cols`` arms above :data:`DENSE_CELLS`, in one line, before it
+    is built (``what`` names the model)."""
+    cells = rows * cols
+    if cells > DENSE_CELLS:
+        raise MethodNotApplicableError(
+            f"method {method!r}: {what}, {rows} users x {cols} arms = {cells:.3g} cells, is above DENSE_CELLS = "
+            f"{DENSE_CELLS:.0e} (anondecomp.validation.DENSE_CELLS); method 'auto' or 'sessions' decomposes "
+            "graphs of any size")
 
 
 def check_vertices(vertices: str) -> str:

@@ -7,7 +7,6 @@ from scipy.sparse import coo_array, csr_array
 
 import anondecomp
 from anondecomp import DemandGraph, MethodNotApplicableError, verify
-from anondecomp.lower_bound import TOO_LARGE
 from anondecomp.validation import DENSE_CELLS
 from anondecomp.verify import coverage, edge_coverage
 
@@ -65,16 +64,90 @@ def sparse_catalogue(n_users: int = 20_000, n_items: int = 5_000, per_item: int 
     return DemandGraph.from_weights(csr_array((np.ones(2 * n_users), (users, items)), shape=(n_users, n_items)))
 
 
-def test_dense_methods_refuse_a_graph_above_the_limit_and_auto_decomposes_it():
+def test_optimal_refuses_users_x_arms_above_the_limit_and_auto_decomposes_it():
     g = sparse_catalogue()
     assert g.n_users * g.n_arms > DENSE_CELLS and g.nnz == 40_000
-    for method in ("block", "polytope", "randomized", "optimal"):
-        with pytest.raises(MethodNotApplicableError, match=f"method '{method}'.*DENSE_CELLS"):
-            anondecomp.decompose(g, 4, method=method)
+    with pytest.raises(MethodNotApplicableError, match="method 'optimal'.*DENSE_CELLS") as err:
+        anondecomp.decompose(g, 4, method="optimal")
+    assert "\n" not in str(err.value)
+    # polytope's condition is read on the edges: refused for what it is, whatever the size
+    with pytest.raises(MethodNotApplicableError, match="polytope needs every arm's column sum"):
+        anondecomp.decompose(g, 4, method="polytope")
     res = anondecomp.decompose(g, 4)
     assert res.method == "sessions" and verify(g, 4, res).valid and res.total_assignments == g.lower_bound
-    bound = anondecomp.lp_lower_bound(g, 4)   # no seed: the LP is not built, the trivial bound stands
-    assert bound.how == TOO_LARGE and bound.value == g.lower_bound and not bound.converged
+    assert anondecomp.lp_lower_bound(g, 4).value == g.lower_bound   # no LP at this size: the trivial bound
+    assert not g._dense                       # no weights, support, required
+
+
+def test_randomized_runs_on_the_edges_of_a_graph_above_dense_cells_and_a_seed_fixes_it():
+    g = sparse_catalogue()
+    res = anondecomp.decompose(g, 4, method="randomized", seed=3)
+    assert res.method == "randomized" and verify(g, 4, res).valid and res.total_assignments >= g.lower_bound
+    again = anondecomp.decompose(g, 4, method="randomized", rng=np.random.default_rng(3))
+    assert np.array_equal(again.assignments, res.assignments)
+    assert np.array_equal(again.multiplicities, res.multiplicities)
+    other = anondecomp.decompose(g, 4, method="randomized", seed=4)
+    assert verify(g, 4, other).valid and not np.array_equal(other.assignments, res.assignments)
+    assert not g._dense
+
+
+def one_arm_each(n_users: int, n_arms: int, demand: float, extra_arms: int = 0) -> DemandGraph:
+    """User i wants arm i % n_arms only (``demand`` samples); with ``extra_arms``, its support also holds one of
+    that many further arms, which nobody wants."""
+    users = np.arange(n_users)
+    active = csr_array((np.ones(n_users, bool), (users, users % n_arms)), shape=(n_users, n_arms + extra_arms))
+    if not extra_arms:
+        return DemandGraph.from_batched(demand, active)
+    support = active + csr_array((np.ones(n_users, bool), (users, n_arms + users % extra_arms)),
+                                 shape=active.shape)
+    return DemandGraph.from_batched(demand, active, support=support)
+
+
+def test_randomized_refuses_before_drawing_when_its_draws_would_not_fit():
+    g = one_arm_each(200_000, 10, 3_000)    # every draw is informative: 3000 draws x 2 x 10^5 users
+    assert g.n_users * g.n_arms < DENSE_CELLS
+    with pytest.raises(MethodNotApplicableError, match="method 'randomized' would build 3000 assignments "
+                       "\\(the draws it expects to need, at least\\) x 200000 users = 6e\\+08 cells.*OUTPUT_CELLS"
+                       ) as err:
+        anondecomp.decompose(g, 4, method="randomized")
+    assert "\n" not in str(err.value)
+    small = one_arm_each(2_000, 10, 3_000)    # the same with 2,000 users: 6 x 10^6 cells, drawn
+    res = anondecomp.decompose(small, 4, method="randomized")
+    assert verify(small, 4, res).valid and res.total_assignments == 3_000
+
+
+def test_randomized_stops_drawing_at_the_output_limit(monkeypatch):
+    from anondecomp import validation
+
+    # u1 learns on arm 0 only when u2 sits there too, 1 draw in 900; the bound before drawing says 30
+    w = np.zeros((3, 30))
+    w[1, 0] = 1.0
+    support = np.zeros((3, 30), bool)
+    support[:, 0] = True
+    support[1:, 1:] = True
+    g = DemandGraph.from_weights(w, support=support)
+    full = anondecomp.decompose(g, 2, method="randomized", seed=0)
+    assert verify(g, 2, full).valid and full.total_assignments > 60
+    monkeypatch.setattr(validation, "OUTPUT_CELLS", 60 * 3)
+    with pytest.raises(MethodNotApplicableError, match="method 'randomized' would build .* x 3 users.*OUTPUT_CELLS"):
+        anondecomp.decompose(g, 2, method="randomized", seed=0)
+
+
+def test_block_and_polytope_refuse_by_their_own_point_only():
+    g = one_arm_each(100_000, 600, 1)   # both take every arm in one face: 10^5 users x 600 arms
+    for method, what in (("block", "its largest block's point"), ("polytope", "its point w/D on the wanted arms")):
+        with pytest.raises(MethodNotApplicableError, match=f"method '{method}': {what}, 100000 users x 600 arms = "
+                           "6e\\+07 cells, is above DENSE_CELLS") as err:
+            anondecomp.decompose(g, 4, method=method)
+        assert "\n" not in str(err.value)
+    assert not g._dense
+    # above DENSE_CELLS users x arms, but 10 arms wanted: the point is 20,000 users x 10 arms
+    big = one_arm_each(20_000, 10, 3, extra_arms=2_990)
+    assert big.n_users * big.n_arms > DENSE_CELLS
+    for method in ("block", "polytope"):
+        res = anondecomp.decompose(big, 4, method=method)
+        assert verify(big, 4, res).valid and res.total_assignments == big.lower_bound == 3
+    assert not big._dense
 
 
 def test_greedy_refuses_an_output_above_its_limit_and_works_sparse_below():

@@ -16,9 +16,9 @@ import time
 import numpy as np
 
 from anondecomp.graph import DemandGraph
-from anondecomp.methods._common import decompose_face, pad_point, repair
+from anondecomp.methods._common import Face, arm_edges, arm_index, decompose_face, face_point, repair
 from anondecomp.result import Decomposition, arm_dtype
-from anondecomp.validation import Prepared, prepare
+from anondecomp.validation import Prepared, check_model_cells, check_output_cells, prepare
 
 
 def partition_arms(arms: np.ndarray, degrees: np.ndarray, n_blocks: int) -> list[np.ndarray]:
@@ -30,21 +30,32 @@ def partition_arms(arms: np.ndarray, degrees: np.ndarray, n_blocks: int) -> list
     return [np.sort(ranked[block_of == b]) for b in range(n_blocks)]
 
 
-def _block_point(prep: Prepared, block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(required restricted to the block, Lemma 6's point w(a) with rows normalised over the block; a user
-    with no demand in the block but support there pads it, :func:`~anondecomp.methods._common.pad_point`)."""
-    mask = np.zeros(prep.graph.n_arms, dtype=bool)
+def block_face(prep: Prepared, index: tuple[np.ndarray, np.ndarray], block: np.ndarray) -> Face:
+    """The block's face: the demand on its arms and Lemma 6's point w(a), rows normalised over the block; a
+    user with no demand in the block but support there pads it
+    (:func:`~anondecomp.methods._common.face_point`). Held on the block's edges (``index``:
+    :func:`~anondecomp.methods._common.arm_index`), so that trying blocks costs no (users x arms) array."""
+    graph = prep.graph
+    edges = arm_edges(index, block)
+    users, arms = graph.edge_users[edges], graph.edge_arms[edges]
+    req = prep.edge_required[edges]
+    w = np.where(req > 0, graph.edge_weights[edges], 0.0)
+    rows = np.bincount(users, weights=w, minlength=graph.n_users)[users]
+    x = np.divide(w, rows, out=np.zeros_like(w), where=rows > 0)
+    mask = np.zeros(graph.n_arms, dtype=bool)
     mask[block] = True
-    req = np.where(mask[None, :], prep.required, 0)
-    w = np.where(req > 0, prep.graph.weights, 0.0)
-    rows = w.sum(axis=1, keepdims=True)
-    return req, pad_point(prep.graph, req, np.divide(w, rows, out=np.zeros_like(w), where=rows > 0), mask, prep.C)
+    return Face(block, edges, req, face_point(graph, users, arms, req, x, mask, prep.C))
 
 
 def block_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
                         rng: np.random.Generator | None = None, vertices: str = "auto",
                         deadline: float | None = None) -> Decomposition | None:
     """Decompose block by block (Corollary 2); valid whenever every wanted arm has >= C+1 users.
+
+    The blocks are chosen on the edges; each is then decomposed on its dense model, N users x its arms. The
+    method refuses (:class:`~anondecomp.MethodNotApplicableError`, one line) when its largest block's model is
+    above :data:`~anondecomp.validation.DENSE_CELLS` cells, before building any, or when its assignments x
+    users would pass :data:`~anondecomp.validation.OUTPUT_CELLS` (one assignment per block at least).
 
     ``deadline`` (a :func:`time.perf_counter` value, from ``auto``'s time limit) makes it give up and return
     ``None`` once passed: on graphs with hundreds of thin arms the search for blocks and their faces takes
@@ -60,34 +71,41 @@ def block_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False
     """
     start = time.perf_counter()
     prep = prepare(graph, C, best_effort)
-    arms = np.flatnonzero(prep.required.max(axis=0) > 0)
+    N = graph.n_users
+    arms = np.flatnonzero(np.bincount(graph.edge_arms[prep.edge_required > 0], minlength=graph.n_arms) > 0)
     degrees = graph.arm_degrees
-    chosen: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    index = arm_index(graph)
+    chosen: list[Face] = []
     for n_blocks in range(1, len(arms) + 1):
         chosen = []
         if deadline is not None and time.perf_counter() > deadline:
             return None
         for block in partition_arms(arms, degrees, n_blocks):
-            req, x = _block_point(prep, block)
-            if (x[:, block].sum(axis=0) < prep.C + 1 - 1e-12).any():
+            face = block_face(prep, index, block)
+            cols = np.bincount(graph.edge_arms[face.edges], weights=face.x, minlength=graph.n_arms)[block]
+            if (cols < prep.C + 1 - 1e-12).any():
                 break
-            chosen.append((block, req, x))
+            chosen.append(face)
         else:
             break
+    if chosen:
+        check_model_cells(N, max(len(f.arms) for f in chosen), "block", "its largest block's point")
+        check_output_cells(len(chosen), N, "block", "one per block, at least", noun="assignments")
     parts, mults, routes = [], [], []
-    for block, req, x in chosen:
+    rows = 0
+    for face in chosen:
         if deadline is not None and time.perf_counter() > deadline:
             return None
-        open_arms = np.zeros(graph.n_arms, dtype=bool)
-        open_arms[block] = True
-        a, m, route = decompose_face(prep, req, x, open_arms, rng, vertices)
+        a, m, route = decompose_face(prep, face, rng, vertices)
+        rows += len(a)
+        check_output_cells(rows, N, "block", "its blocks' assignments so far")
         parts.append(a)
         mults.append(m)
         routes.append(route)
     if not chosen:  # best effort with no coverable demand: the empty decomposition, as the other methods give
-        parts, mults = [np.empty((0, graph.n_users), dtype=arm_dtype(graph.n_arms))], [np.empty(0, np.int64)]
+        parts, mults = [np.empty((0, N), dtype=arm_dtype(graph.n_arms))], [np.empty(0, np.int64)]
     a, m, repaired = repair(prep, np.concatenate(parts), np.concatenate(mults))
     return Decomposition(graph, prep.C, "block", a, m, uncovered=prep.uncovered,
                          wall_time=time.perf_counter() - start,
-                         info={"blocks": len(chosen), "block_arms": [graph.arm_names(b) for b, _, _ in chosen],
+                         info={"blocks": len(chosen), "block_arms": [graph.arm_names(f.arms) for f in chosen],
                                "routes": routes, "repaired": repaired})

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from anondecomp.flows import transport
+from anondecomp.graph import DemandGraph
 from anondecomp.methods._common import Prepared, colour_filled, fill_face
 
 FACE_COUNTS = (3, 4, 6, 8)        # tried in increasing order (raised to the fewest faces that can work)
@@ -50,9 +51,11 @@ def arm_faces(demand: np.ndarray, C: int, G: int, T: int) -> np.ndarray:
     return faces
 
 
-def split_demand(required: np.ndarray, faces: np.ndarray, caps: np.ndarray, C: int) -> np.ndarray | None:
-    """(G, N, K) integer per-face demands summing to ``required`` (step 2), or ``None`` if none fits ``caps``
-    (or the LP would have more than ``MAX_LP_EDGES`` variables).
+def split_demand(graph: DemandGraph, required: np.ndarray, faces: np.ndarray, caps: np.ndarray, C: int
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Integer per-face demands summing to ``required`` (per edge of ``graph``; step 2), as entries (face, edge,
+    demand) with one entry per (face, pair) of positive demand, or ``None`` if none fits ``caps`` (or the LP
+    would have more than ``MAX_LP_EDGES`` variables).
 
     An LP on HiGHS spreads each pair over its arm's faces with at most ``caps[g]`` per user in face g, and
     minimises the coverage shortfall below (C+1) ``caps[g]`` per (face, arm); its solution is then rounded by
@@ -66,9 +69,10 @@ def split_demand(required: np.ndarray, faces: np.ndarray, caps: np.ndarray, C: i
 
     from anondecomp.highs import load_model, new_highs
 
-    G, (N, K) = len(faces), required.shape
-    pi, pj = np.nonzero(required > 0)
-    r = required[pi, pj]
+    G, (N, K) = len(faces), graph.shape
+    pe = np.flatnonzero(required > 0)                     # the pairs with demand, row-major
+    pi, pj = graph.edge_users[pe].astype(np.int64), graph.edge_arms[pe].astype(np.int64)
+    r = np.asarray(required, dtype=np.int64)[pe]
     p, g = np.nonzero(faces[:, pj].T)                      # (pair, face) edges
     E, P = len(p), len(r)
     if E > MAX_LP_EDGES:
@@ -100,9 +104,7 @@ def split_demand(required: np.ndarray, faces: np.ndarray, caps: np.ndarray, C: i
     flow = transport(N * G, P, node, p, hi - lo, np.zeros(N * G, np.int64), row_hi, col, col)
     if flow is None:
         return None
-    out = np.zeros((G, N, K), dtype=np.int64)
-    np.add.at(out, (g, pi[p], pj[p]), lo + flow)
-    return out
+    return g, pe[p], lo + flow
 
 
 @dataclass(frozen=True)
@@ -175,13 +177,15 @@ def timeshare_plan(prep: Prepared, budget: float | None = None, stop_at: int | N
     """:func:`timeshare` before its colouring: the shortest trial's filled faces, or ``None``."""
     start = time.perf_counter()
     budget = BUDGET if budget is None else budget
-    req = prep.required
-    if not req.any():  # no demand (every user pads): nothing to time-share
+    graph = prep.graph
+    req = prep.edge_required
+    if not (req > 0).any():  # no demand (every user pads): nothing to time-share
         return None
-    LB = int(req.sum(axis=1).max())
-    demand = req.sum(axis=0)
+    LB = prep.lower_bound
+    demand = np.zeros(graph.n_arms, dtype=np.int64)
+    np.add.at(demand, graph.edge_arms, req)
     # a face opens at most N / (C+1) arms, and every wanted arm needs a face: at least this many faces
-    fewest = -(-int((demand > 0).sum()) // max(req.shape[0] // (prep.C + 1), 1))
+    fewest = -(-int((demand > 0).sum()) // max(graph.n_users // (prep.C + 1), 1))
     counts = sorted({max(G, fewest) for G in FACE_COUNTS} | {k * fewest + 1 for k in range(1, 5)})
     best = None  # each trial's faces are filled (a few flows a face), and only the kept one is coloured
     for factor in TARGETS:
@@ -193,13 +197,25 @@ def timeshare_plan(prep: Prepared, budget: float | None = None, stop_at: int | N
                 return best
             faces = arm_faces(demand, prep.C, G, T)
             caps = T // G + (np.arange(G) < T % G)         # face shares summing to T
-            parts = split_demand(req, faces, caps.astype(np.int64), prep.C)
+            parts = split_demand(graph, req, faces, caps.astype(np.int64), prep.C)
             if parts is None:
                 continue
-            filled = [fill_face(prep, parts[k], faces[k]) for k in range(G) if parts[k].any()]
+            filled = [fill_face(prep, part, faces[k]) for k, part in _face_demands(graph, parts, G)]
             if any(f is None for f in filled):
                 continue
             total = sum(f[0] for f in filled)           # the colouring makes exactly L assignments of a face
             if best is None or total < best.total:
                 best = TimeSharePlan(prep, int(total), filled, {"faces": G, "target": T})
     return best
+
+
+def _face_demands(graph: DemandGraph, parts: tuple[np.ndarray, np.ndarray, np.ndarray], G: int):
+    """Each face with demand, and its demand per edge, from :func:`split_demand`'s entries (one face at a time:
+    G demands of all the edges at once would be G x edges)."""
+    face, edge, value = parts
+    for k in range(G):
+        mine = (face == k) & (value > 0)
+        if mine.any():
+            part = np.zeros(graph.nnz, dtype=np.int64)
+            part[edge[mine]] = value[mine]
+            yield k, part
