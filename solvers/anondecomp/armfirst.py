@@ -21,7 +21,7 @@ times the lower bound). Here a round is built arm by arm instead:
 
 Every round serves at least one pair (an arm with demand left always has its C+1 users free at the start of
 a round), so the schedule ends; L is stretched, never missed. :func:`armfirst_rounds` returns it, and
-:func:`anondecomp.lower_bound.lp_lower_bound` tries it on logs when the seed it is given is above the trivial
+:func:`anondecomp.improve.polish` tries it on logs when the decomposition it is given is above the trivial
 bound. Measured (R against the lower bound max_i sum_j ceil(w_ij)): OBD at C = 50, 1333 = the bound (least-slack
 rounds 1493); the 3000 x 1000 log at C = 50, 536 against 500 in 4-8 s (least-slack rounds 725 in 12-18 s).
 """
@@ -51,7 +51,7 @@ def armfirst_rounds(prep: Prepared, deadline: float | None = None, tight_first: 
     arm it needs that can open (while that arm's users are all free), before the picks by score. That helps
     where thin arms hold up the busiest users at the end (the 3000 x 1000 log at C = 50: R = 536 against
     542) and hurts elsewhere (1500 x 500 at C = 50: 285 against 268);
-    :func:`~anondecomp.lower_bound.lp_lower_bound` runs both.
+    :func:`~anondecomp.improve.polish` runs both.
 
     With ``rng``, every pick's scores are multiplied by ``exp(NOISE z)`` (z standard normal per arm): a
     restart that explores other orders (on the 3000 x 1000 log, four seeds give R = 524-540 with

@@ -41,7 +41,7 @@ import numpy as np
 from anondecomp.errors import InvalidInputError
 from anondecomp.graph import DemandGraph
 from anondecomp.highs import new_highs
-from anondecomp.lower_bound import UserTypes, VertexPricer
+from anondecomp.lower_bound import UserTypes, VertexPricer, run_within
 
 EXACT_MAX_ARMS = 12
 DISJUNCTIVE_MAX_VARIABLES = 400_000  # "auto" builds the full LP only up to this many face variables
@@ -200,7 +200,7 @@ class _Disjunctive:
     def solve(self, time_limit: float | None) -> bool:
         import highspy
 
-        self.h.setOptionValue("time_limit", 1e6 if time_limit is None else max(time_limit, 1e-3))
+        run_within(self.h, time_limit)
         self.h.run()
         return self.h.getModelStatus() == highspy.HighsModelStatus.kOptimal
 
@@ -292,7 +292,7 @@ def beta(graph: DemandGraph, C: int, *, method: str = "auto", sense: str = "domi
     keys = keys if padded else np.concatenate([keys, keys > 0], axis=1)
     rows = keys[:, :K]
     ti, aj = np.nonzero(keys[:, K:] > 0)
-    types = UserTypes((rows > 0).astype(np.int64), counts.astype(np.int64), of_user.ravel(), ti, aj)
+    types = UserTypes(counts.astype(np.int64), of_user.ravel(), ti, aj, (rows[ti, aj] > 0).astype(np.int64), K)
     what = counts[ti] * rows[ti, aj]                         # n_t * w_hat_tj per pair (0 for a padding pair)
     # arms that can open at all (>= C+1 users want them); pairs elsewhere force beta = 0
     usable = np.flatnonzero(graph.arm_degrees >= C + 1)

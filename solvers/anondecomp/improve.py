@@ -23,8 +23,8 @@ On long decompositions (more than :data:`MAX_ROUNDS` rounds) that program is too
 on the 3000 x 1000 log at C = 50, 531 rounds). :func:`reroute` solves it greedily instead: one lost sample at
 a time, by an augmenting path over the lost user's arms (a sample moves to a round where the user's slot is
 free, the sample there to another round, and so on), with a padder where an open arm the user leaves would
-drop below C+1 users. :func:`shorten_long` repeats deletions with it, and the certified bound
-(:func:`~anondecomp.lower_bound.lp_lower_bound`) applies it to the shortest arm-first schedule. Measured on
+drop below C+1 users. :func:`shorten_long` repeats deletions with it, and :func:`polish` applies it to the
+shortest arm-first schedule before it rounds the certified bound's master. Measured on
 that log (arm-first R = 532 against the bound 500): 0.1-0.2 s per deletion tried, R = 519-524 within 8 s,
 where the program reached 531 in 6 s.
 
@@ -57,6 +57,10 @@ IMPROVE_SECONDS = 10.0    # seconds for it without a time limit
 POLISH_SECONDS = 60.0     # seconds for polish (rounds removed, then the bound's search) without a time limit
 REROUTE_CANDIDATES = 40  # rounds tried per step by shorten_long (measured on the 3000 x 1000 log at C = 50)
 OPEN_ROUNDS = 12          # rounds in which an arm a lost sample needs may be opened (most free users first)
+ARMFIRST_SHARE = 0.5      # of polish's search time, after which arm-first rounds give up (logs)
+ARMFIRST_RESTARTS = 2     # ... and their restarts with noisy scores
+REROUTE_SHARE = 0.3       # ... and then, until this share more has passed, rounds removed from the shortest of them
+ROUNDING_SHARE = 0.2      # of polish's search time, kept after the column generation for rounding its master
 
 
 def rounds_of(assignments: np.ndarray, multiplicities: np.ndarray) -> np.ndarray:
@@ -590,12 +594,21 @@ def shorter(decomposition, *, best_effort: bool = False, time_limit: float | Non
 
 def polish(decomposition, *, best_effort: bool = False, time_limit: float | None = None):
     """The default's improvement of a decomposition above its lower bound: rounds removed (:func:`shorter`),
-    then the search of the certified bound (:func:`~anondecomp.lp_lower_bound`: on logs arm-first rounds with
-    rerouting, then the LP master rounded), keeping the shortest decomposition that verifies.
+    then a search with the certified bound's master, keeping the shortest decomposition that verifies.
+
+    The search (after :func:`shorter`, within the time left): on logs, arm-first rounds (:mod:`anondecomp.armfirst`:
+    plain, users without slack first, then restarts with noisy scores, until :data:`ARMFIRST_SHARE` of the
+    time) and rounds removed from the shortest of them by rerouting (:func:`shorten_long`, until
+    :data:`REROUTE_SHARE` more); then, unless one meets the trivial bound, a fast seed (polytope or time-shared
+    faces, as :func:`~anondecomp.lp_lower_bound` builds); then the column generation of the bound over all
+    their faces (:func:`anondecomp.lower_bound.column_generation`, until all but :data:`ROUNDING_SHARE` of the
+    time), whose master is rounded (:func:`anondecomp.rounding.round_master`) when the best so far is above
+    the bound's ceiling.
 
     ``auto`` applies it to graphs that are not batched (logs) unless ``improve=False``; the bound it computed
     stays in ``info`` (``lp_lower_bound``, ``lp_how``, ``lp_converged``), so ``--certify`` prints it without
-    solving again.
+    solving again. The steps other than the bound use dense (users x arms) arrays: above
+    :data:`~anondecomp.validation.DENSE_CELLS` cells only the bound is computed.
 
     Parameters
     ----------
@@ -624,25 +637,122 @@ def polish(decomposition, *, best_effort: bool = False, time_limit: float | None
     >>> e.total_assignments, e.info["lp_lower_bound"]
     (2, 2.0)
     """
-    from anondecomp.lower_bound import lp_lower_bound
     from anondecomp.result import Decomposition
     from anondecomp.validation import prepare
 
     start = time.perf_counter()
-    if decomposition.total_assignments <= prepare(decomposition.graph, decomposition.C, best_effort).lower_bound:
+    prep = prepare(decomposition.graph, decomposition.C, best_effort)
+    if decomposition.total_assignments <= prep.lower_bound:
         return decomposition
     time_limit = POLISH_SECONDS if time_limit is None else time_limit
     result = shorter(decomposition, best_effort=best_effort, time_limit=IMPROVE_SHARE * time_limit)
     left = max(time_limit - (time.perf_counter() - start), 1e-3)
-    bound = lp_lower_bound(result.graph, result.C, seed=result, best_effort=best_effort, time_limit=left)
-    found = {"lp_lower_bound": bound.value, "lp_how": bound.how, "lp_converged": bound.converged}
-    info = {k: v for k, v in result.info.items() if k != "time_limit_reached"} if bound.decomposition is not None \
-        else dict(result.info)
-    if bound.decomposition is None:
+    began = time.perf_counter()
+    found, (value, how, converged) = _search(prep, result, best_effort, left)
+    bound = {"lp_lower_bound": value, "lp_how": how, "lp_converged": converged}
+    wall_time = result.wall_time + time.perf_counter() - began
+    if found is None:
         return Decomposition(result.graph, result.C, result.method, result.assignments, result.multiplicities,
-                             uncovered=result.uncovered, wall_time=result.wall_time + bound.wall_time,
-                             info={**info, **found})
-    return Decomposition(result.graph, result.C, f"{result.method}+{bound.decomposition_from}", *bound.decomposition,
-                         uncovered=result.uncovered, wall_time=result.wall_time + bound.wall_time,
-                         info={**info, "improved_from": result.method, "seed_total": result.total_assignments,
-                               **found})
+                             uncovered=result.uncovered, wall_time=wall_time, info={**result.info, **bound})
+    a, m, source = found
+    info = {k: v for k, v in result.info.items() if k != "time_limit_reached"}
+    return Decomposition(result.graph, result.C, f"{result.method}+{source}", a, m, uncovered=result.uncovered,
+                         wall_time=wall_time, info={**info, "improved_from": result.method,
+                                                    "seed_total": result.total_assignments, **bound})
+
+
+def _search(prep: Prepared, seed, best_effort: bool, time_limit: float
+            ) -> tuple[tuple[np.ndarray, np.ndarray, str] | None, tuple[float, str, bool]]:
+    """:func:`polish`'s search from ``seed`` (a Decomposition) within ``time_limit`` seconds: ((assignments,
+    multiplicities, source) of the shortest decomposition found that beats the seed and verifies, or ``None``;
+    (certified bound, how it is certified, converged))."""
+    from anondecomp import lower_bound
+    from anondecomp.armfirst import armfirst_rounds  # imported here: it imports the methods package
+    from anondecomp.validation import DENSE_CELLS
+
+    start = time.perf_counter()
+    graph, trivial = prep.graph, prep.lower_bound
+    if seed.total_assignments <= trivial:   # shorter() met the trivial bound, which no decomposition beats
+        return None, (float(trivial), lower_bound.TRIVIAL, True)
+    small = graph.n_users * graph.n_arms <= DENSE_CELLS   # dense steps within reach
+    seeds = [(seed.assignments, seed.multiplicities, seed.method)]
+    if small and graph.demand is None:
+        # a log: arm-first rounds, often much shorter than the given seed there (module anondecomp.armfirst)
+        # plain, users without slack first, then restarts of the latter with noisy scores (fixed seeds)
+        # a restart runs only while the time left for them is twice the last run: one that would be cut, or
+        # barely finish, is worth less than the same time spent rerouting below (3000 x 1000 log at C = 50:
+        # a restart gives R = 524-540 in 3-4 s, rerouting about one round less per second)
+        deadline = start + ARMFIRST_SHARE * time_limit
+        last = 0.0
+        for tight_first, restart in ((False, None), (True, None), *((True, r) for r in range(ARMFIRST_RESTARTS))):
+            if restart is not None and deadline - time.perf_counter() < 2 * last:
+                break
+            began = time.perf_counter()
+            found = armfirst_rounds(prep, deadline, tight_first,
+                                    None if restart is None else np.random.default_rng(restart))
+            last = time.perf_counter() - began
+            if found is not None:
+                seeds.append((*found, "armfirst"))
+                if int(found[1].sum()) <= trivial:
+                    break
+        # the shortest, with rounds removed by rerouting their samples
+        found = min(seeds[1:], key=lambda x: int(x[1].sum()), default=None)
+        if found is not None and int(found[1].sum()) > trivial:
+            budget = (ARMFIRST_SHARE + REROUTE_SHARE) * time_limit - (time.perf_counter() - start)
+            better = shorten_long(prep, found[0], found[1], time_limit=budget) if budget > 0 else None
+            if better is not None:
+                seeds.append((*better, "armfirst+improve"))
+    met = any(int(x[1].sum()) <= trivial for x in seeds[1:])   # an arm-first seed meets the bound already
+    if small and not met:
+        # its share of the time limit, within what the arm-first seeds left
+        left = max(start + time_limit - time.perf_counter(), 0.0)
+        seeds += lower_bound.fast_seed(prep, best_effort, min(time_limit, left / lower_bound.TIMESHARE_SHARE),
+                                        seed.method)
+    for a, m, source in seeds[1:]:
+        if int(m.sum()) <= trivial and _valid(prep, a, m, best_effort):
+            return (a, m, source), (float(trivial), lower_bound.TRIVIAL, True)
+    bound = (float(trivial), lower_bound.TIME_TRIVIAL, False)
+    cg = None
+    if time.perf_counter() < start + time_limit:
+        # the bound's master over every seed's faces; part of the time is kept for rounding it
+        types = lower_bound.UserTypes.from_prepared(prep)
+        faces = lower_bound.seed_faces(prep, [(a, m) for a, m, _ in seeds])
+        cg = lower_bound.column_generation(prep, faces, start + (1.0 - ROUNDING_SHARE) * time_limit,
+                                           floor=float(trivial), types=types)
+        bound = (float(trivial), lower_bound.TOO_LARGE, False) if cg is None else \
+            (*cg.certificate(float(trivial)), cg.converged)
+    best = None
+    for a, m, source in sorted(seeds[1:], key=lambda x: int(x[1].sum())):
+        if int(m.sum()) < seed.total_assignments and _valid(prep, a, m, best_effort):
+            best = (a, m, source)
+            break
+    best_total = seed.total_assignments if best is None else int(best[1].sum())
+    if small and cg is not None and best_total > int(np.ceil(bound[0] - 1e-6)) \
+            and time.perf_counter() < start + time_limit:
+        rounded = _rounded(cg, prep, best_total, best_effort)
+        if rounded is not None:
+            best = (*rounded, "lp")
+    return best, bound
+
+
+def _valid(prep: Prepared, assignments: np.ndarray, multiplicities: np.ndarray, best_effort: bool) -> bool:
+    """Whether a decomposition meets ``prep``'s demand (the exact verifier)."""
+    from anondecomp.verify import verify
+
+    return verify(prep.graph, prep.C, assignments, multiplicities, best_effort=best_effort).valid
+
+
+def _rounded(cg, prep: Prepared, seed_total: int, best_effort: bool) -> tuple[np.ndarray, np.ndarray] | None:
+    """The master's last solution rounded into a decomposition (:mod:`anondecomp.rounding`), when that is
+    shorter than ``seed_total`` and verifies."""
+    from anondecomp.result import compress
+    from anondecomp.rounding import round_master
+
+    point = cg.last_solution()
+    if point is None:
+        return None
+    found = round_master(prep, cg.types, *point)
+    if found is None or int(found[1].sum()) >= seed_total:
+        return None
+    a, m = compress(*found)
+    return (a, m) if _valid(prep, a, m, best_effort) else None

@@ -14,59 +14,142 @@ finds the best vertex of P_C under the covering duals with a HiGHS MIP (open arm
 >= C+1 users; each user at most one arm; users only on arms they want); its arm set is the next face.
 Farley's bound ``LP_restricted / max(1, best vertex value)`` is a valid lower bound at every iteration, so a
 time limit still returns a certified bound. A greedy heuristic (:class:`GreedyPricer`) prices before the MIP,
-which runs only when the heuristic finds no improving face. Given a seed decomposition above the trivial
-bound, :func:`lp_lower_bound` also tries arm-first rounds on logs (:mod:`anondecomp.armfirst`), removes rounds
-from the shortest of them by rerouting their samples (:func:`anondecomp.improve.shorten_long`), rounds the
-master's last solution (:mod:`anondecomp.rounding`) and returns the shortest result when it beats the seed.
-Every phase honours the time limit: a seed that cannot finish in its share gives up, the master and the MIP
-stop at the deadline, and the rounding starts only within it.
+which runs only when the heuristic finds no improving face, or when :data:`STALL_ITERATIONS` heuristic faces in a
+row left the master's value unchanged (a degenerate master, whose Farley bound only the MIP can certify).
+
+The types come from the graph's edges (:meth:`UserTypes.from_prepared`), never from a users x arms array, and
+the model holds one row per (type, arm) pair: memory grows with the interactions and the number of distinct
+users, so the LP runs at any graph size within its time limit. Only a type-level model of more than
+:data:`MAX_PAIRS` pairs falls back to the trivial bound (:data:`TOO_LARGE`).
+
+:func:`lp_lower_bound` only bounds: the seed decomposition it is given, a fast seed it builds (polytope or
+time-shared faces on graphs small enough for dense models, sessions above) and extra faces only feed the
+master. Searching for shorter decompositions with the same master (arm-first rounds, rerouting, the master
+rounded) is :func:`anondecomp.improve.polish`'s work, which shares the column generation through
+:func:`column_generation`.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from anondecomp.graph import DemandGraph
 from anondecomp.highs import load_model, new_highs
-from anondecomp.validation import DENSE_CELLS
+from anondecomp.validation import DENSE_CELLS, Prepared
 
 PRICING_TOL = 1e-7
 TIMESHARE_SHARE = 0.3  # of a time limit, for the time-shared seed of lp_lower_bound
-SEED_COLUMNS = 40_000  # the seed's faces enter the master while their columns stay within this many...
+SEED_COLUMNS = 40_000  # the seeds' faces enter the master while their columns stay within this many...
 MIN_SEED_FACES = 64    # ...but at least this many faces (the master's size before this budget existed)
+FAST_METHODS = ("polytope", "timeshare")  # a seed of these is the fast seed already: none is built besides it
+MAX_PAIRS = 1_000_000
+"""(type, arm) pairs above which :func:`lp_lower_bound` builds no LP and returns the trivial bound
+(:data:`TOO_LARGE`). The master (one covering row per pair, a column per pair and face), the pricing MIP and
+the greedy pricer grow with the pairs. Measured over whole time-limited runs (types, pricers and the master of
+the singleton and all-arms faces built, then solved; its cold interior-point solve is the peak) on power-law
+logs of 4 x 10^4 to 2 x 10^5 distinct users at C = 40: 2,300, 1,400, 1,700 and 1,800 bytes of peak resident
+memory per pair at 1.5 x 10^5, 3.9 x 10^5, 8 x 10^5 and 10^6 pairs (60-120 s; 1.97 GB in all at 10^6). A model
+at this limit thus takes about 2 GB."""
+STALL_ITERATIONS = 20  # heuristic faces in a row that leave the master's value unchanged before the MIP prices
+SPLIT_ROUNDS = 64  # rows still unchecked after this many splits of a hash group become types of their own
 TRIVIAL = "trivial bound max_i sum_j ceil(w_ij), met by R"
-TOO_LARGE = "trivial bound max_i sum_j ceil(w_ij); no LP above DENSE_CELLS users x arms"
-ROUNDING_SHARE = 0.2   # of a time limit, kept for rounding the master when the seed is above the trivial bound
-ARMFIRST_SHARE = 0.5   # of a time limit, after which arm-first rounds give up (a log's seed above the trivial bound)
-ARMFIRST_RESTARTS = 2  # ... and their restarts with noisy scores
-REROUTE_SHARE = 0.3     # ... and then, until this share more has passed, rounds removed from the shortest of them
-REROUTE_SECONDS = 10.0  # ... or so many seconds without a time limit
+MET_BY = "trivial bound max_i sum_j ceil(w_ij), met by a {} decomposition"
+TOO_LARGE = (f"trivial bound max_i sum_j ceil(w_ij); no LP above MAX_PAIRS = {MAX_PAIRS:,} (type, arm) pairs "
+             "(anondecomp.lower_bound.MAX_PAIRS)")
+LP_OPTIMUM = "LP optimum over {} user types"
+FARLEY = "time limit: Farley bound"
+TIME_TRIVIAL = "time limit: trivial bound"
 _EMPTY_I = np.empty(0, dtype=np.int32)
 _EMPTY_F = np.empty(0, dtype=np.float64)
 
 
+def run_within(h, seconds: float | None) -> None:
+    """Let the next ``h.run()`` take at most ``seconds`` (``None``: no limit).
+
+    HiGHS compares its ``time_limit`` with the run time summed over every run of the instance (HiGHS issue
+    1477, still so in highspy 1.16), so a master or pricer solved hundreds of times would stop early with the
+    remaining time as its limit: the limit is set past the time already run.
+    """
+    h.setOptionValue("time_limit", 1e6 if seconds is None else h.getRunTime() + max(float(seconds), 1e-3))
+
+
 @dataclass(frozen=True)
 class UserTypes:
-    """Users grouped by identical demand rows (and support rows, when a support is given).
+    """Users grouped by identical demand rows (and padding pairs, when a support adds some).
 
-    ``required`` (T, K) the demand row of each type, ``counts`` (T,) its number of users, ``of_user`` (N,) the
-    type of every user; ``ti``, ``aj`` list the (type, arm) pairs a type may play on a wanted arm (the
-    covering rows; a pair with zero demand there only pads groups: its row asks for 0).
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        (T,) the number of users of each type.
+    of_user : numpy.ndarray
+        (N,) the type of every user.
+    ti, aj : numpy.ndarray
+        (P,) the (type, arm) pairs a type may play on a wanted arm, sorted by type, then arm: the covering
+        rows of the LP (a pair without demand only pads groups: its row asks for 0).
+    q : numpy.ndarray
+        (P,) int64 the samples one user of the pair's type needs from its arm (0 on a padding pair).
+    n_arms : int
+        K, the graph's arms.
+
+    Types are ordered as the dense rows (demand, then the wanted arms a user may play) sort
+    lexicographically, whichever constructor built them.
     """
 
-    required: np.ndarray
     counts: np.ndarray
     of_user: np.ndarray
     ti: np.ndarray
     aj: np.ndarray
+    q: np.ndarray
+    n_arms: int
+
+    @classmethod
+    def from_prepared(cls, prep: Prepared) -> UserTypes:
+        """The types of ``prep``'s demand, read from the graph's edges (memory linear in them).
+
+        A user's pairs are its edges with demand and, on the arms someone wants, its support edges without
+        demand (padding): ``may = want | (support & wanted arm)``. Users share a type when their sorted
+        (arm, demand) pair lists are equal (:func:`_group_rows`: a random hash, then a check pair by pair).
+
+        Parameters
+        ----------
+        prep : Prepared
+            The demand (:func:`anondecomp.validation.prepare`), thin arms already dropped in best-effort mode.
+
+        Returns
+        -------
+        UserTypes
+            The same types, counts and order as :meth:`from_required` of the dense demand and support.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from anondecomp.validation import prepare
+        >>> g = DemandGraph.from_batched(6, np.array([[1, 1], [1, 0], [1, 1], [1, 0], [0, 1]], bool))
+        >>> t = UserTypes.from_prepared(prepare(g, 1, False))
+        >>> t.counts.tolist(), t.of_user.tolist()
+        ([1, 2, 2], [1, 2, 1, 2, 0])
+        >>> t.ti.tolist(), t.aj.tolist(), t.q.tolist()
+        ([0, 1, 1, 2], [1, 0, 1, 0], [6, 3, 3, 6])
+        """
+        g = prep.graph
+        N, K = g.shape
+        r = np.asarray(prep.edge_required, dtype=np.int64)
+        want = r > 0
+        wanted = np.bincount(g.edge_arms[want], minlength=K) > 0
+        keep = np.flatnonzero(want | wanted[g.edge_arms])
+        return cls._from_rows(N, K, g.edge_users[keep], g.edge_arms[keep].astype(np.int64), r[keep])
 
     @classmethod
     def from_required(cls, required: np.ndarray, support: np.ndarray | None = None) -> UserTypes:
-        """Types of the demand ``required`` (N, K); ``support`` (N, K bool) adds the pairs users may play
-        without demand on arms someone wants (padding), and users differing there are different types."""
+        """Types of the dense demand ``required`` (N, K); ``support`` (N, K bool) adds the pairs users may play
+        without demand on arms someone wants (padding), and users differing there are different types.
+
+        Dense (N x K) arrays: for small graphs (the reference :meth:`from_prepared` is checked against).
+        """
         req = np.asarray(required, dtype=np.int64)
         K = req.shape[1]
         # users are interchangeable when both their demand and the wanted arms they may play agree; when the
@@ -76,16 +159,46 @@ class UserTypes:
         if may is want or np.array_equal(may, want):  # no padding pair: the demand alone defines the types
             rows, of_user, counts = np.unique(req, axis=0, return_inverse=True, return_counts=True)
             ti, aj = np.nonzero(rows > 0)
-            return cls(rows, counts.astype(np.int64), of_user.ravel(), ti, aj)
-        key = np.concatenate([req, may.astype(np.int64)], axis=1)
-        rows, of_user, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
-        ti, aj = np.nonzero(rows[:, K:] > 0)
-        return cls(rows[:, :K], counts.astype(np.int64), of_user.ravel(), ti, aj)
+        else:
+            key = np.concatenate([req, may.astype(np.int64)], axis=1)
+            rows, of_user, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+            ti, aj = np.nonzero(rows[:, K:] > 0)
+        return cls(counts.astype(np.int64), of_user.ravel(), ti, aj, rows[ti, aj].astype(np.int64), K)
+
+    @classmethod
+    def _from_rows(cls, N: int, K: int, users: np.ndarray, arms: np.ndarray, values: np.ndarray) -> UserTypes:
+        """Types of the rows given as pairs (``users``, ``arms``, ``values``) sorted by user, then arm."""
+        ptr = np.zeros(N + 1, dtype=np.int64)
+        np.cumsum(np.bincount(users, minlength=N), out=ptr[1:])
+        length = np.diff(ptr)
+        # labels 0..T-1 in any order; the first user of each group stands for it
+        _, rep, group = np.unique(_group_rows(ptr, arms, values), return_index=True, return_inverse=True)
+        group = group.ravel()
+        T = len(rep)
+        # each group's sequence (demand pairs, a separator, every pair) orders it as its dense row would sort
+        n_rep = length[rep]
+        idx = _ranges(ptr[rep], n_rep)
+        tid = np.repeat(np.arange(T), n_rep)
+        a, v = arms[idx], values[idx]
+        need = v > 0
+        order = np.argsort(np.concatenate([3 * tid[need], 3 * np.arange(T) + 1, 3 * tid + 2]), kind="stable")
+        key = np.concatenate([_pair_ranks(a[need], v[need]), np.ones(T, np.int64), K - a + 1])[order]
+        seq = np.zeros(T + 1, dtype=np.int64)
+        np.cumsum(np.bincount(tid[need], minlength=T) + 1 + n_rep, out=seq[1:])
+        rank = np.empty(T, dtype=np.int64)
+        rank[_lex_order(seq, key)] = np.arange(T)
+        of_user = rank[group]
+        by_rank = np.empty(T, dtype=np.int64)
+        by_rank[rank] = np.arange(T)
+        rep = rep[by_rank]
+        idx = _ranges(ptr[rep], length[rep])
+        return cls(np.bincount(of_user, minlength=T).astype(np.int64), of_user,
+                   np.repeat(np.arange(T), length[rep]), arms[idx], values[idx].astype(np.int64), K)
 
     @property
     def n_covering(self) -> int:
         """Pairs with positive demand (the others only pad groups)."""
-        return int((self.required[self.ti, self.aj] > 0).sum())
+        return int((self.q > 0).sum())
 
     @property
     def n_types(self) -> int:
@@ -98,7 +211,129 @@ class UserTypes:
     @property
     def demand(self) -> np.ndarray:
         """Right-hand sides of the covering rows: ``n_t * q_tj`` per pair."""
-        return (self.counts[self.ti] * self.required[self.ti, self.aj]).astype(np.float64)
+        return (self.counts[self.ti] * self.q).astype(np.float64)
+
+    @property
+    def required(self) -> np.ndarray:
+        """(T, K) int64 the demand row of each type, dense: for small models only (tests, inspection)."""
+        out = np.zeros((self.n_types, self.n_arms), dtype=np.int64)
+        out[self.ti, self.aj] = self.q
+        return out
+
+    @cached_property
+    def _pair_keys(self) -> np.ndarray:
+        return self.ti.astype(np.int64) * self.n_arms + self.aj   # increasing: pairs sorted by type, then arm
+
+    def pair_of(self, types: np.ndarray, arms: np.ndarray) -> np.ndarray:
+        """The pair index of each (type, arm), -1 where the type has no such pair."""
+        keys = np.asarray(types, dtype=np.int64) * self.n_arms + np.asarray(arms, dtype=np.int64)
+        at = np.minimum(np.searchsorted(self._pair_keys, keys), max(self.n_pairs - 1, 0))
+        hit = self._pair_keys[at] == keys if self.n_pairs else np.zeros(keys.shape, bool)
+        return np.where(hit, at, -1)
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The indices ``starts[i] + arange(lengths[i])``, concatenated."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    ends = np.cumsum(lengths)
+    total = int(ends[-1]) if len(ends) else 0
+    return np.repeat(np.asarray(starts, dtype=np.int64) - (ends - lengths), lengths) + np.arange(total)
+
+
+def _row_hash(ptr: np.ndarray, arms: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """(N,) uint64 hash of each row's (arm, value) pairs: equal rows hash equal, others almost never.
+
+    Each pair hashes to its arm's random key times an odd random key of its value, and a row to the sum of its
+    pairs' hashes (mod 2^64); fixed keys keep the types, and everything built on them, reproducible.
+    """
+    rng = np.random.default_rng(0x5EED)
+    n_arms = int(arms.max()) + 1 if len(arms) else 0
+    distinct, which = np.unique(values, return_inverse=True)
+    arm_key = rng.integers(0, 2**64, size=n_arms, dtype=np.uint64)
+    value_key = rng.integers(0, 2**64, size=len(distinct), dtype=np.uint64) | np.uint64(1)
+    total = np.zeros(len(arms) + 1, dtype=np.uint64)
+    np.cumsum(arm_key[arms] * value_key[which.ravel()], out=total[1:])
+    return total[ptr[1:]] - total[ptr[:-1]]
+
+
+def _group_rows(ptr: np.ndarray, arms: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """(N,) a group per row (CSR ``ptr`` over ``arms``, ``values``): rows share one only if their pairs agree.
+
+    Rows are grouped by (hash, length) (:func:`_row_hash`), then every row is compared pair by pair with its
+    group's first row; those that differ (a hash collision) form a new group with their own first row and are
+    checked again, until every row matches. Splitting identical rows would still be valid (the LP over finer
+    types has the same value), merging different ones never is; after :data:`SPLIT_ROUNDS` splits the rows
+    still unchecked become groups of their own.
+    """
+    N = len(ptr) - 1
+    length = np.diff(ptr)
+    h = _row_hash(ptr, arms, values)
+    order = np.lexsort((length, h))
+    new = np.ones(N, dtype=bool)
+    new[1:] = (h[order][1:] != h[order][:-1]) | (length[order][1:] != length[order][:-1])
+    group = np.empty(N, dtype=np.int64)
+    group[order] = np.cumsum(new) - 1
+    n_groups = int(new.sum())
+    pending = np.arange(N)
+    for _ in range(SPLIT_ROUNDS):
+        _, first, which = np.unique(group[pending], return_index=True, return_inverse=True)
+        rep = pending[first][which.ravel()]
+        n = length[pending]
+        mine, theirs = _ranges(ptr[pending], n), _ranges(ptr[rep], n)
+        differs = (arms[mine] != arms[theirs]) | (values[mine] != values[theirs])
+        bad = np.bincount(np.repeat(np.arange(len(pending)), n)[differs], minlength=len(pending)) > 0
+        pending = pending[bad]
+        if not len(pending):
+            return group
+        _, split = np.unique(group[pending], return_inverse=True)
+        group[pending] = n_groups + split.ravel()
+        n_groups += int(split.max()) + 1
+    group[pending] = n_groups + np.arange(len(pending))
+    return group
+
+
+def _pair_ranks(arms: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Ranks >= 2 of the (arm, value) pairs in the order that sorts dense rows: a later arm ranks lower (a row
+    with a value at an earlier column is the larger one), then by value."""
+    if not len(arms):
+        return np.zeros(0, dtype=np.int64)
+    order = np.lexsort((values, -arms))
+    a, v = arms[order], values[order]
+    step = np.ones(len(a), dtype=np.int64)
+    step[1:] = (a[1:] != a[:-1]) | (v[1:] != v[:-1])
+    out = np.empty(len(a), dtype=np.int64)
+    out[order] = np.cumsum(step) + 1
+    return out
+
+
+def _lex_order(ptr: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """The rows (CSR ``ptr`` over ``key``, every key >= 1) in lexicographic order of their key sequences, a
+    sequence before every longer one it begins.
+
+    Sorts position by position (most significant first), each step only the rows still tied with another: the
+    work is linear in the tied prefixes, not in the number of rows times the longest row.
+    """
+    T = len(ptr) - 1
+    length = np.diff(ptr)
+    order = np.arange(T)
+    head = np.zeros(T, dtype=np.int64)  # per position in ``order``: the first position of its tie group
+    active = np.arange(T) if T > 1 else np.zeros(0, dtype=np.int64)
+    last = max(len(key) - 1, 0)
+    p = 0
+    while len(active):
+        rows = order[active]
+        k = np.where(length[rows] > p, key[np.minimum(ptr[rows] + p, last)], 0)
+        s = np.lexsort((k, head[active]))
+        order[active] = rows[s]
+        k, grp = k[s], head[active][s]
+        new = np.ones(len(k), dtype=bool)
+        new[1:] = (grp[1:] != grp[:-1]) | (k[1:] != k[:-1])
+        first = np.maximum.accumulate(np.where(new, np.arange(len(k)), 0))
+        head[active] = active[first]
+        size = np.bincount(first, minlength=len(k))[first]
+        active = active[(size > 1) & (k > 0)]
+        p += 1
+    return order
 
 
 class FaceProgram:
@@ -187,7 +422,7 @@ class FaceProgram:
         with crossover, 5-10x faster than simplex from scratch here; the basis it leaves warm-starts the primal
         simplex of the later column-generation rounds.
         """
-        self.h.setOptionValue("time_limit", 1e6 if time_limit is None else max(float(time_limit), 1e-3))
+        run_within(self.h, time_limit)
         if self._cold:
             self.h.setOptionValue("solver", "ipm")
         self.h.run()
@@ -211,7 +446,7 @@ class FaceProgram:
         would only loosen Farley's bound)."""
         t = self.types
         pi = np.maximum(np.asarray(self.h.getSolution().row_dual[:t.n_pairs]), 0.0)
-        return np.where(t.required[t.ti, t.aj] > 0, pi, 0.0)
+        return np.where(t.q > 0, pi, 0.0)
 
     def solution(self) -> tuple[np.ndarray, np.ndarray]:
         """(mu (F,), Y (F, P)): face lengths and type-level face points (Y^S_p = users x samples)."""
@@ -278,7 +513,7 @@ class VertexPricer:
         import highspy
 
         self.h.changeColsCost(self.P, np.arange(self.P, dtype=np.int32), np.asarray(prices, dtype=np.float64))
-        self.h.setOptionValue("time_limit", 1e6 if time_limit is None else max(float(time_limit), 1e-3))
+        run_within(self.h, time_limit)
         self.h.run()
         info = self.h.getInfo()
         if info.primal_solution_status != 2:
@@ -330,6 +565,8 @@ class GreedyPricer:
         return np.bincount(self.pair[on], minlength=self.P).astype(np.int64)
 
 
+
+
 @dataclass(frozen=True)
 class LPBound:
     """Outcome of :func:`lp_lower_bound`.
@@ -351,20 +588,12 @@ class LPBound:
         (F,) their LP lengths.
     wall_time : float
         Seconds spent.
-    decomposition : tuple of numpy.ndarray or None
-        (assignments, multiplicities) of a decomposition shorter than the given seed, found on the way (it
-        verifies): a fast seed that meets the trivial bound, or the master's solution rounded
-        (:mod:`anondecomp.rounding`); ``None`` otherwise.
-    decomposition_from : str
-        Where ``decomposition`` comes from: ``"polytope"``, ``"timeshare"``, ``"armfirst"``
-        (:mod:`anondecomp.armfirst`, tried on logs), ``"armfirst+improve"`` (with rounds removed by
-        :func:`anondecomp.improve.shorten_long`) or ``"lp"`` (rounding).
     how : str
-        How ``value`` is certified: :data:`TRIVIAL` when the seed meets the trivial bound max_i sum_j ceil(w_ij)
-        (no LP is solved), :data:`TOO_LARGE` when the graph has more than
-        :data:`~anondecomp.validation.DENSE_CELLS` users x arms (the LP's model is dense), ``"LP optimum"``,
-        ``"time limit: Farley bound"`` or, when the time limit left nothing better, ``"time limit: trivial
-        bound"``.
+        What certifies ``value``: :data:`TRIVIAL` when the seed meets the trivial bound max_i sum_j ceil(w_ij)
+        (no LP is solved), :data:`MET_BY` naming the fast seed that meets it, ``"LP optimum over T user
+        types"`` (:data:`LP_OPTIMUM`), :data:`FARLEY` when the time limit stopped the pricing,
+        :data:`TIME_TRIVIAL` when the time limit left nothing better, or :data:`TOO_LARGE` when the type-level
+        model would have more than :data:`MAX_PAIRS` (type, arm) pairs.
 
     References
     ----------
@@ -372,10 +601,14 @@ class LPBound:
 
     Examples
     --------
+    User 4 wants arm 0 alone, 10 times: each of those rounds holds users 0-3 on arm 0 too (C + 1 = 4), and they
+    need 5 more rounds for arm 1, above the trivial bound 10.
+
     >>> import numpy as np
-    >>> bound = lp_lower_bound(DemandGraph.from_batched(10, np.ones((8, 2), bool)), 3)
-    >>> bound.converged, round(bound.value, 6)
-    (True, 10.0)
+    >>> g = DemandGraph.from_batched(10, np.array([[1, 1]] * 4 + [[1, 0]], bool))
+    >>> bound = lp_lower_bound(g, 3)
+    >>> bound.converged, round(bound.value, 6), bound.how
+    (True, 15.0, 'LP optimum over 2 user types')
     """
 
     value: float
@@ -385,8 +618,6 @@ class LPBound:
     faces: np.ndarray
     mu: np.ndarray
     wall_time: float
-    decomposition: tuple[np.ndarray, np.ndarray] | None = None
-    decomposition_from: str = ""
     how: str = "LP optimum"
 
 
@@ -427,6 +658,7 @@ class ColumnGeneration:
         """
         if self.pricer is None:
             return
+        stalled, last = 0, np.inf
         for _ in range(max_iter):
             left = None if deadline is None else deadline - time.perf_counter()
             if left is not None and left <= 0:
@@ -438,9 +670,13 @@ class ColumnGeneration:
             if floor is not None and value <= floor * (1 + 1e-9):
                 self.bound, self.converged = max(self.bound, floor), True
                 return
+            stalled = stalled + 1 if value >= last * (1 - 1e-9) else 0
+            last = value
             prices = self.master.duals()
             x = self.greedy.solve(prices)
-            if float(np.dot(prices, x)) > 1 + PRICING_TOL:  # the heuristic found an improving face: no MIP
+            # the heuristic found an improving face: no MIP, unless the master has stalled (a degenerate master
+            # takes face after face at the same value, and only the MIP's dual bound certifies Farley's bound)
+            if float(np.dot(prices, x)) > 1 + PRICING_TOL and stalled < STALL_ITERATIONS:
                 self.iterations += 1
                 if self.master.add_face(PricingResult(x, 0.0, np.inf).open_arms(self.types, self.n_arms)) \
                         is not None:
@@ -448,6 +684,7 @@ class ColumnGeneration:
             left = None if deadline is None else deadline - time.perf_counter()
             priced = self.pricer.solve(prices, left)
             self.iterations += 1
+            stalled = 0
             if priced is None:
                 return
             self.bound = max(self.bound, value / max(1.0, priced.bound))
@@ -476,13 +713,24 @@ class ColumnGeneration:
             Y[f, pairs] = x[first:first + len(pairs)]
         return np.array(m.faces[:n_faces]), mu, Y
 
-    def result(self, start: float) -> LPBound:
+    def certificate(self, floor: float = 0.0) -> tuple[float, str]:
+        """(bound, how it is certified): the LP optimum once converged, else Farley's bound, never below
+        ``floor`` (the trivial bound max_i sum_j ceil(w_ij), which bounds R and the LP optimum too)."""
+        if self.converged:
+            return max(self.bound, floor), LP_OPTIMUM.format(self.types.n_types)
+        return max(self.bound, floor), FARLEY if self.bound > floor else TIME_TRIVIAL
+
+    def result(self, start: float, floor: float = 0.0) -> LPBound:
+        """The :class:`LPBound` of the master as it stands (``start``: the :func:`time.perf_counter` value the
+        wall time counts from; ``floor`` as for :meth:`certificate`)."""
         # the face lengths only: the (faces x pairs) points would take 1 GB on a 3000 x 1000 log's master
         mu = np.asarray(self.master.h.getSolution().col_value)[self.master.mu_col] if self.master.faces \
             else np.zeros(0)
         lp_value = self.master.value if self.pricer is not None else 0.0
-        return LPBound(self.bound, lp_value, self.converged, self.iterations, np.array(self.master.faces),
-                       mu, time.perf_counter() - start)
+        value, how = self.certificate(floor)
+        faces = np.array(self.master.faces) if self.master.faces else np.empty((0, self.n_arms), bool)
+        return LPBound(value, lp_value, self.converged, self.iterations, faces, mu, time.perf_counter() - start,
+                       how)
 
 
 def open_sets(assignments: np.ndarray, multiplicities: np.ndarray, C: int, wanted: np.ndarray
@@ -503,9 +751,82 @@ def open_sets(assignments: np.ndarray, multiplicities: np.ndarray, C: int, wante
     return faces[order][keep], weight[order][keep]
 
 
+def seed_faces(prep: Prepared, seeds, max_seed_faces: int = 1000) -> list[np.ndarray]:
+    """The faces of decompositions that start the master (:func:`open_sets`), as many as the budget allows.
+
+    Parameters
+    ----------
+    prep : Prepared
+        The demand.
+    seeds : sequence of (assignments, multiplicities)
+        Decompositions of it; each gives its faces most used first while their columns stay within what is
+        left of :data:`SEED_COLUMNS`, the first at least :data:`MIN_SEED_FACES` of them (all of the first's
+        faces make the master at least as good as that decomposition). A face's columns are counted as the
+        users with demand on its arms, which bounds its (type, arm) columns from above.
+    max_seed_faces : int, optional
+        The most faces taken from one decomposition.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        (K,) boolean arm masks.
+    """
+    g = prep.graph
+    arm_pairs = np.bincount(g.edge_arms[prep.edge_required > 0], minlength=g.n_arms)
+    faces: list[np.ndarray] = []
+    used = 0  # columns of the faces taken so far: seeds after the first only fill what is left of the budget
+    for k, (a, m) in enumerate(seeds):
+        found = open_sets(a, m, prep.C, arm_pairs > 0)[0]
+        size = np.cumsum(found @ arm_pairs)
+        fit = int(np.searchsorted(size, SEED_COLUMNS - used, side="right"))
+        n = max(min(max_seed_faces, fit), min(len(found), MIN_SEED_FACES)) if k == 0 else min(max_seed_faces, fit)
+        faces += list(found[:n])
+        used += int(size[n - 1]) if n else 0
+    return faces
+
+
+def column_generation(prep: Prepared, faces=(), deadline: float | None = None, floor: float | None = None,
+                      types: UserTypes | None = None) -> ColumnGeneration | None:
+    """The master over ``prep``'s user types (:meth:`UserTypes.from_prepared`), started with ``faces`` and
+    priced until it converges or ``deadline`` passes (:meth:`ColumnGeneration.run`).
+
+    Parameters
+    ----------
+    prep : Prepared
+        The demand.
+    faces : sequence of numpy.ndarray, optional
+        (K,) boolean arm masks added after the singletons and the all-arms face.
+    deadline : float, optional
+        A :func:`time.perf_counter` value after which no solve or pricing starts.
+    floor : float, optional
+        A known lower bound on the LP optimum (the trivial bound): the master stops once it comes down to it.
+    types : UserTypes, optional
+        ``prep``'s types, when built already.
+
+    Returns
+    -------
+    ColumnGeneration or None
+        The column generation, its master, types and pricers kept for reuse (its :meth:`~ColumnGeneration.
+        certificate` is the bound, its :meth:`~ColumnGeneration.last_solution` the point to round); ``None``
+        when the types have more than :data:`MAX_PAIRS` (type, arm) pairs (no model is built).
+    """
+    types = UserTypes.from_prepared(prep) if types is None else types
+    if types.n_pairs > MAX_PAIRS:
+        return None
+    cg = ColumnGeneration(types, prep.C, prep.graph.n_arms)
+    cg.add_initial_faces(faces)
+    cg.run(deadline, floor=floor)
+    return cg
+
+
 def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool = False,
-                   time_limit: float | None = None, max_seed_faces: int = 1000) -> LPBound:
+                   time_limit: float | None = None, max_seed_faces: int = 1000, faces=None) -> LPBound:
     """Certified lower bound on R for every C-anonymous decomposition of ``graph``.
+
+    It only bounds: no decomposition is built for its own sake, the seeds only feed the master (shorter
+    decompositions from the same master are :func:`anondecomp.improve.polish`'s). Memory grows with the
+    graph's edges and its distinct users, not with users x arms, so the LP runs at any size within
+    ``time_limit``; a type-level model above :data:`MAX_PAIRS` pairs gets the trivial bound (:data:`TOO_LARGE`).
 
     Parameters
     ----------
@@ -514,23 +835,28 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     C : int
         The anonymity parameter (>= 1): an arm is informative only with at least C+1 users on it.
     seed : Decomposition, optional
-        A decomposition of this graph; its faces start the master. If it verifies and meets the trivial
-        bound ``max_i sum_j ceil(w_ij)``, that is the LP value (no LP solved). Without such a seed, a
-        polytope decomposition (when polytope applies) or else a time-shared one
-        (:mod:`anondecomp.methods.timeshare`) is built first and used the same way: it usually meets the
-        trivial bound, or its faces carry the LP optimum, so the bound comes without pricing.
+        A decomposition of this graph; its faces start the master. If it meets the trivial bound
+        ``max_i sum_j ceil(w_ij)``, that is the LP value (no LP solved). On a graph within
+        :data:`~anondecomp.validation.DENSE_CELLS` users x arms, unless the seed is one already, a polytope
+        decomposition (when polytope applies) or else a time-shared one (:mod:`anondecomp.methods.timeshare`)
+        is built first and used the same way: it usually meets the trivial bound, or its faces carry the LP
+        optimum, so the bound comes without pricing. Above that size the fast seed is sessions
+        (:mod:`anondecomp.methods.sessions`, unless the seed is one), when its users x rounds calendar fits in
+        as many cells.
     best_effort : bool, optional
         Bound the demand that can be covered (arms wanted by <= C users dropped).
     time_limit : float, optional
         Seconds; the bound is then Farley's bound from the last pricing round.
     max_seed_faces : int, optional
-        The most faces taken from the seed into the master, most used first; fewer when their columns would
-        exceed :data:`SEED_COLUMNS`, but at least :data:`MIN_SEED_FACES`.
+        The most faces taken from one seed into the master, most used first; fewer when their columns would
+        exceed :data:`SEED_COLUMNS`, but at least :data:`MIN_SEED_FACES` of the first seed's.
+    faces : sequence of numpy.ndarray, optional
+        Further (K,) boolean arm sets for the master, after the seeds'.
 
     Returns
     -------
     LPBound
-        The certified bound and the master's faces.
+        The certified bound, how it is certified (``how``) and the master's faces.
 
     Raises
     ------
@@ -550,144 +876,61 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     >>> round(lp_lower_bound(g, 3).value, 6)
     10.0
     """
-    from anondecomp.armfirst import armfirst_rounds  # imported here: it imports the methods package
-    from anondecomp.improve import shorten_long
     from anondecomp.validation import prepare
     from anondecomp.verify import verify
 
     start = time.perf_counter()
     prep = prepare(graph, C, best_effort)
-    trivial = prep.lower_bound
+    trivial = float(prep.lower_bound)
+    deadline = None if time_limit is None else start + time_limit
+
+    def trivial_bound(how: str, converged: bool) -> LPBound:
+        return LPBound(trivial, trivial if converged else np.inf, converged, 0, np.empty((0, graph.n_arms), bool),
+                       np.zeros(0), time.perf_counter() - start, how)
+
     if seed is not None and seed.total_assignments <= trivial:
         # the trivial bound max_i sum_j ceil(w_ij) bounds every decomposition, and the seed meets it: no LP
-        return LPBound(float(trivial), float(trivial), True, 0, np.empty((0, graph.n_arms), bool), np.zeros(0),
-                       time.perf_counter() - start, how=TRIVIAL)
-    if graph.n_users * graph.n_arms > DENSE_CELLS:  # its user types and faces are dense: only the trivial bound
-        return LPBound(float(trivial), np.inf, False, 0, np.empty((0, graph.n_arms), bool), np.zeros(0),
-                       time.perf_counter() - start, how=TOO_LARGE)
-    wanted = (prep.required > 0).any(axis=0)
-    seeds = [] if seed is None else [(seed.assignments, seed.multiplicities, seed.method)]
-    if seed is not None and seed.total_assignments > trivial and graph.demand is None:
-        # a log: arm-first rounds, often much shorter than the given seed there (module anondecomp.armfirst)
-        # plain, users without slack first, then restarts of the latter with noisy scores (fixed seeds)
-        # a restart runs only while the time left for them is twice the last run: one that would be cut, or
-        # barely finish, is worth less than the same time spent rerouting below (3000 x 1000 log at C = 50:
-        # a restart gives R = 524-540 in 3-4 s, rerouting about one round less per second)
-        last = 0.0
-        for tight_first, restart in ((False, None), (True, None), *((True, r) for r in range(ARMFIRST_RESTARTS))):
-            deadline = None if time_limit is None else start + ARMFIRST_SHARE * time_limit
-            if deadline is not None and restart is not None and deadline - time.perf_counter() < 2 * last:
-                break
-            began = time.perf_counter()
-            found = armfirst_rounds(prep, deadline, tight_first,
-                                    None if restart is None else np.random.default_rng(restart))
-            last = time.perf_counter() - began
-            if found is not None:
-                seeds.append((*found, "armfirst"))
-                if int(found[1].sum()) <= trivial:
-                    break
-        # the shortest, with rounds removed by rerouting their samples (anondecomp.improve.shorten_long)
-        found = min(seeds[1:], key=lambda x: int(x[1].sum()), default=None)
-        if found is not None and int(found[1].sum()) > trivial:
-            budget = REROUTE_SECONDS if time_limit is None else \
-                (ARMFIRST_SHARE + REROUTE_SHARE) * time_limit - (time.perf_counter() - start)
-            shorter = shorten_long(prep, found[0], found[1], time_limit=budget) if budget > 0 else None
-            if shorter is not None:
-                seeds.append((*shorter, "armfirst+improve"))
-    met = any(int(x[1].sum()) <= trivial for x in seeds[1:])   # an arm-first seed meets the bound already
-    if not met and (seed is None or (seed.total_assignments > trivial
-                                     and seed.method not in ("polytope", "timeshare"))):
-        # its share of the time limit, within what the arm-first seeds left
-        seeds += _fast_seed(prep, best_effort, None if time_limit is None else
-                            min(time_limit, max(start + time_limit - time.perf_counter(), 0.0) / TIMESHARE_SHARE))
-    faces: list[np.ndarray] = []
-    arm_pairs = np.bincount(np.nonzero(prep.required > 0)[1], minlength=graph.n_arms)
-    used = 0  # columns of the faces taken so far: seeds after the first only fill what is left of the budget
-    for k, (a, m, how) in enumerate(seeds):
-        if int(m.sum()) == trivial and verify(graph, prep.C, a, m, required=prep.required).valid:
-            # a fast seed that meets the bound is also a shorter decomposition than a longer given seed
-            shorter = seed is not None and trivial < seed.total_assignments
-            return LPBound(float(trivial), float(trivial), True, 0, np.empty((0, graph.n_arms), bool),
-                           np.zeros(0), time.perf_counter() - start, (a, m) if shorter else None,
-                           how if shorter else "")
-        found = open_sets(a, m, prep.C, wanted)[0]
-        # the seed's faces, most used first, while their columns (pairs on the face's arms) fit the budget:
-        # all of them make the master at least as good as the seed itself, which the rounding then improves
-        size = np.cumsum(found @ arm_pairs)
-        fit = int(np.searchsorted(size, SEED_COLUMNS - used, side="right"))
-        n = max(min(max_seed_faces, fit), min(len(found), MIN_SEED_FACES)) if k == 0 else min(max_seed_faces, fit)
-        faces += list(found[:n])
-        used += int(size[n - 1]) if n else 0
-    if time_limit is not None and time.perf_counter() >= start + time_limit:  # the seeds took it all
-        return LPBound(float(trivial), np.inf, False, 0, np.empty((0, graph.n_arms), bool), np.zeros(0),
-                       time.perf_counter() - start, *_shorter_seed(seeds, seed, graph, prep),
-                       how="time limit: trivial bound")
-    types = UserTypes.from_required(prep.required, graph.support)
-    cg = ColumnGeneration(types, prep.C, graph.n_arms)
-    cg.add_initial_faces(faces)
-    # with a seed above the trivial bound, part of the time is kept for rounding the master into a shorter one
-    share = 1.0 if seed is None or seed.total_assignments <= trivial else 1.0 - ROUNDING_SHARE
-    cg.run(None if time_limit is None else start + share * time_limit, floor=float(trivial))
-    res = cg.result(start)
-    # max_i sum_j ceil(w_ij) bounds R and the LP optimum from below too; it only helps before convergence
-    value = max(res.value, float(trivial))
-    how = "LP optimum" if res.converged else \
-        "time limit: Farley bound" if res.value > trivial else "time limit: trivial bound"
-    rounded = None
-    in_time = time_limit is None or time.perf_counter() < start + time_limit
-    shorter, source = _shorter_seed(seeds, seed, graph, prep)  # a fast seed that beats the given one
-    best_total = None if seed is None else int(seed.total_assignments if shorter is None else shorter[1].sum())
-    if seed is not None and best_total > int(np.ceil(value - 1e-6)) and in_time:
-        rounded = _rounded(cg, prep, graph, best_total)
-    if rounded is not None:
-        source = "lp"
-    else:
-        rounded = shorter
-    return LPBound(value, res.lp_value, res.converged, res.iterations, res.faces, res.mu,
-                   time.perf_counter() - start, rounded, source, how)
+        return trivial_bound(TRIVIAL, True)
+    seeds = [] if seed is None else [(seed.assignments, seed.multiplicities)]
+    for a, m, method in fast_seed(prep, best_effort, time_limit, None if seed is None else seed.method):
+        if int(m.sum()) <= trivial and verify(graph, prep.C, a, m, best_effort=best_effort).valid:
+            return trivial_bound(MET_BY.format(method), True)
+        seeds.append((a, m))
+    types = UserTypes.from_prepared(prep)
+    if types.n_pairs > MAX_PAIRS:
+        return trivial_bound(TOO_LARGE, False)
+    initial = seed_faces(prep, seeds, max_seed_faces) + ([] if faces is None else list(faces))
+    if deadline is not None and time.perf_counter() >= deadline:  # the fast seed took it all
+        return trivial_bound(TIME_TRIVIAL, False)
+    cg = column_generation(prep, initial, deadline, floor=trivial, types=types)
+    return cg.result(start, trivial)
 
 
-def _shorter_seed(seeds, seed, graph: DemandGraph, prep) -> tuple[tuple[np.ndarray, np.ndarray] | None, str]:
-    """(decomposition, source) of the shortest of ``seeds[1:]`` that beats ``seed`` and verifies, else
-    ``(None, "")``."""
-    from anondecomp.verify import verify
+def fast_seed(prep: Prepared, best_effort: bool, time_limit: float | None, given: str | None = None
+               ) -> list[tuple[np.ndarray, np.ndarray, str]]:
+    """An extra seed that often meets the trivial bound, unless ``given`` (the seed's method) is it already;
+    (assignments, multiplicities, method), ``[]`` when none is built.
 
-    if seed is None:
-        return None, ""
-    for a, m, src in sorted(seeds[1:], key=lambda x: int(x[1].sum())):
-        if int(m.sum()) < seed.total_assignments and verify(graph, prep.C, a, m, required=prep.required).valid:
-            return (a, m), src
-    return None, ""
-
-
-def _rounded(cg: ColumnGeneration, prep, graph: DemandGraph, seed_total: int
-             ) -> tuple[np.ndarray, np.ndarray] | None:
-    """The master's last solution rounded into a decomposition (:mod:`anondecomp.rounding`), when that is
-    shorter than ``seed_total`` and verifies."""
-    from anondecomp.result import compress
-    from anondecomp.rounding import round_master
-    from anondecomp.verify import verify
-
-    point = cg.last_solution()
-    if point is None:
-        return None
-    found = round_master(prep, cg.types, *point)
-    if found is None or int(found[1].sum()) >= seed_total:
-        return None
-    a, m = compress(*found)
-    return (a, m) if verify(graph, prep.C, a, m, required=prep.required).valid else None
-
-
-def _fast_seed(prep, best_effort: bool, time_limit: float | None) -> list[tuple[np.ndarray, np.ndarray, str]]:
-    """An extra seed that often meets the trivial bound: the polytope method when it applies, else
-    time-shared faces (``[]`` if those find nothing); (assignments, multiplicities, method)."""
+    Within :data:`~anondecomp.validation.DENSE_CELLS` users x arms: the polytope method when it applies, else
+    time-shared faces (dense models). Above: sessions (:mod:`anondecomp.methods.sessions`, linear in the
+    edges), when their users x rounds calendar, at least users x the trivial bound, fits in as many cells.
+    """
     from anondecomp.methods.polytope import polytope_applies, polytope_decomposition
+    from anondecomp.methods.sessions import sessions_decomposition
     from anondecomp.methods.timeshare import timeshare
 
-    if not prep.required.any():
+    g = prep.graph
+    if not prep.edge_required.any():
         return []
-    if not len(polytope_applies(prep.graph, prep.C, prep.required)):
-        res = polytope_decomposition(prep.graph, prep.C, best_effort=best_effort)
+    if g.n_users * g.n_arms > DENSE_CELLS:
+        if given == "sessions" or g.n_users * prep.lower_bound > DENSE_CELLS:
+            return []
+        res = sessions_decomposition(g, prep.C, best_effort=best_effort)
+        return [(res.assignments, res.multiplicities, "sessions")]
+    if given in FAST_METHODS:
+        return []
+    if not len(polytope_applies(g, prep.C, prep.edge_required)):
+        res = polytope_decomposition(g, prep.C, best_effort=best_effort)
         return [(res.assignments, res.multiplicities, "polytope")]
     budget = TIMESHARE_SHARE * time_limit if time_limit is not None else None
     found = timeshare(prep, budget, stop_at=prep.lower_bound)

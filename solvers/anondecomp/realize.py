@@ -164,9 +164,11 @@ def realize(types, faces: np.ndarray, lengths: np.ndarray, Y: np.ndarray, C: int
         users = np.flatnonzero(types.of_user == t)
         Yt = np.zeros((F, n_arms), dtype=np.int64)
         Yt[:, arms] = Y[:, mine]
+        q = np.zeros(n_arms, dtype=np.int64)
+        q[arms] = types.q[mine]
         allowed = faces & np.isin(np.arange(n_arms), arms)[None, :]
         pos = 0
-        for P, count in split_type(Yt, allowed, lengths, types.required[t], int(types.counts[t])):
+        for P, count in split_type(Yt, allowed, lengths, q, int(types.counts[t])):
             blocks.append((users[pos:pos + count], P))
             pos += count
     # step 2: colour each face

@@ -19,10 +19,11 @@ from anondecomp.graph import DemandGraph, row_sums
 VERTEX_ROUTES = ("auto", "schedule", "colouring", "caratheodory")
 DENSE_CELLS = 50_000_000
 """Cells above which a method refuses to build one dense model (each int64 array of it 400 MB or more):
-users x arms for ``optimal`` and the LP of :func:`~anondecomp.lp_lower_bound`, whose models span the whole
-graph; N users x the largest block's arms for ``block``; N users x the wanted arms for ``polytope``. ``auto``
-leaves its dense routes (polytope, block, time-shared faces) to sessions above it, users x arms; ``sessions``,
-``slack``, ``greedy`` and ``randomized`` build no dense model."""
+users x arms for ``optimal``, whose model spans the whole graph (the LP of :func:`~anondecomp.lp_lower_bound`
+has no such limit: :data:`anondecomp.lower_bound.MAX_PAIRS` (type, arm) pairs); N users x the largest block's
+arms for ``block``; N users x the wanted arms for ``polytope``. ``auto`` leaves its dense routes (polytope,
+block, time-shared faces) to sessions above it, users x arms; ``sessions``, ``slack``, ``greedy`` and
+``randomized`` build no dense model."""
 OUTPUT_CELLS = 500_000_000
 """Assignments x users above which a method refuses to build its output (1 GB or more of arm indices):
 ``greedy``'s one assignment per wanted arm, ``randomized``'s draws (the draws it expects to need, at least, checked

@@ -43,14 +43,17 @@ def test_armfirst_beats_least_slack_rounds_on_a_log_with_thin_arms_and_the_bound
     a, m = armfirst_rounds(prepare(g, 20, False))
     assert anondecomp.verify(g, 20, a, m).valid
     assert g.lower_bound <= int(m.sum()) < slack.total_assignments
-    # no master solved (as when the time limit comes first): no rounding, the arm-first seed is returned
+    # no rounds removed first, no master solved (as when the time limit comes first): no rounding, polish
+    # returns the arm-first seed
+    monkeypatch.setattr(anondecomp.improve, "shorter", lambda d, **kwargs: d)
     monkeypatch.setattr(anondecomp.lower_bound.ColumnGeneration, "run", lambda self, *args, **kwargs: None)
-    bound = anondecomp.lp_lower_bound(g, 20, seed=slack)
+    polished = anondecomp.improve.polish(slack)
     # arm-first rounds, perhaps with rounds removed by rerouting (anondecomp.improve.shorten_long)
-    assert bound.decomposition_from in ("armfirst", "armfirst+improve") and bound.how == "time limit: trivial bound"
+    assert polished.method in ("slack+armfirst", "slack+armfirst+improve")
+    assert polished.info["lp_how"] == "time limit: trivial bound"
     tight = armfirst_rounds(prepare(g, 20, False), tight_first=True)[1]
-    assert int(bound.decomposition[1].sum()) <= min(int(m.sum()), int(tight.sum()))   # the shortest variant
-    assert anondecomp.verify(g, 20, *bound.decomposition).valid
+    assert polished.total_assignments <= min(int(m.sum()), int(tight.sum()))   # the shortest variant
+    assert anondecomp.verify(g, 20, polished).valid
 
 
 @pytest.mark.parametrize("seed", range(3))

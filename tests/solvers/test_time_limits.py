@@ -113,15 +113,19 @@ def test_the_bound_says_how_it_is_certified():
     assert seed.total_assignments > g.lower_bound
     cut = anondecomp.lp_lower_bound(g, 5, seed=seed, time_limit=1e-9)
     assert (cut.value, cut.converged, cut.how) == (g.lower_bound, False, "time limit: trivial bound")
-    done = anondecomp.lp_lower_bound(anondecomp.DemandGraph.from_batched(10, np.ones((8, 2), bool)), 3)
-    assert (done.value, done.converged, done.how) == (10.0, True, "LP optimum")
+    met = anondecomp.lp_lower_bound(anondecomp.DemandGraph.from_batched(10, np.ones((8, 2), bool)), 3)
+    assert (met.value, met.converged, met.how) == (
+        10.0, True, "trivial bound max_i sum_j ceil(w_ij), met by a polytope decomposition")
+    active = np.array([[1, 1]] * 4 + [[1, 0]], bool)   # above the trivial bound 10: the LP is solved
+    done = anondecomp.lp_lower_bound(anondecomp.DemandGraph.from_batched(10, active), 3)
+    assert (done.value, done.converged, done.how) == (15.0, True, "LP optimum over 2 user types")
 
 
 def test_certify_cut_by_its_time_limit_says_so_and_verifies(tmp_path, capsys, monkeypatch):
     from anonbandits.cli.main import main
 
     # no seed meets the bound in time
-    monkeypatch.setattr(anondecomp.lower_bound, "_fast_seed", lambda *args: [])
+    monkeypatch.setattr(anondecomp.lower_bound, "fast_seed", lambda *args: [])
     monkeypatch.setattr(anondecomp.armfirst, "armfirst_rounds", lambda *args: None)
     # and sessions, which meet it here, give way to a long decomposition: auto's other route is then cut
     monkeypatch.setattr(anondecomp.methods.auto, "sessions_decomposition",

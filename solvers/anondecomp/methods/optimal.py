@@ -52,11 +52,9 @@ def face_solution(assignments: np.ndarray, multiplicities: np.ndarray, types: Us
     Face of an assignment = the wanted arms holding >= C+1 users; Y counts each informative (type, arm) sample.
     """
     K = prep.graph.n_arms
-    wanted = (prep.required > 0).any(axis=0)
+    wanted = _wanted(prep)
     faces, _ = open_sets(assignments, multiplicities, prep.C, wanted)
     index = {f.tobytes(): k for k, f in enumerate(faces)}
-    pair = np.full((types.n_types, K), -1, dtype=np.int64)
-    pair[types.ti, types.aj] = np.arange(types.n_pairs)
     lengths = np.zeros(len(faces), dtype=np.int64)
     Y = np.zeros((len(faces), types.n_pairs), dtype=np.int64)
     for a, m in zip(np.asarray(assignments, np.int64), multiplicities, strict=True):
@@ -66,10 +64,15 @@ def face_solution(assignments: np.ndarray, multiplicities: np.ndarray, types: Us
             continue
         f = index[S.tobytes()]
         lengths[f] += m
-        p = pair[types.of_user, a]
+        p = types.pair_of(types.of_user, a)
         p = p[(p >= 0) & S[a]]
         Y[f] += m * np.bincount(p, minlength=types.n_pairs)
     return faces, lengths, Y
+
+
+def _wanted(prep: Prepared) -> np.ndarray:
+    """(K,) bool: the arms some user needs a sample of."""
+    return np.bincount(prep.graph.edge_arms[prep.edge_required > 0], minlength=prep.graph.n_arms) > 0
 
 
 def optimal_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False, time_limit: float | None = None,
@@ -110,7 +113,7 @@ def optimal_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fal
     if seed.total_assignments <= trivial:  # the seed meets max_i sum_j ceil(w_ij): optimal, LP = trivial
         return _result(graph, prep, *_assignments(seed), start, info, float(trivial), True,
                        "seed meets the trivial bound")
-    types = UserTypes.from_required(prep.required, graph.support)
+    types = UserTypes.from_prepared(prep)
     if isinstance(seed, TimeShared):
         seed_faces, seed_lengths, seed_Y = seed.plan.face_solution(types)
     else:
@@ -193,7 +196,7 @@ def _result(graph, prep, assignments, multiplicities, start, info, bound, conver
         assignments, multiplicities, 0)
     total = int(m.sum())
     target = int(np.ceil(bound - 1e-6))
-    faces = open_sets(a, m, prep.C, (prep.required > 0).any(axis=0))[0] if len(a) else np.empty((0, 0))
+    faces = open_sets(a, m, prep.C, _wanted(prep))[0] if len(a) else np.empty((0, 0))
     gap = total / target - 1 if target > 0 else 0.0
     info = {**info, "lp_lower_bound": bound, "lp_converged": bool(converged), "gap": gap, "status": status,
             "faces": len(faces), "repaired": repaired}
