@@ -1,42 +1,64 @@
 """``anonbandits bench --suite quick|full --out bench.csv --plot bench.png``: the solver benchmark (issue 6).
 
-Runs every decomposition method on every graph of the suite (:mod:`anondecomp.bench`): random U-batched
-graphs with U above and below K(C+1), niche-group graphs where block is loose, graphs recorded from real
-Algorithm 1 runs and synthetic Algorithm-1-shaped graphs, from 18 to 100,000 users. One row per (graph,
-method); every decomposition goes through the exact verifier. The plot shows R / (LP lower bound) per family
-and method.
+Runs every decomposition method of ``decompose --method`` (:data:`anondecomp.METHODS`, ``auto`` included) on
+every graph of the suite (:mod:`anondecomp.bench`): random U-batched graphs with U above and below K(C+1),
+niche-group graphs where block is loose, graphs recorded from real Algorithm 1 runs and synthetic
+Algorithm-1-shaped graphs, from 18 to 100,000 users. One row per (graph, method); every decomposition goes
+through the exact verifier. The plot shows R / (LP lower bound) per family and method.
+
+Outputs: ``--out`` is a CSV table (``.csv``) or JSON lines (``.jsonl``), ``--plot`` an image whose extension
+gives its format; any other extension is refused before the first graph, and so is an existing output unless
+``--force`` is given. Ctrl-C (or SIGTERM) writes the rows finished so far to ``--out`` and exits with 130 (143).
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from anonbandits.cli.options import check_outputs, positive_seconds
+import anondecomp
+from anonbandits.cli.options import Terminated, check_outputs, positive_seconds, stop_signals_ignored
 from anonbandits.errors import ConfigError
 from anonbandits.experiments import write_table
 from anonbandits.experiments.plot import save_figure
+from anonbandits.experiments.table import TABLE_SUFFIXES
 from anondecomp.bench import suite as bench
 
 PLOT_FORMATS = (".png", ".pdf", ".svg")
 
 
+#: the methods bench runs: every method of ``decompose --method``
+METHODS = tuple(anondecomp.METHODS)
+DEFAULT_OUT = "bench.csv"
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser("bench", help="run the decomposition benchmark suite",
                        description="Run every decomposition method on the benchmark graphs; write one row per "
-                                   "(graph, method) with R, the lower bounds, time, memory and the exact check.")
+                                   "(graph, method) with R, the lower bounds, time, memory and the exact check. "
+                                   "Ctrl-C writes the rows finished so far, then exits with 130.")
     p.add_argument("--suite", choices=bench.SUITES, default="quick",
                    help="quick (under 5 minutes on 2 cores) or full (default quick)")
-    p.add_argument("--out", default="bench.csv", help="table of rows (CSV, or JSON lines for .jsonl)")
-    p.add_argument("--plot", default=None, help="bar chart of R / LP lower bound per family and method (PNG)")
-    p.add_argument("--methods", default=",".join(bench.METHODS),
-                   help=f"comma-separated methods (default {','.join(bench.METHODS)})")
+    p.add_argument("--out", default=DEFAULT_OUT,
+                   help=f"table of rows: CSV for .csv, JSON lines for .jsonl (default {DEFAULT_OUT})")
+    p.add_argument("--plot", default=None,
+                   help=f"bar chart of R / LP lower bound per family and method ({', '.join(PLOT_FORMATS)}; "
+                        "default none)")
+    p.add_argument("--force", action="store_true", help="replace --out or --plot when it exists already "
+                                                        "(without it, an existing output is refused)")
+    p.add_argument("--methods", default=",".join(METHODS),
+                   help=f"comma-separated methods (default all: {', '.join(METHODS)})")
     p.add_argument("--families", default=None, help="comma-separated families to keep (default all)")
     p.add_argument("--time-limit", type=positive_seconds, default=None, metavar="SECONDS",
                    help="per graph, for 'optimal' and the LP bound (default: 20 quick, 120 full)")
+    p.add_argument("--no-progress", action="store_true",
+                   help="hide progress (a bar on a terminal, otherwise a line at least every 10 s on stderr, with "
+                        "an ETA)")
     p.set_defaults(func=run)
 
 
@@ -53,7 +75,7 @@ def _choose(text: str | None, allowed, what: str) -> list[str] | None:
 def run(args: argparse.Namespace) -> int:
     from anonbandits.experiments.runner import Progress
 
-    methods = _choose(args.methods, bench.METHODS, "method")
+    methods = _choose(args.methods, METHODS, "method")
     cases = bench.cases(args.suite)
     families = _choose(args.families, sorted({c.family for c in cases}), "family")
     if families is not None:
@@ -63,14 +85,36 @@ def run(args: argparse.Namespace) -> int:
     if args.plot is not None:
         import matplotlib  # noqa: F401  (before the runs: a base install without it learns so at once)
     # the table and the plot create missing directories; everything else must be writable before the runs
-    check_outputs([("--out", args.out), ("--plot", args.plot)], make_parents=True)
+    check_outputs([("--out", args.out), ("--plot", args.plot)], make_parents=True,
+                  suffixes={"--out": TABLE_SUFFIXES})
+    for flag, path in (("--out", args.out), ("--plot", args.plot)):
+        if path is not None and Path(path).exists() and not args.force:
+            raise ConfigError(f"{flag} {path} exists; give --force to replace it, or another {flag}")
     limit = args.time_limit or bench.TIME_LIMIT[args.suite]
     start = time.perf_counter()
-    rows: list[dict] = []
-    progress = Progress(len(cases) * len(methods), label="rows")
+    rows: list[dict] = []  # every finished row, as soon as it is finished (its graph's LP bound comes later)
+    progress = Progress(len(cases) * len(methods), label="rows", enabled=not args.no_progress)
+    progress.start()
+
+    def finished(row: dict) -> None:
+        rows.append(row)
+        progress.update()
+
     try:
         for case in cases:
-            rows += bench.run_case(case, methods, time_limit=limit, on_row=lambda _row: progress.update())
+            bench.run_case(case, methods, time_limit=limit, on_row=finished)
+    except (KeyboardInterrupt, Terminated) as exc:
+        progress.close()
+        code = 128 + (signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT)
+        with stop_signals_ignored():  # a second Ctrl-C must not cut the writing short
+            if rows:
+                write_table(rows, args.out)
+                kept = f"{len(rows)} finished rows are in {args.out}"
+            else:
+                kept = "no row had finished; nothing written"
+        print(f"anonbandits bench: interrupted (after {len(rows)} of {len(cases) * len(methods)} rows; {kept})",
+              file=sys.stderr)
+        return code
     finally:
         progress.close()
     write_table(rows, args.out)
@@ -119,7 +163,7 @@ def plot_ratios(rows: list[dict], path: str | Path) -> None:
 
     summary = bench.summarize(rows)
     families = sorted({f for f, _ in summary})
-    methods = [m for m in bench.METHODS if any(m == mm for _, mm in summary)]
+    methods = [m for m in METHODS if any(m == mm for _, mm in summary)]
     width = 0.8 / max(len(methods), 1)
     fig, axes = plt.subplots(1, 2, figsize=(3.0 + 3.0 * len(families), 4.4))
     for k, m in enumerate(methods):

@@ -16,6 +16,9 @@ from anonbandits.cli.decompose import resolve_C
 from anonbandits.cli.options import add_graph_arguments, check_outputs, positive_int, positive_seconds
 from anondecomp.io import atomic_open
 
+#: the extension of --json's file: it holds JSON, so its name says so (anything else is refused before any work)
+JSON_SUFFIXES = (".json",)
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("beta", help="beta(G) of Lemma 3: exact for K <= 12, a certified interval above",
@@ -30,12 +33,13 @@ def add_parser(sub) -> None:
                         "to one (the literal statement)")
     p.add_argument("--time-limit", type=positive_seconds, default=None, metavar="SECONDS",
                    help="stop column generation after this long, with the interval found")
-    p.add_argument("--json", dest="json_out", default=None, help="also write the result here (JSON)")
+    p.add_argument("--json", dest="json_out", default=None, metavar="FILE.json",
+                   help="also write the result here (JSON; the name must end in .json)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    check_outputs([("--json", args.json_out)], inputs=[args.graph])
+    check_outputs([("--json", args.json_out)], inputs=[args.graph], suffixes={"--json": JSON_SUFFIXES})
     graph, file_C = anondecomp.read_graph(args.graph, demand=args.demand)
     C = resolve_C(args.C, file_C)
     res = anondecomp.beta(graph, C, method=args.method, sense=args.sense, time_limit=args.time_limit)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import anondecomp
 from anonbandits.cli.options import (
+    DECOMPOSITION_SUFFIXES,
     add_graph_arguments,
     check_outputs,
     nonnegative_int,
@@ -228,7 +229,8 @@ def run(args: argparse.Namespace) -> int:
     # a sharded decomposition is a part directory whether -o is OUT/ or OUT.parquet (sharded() refuses others)
     as_directory = (args.shards is not None or args.scheduler is not None) and bool(args.output) \
         and is_compact_output(args.output)
-    check_outputs([("-o", args.output)], inputs=[args.graph], parts=["-o"], directories=["-o"] if as_directory else [])
+    check_outputs([("-o", args.output)], inputs=[args.graph], parts=["-o"], directories=["-o"] if as_directory else [],
+                  suffixes={"-o": DECOMPOSITION_SUFFIXES})
     if sharded(args):
         return run_sharded(args, start)
     with phase(f"reading {args.graph}"):

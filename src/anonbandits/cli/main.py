@@ -1,7 +1,8 @@
 """Entry point of the anonbandits command.
 
 Each subcommand is a module of this package with ``add_parser(subparsers)`` and ``run(args) -> int``.
-Errors a user can cause (from either layer) become one line on stderr and exit code 2, never a traceback;
+Errors a user can cause (from either layer) become one line on stderr and exit code 2, never a traceback (a
+command line without a subcommand gets the whole usage, then that line);
 a closed output pipe (``| head``) ends the command quietly; SIGTERM unwinds like Ctrl-C, so atomic writers
 remove their temporary files. ``decompose``, ``verify`` and ``beta`` end within :data:`INTERRUPT_GRACE` seconds of
 Ctrl-C or SIGTERM even inside a long solver call that does not return to Python (a HiGHS solve): see
@@ -174,7 +175,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser = _Parser(prog="anonbandits", description="C-anonymous decompositions of demand graphs and "
                      "privacy-preserving bandit simulations (docs/ has the formats and the methods).")
     parser.add_argument("--version", action=_Version, help="show the version and exit")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    # not required: a command line without a subcommand prints the whole usage (main), not one error line
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     first = next((a for a in argv or () if not a.startswith("-")), None)
     for name in (first,) if first in SUBCOMMANDS else SUBCOMMANDS:
         try:
@@ -228,6 +230,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"unrecognized arguments: {' '.join(rest)}")
     except SystemExit as exc:  # argparse has printed its one line (or the help) already
         return exc.code if isinstance(exc.code, int) else EXIT_USER_ERROR
+    if args.command is None:  # bare `anonbandits`: the usage and the commands on stderr, exit 2 (as argparse does)
+        parser.print_help(sys.stderr)
+        print(f"\n{parser.prog}: error: choose a command: {', '.join(SUBCOMMANDS)}", file=sys.stderr)
+        return EXIT_USER_ERROR
     args.extra = rest
     prefix = f"anonbandits {args.command}"
     with _Deadline() if args.command in DEADLINE_COMMANDS else contextlib.nullcontext():

@@ -10,8 +10,10 @@ import argparse
 import contextlib
 import math
 import os
+import signal
 import sys
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from anonbandits.errors import ConfigError
@@ -59,12 +61,20 @@ def nonnegative_int(text: str) -> int:
     return _integer(text, 0, "0 or more")
 
 
-def check_outputs(outputs: Iterable[tuple[str, str | None]], inputs: Iterable[str | os.PathLike] = (),
-                  make_parents: bool = False, parts: Iterable[str] = (), directories: Iterable[str] = ()) -> None:
+#: the extensions ``decompose -o`` writes: JSON, or the compact Parquet schedule (a directory ``OUT/`` of Parquet
+#: part files is accepted too; anondecomp.io.write_decomposition chooses the format by the same rule)
+DECOMPOSITION_SUFFIXES = (".json", ".parquet", ".pq")
+
+
+def check_outputs(outputs: Sequence[tuple[str, str | None]], inputs: Iterable[str | os.PathLike] = (),
+                  make_parents: bool = False, parts: Iterable[str] = (), directories: Iterable[str] = (),
+                  suffixes: Mapping[str, Sequence[str]] | None = None) -> None:
     """Check every ``(flag, path)`` output (``None`` paths skipped) before any work: see
     :func:`anondecomp.io.check_writable`, which also refuses devices, FIFOs and the standard streams; two flags
     naming the same file are refused too. The flags in ``parts`` may name a directory of Parquet part files
-    (``OUT/``); those in ``directories`` always do, whatever the name."""
+    (``OUT/``); those in ``directories`` always do, whatever the name. ``suffixes`` gives, per flag, the
+    extensions its writer writes (the format follows the extension): any other file name is refused, naming the
+    flag, the file and the accepted extensions, so a file never holds another format than its name says."""
     inputs = list(inputs)
     parts, directories = set(parts), set(directories)
     seen: dict[Path, str] = {}
@@ -76,6 +86,21 @@ def check_outputs(outputs: Iterable[tuple[str, str | None]], inputs: Iterable[st
         if Path(path).resolve() in seen:
             raise ConfigError(f"{flag} {path} is also {seen[Path(path).resolve()]}; give each output its own file")
         seen[Path(path).resolve()] = flag
+    for flag, path in outputs:  # once every path is known writable and distinct: the format each name says
+        if path is not None and suffixes and flag in suffixes:
+            check_suffix(flag, path, suffixes[flag], directory_ok=flag in parts or flag in directories)
+
+
+def check_suffix(flag: str, path: str, accepted: Sequence[str], *, directory_ok: bool = False) -> None:
+    """Refuse ``path`` unless its extension is one of ``accepted`` (case-insensitive) or, with ``directory_ok``,
+    it names a directory of Parquet part files (``OUT/``)."""
+    from anondecomp.compact import is_directory_output
+
+    if Path(path).suffix.lower() in accepted or (directory_ok and is_directory_output(path)):
+        return
+    also = ", or a directory OUT/ (Parquet part files)" if directory_ok else ""
+    raise ConfigError(f"{flag} {path}: unsupported extension {Path(path).suffix or '(none)'!r}; "
+                      f"use one of {', '.join(accepted)}{also}")
 
 
 def demand_value(text: str) -> int | float:
@@ -90,6 +115,21 @@ def add_graph_arguments(p: argparse.ArgumentParser) -> None:
                                  "(docs/formats.md)")
     p.add_argument("--demand", type=demand_value, default=None, metavar="D",
                    help="total demand D of a batched table (columns user, arm; w_ij = D / |A_i|)")
+
+
+@contextlib.contextmanager
+def stop_signals_ignored() -> Iterator[None]:
+    """Ignore Ctrl-C and SIGTERM meanwhile: the run is stopping already, and a second Ctrl-C (or a second
+    SIGTERM) must not cut short the writing of the finished runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def silence_stdout() -> None:

@@ -7,23 +7,20 @@ entry and output path before the first run, and turns Ctrl-C or SIGTERM into a s
 from __future__ import annotations
 
 import argparse
-import contextlib
 import re
 import signal
 import sys
-import threading
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
 from anonbandits import registry
-from anonbandits.cli.options import Terminated, check_outputs, nonnegative_int, positive_int
+from anonbandits.cli.options import Terminated, check_outputs, nonnegative_int, positive_int, stop_signals_ignored
 from anonbandits.errors import AnonBanditsError, ConfigError
 from anonbandits.experiments import count_runs, load_grid, plot_curves, tasks_from_grid, write_table
 from anonbandits.experiments.grid import MAX_RUNS, MAX_SEEDS, Task, seed_list
 from anonbandits.experiments.runner import TaskResult, collect
-from anonbandits.experiments.table import TABLE_SUFFIXES, read_table, run_key, task_key
+from anonbandits.experiments.table import TABLE_SUFFIXES, configuration_labels, read_table, run_key, task_key
 from anondecomp.errors import AnonDecompError
 
 EXIT_USER_ERROR = 2
@@ -37,7 +34,13 @@ Run any registered algorithm over seeds, or a whole grid file.
 The parameters are the algorithm's own: 'anonbandits simulate --help --algorithm NAME' lists them with
 their defaults. A grid file (TOML or JSON) lists runs; a list value expands into one run per value, and
 every configuration runs once per seed (see examples/grid.toml). A grid of more than --max-runs runs
-(default 1000000) is refused before anything runs; a larger --max-runs confirms a larger grid.
+(default 1000000) is refused before anything runs; a larger --max-runs confirms a larger grid. A flag given
+on the command line beats the grid file: --seeds N runs seeds offset..offset+N-1 whatever the file's 'seeds'
+says, and --seed-offset replaces its 'seed_offset' (refused when the file lists its seeds explicitly).
+
+The table records the instance that ran (with --means FILE, the file's users and arms). The plot has one
+panel per quantity and one line per configuration, the parameters that vary named in its label; the
+summary on stdout has one line per configuration too. --out, --plot: the extension gives the format.
 
 Runs go to local worker processes (--workers) or to a Dask cluster (--scheduler tcp://HOST:PORT). Every
 flag, grid entry and output path is checked before the first run. Ctrl-C or SIGTERM, to this process or to
@@ -54,8 +57,10 @@ def add_parser(sub) -> None:
     p.add_argument("--algorithm", help="registered algorithm name")
     p.add_argument("--config", help="grid file (.toml or .json) instead of --algorithm")
     p.add_argument("--seeds", type=positive_int, default=None,
-                   help="number of seeds, offset..offset+n-1 (default 10; a grid file's own 'seeds' wins)")
-    p.add_argument("--seed-offset", type=nonnegative_int, default=None, help="first seed (default 0)")
+                   help="number of seeds, offset..offset+n-1 (default 10, or a grid file's own 'seeds'; given, it "
+                        "beats the grid file's)")
+    p.add_argument("--seed-offset", type=nonnegative_int, default=None,
+                   help="first seed (default 0, or a grid file's 'seed_offset'; given, it beats the grid file's)")
     p.add_argument("--out", help="results table (.csv, or .jsonl for JSON lines)")
     p.add_argument("--plot", help="image of the mean curve with a 95%% band over seeds (.png, .pdf, .svg, ...)")
     p.add_argument("--resume", action="store_true",
@@ -65,7 +70,8 @@ def add_parser(sub) -> None:
     p.add_argument("--workers", type=positive_int, default=None, help="local worker processes (default: all cores)")
     p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://127.0.0.1:8786")
     p.add_argument("--no-progress", action="store_true",
-                   help="hide progress (a bar on a terminal, otherwise a line every 10 s on stderr)")
+                   help="hide progress (a bar on a terminal, otherwise a line at least every 10 s on stderr, with "
+                        "an ETA)")
     p.set_defaults(func=run, accepts_extra=True, parser=p)
 
 
@@ -110,9 +116,7 @@ def _tasks(args: argparse.Namespace) -> list[Task]:
     if args.config:
         if args.extra:
             raise ConfigError(f"unrecognized arguments with --config: {' '.join(args.extra)}")
-        grid = load_grid(args.config)
-        grid.setdefault("seeds", 10 if args.seeds is None else args.seeds)
-        grid.setdefault("seed_offset", args.seed_offset or 0)
+        grid = _flags_over_grid(load_grid(args.config), args)
         # counted from the list lengths before anything is expanded: a huge grid is refused at once
         total = count_runs(grid)
         if total > args.max_runs:
@@ -144,6 +148,23 @@ def _tasks(args: argparse.Namespace) -> list[Task]:
     params = spec.resolve(given, as_flags=True, deprecated=args.__dict__.setdefault("deprecated", []))
     return [Task(spec.name, params, s) for s in seed_list(10 if args.seeds is None else args.seeds,
                                                           args.seed_offset or 0)]
+
+
+def _flags_over_grid(grid: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    """The grid with the seed flags given on the command line in place of the file's own values (an explicit
+    flag beats the file; the file's values are still checked). ``--seed-offset`` with a file that lists its seeds
+    and no ``--seeds`` is refused: an offset applies to a count of seeds only."""
+    seed_list(grid.get("seeds", 1), grid.get("seed_offset", 0))  # the file's own values are checked all the same
+    if args.seeds is not None:
+        grid["seeds"] = args.seeds
+    grid.setdefault("seeds", 10)
+    if args.seed_offset is not None:
+        if isinstance(grid["seeds"], list):
+            raise ConfigError(f"--seed-offset {args.seed_offset} does not apply: grid file {args.config} lists its "
+                              f"seeds ({grid['seeds']!r}); give --seeds N as well to run N seeds from "
+                              f"{args.seed_offset}")
+        grid["seed_offset"] = args.seed_offset
+    return grid
 
 
 def _plot_suffixes() -> tuple[str, ...]:
@@ -201,7 +222,7 @@ def _run_and_save(args: argparse.Namespace, tasks: list[Task], kept: list[dict[s
         collect(tasks, finished, workers=args.workers, scheduler=args.scheduler, progress=not args.no_progress)
     except (KeyboardInterrupt, Terminated) as exc:  # SIGTERM (main's handler raises Terminated) like Ctrl-C
         signum = signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT
-        with _stop_signals_ignored():
+        with stop_signals_ignored():
             return _stop(args, kept, finished, len(tasks), "interrupted", 128 + signum)
     except (AnonBanditsError, AnonDecompError) as exc:
         message = _in_flag_words(str(exc), args.algorithm) if args.algorithm else str(exc)
@@ -220,21 +241,6 @@ def _run_and_save(args: argparse.Namespace, tasks: list[Task], kept: list[dict[s
     _say_deprecated(args)
     _summarise(rows, sys.stdout)
     return 0
-
-
-@contextlib.contextmanager
-def _stop_signals_ignored() -> Iterator[None]:
-    """Ignore Ctrl-C and SIGTERM meanwhile: the run is stopping already, and a second Ctrl-C (or a second
-    SIGTERM) must not cut short the writing of the finished runs."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
 
 
 def _in_flag_words(message: str, algorithm: str) -> str:
@@ -284,12 +290,14 @@ def _number(value: Any) -> float:
 
 
 def _summarise(rows, out) -> None:
-    """Mean of each numeric metric per algorithm label, so a run without --out still says something."""
+    """Mean of each numeric metric per configuration, so a run without --out still says something: one line per
+    algorithm, with the parameters that vary between its runs in the label (``anon-etc [C=5]: 3 runs, mean ...``;
+    :func:`~anonbandits.experiments.table.configuration_labels`)."""
     import numpy as np
 
     by_alg: dict[str, list[dict]] = {}
-    for row in rows:
-        by_alg.setdefault(row["algorithm"], []).append(row)
+    for row, label in zip(rows, configuration_labels(rows, [str(row["algorithm"]) for row in rows]), strict=True):
+        by_alg.setdefault(label, []).append(row)
     for alg, group in by_alg.items():
         parts = []
         for key in ("regret", "samples", "best_arm_found", "observations", "wall_time"):

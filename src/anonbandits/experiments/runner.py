@@ -12,10 +12,11 @@ import multiprocessing.process
 import os
 import signal
 import sys
+import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager, suppress
 from multiprocessing.connection import Connection
 from multiprocessing.connection import wait as connection_wait
@@ -27,6 +28,7 @@ from anonbandits import registry
 from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.errors import ConfigError
 from anonbandits.experiments.grid import Task
+from anonbandits.experiments.instance import recorded_params
 
 #: seconds to wait for a Dask scheduler before giving up (an unreachable one must fail fast)
 SCHEDULER_TIMEOUT = 3
@@ -84,6 +86,8 @@ def run_task(task: Task) -> TaskResult:
     -------
     TaskResult
         The row (algorithm, parameters, seed, the run's metrics and its wall time in seconds) and the result.
+        Where a means file sets the instance, the row's ``users`` and ``arms`` are the file's, not the flags'
+        (:func:`anonbandits.experiments.instance.recorded_params`).
 
     Raises
     ------
@@ -102,7 +106,8 @@ def run_task(task: Task) -> TaskResult:
     start = time.perf_counter()
     out = registry.get(task.algorithm).run(task.params, task.seed)
     wall = time.perf_counter() - start
-    return TaskResult(row={"algorithm": task.algorithm, **task.params, "seed": task.seed, **out.metrics,
+    params = recorded_params(task.algorithm, task.params)  # the instance that ran (a means file's sizes)
+    return TaskResult(row={"algorithm": task.algorithm, **params, "seed": task.seed, **out.metrics,
                            "wall_time": wall}, result=out)
 
 
@@ -173,27 +178,31 @@ def _worker(conn: Connection, parent: int) -> None:
             conn.send((i, None, (RuntimeError(f"{type(what).__name__}: {what}"), "")))
 
 
-def iter_results(tasks: Sequence[Task], *, workers: int | None = None,
-                 scheduler: str | None = None) -> Iterator[tuple[int, TaskResult]]:
+def iter_results(tasks: Sequence[Task], *, workers: int | None = None, scheduler: str | None = None,
+                 started: Callable[[], None] | None = None) -> Iterator[tuple[int, TaskResult]]:
     """Yield ``(index into tasks, result)`` as runs finish, in completion order.
 
     ``workers`` local worker processes (``None``: every core; ``1``: in this process), or the Dask cluster
-    of ``scheduler`` (``tcp://host:port``; ``workers`` is then ignored). When the consumer stops early (an
+    of ``scheduler`` (``tcp://host:port``; ``workers`` is then ignored). ``started`` is called once the backend
+    is up (after the local worker processes are forked), before the first run ends: a thread started there
+    (:class:`Progress`'s) is never copied into a forked worker. When the consumer stops early (an
     exception, ``KeyboardInterrupt`` or ``close()``), queued runs are cancelled and local worker processes
     killed and reaped before control returns. A run that raises re-raises here; a worker that dies raises
     :class:`WorkerDied`.
     """
+    started = started or (lambda: None)
     if not tasks:
         return
     if scheduler is not None:
-        yield from _iter_dask(tasks, scheduler)
+        yield from _iter_dask(tasks, scheduler, started)
         return
     workers = workers or os.cpu_count() or 1
     if workers == 1 or len(tasks) == 1:
+        started()
         for i, task in enumerate(tasks):
             yield i, run_task(task)
         return
-    yield from _iter_local(tasks, min(workers, len(tasks)))
+    yield from _iter_local(tasks, min(workers, len(tasks)), started)
 
 
 class _Worker(NamedTuple):
@@ -201,7 +210,7 @@ class _Worker(NamedTuple):
     sent: deque[int]  # indices of the tasks sent to it and not answered yet, oldest (the one running) first
 
 
-def _iter_local(tasks: Sequence[Task], workers: int) -> Iterator[tuple[int, TaskResult]]:
+def _iter_local(tasks: Sequence[Task], workers: int, started: Callable[[], None]) -> Iterator[tuple[int, TaskResult]]:
     """:func:`iter_results` on ``workers`` local processes.
 
     Each worker has its own pipe, holding its current task and the next one (so it never waits for this
@@ -226,6 +235,7 @@ def _iter_local(tasks: Sequence[Task], workers: int) -> Iterator[tuple[int, Task
                 conns.append(conn)
                 child.close()  # from now on only the worker holds its end: the pipe ends when the worker does
                 running[conn] = _Worker(proc, deque())
+        started()
         for _ in range(_IN_FLIGHT):
             for conn in list(running):
                 _dispatch(conn, queue, running)
@@ -278,7 +288,7 @@ def _died(proc: multiprocessing.process.BaseProcess, task: Task) -> WorkerDied:
     return WorkerDied(f"a worker process {how} while it ran {task.algorithm} with seed {task.seed}")
 
 
-def _iter_dask(tasks: Sequence[Task], scheduler: str) -> Iterator[tuple[int, TaskResult]]:
+def _iter_dask(tasks: Sequence[Task], scheduler: str, started: Callable[[], None]) -> Iterator[tuple[int, TaskResult]]:
     """:func:`iter_results` on the Dask cluster of ``scheduler``; :class:`ConfigError` within a few seconds when
     it cannot be reached."""
     try:
@@ -293,6 +303,7 @@ def _iter_dask(tasks: Sequence[Task], scheduler: str) -> Iterator[tuple[int, Tas
     futures = []
     try:
         futures = client.map(run_task, list(tasks), pure=False)
+        started()
         index = {f.key: i for i, f in enumerate(futures)}
         for fut in as_completed(futures):
             yield index[fut.key], fut.result()
@@ -301,38 +312,111 @@ def _iter_dask(tasks: Sequence[Task], scheduler: str) -> Iterator[tuple[int, Tas
         client.close()
 
 
-class Progress:
-    """``total`` runs done so far (or another ``label``: ``rows``, ...) on ``stream`` (stderr by default): a
-    tqdm bar on a terminal, otherwise plain lines after the first run, then every ``interval`` seconds (so
-    logs and CI output get no carriage-return noise); nothing when not ``enabled``."""
+#: seconds between two progress lines off a terminal, at most (whether or not a run ended meanwhile)
+PROGRESS_INTERVAL = 10.0
 
-    def __init__(self, total: int, *, stream: TextIO | None = None, interval: float = 10.0,
+
+def duration(seconds: float) -> str:
+    """``42 s``, ``3 min 05 s``, ``2 h 07 min``: a time span as a progress line gives it."""
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+class Progress:
+    """``total`` runs done so far (or another ``label``: ``rows``, ...) on ``stream`` (stderr by default).
+
+    On a terminal, a tqdm bar. Otherwise (logs, CI, pipes) plain lines, with no carriage-return noise: one when
+    the first run ends (how long one run takes), then one at least every ``interval`` seconds, whether or not a
+    run ended meanwhile (a timer thread, started by :meth:`start`), each with the time elapsed and an estimate of
+    the time left (``ETA``): ``runs: 3/30 done, 1 min 02 s elapsed, ETA 9 min 18 s``. The estimate is the mean
+    time per finished run so far, times the runs left, less the time since the last one ended; before the first
+    run ends there is none to give (``ETA after the first run``). Nothing once every run is done, and nothing
+    at all when not ``enabled``. ``interval``: default :data:`PROGRESS_INTERVAL`; 0 prints a line at every run
+    and starts no thread.
+    """
+
+    def __init__(self, total: int, *, stream: TextIO | None = None, interval: float | None = None,
                  enabled: bool = True, label: str = "runs") -> None:
+        interval = PROGRESS_INTERVAL if interval is None else interval
         self.total, self.done, self.label, self.interval, self.enabled = total, 0, label, interval, enabled
         self.stream = stream if stream is not None else sys.stderr
-        self.start = self.last = time.monotonic()
+        self.start_time = self.last = self.last_done = time.monotonic()
         self.bar = None
-        if enabled and self.stream.isatty():
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        if enabled and _isatty(self.stream):
             from tqdm import tqdm
 
             self.bar = tqdm(total=total, desc=label, unit=label.rstrip("s"), leave=False, file=self.stream)
 
+    def start(self) -> None:
+        """Start the timer thread of the lines off a terminal (idempotent); :func:`collect` calls it once the
+        worker processes are forked."""
+        if self.enabled and self.bar is None and self.interval > 0 and self._thread is None and \
+                self.done < self.total:
+            self._thread = threading.Thread(target=self._tick, name=f"progress: {self.label}", daemon=True)
+            self._thread.start()
+
     def update(self) -> None:
-        self.done += 1
-        if self.bar is not None:
-            self.bar.update()
+        """One more run is done."""
+        with self._lock:
+            self.done += 1
+            now = self.last_done = time.monotonic()
+            if self.bar is not None:
+                self.bar.update()
+                return
+            # the first line tells how long one run takes; later ones come at most every `interval` seconds
+            if self.done == 1 or now - self.last >= self.interval:
+                self._line(now)
+
+    def status(self, now: float | None = None) -> str:
+        """The line off a terminal: ``runs: 3/30 done, 1 min 02 s elapsed, ETA 9 min 18 s``."""
+        now = time.monotonic() if now is None else now
+        if self.done:
+            per_run = (self.last_done - self.start_time) / self.done
+            eta = duration(per_run * (self.total - self.done) - (now - self.last_done))
+        else:
+            eta = f"after the first {self.label.rstrip('s')}"
+        return f"{self.label}: {self.done}/{self.total} done, {duration(now - self.start_time)} elapsed, ETA {eta}"
+
+    def _line(self, now: float) -> None:
+        if not self.enabled or self.done >= self.total:
             return
-        now = time.monotonic()
-        # the first line tells how long one run takes; later ones come at most every `interval` seconds
-        due = self.done == 1 or now - self.last >= self.interval
-        if self.enabled and due and self.done < self.total:
-            self.last = now
-            print(f"{self.label}: {self.done}/{self.total} done, {now - self.start:.0f} s", file=self.stream,
-                  flush=True)
+        self.last = now
+        try:  # one write per line: the timer thread's lines and the main thread's never interleave
+            self.stream.write(self.status(now) + "\n")
+            self.stream.flush()
+        except (OSError, ValueError):  # a closed or broken stderr: progress is not worth an error
+            pass
+
+    def _tick(self) -> None:
+        while not self._stop.wait(max(0.0, self.last + self.interval - time.monotonic())):
+            with self._lock:
+                if self._stop.is_set():
+                    return
+                if time.monotonic() - self.last >= self.interval:
+                    self._line(time.monotonic())
 
     def close(self) -> None:
+        """Stop the display: the timer thread (waited for briefly) and the bar."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=1.0)
+            self._thread = None
         if self.bar is not None:
             self.bar.close()
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def collect(tasks: Sequence[Task], finished: dict[int, TaskResult], *, workers: int | None = None,
@@ -342,7 +426,7 @@ def collect(tasks: Sequence[Task], finished: dict[int, TaskResult], *, workers: 
     runs done so far; ``progress`` on stderr (see :class:`Progress`)."""
     bar = Progress(len(tasks), enabled=progress)
     try:
-        with closing(iter_results(tasks, workers=workers, scheduler=scheduler)) as results:
+        with closing(iter_results(tasks, workers=workers, scheduler=scheduler, started=bar.start)) as results:
             for i, result in results:
                 finished[i] = result
                 bar.update()

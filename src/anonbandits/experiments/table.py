@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from anonbandits import registry
 from anonbandits._docstrings import fill
 from anonbandits.errors import ConfigError
 from anonbandits.experiments.grid import Task
+from anonbandits.experiments.instance import recorded_params
 from anondecomp.io import atomic_open
 
 TABLE_SUFFIXES = (".csv", ".jsonl")
@@ -92,8 +93,9 @@ def _text(value: Any) -> str:
 
 
 def task_key(task: Task) -> tuple[str, ...]:
-    """What identifies a run in a table: the algorithm, every one of its parameters, and the seed."""
-    return run_key({**task.params, "algorithm": task.algorithm, "seed": task.seed})
+    """What identifies a run in a table: the algorithm, every one of its parameters as its row records them
+    (a means file's users and arms, :func:`~anonbandits.experiments.instance.recorded_params`), and the seed."""
+    return run_key({**recorded_params(task.algorithm, task.params), "algorithm": task.algorithm, "seed": task.seed})
 
 
 def run_key(row: Mapping[str, Any]) -> tuple[str, ...] | None:
@@ -103,3 +105,34 @@ def run_key(row: Mapping[str, Any]) -> tuple[str, ...] | None:
     except ConfigError:
         return None
     return (spec.name, *(_text(row.get(p.name)) for p in spec.params), _text(row["seed"]))
+
+
+def _parameter_names(algorithm: Any) -> tuple[str, ...]:
+    try:
+        return tuple(p.name for p in registry.get(str(algorithm)).params)
+    except ConfigError:  # an algorithm no longer registered (a resumed table): its runs are told apart by name
+        return ()
+
+
+def configuration_labels(rows: Sequence[Mapping[str, Any]], bases: Sequence[str]) -> list[str]:
+    """The label of each row's configuration: its ``bases`` entry (an algorithm's name, or a curve's label)
+    followed by every parameter whose value differs between the rows of the same base, in brackets:
+    ``anon-etc [C=1]``, ``mase [users=16]``, ``anon-etc [C=5, users=32]``. Rows of one base whose parameters all
+    agree keep the base alone (``anon-batched/polytope``). The seed is no parameter (a configuration runs once per
+    seed); values are compared as a CSV table stores them, so rows read back from a table group with fresh ones.
+
+    >>> rows = [{"algorithm": "anon-etc", "C": c, "users": 300, "seed": s} for c in (1, 5) for s in (0, 1)]
+    >>> configuration_labels(rows, [row["algorithm"] for row in rows])
+    ['anon-etc [C=1]', 'anon-etc [C=1]', 'anon-etc [C=5]', 'anon-etc [C=5]']
+    """
+    members: dict[str, list[int]] = {}
+    for k, base in enumerate(bases):
+        members.setdefault(base, []).append(k)
+    labels = list(bases)
+    for base, ks in members.items():
+        names = dict.fromkeys(name for k in ks for name in _parameter_names(rows[k].get("algorithm")))
+        varying = [name for name in names if len({_text(rows[k].get(name)) for k in ks}) > 1]
+        if varying:
+            for k in ks:
+                labels[k] = f"{base} [{', '.join(f'{name}={_text(rows[k].get(name))}' for name in varying)}]"
+    return labels
