@@ -106,15 +106,18 @@ def aggregate_relaxation(graph: DemandGraph, C: int, *, best_effort: bool = Fals
     # pairs with demand, and the pairs a user may play without demand on a wanted arm (it pads that arm's
     # groups: z_ij counts towards sum_i z_ij >= (C+1) y_j with z_ij >= 0); with no such pairs the model is
     # the demand's alone
-    wanted = (prep.required > 0).any(axis=0)
-    users, arms = np.nonzero((prep.required > 0) | (graph.support & wanted[None, :]))
+    req = prep.edge_required
+    wanted = np.zeros(graph.n_arms, dtype=bool)
+    wanted[graph.edge_arms[req > 0]] = True
+    keep = (req > 0) | wanted[graph.edge_arms]  # the graph's edges are its support, in (user, arm) order
+    users, arms, req = graph.edge_users[keep], graph.edge_arms[keep], req[keep]
     n_pairs = len(users)
     ones = np.ones(n_pairs)
     user_rows = sp.csr_matrix((ones, (users, np.arange(n_pairs))), shape=(graph.n_users, n_pairs))
     arm_rows = sp.csr_matrix((ones, (arms, np.arange(n_pairs))), shape=(graph.n_arms, n_pairs))
     z, y, R = cp.Variable(n_pairs), cp.Variable(graph.n_arms), cp.Variable()
     constraints = [
-        z >= prep.required[users, arms].astype(float),
+        z >= req.astype(float),
         z <= y[arms],
         y <= R,
         y >= 0,

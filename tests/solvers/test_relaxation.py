@@ -55,3 +55,23 @@ def test_thin_arms_are_refused_or_left_out():
     with pytest.raises(InfeasibleError):
         aggregate_relaxation(graph, 3)
     assert aggregate_relaxation(graph, 3, best_effort=True).solve() == pytest.approx(4)
+
+
+def test_is_built_from_the_edges_alone(monkeypatch):
+    """The model's pairs are the graph's edges with demand, or on a wanted arm (padding): no dense array."""
+    from anondecomp.validation import Prepared
+
+    w = np.array([[2, 0, 1], [1, 0, 0], [1, 1, 0], [0, 3, 1]], float)
+    support = w > 0
+    support[1, 2] = support[0, 1] = True                 # users 0 and 1 may pad arms they do not want
+    graph = DemandGraph.from_weights(w, support=support)
+
+    def refuse(self):
+        raise AssertionError("dense users x arms array built")
+
+    monkeypatch.setattr(Prepared, "required", property(refuse))
+    for name in ("weights", "required", "support"):
+        monkeypatch.setattr(DemandGraph, name, property(refuse))
+    model = aggregate_relaxation(graph, 1)
+    assert model.pairs.tolist() == [[0, 0], [0, 1], [0, 2], [1, 0], [1, 2], [2, 0], [2, 1], [3, 1], [3, 2]]
+    assert round(model.solve(), 6) >= graph.lower_bound
