@@ -195,7 +195,8 @@ def test_uncoloured_timeshare_seed_is_exact_at_large_demand(seed):
     # off the filled faces): on small graphs with a large demand, that face solution must be a feasible integer
     # point whose exact realisation verifies with R = its total, the same total as the coloured seed (the old
     # path), and the optimal result may never be longer than that seed
-    from anondecomp.methods.auto import TimeShared, auto_choice, auto_decomposition
+    from anondecomp.methods.auto import auto_decomposition
+    from anondecomp.methods.route import TimeShared, auto_choice
     from anondecomp.validation import prepare
 
     rng = np.random.default_rng(seed)

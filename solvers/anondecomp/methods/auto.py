@@ -7,28 +7,35 @@ of :data:`~anondecomp.methods.sessions.LARGE_EDGES` edges or more, and any graph
 (:data:`~anondecomp.validation.DENSE_CELLS` users x arms), is scheduled by sessions
 (:mod:`anondecomp.methods.sessions`), linear in its edges. A batched graph of more than
 :data:`~anondecomp.methods.phase.PHASE_PAIRS` edges takes the phase route (:mod:`anondecomp.methods.phase`,
-the sharded command's schedule); with ``improve=False`` Algorithm 1's batched graphs keep the paper's route
+the sharded command's schedule). A result above the lower bound is improved (:func:`anondecomp.improve.polish`)
+and, on small graphs still above the certified bound's ceiling, solved by the ``optimal`` method (:func:`exact`).
+With ``improve=False`` Algorithm 1's batched graphs keep the paper's route (:mod:`anondecomp.methods.route`)
 unchanged."""
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
-from dataclasses import dataclass
 
 import numpy as np
 
 from anondecomp.graph import DemandGraph
 from anondecomp.improve import polish
-from anondecomp.methods._common import repair
-from anondecomp.methods.block import block_decomposition
+from anondecomp.lower_bound import FARLEY, LP_OPTIMUM, TRIVIAL
+from anondecomp.methods.optimal import optimal_decomposition
 from anondecomp.methods.phase import phase_decomposition, phase_support
-from anondecomp.methods.polytope import polytope_applies, polytope_decomposition
-from anondecomp.methods.sessions import LARGE_EDGES, sessions_decomposition
-from anondecomp.methods.slack import slack_decomposition
-from anondecomp.methods.timeshare import TimeSharePlan, timeshare_plan
+from anondecomp.methods.route import LARGE_EDGES, auto_choice, too_large_for_block
+from anondecomp.methods.sessions import sessions_decomposition
 from anondecomp.result import Decomposition
-from anondecomp.validation import DENSE_CELLS, prepare
+from anondecomp.validation import prepare
+
+EXACT_CELLS = 100_000
+"""Users x arms up to which ``auto`` ends with the ``optimal`` method when its improved decomposition is still
+above the certified bound's ceiling: there column generation and the integer face program take seconds (the
+scarce 500 x 10 graph at C = 4: 1.7 s to a proven optimum of 538, where the improvement step gives 554)."""
+EXACT_SECONDS = 20.0
+"""Seconds the ``optimal`` step may take at most (within what is left of ``time_limit``)."""
 
 
 def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
@@ -53,7 +60,9 @@ def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
     shorter of the two is kept. A result above the lower bound,
     on a graph small enough for dense models, is then improved by :func:`anondecomp.improve.polish` (rounds
     removed, on logs arm-first rounds, the LP master rounded) within what is left of ``time_limit`` (default
-    :data:`~anondecomp.improve.POLISH_SECONDS`); ``info`` then holds the certified bound. The bandit layer's
+    :data:`~anondecomp.improve.POLISH_SECONDS`); ``info`` then holds the certified bound. A graph of at most
+    :data:`EXACT_CELLS` users x arms still above the bound's ceiling then gets the ``optimal`` method within
+    :data:`EXACT_SECONDS` (:func:`exact`), kept when shorter (method ``"optimal"``). The bandit layer's
     drivers pass ``improve=False``: their batches take the route above alone, as the paper's reproductions ran.
 
     Examples
@@ -87,77 +96,34 @@ def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
     if not improve or too_large_for_block(graph) or "time_limit_reached" in result.info:
         return result
     left = None if time_limit is None else time_limit - (time.perf_counter() - start)
-    return result if left is not None and left <= 0 else polish(result, best_effort=best_effort, time_limit=left)
+    if left is not None and left <= 0:
+        return result
+    result = polish(result, best_effort=best_effort, time_limit=left)
+    left = EXACT_SECONDS if time_limit is None else min(EXACT_SECONDS, time_limit - (time.perf_counter() - start))
+    return exact(result, best_effort, rng, vertices, left)
 
 
-@dataclass(frozen=True)
-class TimeShared:
-    """``auto``'s choice when time-shared faces win, before their colouring (:func:`auto_choice`)."""
-
-    plan: TimeSharePlan
-    block_total: int | None
-    start: float
-    method: str = "timeshare"
-
-    @property
-    def total_assignments(self) -> int:
-        return self.plan.total
-
-    def decomposition(self) -> Decomposition:
-        """The plan coloured into assignments: what :func:`auto_decomposition` returns."""
-        prep = self.plan.prep
-        a, m, info = self.plan.colour()
-        a, m, repaired = repair(prep, a, m)
-        return Decomposition(prep.graph, prep.C, "timeshare", a, m, uncovered=prep.uncovered,
-                             wall_time=time.perf_counter() - self.start,
-                             info={**info, "block_total": self.block_total, "repaired": repaired})
-
-
-def auto_choice(graph: DemandGraph, C: int, *, best_effort: bool = False, rng: np.random.Generator | None = None,
-                vertices: str = "auto", time_limit: float | None = None) -> Decomposition | TimeShared:
-    """:func:`auto_decomposition`, with time-shared faces returned uncoloured (:class:`TimeShared`): a caller
-    that only needs their length and faces (the ``optimal`` method's seed) skips the colouring, which costs one
-    maximum flow per distinct assignment."""
-    start = time.perf_counter()
-    prep = prepare(graph, C, best_effort)
-    if too_large_for_block(graph) or (graph.demand is None and graph.nnz >= LARGE_EDGES):
-        # dense models out of reach, or a large log (block would take minutes): sessions, linear in the edges
-        return sessions_decomposition(graph, C, best_effort=best_effort)
-    if not len(polytope_applies(graph, prep.C, prep.edge_required)):
-        return polytope_decomposition(graph, C, best_effort=best_effort, rng=rng, vertices=vertices)
-    lower = prep.lower_bound
-    deadline = None if time_limit is None else start + time_limit
-    slack = None
-    if graph.demand is None:  # a log: least-slack rounds first, they often meet the bound at a fraction of block's cost
-        slack = slack_decomposition(graph, C, best_effort=best_effort, deadline=deadline)
-        if slack.total_assignments <= lower:
-            return slack
-    # block is the fallback on batched graphs, so it is cut short only when slack's decomposition stands in
-    block = block_decomposition(graph, C, best_effort=best_effort, rng=rng, vertices=vertices,
-                                deadline=deadline if slack is not None else None)
-    cut = block is None or (slack is not None and "time_limit_reached" in slack.info)
-    candidates = [d for d in (block, slack) if d is not None]
-    best = min(candidates, key=lambda d: d.total_assignments)  # block first: it wins ties, as before
-    block_total = None if block is None else block.total_assignments
-    left = None if deadline is None else deadline - time.perf_counter()
-    if best.total_assignments > lower and left is not None and left <= 0:
-        cut = True  # time-shared faces not tried
-    if best.total_assignments <= lower or cut:
-        return _timed_out(best) if cut else best
-    plan = timeshare_plan(prep, left, stop_at=lower)
-    if plan is None or plan.total >= best.total_assignments:
-        return best
-    return TimeShared(plan, block_total, start)
-
-
-def too_large_for_block(graph: DemandGraph) -> bool:
-    """Whether polytope, block and time-shared faces, whose models are dense (users x arms), are out of reach:
-    above :data:`~anondecomp.validation.DENSE_CELLS` cells ``auto`` schedules the graph by sessions."""
-    return graph.n_users * graph.n_arms > DENSE_CELLS
-
-
-def _timed_out(result: Decomposition) -> Decomposition:
-    """``result`` marked as cut by auto's time limit (``info["time_limit_reached"]``)."""
-    return Decomposition(result.graph, result.C, result.method, result.assignments, result.multiplicities,
-                         uncovered=result.uncovered, wall_time=result.wall_time,
-                         info={**result.info, "time_limit_reached": True})
+def exact(result: Decomposition, best_effort: bool, rng: np.random.Generator | None, vertices: str,
+          seconds: float) -> Decomposition:
+    """``result``, or the ``optimal`` method's decomposition within ``seconds`` when that is shorter, on a graph
+    of at most :data:`EXACT_CELLS` users x arms whose ``result`` is above the ceiling of the bound
+    (``info["lp_lower_bound"]``, kept by :func:`~anondecomp.improve.polish`)."""
+    graph = result.graph
+    bound = result.info.get("lp_lower_bound", result.lower_bound)
+    if graph.n_users * graph.n_arms > EXACT_CELLS or seconds <= 0 or \
+            result.total_assignments <= math.ceil(bound - 1e-6):
+        return result
+    found = optimal_decomposition(graph, result.C, best_effort=best_effort, rng=rng, vertices=vertices,
+                                  time_limit=seconds)
+    if found.total_assignments >= result.total_assignments:
+        return result
+    if "user_types" not in found.info:  # its seed met the trivial bound: no LP was solved
+        how = TRIVIAL
+    else:
+        how = LP_OPTIMUM.format(found.info["user_types"]) if found.info["lp_converged"] else FARLEY
+    better = found.info["lp_lower_bound"] >= bound
+    return dataclasses.replace(found, wall_time=result.wall_time + found.wall_time, info={
+        **found.info, "improved_from": result.method, "improved_total": result.total_assignments,
+        "lp_lower_bound": max(bound, found.info["lp_lower_bound"]),
+        "lp_how": how if better else result.info.get("lp_how", how),
+        "lp_converged": found.info["lp_converged"] or result.info.get("lp_converged", False)})

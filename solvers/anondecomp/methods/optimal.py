@@ -34,7 +34,7 @@ import numpy as np
 from anondecomp.graph import DemandGraph
 from anondecomp.lower_bound import ColumnGeneration, FaceProgram, UserTypes, open_sets
 from anondecomp.methods._common import park, repair
-from anondecomp.methods.auto import TimeShared, auto_choice
+from anondecomp.methods.route import TimeShared, auto_choice
 from anondecomp.result import Decomposition, compress
 from anondecomp.validation import Prepared, prepare
 from anondecomp.verify import verify
@@ -122,7 +122,7 @@ def optimal_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fal
     cg.add_initial_faces(seed_faces)
     cg.run(None if deadline is None else start + CG_SHARE * float(time_limit), floor=float(trivial))
     bound = max(cg.bound, float(trivial))
-    info["iterations"] = cg.iterations
+    info["iterations"], info["user_types"] = cg.iterations, types.n_types
     best = None  # None: the seed
     status = "seed (integer program found nothing better)"
     target = int(np.ceil(bound - 1e-6))
