@@ -36,9 +36,8 @@ import numpy as np
 from _output import results_dir
 from _stats import half_width
 
-from anonbandits import simulate
+from anonbandits import Result, simulate
 from anonbandits.experiments import write_table
-from anonbandits.registry import Result
 
 SETTING = {"users": 300, "arms": 5, "cluster": 60, "gap": 0.1, "reward": "bernoulli"}
 CS = (1, 2, 3)

@@ -29,9 +29,10 @@ import numpy as np
 from _output import results_dir
 from _stats import half_width
 
+from anonbandits import Result
 from anonbandits.dp import hybrid_ucb_batch
 from anonbandits.experiments import Task, TaskResult, run_tasks, write_table
-from anonbandits.registry import Result, get
+from anonbandits.registry import get
 
 SETTINGS = {
     1: (0.75, 0.70, 0.70, 0.70, 0.70),

@@ -109,6 +109,7 @@ def test_documented_object_has_raises_references_and_examples(dotted):
     "anonbandits.core.votes",
     "anonbandits",
     "anonbandits.registry",
+    "anonbandits.spec",
     "anonbandits.results",
     "anonbandits.validation",
     "anonbandits.vocabulary",

@@ -14,7 +14,7 @@ import math
 
 from anonbandits.channels.anonymous import MAX_HORIZON
 from anonbandits.envs.instances import INSTANCE_REWARDS
-from anonbandits.registry import Param
+from anonbandits.spec import Param
 from anonbandits.validation import POSITIVE, Rule, is_integer
 
 #: The channels of the algorithms that take ``--channel``.

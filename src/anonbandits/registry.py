@@ -1,31 +1,42 @@
-"""Algorithms the simulator knows, by name: each family package exposes ``ALGORITHMS``, a tuple of
-:class:`AlgorithmSpec` (adding a family means adding its module path to ``_FAMILIES`` and its algorithms' names
-to ``_INDEX``).
+"""The front door of the simulator: :func:`simulate`, the one library call for every algorithm, and the index of the
+algorithms by name (:func:`get`, :func:`all_algorithms`, :func:`channel_algorithms`).
+
+The registry is the top of the bandit layer: it imports the families, none imports it. Each family package in
+``_FAMILIES`` exports ``ALGORITHMS``, a tuple of :class:`~anonbandits.spec.AlgorithmSpec` (the shared types are in
+:mod:`anonbandits.spec` and :mod:`anonbandits.results`, below the families), and lists their names in its light
+``names`` module; adding a family means adding its package to ``_FAMILIES``. The name index is read from those
+``names`` modules without importing any family, so ``get(name)`` and ``simulate(name)`` import the one family
+registering ``name`` (importing every family costs a second and loads numba).
 
 A spec's ``run(params, seed)`` is a module-level function or a ``functools.partial`` of one (so it pickles
 to worker processes and Dask workers) that draws all its randomness from ``numpy.random.default_rng(seed)``
-and returns a :class:`Result`. :func:`simulate` is the one library call on top.
+and returns a :class:`~anonbandits.results.Result`.
+
+``Param``, ``AlgorithmSpec``, ``parse_bool``, ``DeprecatedParameterWarning`` (now in :mod:`anonbandits.spec`) and
+``Result`` (now in :mod:`anonbandits.results`; ``from anonbandits import Result``) are still found here for one
+release, with a ``DeprecationWarning`` naming their new path.
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
+import ast
+import functools
 import importlib
-import warnings
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from functools import partial
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from anonbandits._docstrings import fill, filled_dataclass
+from anonbandits import results as _results
+from anonbandits import spec as _spec
+from anonbandits._deprecated import moved
+from anonbandits._docstrings import fill
 from anonbandits.errors import ConfigError
-from anonbandits.results import check_metrics
-from anonbandits.validation import RULES, Rule, check_seed
+from anonbandits.validation import check_seed
 
-# One line per family package; each exports ALGORITHMS.
+if TYPE_CHECKING:
+    from anonbandits.results import Result
+    from anonbandits.spec import AlgorithmSpec
+
+# One line per family package; each exports ALGORITHMS and lists their names in its module ``names``.
 _FAMILIES: tuple[str, ...] = (
     "anonbandits.anonymous",
     "anonbandits.dp.distributed",
@@ -34,407 +45,45 @@ _FAMILIES: tuple[str, ...] = (
     "anonbandits.multiagent.decentralized",
 )
 
-# The family module registering each algorithm, so that get(name) and simulate(name) import that family alone
-# (importing every family costs a second and loads numba). A test checks it against what the families'
-# ALGORITHMS register; a name missing here is still found, by importing every family.
-_INDEX: dict[str, str] = {
-    **dict.fromkeys(("anon-bai", "anon-batched", "anon-etc"), "anonbandits.anonymous"),
-    **dict.fromkeys(("cdp-se", "ldp-se", "dist-dp-se", "dist-rdp-se", "dist-cdp-se", "shuffle-dp-se"),
-                    "anonbandits.dp.distributed"),
-    **dict.fromkeys(("se", "dp-se", "anytime-lazy-ucb", "hybrid-ucb", "ftnl", "naive-ftnl"), "anonbandits.dp"),
-    **dict.fromkeys(("mase", "dp-mase", "corrupted-elimination", "feraud", "central", "independent"),
-                    "anonbandits.multiagent.mase"),
-    **dict.fromkeys(("decentralized-elimination", "no-sharing", "full-sharing"),
-                    "anonbandits.multiagent.decentralized"),
-}
+#: The names this module held before they moved below the families (old paths, for one release).
+__getattr__ = moved(__name__, {**dict.fromkeys(("AlgorithmSpec", "DeprecatedParameterWarning", "Param", "parse_bool"),
+                                               _spec), "Result": _results})
 
 
-def parse_bool(value: str | bool) -> bool:
-    """The bool a flag's text means: ``true/false``, ``yes/no``, ``1/0``, ``on/off`` (case-insensitive).
-
-    The type of every bool :class:`Param` (e.g. ``best_effort`` of ``anon-batched``).
-
-    Parameters
-    ----------
-    value : str or bool
-        The text of a flag or a grid file's value; a bool (from a TOML grid) is taken as is.
-
-    Returns
-    -------
-    bool
-        ``True`` for ``true``, ``yes``, ``1`` or ``on``; ``False`` for ``false``, ``no``, ``0`` or ``off``.
-
-    Raises
-    ------
-    ValueError
-        For any other text (:meth:`AlgorithmSpec.resolve` turns it into a :class:`ConfigError`).
-
-    References
-    ----------
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (the
-    ``best_effort`` flag of its Algorithm 1, ``anon-batched``).
-
-    Examples
-    --------
-    >>> parse_bool("Yes"), parse_bool("0"), parse_bool(True)
-    (True, False, True)
-    """
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text not in ("true", "yes", "1", "on", "false", "no", "0", "off"):
-        raise ValueError(f"expected true or false, got {value!r}")
-    return text in ("true", "yes", "1", "on")
-
-
-def _convert(kind: Callable[[str], Any], value: Any) -> Any:
-    """``value`` (flag text or a TOML/JSON scalar) as ``kind``; ``ValueError`` says what was expected.
-
-    Grid files hand over typed values, so a float where an integer is meant (``horizon = 1.5``) or a bool
-    where a number is meant must be refused rather than truncated by ``int()``; a TOML grid may write
-    ``problem = 1`` for the text choice "1" (integral floats stay as written).
-    """
-    if isinstance(value, list | dict):
-        raise ValueError(f"expected a single value, got a {'list' if isinstance(value, list) else 'table'}")
-    if kind not in (int, float, str):
-        return kind(value)
-    if kind is str and not isinstance(value, bool):
-        return str(value)
-    if isinstance(value, str):
-        with contextlib.suppress(ValueError):
-            return kind(value.strip())
-    elif isinstance(value, int | float) and not isinstance(value, bool) and \
-            (kind is float or isinstance(value, int) or value.is_integer()):
-        return kind(value)
-    raise ValueError(f"expected {dict([(int, 'an integer'), (float, 'a number'), (str, 'text')])[kind]}, "
-                     f"got {value!r}")
-
-
-@dataclass(frozen=True)
-class Param:
-    """One algorithm parameter; becomes the flag ``--name`` (underscores as dashes) of ``simulate``.
-
-    Parameters
-    ----------
-    name : str
-        The parameter's name in the vocabulary of docs/parameters.md (``users``, ``horizon``, ...).
-    type : callable
-        Converts flag text to the value: ``int``, ``float``, ``str`` or :func:`parse_bool`.
-    default : object
-        The value used when none is given.
-    help : str
-        One line for ``--help`` and the docs' parameter table.
-    choices : tuple, optional
-        The only values allowed; ``None`` (default): any value its type and rule accept.
-    aliases : tuple of str, optional
-        Deprecated earlier names, still accepted for one release with a :class:`DeprecatedParameterWarning`
-        (:meth:`AlgorithmSpec.resolve`); default none.
-    unit : str, optional
-        What the value counts in the docs' parameter table (``rounds``, ``users``); default ``""``: a plain
-        number or a choice.
-    rule : anonbandits.validation.Rule, optional
-        The check of a given value; ``None`` (default): the rule of ``name`` in
-        ``anonbandits.validation.RULES``, the same check the library functions apply.
-
-    References
-    ----------
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (``users``
-    and ``C`` are its N and C).
-
-    Examples
-    --------
-    >>> p = Param("users", int, 300, "number of users N", unit="users")
-    >>> p.is_flag
-    False
-    >>> p.check("--users", 0)
-    Traceback (most recent call last):
-    ...
-    anonbandits.errors.ConfigError: --users must be at least 1, got 0
-    """
-
-    name: str
-    type: Callable[[str], Any]
-    default: Any
-    help: str
-    choices: tuple[Any, ...] | None = None
-    aliases: tuple[str, ...] = ()
-    unit: str = ""
-    rule: Rule | None = None
-
-    @property
-    def is_flag(self) -> bool:
-        """A bool parameter: ``--name`` alone means true on the command line."""
-        return self.type is parse_bool
-
-    def check(self, called: str, value: Any) -> None:
-        """Apply :attr:`rule` (or the vocabulary's rule of :attr:`name`) to an already converted value.
-
-        A parameter with neither rule accepts every value.
-
-        Parameters
-        ----------
-        called : str
-            The parameter's name as the error shows it: a flag (``--users``) or a grid key (``'users'``).
-        value : object
-            The value, already converted by :attr:`type`.
-
-        Raises
-        ------
-        ConfigError
-            If the rule refuses ``value``.
-
-        Examples
-        --------
-        >>> p = Param("horizon", int, 1000, "number of rounds T", unit="rounds")
-        >>> p.check("'horizon'", 50)
-        >>> p.check("'horizon'", -1)
-        Traceback (most recent call last):
-        ...
-        anonbandits.errors.ConfigError: 'horizon' must be at least 1, got -1
-        """
-        rule = self.rule or RULES.get(self.name)
-        if rule is not None:
-            rule.check(called, value)
-
-
-class DeprecatedParameterWarning(FutureWarning):
-    """A parameter was given under its deprecated name (it still works, for one release).
-
-    References
-    ----------
-    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023
-    (its agents are the ``users`` of the parameter vocabulary).
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     params = get("mase").resolve({"agents": 8})
-    >>> params["users"], caught[0].category.__name__, str(caught[0].message)
-    (8, 'DeprecatedParameterWarning', "parameter 'agents' is deprecated, use parameter 'users'")
-    """
-
-
-@filled_dataclass(frozen=True)
-class Result:
-    """What one run of any algorithm reports (the one result type of :func:`simulate`).
-
-    Parameters
-    ----------
-    metrics : Mapping of str to int, float or None
-        The run's numbers by name (regret, samples, ...): the columns of the results table. Every name, kind
-        and meaning is in ``anonbandits.results.METRICS`` (docs/parameters.md), checked when the result is
-        built (:func:`anonbandits.results.check_metrics`, which also turns numpy scalars and bools into
-        ``int``/``float``): numbers only, never NaN or infinite, ``None`` only where the schema says "not
-        applicable" (an empty cell in a table).
-    curve : tuple of numpy.ndarray, optional
-        An ``(x, y)`` pair of 1-D arrays, e.g. rounds and cumulative regret (drawn by ``--plot``); default
-        ``None``.
-    label : str, optional
-        The name of the line the curve belongs to (the registry sets the algorithm's name when an algorithm
-        gives none); default ``None``.
-    records : tuple of Mapping, optional
-        One mapping per batch (paper 000's demand, assignments, rounds, eliminations); empty (default) where
-        an algorithm reports none (paper 004's blocks stay on ``run_elimination(...).blocks``: cheaper).
-    info : Mapping of str to object, optional
-        What a run reports that is not a number: text (``methods_used``, ``instance``) and vectors (MASE's
-        per-arm ``votes``); default empty.
-    curve_axes : tuple of str, optional
-        The names of the curve's x and y (the algorithm's ``AlgorithmSpec.curve_axes``); ``None`` (default)
-        without a curve.
-
-    Raises
-    ------
-    ValueError
-        For a metric the schema does not know or a value it does not allow: a bug of the algorithm's adapter,
-        not a user's mistake.
-
-    {{refs_registered}}
-
-    Examples
-    --------
-    >>> r = Result({"regret": 12.5, "best_arm_found": True})
-    >>> r.metrics, r.curve is None
-    ({'regret': 12.5, 'best_arm_found': 1}, True)
-    >>> Result({"regret": float("nan")})
-    Traceback (most recent call last):
-    ...
-    ValueError: metric 'regret' must be finite, got nan (empty is None, where the schema allows)
-    """
-
-    metrics: Mapping[str, Any]
-    curve: tuple[np.ndarray, np.ndarray] | None = None
-    label: str | None = None
-    records: tuple[Mapping[str, Any], ...] = ()
-    info: Mapping[str, Any] = field(default_factory=dict)
-    curve_axes: tuple[str, str] | None = None
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "metrics", check_metrics(self.metrics))
-
-
-def _finish(run: Callable[[Mapping[str, Any], int], Result], name: str, axes: tuple[str, str],
-            params: Mapping[str, Any], seed: int) -> Result:
-    """Every registered run goes through here: the seed checked, the label and curve axes filled in."""
-    result = run(params, check_seed(seed))
-    return dataclasses.replace(result, label=result.label or name,
-                               curve_axes=(result.curve_axes or axes) if result.curve is not None else None)
-
-
-@filled_dataclass(frozen=True)
-class AlgorithmSpec:
-    """An algorithm as the simulator sees it: a name, a run function and its parameters.
-
-    Parameters
-    ----------
-    name : str
-        The registered name (``simulate --algorithm NAME``), e.g. ``"dp-se"``.
-    run : callable
-        ``run(params, seed) -> Result``: a module-level function (or a ``functools.partial`` of one, so the
-        spec pickles to worker processes) drawing all its randomness from ``numpy.random.default_rng(seed)``.
-        The spec wraps it so that every run checks its seed and gets its label and curve axes filled in.
-    params : tuple of Param
-        Every parameter the algorithm takes.
-    summary : str
-        One line for ``--help``.
-    family : str, optional
-        The family the docs group it under (``anonymous``, ``dp``, ...); default ``""``.
-    curve_axes : tuple of str, optional
-        The names of the x and y of its curve; default ``("round", "cumulative pseudo-regret")``.
-
-    {{refs_registered}}
-
-    Examples
-    --------
-    >>> spec = get("dp-se")
-    >>> spec.family, spec.curve_axes
-    ('dp', ('round', 'cumulative pseudo-regret'))
-    >>> params = spec.resolve({"horizon": "20000"})
-    >>> params["horizon"], spec.run(params, 1).metrics["best_arm_found"]
-    (20000, 1)
-    """
-
-    name: str
-    run: Callable[[Mapping[str, Any], int], Result]
-    params: tuple[Param, ...]
-    summary: str
-    family: str = ""
-    curve_axes: tuple[str, str] = ("round", "cumulative pseudo-regret")
-
-    def __post_init__(self) -> None:
-        # one path for every algorithm's result (a module-level partial, so the spec still pickles)
-        if not (isinstance(self.run, partial) and self.run.func is _finish):
-            object.__setattr__(self, "run", partial(_finish, self.run, self.name, self.curve_axes))
-
-    def defaults(self) -> dict[str, Any]:
-        """Every parameter's default.
-
-        Returns
-        -------
-        dict of str to object
-            Parameter name -> default value, in the order of :attr:`params`.
-
-        Examples
-        --------
-        >>> get("anon-etc").defaults()["C"]
-        3
-        """
-        return {p.name: p.default for p in self.params}
-
-    def resolve(self, given: Mapping[str, Any], *, as_flags: bool = False,
-                deprecated: list[str] | None = None) -> dict[str, Any]:
-        """Every parameter: its default overlaid with ``given``, converted to the parameter's type and checked.
-
-        A deprecated name (a :attr:`Param.aliases` entry) counts as its new name. Its one-line notice
-        (``--agents is deprecated, use --users``) is appended to ``deprecated`` when a list is given (the CLI
-        prints them once the runs went through), else issued as a :class:`DeprecatedParameterWarning`; either
-        way only after every check passed, so a refused call says only why it is refused.
-
-        Parameters
-        ----------
-        given : Mapping of str to object
-            Parameter values by name: flag text or scalars from a grid file.
-        as_flags : bool, optional
-            Whether errors name parameters as command-line flags (``--best-effort``); default ``False``: as
-            grid keys (``'best_effort'``).
-        deprecated : list of str, optional
-            Where to append the notices of deprecated names; default ``None``: warn instead.
-
-        Returns
-        -------
-        dict of str to object
-            Every parameter's value, in the order of :attr:`params`.
-
-        Raises
-        ------
-        ConfigError
-            For an unknown name (a ``channel`` for an algorithm without one: the message names those of
-            :func:`channel_algorithms`), a deprecated name given with its new name, a value its type cannot
-            convert, a value outside its choices, or a value its rule refuses.
-
-        Examples
-        --------
-        >>> spec = get("anon-batched")
-        >>> params = spec.resolve({"users": "60", "best_effort": "yes"})
-        >>> params["users"], params["best_effort"]
-        (60, True)
-        >>> spec.resolve({"users": "0"}, as_flags=True)
-        Traceback (most recent call last):
-        ...
-        anonbandits.errors.ConfigError: --users must be at least 1, got 0
-        """
-        known = {p.name: p for p in self.params}
-        alias_of = {alias: p.name for p in self.params for alias in p.aliases}
-
-        def called(name: str) -> str:
-            return f"--{name.replace('_', '-')}" if as_flags else f"parameter {name!r}"
-
-        unknown = sorted(set(given) - set(known) - set(alias_of))
-        if "channel" in unknown:  # one rule for every algorithm: which ones take the anonymous channel
-            takers = ", ".join(channel_algorithms())
-            always = " (it always observes through the anonymous channel)" if self.family == "anonymous" else ""
-            raise ConfigError(f"algorithm {self.name!r} has no {called('channel')}{always}: {called('channel')} "
-                              f"anonymous is taken by {takers} only")
-        if unknown:
-            names = ", ".join(called(n) for n in unknown)
-            raise ConfigError(f"algorithm {self.name!r} has no {names}; "
-                              f"known: {', '.join(called(n) for n in sorted(known))}")
-        notes: list[str] = []
-        canonical: dict[str, Any] = {}
-        for name, value in given.items():
-            new = alias_of.get(name, name)
-            if new in canonical:
-                old = next(a for a in known[new].aliases if a in given)
-                raise ConfigError(f"{called(old)} is the deprecated name of {called(new)} of {self.name!r}; "
-                                  f"give {called(new)} only")
-            if new != name:
-                notes.append(f"{called(name)} is deprecated, use {called(new)}")
-            canonical[new] = value
-        out = self.defaults()
-        for name, value in canonical.items():
-            p = known[name]
-            try:
-                value = _convert(p.type, value)
-            except (TypeError, ValueError, OverflowError) as exc:
-                raise ConfigError(f"{called(name)} of {self.name!r}: {exc}") from None
-            if p.choices is not None and value not in p.choices:
-                raise ConfigError(f"{called(name)} of {self.name!r} must be one of "
-                                  f"{', '.join(map(str, p.choices))}, got {value!r}")
-            p.check(f"--{name.replace('_', '-')}" if as_flags else name, value)  # the library's words
-            out[name] = value
-        if deprecated is not None:
-            deprecated.extend(n for n in notes if n not in deprecated)
+def _names(family: str) -> tuple[str, ...]:
+    """``NAMES`` of the family's ``names`` module, read as a literal without importing the family (importing a
+    submodule runs its package's ``__init__``: the whole family); empty when the file is not there (a family
+    installed without its sources is then found by importing every family)."""
+    path = Path(__file__).parent.joinpath(*family.split(".")[1:], "names.py")
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    except OSError:
+        return ()
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets = [node.target]
         else:
-            for note in notes:
-                warnings.warn(note, DeprecatedParameterWarning, stacklevel=3)
-        return out
+            continue
+        if any(isinstance(t, ast.Name) and t.id == "NAMES" for t in targets):
+            return tuple(ast.literal_eval(node.value))
+    return ()
+
+
+@functools.cache
+def _index() -> dict[str, str]:
+    """The family package registering each algorithm, by name, from the families' ``names`` modules (a test
+    checks them against what the families' ``ALGORITHMS`` register; a name missing there is still found, by
+    importing every family)."""
+    return {name: family for family in _FAMILIES for name in _names(family)}
 
 
 def channel_algorithms() -> list[str]:
     """The algorithms whose ``channel`` parameter offers ``anonymous``, by name.
 
-    Every other algorithm refuses a ``channel`` (:meth:`AlgorithmSpec.resolve`) in one line naming these.
+    Every other algorithm refuses a ``channel`` (:meth:`~anonbandits.spec.AlgorithmSpec.resolve`) in one line
+    naming these.
 
     Returns
     -------
@@ -528,8 +177,9 @@ def get(name: str) -> AlgorithmSpec:
     ...
     anonbandits.errors.ConfigError: unknown algorithm 'anon-ect'; known: anon-bai, anon-batched, ...
     """
-    if name in _INDEX:
-        for spec in importlib.import_module(_INDEX[name]).ALGORITHMS:
+    family = _index().get(name)
+    if family is not None:
+        for spec in importlib.import_module(family).ALGORITHMS:
             if spec.name == name:
                 return spec
     algorithms = all_algorithms()
@@ -552,7 +202,7 @@ def simulate(name: str, *, seed: int, **params: Any) -> Result:
     **params : object
         The algorithm's parameters by name (defaults for the others); values may be given as text. A
         deprecated name (``agents`` for ``users``) still works and issues a
-        :class:`DeprecatedParameterWarning`.
+        :class:`~anonbandits.spec.DeprecatedParameterWarning`.
 
     Returns
     -------
@@ -577,3 +227,8 @@ def simulate(name: str, *, seed: int, **params: Any) -> Result:
     seed = check_seed(seed)
     spec = get(name)
     return spec.run(spec.resolve(params), seed)
+
+
+# AlgorithmSpec.resolve names these when another algorithm is given a channel (the spec module, below the
+# families, cannot ask the registry)
+_spec.channel_takers = channel_algorithms

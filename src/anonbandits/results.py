@@ -1,4 +1,5 @@
-"""The metrics schema of :class:`anonbandits.registry.Result`: every metric any algorithm reports, once.
+"""What a run reports: :class:`Result`, the one result type of every algorithm, and the schema of its metrics,
+every metric any algorithm reports, once.
 
 A metric has one name, one kind and one meaning in every family:
 
@@ -14,8 +15,9 @@ parameter (the parameter ``dp_delta`` is the delta asked for, the metric ``priva
 guarantee has), so a table row holds both. Text and vectors are
 not metrics: they go to ``Result.info`` (e.g. ``methods_used``, ``instance``, MASE's ``votes`` vector).
 
-:func:`check_metrics` is called by ``Result`` itself, so every result of every family (and of the library
-functions that return a ``Result``) is checked in this one place. docs/parameters.md renders
+:func:`check_metrics` is called by :class:`Result` itself, which therefore lives here, next to the schema it
+enforces: every result of every family (and of the library functions that return a ``Result``) is checked in
+this one place. ``from anonbandits import Result`` is its public path. docs/parameters.md renders
 :data:`METRICS` (``python -m anonbandits.results`` prints the table) and a test keeps the two equal.
 """
 
@@ -25,11 +27,12 @@ import math
 import numbers
 import re
 from collections.abc import Mapping
+from dataclasses import field
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from anonbandits._docstrings import fill
+from anonbandits._docstrings import fill, filled_dataclass
 
 KINDS = ("int", "float", "flag")
 
@@ -306,6 +309,64 @@ def check_metrics(metrics: Mapping[str, Any]) -> dict[str, int | float | None]:
             raise ValueError(f"unknown metric {name!r}: add it to anonbandits.results.METRICS (with its meaning)")
         out[name] = _value(m, name, value)
     return out
+
+
+@filled_dataclass(frozen=True)
+class Result:
+    """What one run of any algorithm reports (the one result type of :func:`anonbandits.simulate`).
+
+    Parameters
+    ----------
+    metrics : Mapping of str to int, float or None
+        The run's numbers by name (regret, samples, ...): the columns of the results table. Every name, kind
+        and meaning is in :data:`METRICS` (docs/parameters.md), checked when the result is
+        built (:func:`check_metrics`, which also turns numpy scalars and bools into
+        ``int``/``float``): numbers only, never NaN or infinite, ``None`` only where the schema says "not
+        applicable" (an empty cell in a table).
+    curve : tuple of numpy.ndarray, optional
+        An ``(x, y)`` pair of 1-D arrays, e.g. rounds and cumulative regret (drawn by ``--plot``); default
+        ``None``.
+    label : str, optional
+        The name of the line the curve belongs to (the registry sets the algorithm's name when an algorithm
+        gives none); default ``None``.
+    records : tuple of Mapping, optional
+        One mapping per batch (paper 000's demand, assignments, rounds, eliminations); empty (default) where
+        an algorithm reports none (paper 004's blocks stay on ``run_elimination(...).blocks``: cheaper).
+    info : Mapping of str to object, optional
+        What a run reports that is not a number: text (``methods_used``, ``instance``) and vectors (MASE's
+        per-arm ``votes``); default empty.
+    curve_axes : tuple of str, optional
+        The names of the curve's x and y (the algorithm's ``AlgorithmSpec.curve_axes``); ``None`` (default)
+        without a curve.
+
+    Raises
+    ------
+    ValueError
+        For a metric the schema does not know or a value it does not allow: a bug of the algorithm's adapter,
+        not a user's mistake.
+
+    {{refs_registered}}
+
+    Examples
+    --------
+    >>> r = Result({"regret": 12.5, "best_arm_found": True})
+    >>> r.metrics, r.curve is None
+    ({'regret': 12.5, 'best_arm_found': 1}, True)
+    >>> Result({"regret": float("nan")})
+    Traceback (most recent call last):
+    ...
+    ValueError: metric 'regret' must be finite, got nan (empty is None, where the schema allows)
+    """
+
+    metrics: Mapping[str, Any]
+    curve: tuple[np.ndarray, np.ndarray] | None = None
+    label: str | None = None
+    records: tuple[Mapping[str, Any], ...] = ()
+    info: Mapping[str, Any] = field(default_factory=dict)
+    curve_axes: tuple[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "metrics", check_metrics(self.metrics))
 
 
 @fill

@@ -4,7 +4,7 @@ A :class:`Rule` is a test on one (already converted) value and the requirement i
 the rule of each name of the one parameter vocabulary (``users``, ``horizon``, ``reward_sigma``, ...; see
 docs/parameters.md), so that ``--horizon 0``, ``horizon = 0`` in a grid file,
 ``simulate("dp-se", seed=0, horizon=0)`` and a library call such as ``run_elimination(..., horizon=0)`` all
-fail with the same one line. :class:`anonbandits.registry.Param` takes its rule from here by name (or its own
+fail with the same one line. :class:`anonbandits.spec.Param` takes its rule from here by name (or its own
 ``rule``); :func:`validated` wraps the library functions that the family packages export, checking every
 argument whose name (or mapped name) has a rule before the function runs.
 """

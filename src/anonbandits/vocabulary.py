@@ -14,9 +14,10 @@ from pathlib import Path
 
 from anonbandits import registry, results
 from anonbandits._docstrings import fill
+from anonbandits.spec import AlgorithmSpec
 
 
-def _algorithms(names: set[str], specs: dict[str, registry.AlgorithmSpec]) -> str:
+def _algorithms(names: set[str], specs: dict[str, AlgorithmSpec]) -> str:
     """``names`` in words: a whole family by its family name, the rest one by one."""
     families: dict[str, list[str]] = defaultdict(list)
     for spec in specs.values():

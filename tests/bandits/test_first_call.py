@@ -20,8 +20,12 @@ from anonbandits.errors import ConfigError
 def test_index_names_every_registered_algorithm_with_its_family() -> None:
     registered = {spec.name: module for module in registry._FAMILIES
                   for spec in importlib.import_module(module).ALGORITHMS}
-    assert registry._INDEX == registered
+    assert registry._index() == registered
     assert list(registry.all_algorithms()) == list(registered)
+    for module in registry._FAMILIES:  # each family's light names module: its ALGORITHMS' names, in order
+        names = importlib.import_module(f"{module}.names").NAMES
+        assert names == tuple(spec.name for spec in importlib.import_module(module).ALGORITHMS), module
+        assert registry._names(module) == names
 
 
 @pytest.mark.parametrize("name", ["se", "mase", "decentralized-elimination", "anon-etc", "cdp-se"])

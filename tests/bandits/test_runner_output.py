@@ -35,7 +35,7 @@ from anonbandits.experiments import Task, curves_figure, run_task, run_tasks, ru
 from anonbandits.experiments.plot import QUANTITIES, hold_points
 from anonbandits.experiments.runner import Progress, TaskResult, duration
 from anonbandits.experiments.table import configuration_labels
-from anonbandits.registry import Result
+from anonbandits.results import Result
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -15,6 +15,8 @@ from anonbandits.dp.distributed import PROTOCOLS, run_elimination
 from anonbandits.errors import ConfigError
 from anonbandits.multiagent.decentralized import run_no_sharing
 from anonbandits.multiagent.mase import mase, problem
+from anonbandits.results import Result
+from anonbandits.spec import DeprecatedParameterWarning
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "parameters.md"
 RUN = ["--seeds", "1", "--workers", "1", "--no-progress"]
@@ -65,7 +67,7 @@ def test_one_name_one_meaning_across_families():
 ])
 def test_a_deprecated_name_is_its_new_name_with_a_warning(name, old, new, value):
     spec = registry.get(name)
-    with pytest.warns(registry.DeprecatedParameterWarning, match=f"parameter '{old}' is deprecated, use "
+    with pytest.warns(DeprecatedParameterWarning, match=f"parameter '{old}' is deprecated, use "
                                                                  f"parameter '{new}'"):
         resolved = spec.resolve({old: value})
     assert resolved == spec.resolve({new: value}) and old not in resolved
@@ -193,8 +195,8 @@ def test_the_schema_refuses_what_is_not_a_metric():
     for bad in ({"regret": math.nan}, {"regret": math.inf}, {"votes": "0,1"}, {"no_such_metric": 1},
                 {"samples": 1.5}, {"best_arm_found": 2}, {"regret": None}):
         with pytest.raises(ValueError):
-            registry.Result(metrics=bad)
-    ok = registry.Result(metrics={"best_arm_found": True, "samples": np.int64(4), "R_over_D_b2": 1.5,
+            Result(metrics=bad)
+    ok = Result(metrics={"best_arm_found": True, "samples": np.int64(4), "R_over_D_b2": 1.5,
                                   "min_group_size": None})
     assert ok.metrics == {"best_arm_found": 1, "samples": 4, "R_over_D_b2": 1.5, "min_group_size": None}
     assert type(ok.metrics["samples"]) is int

@@ -37,12 +37,15 @@ from anonbandits.channel_flags import (
 from anonbandits.channels import CentralLaplace, Distributed
 from anonbandits.channels.anonymous import MAX_HORIZON
 from anonbandits.channels.mechanisms import Mechanism, guarantee
+from anonbandits.channels.protocols import PROTOCOLS
 from anonbandits.core import GRIDS, THRESHOLDS
 from anonbandits.core.learners import BAI_SCHEMES, BestArmElimination, EpochElimination, UGapEc
+from anonbandits.core.schedules import parse_confidence
 from anonbandits.envs.instances import INSTANCE_REWARDS, MultiUserInstance, clustered_instance
 from anonbandits.envs.means_file import read_means
 from anonbandits.errors import ConfigError, require
-from anonbandits.registry import AlgorithmSpec, Param, Result, parse_bool
+from anonbandits.results import Result
+from anonbandits.spec import AlgorithmSpec, Param, parse_bool
 from anonbandits.validation import Rule, is_integer
 
 
@@ -57,9 +60,6 @@ def _mechanism(params: Mapping[str, Any]) -> Mechanism | None:
         return CentralLaplace(eps)
     if params["reward"] != "bernoulli":
         raise ConfigError(f"privacy distributed needs bernoulli rewards (exact encoding), got {params['reward']}")
-    # imported here: anonbandits.dp imports this module for the flags of se and dp-se
-    from anonbandits.dp.distributed.protocols import PROTOCOLS
-
     horizon = params["horizon"] if "horizon" in params else params["max_rounds"]  # anon-bai: its cap on the rounds
     return Distributed(PROTOCOLS[SHARES[params["shares"]]](eps, 1.0 / horizon))
 
@@ -198,8 +198,6 @@ def _epoch_instance(params: Mapping[str, Any], seed: int, default_means: str) ->
 def run_epochs(name: str, defaults: Mapping[str, Any], params: Mapping[str, Any], seed: int) -> Result:
     """``se`` and ``dp-se --channel anonymous``: N users' SE (DP-SE) with doubling epochs over the anonymous
     channel, for the horizon (:func:`~anonbandits.anonymous.batched_regret`). ``defaults`` are the entry's."""
-    from anonbandits.dp.elimination import parse_confidence
-
     changed = [n for n in DIRECT_ONLY if n in params and params[n] != defaults[n]]
     if changed:
         flags = ", ".join(f"--{n.replace('_', '-')}" for n in changed)

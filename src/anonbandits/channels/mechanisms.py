@@ -217,7 +217,7 @@ class Distributed:
     Parameters
     ----------
     protocol : anonbandits.dp.distributed.Protocol
-        The protocol (an instance of a class of ``anonbandits.dp.distributed.protocols.PROTOCOLS``): its noise,
+        The protocol (an instance of a class of ``anonbandits.channels.protocols.PROTOCOLS``): its noise,
         parameters and accounting.
 
     {{refs_paper004}}
@@ -226,7 +226,7 @@ class Distributed:
     Examples
     --------
     >>> import numpy as np
-    >>> from anonbandits.dp.distributed.protocols import PROTOCOLS
+    >>> from anonbandits.channels.protocols import PROTOCOLS
     >>> mechanism = Distributed(PROTOCOLS["dist-dp-se"](1.0, 1e-3))
     >>> release = mechanism.release_rewards(np.array([3.0, 7.0]), np.array([10, 10]), np.random.default_rng(0))
     >>> release.values.shape, mechanism.pure
@@ -265,7 +265,7 @@ class Distributed:
         Examples
         --------
         >>> import numpy as np
-        >>> from anonbandits.dp.distributed.protocols import PROTOCOLS
+        >>> from anonbandits.channels.protocols import PROTOCOLS
         >>> mechanism = Distributed(PROTOCOLS["dist-dp-se"](1.0, 1e-3))
         >>> release = mechanism.release(np.array([30, 70]), 10, np.random.default_rng(0))
         >>> release.values.shape, release.noise, release.accounting["params"].n
@@ -314,7 +314,7 @@ class Distributed:
         Examples
         --------
         >>> import numpy as np
-        >>> from anonbandits.dp.distributed.protocols import PROTOCOLS
+        >>> from anonbandits.channels.protocols import PROTOCOLS
         >>> mechanism = Distributed(PROTOCOLS["dist-dp-se"](1.0, 1e-3))
         >>> mechanism.release_rewards(np.array([0.5]), np.array([10]), np.random.default_rng(0))
         Traceback (most recent call last):
@@ -344,7 +344,7 @@ class Distributed:
         Examples
         --------
         >>> import numpy as np
-        >>> from anonbandits.dp.distributed.protocols import PROTOCOLS
+        >>> from anonbandits.channels.protocols import PROTOCOLS
         >>> mechanism = Distributed(PROTOCOLS["dist-dp-se"](1.0, 1e-3))
         >>> variance = mechanism.variance(np.array([10, 10, 20]))
         >>> bool(variance[0] == variance[1]), variance.shape
@@ -376,7 +376,7 @@ class Distributed:
         Examples
         --------
         >>> import numpy as np
-        >>> from anonbandits.dp.distributed.protocols import PROTOCOLS
+        >>> from anonbandits.channels.protocols import PROTOCOLS
         >>> mechanism = Distributed(PROTOCOLS["dist-rdp-se"](1.0, 1e-3))
         >>> curves = mechanism.rdp(np.array([1, 2]), np.array([10, 10]))
         >>> curves.shape == (2, mechanism.orders.size), bool(np.all(curves[1] >= curves[0]))

@@ -21,6 +21,7 @@ from anonbandits.experiments import count_runs, load_grid, plot_curves, tasks_fr
 from anonbandits.experiments.grid import MAX_RUNS, MAX_SEEDS, Task, seed_list
 from anonbandits.experiments.runner import TaskResult, collect
 from anonbandits.experiments.table import TABLE_SUFFIXES, configuration_labels, read_table, run_key, task_key
+from anonbandits.spec import AlgorithmSpec, DeprecatedParameterWarning
 from anondecomp.errors import AnonDecompError
 
 EXIT_USER_ERROR = 2
@@ -86,7 +87,7 @@ def _flag(name: str) -> str:
     return f"--{name.replace('_', '-')}"
 
 
-def _algorithm_parser(spec: registry.AlgorithmSpec) -> argparse.ArgumentParser:
+def _algorithm_parser(spec: AlgorithmSpec) -> argparse.ArgumentParser:
     # Values stay text here: spec.resolve converts them, so a bad value gets the same message as in a grid.
     # A deprecated name keeps its own dest, so that resolve maps it (and says it is deprecated).
     p = _AlgorithmParser(prog=f"anonbandits simulate --algorithm {spec.name}", description=spec.summary,
@@ -123,10 +124,10 @@ def _tasks(args: argparse.Namespace) -> list[Task]:
             raise ConfigError(f"grid file {args.config} expands to {total} runs, more than --max-runs "
                               f"{args.max_runs}; give --max-runs {total} to run it anyway")
         with warnings.catch_warnings(record=True) as caught:  # deprecated names: said once, after every check
-            warnings.simplefilter("always", registry.DeprecatedParameterWarning)
+            warnings.simplefilter("always", DeprecatedParameterWarning)
             tasks = tasks_from_grid(grid, max_runs=None)
         for w in caught:
-            if issubclass(w.category, registry.DeprecatedParameterWarning):
+            if issubclass(w.category, DeprecatedParameterWarning):
                 if str(w.message) not in args.deprecated:
                     args.deprecated.append(str(w.message))
             else:

@@ -147,6 +147,19 @@ def epoch_length(active: int | np.ndarray, epoch: int | np.ndarray, beta: float,
     return int(out) if out.ndim == 0 else out
 
 
+def parse_confidence(value: str | float, horizon: int) -> float:
+    """The confidence beta of DP-SE's epochs (:func:`epoch_length`): ``"1/T"`` means 1/horizon (paper 001),
+    otherwise a number in (0, 1) (paper 004: 0.1)."""
+    if isinstance(value, str) and value.strip().replace(" ", "").upper() == "1/T":
+        return 1.0 / horizon
+    try:
+        beta = float(value)
+    except (TypeError, ValueError):
+        beta = math.nan
+    require(0 < beta < 1, "confidence", "'1/T' or a number in (0, 1)", value)
+    return beta
+
+
 def exploration_length(n_users: int, n_arms: int, C: int, horizon: int, scale: float = 10.0) -> float:
     """``T_exp = scale C^(2/3) K^(1/3) T^(2/3) (log NKT)^(1/3)`` rounds of exploration of Algorithm 2 of paper 000.
 

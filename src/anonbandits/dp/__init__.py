@@ -22,7 +22,8 @@ from anonbandits.dp.hybrid_ucb import TREE_NOISES, HybridBatch, hybrid_ucb, hybr
 from anonbandits.dp.lazy_ucb import STORAGES, anytime_lazy_ucb
 from anonbandits.envs.rewards import GAUSSIAN_SIGMA, REWARD_MODELS, model_means, parse_means, sum_rewards
 from anonbandits.errors import ConfigError
-from anonbandits.registry import AlgorithmSpec, Param, Result
+from anonbandits.results import Result
+from anonbandits.spec import AlgorithmSpec, Param
 from anonbandits.validation import validated
 
 __all__ = ["ALGORITHMS", "BanditRun", "HybridBatch", "Ledger", "RegretTrace", "anytime_lazy_ucb", "dp_se",

@@ -21,8 +21,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from anonbandits._deprecated import moved
 from anonbandits._docstrings import fill
 from anonbandits.channels.mechanisms import CentralLaplace
+from anonbandits.core import schedules
 from anonbandits.core.elimination import gap_survivors
 from anonbandits.core.radii import dpse_threshold
 from anonbandits.core.regret import RegretTrace
@@ -32,17 +34,9 @@ from anonbandits.errors import require
 
 ORDERS = ("round-robin", "blocks")
 
-
-def parse_confidence(value: str | float, horizon: int) -> float:
-    """The confidence beta: ``"1/T"`` means 1/horizon (paper 001), otherwise a number in (0, 1)."""
-    if isinstance(value, str) and value.strip().replace(" ", "").upper() == "1/T":
-        return 1.0 / horizon
-    try:
-        beta = float(value)
-    except (TypeError, ValueError):
-        beta = math.nan
-    require(0 < beta < 1, "confidence", "'1/T' or a number in (0, 1)", value)
-    return beta
+#: ``parse_confidence`` moved to :mod:`anonbandits.core.schedules` (the anonymous family's ``se``/``dp-se`` use it
+#: too); its old path here warns for one release.
+__getattr__ = moved(__name__, {"parse_confidence": schedules})
 
 
 def _play(trace: RegretTrace, arms: np.ndarray, rounds: int, per_arm: int, order: str) -> None:
@@ -112,7 +106,7 @@ def successive_elimination(means: Means, horizon: int, rng: np.random.Generator,
     """
     mu, T, channel, true, grid, trace, ledger = start(means, horizon, reward, expected_means, checkpoints, rng)
     eps = math.inf if math.isinf(float(epsilon)) else check_epsilon(epsilon)
-    beta = parse_confidence(confidence, T)
+    beta = schedules.parse_confidence(confidence, T)
     require(order in ORDERS, "order", f"one of {', '.join(ORDERS)}", order)
     mechanism = CentralLaplace(eps) if math.isfinite(eps) else None
     active = np.arange(mu.size)

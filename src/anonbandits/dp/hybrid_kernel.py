@@ -16,8 +16,6 @@ from types import ModuleType
 
 import numpy as np
 
-_LEVELS = 64
-
 
 def floor_log2(n: np.ndarray) -> np.ndarray:
     """floor(log2(n)) for positive integers, exactly."""
@@ -27,13 +25,15 @@ def floor_log2(n: np.ndarray) -> np.ndarray:
 def tree_noise_store(slots: int, capacity: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Persistent binary-mechanism noise of ``slots`` trees (counts up to ``capacity``) for the loop's
     ``_node_advance``: the stored noise per slot and level (zeros) and, per count k, the levels of its lowest
-    set bit and of its next set bit (the never-written level 63, zero noise, when k is a power of two)."""
+    set bit and of its next set bit (the never-written level 63, zero noise, when k is a power of two). The
+    layout is the compiled loop's (its ``LEVELS``), so the store imports it: a run needs it next anyway."""
+    levels = _loop().LEVELS
     counts = np.arange(capacity + 1, dtype=np.int64)
     low = counts & -counts
     high = counts - low
     low_level = floor_log2(np.maximum(low, 1)).astype(np.int16)
-    high_level = np.where(high > 0, floor_log2(np.maximum(high & -high, 1)), _LEVELS - 1).astype(np.int16)
-    return np.zeros(slots * _LEVELS), low_level, high_level
+    high_level = np.where(high > 0, floor_log2(np.maximum(high & -high, 1)), levels - 1).astype(np.int16)
+    return np.zeros(slots * levels), low_level, high_level
 
 
 def choose_arms(t: int, K: int, mean: np.ndarray, width_a: np.ndarray, width_b: np.ndarray,

@@ -1,6 +1,6 @@
 """Hybrid-UCB's round loop (paper 001, Algorithm 4), compiled by numba: the binary-mechanism trees and their
 persistent noise are described in :mod:`anonbandits.dp.hybrid_kernel`, which imports this module at the first
-run (so that numba is imported by the runs that need it only).
+run (so that numba is imported by the runs that need it only); this module imports nothing of the kernel.
 """
 
 import math
@@ -9,7 +9,10 @@ from numba import njit
 
 from anonbandits.channels.compiled import bernoulli_reward
 from anonbandits.core.compiled import hybrid_ucb_widths, widths_index
-from anonbandits.dp.hybrid_kernel import _LEVELS
+
+#: Noise levels stored per tree: one per bit of a count (below 2^63), the last never written (zero noise).
+#: The layout of the loop's ``stored`` array, which :func:`anonbandits.dp.hybrid_kernel.tree_noise_store` sizes.
+LEVELS = 64
 
 
 @njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, forceinline=True)  # run_rounds only: no wrappers
@@ -18,7 +21,7 @@ def _node_advance(stored, low_level, high_level, slot, count, fresh):
     leaves 1..k: the noise stored when the count was k - lowbit(k) (the blocks of the higher bits) plus the
     ``fresh`` node noise of the block of the lowest set bit, which is stored for later. A new tree simply starts
     again at count 1: every level read was written in the current tree."""
-    base = slot * _LEVELS
+    base = slot * LEVELS
     total = stored[base + high_level[count]] + fresh
     stored[base + low_level[count]] = total
     return total

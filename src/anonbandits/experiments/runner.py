@@ -29,6 +29,7 @@ from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.errors import ConfigError
 from anonbandits.experiments.grid import Task
 from anonbandits.experiments.instance import recorded_params
+from anonbandits.results import Result
 
 #: seconds to wait for a Dask scheduler before giving up (an unreachable one must fail fast)
 SCHEDULER_TIMEOUT = 3
@@ -36,13 +37,13 @@ SCHEDULER_TIMEOUT = 3
 
 @filled_dataclass(frozen=True)
 class TaskResult:
-    """A results-table row and the run's :class:`~anonbandits.registry.Result` (curve, label, records).
+    """A results-table row and the run's :class:`~anonbandits.results.Result` (curve, label, records).
 
     Parameters
     ----------
     row : dict of str to object
         The table row: algorithm, parameters, seed, the run's metrics and its wall time (seconds).
-    result : anonbandits.registry.Result
+    result : anonbandits.results.Result
         The run's result.
 
     Attributes
@@ -62,7 +63,7 @@ class TaskResult:
     """
 
     row: dict[str, Any]
-    result: registry.Result
+    result: Result
 
     @property
     def curve(self) -> tuple[np.ndarray, np.ndarray] | None:

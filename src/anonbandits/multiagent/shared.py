@@ -25,7 +25,7 @@ import numpy as np
 from anonbandits._docstrings import fill
 from anonbandits.core.votes import CHANNELS, VOTE_ROUNDINGS, vote_threshold  # noqa: F401 (re-exported: both papers)
 from anonbandits.errors import ConfigError, require
-from anonbandits.registry import Param
+from anonbandits.spec import Param
 
 ACTIVITIES = ("uniform", "skewed")
 SKEWS = ("power", "halves")

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from anonbandits.dp.distributed.protocols import Protocol
+from anonbandits.channels.protocols import Protocol
 from anonbandits.privacy import analyze
 
 

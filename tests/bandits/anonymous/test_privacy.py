@@ -13,7 +13,7 @@ from anonbandits.anonymous.specs import SHARES
 from anonbandits.channels import AnonymousChannel, CentralLaplace, Distributed
 from anonbandits.channels.anonymous import partition_groups
 from anonbandits.channels.mechanisms import guarantee
-from anonbandits.dp.distributed.protocols import PROTOCOLS
+from anonbandits.channels.protocols import PROTOCOLS
 from anonbandits.envs import MultiUserInstance, clustered_instance
 from anonbandits.privacy import DEFAULT_ORDERS, discrete_gaussian_pmf, skellam_rdp
 

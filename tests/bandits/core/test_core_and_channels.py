@@ -9,6 +9,7 @@ from scipy import stats
 
 from anonbandits import simulate
 from anonbandits.channels import CentralLaplace, DirectChannel, Distributed
+from anonbandits.channels.protocols import PROTOCOLS
 from anonbandits.core import gap_survivors, interval_survivors
 from anonbandits.core.radii import (
     HYBRID_PRIVACY_WIDTH,
@@ -29,7 +30,6 @@ from anonbandits.core.schedules import (
     naive_elimination_pulls,
 )
 from anonbandits.core.votes import removal_steps, vote_threshold
-from anonbandits.dp.distributed.protocols import PROTOCOLS
 from anonbandits.envs.rewards import model_means, sum_rewards
 
 

@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 from dpucb_helpers import assert_standard_laplace, check_ledger, exact_sums
 
-from anonbandits.core.schedules import epoch_length
+from anonbandits.core.schedules import epoch_length, parse_confidence
 from anonbandits.dp import dp_se, se
-from anonbandits.dp.elimination import parse_confidence
 from anonbandits.errors import ConfigError
 
 PAPER_T = 4_194_304

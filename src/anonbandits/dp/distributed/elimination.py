@@ -25,10 +25,10 @@ import numpy as np
 from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.channels.direct import DirectChannel
 from anonbandits.channels.mechanisms import Distributed
+from anonbandits.channels.protocols import BatchParams, Protocol, Release
 from anonbandits.core.elimination import interval_survivors
 from anonbandits.core.regret import RegretTrace
 from anonbandits.core.schedules import batch_length, checkpoint_grid
-from anonbandits.dp.distributed.protocols import BatchParams, Protocol, Release
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.envs.rewards import BOUNDED_MODELS
 from anonbandits.errors import require

@@ -46,8 +46,9 @@ from anonbandits.multiagent.shared import (
     board_size,
     vote_threshold,
 )
-from anonbandits.registry import AlgorithmSpec, Param, Result
-from anonbandits.registry import parse_bool as flag
+from anonbandits.results import Result
+from anonbandits.spec import AlgorithmSpec, Param
+from anonbandits.spec import parse_bool as flag
 
 KIND_VOTE = 0
 KIND_REWARD = 1
@@ -58,7 +59,7 @@ DEFAULT_MAX_STEPS = 10**8
 
 @filled_dataclass(frozen=True, kw_only=True)
 class DecentralizedResult(Result):
-    """Outcome of one run of a paper-002 algorithm: the registry's :class:`~anonbandits.registry.Result` plus
+    """Outcome of one run of a paper-002 algorithm: the :class:`~anonbandits.results.Result` of every algorithm plus
     per-player and per-arm data.
 
     Each metric is also read as an attribute (``res.samples``). ``samples`` is the sample complexity: global steps

@@ -20,8 +20,9 @@ from anonbandits.multiagent.mase.dp_mase import DPMASEConfig
 from anonbandits.multiagent.mase.model import EliminationLog, Instance, MaseResult, NoiseAudit, problem
 from anonbandits.multiagent.mase.voting import SAMPLINGS, STOP_RULES
 from anonbandits.multiagent.shared import ACTIVITIES, CHANNEL_PARAMS
-from anonbandits.registry import AlgorithmSpec, Param, Result
-from anonbandits.registry import parse_bool as flag
+from anonbandits.results import Result
+from anonbandits.spec import AlgorithmSpec, Param
+from anonbandits.spec import parse_bool as flag
 from anonbandits.validation import validated
 
 # The library functions, checking their arguments by the registry's rules (anonbandits.validation); the

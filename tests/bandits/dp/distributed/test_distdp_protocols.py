@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from anonbandits.dp.distributed.protocols import (
+from anonbandits.channels.protocols import (
     PROTOCOLS,
     CentralProtocol,
     DiscreteGaussianProtocol,

@@ -1,0 +1,8 @@
+"""The names of the algorithms :mod:`anonbandits.dp` registers, in the order of its ``ALGORITHMS``.
+
+The registry reads this file without importing the family, so that ``simulate(name)`` and ``get(name)`` import
+the one family registering ``name``: ``NAMES`` stays a literal tuple of strings, and this module imports nothing.
+A test checks it against ``ALGORITHMS``.
+"""
+
+NAMES = ("se", "dp-se", "anytime-lazy-ucb", "hybrid-ucb", "ftnl", "naive-ftnl")

@@ -1,0 +1,254 @@
+"""The bandit layer's modules import in one direction: no import cycle anywhere in ``src/anonbandits`` (counting
+imports inside functions, under ``if TYPE_CHECKING:`` and ``importlib.import_module("...")``), the families
+below the registry, and the old import paths of moved names still working, with a warning naming the new one.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import anonbandits
+
+PACKAGE = Path(anonbandits.__file__).resolve().parent
+
+#: The packages and modules of the families and of what they build on: none may import the registry.
+BELOW_THE_REGISTRY = ("anonbandits.anonymous", "anonbandits.dp", "anonbandits.multiagent", "anonbandits.channels",
+                      "anonbandits.core", "anonbandits.envs", "anonbandits.privacy", "anonbandits.channel_flags",
+                      "anonbandits.spec", "anonbandits.results", "anonbandits.validation", "anonbandits.errors",
+                      "anonbandits._docstrings", "anonbandits._deprecated", "anonbandits.reference")
+
+
+def _modules() -> dict[str, Path]:
+    """Every module of the bandit layer: dotted name -> path."""
+    out = {}
+    for root, _, files in os.walk(PACKAGE):
+        for name in files:
+            if name.endswith(".py"):
+                path = Path(root, name)
+                parts = ["anonbandits", *path.relative_to(PACKAGE).with_suffix("").parts]
+                out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+def _ancestors(module: str) -> list[str]:
+    """``a`` and ``a.b`` for ``a.b.c``: the packages Python imports before the module itself."""
+    parts = module.split(".")
+    return [".".join(parts[:k]) for k in range(1, len(parts))]
+
+
+def _targets(name: str, path: Path, modules: dict[str, Path]) -> list[tuple[str, int]]:
+    """(module of the bandit layer, line) of every import in the file: ``import``/``from ... import`` at module
+    level, inside a function or under ``if TYPE_CHECKING:``, and ``importlib.import_module`` of a literal
+    string. Relative imports are resolved; ``from package import module`` imports the module, ``from module
+    import name`` the module itself (its namespace)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out: list[tuple[str, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # from . import x, from ..core import y
+                parts = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                out.append((sub if sub in modules else base, node.lineno))
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str) and (
+                    (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
+                    or (isinstance(node.func, ast.Name) and node.func.id == "import_module")):
+            out.append((node.args[0].value, node.lineno))
+    return [(target, line) for target, line in out if target.split(".")[0] == "anonbandits"]
+
+
+def _graph() -> dict[str, dict[str, int]]:
+    """module -> {module it imports: first line}. Importing ``a.b.c`` imports ``a`` and ``a.b`` first, except
+    the importer's own packages: Python has imported those before the importer runs (a package's
+    ``__init__`` importing a submodule is no cycle), unless it imports from one of them by name. The registry
+    also imports every family of its ``_FAMILIES`` by name (line 0: not a literal in an import)."""
+    from anonbandits import registry
+
+    modules = _modules()
+    graph: dict[str, dict[str, int]] = {m: {} for m in modules}
+    for module, path in modules.items():
+        own = set(_ancestors(module))
+        by_name = [(family, 0) for family in registry._FAMILIES] if module == "anonbandits.registry" else []
+        for target, line in [*_targets(module, path, modules), *by_name]:
+            for imported in [*(a for a in _ancestors(target) if a not in own), target]:
+                if imported in modules and imported != module:
+                    graph[module].setdefault(imported, line)
+    return graph
+
+
+def _cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10 * len(graph)))
+    try:
+        for v in sorted(graph):
+            if v not in index:
+                visit(v)
+    finally:
+        sys.setrecursionlimit(limit)
+    return found
+
+
+def _path(graph: dict[str, dict[str, int]], component: list[str]) -> str:
+    """One cycle through the component, written ``a (line) -> b (line) -> ... -> a``."""
+    inside = set(component)
+    start = component[0]
+    trail, seen, v = [start], {start}, start
+    while True:
+        v = next(w for w in sorted(graph[v]) if w in inside and (w == start or w not in seen) and (
+            w == start or _reaches(graph, w, start, inside)))
+        trail.append(v)
+        if v == start:
+            break
+        seen.add(v)
+    return " -> ".join(f"{a} (line {graph[a][b]})" for a, b in zip(trail, trail[1:], strict=False)) + f" -> {start}"
+
+
+def _reaches(graph: dict[str, dict[str, int]], source: str, target: str, inside: set[str]) -> bool:
+    todo, seen = [source], {source}
+    while todo:
+        v = todo.pop()
+        if target in graph[v]:
+            return True
+        for w in graph[v]:
+            if w in inside and w not in seen:
+                seen.add(w)
+                todo.append(w)
+    return False
+
+
+def test_the_graph_sees_every_kind_of_import():
+    """The walker finds what the test relies on: deferred, TYPE_CHECKING and relative imports, and the parent
+    packages of an import."""
+    graph = _graph()
+    assert "anonbandits.envs.instances" in graph["anonbandits.channels.direct"]  # under if TYPE_CHECKING:
+    assert "anonbandits.dp.hybrid_loop" in graph["anonbandits.dp.hybrid_kernel"]  # inside a function
+    assert "anonbandits.anonymous.specs" in graph["anonbandits.dp"]  # inside a function
+    assert "anonbandits.anonymous" in graph["anonbandits.dp"]  # the parent package of a module it imports
+    assert "anonbandits" not in graph["anonbandits.dp"]  # its own package, imported before it
+    assert "anonbandits.registry" in graph["anonbandits"]
+    assert "anonbandits.multiagent.mase" in graph["anonbandits.registry"]  # by name, from _FAMILIES
+
+
+def test_the_walker_resolves_relative_imports_and_import_module(tmp_path):
+    source = tmp_path / "probe.py"
+    source.write_text("from typing import TYPE_CHECKING\nimport importlib\nfrom .. import envs\n"
+                      "from ..core import schedules, GRIDS\nfrom . import protocols\nfrom .mechanisms import x\n"
+                      "if TYPE_CHECKING:\n    import anonbandits.dp.common as c\n"
+                      "def f():\n    importlib.import_module('anonbandits.privacy')\n    import numpy\n")
+    modules = _modules()
+    found = _targets("anonbandits.channels.probe", source, modules)
+    assert found == [("anonbandits.envs", 3), ("anonbandits.core.schedules", 4), ("anonbandits.core", 4),
+                     ("anonbandits.channels.protocols", 5), ("anonbandits.channels.mechanisms", 6),
+                     ("anonbandits.dp.common", 8), ("anonbandits.privacy", 10)]
+
+
+def test_no_import_cycle_anywhere_in_the_bandit_layer():
+    graph = _graph()
+    cycles = _cycles(graph)
+    assert not cycles, "import cycles:\n" + "\n".join(_path(graph, c) for c in cycles)
+
+
+def test_the_families_never_import_the_registry():
+    graph = _graph()
+    below = [m for m in graph if any(m == p or m.startswith(p + ".") for p in BELOW_THE_REGISTRY)]
+    assert "anonbandits.dp.distributed.elimination" in below and "anonbandits.spec" in below
+    bad = [f"{m} (line {graph[m][t]}) imports {t}" for m in below for t in graph[m]
+           if t in ("anonbandits.registry", "anonbandits")]
+    assert not bad, "\n".join(bad)
+
+
+#: (old module, name, new module) of every name that moved; the old path works for one release, with a warning
+MOVED = [
+    *[("anonbandits.registry", name, "anonbandits.spec")
+      for name in ("Param", "AlgorithmSpec", "parse_bool", "DeprecatedParameterWarning")],
+    ("anonbandits.registry", "Result", "anonbandits.results"),
+    ("anonbandits.dp.elimination", "parse_confidence", "anonbandits.core.schedules"),
+    *[("anonbandits.dp.distributed.protocols", name, "anonbandits.channels.protocols")
+      for name in ("PROTOCOLS", "BatchParams", "Release", "Protocol", "ShuffleProtocol", "CentralProtocol",
+                   "LocalProtocol", "SkellamProtocol", "DiscreteGaussianProtocol")],
+]
+
+
+@pytest.mark.parametrize(("old", "name", "new"), MOVED)
+def test_an_old_path_still_gives_the_same_object_with_a_warning_naming_the_new_one(old, name, new):
+    moved = getattr(importlib.import_module(new), name)
+    with pytest.warns(DeprecationWarning, match=rf"^{old}\.{name} is deprecated, import it from {new} ") as caught:
+        found = getattr(importlib.import_module(old), name)
+    assert found is moved
+    assert caught[0].filename == __file__  # the warning points at the line using the old path
+    namespace: dict = {}
+    with pytest.warns(DeprecationWarning, match=new):
+        exec(f"from {old} import {name}", namespace)  # the import statement's own path
+    assert namespace[name] is moved
+    assert name not in vars(importlib.import_module(old))  # no copy left behind: every use goes through the warning
+
+
+def test_an_unknown_name_of_an_old_module_is_still_an_attribute_error():
+    from anonbandits import registry
+
+    with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
+        registry.Nope  # noqa: B018
+
+
+def test_the_public_paths_and_the_project_itself_warn_nothing():
+    """``from anonbandits import Result`` and the new paths are silent, and so is importing every module of the
+    layer and a run of every family (in a fresh interpreter, where each module's import runs)."""
+    code = "\n".join([
+        "import importlib, warnings",
+        "warnings.simplefilter('error', DeprecationWarning)",
+        "from anonbandits import Result, simulate",
+        "from anonbandits.spec import AlgorithmSpec, DeprecatedParameterWarning, Param, parse_bool",
+        "from anonbandits.results import Result as R",
+        "from anonbandits.core.schedules import parse_confidence",
+        "from anonbandits.channels.protocols import PROTOCOLS",
+        "from anonbandits import registry",
+        f"for m in {sorted(_modules())!r}:",
+        "    importlib.import_module(m)",
+        "assert R is Result and registry.get('se').resolve({})['horizon'] > 0",
+        "assert simulate('dp-se', seed=0, horizon=1000).metrics['regret'] >= 0",
+        "assert simulate('anon-etc', seed=0, users=20, arms=2, C=2, horizon=2000, privacy='distributed',"
+        " epsilon=1.0).metrics['privacy_epsilon'] > 0",
+    ])
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
