@@ -132,6 +132,29 @@ def test_pages_list_every_public_object_of_their_module(module_name):
     assert not missing, f"{module_name}: not on the API pages: {missing}"
 
 
+@pytest.mark.parametrize("module_name", [
+    "anonbandits.privacy.samplers",
+    "anonbandits.privacy.tails",
+    "anonbandits.privacy.rounding",
+    "anonbandits.privacy.aggregation",
+    "anonbandits.privacy.accounting",
+])
+def test_the_privacy_package_exports_and_documents_every_public_object_of_its_modules(module_name):
+    """The pages document these modules' functions under the package's names (``anonbandits.privacy.polya``):
+    each must be exported by the package, as the same object, and be on the pages."""
+    package = importlib.import_module("anonbandits.privacy")
+    module = importlib.import_module(module_name)
+    public = [name for name, obj in vars(module).items()
+              if not name.startswith("_") and (inspect.isfunction(obj) or inspect.isclass(obj))
+              and obj.__module__ == module_name]
+    assert public
+    documented = set(_documented())
+    missing = [name for name in public if name not in package.__all__ or getattr(package, name) is not getattr(
+        module, name) or f"anonbandits.privacy.{name}" not in documented]
+    assert not missing, f"{module_name}: not exported by anonbandits.privacy or not on the API pages: {missing}"
+    assert f".. automodule:: {module_name}\n" in (API / "privacy.rst").read_text()
+
+
 _CLASS_OPTIONS = re.compile(r"^\.\. auto(?:class|exception):: ([\w.]+)\n((?:[ \t]+:[^\n]*\n)*)", re.M)
 
 

@@ -65,7 +65,7 @@ SNIPPETS: dict[str, str] = {
                     "checkpoints : int or sequence of int, optional\n"
                     "    Number of evenly spaced curve points (default 200), or the rounds themselves.",
     "mechanism": "mechanism : CentralLaplace or Distributed or None, optional\n"
-                 "    A privacy mechanism of :mod:`anonbandits.channels.mechanisms` on every released group sum;\n"
+                 "    A privacy mechanism of :mod:`anonbandits.privacy.mechanisms` on every released group sum;\n"
                  "    ``None`` (the default) releases exact sums.\n"
                  "noise_rng : numpy.random.Generator or None, optional\n"
                  "    The source of the mechanism's noise (default ``rng``).",
@@ -232,7 +232,7 @@ SNIPPETS["driver_channel"] = (
     "decomposer_rng : numpy.random.Generator, optional\n    Randomness of randomized decomposers (default ``rng``).")
 SNIPPETS["driver_mechanism"] = (
     "mechanism : CentralLaplace or Distributed or None, optional\n"
-    "    A privacy mechanism of :mod:`anonbandits.channels.mechanisms` on every released group sum (anonymous\n"
+    "    A privacy mechanism of :mod:`anonbandits.privacy.mechanisms` on every released group sum (anonymous\n"
     "    channel only); its noise raises the variance proxy (:func:`~anonbandits.anonymous.batches.noisy_variance`,\n"
     "    the worst batch so far). ``None`` (the default) releases exact sums.\n"
     "noise_rng : numpy.random.Generator or None, optional\n"

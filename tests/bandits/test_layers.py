@@ -10,6 +10,7 @@ import importlib
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -204,9 +205,14 @@ MOVED = [
       for name in ("Param", "AlgorithmSpec", "parse_bool", "DeprecatedParameterWarning")],
     ("anonbandits.registry", "Result", "anonbandits.results"),
     ("anonbandits.dp.elimination", "parse_confidence", "anonbandits.core.schedules"),
-    *[("anonbandits.dp.distributed.protocols", name, "anonbandits.channels.protocols")
+    *[(old, name, "anonbandits.privacy.protocols")
+      for old in ("anonbandits.dp.distributed.protocols", "anonbandits.channels.protocols")
       for name in ("PROTOCOLS", "BatchParams", "Release", "Protocol", "ShuffleProtocol", "CentralProtocol",
-                   "LocalProtocol", "SkellamProtocol", "DiscreteGaussianProtocol")],
+                   "LocalProtocol", "SkellamProtocol", "DiscreteGaussianProtocol", "COMPLETE_MASKING_MAX_USERS",
+                   "RING_DEGREE", "SPLIT_SHARES")],
+    *[("anonbandits.channels.mechanisms", name, "anonbandits.privacy.mechanisms")
+      for name in ("REAL_ORDERS", "NoisyRelease", "laplace_noise", "CentralLaplace", "Distributed", "Mechanism",
+                   "guarantee")],
 ]
 
 
@@ -222,6 +228,45 @@ def test_an_old_path_still_gives_the_same_object_with_a_warning_naming_the_new_o
         exec(f"from {old} import {name}", namespace)  # the import statement's own path
     assert namespace[name] is moved
     assert name not in vars(importlib.import_module(old))  # no copy left behind: every use goes through the warning
+
+
+#: the public names of the module ``anonbandits.privacy`` before it became a package, and the module of the package
+#: that holds each now: ``from anonbandits.privacy import X`` still gives every one, without a warning
+PRIVACY_NAMES = {
+    "samplers": ("Size", "laplace", "discrete_laplace", "polya", "skellam", "discrete_gaussian",
+                 "discrete_gaussian_pmf", "discrete_gaussian_sum"),
+    "tails": ("discrete_laplace_tail", "discrete_laplace_radius", "skellam_radius", "subgaussian_radius",
+              "discrete_laplace_sum_radius"),
+    "rounding": ("randomized_round",),
+    "aggregation": ("secure_sum", "complete_pairs", "ring_pairs", "masked_messages", "split_and_mix", "modulus",
+                    "analyze"),
+    "accounting": ("DEFAULT_ORDERS", "skellam_rdp", "dist_rdp_se_rdp", "discrete_gaussian_sum_xi",
+                   "discrete_gaussian_sum_cdp", "rdp_to_dp", "zcdp_to_dp", "pure_dp_to_rdp",
+                   "advanced_composition_epsilon", "returning_users_dp"),
+}
+
+
+@pytest.mark.parametrize(("module", "name"), [(m, n) for m, names in PRIVACY_NAMES.items() for n in names])
+def test_the_privacy_package_gives_every_name_of_the_old_module_from_its_own_module(module, name):
+    import anonbandits.privacy as privacy
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = getattr(privacy, name)
+    assert found is getattr(importlib.import_module(f"anonbandits.privacy.{module}"), name)
+    assert name in privacy.__all__
+
+
+def test_the_privacy_package_sits_below_the_families():
+    """The privacy package imports only what is below every family (core, errors, validation, the docstring
+    helpers and itself): never a family, a channel or the registry."""
+    graph = _graph()
+    allowed = ("anonbandits.privacy", "anonbandits.core", "anonbandits.errors", "anonbandits.validation",
+               "anonbandits._docstrings")
+    bad = [f"{m} (line {graph[m][t]}) imports {t}" for m in graph
+           if m == "anonbandits.privacy" or m.startswith("anonbandits.privacy.")
+           for t in graph[m] if not any(t == a or t.startswith(a + ".") for a in allowed)]
+    assert not bad, "\n".join(bad)
 
 
 def test_an_unknown_name_of_an_old_module_is_still_an_attribute_error():
@@ -241,7 +286,9 @@ def test_the_public_paths_and_the_project_itself_warn_nothing():
         "from anonbandits.spec import AlgorithmSpec, DeprecatedParameterWarning, Param, parse_bool",
         "from anonbandits.results import Result as R",
         "from anonbandits.core.schedules import parse_confidence",
-        "from anonbandits.channels.protocols import PROTOCOLS",
+        "from anonbandits.privacy.protocols import PROTOCOLS",
+        "from anonbandits.privacy.mechanisms import CentralLaplace, Distributed, guarantee",
+        f"from anonbandits.privacy import {', '.join(PRIVACY_NAMES)}",
         "from anonbandits import registry",
         f"for m in {sorted(_modules())!r}:",
         "    importlib.import_module(m)",

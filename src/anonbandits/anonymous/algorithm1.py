@@ -31,11 +31,11 @@ import anondecomp
 from anonbandits._docstrings import fill
 from anonbandits.anonymous.regret import AnonymousRun, batched_regret
 from anonbandits.channels import elicitation_rounds, elicitation_variance
-from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.core import default_batches, static_grid
 from anonbandits.core.learners import BaSEElimination
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import AnonBanditsError, ConfigError, require
+from anonbandits.privacy.mechanisms import Mechanism
 
 
 class NotUBatchedError(AnonBanditsError):

@@ -17,10 +17,10 @@ import numpy as np
 from anonbandits._docstrings import fill
 from anonbandits.anonymous.regret import AnonymousRun, BatchRecord
 from anonbandits.channels import AnonymousChannel, elicitation_rounds
-from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.core.schedules import exploration_length
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import require
+from anonbandits.privacy.mechanisms import Mechanism
 
 
 @fill

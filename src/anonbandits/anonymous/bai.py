@@ -39,10 +39,10 @@ from anonbandits.anonymous.batches import (
 from anonbandits.channel_flags import CHANNELS
 from anonbandits.channels import AnonymousChannel, DirectChannel, elicitation_rounds
 from anonbandits.channels.anonymous import MAX_HORIZON
-from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.core.learners import BatchLearner
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import ConfigError, require
+from anonbandits.privacy.mechanisms import Mechanism
 
 
 @fill
@@ -69,7 +69,7 @@ class IdentificationRun:
     min_group_size : int or None
         The smallest group whose sum was released (1 on the direct channel; None if none was).
     exposure : dict, optional
-        The channel's privacy exposure (:func:`~anonbandits.channels.mechanisms.guarantee`); empty without a
+        The channel's privacy exposure (:func:`~anonbandits.privacy.mechanisms.guarantee`); empty without a
         mechanism. Default ``{}``.
 
     {{refs_paper000}}

@@ -42,10 +42,10 @@ from anonbandits.anonymous.batches import (
     noisy_variance,
 )
 from anonbandits.channels import AnonymousChannel, CentralLaplace, DirectChannel
-from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.core.learners import BatchLearner
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import ConfigError, require
+from anonbandits.privacy.mechanisms import Mechanism
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ every algorithm faces the same instance (``instance_seed >= 0`` fixes one for al
 ``np.random.default_rng(seed).spawn(4)`` gives the streams of the instance, the rewards, the decomposer and
 the privacy noise (so ``--privacy none`` draws exactly what it drew before privacy existed).
 
-``--privacy central|distributed --epsilon E`` puts a mechanism of :mod:`anonbandits.channels.mechanisms` on
+``--privacy central|distributed --epsilon E`` puts a mechanism of :mod:`anonbandits.privacy.mechanisms` on
 every released group sum: central ``Lap(1/E)``, or paper 004's SecAgg protocol, each member adding a noise
 share (``--shares``: Polya, the default, is pure E-DP per reward like the central model; Skellam and discrete
 Gaussian shares keep paper 004's calibration and report their (eps, delta)).
@@ -36,14 +36,14 @@ from anonbandits.channel_flags import (
 )
 from anonbandits.channels import CentralLaplace, Distributed
 from anonbandits.channels.anonymous import MAX_HORIZON
-from anonbandits.channels.mechanisms import Mechanism, guarantee
-from anonbandits.channels.protocols import PROTOCOLS
 from anonbandits.core import GRIDS, THRESHOLDS
 from anonbandits.core.learners import BAI_SCHEMES, BestArmElimination, EpochElimination, UGapEc
 from anonbandits.core.schedules import parse_confidence
 from anonbandits.envs.instances import INSTANCE_REWARDS, MultiUserInstance, clustered_instance
 from anonbandits.envs.means_file import read_means
 from anonbandits.errors import ConfigError, require
+from anonbandits.privacy.mechanisms import Mechanism, guarantee
+from anonbandits.privacy.protocols import PROTOCOLS
 from anonbandits.results import Result
 from anonbandits.spec import AlgorithmSpec, Param, parse_bool
 from anonbandits.validation import Rule, is_integer

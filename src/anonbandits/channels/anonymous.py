@@ -32,10 +32,10 @@ import numpy as np
 
 from anonbandits._docstrings import fill
 from anonbandits.channels.direct import DirectChannel
-from anonbandits.channels.mechanisms import Mechanism
 from anonbandits.core.regret import RegretTrace
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import AnonymityViolation, ConfigError, require
+from anonbandits.privacy.mechanisms import Mechanism
 
 #: The longest simulated horizon: Algorithm 2 keeps one entry per exploration phase (about T^(2/3)).
 MAX_HORIZON = 10**9
@@ -337,7 +337,7 @@ class AnonymousChannel:
     having at least ``C`` users who played one arm (the auditor raises
     :class:`~anonbandits.errors.AnonymityViolation` otherwise). Nothing is played beyond ``horizon``. With a
     ``mechanism``, ``exposure[(c, n)][i]`` counts the releases of ``n`` rewards that held ``c`` of user i's
-    (:func:`~anonbandits.channels.mechanisms.guarantee`).
+    (:func:`~anonbandits.privacy.mechanisms.guarantee`).
 
     Parameters
     ----------

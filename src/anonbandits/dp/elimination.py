@@ -23,7 +23,6 @@ import numpy as np
 
 from anonbandits._deprecated import moved
 from anonbandits._docstrings import fill
-from anonbandits.channels.mechanisms import CentralLaplace
 from anonbandits.core import schedules
 from anonbandits.core.elimination import gap_survivors
 from anonbandits.core.radii import dpse_threshold
@@ -31,6 +30,7 @@ from anonbandits.core.regret import RegretTrace
 from anonbandits.core.schedules import epoch_length
 from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, finish, start
 from anonbandits.errors import require
+from anonbandits.privacy.mechanisms import CentralLaplace
 
 ORDERS = ("round-robin", "blocks")
 

@@ -19,10 +19,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from anonbandits._docstrings import fill
-from anonbandits.channels.mechanisms import CentralLaplace
 from anonbandits.core.schedules import ftnl_epoch_length
 from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, finish, start
 from anonbandits.errors import require
+from anonbandits.privacy.mechanisms import CentralLaplace
 
 
 def parse_initial(value: str | int, actions: int, rng: np.random.Generator) -> int:

@@ -26,13 +26,13 @@ import numpy as np
 
 from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.channels.direct import DirectChannel
-from anonbandits.channels.mechanisms import laplace_noise
 from anonbandits.core.indices import hybrid_ucb_array_scale, hybrid_ucb_node_scale
 from anonbandits.core.radii import HYBRID_PRIVACY_WIDTH, hybrid_ucb_widths
 from anonbandits.core.schedules import checkpoint_grid
 from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, check_setup
 from anonbandits.dp.hybrid_kernel import choose_arms, floor_log2, run_rounds, tree_noise_store
 from anonbandits.errors import require
+from anonbandits.privacy.mechanisms import laplace_noise
 
 TREE_NOISES = ("paper", "exact")
 _CHUNK = 4096

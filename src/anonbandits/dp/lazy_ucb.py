@@ -24,11 +24,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from anonbandits._docstrings import fill
-from anonbandits.channels.mechanisms import CentralLaplace
 from anonbandits.core.indices import lazy_ucb_capacity, lazy_ucb_crossing
 from anonbandits.core.radii import lazy_ucb_index, lazy_ucb_widths
 from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, finish, start
 from anonbandits.errors import require
+from anonbandits.privacy.mechanisms import CentralLaplace
 
 STORAGES = ("o1", "arrays")
 

@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 
-from anonbandits.channels.protocols import Protocol
 from anonbandits.privacy import analyze
+from anonbandits.privacy.protocols import Protocol
 
 
 def per_round_dist_dp_se(means: np.ndarray, eps: float, horizon: int, rng: np.random.Generator,

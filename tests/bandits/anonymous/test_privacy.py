@@ -12,10 +12,10 @@ from anonbandits.anonymous import anon_batched, anon_etc
 from anonbandits.anonymous.specs import SHARES
 from anonbandits.channels import AnonymousChannel, CentralLaplace, Distributed
 from anonbandits.channels.anonymous import partition_groups
-from anonbandits.channels.mechanisms import guarantee
-from anonbandits.channels.protocols import PROTOCOLS
 from anonbandits.envs import MultiUserInstance, clustered_instance
 from anonbandits.privacy import DEFAULT_ORDERS, discrete_gaussian_pmf, skellam_rdp
+from anonbandits.privacy.mechanisms import guarantee
+from anonbandits.privacy.protocols import PROTOCOLS
 
 C, DELTA, HORIZON = 2, 1e-6, 10**9
 

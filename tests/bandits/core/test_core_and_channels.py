@@ -9,7 +9,6 @@ from scipy import stats
 
 from anonbandits import simulate
 from anonbandits.channels import CentralLaplace, DirectChannel, Distributed
-from anonbandits.channels.protocols import PROTOCOLS
 from anonbandits.core import gap_survivors, interval_survivors
 from anonbandits.core.radii import (
     HYBRID_PRIVACY_WIDTH,
@@ -31,6 +30,7 @@ from anonbandits.core.schedules import (
 )
 from anonbandits.core.votes import removal_steps, vote_threshold
 from anonbandits.envs.rewards import model_means, sum_rewards
+from anonbandits.privacy.protocols import PROTOCOLS
 
 
 def test_radii_match_the_papers_formulas_at_hand_computed_points():

@@ -2,7 +2,7 @@
 Privacy in Multi-Armed Bandits", ICLR 2023; spec distributed-dp.md) as registered algorithms.
 
 All six are Algorithm 1 (Sec. 3 of the paper, :func:`run_elimination`) with a different protocol
-P = (R, S, A) of :mod:`anonbandits.channels.protocols`, whose docstrings give each guarantee:
+P = (R, S, A) of :mod:`anonbandits.privacy.protocols`, whose docstrings give each guarantee:
 
 ========================  =========================================================================
 ``cdp-se``                central model, discrete Laplace added by the analyzer (Thm 5; Algs. 2-3, App. H)
@@ -26,12 +26,12 @@ from typing import Any
 
 import numpy as np
 
-from anonbandits.channels.protocols import PROTOCOLS, BatchParams, Protocol
 from anonbandits.core.schedules import batch_length
 from anonbandits.dp.distributed import elimination as _elimination
 from anonbandits.dp.distributed.elimination import SIMULATIONS, EliminationResult
 from anonbandits.envs.rewards import GAUSSIAN_SIGMA, REWARD_MODELS, model_means, parse_means
 from anonbandits.errors import require
+from anonbandits.privacy.protocols import PROTOCOLS, BatchParams, Protocol
 from anonbandits.results import Result
 from anonbandits.spec import AlgorithmSpec, Param
 from anonbandits.validation import POSITIVE_FINITE, Rule, validated

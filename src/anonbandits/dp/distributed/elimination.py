@@ -24,8 +24,6 @@ import numpy as np
 
 from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.channels.direct import DirectChannel
-from anonbandits.channels.mechanisms import Distributed
-from anonbandits.channels.protocols import BatchParams, Protocol, Release
 from anonbandits.core.elimination import interval_survivors
 from anonbandits.core.regret import RegretTrace
 from anonbandits.core.schedules import batch_length, checkpoint_grid
@@ -33,6 +31,8 @@ from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.envs.rewards import BOUNDED_MODELS
 from anonbandits.errors import require
 from anonbandits.privacy import randomized_round
+from anonbandits.privacy.mechanisms import Distributed
+from anonbandits.privacy.protocols import BatchParams, Protocol, Release
 
 SIMULATIONS = ("aggregate", "per-user")
 

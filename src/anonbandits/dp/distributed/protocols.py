@@ -1,9 +1,9 @@
-"""Deprecated path of :mod:`anonbandits.channels.protocols` (paper 004's protocols moved below the families
-that use them: the distributed-DP elimination and the anonymous family's ``--privacy distributed``). Each name
-is still found here for one release, with a ``DeprecationWarning`` naming the new path."""
+"""Deprecated path of :mod:`anonbandits.privacy.protocols` (paper 004's protocols moved below the families that
+use them: the distributed-DP elimination and the anonymous family's ``--privacy distributed``). Each name is
+still found here for one release, with a ``DeprecationWarning`` naming the new path."""
 
 from anonbandits._deprecated import moved
-from anonbandits.channels import protocols as _protocols
+from anonbandits.privacy import protocols as _protocols
 
 #: the names this module held
 _MOVED = ("PROTOCOLS", "BatchParams", "Release", "Protocol", "ShuffleProtocol", "CentralProtocol", "LocalProtocol",

@@ -25,7 +25,6 @@ import numpy as np
 
 from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.channels.direct import DirectChannel
-from anonbandits.channels.mechanisms import laplace_noise
 from anonbandits.core.elimination import gap_survivors
 from anonbandits.core.indices import dp_mase_laplace_scale, dp_mase_threshold
 from anonbandits.core.schedules import epoch_length
@@ -35,6 +34,7 @@ from anonbandits.errors import require
 from anonbandits.multiagent.mase import model
 from anonbandits.multiagent.mase.model import EliminationLog, MaseResult, NoiseAudit
 from anonbandits.multiagent.shared import board_size
+from anonbandits.privacy.mechanisms import laplace_noise
 
 
 @filled_dataclass(frozen=True)

@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from anonbandits.channels.protocols import (
+from anonbandits.envs.rewards import draw_rewards, encoded_sums, encoding_pmf
+from anonbandits.errors import ConfigError
+from anonbandits.privacy import discrete_laplace, randomized_round
+from anonbandits.privacy.protocols import (
     PROTOCOLS,
     CentralProtocol,
     DiscreteGaussianProtocol,
@@ -18,9 +21,6 @@ from anonbandits.channels.protocols import (
     ShuffleProtocol,
     SkellamProtocol,
 )
-from anonbandits.envs.rewards import draw_rewards, encoded_sums, encoding_pmf
-from anonbandits.errors import ConfigError
-from anonbandits.privacy import discrete_laplace, randomized_round
 
 ALPHA = 1e-3
 

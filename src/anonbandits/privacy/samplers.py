@@ -1,0 +1,278 @@
+"""Exact noise samplers of paper 004 ("Distributed Differential Privacy in Multi-Armed Bandits", Chowdhury and
+Zhou, ICLR 2023; docs/distributed-dp.md): :func:`laplace`, :func:`discrete_laplace`, :func:`polya`,
+:func:`skellam`, :func:`discrete_gaussian` (with its :func:`discrete_gaussian_pmf`) and
+:func:`discrete_gaussian_sum`.
+
+They are exact in law up to floating-point arithmetic, take an explicit ``numpy.random.Generator`` and a numpy
+``size`` (``None`` for a scalar) and return ``int64`` for discrete laws.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from anonbandits._docstrings import fill
+from anonbandits.errors import require
+
+Size = int | tuple[int, ...] | None
+
+
+def _positive(name: str, value: float) -> float:
+    value = float(value)
+    require(value > 0 and math.isfinite(value), name, "a positive finite number", value)
+    return value
+
+
+def _shape(size: Size) -> tuple[int, ...]:
+    return () if size is None else ((size,) if isinstance(size, int | np.integer) else tuple(size))
+
+
+@fill
+def laplace(scale: float, size: Size, rng: np.random.Generator) -> np.ndarray:
+    """Continuous Laplace noise with mean 0 and scale ``b`` (variance ``2 b^2``).
+
+    Parameters
+    ----------
+    {{scale_b}}
+    {{size}}
+    {{rng}}
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The draws, of shape ``size`` (a float when ``size`` is ``None``).
+
+    {{raises_scale_refs_paper004}}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> laplace(2.0, 3, np.random.default_rng(0)).shape
+    (3,)
+    """
+    return rng.laplace(0.0, _positive("scale", scale), size)
+
+
+@fill
+def discrete_laplace(scale: float, size: Size, rng: np.random.Generator) -> np.ndarray:
+    """Discrete Laplace ``Lap_Z(b)``: ``G1 - G2`` with ``G1, G2`` i.i.d. ``P[G = k] = (1-beta) beta^k``.
+
+    ``beta = exp(-1/b)``; the difference of two such geometric variables has exactly the pmf
+    ``(1-beta)/(1+beta) beta^|x|`` (it is ``Polya(1, beta) - Polya(1, beta)``).
+
+    Parameters
+    ----------
+    {{scale_b}}
+    {{size_rng_int_draws}}
+
+    {{raises_scale_refs_paper004}}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> discrete_laplace(1.0, 4, np.random.default_rng(0)).dtype
+    dtype('int64')
+    """
+    scale = _positive("scale", scale)
+    success = -math.expm1(-1.0 / scale)  # 1 - beta, without cancellation for large scales
+    return np.int64(rng.geometric(success, size)) - np.int64(rng.geometric(success, size))  # scalar or array
+
+
+@fill
+def polya(r: float, beta: float, size: Size, rng: np.random.Generator) -> np.ndarray:
+    """``Polya(r, beta)``: pmf ``Gamma(x+r)/(x! Gamma(r)) beta^x (1-beta)^r`` on x = 0, 1, 2, ...
+
+    Sampled as in the paper's footnote: ``lambda ~ Gamma(shape=r, scale=beta/(1-beta))``, then
+    ``X ~ Poisson(lambda)`` (*not* the reference code's scale ``(1-beta)/beta``, which samples
+    ``Polya(r, 1-beta)``). Mean ``r beta/(1-beta)``; additive in ``r`` for a fixed ``beta``.
+
+    Parameters
+    ----------
+    r : float
+        The shape ``r``, positive and finite (Dist-DP-SE gives each of n users ``r = 1/n``).
+    beta : float
+        The parameter ``beta`` in [0, 1).
+    {{size}}
+    {{rng}}
+
+    Returns
+    -------
+    numpy.ndarray or numpy.int64
+        Non-negative ``int64`` draws of shape ``size``.
+
+    Raises
+    ------
+    ConfigError
+        If ``r`` is not positive and finite or ``beta`` is outside [0, 1).
+
+    {{refs_paper004}}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = polya(2.0, 0.5, 3, np.random.default_rng(0))
+    >>> x.dtype, bool((x >= 0).all())
+    (dtype('int64'), True)
+    """
+    r = _positive("r", r)
+    beta = float(beta)
+    require(0.0 <= beta < 1.0, "beta", "in [0, 1)", beta)
+    return np.int64(rng.poisson(rng.gamma(r, beta / (1.0 - beta), size)))
+
+
+@fill
+def skellam(mu: int, var: float, size: Size, rng: np.random.Generator) -> np.ndarray:
+    """Skellam ``Sk(mu, var)``: ``mu + N1 - N2`` with ``N1, N2`` i.i.d. ``Poisson(var/2)``; variance ``var``.
+
+    Parameters
+    ----------
+    mu : int
+        The mean, an integer.
+    var : float
+        The variance, positive and finite.
+    {{size_rng_int_draws}}
+
+    Raises
+    ------
+    ConfigError
+        If ``mu`` is not an integer or ``var`` is not positive and finite.
+
+    {{refs_agarwal2021_paper004}}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = skellam(0, 4.0, 10_000, np.random.default_rng(0))
+    >>> x.dtype, round(float(x.var()), 1)
+    (dtype('int64'), 4.0)
+    """
+    require(int(mu) == mu, "Skellam mean", "an integer", mu)
+    half = _positive("var", var) / 2.0
+    return int(mu) + np.int64(rng.poisson(half, size)) - np.int64(rng.poisson(half, size))
+
+
+@fill
+def discrete_gaussian(sigma: float, size: Size, rng: np.random.Generator) -> np.ndarray:
+    """Discrete Gaussian ``N_Z(0, sigma^2)``, pmf proportional to ``exp(-x^2/(2 sigma^2))`` on the integers.
+
+    Canonne-Kamath-Steinke rejection sampling from a discrete Laplace proposal with scale
+    ``t = floor(sigma) + 1``; accepted proposals are i.i.d. with exactly the target law, so the first
+    ``prod(size)`` accepted ones are returned. Proposals are drawn in vectorised rounds sized by the
+    observed acceptance rate.
+
+    Parameters
+    ----------
+    {{sigma_scale}}
+    {{size_rng_int_draws}}
+
+    {{raises_sigma}}
+
+    {{refs_canonne2020}}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> discrete_gaussian(2.0, (2, 3), np.random.default_rng(0)).shape
+    (2, 3)
+    """
+    sigma = _positive("sigma", sigma)
+    shape = _shape(size)
+    total = int(np.prod(shape, dtype=np.int64))
+    t = math.floor(sigma) + 1
+    shift, two_var = sigma * sigma / t, 2.0 * sigma * sigma
+    out, filled, rate = np.empty(total, dtype=np.int64), 0, 0.5
+    while filled < total:
+        batch = int((total - filled) / rate * 1.1) + 16
+        y = discrete_laplace(t, batch, rng)
+        got = y[rng.random(batch) < np.exp(-((np.abs(y) - shift) ** 2) / two_var)]
+        rate = max(got.size / batch, 0.05)
+        take = min(got.size, total - filled)
+        out[filled:filled + take] = got[:take]
+        filled += take
+    return out.reshape(shape) if size is not None else out[0]
+
+
+@fill
+def discrete_gaussian_pmf(sigma: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(support, pmf)`` of ``N_Z(0, sigma^2)`` over every integer whose weight is a positive double.
+
+    Beyond ``|x| ~ 38.6 sigma`` the weight ``exp(-x^2/(2 sigma^2))`` underflows to 0, far below any sampling
+    error.
+
+    Parameters
+    ----------
+    {{sigma_scale}}
+
+    Returns
+    -------
+    support : numpy.ndarray
+        The integers ``-h, ..., h`` (``int64``).
+    pmf : numpy.ndarray
+        Their probabilities, summing to 1.
+
+    {{raises_sigma}}
+
+    {{refs_canonne2020}}
+
+    Examples
+    --------
+    >>> support, pmf = discrete_gaussian_pmf(1.0)
+    >>> int(support[pmf.argmax()]), round(float(pmf.sum()), 12)
+    (0, 1.0)
+    """
+    sigma = _positive("sigma", sigma)
+    half = math.ceil(sigma * math.sqrt(2 * 745.2)) + 1
+    support = np.arange(-half, half + 1)
+    weights = np.exp(-(support.astype(float) ** 2) / (2.0 * sigma * sigma))
+    return support, weights / weights.sum()
+
+
+@fill
+def discrete_gaussian_sum(sigma: float, n: int, size: Size, rng: np.random.Generator) -> np.ndarray:
+    """Totals of ``n`` i.i.d. ``N_Z(0, sigma^2)`` (one total per element of ``size``).
+
+    The sum of discrete Gaussians is not a discrete Gaussian, so the users' values are drawn, but as their
+    histogram: ``N ~ Multinomial(n, pmf)`` over the support of :func:`discrete_gaussian_pmf`, total
+    ``sum_x x N_x``. This is the exact law of the total (the histogram is a sufficient statistic of the
+    users' values) in O(support) work instead of O(n); when ``n`` is below the support size the values are
+    drawn one by one with :func:`discrete_gaussian` instead.
+
+    Parameters
+    ----------
+    sigma : float
+        Each user's scale ``sigma``, positive and finite.
+    n : int
+        The number of users, a non-negative integer.
+    {{size}}
+    {{rng}}
+
+    Returns
+    -------
+    numpy.ndarray or numpy.int64
+        ``int64`` totals of shape ``size``.
+
+    Raises
+    ------
+    ConfigError
+        If ``sigma`` is not positive and finite or ``n`` is not a non-negative integer.
+
+    {{refs_kairouz2021_paper004}}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> discrete_gaussian_sum(1.0, 50, 4, np.random.default_rng(0)).shape
+    (4,)
+    """
+    sigma = _positive("sigma", sigma)
+    require(not isinstance(n, bool) and isinstance(n, int | np.integer) and n >= 0, "n", "a non-negative integer", n)
+    shape = _shape(size)
+    count = int(np.prod(shape, dtype=np.int64))
+    support, pmf = discrete_gaussian_pmf(sigma)
+    if n <= support.size:
+        totals = discrete_gaussian(sigma, (count, n), rng).sum(axis=1)
+    else:
+        totals = rng.multinomial(n, pmf, size=count) @ support
+    return totals.astype(np.int64).reshape(shape)[()]
