@@ -25,11 +25,15 @@ from anondecomp.improve import polish
 from anondecomp.lower_bound import FARLEY, LP_OPTIMUM, TRIVIAL
 from anondecomp.methods.optimal import optimal_decomposition
 from anondecomp.methods.phase import phase_decomposition, phase_support
+from anondecomp.methods.polytope import polytope_applies
 from anondecomp.methods.route import LARGE_EDGES, auto_choice, too_large_for_block
 from anondecomp.methods.sessions import sessions_decomposition
 from anondecomp.result import Decomposition
 from anondecomp.validation import prepare
 
+CALENDAR_CELLS = 10_000_000
+"""Users x rounds up to which sessions are also tried on a log whose polytope decomposition misses the bound
+(their calendar costs about that many steps: 2,000 users x 35,230 rounds took 117 s)."""
 EXACT_CELLS = 100_000
 """Users x arms up to which ``auto`` ends with the ``optimal`` method when its improved decomposition is still
 above the certified bound's ceiling: there column generation and the integer face program take seconds (the
@@ -83,14 +87,19 @@ def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
         if found is not None:
             return dataclasses.replace(found, wall_time=time.perf_counter() - start)
     first = None
-    if improve and (graph.demand is None or too_large_for_block(graph)):
-        # a log: sessions first, linear in the edges and usually at the bound
+    if improve and (too_large_for_block(graph) or (graph.demand is None and not polytope_fits(graph, C, best_effort))):
+        # a log: sessions first, linear in the edges and usually at the bound (where the polytope method applies,
+        # its phase schedule meets the bound at once, and a calendar of many rounds would cost users x rounds)
         first = sessions_decomposition(graph, C, best_effort=best_effort)
         if first.total_assignments <= prepare(graph, C, best_effort).lower_bound or too_large_for_block(graph) \
                 or (graph.demand is None and graph.nnz >= LARGE_EDGES):  # the other route: sessions again
             return first
     found = auto_choice(graph, C, best_effort=best_effort, rng=rng, vertices=vertices, time_limit=time_limit)
     result = found if isinstance(found, Decomposition) else found.decomposition()
+    lower = prepare(graph, C, best_effort).lower_bound
+    if first is None and improve and graph.demand is None and result.total_assignments > lower \
+            and graph.n_users * lower <= CALENDAR_CELLS:  # the polytope method missed the bound: sessions too
+        first = sessions_decomposition(graph, C, best_effort=best_effort)
     if first is not None and first.total_assignments < result.total_assignments:
         result = first
     if not improve or too_large_for_block(graph) or "time_limit_reached" in result.info:
@@ -101,6 +110,13 @@ def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
     result = polish(result, best_effort=best_effort, time_limit=left)
     left = EXACT_SECONDS if time_limit is None else min(EXACT_SECONDS, time_limit - (time.perf_counter() - start))
     return exact(result, best_effort, rng, vertices, left)
+
+
+def polytope_fits(graph: DemandGraph, C: int, best_effort: bool) -> bool:
+    """Whether the polytope method applies to ``graph`` (every wanted column of w / D sums to >= C+1), checked
+    on the edges."""
+    prep = prepare(graph, C, best_effort)
+    return not len(polytope_applies(graph, prep.C, prep.edge_required))
 
 
 def exact(result: Decomposition, best_effort: bool, rng: np.random.Generator | None, vertices: str,
