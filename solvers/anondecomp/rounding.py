@@ -10,7 +10,8 @@ Y^S in mu_S P_C(S). Rounding it:
    samples in face S. This fractional split is rounded by one integral bipartite flow (rows: (user, face)
    with capacity L_S; columns: the user's pairs with their exact demand; every entry between floor and ceil
    of the LP's), which exists because the constraint system is totally unimodular and the fractional point
-   satisfies it.
+   satisfies it. The split is a sparse list of (face, edge, demand) entries: only a face's open arms take
+   demand, and no (faces x users x arms) or users x arms array is built.
 3. **Faces realised exactly** by :func:`~anondecomp.methods._common.colour_demand`: the shortest length >=
    the face's busiest user at which users padding the arms that fall short of C+1 (within their row
    budget) fill every arm, then an equitable edge colouring into that many assignments.
@@ -37,49 +38,99 @@ from anondecomp.validation import Prepared
 MU_TOL = 1e-7  # face lengths below this are LP noise: the face is dropped
 
 
+def _shares(prep: Prepared, types, faces: np.ndarray, Y: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each demanded edge's demand spread over the faces that open its arm, in proportion to the LP's samples
+    there (a type's samples shared evenly by its users).
+
+    Held as a sparse list of (face, edge) entries, never as (faces, users, arms) or (faces, edges) arrays:
+    only the entries of a face's open arms can be positive.
+
+    Returns
+    -------
+    dem : numpy.ndarray
+        (n,) the graph's edges with demand (by user, then arm).
+    r : numpy.ndarray
+        (n,) int64 their demand.
+    total : numpy.ndarray
+        (n,) the LP's samples of one user of the edge, summed over the faces.
+    f, e : numpy.ndarray
+        The (face, position in ``dem``) entries with a positive share, by face, then edge.
+    z : numpy.ndarray
+        Their share of the demand (each edge's sums to its demand where ``total`` > 0).
+    """
+    g = prep.graph
+    K = g.n_arms
+    dem = np.flatnonzero(prep.edge_required > 0)
+    ui, uj = g.edge_users[dem].astype(np.int64), g.edge_arms[dem].astype(np.int64)
+    r = prep.edge_required[dem].astype(np.int64)
+    # the LP pair of each demanded edge: its user's type and its arm, found among the types' pairs (sorted by
+    # type, then arm, so their keys type * K + arm are sorted); -1 (the last column, as an index) if absent
+    tu = types.of_user[ui].astype(np.int64)
+    pair_keys = types.ti.astype(np.int64) * K + types.aj
+    q = tu * K + uj
+    at = np.minimum(np.searchsorted(pair_keys, q), max(len(pair_keys) - 1, 0))
+    p = np.where(pair_keys[at] == q, at, -1) if len(pair_keys) else np.full(len(q), -1)
+    # the (face, edge) entries whose arm the face opens: each open (face, arm) pair expanded to the arm's
+    # demanded edges, then sorted by face and edge (the order of a dense (F, n) array's non-zeros)
+    by_arm = np.argsort(uj, kind="stable")
+    arm_start = np.zeros(K + 1, dtype=np.int64)
+    np.cumsum(np.bincount(uj, minlength=K), out=arm_start[1:])
+    fa, aa = np.nonzero(np.asarray(faces, bool))
+    size = arm_start[aa + 1] - arm_start[aa]
+    offsets = np.cumsum(size) - size
+    f = np.repeat(fa.astype(np.int64), size)
+    e = by_arm[np.repeat(arm_start[aa] - offsets, size) + np.arange(int(size.sum()))]
+    order = np.lexsort((e, f))
+    f, e = f[order], e[order]
+    share = np.maximum(Y[f, p[e]] / types.counts[tu[e]], 0.0)   # one user's LP samples on the edge in face f
+    # summed over the faces in increasing order, as a dense column sum over the faces would add them
+    total = np.bincount(e, weights=share, minlength=len(dem))
+    z = share * (r / np.maximum(total, 1e-12))[e]   # exactly the demand, rows still <= mu_f
+    big = z > 1e-12
+    return dem, r, total, f[big], e[big], z[big]
+
+
 def user_split(prep: Prepared, types, faces: np.ndarray, mu: np.ndarray, Y: np.ndarray,
-               lengths: np.ndarray) -> np.ndarray | None:
-    """(F, N, K) integer per-face demands summing to ``prep.required`` with row sums <= ``lengths`` (step 2),
-    or ``None`` when the LP point leaves some pair uncovered (a master that is not a feasible solution)."""
-    req = prep.required
-    N, K = req.shape
+               lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Integer per-face demands summing to ``prep.edge_required`` with each user's total in face f at most
+    ``lengths[f]`` (step 2), as a sparse list ``(face, edge, demand)`` (edges of ``prep.graph``, by face then
+    edge), or ``None`` when the LP point leaves some pair uncovered (a master that is not a feasible solution)."""
+    g = prep.graph
     F = len(faces)
-    pair = np.full((types.n_types, K), -1, dtype=np.int64)
-    pair[types.ti, types.aj] = np.arange(types.n_pairs)
-    ui, uj = np.nonzero(req > 0)                          # user pairs with demand
-    p = pair[types.of_user[ui], uj]
-    share = Y[:, p] / types.counts[types.of_user[ui]][None, :]   # (F, pairs): one user's LP samples per face
-    share = np.where(faces[:, uj], np.maximum(share, 0.0), 0.0)
-    total = share.sum(axis=0)
-    r = req[ui, uj].astype(np.int64)
+    dem, r, total, f, e, y = _shares(prep, types, faces, Y)
     if (total < r - 1e-6).any():
         return None
-    z = share * (r / np.maximum(total, 1e-12))[None, :]   # exactly the demand, rows still <= mu_f
-    f, e = np.nonzero(z > 1e-12)
-    y = z[f, e]
     lo = np.floor(y + 1e-9).astype(np.int64)
     hi = np.ceil(y - 1e-9).astype(np.int64)
-    node = ui[e] * F + f                                  # the (user, face) row of each entry
-    row_hi = np.repeat(lengths[None, :], N, axis=0).ravel() - np.bincount(node, weights=lo,
-                                                                          minlength=N * F).astype(np.int64)
+    # the (user, face) rows in use, numbered in increasing order of user * F + face (rows without an entry
+    # would only be dead ends of the flow: no users x faces table is built)
+    nodes, node = np.unique(g.edge_users[dem[e]].astype(np.int64) * F + f, return_inverse=True)
+    row_hi = lengths[nodes % F] - np.bincount(node, weights=lo, minlength=len(nodes)).astype(np.int64)
     col = r - np.bincount(e, weights=lo, minlength=len(r)).astype(np.int64)
-    flow = transport(N * F, len(r), node, e, hi - lo, np.zeros(N * F, np.int64), row_hi, col, col)
+    flow = transport(len(nodes), len(r), node, e, hi - lo, np.zeros(len(nodes), np.int64), row_hi, col, col)
     if flow is None:
         return None
-    out = np.zeros((F, N, K), dtype=np.int64)
-    np.add.at(out, (f, ui[e], uj[e]), lo + flow)
-    return out
+    return f, dem[e], lo + flow
 
 
-def colour_faces(prep: Prepared, parts: np.ndarray, faces: np.ndarray, lengths: np.ndarray
-                 ) -> tuple[list[np.ndarray], list[np.ndarray]] | None:
-    """Each face's share of the demand (``parts`` (F, N, K)) realised exactly by colouring: the lists of
-    assignments and multiplicities, or ``None`` if a face cannot be realised within four times its length."""
+def colour_faces(prep: Prepared, parts: tuple[np.ndarray, np.ndarray, np.ndarray], faces: np.ndarray,
+                 lengths: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]] | None:
+    """Each face's share of the demand (``parts``: ``(face, edge, demand)`` entries) realised exactly by
+    colouring: the lists of assignments and multiplicities, or ``None`` if a face cannot be realised within
+    four times its length. Each face's demand is an (E,) per-edge vector, built one face at a time."""
+    f, e, v = parts
+    order = np.argsort(f, kind="stable")
+    f, e, v = f[order], e[order], v[order]
+    start = np.searchsorted(f, np.arange(len(faces) + 1))
     a_parts, m_parts = [], []
     for k in range(len(faces)):
-        if not parts[k].any():
+        at = slice(start[k], start[k + 1])
+        if not v[at].any():
             continue
-        found = colour_demand(prep, parts[k], faces[k], hi=4 * int(lengths[k]) + 4)
+        demand = np.zeros(prep.graph.nnz, dtype=np.int64)
+        np.add.at(demand, e[at], v[at])
+        found = colour_demand(prep, demand, faces[k], hi=4 * int(lengths[k]) + 4)
         if found is None:
             return None
         a_parts.append(found[0])
@@ -116,20 +167,12 @@ def round_down(prep: Prepared, types, faces: np.ndarray, mu: np.ndarray, Y: np.n
 
     keep = mu > MU_TOL
     faces, mu, Y = np.asarray(faces)[keep], mu[keep], Y[keep]
-    req = prep.required
-    N, K = req.shape
+    g = prep.graph
     F = len(faces)
     lengths = np.floor(mu + 1e-9).astype(np.int64)
-    pair = np.full((types.n_types, K), -1, dtype=np.int64)
-    pair[types.ti, types.aj] = np.arange(types.n_pairs)
-    ui, uj = np.nonzero(req > 0)
-    p = pair[types.of_user[ui], uj]
-    share = np.where(faces[:, uj], np.maximum(Y[:, p] / types.counts[types.of_user[ui]][None, :], 0.0), 0.0)
-    r = req[ui, uj].astype(np.int64)
-    z = share * (r / np.maximum(share.sum(axis=0), 1e-12))[None, :]
-    f, e = np.nonzero(z > 1e-12)
-    hi = np.ceil(z[f, e] - 1e-9).astype(np.int64)
-    nodes, node = np.unique(ui[e] * F + f, return_inverse=True)      # the (user, face) rows in use
+    dem, r, _, f, e, z = _shares(prep, types, faces, Y)
+    hi = np.ceil(z - 1e-9).astype(np.int64)
+    nodes, node = np.unique(g.edge_users[dem[e]].astype(np.int64) * F + f, return_inverse=True)   # rows in use
     n, P = len(nodes), len(r)
     source, sink = 0, 1 + n + P
     tail = np.concatenate([np.zeros(n, np.int64), 1 + node, 1 + n + np.arange(P)])
@@ -138,13 +181,12 @@ def round_down(prep: Prepared, types, faces: np.ndarray, mu: np.ndarray, Y: np.n
     on = cap > 0
     net = csr_array((cap[on].astype(np.int32), (tail[on], head[on])), shape=(sink + 1, sink + 1))
     flow = np.asarray(maximum_flow(net, source, sink).flow.tocsr()[1 + node, 1 + n + e]).ravel().astype(np.int64)
-    parts = np.zeros((F, N, K), dtype=np.int64)
-    np.add.at(parts, (f, ui[e], uj[e]), flow)
-    coloured = colour_faces(prep, parts, faces, lengths)
+    coloured = colour_faces(prep, (f, dem[e], flow), faces, lengths)
     if coloured is None:
         return None
     a_parts, m_parts = coloured
-    left = req - parts.sum(axis=0)
+    left = prep.edge_required.astype(np.int64).copy()   # per edge: the demand no face took
+    np.subtract.at(left, dem[e], flow)
     if left.any():
         a, m, _ = slack_rounds(Prepared(prep.graph, prep.C, left, prep.uncovered))
         a_parts.append(a)

@@ -108,11 +108,11 @@ def test_reroute_refills_a_deleted_round_or_declines_and_never_returns_a_short_d
     C, repaired = 5, 0
     for seed in range(3):
         g = powerlaw_log(150, 20, C, seed)
-        req = np.asarray(prepare(g, C, False).required, np.int64)
+        req = prepare(g, C, False).edge_required
         d = decompose(g, C, method="slack")
         rounds = rounds_of(d.assignments, d.multiplicities)
         for r in range(len(rounds)):
-            found = reroute(g.support | (req > 0), req, C + 1, np.delete(rounds, r, axis=0))
+            found = reroute(g, req, C + 1, np.delete(rounds, r, axis=0))
             if found is not None:
                 repaired += 1
                 assert found.shape == (len(rounds) - 1, g.n_users)
@@ -131,7 +131,7 @@ def test_reroute_walks_an_augmenting_path_through_a_needed_sample():
                        [1, 0, 0, 0, 0]])
     g = DemandGraph.from_weights(req.astype(float), support=support)
     assert not verify(g, 1, rounds, np.ones(2, np.int64)).valid
-    found = reroute(support, req, 2, rounds)
+    found = reroute(g, g.edge_required, 2, rounds)
     assert found is not None and found.tolist() == [[1, 0, 0, 1, 1], [0, 0, 0, 0, 0]]
     assert verify(g, 1, found, np.ones(2, np.int64)).valid
 
