@@ -63,7 +63,7 @@ def phase_decomposition(graph: DemandGraph, data: BatchedSupport, C: int, rng: n
     sharded path's summary does.
     """
     N, L, D = graph.n_users, data.lower_bound, data.demand
-    shard = make_shards(data.support, C, max(1, -(-N // SHARD_USERS)), rng)
+    shard = make_shards(data.support, C, max(1, -(-N // SHARD_USERS)), 0 if rng is None else rng)  # as seed 0
     members = [m for m in (np.flatnonzero(shard == s) for s in range(int(shard.max()) + 1)) if len(m)]
     pieces, methods = [], set()
     for m in members:
