@@ -52,8 +52,9 @@ def fastest_decompositions(run: Callable[[], object], repeat: int = 3) -> list[t
     return min(runs, key=lambda calls: sum(seconds for _, seconds in calls))
 
 
-def draw_seconds(calls: list[tuple[anondecomp.Decomposition, float]], mu: np.ndarray, C: int,
-                 rng: np.random.Generator) -> float:
+def draw_seconds(
+    calls: list[tuple[anondecomp.Decomposition, float]], mu: np.ndarray, C: int, rng: np.random.Generator
+) -> float:
     """Seconds to draw the rewards of every recorded decomposition: per distinct assignment, round and user one
     Bernoulli draw (one binomial of its multiplicity when it repeats), for Bernoulli means ``mu`` (N, K)."""
     rounds, users = elicitation_rounds(C), np.arange(mu.shape[0])
@@ -61,8 +62,8 @@ def draw_seconds(calls: list[tuple[anondecomp.Decomposition, float]], mu: np.nda
     for res, _ in calls:
         step = max(1, CHUNK // (rounds * mu.shape[0]))
         for lo in range(0, len(res.multiplicities), step):
-            m = mu[users, res.assignments[lo:lo + step]][:, None, :]
-            reps = res.multiplicities[lo:lo + step]
+            m = mu[users, res.assignments[lo : lo + step]][:, None, :]
+            reps = res.multiplicities[lo : lo + step]
             shape = (len(reps), rounds, mu.shape[0])
             if np.all(reps == 1):
                 drawn = rng.random(shape) < m
@@ -72,11 +73,14 @@ def draw_seconds(calls: list[tuple[anondecomp.Decomposition, float]], mu: np.nda
     return time.perf_counter() - start
 
 
-def floor_row(calls: list[tuple[anondecomp.Decomposition, float]], mu: np.ndarray, C: int, plain_wall: float
-              ) -> dict:
+def floor_row(calls: list[tuple[anondecomp.Decomposition, float]], mu: np.ndarray, C: int, plain_wall: float) -> dict:
     """The floor's columns: decomposer and draw seconds (best of 3 draws), their sum, and the ceiling ratio."""
     decompose = sum(seconds for _, seconds in calls)
     draws = min(draw_seconds(calls, mu, C, np.random.default_rng(seed)) for seed in range(3))
-    return {"decompose_s": decompose, "draw_s": draws, "wall_time": decompose + draws,
-            "ratio": plain_wall / (decompose + draws),
-            "baseline": "ceiling: plain loop / (decomposer + one reward draw per user-round)"}
+    return {
+        "decompose_s": decompose,
+        "draw_s": draws,
+        "wall_time": decompose + draws,
+        "ratio": plain_wall / (decompose + draws),
+        "baseline": "ceiling: plain loop / (decomposer + one reward draw per user-round)",
+    }

@@ -56,11 +56,20 @@ def base_run(C: int, decomposer: str, horizon: int, seed: int, setting: Mapping 
     return simulate("anon-batched", seed=seed, C=C, decomposer=decomposer, horizon=horizon, **setting)
 
 
-def se_run(C: int, decomposer: str, horizon: int, seed: int, setting: Mapping = SETTING,
-           confidence: float = CONFIDENCE) -> Result:
+def se_run(
+    C: int, decomposer: str, horizon: int, seed: int, setting: Mapping = SETTING, confidence: float = CONFIDENCE
+) -> Result:
     """SE with doubling epochs over the anonymous channel, played for ``horizon`` rounds."""
-    return simulate("se", channel="anonymous", seed=seed, C=C, decomposer=decomposer, horizon=horizon,
-                    confidence=confidence, **setting)
+    return simulate(
+        "se",
+        channel="anonymous",
+        seed=seed,
+        C=C,
+        decomposer=decomposer,
+        horizon=horizon,
+        confidence=confidence,
+        **setting,
+    )
 
 
 def curve_at(curve: tuple[np.ndarray, np.ndarray], horizons: Sequence[int]) -> np.ndarray:
@@ -81,8 +90,15 @@ def epochs_done(result: Result, horizons: Sequence[int], C: int) -> np.ndarray:
     return np.searchsorted(np.cumsum(rounds)[complete], horizons, side="right")
 
 
-def prefix_gaps(C: int, decomposer: str, span: int, horizons: Sequence[int], seed: int, setting: Mapping = SETTING,
-                confidence: float = CONFIDENCE) -> dict[int, float]:
+def prefix_gaps(
+    C: int,
+    decomposer: str,
+    span: int,
+    horizons: Sequence[int],
+    seed: int,
+    setting: Mapping = SETTING,
+    confidence: float = CONFIDENCE,
+) -> dict[int, float]:
     """For each of ``horizons`` that is a round of the curve of SE's run to ``span``: the relative difference between
     SE's regret in a run to T and that curve at T (0 up to rounding when no horizon enters the learners)."""
     rounds, regret = se_run(C, decomposer, span, seed, setting, confidence).curve
@@ -92,9 +108,15 @@ def prefix_gaps(C: int, decomposer: str, span: int, horizons: Sequence[int], see
     return dict(zip(read, gaps.tolist(), strict=True))
 
 
-def experiment(seeds: int, horizons: Sequence[int] = HORIZONS, spans: Sequence[int] = SPANS, cs: Sequence[int] = CS,
-               decomposers: Sequence[str] = DECOMPOSERS, setting: Mapping = SETTING,
-               confidence: float = CONFIDENCE) -> tuple[list[dict], dict[tuple[int, str], list[np.ndarray]]]:
+def experiment(
+    seeds: int,
+    horizons: Sequence[int] = HORIZONS,
+    spans: Sequence[int] = SPANS,
+    cs: Sequence[int] = CS,
+    decomposers: Sequence[str] = DECOMPOSERS,
+    setting: Mapping = SETTING,
+    confidence: float = CONFIDENCE,
+) -> tuple[list[dict], dict[tuple[int, str], list[np.ndarray]]]:
     """Every run: one row per (method, C, decomposer, T, seed), SE's regret at T read from the shortest of its runs
     to ``spans`` that reaches T; and per (C, decomposer) SE's curves for the plot, one (1 + seeds, points) array a
     span (the curve's rounds in row 0)."""
@@ -112,16 +134,33 @@ def experiment(seeds: int, horizons: Sequence[int] = HORIZONS, spans: Sequence[i
                     runs[i].append(se.curve)
                     read = [T for T in horizons if (spans[i - 1] if i else 0) < T <= span]
                     for T, regret, epochs in zip(read, curve_at(se.curve, read), epochs_done(se, read, C), strict=True):
-                        rows.append({"method": "se-epochs", **key, "horizon": T, "seed": seed,
-                                     "regret": float(regret), "se_epochs_done": int(epochs), "se_run_to": span,
-                                     "se_run_users_stopped": se.metrics["users_stopped"],
-                                     "se_run_optimal_fraction": se.metrics["optimal_fraction"],
-                                     "se_run_exploration_rounds": se.metrics["exploration_rounds"]})
+                        rows.append(
+                            {
+                                "method": "se-epochs",
+                                **key,
+                                "horizon": T,
+                                "seed": seed,
+                                "regret": float(regret),
+                                "se_epochs_done": int(epochs),
+                                "se_run_to": span,
+                                "se_run_users_stopped": se.metrics["users_stopped"],
+                                "se_run_optimal_fraction": se.metrics["optimal_fraction"],
+                                "se_run_exploration_rounds": se.metrics["exploration_rounds"],
+                            }
+                        )
                 for T in horizons:
                     m = base_run(C, dec, T, seed, setting).metrics
-                    rows.append({"method": "base", **key, "horizon": T, "seed": seed, "regret": m["regret"],
-                                 "exploration_rounds": m["exploration_rounds"],
-                                 "optimal_fraction": m["optimal_fraction"]})
+                    rows.append(
+                        {
+                            "method": "base",
+                            **key,
+                            "horizon": T,
+                            "seed": seed,
+                            "regret": m["regret"],
+                            "exploration_rounds": m["exploration_rounds"],
+                            "optimal_fraction": m["optimal_fraction"],
+                        }
+                    )
             curves[C, dec] = [np.vstack([r[0][0], *(c[1] for c in r)]) for r in runs]
     return rows, curves
 
@@ -136,8 +175,7 @@ def summarise(rows: list[dict]) -> list[dict]:
     """Per (C, decomposer, T): both methods' mean regret with 95% CIs and the paired difference SE - BaSE."""
     cells: dict[tuple, dict[str, dict[int, dict]]] = {}
     for r in rows:
-        cells.setdefault((r["C"], r["decomposer"], r["horizon"]), {m: {} for m in METHODS})[r["method"]][
-            r["seed"]] = r
+        cells.setdefault((r["C"], r["decomposer"], r["horizon"]), {m: {} for m in METHODS})[r["method"]][r["seed"]] = r
     summary = []
     for (C, dec, T), by in sorted(cells.items()):
         seeds = sorted(set(by["base"]) & set(by["se-epochs"]))
@@ -147,8 +185,7 @@ def summarise(rows: list[dict]) -> list[dict]:
         for name, values in (("base", base), ("se", se), ("diff", se - base)):
             row.update(zip((f"{name}_mean", f"{name}_ci_low", f"{name}_ci_high"), interval(values), strict=True))
         row["ratio"] = row["se_mean"] / row["base_mean"]
-        row["verdict"] = ("base lower" if row["diff_ci_low"] > 0 else
-                          "se lower" if row["diff_ci_high"] < 0 else "tie")
+        row["verdict"] = "base lower" if row["diff_ci_low"] > 0 else "se lower" if row["diff_ci_high"] < 0 else "tie"
         row["base_exploration_rounds"] = float(np.mean([by["base"][s]["exploration_rounds"] for s in seeds]))
         row["base_optimal_fraction"] = float(np.mean([by["base"][s]["optimal_fraction"] for s in seeds]))
         for name in ("se_epochs_done", "se_run_users_stopped", "se_run_optimal_fraction", "se_run_exploration_rounds"):
@@ -157,8 +194,9 @@ def summarise(rows: list[dict]) -> list[dict]:
     return summary
 
 
-def plot(summary: list[dict], curves: dict[tuple[int, str], list[np.ndarray]], path: Path,
-         setting: Mapping = SETTING) -> None:
+def plot(
+    summary: list[dict], curves: dict[tuple[int, str], list[np.ndarray]], path: Path, setting: Mapping = SETTING
+) -> None:
     """Regret against T (log-log), one panel per (decomposer, C): SE's whole curve and BaSE at each T, with
     95% bands over the seeds."""
     import matplotlib
@@ -168,8 +206,9 @@ def plot(summary: list[dict], curves: dict[tuple[int, str], list[np.ndarray]], p
 
     cs = sorted({s["C"] for s in summary})
     decs = list(dict.fromkeys(s["decomposer"] for s in summary))
-    fig, axes = plt.subplots(len(decs), len(cs), figsize=(4.2 * len(cs), 3.6 * len(decs)), squeeze=False,
-                             sharex=True, sharey=True)
+    fig, axes = plt.subplots(
+        len(decs), len(cs), figsize=(4.2 * len(cs), 3.6 * len(decs)), squeeze=False, sharex=True, sharey=True
+    )
     for (i, dec), (j, C) in ((a, b) for a in enumerate(decs) for b in enumerate(cs)):
         ax = axes[i, j]
         cells = [s for s in summary if s["C"] == C and s["decomposer"] == dec]
@@ -180,13 +219,15 @@ def plot(summary: list[dict], curves: dict[tuple[int, str], list[np.ndarray]], p
             keep = rounds >= start
             mean, half = per_seed.mean(axis=0), half_width(per_seed)
             ax.plot(rounds[keep], mean[keep], color="C1", label=None if n else "SE epochs (no T)")
-            ax.fill_between(rounds[keep], np.maximum(mean - half, 1.0)[keep], (mean + half)[keep], color="C1",
-                            alpha=0.25)
+            ax.fill_between(
+                rounds[keep], np.maximum(mean - half, 1.0)[keep], (mean + half)[keep], color="C1", alpha=0.25
+            )
             start = rounds[-1]
         ax.plot(T, [s["se_mean"] for s in cells], "s", color="C1", ms=4)
         ax.plot(T, [s["base_mean"] for s in cells], "o-", color="C0", label="Algorithm 1 (BaSE, re-run per T)")
-        ax.fill_between(T, [max(s["base_ci_low"], 1.0) for s in cells], [s["base_ci_high"] for s in cells],
-                        color="C0", alpha=0.25)
+        ax.fill_between(
+            T, [max(s["base_ci_low"], 1.0) for s in cells], [s["base_ci_high"] for s in cells], color="C0", alpha=0.25
+        )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(f"{dec}, C = {C}", fontsize=10)
@@ -197,8 +238,10 @@ def plot(summary: list[dict], curves: dict[tuple[int, str], list[np.ndarray]], p
             ax.set_ylabel("regret (sum over users)")
     axes[0, 0].legend(fontsize=8, loc="upper left")
     seeds = summary[0]["seeds"]
-    fig.suptitle(f"Anytime regret over the anonymous channel (N = {setting['users']}, K = {setting['arms']}, "
-                 f"U = {setting['cluster']}, gap {setting['gap']}; {seeds} paired seeds, 95% bands)")
+    fig.suptitle(
+        f"Anytime regret over the anonymous channel (N = {setting['users']}, K = {setting['arms']}, "
+        f"U = {setting['cluster']}, gap {setting['gap']}; {seeds} paired seeds, 95% bands)"
+    )
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
 
@@ -210,22 +253,34 @@ def main() -> None:
     seeds, horizons, spans = (3, HORIZONS[:3], (HORIZONS[2],)) if args.quick else (30, HORIZONS, SPANS)
     out = results_dir(args.quick)
     start = time.perf_counter()
-    gaps = {(C, dec, span, T): gap for C in CS for dec in DECOMPOSERS for span in spans
-            for T, gap in prefix_gaps(C, dec, span, horizons, 0).items()}
+    gaps = {
+        (C, dec, span, T): gap
+        for C in CS
+        for dec in DECOMPOSERS
+        for span in spans
+        for T, gap in prefix_gaps(C, dec, span, horizons, 0).items()
+    }
     worst = max(gaps.values())
     if worst > 1e-9:
         raise SystemExit(f"SE's regret depends on the horizon: relative gaps {gaps}")
-    print(f"anytime check (seed 0, every C and decomposer, {len(gaps)} (run, T) pairs): largest relative gap "
-          f"{worst:.1e}")
+    print(
+        f"anytime check (seed 0, every C and decomposer, {len(gaps)} (run, T) pairs): largest relative gap {worst:.1e}"
+    )
     rows, curves = experiment(seeds, horizons, spans)
     print(f"{len(rows)} rows in {time.perf_counter() - start:.1f} s")
     summary = summarise(rows)
     write_table(rows, out / "anonymous_anytime.csv")
     write_table(summary, out / "anonymous_anytime_summary.csv")
     plot(summary, curves, out / "anonymous_anytime.png")
-    print("\n".join(f"C={s['C']} {s['decomposer']:8s} T={s['horizon']:>8d} BaSE {s['base_mean']:11.4g} SE "
-                    f"{s['se_mean']:11.4g}  SE-BaSE [{s['diff_ci_low']:10.4g}, {s['diff_ci_high']:10.4g}] "
-                    f"x{s['ratio']:.2f} {s['verdict']}" for s in summary) + f"\nwrote {out}/anonymous_anytime*")
+    print(
+        "\n".join(
+            f"C={s['C']} {s['decomposer']:8s} T={s['horizon']:>8d} BaSE {s['base_mean']:11.4g} SE "
+            f"{s['se_mean']:11.4g}  SE-BaSE [{s['diff_ci_low']:10.4g}, {s['diff_ci_high']:10.4g}] "
+            f"x{s['ratio']:.2f} {s['verdict']}"
+            for s in summary
+        )
+        + f"\nwrote {out}/anonymous_anytime*"
+    )
 
 
 if __name__ == "__main__":

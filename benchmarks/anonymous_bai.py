@@ -60,7 +60,7 @@ import numpy as np
 from _output import results_dir
 from _stats import half_width
 
-from anonbandits.anonymous.bai import identify
+from anonbandits.anonymous.bai import error_rate, identify
 from anonbandits.anonymous.batches import channel_variance
 from anonbandits.channels.anonymous import MAX_HORIZON
 from anonbandits.core.learners import BestArmElimination
@@ -98,42 +98,103 @@ class Setting:
         return clustered_instance(self.users, self.arms, self.cluster, self.gap, np.random.default_rng([seed, 0]))
 
 
-CLUSTERED = (Setting("clustered-below", C=2, users=30, arms=3, cluster=4, gap=0.4),
-             Setting("clustered-above", C=2, users=30, arms=3, cluster=10, gap=0.4))
+CLUSTERED = (
+    Setting("clustered-below", C=2, users=30, arms=3, cluster=4, gap=0.4),
+    Setting("clustered-above", C=2, users=30, arms=3, cluster=10, gap=0.4),
+)
 
 
-def run_one(setting: Setting, instance: MultiUserInstance, scheme: str, decomposer: str, seed: int, *,
-            approx: float = APPROX, delta: float = DELTA, max_rounds: int = MAX_HORIZON) -> dict:
+def run_one(
+    setting: Setting,
+    instance: MultiUserInstance,
+    scheme: str,
+    decomposer: str,
+    seed: int,
+    *,
+    approx: float = APPROX,
+    delta: float = DELTA,
+    max_rounds: int = MAX_HORIZON,
+) -> dict:
     """One identification run: its row of the run table."""
     N, K = instance.n_users, instance.n_arms
     U = int(instance.min_cluster)
-    row = {"instance": setting.name, "users": N, "arms": K, "C": setting.C, "U": U, "K_C_plus_1": K * (setting.C + 1),
-           "scheme": scheme, "role": "control" if scheme == CONTROL else "scheme", "decomposer": decomposer,
-           "seed": seed, "approx": approx, "delta": delta}
-    learners = BestArmElimination(N, K, scheme, approx=approx, delta=delta, rng=np.random.default_rng([seed, 2]),
-                                  sigma2=channel_variance("anonymous", setting.C))
+    row = {
+        "instance": setting.name,
+        "users": N,
+        "arms": K,
+        "C": setting.C,
+        "U": U,
+        "K_C_plus_1": K * (setting.C + 1),
+        "scheme": scheme,
+        "role": "control" if scheme == CONTROL else "scheme",
+        "decomposer": decomposer,
+        "seed": seed,
+        "approx": approx,
+        "delta": delta,
+    }
+    learners = BestArmElimination(
+        N,
+        K,
+        scheme,
+        approx=approx,
+        delta=delta,
+        rng=np.random.default_rng([seed, 2]),
+        sigma2=channel_variance("anonymous", setting.C),
+    )
     start = time.perf_counter()
     try:
-        run = identify(instance, learners, C=setting.C, decomposer=decomposer, rng=np.random.default_rng([seed, 1]),
-                       decomposer_rng=np.random.default_rng([seed, 3]), max_rounds=max_rounds)
+        run = identify(
+            instance,
+            learners,
+            C=setting.C,
+            decomposer=decomposer,
+            rng=np.random.default_rng([seed, 1]),
+            decomposer_rng=np.random.default_rng([seed, 3]),
+            max_rounds=max_rounds,
+        )
     except (AnonBanditsError, InfeasibleError, MethodNotApplicableError) as err:
         # the channel (an arm short of C+1 players, a batch too large to elicit) or the decomposer (polytope off
         # its domain) refused a batch
-        return row | {"status": "refused", "reason": f"{type(err).__name__}: {str(err).splitlines()[0]}",
-                      "wall_s": time.perf_counter() - start}
-    unfinished = int((run.stopped_at < 0).sum())
+        return row | {
+            "status": "refused",
+            "reason": f"{type(err).__name__}: {str(err).splitlines()[0]}",
+            "wall_s": time.perf_counter() - start,
+        }
+    m = run.metrics
+    unfinished = int((run.info["stopped_at"] < 0).sum())
     if unfinished:  # the next batch would pass the channel's horizon: the learners left keep their recommendation
-        return row | {"status": "censored", "reason": f"{unfinished} user(s) still exploring at {run.rounds} rounds",
-                      "rounds": run.rounds, "unfinished_users": unfinished}
-    return row | {"status": "ok", "reason": "", "rounds": run.rounds, "unfinished_users": 0,
-                  "assignments": run.assignments,
-                  "rounds_per_assignment": run.rounds / max(run.assignments, 1), "batches": run.batches,
-                  "samples": run.samples, "surplus": run.surplus, "min_group_size": run.min_group_size,
-                  "error_rate": run.error_rate(instance, approx), "wall_s": time.perf_counter() - start}
+        return row | {
+            "status": "censored",
+            "reason": f"{unfinished} user(s) still exploring at {m['rounds']} rounds",
+            "rounds": m["rounds"],
+            "unfinished_users": unfinished,
+        }
+    return row | {
+        "status": "ok",
+        "reason": "",
+        "rounds": m["rounds"],
+        "unfinished_users": 0,
+        "assignments": m["assignments"],
+        "rounds_per_assignment": m["rounds"] / max(m["assignments"], 1),
+        "batches": m["batches"],
+        "samples": m["samples"],
+        "surplus": m["surplus"],
+        "min_group_size": m["min_group_size"],
+        "error_rate": error_rate(run, instance, approx),
+        "wall_s": time.perf_counter() - start,
+    }
 
 
-def run_grid(settings: Iterable[Setting], schemes: Sequence[str], decomposers: Sequence[str], seeds: int, *,
-             approx: float = APPROX, delta: float = DELTA, log: Callable[[str], None] | None = None) -> list[dict]:
+def run_grid(
+    settings: Iterable[Setting],
+    schemes: Sequence[str],
+    decomposers: Sequence[str],
+    seeds: int,
+    *,
+    approx: float = APPROX,
+    delta: float = DELTA,
+    log: Callable[[str], None] | None = None,
+) -> list[dict]:
     """Every (setting, seed, scheme, decomposer) run, the instance built once per setting and seed."""
     rows = []
     for setting in settings:
@@ -175,58 +236,85 @@ def summarise(rows: list[dict]) -> list[dict]:
     """One line per (instance, scheme, decomposer): means with 95% CIs, and the paired ratio of rounds against
     the cell's baseline decomposer (:func:`baselines`) over the seeds where both ran."""
     chosen = baselines(rows)
-    base = {(r["instance"], r["scheme"], r["seed"]): r["rounds"] for r in rows
-            if chosen.get((r["instance"], r["scheme"])) == r["decomposer"] and r["status"] == "ok"}
+    base = {
+        (r["instance"], r["scheme"], r["seed"]): r["rounds"]
+        for r in rows
+        if chosen.get((r["instance"], r["scheme"])) == r["decomposer"] and r["status"] == "ok"
+    }
     cells: dict[tuple, list[dict]] = defaultdict(list)
     for r in rows:
         cells[(r["instance"], r["scheme"], r["decomposer"])].append(r)
     order = {name: i for i, name in enumerate((CONTROL, *SCHEMES))}
     first_seen = {name: i for i, name in enumerate(dict.fromkeys(r["instance"] for r in rows))}
     out = []
-    for (inst, scheme, dec), group in sorted(cells.items(), key=lambda kv: (first_seen[kv[0][0]],
-                                                                            order.get(kv[0][1], 9),
-                                                                            DECOMPOSERS.index(kv[0][2]))):
+    for (inst, scheme, dec), group in sorted(
+        cells.items(), key=lambda kv: (first_seen[kv[0][0]], order.get(kv[0][1], 9), DECOMPOSERS.index(kv[0][2]))
+    ):
         ok = [r for r in group if r["status"] == "ok"]
         first = group[0]
-        line = {"instance": inst, "users": first["users"], "arms": first["arms"], "C": first["C"],
-                "U": min(r["U"] for r in group), "K_C_plus_1": first["K_C_plus_1"], "scheme": scheme,
-                "role": first["role"], "decomposer": dec, "seeds": len(group),
-                "refused": sum(r["status"] == "refused" for r in group),
-                "censored": sum(r["status"] == "censored" for r in group),
-                "approx": first["approx"], "delta": first["delta"]}
+        line = {
+            "instance": inst,
+            "users": first["users"],
+            "arms": first["arms"],
+            "C": first["C"],
+            "U": min(r["U"] for r in group),
+            "K_C_plus_1": first["K_C_plus_1"],
+            "scheme": scheme,
+            "role": first["role"],
+            "decomposer": dec,
+            "seeds": len(group),
+            "refused": sum(r["status"] == "refused" for r in group),
+            "censored": sum(r["status"] == "censored" for r in group),
+            "approx": first["approx"],
+            "delta": first["delta"],
+        }
         for key in ("rounds", "assignments", "batches", "error_rate"):
             mean, lo, hi = _interval(np.array([r[key] for r in ok], dtype=float))
             line |= {f"{key}_mean": mean, f"{key}_ci_low": lo, f"{key}_ci_high": hi}
         paired = [(r["rounds"], base[(inst, scheme, r["seed"])]) for r in ok if (inst, scheme, r["seed"]) in base]
         ratio = np.array([a / b for a, b in paired], dtype=float)
         mean, lo, hi = _interval(ratio)
-        line |= {"ratio_baseline": chosen.get((inst, scheme), ""), "paired_seeds": len(ratio),
-                 "rounds_ratio_mean": mean, "rounds_ratio_ci_low": lo, "rounds_ratio_ci_high": hi,
-                 "max_error_rate": max((r["error_rate"] for r in ok), default=None)}
+        line |= {
+            "ratio_baseline": chosen.get((inst, scheme), ""),
+            "paired_seeds": len(ratio),
+            "rounds_ratio_mean": mean,
+            "rounds_ratio_ci_low": lo,
+            "rounds_ratio_ci_high": hi,
+            "max_error_rate": max((r["error_rate"] for r in ok), default=None),
+        }
         out.append(line)
     return out
 
 
 def markdown(summary: list[dict], notes: Sequence[str]) -> str:
     """The summary as the Markdown table of docs/anonymous-bandits.md."""
-    lines = ["| instance | scheme | decomposer | rounds to stop (95% CI) | ratio to baseline (95% CI) | "
-             "error rate (95% CI) | refused / censored |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| instance | scheme | decomposer | rounds to stop (95% CI) | ratio to baseline (95% CI) | "
+        "error rate (95% CI) | refused / censored |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for s in summary:
         scheme = f"{s['scheme']} (control)" if s["role"] == "control" else s["scheme"]
         inst = f"{s['instance']} (N={s['users']}, K={s['arms']}, C={s['C']}, U={s['U']})"
         if s["rounds_mean"] is None:  # every run refused or censored
-            lines.append(f"| {inst} | {scheme} | {s['decomposer']} | no finished run | - | - | "
-                         f"{s['refused']} / {s['censored']} of {s['seeds']} |")
+            lines.append(
+                f"| {inst} | {scheme} | {s['decomposer']} | no finished run | - | - | "
+                f"{s['refused']} / {s['censored']} of {s['seeds']} |"
+            )
             continue
         stand_in = "" if s["ratio_baseline"] == BASELINES[0] else f" ({BASELINES[0]} refused)"
-        ratio = ("- (no paired baseline run)" if s["rounds_ratio_mean"] is None else
-                 f"{s['rounds_ratio_mean']:.3f} [{s['rounds_ratio_ci_low']:.3f}, {s['rounds_ratio_ci_high']:.3f}]"
-                 f" vs {s['ratio_baseline']}{stand_in}")
+        ratio = (
+            "- (no paired baseline run)"
+            if s["rounds_ratio_mean"] is None
+            else f"{s['rounds_ratio_mean']:.3f} [{s['rounds_ratio_ci_low']:.3f}, {s['rounds_ratio_ci_high']:.3f}]"
+            f" vs {s['ratio_baseline']}{stand_in}"
+        )
         lines.append(
             f"| {inst} | {scheme} | {s['decomposer']} | {s['rounds_mean']:,.0f} [{s['rounds_ci_low']:,.0f}, "
             f"{s['rounds_ci_high']:,.0f}] | {ratio} | {s['error_rate_mean']:.4f} "
             f"[{max(s['error_rate_ci_low'], 0.0):.4f}, {s['error_rate_ci_high']:.4f}] (delta {s['delta']}) | "
-            f"{s['refused']} / {s['censored']} of {s['seeds']} |")
+            f"{s['refused']} / {s['censored']} of {s['seeds']} |"
+        )
     return "\n".join(lines + [""] + [f"{note}" for note in notes]) + "\n"
 
 
@@ -253,8 +341,10 @@ def plot(summary: list[dict], path: Path, title: str) -> None:
             pts = {s["scheme"]: s for s in cells if s["decomposer"] == dec}
             x = np.arange(len(schemes)) + (d - (len(DECOMPOSERS) - 1) / 2) * width
             for row, key in enumerate(("rounds", "error_rate")):
-                y, lo, hi = (np.array([_number(pts[sc][f"{key}_{part}"]) if sc in pts else np.nan
-                                       for sc in schemes]) for part in ("mean", "ci_low", "ci_high"))
+                y, lo, hi = (
+                    np.array([_number(pts[sc][f"{key}_{part}"]) if sc in pts else np.nan for sc in schemes])
+                    for part in ("mean", "ci_low", "ci_high")
+                )
                 err = np.vstack([y - np.maximum(lo, 0 if key == "error_rate" else 1e-9), hi - y])
                 axes[row, col].bar(x, y, width, yerr=err, capsize=2, label=dec)
         labels = [f"{sc}\n(control)" if sc == CONTROL else sc for sc in schemes]
@@ -263,8 +353,11 @@ def plot(summary: list[dict], path: Path, title: str) -> None:
         first = cells[0]
         axes[0, col].set_yscale("log")
         axes[0, col].set_ylabel("rounds to stop, sum_b R_b (2C+2)")
-        axes[0, col].set_title(f"{inst}: N={first['users']}, K={first['arms']}, C={first['C']}, U={first['U']} "
-                               f"(K(C+1)={first['K_C_plus_1']})", fontsize=9)
+        axes[0, col].set_title(
+            f"{inst}: N={first['users']}, K={first['arms']}, C={first['C']}, U={first['U']} "
+            f"(K(C+1)={first['K_C_plus_1']})",
+            fontsize=9,
+        )
         axes[1, col].axhline(first["delta"], ls="--", color="k", label=f"delta = {first['delta']}")
         axes[1, col].set_ylim(0, 1.25 * max(first["delta"], *(_number(s["error_rate_ci_high"], 0.0) for s in cells)))
         axes[1, col].set_ylabel(f"share of users not {first['approx']}-optimal")
@@ -293,8 +386,10 @@ def refusal_notes(rows: list[dict]) -> list[str]:
     for r in rows:
         if r["status"] == "refused":
             first.setdefault((r["instance"], r["scheme"], r["decomposer"]), [0, r["reason"]])[0] += 1
-    return [f"Refused: {inst}, {scheme}, {dec}: {n} run(s), e.g. {reason}."
-            for (inst, scheme, dec), (n, reason) in first.items()]
+    return [
+        f"Refused: {inst}, {scheme}, {dec}: {n} run(s), e.g. {reason}."
+        for (inst, scheme, dec), (n, reason) in first.items()
+    ]
 
 
 def identification(args: argparse.Namespace, out: Path) -> list[str]:
@@ -305,14 +400,17 @@ def identification(args: argparse.Namespace, out: Path) -> list[str]:
     notes = []
     if args.means_file:
         settings.append(Setting("data", C=args.data_C, means_file=args.means_file))
-        notes.append(f"Data-derived instance: {Path(args.means_file).name}, C = {args.data_C}. Its ratios are against "
-                     "polytope where it ran, else (polytope off its domain) against optimal, else block, as each "
-                     "cell says. A batch too large to elicit (anonymous.batches.MAX_ELICITED distinct "
-                     "user-assignments) is refused by the identification driver, randomized before it draws, on the "
-                     "decomposer's own estimate of its assignments.")
+        notes.append(
+            f"Data-derived instance: {Path(args.means_file).name}, C = {args.data_C}. Its ratios are against "
+            "polytope where it ran, else (polytope off its domain) against optimal, else block, as each "
+            "cell says. A batch too large to elicit (anonymous.batches.MAX_ELICITED distinct "
+            "user-assignments) is refused by the identification driver, randomized before it draws, on the "
+            "decomposer's own estimate of its assignments."
+        )
     else:
-        notes.append("Data-derived instance: skipped (no --means-file given; the OBD recipe examples/obd_means.py "
-                     "writes one).")
+        notes.append(
+            "Data-derived instance: skipped (no --means-file given; the OBD recipe examples/obd_means.py writes one)."
+        )
     if args.replot:  # draw the figure again from the run table already written
         with open(out / "anonymous_bai.csv", newline="") as fh:
             rows = [{k: _cell(v) for k, v in r.items()} for r in csv.DictReader(fh)]
@@ -322,11 +420,16 @@ def identification(args: argparse.Namespace, out: Path) -> list[str]:
     summary = summarise(rows)
     write_table(summary, out / "anonymous_bai_summary.csv")
     notes += refusal_notes(rows)
-    notes.append(f"{seeds} paired seeds; epsilon = {APPROX}, delta = {DELTA} per user; naive is a control (one "
-                 "all-active batch), not evidence.")
+    notes.append(
+        f"{seeds} paired seeds; epsilon = {APPROX}, delta = {DELTA} per user; naive is a control (one "
+        "all-active batch), not evidence."
+    )
     (out / "anonymous_bai_table.md").write_text(markdown(summary, notes))
-    plot(summary, out / "anonymous_bai.png", f"Best-arm identification for every user over the anonymous channel: "
-         f"{seeds} paired seeds, 95% CIs")
+    plot(
+        summary,
+        out / "anonymous_bai.png",
+        f"Best-arm identification for every user over the anonymous channel: {seeds} paired seeds, 95% CIs",
+    )
     return notes
 
 
@@ -336,16 +439,22 @@ EXPERIMENTS: dict[str, Callable[[argparse.Namespace, Path], list[str]]] = {"iden
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="3 seeds, control and se only, output in "
-                        "build/benchmarks/")
-    parser.add_argument("--means-file", default="", help="means file of the data-derived instance (CSV matrix or "
-                        "user-type table); skipped when absent")
+    parser.add_argument(
+        "--quick", action="store_true", help="3 seeds, control and se only, output in build/benchmarks/"
+    )
+    parser.add_argument(
+        "--means-file",
+        default="",
+        help="means file of the data-derived instance (CSV matrix or user-type table); skipped when absent",
+    )
     parser.add_argument("--data-C", type=int, default=2, help="C of the data-derived instance")
     parser.add_argument("--seeds", type=int, default=0, help="override the number of seeds")
-    parser.add_argument("--replot", action="store_true", help="summary, table and plot from the run table already "
-                        "written (no runs)")
-    parser.add_argument("--experiment", choices=sorted(EXPERIMENTS), action="append",
-                        help="run only these experiments (default: all)")
+    parser.add_argument(
+        "--replot", action="store_true", help="summary, table and plot from the run table already written (no runs)"
+    )
+    parser.add_argument(
+        "--experiment", choices=sorted(EXPERIMENTS), action="append", help="run only these experiments (default: all)"
+    )
     args = parser.parse_args(argv)
     out = results_dir(args.quick)
     for name in args.experiment or list(EXPERIMENTS):

@@ -54,38 +54,72 @@ def _instance(n: int):
     return clustered_instance(n, K, 0, GAP, np.random.default_rng(0))
 
 
-def _fast(n: int, subroutine: str, approx: float, decomposer: str, seed: int):
+#: the counts every row reports, read from identify's Result.metrics and the plain loop's run alike
+COUNTS = ("rounds", "samples", "assignments", "batches")
+
+
+def _fast(n: int, subroutine: str, approx: float, decomposer: str, seed: int) -> tuple[float, dict]:
     instance = _instance(n)
     start = time.perf_counter()
-    learners = BestArmElimination(n, K, subroutine, approx=approx, delta=DELTA, sigma2=(4 * C + 1) / 4,
-                                  rng=np.random.default_rng(seed))
-    run = identify(instance, learners, C=C, decomposer=decomposer, rng=np.random.default_rng(seed + 1),
-                   decomposer_rng=np.random.default_rng(seed + 2))
-    return time.perf_counter() - start, run
+    learners = BestArmElimination(
+        n, K, subroutine, approx=approx, delta=DELTA, sigma2=(4 * C + 1) / 4, rng=np.random.default_rng(seed)
+    )
+    run = identify(
+        instance,
+        learners,
+        C=C,
+        decomposer=decomposer,
+        rng=np.random.default_rng(seed + 1),
+        decomposer_rng=np.random.default_rng(seed + 2),
+    )
+    return time.perf_counter() - start, {key: run.metrics[key] for key in COUNTS}
 
 
 def _plain(n: int, subroutine: str, approx: float, decomposer: str, seed: int):
     instance = _instance(n)
     start = time.perf_counter()
-    run = reference_identify(instance.mu, subroutine, C=C, approx=approx, delta=DELTA, decomposer=decomposer,
-                             reward_rng=np.random.default_rng(seed + 1), learner_rng=np.random.default_rng(seed),
-                             decomposer_rng=np.random.default_rng(seed + 2))
-    return time.perf_counter() - start, run
+    run = reference_identify(
+        instance.mu,
+        subroutine,
+        C=C,
+        approx=approx,
+        delta=DELTA,
+        decomposer=decomposer,
+        reward_rng=np.random.default_rng(seed + 1),
+        learner_rng=np.random.default_rng(seed),
+        decomposer_rng=np.random.default_rng(seed + 2),
+    )
+    return time.perf_counter() - start, {key: getattr(run, key) for key in COUNTS}
 
 
-def _row(measure: str, subroutine: str, decomposer: str, n: int, approx: float, walls: list[float], run) -> dict:
-    """A table row; ``walls`` empty for the floor, whose timing columns :func:`_floor.floor_row` gives."""
+def _row(measure: str, subroutine: str, decomposer: str, n: int, approx: float, walls: list[float], run: dict) -> dict:
+    """A table row from a run's :data:`COUNTS`; ``walls`` empty for the floor, whose timing columns
+    :func:`_floor.floor_row` gives."""
     wall = statistics.median(walls) if walls else None
-    return {"measure": measure, "subroutine": subroutine, "decomposer": decomposer, "users": n, "arms": K, "C": C,
-            "approx": approx, "delta": DELTA, "rounds": run.rounds, "samples": run.samples,
-            "assignments": run.assignments, "batches": run.batches, "user_rounds": run.rounds * n,
-            "wall_time": wall, "wall_min": min(walls, default=None), "wall_max": max(walls, default=None),
-            "repeats": len(walls) or None, "throughput": run.rounds * n / wall if walls else None, "ratio": None,
-            "baseline": BASELINE if measure == "identify" else ""}
+    return {
+        "measure": measure,
+        "subroutine": subroutine,
+        "decomposer": decomposer,
+        "users": n,
+        "arms": K,
+        "C": C,
+        "approx": approx,
+        "delta": DELTA,
+        **run,
+        "user_rounds": run["rounds"] * n,
+        "wall_time": wall,
+        "wall_min": min(walls, default=None),
+        "wall_max": max(walls, default=None),
+        "repeats": len(walls) or None,
+        "throughput": run["rounds"] * n / wall if walls else None,
+        "ratio": None,
+        "baseline": BASELINE if measure == "identify" else "",
+    }
 
 
-def _timed(fn, repeat: int, *args) -> tuple[list[float], object]:
-    walls, run = [], None
+def _timed(fn, repeat: int, *args) -> tuple[list[float], dict]:
+    walls: list[float] = []
+    run: dict = {}
     for _ in range(repeat):
         wall, run = fn(*args, seed=1)
         walls.append(wall)
@@ -96,17 +130,24 @@ def compare(subroutine: str, approx: float, decomposer: str, n: int, repeat: int
     """The plain loop and identify at one size (same seeds), and their ratio."""
     fast_walls, fast = _timed(_fast, repeat, n, subroutine, approx, decomposer)
     plain_walls, plain = _timed(_plain, repeat, n, subroutine, approx, decomposer)
-    rows = [_row("plain", subroutine, decomposer, n, approx, plain_walls, plain),
-            _row("identify", subroutine, decomposer, n, approx, fast_walls, fast)]
+    rows = [
+        _row("plain", subroutine, decomposer, n, approx, plain_walls, plain),
+        _row("identify", subroutine, decomposer, n, approx, fast_walls, fast),
+    ]
     rows[1]["ratio"] = rows[0]["wall_time"] / rows[1]["wall_time"]
     calls = fastest_decompositions(lambda: _fast(n, subroutine, approx, decomposer, seed=1))
-    rows.append(_row("floor", subroutine, decomposer, n, approx, [], fast)
-                | floor_row(calls, _instance(n).mu, C, rows[0]["wall_time"]))
-    print(f"{subroutine:6s} {decomposer:10s} N={n}: plain {rows[0]['wall_time']:7.2f} s ({plain.rounds} rounds, "
-          f"{plain.samples} samples), identify {rows[1]['wall_time']:7.3f} s ({fast.rounds} rounds, "
-          f"{fast.samples} samples): {rows[1]['ratio']:,.0f}x (target >= 100x); floor {rows[2]['wall_time']:.3f} s "
-          f"(decomposer {rows[2]['decompose_s']:.3f} s + draws {rows[2]['draw_s']:.3f} s), ceiling "
-          f"{rows[2]['ratio']:,.0f}x", flush=True)
+    rows.append(
+        _row("floor", subroutine, decomposer, n, approx, [], fast)
+        | floor_row(calls, _instance(n).mu, C, rows[0]["wall_time"])
+    )
+    print(
+        f"{subroutine:6s} {decomposer:10s} N={n}: plain {rows[0]['wall_time']:7.2f} s ({plain['rounds']} rounds, "
+        f"{plain['samples']} samples), identify {rows[1]['wall_time']:7.3f} s ({fast['rounds']} rounds, "
+        f"{fast['samples']} samples): {rows[1]['ratio']:,.0f}x (target >= 100x); floor {rows[2]['wall_time']:.3f} s "
+        f"(decomposer {rows[2]['decompose_s']:.3f} s + draws {rows[2]['draw_s']:.3f} s), ceiling "
+        f"{rows[2]['ratio']:,.0f}x",
+        flush=True,
+    )
     return rows
 
 
@@ -115,8 +156,11 @@ def scale(subroutine: str, approx: float, sizes: tuple[int, ...], repeat: int) -
     for n in sizes:
         walls, run = _timed(_fast, repeat, n, subroutine, approx, "auto")
         rows.append(_row("identify", subroutine, "auto", n, approx, walls, run))
-        print(f"{subroutine:6s} identify N={n}: {rows[-1]['wall_time']:.3f} s, {run.rounds} rounds, "
-              f"{rows[-1]['throughput']:,.0f} user-rounds/s", flush=True)
+        print(
+            f"{subroutine:6s} identify N={n}: {rows[-1]['wall_time']:.3f} s, {run['rounds']} rounds, "
+            f"{rows[-1]['throughput']:,.0f} user-rounds/s",
+            flush=True,
+        )
     return rows
 
 
@@ -128,12 +172,21 @@ def plot(rows: list[dict], path: Path) -> None:
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
     for sub in SUBROUTINES:
-        fast = sorted((r for r in rows if r["subroutine"] == sub and r["measure"] == "identify"
-                       and r["decomposer"] == "auto"), key=lambda r: r["users"])
-        line, = ax1.plot([r["users"] for r in fast], [r["wall_time"] for r in fast], "o-", label=f"identify, {sub}")
+        fast = sorted(
+            (r for r in rows if r["subroutine"] == sub and r["measure"] == "identify" and r["decomposer"] == "auto"),
+            key=lambda r: r["users"],
+        )
+        (line,) = ax1.plot([r["users"] for r in fast], [r["wall_time"] for r in fast], "o-", label=f"identify, {sub}")
         plain = [r for r in rows if r["subroutine"] == sub and r["measure"] == "plain" and r["decomposer"] == "auto"]
-        ax1.plot([r["users"] for r in plain], [r["wall_time"] for r in plain], "s", color=line.get_color(),
-                 markersize=9, markerfacecolor="none", label=f"plain loop, {sub}")
+        ax1.plot(
+            [r["users"] for r in plain],
+            [r["wall_time"] for r in plain],
+            "s",
+            color=line.get_color(),
+            markersize=9,
+            markerfacecolor="none",
+            label=f"plain loop, {sub}",
+        )
     ax1.set_xscale("log")
     ax1.set_yscale("log")
     ax1.set_xlabel("users N")
@@ -155,8 +208,11 @@ def plot(rows: list[dict], path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one repetition at smaller sizes")
-    parser.add_argument("--out", help="table path (default docs/results/anonymous_bai_speed.csv; with --quick "
-                        "build/benchmarks/anonymous_bai_speed.csv)")
+    parser.add_argument(
+        "--out",
+        help="table path (default docs/results/anonymous_bai_speed.csv; with --quick "
+        "build/benchmarks/anonymous_bai_speed.csv)",
+    )
     args = parser.parse_args()
     args.out = args.out or str(results_dir(args.quick) / "anonymous_bai_speed.csv")
     repeat = 1 if args.quick else 3

@@ -32,15 +32,27 @@ from anonbandits.core.votes import anonymous_threshold
 ALGORITHMS = ("mase", "dp-mase", "decentralized-elimination", "full-sharing")
 CS = (3, 10, 30, 60, 100)
 USERS = 64  # the registry's default of all four
-MEANS = ("samples", "messages", "released_aggregates", "best_arm_found", "users_best_arm_found", "users_approx_optimal",
-         "stalled", "suboptimal_pulls")
+MEANS = (
+    "samples",
+    "messages",
+    "released_aggregates",
+    "best_arm_found",
+    "users_best_arm_found",
+    "users_approx_optimal",
+    "stalled",
+    "suboptimal_pulls",
+)
 
 
 def cells(quick: bool) -> list[tuple[str, str, int]]:
     """(algorithm, channel, C) of every cell; the direct channel is C = 1."""
     cs = (3, 60) if quick else CS
-    return [(name, channel, C) for name in ALGORITHMS for channel, C in [("direct", 1)] +
-            [("anonymous", c) for c in cs] if not (name == "full-sharing" and C > USERS)]
+    return [
+        (name, channel, C)
+        for name in ALGORITHMS
+        for channel, C in [("direct", 1)] + [("anonymous", c) for c in cs]
+        if not (name == "full-sharing" and C > USERS)
+    ]
 
 
 def summarise(name: str, channel: str, C: int, runs: list[dict]) -> dict:
@@ -63,6 +75,7 @@ def summarise(name: str, channel: str, C: int, runs: list[dict]) -> dict:
 
 def plot(rows: list[dict], path) -> None:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -76,8 +89,14 @@ def plot(rows: list[dict], path) -> None:
             ax.errorbar(x, y, yerr=[r[f"{key}_ci"] for r in mine], marker="o", capsize=3)
             for xi, yi, r in zip(x, y, mine, strict=True):
                 if i == 0:
-                    ax.annotate(f"{r['best_arm_found']:.2f}", (xi, yi), textcoords="offset points", xytext=(0, 6),
-                                fontsize=7, ha="center")
+                    ax.annotate(
+                        f"{r['best_arm_found']:.2f}",
+                        (xi, yi),
+                        textcoords="offset points",
+                        xytext=(0, 6),
+                        fontsize=7,
+                        ha="center",
+                    )
             ax.axvline(USERS, color="grey", lw=0.8, ls=":")
             ax.set_xscale("log")
             if name != "full-sharing" and i == 0:
@@ -101,8 +120,11 @@ def main() -> None:
     for name, channel, C in cells(args.quick):
         runs = [simulate(name, seed=seed, channel=channel, C=C).metrics for seed in range(seeds)]
         rows.append(summarise(name, channel, C, runs))
-        print(f"{name:26s} {channel:9s} C={C:3d}: samples {rows[-1]['samples']:11.0f} "
-              f"released {rows[-1]['released_aggregates']:7.1f} best {rows[-1]['best_arm_found']:.2f}", flush=True)
+        print(
+            f"{name:26s} {channel:9s} C={C:3d}: samples {rows[-1]['samples']:11.0f} "
+            f"released {rows[-1]['released_aggregates']:7.1f} best {rows[-1]['best_arm_found']:.2f}",
+            flush=True,
+        )
     with open(out / "anonymous_messages.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()

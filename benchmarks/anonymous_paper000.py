@@ -2,7 +2,7 @@
 (Algorithm 2) and the greedy variant, in settings where the decomposition can matter?
 
 The paper's appendix with its simulation settings is lost, so the grid is the project's own, fixed before
-any result was seen (spec ``anonymous-bandits.md`` Section 7):
+any result was seen (the simulations of the paper's Section 4):
 
 * BaSE with gamma = 1 (``log`` radius), so arms are eliminated after the first batch and later batches
   decompose graphs that are no longer all-active; ``best_effort`` on, because with gamma = 1 an optimal arm
@@ -47,8 +47,13 @@ from anonbandits.experiments import run_tasks, tasks_from_grid, write_table
 SETTINGS = {"above": {"users": 300, "arms": 5, "cluster": 60}, "below": {"users": 150, "arms": 10, "cluster": 15}}
 GRIDS = ("arithmetic", "geometric")
 CS = (1, 3)
-CLAIMS = [("polytope", "greedy"), ("randomized", "greedy"), ("polytope", "etc"), ("randomized", "etc"),
-          ("polytope", "greedy, equal alpha")]
+CLAIMS = [
+    ("polytope", "greedy"),
+    ("randomized", "greedy"),
+    ("polytope", "etc"),
+    ("randomized", "etc"),
+    ("polytope", "greedy, equal alpha"),
+]
 DECOMPOSERS = ("polytope", "randomized", "block", "greedy")
 
 
@@ -61,18 +66,22 @@ def grid_text(seeds: int, horizons: list[int]) -> str:
     """The whole grid as a file ``anonbandits simulate --config`` reruns."""
     runs = []
     for setting, s in SETTINGS.items():
-        inst = f'users = {s["users"]}\narms = {s["arms"]}\ncluster = {s["cluster"]}\n'
+        inst = f"users = {s['users']}\narms = {s['arms']}\ncluster = {s['cluster']}\n"
         for C in CS:
             a = paper_alpha(setting, C)
-            head = (f'[[runs]]\nalgorithm = "anon-batched"\n{inst}C = {C}\ngrid = {list(GRIDS)}\n'
-                    'gamma = 1.0\nbest_effort = true\n')
-            runs.append(head + f'decomposer = {list(DECOMPOSERS)}\n')
+            head = (
+                f'[[runs]]\nalgorithm = "anon-batched"\n{inst}C = {C}\ngrid = {list(GRIDS)}\n'
+                "gamma = 1.0\nbest_effort = true\n"
+            )
+            runs.append(head + f"decomposer = {list(DECOMPOSERS)}\n")
             runs.append(head + f'decomposer = "greedy"\nalpha = {a}.0\n')
             runs.append(head + 'decomposer = ["polytope", "randomized"]\nalpha = "measured"\n')
             runs.append(f'[[runs]]\nalgorithm = "anon-etc"\n{inst}C = {C}\n')
-    return ("# paper 000 Section 4 reproduction (benchmarks/anonymous_paper000.py)\n"
-            f"seeds = {seeds}\n[defaults]\ngap = 0.1\nreward = \"bernoulli\"\n"
-            f"horizon = {horizons}\n\n" + "\n".join(runs).replace("'", '"'))
+    return (
+        "# paper 000 Section 4 reproduction (benchmarks/anonymous_paper000.py)\n"
+        f'seeds = {seeds}\n[defaults]\ngap = 0.1\nreward = "bernoulli"\n'
+        f"horizon = {horizons}\n\n" + "\n".join(runs).replace("'", '"')
+    )
 
 
 def setting_of(row: dict) -> str:
@@ -113,20 +122,34 @@ def summarise(rows: list[dict]) -> tuple[list[dict], list[dict], list[dict]]:
             lo, hi = ci(reg)
             # empty (None: no user committed) is NaN here, as in the tables of earlier releases
             fractions = np.array([math.nan if r["optimal_fraction"] is None else r["optimal_fraction"] for r in g])
-            summary.append({**key, "variant": variant, "seeds": len(g), "regret_mean": reg.mean(),
-                            "regret_ci_low": lo, "regret_ci_high": hi,
-                            "alpha": float(np.mean([r.get("alpha_used", math.nan) for r in g])),
-                            "exploration_rounds": float(np.mean([r["exploration_rounds"] for r in g])),
-                            "optimal_fraction": float(np.nanmean(fractions)) if not np.isnan(fractions).all()
-                            else math.nan})
+            summary.append(
+                {
+                    **key,
+                    "variant": variant,
+                    "seeds": len(g),
+                    "regret_mean": reg.mean(),
+                    "regret_ci_low": lo,
+                    "regret_ci_high": hi,
+                    "alpha": float(np.mean([r.get("alpha_used", math.nan) for r in g])),
+                    "exploration_rounds": float(np.mean([r["exploration_rounds"] for r in g])),
+                    "optimal_fraction": float(np.nanmean(fractions)) if not np.isnan(fractions).all() else math.nan,
+                }
+            )
             if variant == "etc":
                 continue
             for b in range(1, 1 + max(int(r["exploration_batches"]) for r in g)):
                 got = [r for r in g if f"R_over_D_b{b}" in r and r[f"R_over_D_b{b}"] != ""]
-                batches.append({**key, "variant": variant, "batch": b, "runs": len(got),
-                                "R_over_D": float(np.mean([r[f"R_over_D_b{b}"] for r in got])),
-                                "R_over_D_max": float(np.max([r[f"R_over_D_b{b}"] for r in got])),
-                                "eliminated_before": float(np.mean([r[f"eliminated_before_b{b}"] for r in got]))})
+                batches.append(
+                    {
+                        **key,
+                        "variant": variant,
+                        "batch": b,
+                        "runs": len(got),
+                        "R_over_D": float(np.mean([r[f"R_over_D_b{b}"] for r in got])),
+                        "R_over_D_max": float(np.max([r[f"R_over_D_b{b}"] for r in got])),
+                        "eliminated_before": float(np.mean([r[f"eliminated_before_b{b}"] for r in got])),
+                    }
+                )
         for better, worse in CLAIMS:
             if better not in variants or worse not in variants:
                 continue
@@ -135,10 +158,18 @@ def summarise(rows: list[dict]) -> tuple[list[dict], list[dict], list[dict]]:
             seeds = sorted(set(a) & set(b))
             diff = np.array([a[s] - b[s] for s in seeds])
             lo, hi = ci(diff)
-            pairs.append({**key, "claim": f"{better} < {worse}", "seeds": len(seeds), "diff_mean": diff.mean(),
-                          "diff_ci_low": lo, "diff_ci_high": hi,
-                          "relative_diff": diff.mean() / np.mean(list(b.values())),
-                          "verdict": "holds" if hi < 0 else ("reversed" if lo > 0 else "tie")})
+            pairs.append(
+                {
+                    **key,
+                    "claim": f"{better} < {worse}",
+                    "seeds": len(seeds),
+                    "diff_mean": diff.mean(),
+                    "diff_ci_low": lo,
+                    "diff_ci_high": hi,
+                    "relative_diff": diff.mean() / np.mean(list(b.values())),
+                    "verdict": "holds" if hi < 0 else ("reversed" if lo > 0 else "tie"),
+                }
+            )
     return summary, pairs, batches
 
 
@@ -195,8 +226,10 @@ def main() -> None:
     write_table(batches, out / "anonymous_paper000_batches.csv")
     plot(pairs, out / "anonymous_paper000.png")
     for p in pairs:
-        print(f"U {p['setting']:5s} C={p['C']} {p['grid']:10s} T={p['horizon']:>8d} {p['claim']:32s} "
-              f"{p['relative_diff']:+7.0%} [{p['diff_ci_low']:10.4g}, {p['diff_ci_high']:10.4g}] {p['verdict']}")
+        print(
+            f"U {p['setting']:5s} C={p['C']} {p['grid']:10s} T={p['horizon']:>8d} {p['claim']:32s} "
+            f"{p['relative_diff']:+7.0%} [{p['diff_ci_low']:10.4g}, {p['diff_ci_high']:10.4g}] {p['verdict']}"
+        )
     print(f"wrote {out}/anonymous_paper000*")
 
 

@@ -71,17 +71,29 @@ def summarise(rows: list[dict]) -> list[dict]:
         reg = np.array([r["regret"] for r in group])
         none = np.array([base[(name, C, r["seed"])] for r in group])
         lo, hi = ci(reg)
-        line = {"algorithm": name, "C": C, "privacy": privacy, "epsilon": eps, "seeds": len(group),
-                "regret_mean": reg.mean(), "regret_ci_low": lo, "regret_ci_high": hi,
-                # empty (None: no user committed) counts as NaN here, as in the tables of earlier releases
-                "optimal_fraction": float(np.mean([_or_nan(r["optimal_fraction"]) for r in group]))}
+        line = {
+            "algorithm": name,
+            "C": C,
+            "privacy": privacy,
+            "epsilon": eps,
+            "seeds": len(group),
+            "regret_mean": reg.mean(),
+            "regret_ci_low": lo,
+            "regret_ci_high": hi,
+            # empty (None: no user committed) counts as NaN here, as in the tables of earlier releases
+            "optimal_fraction": float(np.mean([_or_nan(r["optimal_fraction"]) for r in group])),
+        }
         if privacy != "none":
             dlo, dhi = ci(reg - none)
-            line |= {"cost_mean": float((reg - none).mean()), "cost_ci_low": dlo, "cost_ci_high": dhi,
-                     "relative_cost": float((reg - none).mean() / none.mean()),
-                     "epsilon_per_reward": float(np.max([r["privacy_epsilon"] for r in group])),
-                     "epsilon_per_user_max": float(np.max([r["privacy_epsilon_per_user"] for r in group])),
-                     "delta": float(np.max([r["privacy_delta"] for r in group]))}
+            line |= {
+                "cost_mean": float((reg - none).mean()),
+                "cost_ci_low": dlo,
+                "cost_ci_high": dhi,
+                "relative_cost": float((reg - none).mean() / none.mean()),
+                "epsilon_per_reward": float(np.max([r["privacy_epsilon"] for r in group])),
+                "epsilon_per_user_max": float(np.max([r["privacy_epsilon_per_user"] for r in group])),
+                "delta": float(np.max([r["privacy_delta"] for r in group])),
+            }
         out.append(line)
     return out
 
@@ -98,19 +110,31 @@ def plot(summary: list[dict], fixed_c: int, fixed_eps: float, path: Path) -> Non
     for name in ALGORITHMS:
         for privacy in ("none", *MECHANISMS):
             for ax, along in zip(axes, ("epsilon", "C"), strict=True):
-                pts = [s for s in summary if s["algorithm"] == name and s["privacy"] == privacy
-                       and (s["C"] == fixed_c if along == "epsilon" else
-                            privacy == "none" or s["epsilon"] == fixed_eps)]
+                pts = [
+                    s
+                    for s in summary
+                    if s["algorithm"] == name
+                    and s["privacy"] == privacy
+                    and (s["C"] == fixed_c if along == "epsilon" else privacy == "none" or s["epsilon"] == fixed_eps)
+                ]
                 if along == "epsilon" and privacy == "none":
                     if pts:
-                        ax.axhline(pts[0]["regret_mean"], ls=":", color="k" if name == "anon-batched" else "grey",
-                                   label=f"{name}, no privacy")
+                        ax.axhline(
+                            pts[0]["regret_mean"],
+                            ls=":",
+                            color="k" if name == "anon-batched" else "grey",
+                            label=f"{name}, no privacy",
+                        )
                     continue
                 pts.sort(key=lambda s: s[along])
                 x = [s[along] for s in pts]
                 y = np.array([s["regret_mean"] for s in pts])
-                err = np.array([[s["regret_mean"] - s["regret_ci_low"] for s in pts],
-                                [s["regret_ci_high"] - s["regret_mean"] for s in pts]])
+                err = np.array(
+                    [
+                        [s["regret_mean"] - s["regret_ci_low"] for s in pts],
+                        [s["regret_ci_high"] - s["regret_mean"] for s in pts],
+                    ]
+                )
                 ax.errorbar(x, y, yerr=err, fmt=style[privacy], capsize=3, label=f"{name}, {privacy}")
     axes[0].set_xscale("log")
     axes[0].set_xlabel("epsilon per reward (event level)")
@@ -120,8 +144,9 @@ def plot(summary: list[dict], fixed_c: int, fixed_eps: float, path: Path) -> Non
     for ax in axes:
         ax.set_ylabel("cumulative pseudo-regret (all users)")
         ax.legend(fontsize=7)
-    fig.suptitle("C-anonymous group sums with epsilon-DP noise: N = 300, K = 5, U = 60, mean of the seeds, 95% CIs",
-                 y=1.03)
+    fig.suptitle(
+        "C-anonymous group sums with epsilon-DP noise: N = 300, K = 5, U = 60, mean of the seeds, 95% CIs", y=1.03
+    )
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
 
@@ -132,11 +157,23 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
     if args.quick:
-        setup = {"seeds": 3, "horizon": 100_000, "epsilons": [0.01, 0.03, 0.1, 1.0], "cs": [1, 3], "fixed_c": 3,
-                 "fixed_eps": 0.03}
+        setup = {
+            "seeds": 3,
+            "horizon": 100_000,
+            "epsilons": [0.01, 0.03, 0.1, 1.0],
+            "cs": [1, 3],
+            "fixed_c": 3,
+            "fixed_eps": 0.03,
+        }
     else:
-        setup = {"seeds": 20, "horizon": 1_000_000, "epsilons": [0.003, 0.01, 0.03, 0.1, 0.3, 1.0],
-                 "cs": [1, 2, 3, 5, 7], "fixed_c": 3, "fixed_eps": 0.03}
+        setup = {
+            "seeds": 20,
+            "horizon": 1_000_000,
+            "epsilons": [0.003, 0.01, 0.03, 0.1, 0.3, 1.0],
+            "cs": [1, 2, 3, 5, 7],
+            "fixed_c": 3,
+            "fixed_eps": 0.03,
+        }
     out = results_dir(args.quick)
     start = time.perf_counter()
     tasks = tasks_from_grid(grid(**setup))
@@ -148,9 +185,11 @@ def main() -> None:
     print(f"{len(rows)} runs in {time.perf_counter() - start:.0f} s -> {out}")
     for s in summary:
         if s["privacy"] != "none":
-            print(f"{s['algorithm']:13s} C={s['C']} {s['privacy']:11s} eps={s['epsilon']:<6g} regret "
-                  f"{s['regret_mean']:.4g}  cost {s['relative_cost']:+.1%} [{s['cost_ci_low']:.3g}, "
-                  f"{s['cost_ci_high']:.3g}]  eps/user {s['epsilon_per_user_max']:.4g}")
+            print(
+                f"{s['algorithm']:13s} C={s['C']} {s['privacy']:11s} eps={s['epsilon']:<6g} regret "
+                f"{s['regret_mean']:.4g}  cost {s['relative_cost']:+.1%} [{s['cost_ci_low']:.3g}, "
+                f"{s['cost_ci_high']:.3g}]  eps/user {s['epsilon_per_user_max']:.4g}"
+            )
 
 
 if __name__ == "__main__":

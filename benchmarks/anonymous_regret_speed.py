@@ -57,25 +57,52 @@ def _fast(n: int, decomposer: str, epsilon: float, seed: int) -> tuple[float, di
     instance = _instance(n)
     start = time.perf_counter()
     learners = EpochElimination(n, K, confidence=BETA, epsilon=epsilon, sigma2=channel_variance("anonymous", C))
-    run = batched_regret(instance, learners, T, C=C, decomposer=decomposer, rng=np.random.default_rng(seed),
-                         decomposer_rng=np.random.default_rng(seed + 1), noise_rng=np.random.default_rng(seed + 2),
-                         sum_epsilon=epsilon)
+    run = batched_regret(
+        instance,
+        learners,
+        T,
+        C=C,
+        decomposer=decomposer,
+        rng=np.random.default_rng(seed),
+        decomposer_rng=np.random.default_rng(seed + 1),
+        noise_rng=np.random.default_rng(seed + 2),
+        sum_epsilon=epsilon,
+    )
     wall = time.perf_counter() - start
-    return wall, {"regret": run.regret, "exploration_rounds": run.exploration_rounds, "batches": len(run.batches),
-                  "assignments": sum(b.assignments for b in run.batches), "samples": run.info["samples"],
-                  "min_group_size": run.min_group_size}
+    m = run.metrics
+    return wall, {
+        "regret": m["regret"],
+        "exploration_rounds": m["exploration_rounds"],
+        "batches": len(run.records),
+        "assignments": sum(b["assignments"] for b in run.records),
+        "samples": run.info["samples"],
+        "min_group_size": m["min_group_size"],
+    }
 
 
 def _plain(n: int, decomposer: str, epsilon: float, seed: int) -> tuple[float, dict]:
     instance = _instance(n)
     start = time.perf_counter()
-    run = reference_regret(instance.mu, T, C=C, confidence=BETA, decomposer=decomposer, epsilon=epsilon,
-                           reward_rng=np.random.default_rng(seed), decomposer_rng=np.random.default_rng(seed + 1),
-                           noise_rng=np.random.default_rng(seed + 2))
+    run = reference_regret(
+        instance.mu,
+        T,
+        C=C,
+        confidence=BETA,
+        decomposer=decomposer,
+        epsilon=epsilon,
+        reward_rng=np.random.default_rng(seed),
+        decomposer_rng=np.random.default_rng(seed + 1),
+        noise_rng=np.random.default_rng(seed + 2),
+    )
     wall = time.perf_counter() - start
-    return wall, {"regret": run.regret, "exploration_rounds": run.exploration_rounds, "batches": len(run.batches),
-                  "assignments": sum(b[0] for b in run.batches), "samples": run.samples,
-                  "min_group_size": run.min_group_size}
+    return wall, {
+        "regret": run.regret,
+        "exploration_rounds": run.exploration_rounds,
+        "batches": len(run.batches),
+        "assignments": sum(b[0] for b in run.batches),
+        "samples": run.samples,
+        "min_group_size": run.min_group_size,
+    }
 
 
 def _timed(fn, repeat: int, n: int, decomposer: str, epsilon: float = math.inf) -> dict:
@@ -84,11 +111,28 @@ def _timed(fn, repeat: int, n: int, decomposer: str, epsilon: float = math.inf) 
         wall, run = fn(n, decomposer, epsilon, seed=1)
         walls.append(wall)
     wall = statistics.median(walls)
-    return {"measure": "plain" if fn is _plain else "batched_regret", "scheme": "dp-se" if epsilon < math.inf else "se",
-            "channel": "anonymous", "decomposer": decomposer, "users": n, "arms": K, "C": C, "gap": GAP,
-            "confidence": BETA, "epsilon": epsilon if epsilon < math.inf else None, "horizon": T,
-            **run, "user_rounds": T * n, "wall_time": wall, "wall_min": min(walls), "wall_max": max(walls),
-            "repeats": len(walls), "throughput": T * n / wall, "ratio": None, "baseline": ""}
+    return {
+        "measure": "plain" if fn is _plain else "batched_regret",
+        "scheme": "dp-se" if epsilon < math.inf else "se",
+        "channel": "anonymous",
+        "decomposer": decomposer,
+        "users": n,
+        "arms": K,
+        "C": C,
+        "gap": GAP,
+        "confidence": BETA,
+        "epsilon": epsilon if epsilon < math.inf else None,
+        "horizon": T,
+        **run,
+        "user_rounds": T * n,
+        "wall_time": wall,
+        "wall_min": min(walls),
+        "wall_max": max(walls),
+        "repeats": len(walls),
+        "throughput": T * n / wall,
+        "ratio": None,
+        "baseline": "",
+    }
 
 
 def compare(decomposer: str, n: int, repeat: int, epsilon: float = math.inf) -> list[dict]:
@@ -96,16 +140,29 @@ def compare(decomposer: str, n: int, repeat: int, epsilon: float = math.inf) -> 
     fast = _timed(_fast, repeat, n, decomposer, epsilon)
     plain = _timed(_plain, repeat, n, decomposer, epsilon)
     fast["ratio"], fast["baseline"] = plain["wall_time"] / fast["wall_time"], BASELINE
-    print(f"{fast['scheme']:5s} {decomposer:10s} N={n}: plain {plain['wall_time']:7.2f} s "
-          f"({plain['exploration_rounds']} exploration rounds, regret {plain['regret']:.0f}), "
-          f"batched_regret {fast['wall_time']:7.3f} s "
-          f"({fast['exploration_rounds']} rounds, regret {fast['regret']:.0f}): {fast['ratio']:,.0f}x "
-          "(target >= 100x)", flush=True)
+    print(
+        f"{fast['scheme']:5s} {decomposer:10s} N={n}: plain {plain['wall_time']:7.2f} s "
+        f"({plain['exploration_rounds']} exploration rounds, regret {plain['regret']:.0f}), "
+        f"batched_regret {fast['wall_time']:7.3f} s "
+        f"({fast['exploration_rounds']} rounds, regret {fast['regret']:.0f}): {fast['ratio']:,.0f}x "
+        "(target >= 100x)",
+        flush=True,
+    )
     calls = fastest_decompositions(lambda: _fast(n, decomposer, epsilon, seed=1))
-    floor = {**fast, "measure": "floor", "wall_min": None, "wall_max": None, "repeats": None, "throughput": None,
-             **floor_row(calls, _instance(n).mu, C, plain["wall_time"])}
-    print(f"      floor {floor['wall_time']:.3f} s (decomposer {floor['decompose_s']:.3f} s + draws "
-          f"{floor['draw_s']:.3f} s), ceiling {floor['ratio']:,.0f}x", flush=True)
+    floor = {
+        **fast,
+        "measure": "floor",
+        "wall_min": None,
+        "wall_max": None,
+        "repeats": None,
+        "throughput": None,
+        **floor_row(calls, _instance(n).mu, C, plain["wall_time"]),
+    }
+    print(
+        f"      floor {floor['wall_time']:.3f} s (decomposer {floor['decompose_s']:.3f} s + draws "
+        f"{floor['draw_s']:.3f} s), ceiling {floor['ratio']:,.0f}x",
+        flush=True,
+    )
     return [plain, fast, floor]
 
 
@@ -119,8 +176,11 @@ def main() -> None:
     rows += compare("auto", n_plain, repeat, DP_EPSILON)
     for n in large:
         rows.append(_timed(_fast, repeat, n, "auto"))
-        print(f"se batched_regret N={n}: {rows[-1]['wall_time']:.3f} s, {rows[-1]['exploration_rounds']} "
-              f"exploration rounds, {rows[-1]['throughput']:,.0f} user-rounds/s", flush=True)
+        print(
+            f"se batched_regret N={n}: {rows[-1]['wall_time']:.3f} s, {rows[-1]['exploration_rounds']} "
+            f"exploration rounds, {rows[-1]['throughput']:,.0f} user-rounds/s",
+            flush=True,
+        )
     print(f"wrote {write_table(rows, args.out or results_dir(args.quick) / TABLE)}")
 
 

@@ -38,8 +38,9 @@ from anonbandits.reference.anonymous_bai import plain_groups
 N, K, C, U, T, GAP = 1000, 10, 5, 100, 10**6, 0.1
 
 
-def reference_elicitation(mu_user: np.ndarray, assignment: np.ndarray, C: int, reps: int,
-                          rng: np.random.Generator) -> tuple[np.ndarray, int]:
+def reference_elicitation(
+    mu_user: np.ndarray, assignment: np.ndarray, C: int, reps: int, rng: np.random.Generator
+) -> tuple[np.ndarray, int]:
     """Plain loop: per repetition, per round, per user. Returns (sum of estimates per user, observations)."""
     n = len(assignment)
     group_of, position, members = plain_groups([int(a) for a in assignment], C)
@@ -76,16 +77,27 @@ def time_full_runs(seeds: int, decomposer: str, model: str, **options) -> list[d
         root = np.random.default_rng(seed)
         inst_rng, reward_rng, dec_rng = root.spawn(3)
         inst = clustered_instance(N, K, U, GAP, inst_rng, model=model)
-        run = anon_batched(inst, C, T, U=U, decomposer=decomposer, rng=reward_rng, decomposer_rng=dec_rng,
-                           **options)
+        run = anon_batched(inst, C, T, U=U, decomposer=decomposer, rng=reward_rng, decomposer_rng=dec_rng, **options)
         wall = time.perf_counter() - start
-        rows.append({"measure": name, "seed": seed, "wall_time": wall,
-                     "user_rounds": N * T, "throughput": N * T / wall, "regret": run.regret,
-                     "observations": run.observations, "exploration_rounds": run.exploration_rounds,
-                     "distinct_assignments": sum(b.distinct for b in run.batches)})
-        print(f"{name} seed {seed}: {wall:.2f} s (target < 60 s), regret {run.regret:.4g}, observations "
-              f"{run.observations}, exploration rounds {run.exploration_rounds}, distinct assignments "
-              f"{rows[-1]['distinct_assignments']}")
+        m = run.metrics
+        rows.append(
+            {
+                "measure": name,
+                "seed": seed,
+                "wall_time": wall,
+                "user_rounds": N * T,
+                "throughput": N * T / wall,
+                "regret": m["regret"],
+                "observations": m["observations"],
+                "exploration_rounds": m["exploration_rounds"],
+                "distinct_assignments": sum(b["distinct"] for b in run.records),
+            }
+        )
+        print(
+            f"{name} seed {seed}: {wall:.2f} s (target < 60 s), regret {m['regret']:.4g}, observations "
+            f"{m['observations']}, exploration rounds {m['exploration_rounds']}, distinct assignments "
+            f"{rows[-1]['distinct_assignments']}"
+        )
     return rows
 
 
@@ -99,10 +111,19 @@ def time_elicitation(quick: bool) -> list[dict]:
     ref_sum, _ = reference_elicitation(mu_user, assignment, C, ref_reps, np.random.default_rng(1))
     ref_wall = time.perf_counter() - start
     ref_tp = N * r * ref_reps / ref_wall
-    rows = [{"measure": "elicitation_reference", "seed": 1, "wall_time": ref_wall,
-             "user_rounds": N * r * ref_reps, "throughput": ref_tp}]
-    print(f"reference loop: {ref_reps} repetitions x {r} rounds x {N} users in {ref_wall:.2f} s = "
-          f"{ref_tp:,.0f} user-rounds/s")
+    rows = [
+        {
+            "measure": "elicitation_reference",
+            "seed": 1,
+            "wall_time": ref_wall,
+            "user_rounds": N * r * ref_reps,
+            "throughput": ref_tp,
+        }
+    ]
+    print(
+        f"reference loop: {ref_reps} repetitions x {r} rounds x {N} users in {ref_wall:.2f} s = "
+        f"{ref_tp:,.0f} user-rounds/s"
+    )
 
     m = 20_000
     channel = AnonymousChannel(inst, C, MAX_HORIZON, np.random.default_rng(2))
@@ -110,10 +131,20 @@ def time_elicitation(quick: bool) -> list[dict]:
     fb = channel.elicit(assignment, [m])
     wall = time.perf_counter() - start
     tp = N * r * m / wall
-    rows.append({"measure": f"elicitation_fast_m{m}", "seed": 2, "wall_time": wall, "user_rounds": N * r * m,
-                 "throughput": tp, "ratio": tp / ref_tp})
-    print(f"fast path, one assignment x {m} repetitions: {wall:.3f} s = {tp:,.0f} user-rounds/s, "
-          f"ratio {tp / ref_tp:,.0f}x (target >= 50x)")
+    rows.append(
+        {
+            "measure": f"elicitation_fast_m{m}",
+            "seed": 2,
+            "wall_time": wall,
+            "user_rounds": N * r * m,
+            "throughput": tp,
+            "ratio": tp / ref_tp,
+        }
+    )
+    print(
+        f"fast path, one assignment x {m} repetitions: {wall:.3f} s = {tp:,.0f} user-rounds/s, "
+        f"ratio {tp / ref_tp:,.0f}x (target >= 50x)"
+    )
 
     n_distinct = 200 if quick else 1000
     rng = np.random.default_rng(3)
@@ -123,17 +154,29 @@ def time_elicitation(quick: bool) -> list[dict]:
     channel.elicit(many, np.ones(n_distinct, np.int64))
     wall = time.perf_counter() - start
     tp1 = N * r * n_distinct / wall
-    rows.append({"measure": f"elicitation_fast_m1_x{n_distinct}", "seed": 4, "wall_time": wall,
-                 "user_rounds": N * r * n_distinct, "throughput": tp1, "ratio": tp1 / ref_tp})
-    print(f"fast path, {n_distinct} distinct assignments x 1 repetition: {wall:.3f} s = {tp1:,.0f} "
-          f"user-rounds/s, ratio {tp1 / ref_tp:,.1f}x")
+    rows.append(
+        {
+            "measure": f"elicitation_fast_m1_x{n_distinct}",
+            "seed": 4,
+            "wall_time": wall,
+            "user_rounds": N * r * n_distinct,
+            "throughput": tp1,
+            "ratio": tp1 / ref_tp,
+        }
+    )
+    print(
+        f"fast path, {n_distinct} distinct assignments x 1 repetition: {wall:.3f} s = {tp1:,.0f} "
+        f"user-rounds/s, ratio {tp1 / ref_tp:,.1f}x"
+    )
 
     # sanity: both paths estimate the same means (z-scores of the difference of the two averages)
     fast_mean = fb.sums[np.arange(N), assignment] / m
     ref_mean = ref_sum / ref_reps
     sd = np.sqrt((4 * C + 1) / 4 * (1 / ref_reps + 1 / m))
-    print(f"sanity: max |fast mean - reference mean| / sd bound = {np.max(np.abs(fast_mean - ref_mean)) / sd:.2f}"
-          " (sd bound from the (4C+1)/4 variance proxy; expect < ~4)")
+    print(
+        f"sanity: max |fast mean - reference mean| / sd bound = {np.max(np.abs(fast_mean - ref_mean)) / sd:.2f}"
+        " (sd bound from the (4C+1)/4 variance proxy; expect < ~4)"
+    )
     return rows
 
 
@@ -154,8 +197,10 @@ def plot(rows: list[dict], path: Path) -> None:
     walls = [np.array([r["wall_time"] for r in runs if r["measure"] == m]) for m in names]
     mean = np.array([w.mean() for w in walls])
     spread = np.array([[mean[i] - w.min(), w.max() - mean[i]] for i, w in enumerate(walls)]).T
-    short = [m.removeprefix("algorithm1_").replace("_bernoulli", "").replace("_", "\n") + f"\n(n={len(w)})"
-             for m, w in zip(names, walls, strict=True)]
+    short = [
+        m.removeprefix("algorithm1_").replace("_bernoulli", "").replace("_", "\n") + f"\n(n={len(w)})"
+        for m, w in zip(names, walls, strict=True)
+    ]
     ax2.bar(short, mean, yerr=spread, capsize=3)
     ax2.set_yscale("log")
     ax2.axhline(60, color="red", linestyle="--", label="target 60 s")
@@ -172,8 +217,10 @@ def plot(rows: list[dict], path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer seeds and repetitions")
-    parser.add_argument("--out", help="table path (default docs/results/anonymous_speed.csv; with --quick "
-                        "build/benchmarks/anonymous_speed.csv)")
+    parser.add_argument(
+        "--out",
+        help="table path (default docs/results/anonymous_speed.csv; with --quick build/benchmarks/anonymous_speed.csv)",
+    )
     args = parser.parse_args()
     args.out = args.out or str(results_dir(args.quick) / "anonymous_speed.csv")
     rows = time_full_runs(2 if args.quick else 5, "polytope", "bernoulli")

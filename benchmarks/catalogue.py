@@ -52,10 +52,39 @@ SWEEP_C = (10, 25, 50)
 SWEEP_SEEDS = (0, 1, 2)
 SWEEP_TAILS = (1.5, 1.82, 2.5)
 SWEEP_ITEMS = (0.4, 0.63, 1.0)
-QUALITY_COLUMNS = ("users", "items", "interactions", "C", "seed", "user_tail", "item_exponent", "method", "R",
-                   "lower_bound", "certified_bound", "how", "ratio", "seconds", "verified")
-COLUMNS = ("users", "items", "interactions", "C", "seed", "mode", "seconds", "peak_bytes", "R", "lower_bound",
-           "certified_bound", "how", "x_floor_seconds", "x_floor_memory")
+QUALITY_COLUMNS = (
+    "users",
+    "items",
+    "interactions",
+    "C",
+    "seed",
+    "user_tail",
+    "item_exponent",
+    "method",
+    "R",
+    "lower_bound",
+    "certified_bound",
+    "how",
+    "ratio",
+    "seconds",
+    "verified",
+)
+COLUMNS = (
+    "users",
+    "items",
+    "interactions",
+    "C",
+    "seed",
+    "mode",
+    "seconds",
+    "peak_bytes",
+    "R",
+    "lower_bound",
+    "certified_bound",
+    "how",
+    "x_floor_seconds",
+    "x_floor_memory",
+)
 
 
 def write_log(path: Path, n_users: int, n_items: int) -> tuple[int, int, int]:
@@ -93,32 +122,54 @@ def run_size(n_users: int, n_items: int, tmp: Path, modes: list[str], cluster=No
     rows = []
     for mode in (m for m in modes if m != "floor"):
         out = tmp / ("out" if mode == "cluster" else f"out_{mode}.parquet")
-        extra = {"default": [], "certify": ["--certify"],
-                 "cluster": ["--certify", "--scheduler", cluster.scheduler_address] if cluster else []}[mode]
+        extra = {
+            "default": [],
+            "certify": ["--certify"],
+            "cluster": ["--certify", "--scheduler", cluster.scheduler_address] if cluster else [],
+        }[mode]
         pids = [w.process.pid for w in cluster.workers.values()] if mode == "cluster" else []
         target = f"{out}/" if mode == "cluster" else str(out)  # a part directory on the cluster
         seconds, peak, text = timed_process([exe, "decompose", str(log), "--C", str(C), "-o", target, *extra], pids)
         shutil.rmtree(out) if mode == "cluster" else out.unlink()
         certified = "(certified; " in text
-        rows.append({**base, "mode": mode, "seconds": seconds, "peak_bytes": peak,
-                     "R": int(field(text, "R (assignments)")), "lower_bound": int(field(text, "lower bound")),
-                     "certified_bound": field(text, "LP lower bound") if certified else "",
-                     "how": text.split("(certified; ")[1].split("\n")[0].rstrip(")") if certified else ""})
+        rows.append(
+            {
+                **base,
+                "mode": mode,
+                "seconds": seconds,
+                "peak_bytes": peak,
+                "R": int(field(text, "R (assignments)")),
+                "lower_bound": int(field(text, "lower bound")),
+                "certified_bound": field(text, "LP lower bound") if certified else "",
+                "how": text.split("(certified; ")[1].split("\n")[0].rstrip(")") if certified else "",
+            }
+        )
     floor_row = None
     if "floor" in modes:
         out = tmp / "floor.parquet"
         R = rows[0]["R"] if rows else n_users  # the R the command found, when it ran
         seconds, peak, _ = timed_process([sys.executable, __file__, "--floor", str(log), str(R), str(out)], [])
         out.unlink()
-        floor_row = {**base, "mode": "floor", "seconds": seconds, "peak_bytes": peak, "R": R,
-                     "lower_bound": rows[0]["lower_bound"] if rows else "", "certified_bound": "", "how": ""}
+        floor_row = {
+            **base,
+            "mode": "floor",
+            "seconds": seconds,
+            "peak_bytes": peak,
+            "R": R,
+            "lower_bound": rows[0]["lower_bound"] if rows else "",
+            "certified_bound": "",
+            "how": "",
+        }
         rows.append(floor_row)
     for row in rows:
         row["x_floor_seconds"] = round(row["seconds"] / floor_row["seconds"], 2) if floor_row else ""
         row["x_floor_memory"] = round(row["peak_bytes"] / floor_row["peak_bytes"], 2) if floor_row else ""
         row["seconds"] = round(row["seconds"], 2)
-        print(f"{users:>8} x {items:<7} {row['mode']:<8} {row['seconds']:>8.2f} s {row['peak_bytes'] / 2**30:6.2f} GiB"
-              f"  R = {row['R']} (bound {row['lower_bound']})  x floor {row['x_floor_seconds'] or '-'}", flush=True)
+        print(
+            f"{users:>8} x {items:<7} {row['mode']:<8} {row['seconds']:>8.2f} s {row['peak_bytes'] / 2**30:6.2f} GiB"
+            f"  R = {row['R']} (bound {row['lower_bound']})  x floor {row['x_floor_seconds'] or '-'}",
+            flush=True,
+        )
     log.unlink()
     return rows
 
@@ -131,21 +182,44 @@ def quality_rows(quick: bool) -> list[dict]:
     from anondecomp.bench.real import powerlaw_log
 
     n_users, n_items = FAMILY[0]
-    grid = [(C_, seed, tail, item) for C_ in SWEEP_C for seed in SWEEP_SEEDS for tail in SWEEP_TAILS
-            for item in SWEEP_ITEMS]
+    grid = [
+        (C_, seed, tail, item) for C_ in SWEEP_C for seed in SWEEP_SEEDS for tail in SWEEP_TAILS for item in SWEEP_ITEMS
+    ]
     rows = []
-    for C_, seed, tail, item in (grid[:2] if quick else grid):
-        g = powerlaw_log(n_users, n_items, C_, seed, max_share=MAX_ACTIVITY / n_items, min_activity=MIN_ACTIVITY,
-                         user_tail=tail, item_exponent=item)
+    for C_, seed, tail, item in grid[:2] if quick else grid:
+        g = powerlaw_log(
+            n_users,
+            n_items,
+            C_,
+            seed,
+            max_share=MAX_ACTIVITY / n_items,
+            min_activity=MIN_ACTIVITY,
+            user_tail=tail,
+            item_exponent=item,
+        )
         start = time.perf_counter()
         res = anondecomp.decompose(g, C_)
         seconds = time.perf_counter() - start
         bound = anondecomp.lp_lower_bound(g, C_, seed=res)
-        rows.append({"users": g.n_users, "items": g.n_arms, "interactions": g.nnz, "C": C_, "seed": seed,
-                     "user_tail": tail, "item_exponent": item, "method": res.method, "R": res.total_assignments,
-                     "lower_bound": g.lower_bound, "certified_bound": bound.value, "how": bound.how,
-                     "ratio": round(res.total_assignments / bound.value, 4), "seconds": round(seconds, 2),
-                     "verified": anondecomp.verify(g, C_, res).valid})
+        rows.append(
+            {
+                "users": g.n_users,
+                "items": g.n_arms,
+                "interactions": g.nnz,
+                "C": C_,
+                "seed": seed,
+                "user_tail": tail,
+                "item_exponent": item,
+                "method": res.method,
+                "R": res.total_assignments,
+                "lower_bound": g.lower_bound,
+                "certified_bound": bound.value,
+                "how": bound.how,
+                "ratio": round(res.total_assignments / bound.value, 4),
+                "seconds": round(seconds, 2),
+                "verified": anondecomp.verify(g, C_, res).valid,
+            }
+        )
         print(" ".join(f"{k}={v}" for k, v in rows[-1].items()), flush=True)
     return rows
 
@@ -159,8 +233,11 @@ def plot(rows: list[dict], path: Path) -> None:
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     for ax, key, label in ((axes[0], "seconds", "wall time (s)"), (axes[1], "peak_bytes", "peak memory (GiB)")):
         for mode, marker in (("default", "o"), ("certify", "s"), ("cluster", "D"), ("floor", "^")):
-            pts = sorted((r["interactions"], float(r[key]) / (2**30 if key == "peak_bytes" else 1))
-                         for r in rows if r["mode"] == mode)
+            pts = sorted(
+                (r["interactions"], float(r[key]) / (2**30 if key == "peak_bytes" else 1))
+                for r in rows
+                if r["mode"] == mode
+            )
             if pts:
                 ax.plot(*zip(*pts, strict=True), marker=marker, label=mode)
         ax.set_xscale("log")
@@ -183,8 +260,11 @@ def main() -> None:
     parser.add_argument("--max-users", type=int, default=max(n for n, _ in FAMILY))
     parser.add_argument("--min-users", type=int, default=0)
     parser.add_argument("--tables", default="scale,quality", help="which tables: scale, quality or both")
-    parser.add_argument("--modes", default="default,certify,floor",
-                        help="commands per size: default, certify, floor, cluster (a Dask LocalCluster)")
+    parser.add_argument(
+        "--modes",
+        default="default,certify,floor",
+        help="commands per size: default, certify, floor, cluster (a Dask LocalCluster)",
+    )
     parser.add_argument("--out", default="catalogue.csv", help="the scale table's file name (and its plot's)")
     args = parser.parse_args()
     tables = set(args.tables.split(","))
@@ -211,8 +291,9 @@ def local_cluster(wanted: bool):
         return contextlib.nullcontext()
     import distributed
 
-    return distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                    dashboard_address=None, memory_limit="8GiB")
+    return distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, memory_limit="8GiB"
+    )
 
 
 def write_csv(rows: list[dict], columns: tuple[str, ...], path: Path) -> None:

@@ -53,8 +53,8 @@ def cases(quick: bool) -> list[tuple[str, str, list[float], int, str]]:
 def _engine_run(algorithm: str, means, n: int, subroutine: str, seed: int) -> int:
     rng = np.random.default_rng(seed)
     if algorithm == "de":
-        return run_decentralized_elimination(means, n, rng=rng, subroutine=subroutine).samples
-    return run_no_sharing(means, n, rng=rng, subroutine=subroutine).samples
+        return run_decentralized_elimination(means, n, rng=rng, subroutine=subroutine).metrics["samples"]
+    return run_no_sharing(means, n, rng=rng, subroutine=subroutine).metrics["samples"]
 
 
 def engine_rate(algorithm: str, means, n: int, subroutine: str, seeds: int) -> tuple[int, float]:
@@ -116,21 +116,35 @@ def main() -> None:
     for label, algorithm, means, n, subroutine in cases(args.quick):
         e_steps, e_time = engine_rate(algorithm, means, n, subroutine, seeds)
         r_steps, r_time = reference_rate(algorithm, means, n, subroutine)
-        row = {"case": label, "agents": n, "arms": len(means), "subroutine": subroutine, "seeds": seeds,
-               "engine_steps": e_steps, "engine_seconds": round(e_time, 3), "engine_rate": e_steps / e_time,
-               "reference_steps": r_steps, "reference_seconds": round(r_time, 3),
-               "reference_rate": r_steps / r_time}
+        row = {
+            "case": label,
+            "agents": n,
+            "arms": len(means),
+            "subroutine": subroutine,
+            "seeds": seeds,
+            "engine_steps": e_steps,
+            "engine_seconds": round(e_time, 3),
+            "engine_rate": e_steps / e_time,
+            "reference_steps": r_steps,
+            "reference_seconds": round(r_time, 3),
+            "reference_rate": r_steps / r_time,
+        }
         row["ratio"] = row["engine_rate"] / row["reference_rate"]
         rows.append(row)
-        print(f"{label:24s} N={n:5d}: engine {row['engine_rate']:12,.0f} steps/s ({e_steps / seeds:11,.0f} "
-              f"steps/run, {e_time / seeds:6.2f} s/run); per-pull loop {row['reference_rate']:9,.0f} steps/s; "
-              f"ratio {row['ratio']:6.1f}x", flush=True)
+        print(
+            f"{label:24s} N={n:5d}: engine {row['engine_rate']:12,.0f} steps/s ({e_steps / seeds:11,.0f} "
+            f"steps/run, {e_time / seeds:6.2f} s/run); per-pull loop {row['reference_rate']:9,.0f} steps/s; "
+            f"ratio {row['ratio']:6.1f}x",
+            flush=True,
+        )
     out = results_dir(args.quick)
     write_table(rows, out / "decentralized_speed.csv")
     plot(rows, out / "decentralized_speed.png")
     met = [r for r in rows if r["ratio"] >= TARGET]
-    print(f"ratio >= {TARGET:.0f}x in {len(met)} of {len(rows)} configurations; "
-          f"median ratio {np.median([r['ratio'] for r in rows]):.1f}x")
+    print(
+        f"ratio >= {TARGET:.0f}x in {len(met)} of {len(rows)} configurations; "
+        f"median ratio {np.median([r['ratio'] for r in rows]):.1f}x"
+    )
     print(f"wrote {out / 'decentralized_speed.csv'} and {out / 'decentralized_speed.png'}")
 
 

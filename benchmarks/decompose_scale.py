@@ -43,8 +43,9 @@ from anondecomp.io import atomic_open
 C, D = 10, 1000
 
 
-def write_graph(path: Path, N: int, K: int, seed: int = 0, chunk: int = 1 << 20, weighted: bool = False
-                ) -> float | None:
+def write_graph(
+    path: Path, N: int, K: int, seed: int = 0, chunk: int = 1 << 20, weighted: bool = False
+) -> float | None:
     """The decompose_speed.py generator, ``chunk`` users at a time, as a batched Parquet table, or with
     ``weighted`` as an edge table of the same graph (weight D / |A_i|, no ``demand`` in the metadata).
 
@@ -100,8 +101,9 @@ def simple_lp(data, C: int, setting: str = "dual simplex, no presolve") -> tuple
     h = new_highs()
     for option, value in LP_SETTINGS[setting].items():
         h.setOptionValue(option, value)
-    load_model(h, A, np.r_[np.zeros(P), 1.0], np.r_[w, 0.0], np.full(P + 1, np.inf),
-               np.full(n + K, -np.inf), np.zeros(n + K))
+    load_model(
+        h, A, np.r_[np.zeros(P), 1.0], np.r_[w, 0.0], np.full(P + 1, np.inf), np.full(n + K, -np.inf), np.zeros(n + K)
+    )
     h.run()
     if h.modelStatusToString(h.getModelStatus()) != "Optimal":
         raise RuntimeError(f"plain LP ({setting}): {h.modelStatusToString(h.getModelStatus())}")
@@ -184,7 +186,7 @@ def timed_process(cmd: list[str], extra_pids: list[int]) -> tuple[float, int, st
 
 
 def field(text: str, name: str) -> str:
-    return next(line[len(name):].split()[0] for line in text.splitlines() if line.startswith(name))
+    return next(line[len(name) :].split()[0] for line in text.splitlines() if line.startswith(name))
 
 
 def shards_for(N: int) -> list[str]:
@@ -215,17 +217,24 @@ def run_command(cmd: list[str], out: Path, worker_pids: list[int]) -> dict:
     else:
         size = out.stat().st_size
         out.unlink()
-    method = next(line[len("method"):].strip() for line in text.splitlines() if line.startswith("method"))
-    return {"seconds": wall, "peak": peak, "method": method, "R": int(field(text, "R (assignments)")),
-            "lower_bound": int(field(text, "lower bound")), "output_bytes": size}
+    method = next(line[len("method") :].strip() for line in text.splitlines() if line.startswith("method"))
+    return {
+        "seconds": wall,
+        "peak": peak,
+        "method": method,
+        "R": int(field(text, "R (assignments)")),
+        "lower_bound": int(field(text, "lower bound")),
+        "output_bytes": size,
+    }
 
 
 def lp_setting_for(N: int, K: int) -> str:
     """The HiGHS setting that was fastest in-process for this cell in the committed LP table."""
     path = results_dir(False) / "decompose_scale_lp.csv"
     rows = _read(path) if path.exists() else []
-    return next((r["lp_setting"] for r in rows if int(r["users"]) == N and int(r["arms"]) == K),
-                "dual simplex, no presolve")
+    return next(
+        (r["lp_setting"] for r in rows if int(r["users"]) == N and int(r["arms"]) == K), "dual simplex, no presolve"
+    )
 
 
 def lp_row(N: int, K: int, tmp: Path, settings: list[str]) -> dict:
@@ -244,11 +253,20 @@ def lp_row(N: int, K: int, tmp: Path, settings: list[str]) -> dict:
         res = scale.decompose_sharded(data, C)
         dec = min(dec, time.perf_counter() - t0)
     lp_s, lp_value, setting, per_setting = fastest_lp(data, C, settings, repeats)
-    row = {"users": N, "arms": K, "C": C, "decompose_seconds": round(dec, 5), "R": res.total_assignments,
-           "lower_bound": res.lower_bound, "shard_method": "+".join(sorted(set(res.shard_methods))),
-           "lp_seconds": round(lp_s, 5), "lp_value": round(lp_value, 3), "lp_setting": setting,
-           "lp_seconds_per_setting": json.dumps({k: round(v, 5) for k, v in per_setting.items()}),
-           "ratio_in_process": round(dec / lp_s, 4)}
+    row = {
+        "users": N,
+        "arms": K,
+        "C": C,
+        "decompose_seconds": round(dec, 5),
+        "R": res.total_assignments,
+        "lower_bound": res.lower_bound,
+        "shard_method": "+".join(sorted(set(res.shard_methods))),
+        "lp_seconds": round(lp_s, 5),
+        "lp_value": round(lp_value, 3),
+        "lp_setting": setting,
+        "lp_seconds_per_setting": json.dumps({k: round(v, 5) for k, v in per_setting.items()}),
+        "ratio_in_process": round(dec / lp_s, 4),
+    }
     if N >= 100_000:  # whole processes: the default command on both forms against the LP process
         weighted = tmp / f"lp_{N}x{K}_weighted.parquet"
         write_graph(weighted, N, K, weighted=True)
@@ -261,9 +279,13 @@ def lp_row(N: int, K: int, tmp: Path, settings: list[str]) -> dict:
             lp_proc.append(timed_process([sys.executable, __file__, "--lp-process", str(path), setting], [])[0])
         weighted.unlink()
         lp = min(lp_proc)
-        row.update(cli_seconds=round(min(cli["batched"]), 2), cli_weighted_seconds=round(min(cli["weighted"]), 2),
-                   lp_process_seconds=round(lp, 2), ratio_whole_process=round(min(cli["batched"]) / lp, 4),
-                   ratio_whole_process_weighted=round(min(cli["weighted"]) / lp, 4))
+        row.update(
+            cli_seconds=round(min(cli["batched"]), 2),
+            cli_weighted_seconds=round(min(cli["weighted"]), 2),
+            lp_process_seconds=round(lp, 2),
+            ratio_whole_process=round(min(cli["batched"]) / lp, 4),
+            ratio_whole_process_weighted=round(min(cli["weighted"]) / lp, 4),
+        )
     path.unlink()
     return row
 
@@ -315,10 +337,15 @@ def plot(rows: list[dict], path: Path) -> None:
         sel = [r for r in rows if r["form"] == form]
         for mode, label in (("default", "default command"), ("shards", "--shards N"), ("cluster", "LocalCluster")):
             users = [r["users"] for r in sel if r.get(f"{mode}_seconds") not in (None, "")]
-            a.loglog(users, [r[f"{mode}_seconds"] for r in sel if r["users"] in users], "o" + style,
-                     label=f"{label}, {form}")
-            b.loglog(users, [r[f"{mode}_memory_mb"] for r in sel if r["users"] in users], "o" + style,
-                     label=f"{label}, {form}")
+            a.loglog(
+                users, [r[f"{mode}_seconds"] for r in sel if r["users"] in users], "o" + style, label=f"{label}, {form}"
+            )
+            b.loglog(
+                users,
+                [r[f"{mode}_memory_mb"] for r in sel if r["users"] in users],
+                "o" + style,
+                label=f"{label}, {form}",
+            )
     lp = [r for r in rows if r["form"] == FORMS[0] and r.get("lp_process_seconds") not in (None, "")]
     a.loglog([r["users"] for r in lp], [r["lp_process_seconds"] for r in lp], "k^:", label="plain LP process")
     a.set(xlabel="users (20 arms, C = 10, D = 1000)", ylabel="seconds (whole process)")
@@ -340,8 +367,9 @@ def scale_table(sizes: list[int], tmp: Path, out: Path, keep: bool = False) -> N
 
     old = out / "decompose_scale.csv"
     rows = [_typed(r) for r in _read(old) if int(r["users"]) not in sizes] if keep and old.exists() else []
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None, memory_limit="3GiB") as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, memory_limit="3GiB"
+    ) as cluster:
         pids = [w.process.pid for w in cluster.workers.values()]
         for N in sizes:
             paths = {form: tmp / f"graph_{N}_{form}.parquet" for form in FORMS}
@@ -353,13 +381,16 @@ def scale_table(sizes: list[int], tmp: Path, out: Path, keep: bool = False) -> N
                 for form, path in paths.items():
                     for mode in ("default", "shards", "cluster"):
                         target = tmp / ("out.parquet" if mode == "default" else "out")
-                        cmd = command(path, target, N, "LocalCluster" if mode == "cluster" else mode,
-                                      cluster.scheduler_address)
+                        cmd = command(
+                            path, target, N, "LocalCluster" if mode == "cluster" else mode, cluster.scheduler_address
+                        )
                         runs.setdefault((form, mode), []).append(
-                            run_command(cmd, target, pids if mode == "cluster" else []))
+                            run_command(cmd, target, pids if mode == "cluster" else [])
+                        )
                 if N <= 10**6:  # the same LP for both forms (an edge table's weights are its D / |A_i|)
-                    seconds, peak, _ = timed_process([sys.executable, __file__, "--lp-process", str(paths["batched"]),
-                                                      setting], [])
+                    seconds, peak, _ = timed_process(
+                        [sys.executable, __file__, "--lp-process", str(paths["batched"]), setting], []
+                    )
                     runs.setdefault("lp", []).append({"seconds": seconds, "peak": peak})
             for form in FORMS:
                 rows.append(scale_cells(N, form, runs, lp_value, setting))
@@ -380,15 +411,24 @@ def scale_cells(N: int, form: str, runs: dict, lp_value: float | None, setting: 
         row[f"{mode}_seconds"] = round(float(np.median([r["seconds"] for r in done])), 2)
         row[f"{mode}_memory_mb"] = round(max(r["peak"] for r in done) / 2**20)
     first = runs[form, "default"][0]
-    row.update(default_method=first["method"], shards=int(shards_for(N)[1]), R=first["R"],
-               R_shards=runs[form, "shards"][0]["R"], lower_bound=first["lower_bound"], lp_value=lp_value,
-               output_bytes=first["output_bytes"], ratio_default_shards=round(row["default_seconds"]
-                                                                              / row["shards_seconds"], 3))
+    row.update(
+        default_method=first["method"],
+        shards=int(shards_for(N)[1]),
+        R=first["R"],
+        R_shards=runs[form, "shards"][0]["R"],
+        lower_bound=first["lower_bound"],
+        lp_value=lp_value,
+        output_bytes=first["output_bytes"],
+        ratio_default_shards=round(row["default_seconds"] / row["shards_seconds"], 3),
+    )
     if "lp" in runs:
         lp = float(np.median([r["seconds"] for r in runs["lp"]]))
-        row.update(lp_process_seconds=round(lp, 2), lp_process_memory_mb=round(max(r["peak"] for r in runs["lp"])
-                                                                               / 2**20),
-                   lp_setting=setting, ratio_default_lp=round(row["default_seconds"] / lp, 4))
+        row.update(
+            lp_process_seconds=round(lp, 2),
+            lp_process_memory_mb=round(max(r["peak"] for r in runs["lp"]) / 2**20),
+            lp_setting=setting,
+            ratio_default_lp=round(row["default_seconds"] / lp, 4),
+        )
     return row
 
 
@@ -419,6 +459,7 @@ def _ratio(x: float, target: float) -> str:
 
 def _typed(row: dict) -> dict:
     """A row read back from a CSV with its numbers as numbers (empty cells as None)."""
+
     def value(v: str):
         for kind in (int, float):
             try:
@@ -439,32 +480,48 @@ def docs_tables(out: Path) -> dict[str, str]:
     """The two Markdown tables of docs/decompositions.md ("At platform scale"), from the CSVs in ``out``."""
     tables = {}
     rows = _read(out / "decompose_scale.csv")
-    lines = ["| users x 20 arms | table | default command: seconds, peak memory (path) | `--shards N`: seconds, "
-             "peak memory | default / `--shards N` | LocalCluster: seconds, peak memory (all processes) | plain LP "
-             "process (setting) | default / plain LP | R / LB | output |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "| users x 20 arms | table | default command: seconds, peak memory (path) | `--shards N`: seconds, "
+        "peak memory | default / `--shards N` | LocalCluster: seconds, peak memory (all processes) | plain LP "
+        "process (setting) | default / plain LP | R / LB | output |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for r in rows:
         path = "sharded" if r["default_method"].startswith("sharded") else f"dense: {r['default_method']}"
-        lp = ["(not run)", ""] if not r.get("lp_process_seconds") else [
-            f"{float(r['lp_process_seconds']):.3g} s ({r['lp_setting']})", f"{float(r['ratio_default_lp']):.3f}"]
-        lines.append(f"| {_power(int(r['users']))} | {r['form']} | {_cell(r, 'default')} ({path}) | "
-                     f"{_cell(r, 'shards')} (N = {r['shards']}) | {float(r['ratio_default_shards']):.2f} | "
-                     f"{_cell(r, 'cluster')} | {lp[0]} | "
-                     f"{lp[1]} | {r['R']} / {r['lower_bound']} | {_bytes(float(r['output_bytes']))} |")
+        lp = (
+            ["(not run)", ""]
+            if not r.get("lp_process_seconds")
+            else [f"{float(r['lp_process_seconds']):.3g} s ({r['lp_setting']})", f"{float(r['ratio_default_lp']):.3f}"]
+        )
+        lines.append(
+            f"| {_power(int(r['users']))} | {r['form']} | {_cell(r, 'default')} ({path}) | "
+            f"{_cell(r, 'shards')} (N = {r['shards']}) | {float(r['ratio_default_shards']):.2f} | "
+            f"{_cell(r, 'cluster')} | {lp[0]} | "
+            f"{lp[1]} | {r['R']} / {r['lower_bound']} | {_bytes(float(r['output_bytes']))} |"
+        )
     tables["decompose_scale.csv"] = "\n".join(lines)
     rows = _read(out / "decompose_scale_lp.csv")
-    lines = ["| users x arms | decomposition (shard rule) | plain LP (fastest HiGHS setting) | ratio (target <= 0.2) | "
-             "R / LB | default command: batched, weighted table | LP process | ratios (target <= 0.5) |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "| users x arms | decomposition (shard rule) | plain LP (fastest HiGHS setting) | ratio (target <= 0.2) | "
+        "R / LB | default command: batched, weighted table | LP process | ratios (target <= 0.5) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for r in rows:
-        whole = ["", "", ""] if not r.get("cli_seconds") else [
-            f"{float(r['cli_seconds']):.3g} s, {float(r['cli_weighted_seconds']):.3g} s",
-            f"{float(r['lp_process_seconds']):.3g} s",
-            f"{_ratio(float(r['ratio_whole_process']), 0.5)}, {_ratio(float(r['ratio_whole_process_weighted']), 0.5)}"]
-        lines.append(f"| {_power(int(r['users']))} x {r['arms']} | {_seconds(float(r['decompose_seconds']))} "
-                     f"({r['shard_method']}) | {_seconds(float(r['lp_seconds']))} ({r['lp_setting']}) | "
-                     f"{_ratio(float(r['ratio_in_process']), 0.2)} | {r['R']} / {r['lower_bound']} | "
-                     + " | ".join(whole) + " |")
+        whole = (
+            ["", "", ""]
+            if not r.get("cli_seconds")
+            else [
+                f"{float(r['cli_seconds']):.3g} s, {float(r['cli_weighted_seconds']):.3g} s",
+                f"{float(r['lp_process_seconds']):.3g} s",
+                f"{_ratio(float(r['ratio_whole_process']), 0.5)}, "
+                f"{_ratio(float(r['ratio_whole_process_weighted']), 0.5)}",
+            ]
+        )
+        lines.append(
+            f"| {_power(int(r['users']))} x {r['arms']} | {_seconds(float(r['decompose_seconds']))} "
+            f"({r['shard_method']}) | {_seconds(float(r['lp_seconds']))} ({r['lp_setting']}) | "
+            f"{_ratio(float(r['ratio_in_process']), 0.2)} | {r['R']} / {r['lower_bound']} | " + " | ".join(whole) + " |"
+        )
     tables["decompose_scale_lp.csv"] = "\n".join(lines)
     return tables
 
@@ -486,11 +543,17 @@ def main() -> None:
     parser.add_argument("--out", help="output directory (default docs/results/, build/benchmarks/ with --quick)")
     parser.add_argument("--max-users", type=int, default=None, help="largest size of the scale table")
     parser.add_argument("--tables", default="scale,lp", help="which tables to run (default scale,lp)")
-    parser.add_argument("--sizes", default=None,
-                        help="comma-separated users of the scale table to run (the rows of other sizes already in "
-                             "its CSV stay); default every power of 10 up to --max-users")
-    parser.add_argument("--docs-only", action="store_true",
-                        help="only rewrite the tables of docs/decompositions.md from the committed CSVs")
+    parser.add_argument(
+        "--sizes",
+        default=None,
+        help="comma-separated users of the scale table to run (the rows of other sizes already in "
+        "its CSV stay); default every power of 10 up to --max-users",
+    )
+    parser.add_argument(
+        "--docs-only",
+        action="store_true",
+        help="only rewrite the tables of docs/decompositions.md from the committed CSVs",
+    )
     parser.add_argument("--lp-process", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.lp_process:
@@ -501,10 +564,16 @@ def main() -> None:
         write_docs(results_dir(False))
         return
     top = args.max_users or (10**4 if args.quick else 10**7)
-    sizes = [int(float(n)) for n in args.sizes.split(",")] if args.sizes else \
-        [n for n in (10**3, 10**4, 10**5, 10**6, 10**7, 10**8) if n <= top]
-    lp_cells = [(10**3, 10), (10**3, 50), (10**4, 20)] if args.quick else \
-        [(n, k) for n in (10**3, 10**4, 10**5, 10**6) for k in (10, 20, 50)]
+    sizes = (
+        [int(float(n)) for n in args.sizes.split(",")]
+        if args.sizes
+        else [n for n in (10**3, 10**4, 10**5, 10**6, 10**7, 10**8) if n <= top]
+    )
+    lp_cells = (
+        [(10**3, 10), (10**3, 50), (10**4, 20)]
+        if args.quick
+        else [(n, k) for n in (10**3, 10**4, 10**5, 10**6) for k in (10, 20, 50)]
+    )
     with tempfile.TemporaryDirectory() as tmp_name:
         if "scale" in args.tables:
             scale_table(sizes, Path(tmp_name), out, keep=args.sizes is not None)

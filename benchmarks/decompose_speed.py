@@ -57,8 +57,17 @@ def lp_seconds(active: np.ndarray, D: float, C: int) -> tuple[float, float, floa
 
 def cli_run(graph_path: Path, C: int, out_path: Path) -> tuple[float, float, dict]:
     """(wall seconds, peak RSS MiB, output header) of one ``anonbandits decompose`` process."""
-    cmd = [str(Path(sys.executable).with_name("anonbandits")), "decompose", str(graph_path), "--C", str(C),
-           "--method", "polytope", "-o", str(out_path)]
+    cmd = [
+        str(Path(sys.executable).with_name("anonbandits")),
+        "decompose",
+        str(graph_path),
+        "--C",
+        str(C),
+        "--method",
+        "polytope",
+        "-o",
+        str(out_path),
+    ]
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.perf_counter()
     subprocess.run(cmd, capture_output=True, text=True, check=True)
@@ -75,14 +84,26 @@ def case(N: int, K: int, C: int, D: int, seed: int, with_lp: bool, tmp: Path) ->
     graph_path.write_text(json.dumps({"C": C, "demand": D, "arms": arms, "active_sets": sets}))
     out_path = tmp / f"out_{N}x{K}.json"
     wall, peak_mb, fields = cli_run(graph_path, C, out_path)
-    row = {"users": N, "arms": K, "C": C, "demand": D, "cli_seconds": round(wall, 3),
-           "peak_mb": round(peak_mb, 1), "total_assignments": fields["total_assignments"],
-           "lower_bound": fields["lower_bound"], "distinct_assignments": fields["distinct_assignments"],
-           "output_mb": round(out_path.stat().st_size / 2**20, 1)}
+    row = {
+        "users": N,
+        "arms": K,
+        "C": C,
+        "demand": D,
+        "cli_seconds": round(wall, 3),
+        "peak_mb": round(peak_mb, 1),
+        "total_assignments": fields["total_assignments"],
+        "lower_bound": fields["lower_bound"],
+        "distinct_assignments": fields["distinct_assignments"],
+        "output_mb": round(out_path.stat().st_size / 2**20, 1),
+    }
     if with_lp:
         build, solve, beta = lp_seconds(active, D, C)
-        row.update(lp_build_seconds=round(build, 3), lp_solve_seconds=round(solve, 3), lp_beta=round(beta, 4),
-                   ratio_cli_over_lp=round(wall / solve, 3))
+        row.update(
+            lp_build_seconds=round(build, 3),
+            lp_solve_seconds=round(solve, 3),
+            lp_beta=round(beta, 4),
+            ratio_cli_over_lp=round(wall / solve, 3),
+        )
     out_path.unlink()
     return row
 
@@ -90,12 +111,17 @@ def case(N: int, K: int, C: int, D: int, seed: int, with_lp: bool, tmp: Path) ->
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
-    parser.add_argument("--out", help="table path (default docs/results/decompose_speed.csv; with --quick "
-                        "build/benchmarks/decompose_speed.csv)")
+    parser.add_argument(
+        "--out",
+        help="table path (default docs/results/decompose_speed.csv; with --quick build/benchmarks/decompose_speed.csv)",
+    )
     args = parser.parse_args()
     args.out = args.out or str(results_dir(args.quick) / "decompose_speed.csv")
-    sizes = [(2000, 20, 10, 1000, True), (10000, 50, 10, 1000, False)] if args.quick else \
-        [(10_000, 20, 10, 1000, True), (100_000, 50, 10, 1000, False)]
+    sizes = (
+        [(2000, 20, 10, 1000, True), (10000, 50, 10, 1000, False)]
+        if args.quick
+        else [(10_000, 20, 10, 1000, True), (100_000, 50, 10, 1000, False)]
+    )
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for N, K, C, D, with_lp in sizes:

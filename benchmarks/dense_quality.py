@@ -28,8 +28,15 @@ from anondecomp import DemandGraph
 METHODS = ("greedy", "block", "auto", "optimal")
 OPTIMAL_SECONDS = 60.0
 # (users, arms, C, seed); the last one is the graph where Carathéodory used to stall (polytope applies)
-GRAPHS = [(400, 30, 15, 0), (400, 60, 8, 0), (600, 50, 12, 0), (800, 40, 10, 1), (1000, 60, 15, 1),
-          (1000, 60, 8, 2), (1000, 50, 10, 0)]
+GRAPHS = [
+    (400, 30, 15, 0),
+    (400, 60, 8, 0),
+    (600, 50, 12, 0),
+    (800, 40, 10, 1),
+    (1000, 60, 15, 1),
+    (1000, 60, 8, 2),
+    (1000, 50, 10, 0),
+]
 QUICK = [(400, 30, 15, 0), (400, 60, 8, 0)]
 D = 1000
 
@@ -37,8 +44,15 @@ D = 1000
 def run(N: int, K: int, C: int, seed: int, method: str) -> dict:
     _, _, active = random_batched(N, K, seed)
     graph = DemandGraph.from_batched(D, active)
-    row = {"users": N, "arms": K, "C": C, "seed": seed, "demand": D, "method": method,
-           "trivial_bound": graph.lower_bound}
+    row = {
+        "users": N,
+        "arms": K,
+        "C": C,
+        "seed": seed,
+        "demand": D,
+        "method": method,
+        "trivial_bound": graph.lower_bound,
+    }
     t0 = time.perf_counter()
     try:
         res = anondecomp.decompose(graph, C, method, time_limit=OPTIMAL_SECONDS if method == "optimal" else None)
@@ -48,10 +62,19 @@ def run(N: int, K: int, C: int, seed: int, method: str) -> dict:
     bound = anondecomp.lp_lower_bound(graph, C, seed=res)
     t2 = time.perf_counter()
     R = res.total_assignments
-    return {**row, "used": res.method, "R": R, "lp_bound": round(bound.value, 3),
-            "lp_converged": bound.converged, "R_over_lp": round(R / bound.value, 4),
-            "R_over_trivial": round(R / graph.lower_bound, 4), "decompose_seconds": round(t1 - t0, 2),
-            "certify_seconds": round(t2 - t1, 2), "valid": anondecomp.verify(graph, C, res).valid, "note": ""}
+    return {
+        **row,
+        "used": res.method,
+        "R": R,
+        "lp_bound": round(bound.value, 3),
+        "lp_converged": bound.converged,
+        "R_over_lp": round(R / bound.value, 4),
+        "R_over_trivial": round(R / graph.lower_bound, 4),
+        "decompose_seconds": round(t1 - t0, 2),
+        "certify_seconds": round(t2 - t1, 2),
+        "valid": anondecomp.verify(graph, C, res).valid,
+        "note": "",
+    }
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""Reproduce the synthetic figures of paper 004 (Chowdhury & Zhou, ICLR 2023; spec distributed-dp.md, Sec. 5).
+"""Reproduce the synthetic figures of paper 004 (Chowdhury & Zhou, "Distributed Differential Privacy
+in Multi-Armed Bandits", ICLR 2023, Sec. 7 and Appendix J).
 
 * Figures 1-3: K = 10, easy instance (means ~ U[0.25, 0.75], T = 10^6) and hard instance (means ~
   U[0.45, 0.55], T = 10^7); eps in {0.1, 0.5, 1}; DP-SE against Dist-DP-SE, Dist-RDP-SE (s = 10) and
@@ -35,11 +36,18 @@ K, SIGMA, P = 10, 0.1, 0.1
 EPSILONS = (0.1, 0.5, 1.0)
 INSTANCES = {"easy": (0.5, 10**6), "hard": (0.1, 10**7)}
 DPSE = "DP-SE"
-FIG23 = {"Dist-DP-SE": ("dist-dp-se", {}), "Dist-RDP-SE (s=10)": ("dist-rdp-se", {"scale": 10.0}),
-         "Dist-RDP-SE (s=100)": ("dist-rdp-se", {"scale": 100.0})}
-FIG4 = {"CDP-SE": ("cdp-se", {}), "LDP-SE": ("ldp-se", {}), "Dist-DP-SE": ("dist-dp-se", {}),
-        "Dist-RDP-SE (s=10)": ("dist-rdp-se", {"scale": 10.0}),
-        "Dist-CDP-SE (s=10)": ("dist-cdp-se", {"scale": 10.0})}
+FIG23 = {
+    "Dist-DP-SE": ("dist-dp-se", {}),
+    "Dist-RDP-SE (s=10)": ("dist-rdp-se", {"scale": 10.0}),
+    "Dist-RDP-SE (s=100)": ("dist-rdp-se", {"scale": 100.0}),
+}
+FIG4 = {
+    "CDP-SE": ("cdp-se", {}),
+    "LDP-SE": ("ldp-se", {}),
+    "Dist-DP-SE": ("dist-dp-se", {}),
+    "Dist-RDP-SE (s=10)": ("dist-rdp-se", {"scale": 10.0}),
+    "Dist-CDP-SE (s=10)": ("dist-cdp-se", {"scale": 10.0}),
+}
 
 
 def instance(width: float, run: int) -> np.ndarray:
@@ -60,8 +68,15 @@ def build(runs: int) -> tuple[list[dict], list[Task]]:
                 means = instance(width, r)
                 tag = dict(figure=figure, instance=inst, horizon=horizon, epsilon=eps, run=r)
                 for label, (name, extra) in algs.items():
-                    params = dict(means=",".join(f"{m:.17g}" for m in means), epsilon=eps, horizon=horizon,
-                                  reward="gaussian", reward_sigma=SIGMA, confidence=P, **extra)
+                    params = dict(
+                        means=",".join(f"{m:.17g}" for m in means),
+                        epsilon=eps,
+                        horizon=horizon,
+                        reward="gaussian",
+                        reward_sigma=SIGMA,
+                        confidence=P,
+                        **extra,
+                    )
                     if name == "dp-se":
                         params.update(order="blocks", spacing="log-even")
                     else:
@@ -85,12 +100,23 @@ def summarise(rows: list[dict], curves: list[np.ndarray], grid_of: dict) -> tupl
         avg[key] = (mean, se)
         reg = np.array([rows[i]["regret"] for i in idx])
         tenth = np.searchsorted(grid, grid[-1] // 10)
-        summary.append(dict(figure=figure, instance=inst, horizon=int(grid[-1]), epsilon=eps, algorithm=alg,
-                            runs=len(idx), regret_mean=reg.mean(), regret_se=reg.std(ddof=1) / np.sqrt(len(idx)),
-                            avg_regret_at_T=mean[-1], avg_regret_at_T_over_10=mean[tenth],
-                            identified=np.mean([rows[i]["identified"] for i in idx]),
-                            batches=np.mean([rows[i]["batches"] for i in idx]),
-                            wall_time_mean=np.mean([rows[i]["wall_time"] for i in idx])))
+        summary.append(
+            dict(
+                figure=figure,
+                instance=inst,
+                horizon=int(grid[-1]),
+                epsilon=eps,
+                algorithm=alg,
+                runs=len(idx),
+                regret_mean=reg.mean(),
+                regret_se=reg.std(ddof=1) / np.sqrt(len(idx)),
+                avg_regret_at_T=mean[-1],
+                avg_regret_at_T_over_10=mean[tenth],
+                identified=np.mean([rows[i]["identified"] for i in idx]),
+                batches=np.mean([rows[i]["batches"] for i in idx]),
+                wall_time_mean=np.mean([rows[i]["wall_time"] for i in idx]),
+            )
+        )
     return summary, avg
 
 
@@ -112,7 +138,7 @@ def plot(avg: dict, grid_of: dict, figure: str, inst: str, labels: list[str], pa
         ax.set_xlabel("round t")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("time-average regret Reg(t)/t")
-    top = max(avg[(figure, inst, eps, lab)][0][len(grid) // 2:].max() for eps in EPSILONS for lab in labels)
+    top = max(avg[(figure, inst, eps, lab)][0][len(grid) // 2 :].max() for eps in EPSILONS for lab in labels)
     axes[0].set_ylim(0, 1.6 * top)
     axes[0].legend(fontsize="small")
     fig.tight_layout()
@@ -121,10 +147,14 @@ def plot(avg: dict, grid_of: dict, figure: str, inst: str, labels: list[str], pa
 
 
 def checks(avg: dict, grid_of: dict, summary: list[dict]) -> list[str]:
-    """The paper's qualitative claims (spec Sec. 5), measured."""
+    """The paper's qualitative claims (Sec. 7), measured."""
     reg = {(s["figure"], s["instance"], s["epsilon"], s["algorithm"]): s["regret_mean"] for s in summary}
-    out = ["## (1) Dist-DP-SE approaches DP-SE as T grows; the gap shrinks as eps grows",
-           "", "| instance | eps | Reg/t gap at T/10 | gap at T | Reg(T) Dist-DP-SE / DP-SE |", "|---|---|---|---|---|"]
+    out = [
+        "## (1) Dist-DP-SE approaches DP-SE as T grows; the gap shrinks as eps grows",
+        "",
+        "| instance | eps | Reg/t gap at T/10 | gap at T | Reg(T) Dist-DP-SE / DP-SE |",
+        "|---|---|---|---|---|",
+    ]
     for inst in INSTANCES:
         grid = grid_of[inst]
         tenth = np.searchsorted(grid, grid[-1] // 10)
@@ -132,15 +162,27 @@ def checks(avg: dict, grid_of: dict, summary: list[dict]) -> list[str]:
             d = avg[("fig1-3", inst, eps, "Dist-DP-SE")][0] - avg[("fig1-3", inst, eps, DPSE)][0]
             ratio = reg[("fig1-3", inst, eps, "Dist-DP-SE")] / reg[("fig1-3", inst, eps, DPSE)]
             out.append(f"| {inst} | {eps} | {d[tenth]:+.5f} | {d[-1]:+.5f} | {ratio:.2f} |")
-    out += ["", "## (2) Dist-RDP-SE gains over Dist-DP-SE, most at small eps; larger s gains more", "",
-            "| instance | eps | Reg(T) RDP s=10 / Dist-DP | RDP s=100 / Dist-DP |", "|---|---|---|---|"]
+    out += [
+        "",
+        "## (2) Dist-RDP-SE gains over Dist-DP-SE, most at small eps; larger s gains more",
+        "",
+        "| instance | eps | Reg(T) RDP s=10 / Dist-DP | RDP s=100 / Dist-DP |",
+        "|---|---|---|---|",
+    ]
     for inst in INSTANCES:
         for eps in EPSILONS:
             base = reg[("fig1-3", inst, eps, "Dist-DP-SE")]
-            out.append(f"| {inst} | {eps} | {reg[('fig1-3', inst, eps, 'Dist-RDP-SE (s=10)')] / base:.2f} | "
-                       f"{reg[('fig1-3', inst, eps, 'Dist-RDP-SE (s=100)')] / base:.2f} |")
-    out += ["", "## (3) Figure 4: CDP-SE ~ Dist-DP-SE << LDP-SE; RDP and CDP beat pure DP; Dist-CDP-SE beats "
-            "Dist-RDP-SE", "", "| eps | " + " | ".join(FIG4) + " |", "|---" * (len(FIG4) + 1) + "|"]
+            out.append(
+                f"| {inst} | {eps} | {reg[('fig1-3', inst, eps, 'Dist-RDP-SE (s=10)')] / base:.2f} | "
+                f"{reg[('fig1-3', inst, eps, 'Dist-RDP-SE (s=100)')] / base:.2f} |"
+            )
+    out += [
+        "",
+        "## (3) Figure 4: CDP-SE ~ Dist-DP-SE << LDP-SE; RDP and CDP beat pure DP; Dist-CDP-SE beats Dist-RDP-SE",
+        "",
+        "| eps | " + " | ".join(FIG4) + " |",
+        "|---" * (len(FIG4) + 1) + "|",
+    ]
     for eps in EPSILONS:
         out.append(f"| {eps} | " + " | ".join(f"{reg[('fig4', 'easy', eps, lab)]:.0f}" for lab in FIG4) + " |")
     return out
@@ -157,11 +199,19 @@ def tau_check(rows: list[dict], tasks: list[Task], tags: list[dict], workers: in
     theory = [Task(tasks[i].algorithm, {**tasks[i].params, "tau_confidence": 0.0}, tasks[i].seed) for i in picked]
     redo = run_tasks(theory, workers=workers, progress=False)
     same = sum(r.row["regret"] == rows[i]["regret"] for i, r in zip(picked, redo, strict=True))
-    out = ["", "## (4) Modular wrap-around with the paper code's p = 0.1 in tau", "",
-           "| figure | algorithm | wrapped releases |", "|---|---|---|"]
+    out = [
+        "",
+        "## (4) Modular wrap-around with the paper code's p = 0.1 in tau",
+        "",
+        "| figure | algorithm | wrapped releases |",
+        "|---|---|---|",
+    ]
     out += [f"| {fig} | {alg} | {n} |" for (fig, alg), n in sorted(wraps.items()) if n]
-    out += ["", f"Dist-DP-SE rerun with tau at p = 1/T (theory): {sum(r.row['wrap_errors'] for r in redo)} wrapped "
-            f"releases; final regret identical in {same} of {len(picked)} runs."]
+    out += [
+        "",
+        f"Dist-DP-SE rerun with tau at p = 1/T (theory): {sum(r.row['wrap_errors'] for r in redo)} wrapped "
+        f"releases; final regret identical in {same} of {len(picked)} runs.",
+    ]
     return out
 
 
@@ -183,8 +233,13 @@ def main() -> None:
     for tag, res in zip(tags, results, strict=True):
         metrics = res.row
         if tag["algorithm"] == DPSE:  # paper 001's metrics under this table's names
-            metrics = {**metrics, "batches": metrics["epochs"], "bits": "", "wrap_errors": "",
-                       "identified": int(metrics["best_arm_found"] and metrics["survivors"] == 1)}
+            metrics = {
+                **metrics,
+                "batches": metrics["epochs"],
+                "bits": "",
+                "wrap_errors": "",
+                "identified": int(metrics["best_arm_found"] and metrics["survivors"] == 1),
+            }
         else:  # this table's name for the results schema's best_arm_found (the only arm left is the best)
             metrics = {**metrics, "identified": metrics["best_arm_found"]}
         keep = ("regret", "batches", "identified", "bits", "wrap_errors", "wall_time")
@@ -197,14 +252,20 @@ def main() -> None:
     plot(avg, grid_of, "fig1-3", "easy", [DPSE, *FIG23], out_dir / "distributed_dp_fig2_easy.png")
     plot(avg, grid_of, "fig1-3", "hard", [DPSE, *FIG23], out_dir / "distributed_dp_fig3_hard.png")
     plot(avg, grid_of, "fig4", "easy", list(FIG4), out_dir / "distributed_dp_fig4.png")
-    lines = [f"# Paper 004 figures: measured claims ({runs} runs per setting, total {total:.0f} s)", "",
-             *checks(avg, grid_of, summary), *tau_check(rows, tasks, tags, args.workers)]
+    lines = [
+        f"# Paper 004 figures: measured claims ({runs} runs per setting, total {total:.0f} s)",
+        "",
+        *checks(avg, grid_of, summary),
+        *tau_check(rows, tasks, tags, args.workers),
+    ]
     (out_dir / "distributed_dp_figures_checks.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     for s in summary:
-        print(f"{s['figure']:7s} {s['instance']:5s} eps={s['epsilon']:<4} {s['algorithm']:20s} "
-              f"Reg(T)={s['regret_mean']:10.1f} +- {s['regret_se']:8.1f}  Reg(T)/T={s['avg_regret_at_T']:.5f}  "
-              f"identified={s['identified']:.2f}  batches={s['batches']:.1f}")
+        print(
+            f"{s['figure']:7s} {s['instance']:5s} eps={s['epsilon']:<4} {s['algorithm']:20s} "
+            f"Reg(T)={s['regret_mean']:10.1f} +- {s['regret_se']:8.1f}  Reg(T)/T={s['avg_regret_at_T']:.5f}  "
+            f"identified={s['identified']:.2f}  batches={s['batches']:.1f}"
+        )
     print(f"wrote {out_dir}/distributed_dp_figures_*.csv, _checks.md and distributed_dp_fig*.png")
 
 

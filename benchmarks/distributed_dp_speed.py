@@ -56,30 +56,57 @@ def main() -> None:
     per_round_dist_dp_se(means, eps, ref_horizon, np.random.default_rng(0))
     ref_wall = time.perf_counter() - start
     ref_rate = ref_horizon / ref_wall
-    print(f"per-round loop (dist-dp-se, K=10, bernoulli): {ref_horizon:,} rounds in {ref_wall:.2f} s "
-          f"= {ref_rate:,.0f} rounds/s")
+    print(
+        f"per-round loop (dist-dp-se, K=10, bernoulli): {ref_horizon:,} rounds in {ref_wall:.2f} s "
+        f"= {ref_rate:,.0f} rounds/s"
+    )
 
     # sanity: the same algorithm, on an instance where arms get eliminated at random batches
     check = np.array([0.9, 0.6, 0.5])
     ref = [per_round_dist_dp_se(check, 1.0, 20_000, np.random.default_rng(s)) for s in range(40)]
-    fast = [simulate("dist-dp-se", seed=1000 + s, means="0.9,0.6,0.5", epsilon=1.0, horizon=20_000,
-                     tau_confidence=0.1).metrics["regret"] for s in range(40)]
-    print(f"sanity (means 0.9,0.6,0.5, eps=1, T=20,000, 40 seeds each): mean regret per-round loop "
-          f"{np.mean(ref):.0f} +- {np.std(ref) / np.sqrt(40):.0f}, fast {np.mean(fast):.0f} +- "
-          f"{np.std(fast) / np.sqrt(40):.0f}")
+    fast = [
+        simulate(
+            "dist-dp-se", seed=1000 + s, means="0.9,0.6,0.5", epsilon=1.0, horizon=20_000, tau_confidence=0.1
+        ).metrics["regret"]
+        for s in range(40)
+    ]
+    print(
+        f"sanity (means 0.9,0.6,0.5, eps=1, T=20,000, 40 seeds each): mean regret per-round loop "
+        f"{np.mean(ref):.0f} +- {np.std(ref) / np.sqrt(40):.0f}, fast {np.mean(fast):.0f} +- "
+        f"{np.std(fast) / np.sqrt(40):.0f}"
+    )
 
-    rows = [dict(algorithm="dist-dp-se (per-round loop)", reward="bernoulli", horizon=ref_horizon,
-                 wall_time=ref_wall, rounds_per_s=ref_rate, speedup=1.0)]
+    rows = [
+        dict(
+            algorithm="dist-dp-se (per-round loop)",
+            reward="bernoulli",
+            horizon=ref_horizon,
+            wall_time=ref_wall,
+            rounds_per_s=ref_rate,
+            speedup=1.0,
+        )
+    ]
     for reward in ("bernoulli", "gaussian"):
         for name in NAMES:
-            params = dict(means=means_text, epsilon=eps, horizon=horizon, reward=reward, reward_sigma=0.1,
-                          tau_confidence=0.1)
+            params = dict(
+                means=means_text, epsilon=eps, horizon=horizon, reward=reward, reward_sigma=0.1, tau_confidence=0.1
+            )
             wall, _ = time_fast(name, params, range(5))
             rate = horizon / wall
-            rows.append(dict(algorithm=name, reward=reward, horizon=horizon, wall_time=wall, rounds_per_s=rate,
-                             speedup=rate / ref_rate))
-            print(f"{name:14s} {reward:9s} T=1e7: {wall * 1e3:8.1f} ms  {rate:.3g} rounds/s  "
-                  f"{rate / ref_rate:,.0f}x the per-round loop")
+            rows.append(
+                dict(
+                    algorithm=name,
+                    reward=reward,
+                    horizon=horizon,
+                    wall_time=wall,
+                    rounds_per_s=rate,
+                    speedup=rate / ref_rate,
+                )
+            )
+            print(
+                f"{name:14s} {reward:9s} T=1e7: {wall * 1e3:8.1f} ms  {rate:.3g} rounds/s  "
+                f"{rate / ref_rate:,.0f}x the per-round loop"
+            )
     write_table(rows, out_dir / "distributed_dp_speed.csv")
     plot(rows, out_dir / "distributed_dp_speed.png")
     print(f"wrote {out_dir / 'distributed_dp_speed.csv'} and .png")

@@ -1,4 +1,5 @@
-"""Reproduction of paper 001, Sec. 6 (spec dp-ucb-and-dtol.md, Sec. 4): Anytime-Lazy-UCB, Hybrid-UCB and DP-SE
+"""Reproduction of paper 001, Sec. 6 and Appendix I (Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online
+Learning in a Stochastic Environment", arXiv 2102.07929): Anytime-Lazy-UCB, Hybrid-UCB and DP-SE
 (beta = 1/T) on K = 5 Bernoulli arms, three mean settings, T = 2 x 2^21, epsilon in {0.1, ..., 128}, 15 runs.
 
     .venv/bin/python benchmarks/dp_ucb_paper001.py [--quick] [--runs N] [--horizon T]
@@ -55,8 +56,7 @@ def run_event_driven(horizon: int, runs: int) -> list[TaskResult]:
     for setting, means in SETTINGS.items():
         for e, eps in enumerate(EPSILONS):
             for name in ("anytime-lazy-ucb", "dp-se"):
-                params = get(name).resolve({"means": ",".join(map(str, means)), "epsilon": eps,
-                                            "horizon": horizon})
+                params = get(name).resolve({"means": ",".join(map(str, means)), "epsilon": eps, "horizon": horizon})
                 tasks.extend(Task(name, params, _seed(setting, e, r)) for r in range(runs))
     return run_tasks(tasks, workers=1, progress=False)
 
@@ -72,10 +72,20 @@ def run_hybrid(horizon: int, runs: int) -> list[TaskResult]:
     out = []
     for i, (s, e, _) in enumerate(keys):
         # One generator drives the whole batch: the seed is the batch's, the row its position in it.
-        row = {"algorithm": "hybrid-ucb", "means": ",".join(map(str, SETTINGS[s])), "epsilon": e,
-               "horizon": horizon, "reward": "bernoulli", "tree_noise": "paper", "seed": HYBRID_SEED,
-               "batch_row": i, "regret": float(batch.regret[i]), "best_arm_found": int(batch.pulls[i].argmax() == 0),
-               "releases": horizon, "wall_time": per_run}
+        row = {
+            "algorithm": "hybrid-ucb",
+            "means": ",".join(map(str, SETTINGS[s])),
+            "epsilon": e,
+            "horizon": horizon,
+            "reward": "bernoulli",
+            "tree_noise": "paper",
+            "seed": HYBRID_SEED,
+            "batch_row": i,
+            "regret": float(batch.regret[i]),
+            "best_arm_found": int(batch.pulls[i].argmax() == 0),
+            "releases": horizon,
+            "wall_time": per_run,
+        }
         metrics = {k: row[k] for k in ("regret", "best_arm_found", "releases")}
         out.append(TaskResult(row=row, result=Result(metrics, (batch.checkpoints, batch.curves[i]), "hybrid-ucb")))
     return out
@@ -91,10 +101,19 @@ def summarise(results: list[TaskResult]) -> tuple[list[dict], dict]:
         regret = np.array([g.row["regret"] for g in group])
         sem = regret.std(ddof=1) / np.sqrt(regret.size) if regret.size > 1 else 0.0
         stats[(s, e, a)] = (regret.mean(), sem)
-        rows.append({"setting": s, "epsilon": e, "algorithm": a, "runs": regret.size,
-                     "mean_regret": regret.mean(), "std_regret": regret.std(ddof=1) if regret.size > 1 else 0.0,
-                     "sem_regret": sem, "best_arm_found": np.mean([g.row["best_arm_found"] for g in group]),
-                     "mean_wall_time": np.mean([g.row["wall_time"] for g in group])})
+        rows.append(
+            {
+                "setting": s,
+                "epsilon": e,
+                "algorithm": a,
+                "runs": regret.size,
+                "mean_regret": regret.mean(),
+                "std_regret": regret.std(ddof=1) if regret.size > 1 else 0.0,
+                "sem_regret": sem,
+                "best_arm_found": np.mean([g.row["best_arm_found"] for g in group]),
+                "mean_wall_time": np.mean([g.row["wall_time"] for g in group]),
+            }
+        )
     return rows, stats
 
 
@@ -128,8 +147,11 @@ def plot_settings(results: list[TaskResult], horizon: int, out_dir: Path, prefix
             ax.grid(alpha=0.3)
         axes.flat[-1].axis("off")
         axes.flat[0].legend(fontsize=8)
-        fig.suptitle(f"paper 001, setting {s}: means {SETTINGS[s]}, T = {horizon}, "
-                     f"{len(curves[(s, EPSILONS[0], ALGORITHMS[0])])} runs", fontsize=11)
+        fig.suptitle(
+            f"paper 001, setting {s}: means {SETTINGS[s]}, T = {horizon}, "
+            f"{len(curves[(s, EPSILONS[0], ALGORITHMS[0])])} runs",
+            fontsize=11,
+        )
         fig.tight_layout()
         fig.savefig(out_dir / f"{prefix}_setting{s}.png", dpi=110)
         plt.close(fig)
@@ -160,11 +182,12 @@ def plot_final(stats: dict, out_dir: Path, prefix: str) -> None:
 
 
 def check_claims(stats: dict) -> list[tuple[str, bool, str]]:
-    """The spec's stated findings (Sec. 4), each as a precise test on the mean final regrets.
+    """The paper's stated findings (Sec. 6), each as a precise test on the mean final regrets.
 
     "Competitive" = within a factor 1.5 of the other's mean (or better); "decreases" = no increase between
     consecutive epsilons beyond two standard errors of the difference; "flat" = max/min over epsilon <= 1.5.
     """
+
     def m(s, e, a):
         return stats[(s, e, a)][0]
 
@@ -172,42 +195,90 @@ def check_claims(stats: dict) -> list[tuple[str, bool, str]]:
         return stats[(s, e, a)][1]
 
     def decreasing(s, a):
-        return all(m(s, e2, a) <= m(s, e1, a) + 2 * np.hypot(se(s, e1, a), se(s, e2, a))
-                   for e1, e2 in zip(EPSILONS, EPSILONS[1:], strict=False))
+        return all(
+            m(s, e2, a) <= m(s, e1, a) + 2 * np.hypot(se(s, e1, a), se(s, e2, a))
+            for e1, e2 in zip(EPSILONS, EPSILONS[1:], strict=False)
+        )
 
     def fmt(s, e):
         return ", ".join(f"{a} {m(s, e, a):.0f}" for a in ALGORITHMS)
 
     out = []
     for s in (1, 2):
-        small = [(e, m(s, e, "anytime-lazy-ucb") <= 1.5 * m(s, e, "dp-se"),
-                  m(s, e, "hybrid-ucb") > max(m(s, e, "anytime-lazy-ucb"), m(s, e, "dp-se"))) for e in (0.5, 1.0)]
+        small = [
+            (
+                e,
+                m(s, e, "anytime-lazy-ucb") <= 1.5 * m(s, e, "dp-se"),
+                m(s, e, "hybrid-ucb") > max(m(s, e, "anytime-lazy-ucb"), m(s, e, "dp-se")),
+            )
+            for e in (0.5, 1.0)
+        ]
         detail = "; ".join(f"eps={e:g}: {fmt(s, e)}" for e, _, _ in small)
-        out.append((f"(1{'' if s == 1 else ', 4'}) setting {s}, small eps (0.5, 1): Anytime-Lazy-UCB competitive with "
-                    "DP-SE", all(c for _, c, _ in small), detail))
-        out.append((f"(1{'' if s == 1 else ', 4'}) setting {s}, small eps (0.5, 1): Hybrid-UCB worse than both",
-                    all(h for _, _, h in small), detail))
-        large = [(e, m(s, e, "hybrid-ucb") <= 1.5 * min(m(s, e, "anytime-lazy-ucb"), m(s, e, "dp-se")))
-                 for e in (8.0, 64.0)]
-        out.append((f"(2{'' if s == 1 else ', 4'}) setting {s}, large eps (8, 64): Hybrid-UCB performs well "
-                    "(within 1.5x of the best)", all(c for _, c in large),
-                    "; ".join(f"eps={e:g}: {fmt(s, e)}" for e, _ in large)))
+        out.append(
+            (
+                f"(1{'' if s == 1 else ', 4'}) setting {s}, small eps (0.5, 1): Anytime-Lazy-UCB competitive with "
+                "DP-SE",
+                all(c for _, c, _ in small),
+                detail,
+            )
+        )
+        out.append(
+            (
+                f"(1{'' if s == 1 else ', 4'}) setting {s}, small eps (0.5, 1): Hybrid-UCB worse than both",
+                all(h for _, _, h in small),
+                detail,
+            )
+        )
+        large = [
+            (e, m(s, e, "hybrid-ucb") <= 1.5 * min(m(s, e, "anytime-lazy-ucb"), m(s, e, "dp-se"))) for e in (8.0, 64.0)
+        ]
+        out.append(
+            (
+                f"(2{'' if s == 1 else ', 4'}) setting {s}, large eps (8, 64): Hybrid-UCB performs well "
+                "(within 1.5x of the best)",
+                all(c for _, c in large),
+                "; ".join(f"eps={e:g}: {fmt(s, e)}" for e, _ in large),
+            )
+        )
         hyb = [m(s, e, "hybrid-ucb") for e in (1.0, 8.0, 64.0, 128.0)]
-        out.append((f"(2) setting {s}: Hybrid-UCB better the larger eps (1 > 8 > 64 >= 128 within noise)",
-                    hyb[0] > hyb[1] > hyb[2] and hyb[3] <= hyb[2] + 2 * np.hypot(se(s, 64.0, "hybrid-ucb"),
-                                                                               se(s, 128.0, "hybrid-ucb")),
-                    ", ".join(f"{v:.0f}" for v in hyb)))
+        out.append(
+            (
+                f"(2) setting {s}: Hybrid-UCB better the larger eps (1 > 8 > 64 >= 128 within noise)",
+                hyb[0] > hyb[1] > hyb[2]
+                and hyb[3] <= hyb[2] + 2 * np.hypot(se(s, 64.0, "hybrid-ucb"), se(s, 128.0, "hybrid-ucb")),
+                ", ".join(f"{v:.0f}" for v in hyb),
+            )
+        )
     for s in SETTINGS:
         for a in ("anytime-lazy-ucb", "hybrid-ucb"):
-            out.append((f"(3) setting {s}: {a} final regret decreases as eps grows", decreasing(s, a),
-                        ", ".join(f"{m(s, e, a):.0f}" for e in EPSILONS)))
+            out.append(
+                (
+                    f"(3) setting {s}: {a} final regret decreases as eps grows",
+                    decreasing(s, a),
+                    ", ".join(f"{m(s, e, a):.0f}" for e in EPSILONS),
+                )
+            )
         dp = [m(s, e, "dp-se") for e in EPSILONS]
-        out.append((f"(3) setting {s}: DP-SE final regret roughly flat across eps (max/min <= 1.5)",
-                    max(dp) / min(dp) <= 1.5, ", ".join(f"{v:.0f}" for v in dp)))
-    worse = [(s, e) for s in SETTINGS for e in EPSILONS
-             if m(s, e, "dp-se") > 1.25 * min(m(s, e, "anytime-lazy-ucb"), m(s, e, "hybrid-ucb"))]
-    out.append(("(5) some instance where DP-SE is clearly worse (> 1.25x) than the best UCB-type algorithm",
-                bool(worse), "cases: " + (", ".join(f"setting {s} eps={e:g}" for s, e in worse) or "none")))
+        out.append(
+            (
+                f"(3) setting {s}: DP-SE final regret roughly flat across eps (max/min <= 1.5)",
+                max(dp) / min(dp) <= 1.5,
+                ", ".join(f"{v:.0f}" for v in dp),
+            )
+        )
+    worse = [
+        (s, e)
+        for s in SETTINGS
+        for e in EPSILONS
+        if m(s, e, "dp-se") > 1.25 * min(m(s, e, "anytime-lazy-ucb"), m(s, e, "hybrid-ucb"))
+    ]
+    out.append(
+        (
+            "(5) some instance where DP-SE is clearly worse (> 1.25x) than the best UCB-type algorithm",
+            bool(worse),
+            "cases: " + (", ".join(f"setting {s} eps={e:g}" for s, e in worse) or "none"),
+        )
+    )
     return out
 
 
@@ -245,8 +316,12 @@ def main() -> None:
             cells = " ".join(f"{stats[(s, e, a)][0]:>12.0f} +- {stats[(s, e, a)][1]:>6.0f}" for a in ALGORITHMS)
             print(f"{s:>7d} {e:>6g} {cells}")
     claims = check_claims(stats)
-    lines = [f"# Paper 001, Sec. 6: qualitative claims checked (T = {horizon}, {runs} runs, Bernoulli rewards)",
-             "", "Generated by `benchmarks/dp_ucb_paper001.py`. Numbers are mean final pseudo-regrets.", ""]
+    lines = [
+        f"# Paper 001, Sec. 6: qualitative claims checked (T = {horizon}, {runs} runs, Bernoulli rewards)",
+        "",
+        "Generated by `benchmarks/dp_ucb_paper001.py`. Numbers are mean final pseudo-regrets.",
+        "",
+    ]
     print("\nclaims:")
     for text, ok, detail in claims:
         print(f"  [{'holds' if ok else 'FAILS'}] {text}: {detail}")

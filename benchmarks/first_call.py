@@ -55,8 +55,9 @@ print(json.dumps({"numpy": t1 - t0, "import": t2 - t1, "simulate": t3 - t2, "bey
 def _run(name: str, cache_dir: str) -> dict[str, float]:
     """One fresh interpreter calling ``simulate(name, seed=0)`` with numba's cache in ``cache_dir``."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
-    done = subprocess.run([sys.executable, "-c", CHILD, name], env=env, capture_output=True, text=True,
-                          timeout=600, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, name], env=env, capture_output=True, text=True, timeout=600, check=False
+    )
     if done.returncode != 0:
         raise RuntimeError(f"simulate({name!r}) failed:\n{done.stderr}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -78,11 +79,21 @@ def main(argv=None) -> int:
         _run("se", warm_cache)  # fills the bytecode and numba caches
         runs = [_run("se", warm_cache) for _ in range(repeat)]
     beyond = _median(runs, "beyond_numpy")
-    rows.append({"case": "import + se, warm", "algorithm": "se", "numpy_s": _median(runs, "numpy"),
-                 "import_s": _median(runs, "import"), "simulate_s": _median(runs, "simulate"),
-                 "beyond_numpy_s": beyond, "cpu_beyond_numpy_s": _median(runs, "cpu_beyond_numpy"),
-                 "target_s": IMPORT_TARGET, "met": beyond <= IMPORT_TARGET,
-                 "modules": int(_median(runs, "modules")), "repeats": repeat})
+    rows.append(
+        {
+            "case": "import + se, warm",
+            "algorithm": "se",
+            "numpy_s": _median(runs, "numpy"),
+            "import_s": _median(runs, "import"),
+            "simulate_s": _median(runs, "simulate"),
+            "beyond_numpy_s": beyond,
+            "cpu_beyond_numpy_s": _median(runs, "cpu_beyond_numpy"),
+            "target_s": IMPORT_TARGET,
+            "met": beyond <= IMPORT_TARGET,
+            "modules": int(_median(runs, "modules")),
+            "repeats": repeat,
+        }
+    )
     print(f"import anonbandits + simulate('se'), warm: {beyond:.2f} s beyond numpy (target {IMPORT_TARGET} s)")
     print(f"{'algorithm':28s} {'cold s':>8s} {'cold cpu':>8s} {'warm s':>8s} {'target':>7s}")
     names = args.only or list(all_algorithms())
@@ -93,14 +104,27 @@ def main(argv=None) -> int:
                 cold.append(_run(name, cache))  # an empty cache: every kernel compiles
                 warm.append(_run(name, cache))
         cold_s, warm_s = _median(cold, "total"), _median(warm, "total")
-        rows.append({"case": "first simulate, cold numba cache", "algorithm": name, "numpy_s": _median(cold, "numpy"),
-                     "import_s": _median(cold, "import"), "simulate_s": _median(cold, "simulate"),
-                     "total_s": cold_s, "cpu_total_s": _median(cold, "cpu_total"), "warm_total_s": warm_s,
-                     "warm_cpu_total_s": _median(warm, "cpu_total"), "target_s": COLD_TARGET,
-                     "met": cold_s <= COLD_TARGET, "repeats": repeat})
-        print(f"{name:28s} {cold_s:8.2f} {rows[-1]['cpu_total_s']:8.2f} {warm_s:8.2f} "
-              f"{'ok' if cold_s <= COLD_TARGET else 'MISSED':>7s}",
-              flush=True)
+        rows.append(
+            {
+                "case": "first simulate, cold numba cache",
+                "algorithm": name,
+                "numpy_s": _median(cold, "numpy"),
+                "import_s": _median(cold, "import"),
+                "simulate_s": _median(cold, "simulate"),
+                "total_s": cold_s,
+                "cpu_total_s": _median(cold, "cpu_total"),
+                "warm_total_s": warm_s,
+                "warm_cpu_total_s": _median(warm, "cpu_total"),
+                "target_s": COLD_TARGET,
+                "met": cold_s <= COLD_TARGET,
+                "repeats": repeat,
+            }
+        )
+        print(
+            f"{name:28s} {cold_s:8.2f} {rows[-1]['cpu_total_s']:8.2f} {warm_s:8.2f} "
+            f"{'ok' if cold_s <= COLD_TARGET else 'MISSED':>7s}",
+            flush=True,
+        )
     path = write_table(rows, out_dir / "first_call.csv")
     print(f"wrote {path}")
     return 0 if all(r["met"] for r in rows) else 1

@@ -46,8 +46,9 @@ def make_table(n_users: int, path: Path, seed: int = 0) -> None:
     arm = (start[user] + offset) % ARMS
     names = pa.array(np.char.add("u", np.arange(n_users).astype(str)))
     table = pa.table({"user": names.take(pa.array(user)), "arm": pa.array(np.char.add("a", arm.astype(str)))})
-    pq.write_table(table.replace_schema_metadata({"demand": json.dumps(DEMAND), "C": json.dumps(C)}),
-                   path / "g.parquet")
+    pq.write_table(
+        table.replace_schema_metadata({"demand": json.dumps(DEMAND), "C": json.dumps(C)}), path / "g.parquet"
+    )
     pacsv.write_csv(table, path / "g.csv")
 
 
@@ -70,9 +71,12 @@ def step(name: str, path: Path) -> dict:
         anondecomp.write_decomposition(res, path / "d.parquet")
         # JSON: every assignment names every user ('"u123": "a7", ' per user and assignment)
         per_user = np.char.str_len(np.array(graph.users)).mean() + 4 + 6
-        out.update(rows=_rows(path),
-                   parquet_bytes=(path / "d.parquet").stat().st_size,
-                   json_bytes=int(res.n_distinct * graph.n_users * per_user), R=res.total_assignments)
+        out.update(
+            rows=_rows(path),
+            parquet_bytes=(path / "d.parquet").stat().st_size,
+            json_bytes=int(res.n_distinct * graph.n_users * per_user),
+            R=res.total_assignments,
+        )
     elif name == "verify":
         graph, _ = anondecomp.read_graph(path / "g.parquet")
         t0 = time.perf_counter()
@@ -100,8 +104,11 @@ def main() -> None:
     if args.step:
         print(json.dumps(step(args.step, Path(args.dir))))
         return
-    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else (
-        [10**4, 10**5] if args.quick else [10**4, 10**5, 10**6, 10**7])
+    sizes = (
+        [int(s) for s in args.sizes.split(",")]
+        if args.sizes
+        else ([10**4, 10**5] if args.quick else [10**4, 10**5, 10**6, 10**7])
+    )
     out_dir = results_dir(args.quick)
     work = ROOT / "build" / "formats_io"
     rows = []
@@ -110,8 +117,12 @@ def main() -> None:
         make_table(n, work)
         row = {"users": n, "arms": ARMS, "parquet_input_bytes": (work / "g.parquet").stat().st_size}
         for name in ("read", "read_csv", "write", "verify"):
-            res = subprocess.run([sys.executable, __file__, "--step", name, "--dir", str(work)], capture_output=True,
-                                 text=True, check=True)
+            res = subprocess.run(
+                [sys.executable, __file__, "--step", name, "--dir", str(work)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             m = json.loads(res.stdout.strip().splitlines()[-1])
             row.update({f"{name}_s": m.pop("seconds"), f"{name}_peak_mb": m.pop("peak_mb"), **m})
         print(json.dumps(row), flush=True)

@@ -55,9 +55,10 @@ def _time(fn, seeds) -> tuple[float, float, float]:
     rounds = pulls = 0
     start = time.perf_counter()
     for s in seeds:
-        out = fn(s)
-        rounds += out.rounds
-        pulls += out.pulls
+        out = fn(s)  # the library's Result, or the per-pull loop's record
+        counts = out.metrics if hasattr(out, "metrics") else {"rounds": out.rounds, "samples": out.pulls}
+        rounds += counts["rounds"]
+        pulls += counts["samples"]
     return rounds, pulls, time.perf_counter() - start
 
 
@@ -77,15 +78,37 @@ def main(argv=None) -> int:
         if name in REFERENCE:
             r, p, t = _time(lambda s, name=name: REFERENCE[name](small, 10_000 + s), ref_seeds)
             ref_rate = p / t
-            rows.append({"algorithm": name, "engine": "per-pull loop", "agents": 64, "rounds": r, "pulls": p,
-                         "seconds": t, "rounds_per_s": r / t, "pulls_per_s": p / t, "speedup": 1.0})
+            rows.append(
+                {
+                    "algorithm": name,
+                    "engine": "per-pull loop",
+                    "agents": 64,
+                    "rounds": r,
+                    "pulls": p,
+                    "seconds": t,
+                    "rounds_per_s": r / t,
+                    "pulls_per_s": p / t,
+                    "speedup": 1.0,
+                }
+            )
             print(f"{name:24s} {'reference':>10s} {64:5d} {r / t:12.3g} {p / t:12.3g} {1.0:9.1f}")
         fast(small, np.random.default_rng(123))  # warm-up: compilation happens once per process
         for n_agents, probs, seeds in ((64, small, fast_seeds_small), (1024, large, fast_seeds_large)):
             r, p, t = _time(lambda s, fast=fast, probs=probs: fast(probs, np.random.default_rng(s)), seeds)
             speedup = (p / t) / ref_rate if ref_rate else float("nan")
-            rows.append({"algorithm": name, "engine": "simulator", "agents": n_agents, "rounds": r, "pulls": p,
-                         "seconds": t, "rounds_per_s": r / t, "pulls_per_s": p / t, "speedup": speedup})
+            rows.append(
+                {
+                    "algorithm": name,
+                    "engine": "simulator",
+                    "agents": n_agents,
+                    "rounds": r,
+                    "pulls": p,
+                    "seconds": t,
+                    "rounds_per_s": r / t,
+                    "pulls_per_s": p / t,
+                    "speedup": speedup,
+                }
+            )
             print(f"{name:24s} {'fast':>10s} {n_agents:5d} {r / t:12.3g} {p / t:12.3g} {speedup:9.1f}")
     write_table(rows, out_dir / "mase_speed.csv")
     _plot(rows, out_dir / "mase_speed.png")
@@ -103,8 +126,14 @@ def _plot(rows, path: Path) -> None:
     fig, ax = plt.subplots(figsize=(7, 4))
     width = 0.38
     for j, n_agents in enumerate((64, 1024)):
-        vals = [next(r["speedup"] for r in rows if r["algorithm"] == name and r["engine"] == "simulator"
-                     and r["agents"] == n_agents) for name in names]
+        vals = [
+            next(
+                r["speedup"]
+                for r in rows
+                if r["algorithm"] == name and r["engine"] == "simulator" and r["agents"] == n_agents
+            )
+            for name in names
+        ]
         ax.bar(np.arange(len(names)) + (j - 0.5) * width, vals, width, label=f"simulator, N = {n_agents}")
     ax.axhline(100, color="k", ls="--", lw=1, label="target 100x")
     ax.set_yscale("log")

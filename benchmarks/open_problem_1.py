@@ -74,16 +74,31 @@ def search(K: int, C: int, U: int, rng: np.random.Generator, n_random: int, budg
             best_value, best = value, active
     final, exact = beta_of(best, C)
     alpha = math.ceil(K * (C + 1) / U)
-    return {"K": K, "C": C, "U": U, "users": N, "block_alpha": alpha, "one_over_alpha": round(1 / alpha, 6),
-            "beta_random": round(random_best, 6), "beta_min": round(final, 6), "exact": exact, "evaluations": evals,
-            "active": best}
+    return {
+        "K": K,
+        "C": C,
+        "U": U,
+        "users": N,
+        "block_alpha": alpha,
+        "one_over_alpha": round(1 / alpha, 6),
+        "beta_random": round(random_best, 6),
+        "beta_min": round(final, 6),
+        "exact": exact,
+        "evaluations": evals,
+        "active": best,
+    }
 
 
 def write_graph(row: dict, path: Path) -> None:
     arms = [f"a{j}" for j in range(row["K"])]
     sets = {f"u{i}": [arms[j] for j in np.flatnonzero(a)] for i, a in enumerate(row["active"])}
-    path.write_text(json.dumps({"C": row["C"], "U": row["U"], "beta": row["beta_min"], "demand": 100,
-                                "arms": arms, "active_sets": sets}, indent=0) + "\n")
+    path.write_text(
+        json.dumps(
+            {"C": row["C"], "U": row["U"], "beta": row["beta_min"], "demand": 100, "arms": arms, "active_sets": sets},
+            indent=0,
+        )
+        + "\n"
+    )
 
 
 def main() -> None:
@@ -108,24 +123,42 @@ def main() -> None:
             write_graph(row, gdir / name)
             row["graph"] = f"open_problem_1_graphs/{name}"
             rows.append(row)
-            print(f"K={K} C={C} U={U}: min beta {row['beta_min']:.4f} (random {row['beta_random']:.4f}, "
-                  f"block 1/alpha = {row['one_over_alpha']:.4f}, exact={row['exact']}) in {row['seconds']} s",
-                  flush=True)
+            print(
+                f"K={K} C={C} U={U}: min beta {row['beta_min']:.4f} (random {row['beta_random']:.4f}, "
+                f"block 1/alpha = {row['one_over_alpha']:.4f}, exact={row['exact']}) in {row['seconds']} s",
+                flush=True,
+            )
             ones = ones + 1 if row["beta_min"] >= 1 - 1e-9 else 0
             if ones >= STOP_AFTER:
                 break
-    cols = ["K", "C", "U", "users", "block_alpha", "one_over_alpha", "beta_random", "beta_min", "exact",
-            "evaluations", "seconds", "graph"]
+    cols = [
+        "K",
+        "C",
+        "U",
+        "users",
+        "block_alpha",
+        "one_over_alpha",
+        "beta_random",
+        "beta_min",
+        "exact",
+        "evaluations",
+        "seconds",
+        "graph",
+    ]
     suffix = "_quick" if args.quick else ""
     with open(out_dir / f"open_problem_1{suffix}.csv", "w") as fh:
         fh.write(",".join(cols) + "\n")
         for r in rows:
             fh.write(",".join(str(r[c]) for c in cols) + "\n")
-    lines = ["| K | C | U | N | block alpha | 1/alpha | min beta (random) | min beta (local search) | exact |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| K | C | U | N | block alpha | 1/alpha | min beta (random) | min beta (local search) | exact |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
-        lines.append(f"| {r['K']} | {r['C']} | {r['U']} | {r['users']} | {r['block_alpha']} "
-                     f"| {r['one_over_alpha']:.4f} | {r['beta_random']:.4f} | {r['beta_min']:.4f} | {r['exact']} |")
+        lines.append(
+            f"| {r['K']} | {r['C']} | {r['U']} | {r['users']} | {r['block_alpha']} "
+            f"| {r['one_over_alpha']:.4f} | {r['beta_random']:.4f} | {r['beta_min']:.4f} | {r['exact']} |"
+        )
     (out_dir / f"open_problem_1{suffix}.md").write_text("\n".join(lines) + "\n")
     print(f"wrote {out_dir / f'open_problem_1{suffix}.csv'} and {len(rows)} graphs under {gdir}")
 

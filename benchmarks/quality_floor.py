@@ -54,8 +54,24 @@ from pathlib import Path
 
 from _output import results_dir
 
-COLUMNS = ("family", "graph", "users", "arms", "C", "seed", "lower_bound", "default_method", "default_R",
-           "default_seconds", "certify_method", "certify_R", "certified_bound", "how", "certify_seconds", "code")
+COLUMNS = (
+    "family",
+    "graph",
+    "users",
+    "arms",
+    "C",
+    "seed",
+    "lower_bound",
+    "default_method",
+    "default_R",
+    "default_seconds",
+    "certify_method",
+    "certify_R",
+    "certified_bound",
+    "how",
+    "certify_seconds",
+    "code",
+)
 SUITES = ("full", "quick")
 PROCESS_LIMIT = 3600.0  # seconds after which a command is killed (with its process group) and recorded as such
 MEMORY_LIMIT = 12.0  # GiB resident (the process group) above which a command is killed: half of this machine
@@ -67,6 +83,7 @@ SEED_RULE = {"abundant": "N", "niche-groups": "K", "alg1-synth": "N"}
 
 
 # ---- the worker: run by the Python beside ANONBANDITS, so graphs come from the measured code -------------------
+
 
 def _cases(suite_name: str, archive: str) -> list:
     from anondecomp.bench import suite
@@ -95,8 +112,11 @@ def worker_list(suite_name: str, archive: str) -> None:
     """Print the cases as JSON: [[family, label], ...], and where anondecomp was imported from."""
     import anondecomp
 
-    print(json.dumps({"cases": [[c.family, c.label] for c in _cases(suite_name, archive)],
-                      "anondecomp": anondecomp.__file__}))
+    print(
+        json.dumps(
+            {"cases": [[c.family, c.label] for c in _cases(suite_name, archive)], "anondecomp": anondecomp.__file__}
+        )
+    )
 
 
 def worker_write(suite_name: str, archive: str, index: int, path: str) -> None:
@@ -107,11 +127,22 @@ def worker_write(suite_name: str, archive: str, index: int, path: str) -> None:
     inst = case.make()
     g = inst.graph
     real.write_edge_table(g, path, inst.C)
-    print(json.dumps({"family": case.family, "graph": _graph_name(case, g), "users": g.n_users, "arms": g.n_arms,
-                      "C": inst.C, "seed": _seed(case.family, case.label)}))
+    print(
+        json.dumps(
+            {
+                "family": case.family,
+                "graph": _graph_name(case, g),
+                "users": g.n_users,
+                "arms": g.n_arms,
+                "C": inst.C,
+                "seed": _seed(case.family, case.label),
+            }
+        )
+    )
 
 
 # ---- the driver ------------------------------------------------------------------------------------------------
+
 
 def python_of(anonbandits: Path) -> str:
     """The Python of the environment ANONBANDITS belongs to (a venv's ``bin/``), else this one."""
@@ -123,12 +154,27 @@ def code_label(package_file: str) -> str:
     """Short commit of the checkout holding the measured anondecomp, ``+dirty`` if its code differs from it."""
     where = Path(package_file).parent
     try:
-        head = subprocess.run(["git", "-C", str(where), "rev-parse", "--short=7", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", str(where), "rev-parse", "--short=7", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
         # --no-optional-locks: a read-only look, even at a checkout someone is working in
-        dirty = subprocess.run(["git", "--no-optional-locks", "-C", str(where), "status", "--porcelain",
-                                "--untracked-files=no", "--", ":/solvers", ":/src"], capture_output=True, text=True,
-                               check=True).stdout.strip()
+        dirty = subprocess.run(
+            [
+                "git",
+                "--no-optional-locks",
+                "-C",
+                str(where),
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ":/solvers",
+                ":/src",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head + ("+dirty" if dirty else "")
@@ -172,11 +218,18 @@ def timed(cmd: list[str], limit: float, memory_limit: float | None) -> tuple[flo
 
 def field(text: str, name: str) -> str:
     """The first word after ``name`` on the line of ``text`` starting with it."""
-    return next(line[len(name):].split()[0] for line in text.splitlines() if line.startswith(name))
+    return next(line[len(name) :].split()[0] for line in text.splitlines() if line.startswith(name))
 
 
-def solve(anonbandits: Path, path: Path, C: int, certify: bool, time_limit: float | None,
-          process_limit: float, memory_limit: float | None) -> dict:
+def solve(
+    anonbandits: Path,
+    path: Path,
+    C: int,
+    certify: bool,
+    time_limit: float | None,
+    process_limit: float,
+    memory_limit: float | None,
+) -> dict:
     """One command on one graph; its fields (prefix ``default_`` or ``certify_``) and seconds."""
     mode = "certify" if certify else "default"
     cmd = [str(anonbandits), "decompose", str(path), "--C", str(C)]
@@ -191,12 +244,19 @@ def solve(anonbandits: Path, path: Path, C: int, certify: bool, time_limit: floa
     if code != 0:
         last = (err.strip().splitlines() or ["(no message)"])[-1]
         return {**row, f"{mode}_method": f"error {code}: {last}"}
-    row.update({f"{mode}_method": re.search(r"^method\s+(.+?)\s*$", out, re.M).group(1),
-                f"{mode}_R": int(field(out, "R (assignments)")), "lower_bound": int(field(out, "lower bound"))})
+    row.update(
+        {
+            f"{mode}_method": re.search(r"^method\s+(.+?)\s*$", out, re.M).group(1),
+            f"{mode}_R": int(field(out, "R (assignments)")),
+            "lower_bound": int(field(out, "lower bound")),
+        }
+    )
     if certify:
         bound = re.search(r"^LP lower bound\s+([\d.]+)\s+\(certified; (.*)\)\s*$", out, re.M)
-        row.update(certified_bound=float(bound.group(1)),
-                   how=bound.group(2) + ("" if time_limit is None else f" [--time-limit {time_limit:g}]"))
+        row.update(
+            certified_bound=float(bound.group(1)),
+            how=bound.group(2) + ("" if time_limit is None else f" [--time-limit {time_limit:g}]"),
+        )
     return row
 
 
@@ -231,11 +291,13 @@ def main() -> None:
     parser.add_argument("--graphs", type=Path, help="keep the graphs here; graphs already there are reused")
     parser.add_argument("--only", help="only the graphs whose 'family graph' matches this regular expression")
     parser.add_argument("--time-limit", type=float, help="--time-limit for --certify (see --limit-graphs)")
-    parser.add_argument("--limit-graphs", default="", help="regular expression of the graphs ('family graph') "
-                                                           "that get --time-limit (default: all)")
+    parser.add_argument(
+        "--limit-graphs",
+        default="",
+        help="regular expression of the graphs ('family graph') that get --time-limit (default: all)",
+    )
     parser.add_argument("--process-limit", type=float, default=PROCESS_LIMIT, help="seconds before a kill")
-    parser.add_argument("--memory-limit", type=float, default=MEMORY_LIMIT,
-                        help="GiB resident before a kill (0: none)")
+    parser.add_argument("--memory-limit", type=float, default=MEMORY_LIMIT, help="GiB resident before a kill (0: none)")
     parser.add_argument("--code", help="the code column (default: the measured checkout's short commit)")
     parser.add_argument("--worker-list", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--worker-write", nargs=2, metavar=("INDEX", "PATH"), help=argparse.SUPPRESS)
@@ -247,15 +309,17 @@ def main() -> None:
 
     anonbandits, archive = args.anonbandits.absolute(), args.obp_archive.absolute()
     if not archive.exists():
-        sys.exit(f"{archive}: no such archive (pip download --no-deps --no-binary :all: --ignore-requires-python "
-                 "obp==0.5.7)")
+        sys.exit(
+            f"{archive}: no such archive (pip download --no-deps --no-binary :all: --ignore-requires-python obp==0.5.7)"
+        )
     python = python_of(anonbandits)
     worker = [python, str(Path(__file__).resolve()), str(anonbandits), str(archive), "--suite", args.suite]
-    listing = json.loads(subprocess.run(worker + ["--worker-list"], capture_output=True, text=True,
-                                        check=True).stdout)
+    listing = json.loads(subprocess.run(worker + ["--worker-list"], capture_output=True, text=True, check=True).stdout)
     code = args.code or code_label(listing["anondecomp"])
-    print(f"measuring {anonbandits} (anondecomp {listing['anondecomp']}, code {code}); graphs built by {python}",
-          flush=True)
+    print(
+        f"measuring {anonbandits} (anondecomp {listing['anondecomp']}, code {code}); graphs built by {python}",
+        flush=True,
+    )
     out = args.out or results_dir(False) / "quality_floor.csv"
     memory = args.memory_limit * 2**30 if args.memory_limit else None
     # with --only, the rows of the other graphs already in OUT are kept (a graph measured again replaces its row)
@@ -277,14 +341,16 @@ def main() -> None:
             if path.exists() and meta_path.exists():
                 meta = json.loads(meta_path.read_text())
             else:
-                made = subprocess.run(worker + ["--worker-write", str(index), str(path)], capture_output=True,
-                                      text=True, check=True)
+                made = subprocess.run(
+                    worker + ["--worker-write", str(index), str(path)], capture_output=True, text=True, check=True
+                )
                 meta = json.loads(made.stdout)
                 meta_path.write_text(json.dumps(meta))
             limited = args.time_limit is not None and re.search(args.limit_graphs, f"{family} {meta['graph']}")
             default = solve(anonbandits, path, meta["C"], False, None, args.process_limit, memory)
-            certify = solve(anonbandits, path, meta["C"], True, args.time_limit if limited else None,
-                            args.process_limit, memory)
+            certify = solve(
+                anonbandits, path, meta["C"], True, args.time_limit if limited else None, args.process_limit, memory
+            )
             # both print the trivial lower bound: the default command's, or --certify's if the former failed
             row = {**meta, "code": code, **certify, **default}
             rows.append(row)

@@ -41,11 +41,26 @@ from anondecomp.bench import real, suite
 from anondecomp.io import atomic_open
 
 OBP_VERSION = "0.5.7"
-TIME_LIMIT = 50.0    # seconds for --certify (the whole process must stay within 60 s)
+TIME_LIMIT = 50.0  # seconds for --certify (the whole process must stay within 60 s)
 TARGET_GAP = 0.05
 PROCESS_LIMIT = 300.0  # seconds after which a run is killed and recorded as unfinished
-COLUMNS = ("graph", "users", "arms", "C", "edges", "status", "method", "R", "trivial_bound", "certified_bound",
-           "how", "gap", "seconds", "peak_mb", "verified")
+COLUMNS = (
+    "graph",
+    "users",
+    "arms",
+    "C",
+    "edges",
+    "status",
+    "method",
+    "R",
+    "trivial_bound",
+    "certified_bound",
+    "how",
+    "gap",
+    "seconds",
+    "peak_mb",
+    "verified",
+)
 
 
 def obd_archive() -> Path:
@@ -54,16 +69,42 @@ def obd_archive() -> Path:
     archive = folder / f"obp-{OBP_VERSION}.tar.gz"
     if not archive.exists():
         folder.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-                        "--ignore-requires-python", f"obp=={OBP_VERSION}", "-d", str(folder)], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                "--ignore-requires-python",
+                f"obp=={OBP_VERSION}",
+                "-d",
+                str(folder),
+            ],
+            check=True,
+        )
     return archive
 
 
 def solve(path: Path, C: int, out: Path) -> dict:
     """Run the user's command on one graph; its summary fields, seconds and peak MB."""
     cli = Path(sys.executable).with_name("anonbandits")
-    cmd = ["/usr/bin/time", "-v", str(cli), "decompose", str(path), "--C", str(C), "--certify",
-           "--time-limit", str(TIME_LIMIT), "-o", str(out)]
+    cmd = [
+        "/usr/bin/time",
+        "-v",
+        str(cli),
+        "decompose",
+        str(path),
+        "--C",
+        str(C),
+        "--certify",
+        "--time-limit",
+        str(TIME_LIMIT),
+        "-o",
+        str(out),
+    ]
     start = time.perf_counter()
     # its own session, so that a timeout kills the whole process group (the CLI under /usr/bin/time too)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
@@ -81,10 +122,16 @@ def solve(path: Path, C: int, out: Path) -> dict:
     verify = subprocess.run([str(cli), "verify", str(path), str(out), "--C", str(C)], capture_output=True)
     # a bound cut by the time limit is still certified, but the status says the run was cut
     status = "time limit" if bound.group(2).startswith("time limit") else "ok"
-    return {"status": status, "method": re.search(r"^method\s+(\S+)", text, re.M).group(1),
-            "R": int(re.search(r"^R \(assignments\)\s+(\d+)", text, re.M).group(1)),
-            "certified_bound": float(bound.group(1)), "how": bound.group(2), "seconds": round(seconds, 2),
-            "peak_mb": round(int(peak.group(1)) / 1024, 1) if peak else "", "verified": verify.returncode == 0}
+    return {
+        "status": status,
+        "method": re.search(r"^method\s+(\S+)", text, re.M).group(1),
+        "R": int(re.search(r"^R \(assignments\)\s+(\d+)", text, re.M).group(1)),
+        "certified_bound": float(bound.group(1)),
+        "how": bound.group(2),
+        "seconds": round(seconds, 2),
+        "peak_mb": round(int(peak.group(1)) / 1024, 1) if peak else "",
+        "verified": verify.returncode == 0,
+    }
 
 
 def plot(rows: list[dict], path: Path) -> None:
@@ -135,9 +182,15 @@ def main() -> None:
             g = inst.graph
             path = Path(tmp) / "graph.parquet"
             real.write_edge_table(g, path, inst.C)
-            row = {"graph": case.label.replace(f" C={inst.C}", ""), "users": g.n_users,
-                   "arms": g.n_arms, "C": inst.C, "edges": g.nnz, "trivial_bound": g.lower_bound,
-                   **solve(path, inst.C, Path(tmp) / "out.json")}
+            row = {
+                "graph": case.label.replace(f" C={inst.C}", ""),
+                "users": g.n_users,
+                "arms": g.n_arms,
+                "C": inst.C,
+                "edges": g.nnz,
+                "trivial_bound": g.lower_bound,
+                **solve(path, inst.C, Path(tmp) / "out.json"),
+            }
             if "R" in row:
                 row["gap"] = round(row["R"] / max(int(-(-row["certified_bound"] // 1)), 1) - 1, 4)
             rows.append(row)

@@ -33,8 +33,16 @@ from anondecomp.bench.suite import summarize
 def bench(suite: str, name: str, out_dir: Path) -> tuple[float, list[dict]]:
     """Run ``anonbandits bench`` in a fresh process; (wall seconds, rows)."""
     out, png = out_dir / f"{name}.csv", out_dir / f"{name}.png"
-    cmd = [str(Path(sys.executable).with_name("anonbandits")), "bench", "--suite", suite, "--out", str(out),
-           "--plot", str(png)]
+    cmd = [
+        str(Path(sys.executable).with_name("anonbandits")),
+        "bench",
+        "--suite",
+        suite,
+        "--out",
+        str(out),
+        "--plot",
+        str(png),
+    ]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - t0
@@ -58,10 +66,22 @@ def perf_1000(seeds=range(5)) -> list[dict]:
         t0 = time.perf_counter()
         opt = decompose(inst.graph, inst.C, "optimal")
         sec = time.perf_counter() - t0
-        rows.append({"users": 1000, "arms": 10, "C": 5, "U": inst.U, "seed": seed, "optimal_seconds": round(sec, 2),
-                     "optimal_R": opt.total_assignments, "block_R": blk.total_assignments,
-                     "lp_lower_bound": round(opt.info["lp_lower_bound"], 4), "gap": round(opt.info["gap"], 5),
-                     "status": opt.info["status"], "verified": verify(inst.graph, inst.C, opt).valid})
+        rows.append(
+            {
+                "users": 1000,
+                "arms": 10,
+                "C": 5,
+                "U": inst.U,
+                "seed": seed,
+                "optimal_seconds": round(sec, 2),
+                "optimal_R": opt.total_assignments,
+                "block_R": blk.total_assignments,
+                "lp_lower_bound": round(opt.info["lp_lower_bound"], 4),
+                "gap": round(opt.info["gap"], 5),
+                "status": opt.info["status"],
+                "verified": verify(inst.graph, inst.C, opt).valid,
+            }
+        )
         print(rows[-1], flush=True)
     return rows
 
@@ -73,18 +93,24 @@ def main() -> None:
     out_dir = results_dir(args.quick)
     wall, quick_rows = bench("quick", "solver_suite_quick", out_dir)
     wins, total = beats(quick_rows, "optimal", "block", "scarce")
-    print(f"quick suite: {wall:.1f} s wall (target < 300 s); optimal < block on {wins}/{total} scarce-cluster "
-          f"graphs ({100 * wins / total:.0f}%, target >= 90%)")
-    figures = [{"figure": "quick suite wall seconds", "value": round(wall, 1)},
-               {"figure": "optimal < block on scarce graphs (quick)", "value": f"{wins}/{total}"}]
+    print(
+        f"quick suite: {wall:.1f} s wall (target < 300 s); optimal < block on {wins}/{total} scarce-cluster "
+        f"graphs ({100 * wins / total:.0f}%, target >= 90%)"
+    )
+    figures = [
+        {"figure": "quick suite wall seconds", "value": round(wall, 1)},
+        {"figure": "optimal < block on scarce graphs (quick)", "value": f"{wins}/{total}"},
+    ]
     if not args.quick:
         wall_full, rows = bench("full", "solver_suite", out_dir)
         print(f"full suite: {wall_full:.1f} s wall")
         figures.append({"figure": "full suite wall seconds", "value": round(wall_full, 1)})
         wins_f, total_f = beats(rows, "optimal", "block", "scarce")
         figures.append({"figure": "optimal < block on scarce graphs (full)", "value": f"{wins_f}/{total_f}"})
-        summary = [{"family": f, "method": m, **{k: (round(v, 4) if isinstance(v, float) else v) for k, v in s.items()}}
-                   for (f, m), s in sorted(summarize(rows).items())]
+        summary = [
+            {"family": f, "method": m, **{k: (round(v, 4) if isinstance(v, float) else v) for k, v in s.items()}}
+            for (f, m), s in sorted(summarize(rows).items())
+        ]
         write_table(summary, out_dir / "solver_suite_summary.csv")
     perf = perf_1000()
     write_table(perf, out_dir / "solver_perf.csv")

@@ -63,8 +63,12 @@ def test_make_docs_runs_the_build_this_file_checks():
 @pytest.mark.slow
 def test_the_api_reference_builds_with_warnings_as_errors(tmp_path):
     args = [*SPHINX_ARGS[:-1], str(tmp_path / "html")]
-    done = subprocess.run([sys.executable, "-m", "sphinx", *args, "-d", str(tmp_path / "doctrees")], cwd=ROOT,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "sphinx", *args, "-d", str(tmp_path / "doctrees")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr[-4000:]
     assert (tmp_path / "html" / "privacy.html").exists()
 
@@ -77,10 +81,16 @@ def _raises(function, module, depth: int = 2) -> bool:
         return True
     if depth == 0:
         return False
-    called = {node.func.id for node in ast.walk(ast.parse(source))
-              if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
-    return any(_raises(helper, module, depth - 1) for name in called
-               if inspect.isfunction(helper := getattr(module, name, None)) and helper.__module__ == module.__name__)
+    called = {
+        node.func.id
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+    return any(
+        _raises(helper, module, depth - 1)
+        for name in called
+        if inspect.isfunction(helper := getattr(module, name, None)) and helper.__module__ == module.__name__
+    )
 
 
 @pytest.mark.parametrize("dotted", _documented())
@@ -98,59 +108,83 @@ def test_documented_object_has_raises_references_and_examples(dotted):
         assert CITATION.search(" ".join(doc["References"])), f"{dotted}: no References with a title and venue"
 
 
-@pytest.mark.parametrize("module_name", [
-    "anondecomp", "anonbandits.privacy", "anonbandits.errors",
-    "anonbandits.channels",
-    "anonbandits.core",
-    "anonbandits.anonymous",
-    "anonbandits.core.learners",
-    "anonbandits.core.indices",
-    "anonbandits.core.regret",
-    "anonbandits.core.votes",
-    "anonbandits",
-    "anonbandits.registry",
-    "anonbandits.spec",
-    "anonbandits.results",
-    "anonbandits.validation",
-    "anonbandits.vocabulary",
-    "anonbandits.envs",
-    "anonbandits.experiments",
-    "anonbandits.dp",
-    "anonbandits.dp.distributed",
-    "anonbandits.multiagent.mase",
-    "anonbandits.multiagent.decentralized",
-])
+@pytest.mark.parametrize(
+    "module_name",
+    [
+        "anondecomp",
+        "anonbandits.privacy",
+        "anonbandits.errors",
+        "anonbandits.channels",
+        "anonbandits.core",
+        "anonbandits.anonymous",
+        "anonbandits.core.learners",
+        "anonbandits.core.indices",
+        "anonbandits.core.regret",
+        "anonbandits.core.votes",
+        "anonbandits",
+        "anonbandits.registry",
+        "anonbandits.spec",
+        "anonbandits.results",
+        "anonbandits.validation",
+        "anonbandits.vocabulary",
+        "anonbandits.envs",
+        "anonbandits.experiments",
+        "anonbandits.dp",
+        "anonbandits.dp.distributed",
+        "anonbandits.multiagent.mase",
+        "anonbandits.multiagent.decentralized",
+    ],
+)
 def test_pages_list_every_public_object_of_their_module(module_name):
     module = importlib.import_module(module_name)
     public = getattr(module, "__all__", None) or [
-        name for name, obj in vars(module).items()
-        if not name.startswith("_") and (inspect.isfunction(obj) or inspect.isclass(obj))
-        and obj.__module__ == module_name]
+        name
+        for name, obj in vars(module).items()
+        if not name.startswith("_")
+        and (inspect.isfunction(obj) or inspect.isclass(obj))
+        and obj.__module__ == module_name
+    ]
     documented = set(_documented())
-    missing = [name for name in public if f"{module_name}.{name}" not in documented
-               and (inspect.isfunction(getattr(module, name)) or inspect.isclass(getattr(module, name)))]
+    missing = [
+        name
+        for name in public
+        if f"{module_name}.{name}" not in documented
+        and (inspect.isfunction(getattr(module, name)) or inspect.isclass(getattr(module, name)))
+    ]
     assert not missing, f"{module_name}: not on the API pages: {missing}"
 
 
-@pytest.mark.parametrize("module_name", [
-    "anonbandits.privacy.samplers",
-    "anonbandits.privacy.tails",
-    "anonbandits.privacy.rounding",
-    "anonbandits.privacy.aggregation",
-    "anonbandits.privacy.accounting",
-])
+@pytest.mark.parametrize(
+    "module_name",
+    [
+        "anonbandits.privacy.samplers",
+        "anonbandits.privacy.tails",
+        "anonbandits.privacy.rounding",
+        "anonbandits.privacy.aggregation",
+        "anonbandits.privacy.accounting",
+    ],
+)
 def test_the_privacy_package_exports_and_documents_every_public_object_of_its_modules(module_name):
     """The pages document these modules' functions under the package's names (``anonbandits.privacy.polya``):
     each must be exported by the package, as the same object, and be on the pages."""
     package = importlib.import_module("anonbandits.privacy")
     module = importlib.import_module(module_name)
-    public = [name for name, obj in vars(module).items()
-              if not name.startswith("_") and (inspect.isfunction(obj) or inspect.isclass(obj))
-              and obj.__module__ == module_name]
+    public = [
+        name
+        for name, obj in vars(module).items()
+        if not name.startswith("_")
+        and (inspect.isfunction(obj) or inspect.isclass(obj))
+        and obj.__module__ == module_name
+    ]
     assert public
     documented = set(_documented())
-    missing = [name for name in public if name not in package.__all__ or getattr(package, name) is not getattr(
-        module, name) or f"anonbandits.privacy.{name}" not in documented]
+    missing = [
+        name
+        for name in public
+        if name not in package.__all__
+        or getattr(package, name) is not getattr(module, name)
+        or f"anonbandits.privacy.{name}" not in documented
+    ]
     assert not missing, f"{module_name}: not exported by anonbandits.privacy or not on the API pages: {missing}"
     assert f".. automodule:: {module_name}\n" in (API / "privacy.rst").read_text()
 
@@ -193,6 +227,9 @@ def test_public_methods_of_documented_classes_are_numpydoc(dotted):
     pages = "".join(page.read_text() for page in API.glob("*.rst"))
     # rendered by an automethod line, or in the :members: of its class (maybe on the page under another name)
     rendered = f".. automethod:: {dotted}\n" in pages or any(
-        (members := re.search(r":members:([^\n]*)", options)) and _resolve(directive)[1] is cls
-        and name in re.split(r"[\s,]+", members.group(1)) for directive, options in _CLASS_OPTIONS.findall(pages))
+        (members := re.search(r":members:([^\n]*)", options))
+        and _resolve(directive)[1] is cls
+        and name in re.split(r"[\s,]+", members.group(1))
+        for directive, options in _CLASS_OPTIONS.findall(pages)
+    )
     assert rendered, f"{dotted}: not on the pages (:members: or automethod)"

@@ -58,6 +58,7 @@ SMALL = [
 NORMALISE = [(r"\b\d+(?:\.\d+)? s\b", "<seconds> s")]
 
 #: command (without comment) -> why the suite does not run it
+# fmt: off
 RECIPES = {
     "anonbandits decompose BIG.parquet --C 10 --scheduler tcp://10.0.0.5:8786 -o OUT/":
         "needs a Dask scheduler at the reader's own address",
@@ -79,14 +80,16 @@ RECIPES = {
     "--alpha measured --seeds 2 --out obd_batched.csv":
         "needs obd_types.csv, which the OBD recipe above writes from the downloaded archive",
 }
+# fmt: on
 
 #: page -> {file name: the page's text that is that file}: inputs the page shows but a clone does not hold
 FIXTURES = {
     "formats.md": {
         "g.json": lambda text: _blocks(text, "json")[0][1],
         # the right-hand column of the side-by-side tables
-        "g.csv": lambda text: "\n".join(line[27:].split()[0] for line in _csv_block(text).splitlines()
-                                        if line[27:].strip()),
+        "g.csv": lambda text: "\n".join(
+            line[27:].split()[0] for line in _csv_block(text).splitlines() if line[27:].strip()
+        ),
     },
     # written by _big_parquet (a batched table at test size) and _log_parquet (a catalogue-family log)
     "decompositions.md": {"BIG.parquet": None, "log.parquet": None},
@@ -126,8 +129,9 @@ class Example:
 
 def _blocks(text: str, lang: str | None = None) -> list:
     """(first line, lang, body, start, end) of every fenced block, or (first line, body) of those in ``lang``."""
-    found = [(text.count("\n", 0, m.start()) + 1, m.group(1), m.group(2), m.start(), m.end())
-             for m in FENCE.finditer(text)]
+    found = [
+        (text.count("\n", 0, m.start()) + 1, m.group(1), m.group(2), m.start(), m.end()) for m in FENCE.finditer(text)
+    ]
     return [(block[0], block[2]) for block in found if block[1] == lang] if lang is not None else found
 
 
@@ -149,7 +153,7 @@ def _examples(page: Path) -> list[Example]:
         if lang == "python":
             shown = None
             after = blocks[i + 1] if i + 1 < len(blocks) else None
-            if after and after[1] == "text" and not text[end:after[3]].strip() and not after[2].startswith("$ "):
+            if after and after[1] == "text" and not text[end : after[3]].strip() and not after[2].startswith("$ "):
                 shown = after[2].splitlines()
             outputs = re.findall(r"open\(\"([^\"]+)\", \"w\"\)", body)
             found.append(Example(page.name, line, "python", body, shown, outputs))
@@ -261,8 +265,7 @@ def _run(example: Example, root: Path) -> None:
         args = [w for w in words[1:] if not (w.startswith("[") and w != "[--quick]")]
         args = [w.strip("[]") for w in args if not w.endswith("]") or w == "[--quick]"]
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg"}
-        done = subprocess.run([sys.executable, *args], cwd=root, env=env, capture_output=True, text=True,
-                              timeout=600)
+        done = subprocess.run([sys.executable, *args], cwd=root, env=env, capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, f"{example.id}: {example.source}\n{done.stderr[-2000:]}"
         return
     small = example.source.removeprefix("anonbandits ")
@@ -298,8 +301,11 @@ def _check_page(page: str, examples: list[Example], root: Path, monkeypatch) -> 
     for example in examples:
         _run(example, root)
     allowed = [name for e in examples for name in e.outputs]
-    stray = [f for f in _files(root) - before
-             if not any(f == name or (name.endswith("/") and f.startswith(name)) for name in allowed)]
+    stray = [
+        f
+        for f in _files(root) - before
+        if not any(f == name or (name.endswith("/") and f.startswith(name)) for name in allowed)
+    ]
     assert not stray, f"{page}: examples wrote files that are not their declared outputs: {sorted(stray)}"
 
 
@@ -323,8 +329,15 @@ def test_slow_example_runs(example, tmp_path, monkeypatch):
 
 def test_examples_are_collected_from_every_kind_of_block():
     kinds = {(e.page, e.kind) for e in ALL}
-    assert {("README.md", "python"), ("README.md", "shell"), ("optimal.md", "python"), ("optimal.md", "shell"),
-            ("formats.md", "shell"), ("distributed-dp.md", "shell"), ("multi-agent-bai.md", "shell")} <= kinds
+    assert {
+        ("README.md", "python"),
+        ("README.md", "shell"),
+        ("optimal.md", "python"),
+        ("optimal.md", "shell"),
+        ("formats.md", "shell"),
+        ("distributed-dp.md", "shell"),
+        ("multi-agent-bai.md", "shell"),
+    } <= kinds
     readme = {shlex.split(e.source)[1] for e in EXAMPLES["README.md"] if e.kind == "shell"}
     assert readme >= {"decompose", "verify", "beta", "bench", "simulate"}
     assert sum(e.shown is not None for e in ALL) >= 4  # outputs shown in the docs are compared
@@ -351,16 +364,22 @@ def test_no_two_examples_write_the_same_output():
 
 def test_every_output_of_the_examples_is_gitignored():
     names = sorted({name for e in ALL for name in e.outputs} - PLACEHOLDER_OUTPUTS - {"/dev/full"})
-    done = subprocess.run(["git", "check-ignore", "--no-index", "--verbose", "--non-matching", *names],
-                          cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(
+        ["git", "check-ignore", "--no-index", "--verbose", "--non-matching", *names],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     unmatched = [line.split("\t")[1] for line in done.stdout.splitlines() if line.startswith("::")]
     assert not unmatched, f"outputs of the docs' examples not in .gitignore: {unmatched}"
-    tracked = subprocess.run(["git", "ls-files", "--cached", "--ignored", "--exclude-standard"], cwd=ROOT,
-                             capture_output=True, text=True).stdout.split()
+    tracked = subprocess.run(
+        ["git", "ls-files", "--cached", "--ignored", "--exclude-standard"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.split()
     assert not tracked, f".gitignore's patterns match tracked files: {tracked}"
 
 
 # --- showcases: each simulate command with --out shows its algorithm doing what it is for -------------------
+
 
 def _rows(path: Path) -> list[dict[str, str]]:
     with path.open(newline="", encoding="utf-8") as fh:
@@ -385,21 +404,50 @@ def _learns(rows: list[dict[str, str]]) -> bool:
 
 
 def _commits(rows: list[dict[str, str]]) -> bool:
-    return all(int(r["exploration_rounds"]) < int(r["horizon"]) for r in rows) and np.mean(
-        [float(r["optimal_fraction"]) for r in rows]) >= 0.95
+    return (
+        all(int(r["exploration_rounds"]) < int(r["horizon"]) for r in rows)
+        and np.mean([float(r["optimal_fraction"]) for r in rows]) >= 0.95
+    )
 
 
 #: algorithm -> (what the run is for, check on its results table)
 SHOWCASE = {
     "anon-etc": ("commits within the horizon, nearly every user to its best arm", _commits),
-    "anon-batched": ("ends with nearly every user on its best arm",
-                     lambda rows: np.mean([float(r["optimal_fraction"]) for r in rows]) >= 0.95),
-    **{name: ("learns the best arm with regret well below a uniformly random policy's", _learns)
-       for name in ("se", "dp-se", "anytime-lazy-ucb", "hybrid-ucb", "ftnl", "naive-ftnl", "cdp-se", "ldp-se",
-                    "dist-dp-se", "dist-rdp-se", "dist-cdp-se", "shuffle-dp-se")},
-    **{name: ("finds the best arm in every run", lambda rows: all(_found(r) for r in rows))
-       for name in ("decentralized-elimination", "no-sharing", "full-sharing", "mase", "dp-mase",
-                    "corrupted-elimination", "feraud", "central", "independent")},
+    "anon-batched": (
+        "ends with nearly every user on its best arm",
+        lambda rows: np.mean([float(r["optimal_fraction"]) for r in rows]) >= 0.95,
+    ),
+    **{
+        name: ("learns the best arm with regret well below a uniformly random policy's", _learns)
+        for name in (
+            "se",
+            "dp-se",
+            "anytime-lazy-ucb",
+            "hybrid-ucb",
+            "ftnl",
+            "naive-ftnl",
+            "cdp-se",
+            "ldp-se",
+            "dist-dp-se",
+            "dist-rdp-se",
+            "dist-cdp-se",
+            "shuffle-dp-se",
+        )
+    },
+    **{
+        name: ("finds the best arm in every run", lambda rows: all(_found(r) for r in rows))
+        for name in (
+            "decentralized-elimination",
+            "no-sharing",
+            "full-sharing",
+            "mase",
+            "dp-mase",
+            "corrupted-elimination",
+            "feraud",
+            "central",
+            "independent",
+        )
+    },
 }
 
 
@@ -412,8 +460,11 @@ def _showcase(example: Example, table: Path) -> None:
 
 
 def test_every_simulate_command_of_the_docs_has_a_showcase_check():
-    algorithms = {e.source.split("--algorithm ")[1].split()[0] for e in ALL
-                  if e.kind == "shell" and "--algorithm" in e.source and "--help" not in e.source}
+    algorithms = {
+        e.source.split("--algorithm ")[1].split()[0]
+        for e in ALL
+        if e.kind == "shell" and "--algorithm" in e.source and "--help" not in e.source
+    }
     assert algorithms <= set(SHOWCASE), algorithms - set(SHOWCASE)
 
 
@@ -423,8 +474,11 @@ def test_readme_anon_etc_curve_bends_where_it_commits():
 
     line = next(e.source for e in EXAMPLES["README.md"] if "--algorithm anon-etc" in e.source)
     words = shlex.split(line)
-    params = {w[2:].replace("-", "_"): v for w, v in zip(words, words[1:], strict=False)
-              if w.startswith("--") and w[2:] not in ("algorithm", "seeds", "out", "plot")}
+    params = {
+        w[2:].replace("-", "_"): v
+        for w, v in zip(words, words[1:], strict=False)
+        if w.startswith("--") and w[2:] not in ("algorithm", "seeds", "out", "plot")
+    }
     run = simulate("anon-etc", seed=0, **params)
     rounds, regret = run.curve
     steep = np.diff(regret) / np.diff(rounds)
@@ -441,8 +495,20 @@ def test_optimal_fraction_scores_the_recommendations_when_the_run_never_committe
     assert "the arm each user would commit to if the run never committed" in " ".join(page.split())
     monkeypatch.chdir(tmp_path)
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        code = main(["simulate", "--algorithm", "anon-etc", "--seeds", "1", "--workers", "1", "--no-progress",
-                     "--out", "never.csv"])
+        code = main(
+            [
+                "simulate",
+                "--algorithm",
+                "anon-etc",
+                "--seeds",
+                "1",
+                "--workers",
+                "1",
+                "--no-progress",
+                "--out",
+                "never.csv",
+            ]
+        )
     assert code == 0
     (row,) = _rows(tmp_path / "never.csv")
     assert int(row["exploration_rounds"]) >= int(row["horizon"])  # it never committed
@@ -479,10 +545,16 @@ OWN_OUTPUT = {"record_alg1_graphs.py", "_output.py"}
 
 def _code_strings(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    docs = {id(node.body[0].value) for node in ast.walk(tree)
-            if isinstance(node, ast.Module | ast.FunctionDef | ast.ClassDef) and ast.get_docstring(node)}
-    return [node.value for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs]
+    docs = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.FunctionDef | ast.ClassDef) and ast.get_docstring(node)
+    }
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
+    ]
 
 
 @pytest.mark.parametrize("script", sorted(p.name for p in BENCHMARKS.glob("*.py") if p.name not in OWN_OUTPUT))

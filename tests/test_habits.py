@@ -20,7 +20,7 @@ def _recipe(target: str) -> list[str]:
     lines = (ROOT / "Makefile").read_text(encoding="utf-8").splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(f"{target}:"))
     recipe = []
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         if not line.startswith("\t"):
             break
         recipe.append(line.strip().removeprefix("$(BIN)/"))
@@ -29,8 +29,12 @@ def _recipe(target: str) -> list[str]:
 
 def test_make_test_runs_every_check_before_pytest():
     recipe = _recipe("test")
-    expected = ["ruff check solvers src tests benchmarks", "ruff format --check solvers src tests benchmarks",
-                "mypy solvers", "mypy src"]
+    expected = [
+        "ruff check solvers src tests benchmarks",
+        "ruff format --check solvers src tests benchmarks",
+        "mypy solvers",
+        "mypy src",
+    ]
     assert recipe[:4] == expected, recipe
     assert recipe[-1].startswith("python -m pytest"), recipe
 

@@ -32,13 +32,38 @@ SCHEDULE_FORMAT = "anondecomp-schedule/1"
 """The ``format`` key of a compact schedule's metadata (:mod:`anondecomp.compact`)."""
 
 
+# -- JSON with unique keys (JSON files, and the JSON values of Parquet metadata) -------------------------------
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object names a key twice (raised inside the parser, reported as :class:`InvalidInputError`)."""
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    """``object_pairs_hook`` of every JSON read: the object as a dict, refusing a key given twice (the last one
+    would silently win: a user listed twice, a repeated ``demand`` or ``C``), naming the key.
+
+    Running Python code between objects also lets the interpreter handle signals (Ctrl-C) while the C parser
+    reads a large file."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise DuplicateKeyError(f"JSON object has the key {dup!r} twice")
+    return out
+
+
 # -- values of the input formats ---------------------------------------------------------------------------------
+
 
 def finite_number(value: Any, what: str) -> int | float:
     """A finite number of at most :data:`~anondecomp.graph.MAX_DEMAND`, checked before any float conversion
     (which may overflow); ``what`` names the value in the error."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or (
-            isinstance(value, float) and not math.isfinite(value)):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or (isinstance(value, float) and not math.isfinite(value))
+    ):
         raise InvalidInputError(f"{what} must be a finite number, got {value!r:.40}")
     if value > MAX_DEMAND:
         raise InvalidInputError(f"{what} is {describe(value)}; the limit is {LIMIT_TEXT}")
@@ -84,14 +109,20 @@ def schedule_schema(header: dict):
     import pyarrow as pa
 
     meta = {"format": SCHEDULE_FORMAT, **header}
-    return pa.schema([("user", pa.string()), ("arm", pa.string()), ("first_round", pa.int64()),
-                      ("rounds", pa.int64())], metadata={k: json.dumps(v) for k, v in meta.items()})
+    return pa.schema(
+        [("user", pa.string()), ("arm", pa.string()), ("first_round", pa.int64()), ("rounds", pa.int64())],
+        metadata={k: json.dumps(v) for k, v in meta.items()},
+    )
 
 
 # -- output paths --------------------------------------------------------------------------------------------------
 
-_KINDS = ((stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"), (stat.S_ISFIFO, "pipe or FIFO"),
-          (stat.S_ISSOCK, "socket"))
+_KINDS = (
+    (stat.S_ISCHR, "character device"),
+    (stat.S_ISBLK, "block device"),
+    (stat.S_ISFIFO, "pipe or FIFO"),
+    (stat.S_ISSOCK, "socket"),
+)
 _STREAMS = ((1, "standard output"), (2, "standard error"))
 
 
@@ -137,7 +168,14 @@ def output_target(path: str | os.PathLike) -> Path:
     """Where an output to ``path`` goes: the file a symbolic link points to (the link itself stays, as a
     shell redirection would keep it), else ``path``. The temporary file is created beside the target and
     renamed over it, never over the link."""
-    return Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+    if not os.path.islink(path):
+        return Path(path)
+    try:
+        return Path(os.path.realpath(path, strict=True))
+    except (OSError, RuntimeError) as exc:  # a dangling link, or a loop of links (ELOOP)
+        if isinstance(exc, FileNotFoundError):
+            return Path(os.path.realpath(path))
+        raise InvalidInputError(f"{path}: cannot follow the symbolic link (a loop of links?)") from None
 
 
 def umask() -> int:

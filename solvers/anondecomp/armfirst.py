@@ -37,13 +37,14 @@ from anondecomp.result import arm_dtype, compress
 from anondecomp.validation import Prepared
 
 CHUNK_SHARE = 0.05  # an assignment is repeated for at most this share of the rounds left
-FRESH_POWER = 2.0   # exponent of the share of an arm's users that still need it, in the pick's score
+FRESH_POWER = 2.0  # exponent of the share of an arm's users that still need it, in the pick's score
 TIGHT = 1.0 - 1e-9  # urgency of a user without slack (its pairs left fill every round left)
-NOISE = 0.3         # scale of the log-normal noise on the scores of a restart (``rng`` given)
+NOISE = 0.3  # scale of the log-normal noise on the scores of a restart (``rng`` given)
 
 
-def armfirst_rounds(prep: Prepared, deadline: float | None = None, tight_first: bool = False,
-                    rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+def armfirst_rounds(
+    prep: Prepared, deadline: float | None = None, tight_first: bool = False, rng: np.random.Generator | None = None
+) -> tuple[np.ndarray, np.ndarray] | None:
     """(assignments, multiplicities) of the arm-first schedule of ``prep``'s demand (module docstring), or
     ``None`` when ``deadline`` (a :func:`time.perf_counter` value) passes first.
 
@@ -69,7 +70,7 @@ def armfirst_rounds(prep: Prepared, deadline: float | None = None, tight_first: 
     """
     graph, C = prep.graph, prep.C
     N, K = graph.n_users, graph.n_arms
-    su, sa = graph.edge_users.astype(np.int64), graph.edge_arms.astype(np.int64)   # edges, sorted by user
+    su, sa = graph.edge_users.astype(np.int64), graph.edge_arms.astype(np.int64)  # edges, sorted by user
     ustart = graph.indptr
     by_arm = np.argsort(sa, kind="stable")
     astart = np.searchsorted(sa[by_arm], np.arange(K + 1))
@@ -87,8 +88,8 @@ def armfirst_rounds(prep: Prepared, deadline: float | None = None, tight_first: 
         urgency = need / span
         weight = urgency / np.maximum(np.bincount(su, weights=wants, minlength=N), 1)
         free = np.ones(N, dtype=bool)
-        count = np.bincount(sa, minlength=K).astype(np.int64)             # free users who may play the arm
-        needing = np.bincount(sa, weights=wants, minlength=K)               # ... and still need it
+        count = np.bincount(sa, minlength=K).astype(np.int64)  # free users who may play the arm
+        needing = np.bincount(sa, weights=wants, minlength=K)  # ... and still need it
         value = np.bincount(sa, weights=np.where(wants, weight[su], 0.0), minlength=K)
         arm = np.full(N, -1, dtype=np.int64)
         # arms with demand left that a user may pad: padders wanted elsewhere are taken last
@@ -99,14 +100,14 @@ def armfirst_rounds(prep: Prepared, deadline: float | None = None, tight_first: 
             thinnest = np.full(N, np.inf)
             np.minimum.at(thinnest, su[wants], degree[sa[wants]])
             tight = tight[np.argsort(thinnest[tight], kind="stable")]
-        tight = list(tight)
+        tight_queue = list(tight)
         while True:
             can = (count >= C + 1) & (needing > 0.5)
             if not can.any():
                 break
             j = -1
-            while tight and j < 0:
-                u = tight.pop(0)
+            while tight_queue and j < 0:
+                u = tight_queue.pop(0)
                 if free[u]:
                     e = np.arange(ustart[u], ustart[u + 1])
                     e = e[wants[e] & can[sa[e]]]
@@ -117,7 +118,7 @@ def armfirst_rounds(prep: Prepared, deadline: float | None = None, tight_first: 
                 if rng is not None:
                     score = score * np.exp(NOISE * rng.standard_normal(K))
                 j = int(np.argmax(np.where(can, score, -np.inf)))
-            e = by_arm[astart[j]:astart[j + 1]]
+            e = by_arm[astart[j] : astart[j + 1]]
             e = e[free[su[e]]]
             takes = su[e[wants[e]]]
             pads = su[e[~wants[e]]]
@@ -131,8 +132,9 @@ def armfirst_rounds(prep: Prepared, deadline: float | None = None, tight_first: 
             idx = np.repeat(ustart[takes] - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
             count -= np.bincount(sa[idx], minlength=K)
             needing -= np.bincount(sa[idx], weights=wants[idx], minlength=K)
-            value = np.maximum(value - np.bincount(sa[idx], weights=np.where(wants[idx], weight[su[idx]], 0.0),
-                                                   minlength=K), 0.0)
+            value = np.maximum(
+                value - np.bincount(sa[idx], weights=np.where(wants[idx], weight[su[idx]], 0.0), minlength=K), 0.0
+            )
         served = np.flatnonzero((arm[su] == sa) & wants)
         k = max(1, min(int(left[served].min()), int(CHUNK_SHARE * span)))
         left[served] -= np.minimum(k, left[served])

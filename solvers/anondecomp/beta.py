@@ -41,10 +41,14 @@ import numpy as np
 from anondecomp.errors import InvalidInputError
 from anondecomp.graph import DemandGraph
 from anondecomp.highs import new_highs
-from anondecomp.lower_bound import UserTypes, VertexPricer, run_within
+from anondecomp.lower_bound import PricingResult, UserTypes, VertexPricer, run_within
+from anondecomp.validation import DENSE_CELLS, checked, freeze_arrays
 
 EXACT_MAX_ARMS = 12
 DISJUNCTIVE_MAX_VARIABLES = 400_000  # "auto" builds the full LP only up to this many face variables
+DISJUNCTIVE_MAX_FACES = 2**20 - 1
+"""Faces (non-empty sets of openable arms, 2^k - 1 for k arms) above which ``method="disjunctive"`` is refused
+unless ``allow_large=True`` (each face is a (K,) mask and an LP column); above 40 arms it is always refused."""
 TOL = 1e-7
 
 
@@ -89,6 +93,9 @@ class BetaResult:
     n_faces: int
     wall_time: float
 
+    def __post_init__(self) -> None:
+        freeze_arrays(self)
+
     @property
     def exact(self) -> bool:
         return bool(np.isfinite(self.upper)) and self.upper - self.lower <= 1e-6 * max(1.0, self.upper)
@@ -98,6 +105,7 @@ class BetaResult:
         """The best certified value (``lower``); equal to beta(G) when ``exact``."""
         return self.lower
 
+    @checked()
     def lemma3_bound(self, graph: DemandGraph) -> float:
         """Lemma 3's bound: a decomposition with at most ``D / beta + N K + 1`` assignments exists.
 
@@ -144,12 +152,28 @@ class _Disjunctive:
         self.h.addRows(1, np.ones(1), np.ones(1), 0, e, e, np.zeros(0))
         self.conv_row = P
         self.h.changeObjectiveSense(highspy.ObjSense.kMaximize)
-        self.h.addCols(1, np.ones(1), np.zeros(1), np.array([self.inf]), P, np.zeros(1, np.int32),
-                       np.arange(P, dtype=np.int32), -what)
+        self.h.addCols(
+            1,
+            np.ones(1),
+            np.zeros(1),
+            np.array([self.inf]),
+            P,
+            np.zeros(1, np.int32),
+            np.arange(P, dtype=np.int32),
+            -what,
+        )
         # the empty face (the zero vertex of P_C): never raises the optimum (rescale the other weights), but
         # keeps the LP feasible with beta = 0 when some wanted arm has at most C users
-        self.h.addCols(1, np.zeros(1), np.zeros(1), np.array([self.inf]), 1, np.zeros(1, np.int32),
-                       np.array([self.conv_row], np.int32), np.ones(1))
+        self.h.addCols(
+            1,
+            np.zeros(1),
+            np.zeros(1),
+            np.array([self.inf]),
+            1,
+            np.zeros(1, np.int32),
+            np.array([self.conv_row], np.int32),
+            np.ones(1),
+        )
         self.faces: list[np.ndarray] = []
         self.lam_col: list[int] = []
         self._keys: set[bytes] = set()
@@ -163,7 +187,7 @@ class _Disjunctive:
             return
         t, C = self.types, self.C
         F = len(masks)
-        inside = masks[:, t.aj]                                        # (F, P): pair's arm in the face
+        inside = masks[:, t.aj]  # (F, P): pair's arm in the face
         # a face whose arm no user wants, or which some type cannot reach, still gets rows: the LP decides
         type_in = np.zeros((F, t.n_types), dtype=bool)
         fi, pi = np.nonzero(inside)
@@ -183,15 +207,32 @@ class _Disjunctive:
         # columns: per face lambda_S, then its Y pairs
         lam_idx = np.arange(F)
         y_idx = F + np.arange(len(fi))
-        rows = np.concatenate([type_row[ft, tt], arm_row[fa, aa], np.full(F, self.conv_row),
-                               pi, type_row[fi, t.ti[pi]], arm_row[fi, t.aj[pi]]])
+        rows = np.concatenate(
+            [
+                type_row[ft, tt],
+                arm_row[fa, aa],
+                np.full(F, self.conv_row),
+                pi,
+                type_row[fi, t.ti[pi]],
+                arm_row[fi, t.aj[pi]],
+            ]
+        )
         cols = np.concatenate([lam_idx[ft], lam_idx[fa], lam_idx, y_idx, y_idx, y_idx])
-        vals = np.concatenate([-t.counts[tt].astype(float), np.full(len(fa), -(C + 1.0)), np.ones(F),
-                               np.ones(3 * len(fi))])
+        vals = np.concatenate(
+            [-t.counts[tt].astype(float), np.full(len(fa), -(C + 1.0)), np.ones(F), np.ones(3 * len(fi))]
+        )
         A = sp.csc_matrix((vals, (rows, cols)), shape=(self.h.getNumRow(), F + len(fi)))
         n = F + len(fi)
-        self.h.addCols(n, np.zeros(n), np.zeros(n), np.full(n, self.inf), A.nnz, A.indptr[:-1].astype(np.int32),
-                       A.indices.astype(np.int32), A.data)
+        self.h.addCols(
+            n,
+            np.zeros(n),
+            np.zeros(n),
+            np.full(n, self.inf),
+            A.nnz,
+            A.indptr[:-1].astype(np.int32),
+            A.indices.astype(np.int32),
+            A.data,
+        )
         for f in range(F):
             self.faces.append(masks[f])
             self.lam_col.append(col0 + f)
@@ -213,13 +254,15 @@ class _Disjunctive:
     def prices(self) -> np.ndarray:
         """Pair duals, signed so that pi . w_hat >= 0. Under domination any pi >= 0 certifies an upper bound
         (:func:`_upper`), and the covering rows' duals share one sign, so their magnitudes are taken."""
-        pi = np.asarray(self.h.getSolution().row_dual[:self.types.n_pairs])
+        pi = np.asarray(self.h.getSolution().row_dual[: self.types.n_pairs])
         if self.sense == "dominate":
             return np.abs(pi)
         return -pi if np.dot(pi, self.what) < 0 else pi
 
 
-def _upper(pricer: VertexPricer, pi: np.ndarray, what: np.ndarray, time_limit) -> tuple[float, object]:
+def _upper(
+    pricer: VertexPricer, pi: np.ndarray, what: np.ndarray, time_limit: float | None
+) -> tuple[float, PricingResult | None]:
     """beta <= theta(pi) / (pi . w_hat) (pi >= 0 under domination); returns (bound, pricing result)."""
     scale = float(np.dot(pi, what))
     if scale <= 1e-12:
@@ -230,8 +273,16 @@ def _upper(pricer: VertexPricer, pi: np.ndarray, what: np.ndarray, time_limit) -
     return max(priced.bound, 0.0) / scale, priced
 
 
-def beta(graph: DemandGraph, C: int, *, method: str = "auto", sense: str = "dominate",
-         time_limit: float | None = None) -> BetaResult:
+@checked()
+def beta(
+    graph: DemandGraph,
+    C: int,
+    *,
+    method: str = "auto",
+    sense: str = "dominate",
+    time_limit: float | None = None,
+    allow_large: bool = False,
+) -> BetaResult:
     """beta(G) of Lemma 3 (paper 000), exactly for K <= 12, else a certified interval.
 
     Parameters
@@ -251,6 +302,9 @@ def beta(graph: DemandGraph, C: int, *, method: str = "auto", sense: str = "domi
         only arm is thin cannot be served exactly; see the module docstring).
     time_limit : float, optional
         Seconds; column generation then stops with the interval found so far.
+    allow_large : bool, optional
+        Build the dense (users x arms) model above :data:`~anondecomp.validation.DENSE_CELLS` cells, and the
+        disjunctive LP above :data:`DISJUNCTIVE_MAX_FACES` faces, instead of refusing (default False).
 
     Returns
     -------
@@ -260,7 +314,8 @@ def beta(graph: DemandGraph, C: int, *, method: str = "auto", sense: str = "domi
     Raises
     ------
     InvalidInputError
-        For an unknown ``method`` or ``sense``, or C < 1.
+        For an unknown ``method`` or ``sense``, or C < 1; for a graph above the size limits (unless
+        ``allow_large``).
 
     References
     ----------
@@ -279,26 +334,41 @@ def beta(graph: DemandGraph, C: int, *, method: str = "auto", sense: str = "domi
         raise InvalidInputError(f"beta sense must be dominate or equal, got {sense!r}")
     if isinstance(C, bool) or not isinstance(C, int | np.integer) or C < 1:
         raise InvalidInputError(f"C must be an integer >= 1, got {C!r}")
+    if graph.n_users * graph.n_arms > DENSE_CELLS and not allow_large:
+        raise InvalidInputError(
+            f"beta builds dense (users x arms) arrays: {graph.n_users} x {graph.n_arms} is above "
+            f"DENSE_CELLS = {DENSE_CELLS:.0e} cells; pass allow_large=True to build them anyway"
+        )
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
     w_hat, _ = graph.normalized()
     K = graph.n_arms
     # pairs: the demand, and the wanted arms a user may play without demand (it pads there, with w_hat = 0);
     # users are one type when both agree (a support equal to the demand gives the demand's types and pairs)
-    may = (w_hat > 0) | (graph.support & (w_hat > 0).any(axis=0)[None, :])
+    may = (w_hat > 0) | (graph.support & np.any(w_hat > 0, axis=0)[None, :])
     padded = not np.array_equal(may, w_hat > 0)
-    keys, of_user, counts = np.unique(np.concatenate([w_hat, may], axis=1) if padded else w_hat, axis=0,
-                                      return_inverse=True, return_counts=True)
+    keys, of_user, counts = np.unique(
+        np.concatenate([w_hat, may], axis=1) if padded else w_hat, axis=0, return_inverse=True, return_counts=True
+    )
     keys = keys if padded else np.concatenate([keys, keys > 0], axis=1)
     rows = keys[:, :K]
     ti, aj = np.nonzero(keys[:, K:] > 0)
     types = UserTypes(counts.astype(np.int64), of_user.ravel(), ti, aj, (rows[ti, aj] > 0).astype(np.int64), K)
-    what = counts[ti] * rows[ti, aj]                         # n_t * w_hat_tj per pair (0 for a padding pair)
+    what = counts[ti] * rows[ti, aj]  # n_t * w_hat_tj per pair (0 for a padding pair)
     # arms that can open at all (>= C+1 users want them); pairs elsewhere force beta = 0
     usable = np.flatnonzero(graph.arm_degrees >= C + 1)
-    if method == "auto":
-        size = types.n_pairs * 2.0 ** max(len(usable) - 1, 0)
+    if method == "auto":  # compared in integers: 2.0 ** 1100 overflows a float
+        size = types.n_pairs * 2 ** max(len(usable) - 1, 0)
         method = "disjunctive" if len(usable) <= EXACT_MAX_ARMS and size <= DISJUNCTIVE_MAX_VARIABLES else "colgen"
+    n_faces = 2 ** len(usable) - 1
+    if method == "disjunctive" and (n_faces > DISJUNCTIVE_MAX_FACES and not allow_large or len(usable) > 40):
+        raise InvalidInputError(
+            f"beta method 'disjunctive' would build every non-empty set of the {len(usable)} "
+            f"openable arms, 2^{len(usable)} - 1 faces, above DISJUNCTIVE_MAX_FACES = "
+            f"{DISJUNCTIVE_MAX_FACES}"
+            + ("" if len(usable) > 40 else "; pass allow_large=True")
+            + ", or use method 'colgen'"
+        )
     lp = _Disjunctive(types, what, int(C), K, sense)
     pricer = VertexPricer(types, int(C), K) if types.n_pairs else None
     if method == "disjunctive":
@@ -316,9 +386,15 @@ def beta(graph: DemandGraph, C: int, *, method: str = "auto", sense: str = "domi
         lower, upper = _column_generation(lp, pricer, usable, what, K, deadline)
     lam = lp.lambdas()
     keep = lam > 1e-12
-    return BetaResult(float(lower), float(upper), "disjunctive" if method == "disjunctive" else "column generation",
-                      np.array(lp.faces)[keep] if keep.any() else np.empty((0, K), bool), lam[keep], len(lp.faces),
-                      time.perf_counter() - start)
+    return BetaResult(
+        float(lower),
+        float(upper),
+        "disjunctive" if method == "disjunctive" else "column generation",
+        np.array(lp.faces)[keep] if keep.any() else np.empty((0, K), bool),
+        lam[keep],
+        len(lp.faces),
+        time.perf_counter() - start,
+    )
 
 
 def _column_generation(lp: _Disjunctive, pricer, usable, what, K, deadline) -> tuple[float, float]:

@@ -40,6 +40,7 @@ import numpy as np
 from anondecomp.errors import InvalidInputError, SolverError
 from anondecomp.flows import bounded_assignment
 from anondecomp.polytope import arm_mask, check_membership
+from anondecomp.validation import DENSE_CELLS, checked, freeze_arrays
 
 TOL = 1e-9
 _ZERO, _FULL, _ROW, _COL = range(4)  # kinds of constraint of P_C(S), see _ratio_test
@@ -74,6 +75,22 @@ class CaratheodoryResult:
     vertices: np.ndarray
     dimension: int
 
+    def __post_init__(self) -> None:
+        freeze_arrays(self)
+
+    def _check_dense(self, n_arms: int) -> None:
+        """Refuse an ``n_arms`` that misses a vertex's arm, or a dense (N, n_arms) matrix above DENSE_CELLS."""
+        if self.vertices.size and n_arms <= int(self.vertices.max()):
+            raise InvalidInputError(
+                f"n_arms must exceed every vertex's arm index {int(self.vertices.max())}, got {n_arms}"
+            )
+        if self.vertices.shape[1] * n_arms > DENSE_CELLS:
+            raise InvalidInputError(
+                f"n_arms = {n_arms} makes a {self.vertices.shape[1]} x {n_arms} matrix, above "
+                f"DENSE_CELLS = {DENSE_CELLS:.0e} cells"
+            )
+
+    @checked()
     def vertex_matrix(self, k: int, n_arms: int) -> np.ndarray:
         """Vertex k as an (N, K) 0/1 matrix.
 
@@ -89,6 +106,12 @@ class CaratheodoryResult:
         numpy.ndarray
             (N, K) float: 1 at (i, ``vertices[k, i]``) for every user i with an arm, 0 elsewhere.
 
+        Raises
+        ------
+        InvalidInputError
+            For ``k`` outside the vertices, an ``n_arms`` that misses a vertex's arm, or an (N, n_arms)
+            matrix above :data:`~anondecomp.validation.DENSE_CELLS` cells.
+
         Examples
         --------
         >>> import numpy as np
@@ -96,11 +119,15 @@ class CaratheodoryResult:
         >>> res.vertex_matrix(0, 2).sum(axis=0).tolist()  # each arm gets C+1 = 2 users
         [2.0, 2.0]
         """
+        self._check_dense(n_arms)
+        if k >= len(self.weights):
+            raise InvalidInputError(f"k must be a vertex index in [0, {len(self.weights)}), got {k}")
         v = np.zeros((self.vertices.shape[1], n_arms))
         on = self.vertices[k] >= 0
         v[np.flatnonzero(on), self.vertices[k, on]] = 1.0
         return v
 
+    @checked()
     def reconstruct(self, n_arms: int) -> np.ndarray:
         """The convex combination ``sum_k weights[k] * vertex_k`` as an (N, K) matrix (x, up to rounding).
 
@@ -114,6 +141,11 @@ class CaratheodoryResult:
         numpy.ndarray
             (N, K) float, the weighted sum of the vertices' 0/1 matrices (see :meth:`vertex_matrix`).
 
+        Raises
+        ------
+        InvalidInputError
+            As :meth:`vertex_matrix` for ``n_arms``.
+
         Examples
         --------
         >>> import numpy as np
@@ -121,6 +153,7 @@ class CaratheodoryResult:
         >>> res.reconstruct(2).tolist()
         [[0.5, 0.5], [0.5, 0.5], [0.5, 0.5], [0.5, 0.5]]
         """
+        self._check_dense(n_arms)
         out = np.zeros((self.vertices.shape[1], n_arms))
         for k, lam in enumerate(self.weights):
             on = self.vertices[k] >= 0
@@ -128,6 +161,7 @@ class CaratheodoryResult:
         return out
 
 
+@checked()
 def caratheodory(x: np.ndarray, C: int, S=None) -> CaratheodoryResult:
     """Write x, a point of P_C(S), as a convex combination of at most dim + 1 integral vertices.
 
@@ -170,8 +204,15 @@ def caratheodory(x: np.ndarray, C: int, S=None) -> CaratheodoryResult:
     if not report.member:
         raise InvalidInputError(f"point is not in P_C(S): {report.violated[0]}")
     z = np.clip(np.where(open_arms[None, :], x, 0.0), 0.0, 1.0)
-    face = _Face(zero=z <= TOL, full_row=z.sum(axis=1) >= 1 - TOL,
-                 tight_col=open_arms & (z.sum(axis=0) <= C + 1 + TOL), open_arms=open_arms, C=C)
+    zero = z <= TOL
+    face = _Face(
+        zero=zero,
+        full_row=z.sum(axis=1) >= 1 - TOL,
+        tight_col=open_arms & (z.sum(axis=0) <= C + 1 + TOL),
+        open_arms=open_arms,
+        C=C,
+        full=np.zeros_like(zero),
+    )
     face.fill(z >= 1 - TOL)
     z[face.zero] = 0.0
     z[face.full] = 1.0
@@ -181,8 +222,10 @@ def caratheodory(x: np.ndarray, C: int, S=None) -> CaratheodoryResult:
     vertices: list[np.ndarray] = []
     v = face.vertex()
     if v is None:
-        raise SolverError("Carathéodory: the point's minimal face has no vertex (the point lies within "
-                          f"{TOL:g} of P_C(S)'s boundary in a way rounding cannot settle)")
+        raise SolverError(
+            "Carathéodory: the point's minimal face has no vertex (the point lies within "
+            f"{TOL:g} of P_C(S)'s boundary in a way rounding cannot settle)"
+        )
     for _ in range(dimension + 1):  # (b) and (c) of the module docstring: never more steps than this
         vm = np.zeros_like(z)
         on = v >= 0
@@ -202,8 +245,9 @@ def caratheodory(x: np.ndarray, C: int, S=None) -> CaratheodoryResult:
         if step is None:  # mu = rho: what is left is rho * v (up to rounding, which we check)
             err = float(np.abs(z - rho * vm).max())
             if err > 1e-7:
-                raise SolverError(f"Carathéodory: the remainder is {err:.3g} away from its last vertex "
-                                  "(numerical breakdown)")
+                raise SolverError(
+                    f"Carathéodory: the remainder is {err:.3g} away from its last vertex (numerical breakdown)"
+                )
             if rho > 0:
                 weights.append(rho)
                 vertices.append(v)
@@ -231,12 +275,10 @@ class _Face:
     tight_col: np.ndarray
     open_arms: np.ndarray
     C: int
-    full: np.ndarray | None = None
+    full: np.ndarray  # (N, K) bool; all False for a new face (no entry full yet)
 
     def __post_init__(self) -> None:
         self.zero = self.zero | ~self.open_arms[None, :]
-        if self.full is None:
-            self.full = np.zeros_like(self.zero)
 
     def fill(self, entries: np.ndarray) -> None:
         """Make ``entries`` (a boolean mask, at most one per row) full: their rows full, the rest zero."""
@@ -248,8 +290,9 @@ class _Face:
 
     def with_constraint(self, c: np.ndarray) -> _Face:
         """A copy with constraint ``c`` = (kind, i, j) added to T (kinds: ``_ZERO``, ``_FULL``, ``_ROW``, ``_COL``)."""
-        new = _Face(self.zero.copy(), self.full_row.copy(), self.tight_col.copy(), self.open_arms, self.C,
-                    self.full.copy())
+        new = _Face(
+            self.zero.copy(), self.full_row.copy(), self.tight_col.copy(), self.open_arms, self.C, self.full.copy()
+        )
         kind, i, j = (int(c_) for c_ in c)
         if kind == _ZERO:
             new.zero[i, j] = True
@@ -267,8 +310,9 @@ class _Face:
         """An integral vertex of the face (users on arms, -1 for none), or ``None`` when the face is empty."""
         N = self.zero.shape[0]
         col_hi = np.where(self.tight_col, self.C + 1, np.where(self.open_arms, N, 0))
-        return bounded_assignment(~self.zero, self.full_row.astype(np.int64),
-                                  np.where(self.open_arms, self.C + 1, 0), col_hi)
+        return bounded_assignment(
+            ~self.zero, self.full_row.astype(np.int64), np.where(self.open_arms, self.C + 1, 0), col_hi
+        )
 
 
 def _ratio_test(z, rho, v, face: _Face, C: int) -> tuple[np.ndarray, np.ndarray]:
@@ -286,9 +330,20 @@ def _ratio_test(z, rho, v, face: _Face, C: int) -> tuple[np.ndarray, np.ndarray]
     idle = np.flatnonzero((v.sum(axis=1) == 0) & ~face.full_row)
     size = v.sum(axis=0)
     big = np.flatnonzero(face.open_arms & (size > C + 1) & ~face.tight_col)
-    ratios = np.concatenate([z[oi, oj], rho - z[fi, fj], rho - z[idle].sum(axis=1),
-                             (z[:, big].sum(axis=0) - (C + 1) * rho) / (size[big] - (C + 1))])
+    ratios = np.concatenate(
+        [
+            z[oi, oj],
+            rho - z[fi, fj],
+            rho - z[idle].sum(axis=1),
+            (z[:, big].sum(axis=0) - (C + 1) * rho) / (size[big] - (C + 1)),
+        ]
+    )
     kinds = np.repeat([_ZERO, _FULL, _ROW, _COL], [len(oi), len(fi), len(idle), len(big)])
-    constraints = np.stack([kinds, np.concatenate([oi, fi, idle, np.zeros(len(big), np.int64)]),
-                            np.concatenate([oj, fj, np.zeros(len(idle), np.int64), big])])
+    constraints = np.stack(
+        [
+            kinds,
+            np.concatenate([oi, fi, idle, np.zeros(len(big), np.int64)]),
+            np.concatenate([oj, fj, np.zeros(len(idle), np.int64), big]),
+        ]
+    )
     return ratios, constraints

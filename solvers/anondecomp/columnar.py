@@ -23,7 +23,15 @@ from typing import Any
 
 import numpy as np
 
-from anondecomp._formats import ZERO_WEIGHT, c_field, finite_number, first_line, no_nulls
+from anondecomp._formats import (
+    ZERO_WEIGHT,
+    DuplicateKeyError,
+    c_field,
+    finite_number,
+    first_line,
+    no_nulls,
+    unique_keys,
+)
 from anondecomp.errors import InvalidInputError
 from anondecomp.graph import LIMIT_TEXT, MAX_DEMAND, DemandGraph, describe
 
@@ -60,8 +68,10 @@ def parquet_files(path: str | os.PathLike) -> list[Path]:
     p = Path(path)
     if not p.is_dir():
         return [p]
-    parts = sorted((q for q in p.iterdir() if q.suffix.lower() in PARQUET_SUFFIXES and not q.name.startswith(".")),
-                   key=lambda q: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", q.name)])
+    parts = sorted(
+        (q for q in p.iterdir() if q.suffix.lower() in PARQUET_SUFFIXES and not q.name.startswith(".")),
+        key=lambda q: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", q.name)],
+    )
     if not parts:
         raise InvalidInputError(f"{path}: cannot read file (a directory holding no .parquet part files)")
     return parts
@@ -83,13 +93,17 @@ def open_parquet(path: Path, **options):
 
 def read_metadata(pf, path) -> dict[str, Any]:
     """A Parquet file's key-value metadata, each value parsed as JSON (keys written by other tools are kept
-    as text when they are not JSON)."""
+    as text when they are not JSON). A JSON value holding an object that names a key twice (the last would
+    win) is refused, naming the key. (A metadata key written twice by another tool reaches us once: pyarrow
+    reads the key-value metadata into a dict.)"""
     raw = pf.schema_arrow.metadata or {}
     out: dict[str, Any] = {}
     for key, value in raw.items():
         k = key.decode("utf-8", "replace")
         try:
-            out[k] = json.loads(value)
+            out[k] = json.loads(value, object_pairs_hook=unique_keys)
+        except DuplicateKeyError as exc:
+            raise InvalidInputError(f"{path}: metadata {k!r}: {exc}") from None
         except (ValueError, UnicodeDecodeError):
             out[k] = value.decode("utf-8", "replace")
     return out
@@ -109,7 +123,8 @@ def _read_table(path: str | os.PathLike, kind: str):
             raise InvalidInputError(f"{path}: no such file") from None
         except (pa.ArrowException, OSError) as exc:
             raise InvalidInputError(f"{path}: not a readable CSV table ({first_line(exc)})") from None
-    tables, meta = [], {}
+    tables = []
+    meta: dict[str, Any] = {}
     for part in parquet_files(path):
         pf = open_parquet(part)
         meta = meta or read_metadata(pf, part)
@@ -167,8 +182,7 @@ def _weights(table, path, users: list[str], arms: list[str], u: np.ndarray, a: n
     return values.astype(np.float64)
 
 
-def _check_pairs(u: np.ndarray, a: np.ndarray, n_arms: int, users: list[str], arms: list[str], path
-                 ) -> np.ndarray:
+def _check_pairs(u: np.ndarray, a: np.ndarray, n_arms: int, users: list[str], arms: list[str], path) -> np.ndarray:
     """Refuse a (user, arm) pair given twice, naming it (as the JSON reader does; summing would hide it).
 
     Sorts the int64 keys ``u * n_arms + a`` (no users x arms matrix) and returns that stable order, which lists
@@ -179,8 +193,10 @@ def _check_pairs(u: np.ndarray, a: np.ndarray, n_arms: int, users: list[str], ar
     dup = np.flatnonzero(key[1:] == key[:-1])
     if len(dup):
         k = int(order[dup[0] + 1])
-        raise InvalidInputError(f"{path}: row {k + 1} gives user {users[u[k]]!r} and arm {arms[a[k]]!r} again "
-                                "(duplicate pair); give one row per pair")
+        raise InvalidInputError(
+            f"{path}: row {k + 1} gives user {users[u[k]]!r} and arm {arms[a[k]]!r} again "
+            "(duplicate pair); give one row per pair"
+        )
     return order
 
 
@@ -200,8 +216,10 @@ def table_demand(meta: dict, path, demand: int | float | None) -> int | float:
     what = "demand D"
     if demand is None:
         if "demand" not in meta:
-            raise InvalidInputError(f"{path} is a batched table (columns user, arm; no 'weight'): give its total "
-                                    "demand with demand=D or a 'demand' key in the Parquet metadata")
+            raise InvalidInputError(
+                f"{path} is a batched table (columns user, arm; no 'weight'): give its total "
+                "demand with demand=D or a 'demand' key in the Parquet metadata"
+            )
         demand, what = meta["demand"], f"{path}: metadata 'demand'"
     demand = finite_number(demand.item() if isinstance(demand, np.generic) else demand, what)
     if not demand > 0:
@@ -209,8 +227,9 @@ def table_demand(meta: dict, path, demand: int | float | None) -> int | float:
     return demand
 
 
-def read_table_graph(path: str | os.PathLike, kind: str, demand: int | float | None = None
-                     ) -> tuple[DemandGraph, int | None]:
+def read_table_graph(
+    path: str | os.PathLike, kind: str, demand: int | float | None = None
+) -> tuple[DemandGraph, int | None]:
     """Read an edge table or a batched table (``kind`` ``"parquet"`` or ``"csv"``).
 
     Parameters
@@ -227,8 +246,10 @@ def read_table_graph(path: str | os.PathLike, kind: str, demand: int | float | N
     table, meta = _read_table(path, kind)
     for name in ("user", "arm"):
         if name not in table.column_names:
-            raise InvalidInputError(f"{path}: no column {name!r} (columns: {', '.join(table.column_names) or 'none'}"
-                                    "); a graph table needs 'user', 'arm' and, for an edge table, 'weight'")
+            raise InvalidInputError(
+                f"{path}: no column {name!r} (columns: {', '.join(table.column_names) or 'none'}"
+                "); a graph table needs 'user', 'arm' and, for an edge table, 'weight'"
+            )
     if table.num_rows == 0:
         raise InvalidInputError(f"{path}: the table has no rows")
     C = c_field(meta, f"{path}: metadata 'C'")
@@ -236,8 +257,10 @@ def read_table_graph(path: str | os.PathLike, kind: str, demand: int | float | N
     a, arms = _ids(table, "arm", path)
     if "weight" in table.column_names:
         if demand is not None:
-            raise InvalidInputError(f"{path} has a 'weight' column (an edge table): its weights are the demand; "
-                                    "demand=D is only for a batched table (columns user, arm)")
+            raise InvalidInputError(
+                f"{path} has a 'weight' column (an edge table): its weights are the demand; "
+                "demand=D is only for a batched table (columns user, arm)"
+            )
         w = _weights(table, path, users, arms, u, a)
         del table
         _release_arrow()

@@ -67,8 +67,9 @@ def is_compact_output(path: str | os.PathLike) -> bool:
     return is_directory_output(path) or Path(path).suffix.lower() in PARQUET_SUFFIXES
 
 
-def schedule_rows(assignments: np.ndarray, starts: np.ndarray, total: int, lo: int, hi: int
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def schedule_rows(
+    assignments: np.ndarray, starts: np.ndarray, total: int, lo: int, hi: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The schedule rows of users ``lo..hi-1``: (user, arm, first_round, rounds) arrays, user-major.
 
     ``starts[r]`` is the first round of assignment r, ``total`` = R the end of the last.
@@ -95,13 +96,15 @@ def _write_file(path: Path, result: Decomposition, schema, starts: np.ndarray, l
     step = max(1, _BLOCK // max(1, result.n_distinct))
     with pq.ParquetWriter(path, schema) as writer:
         for b in range(lo, hi, step):
-            u, a, first, rounds = schedule_rows(result.assignments, starts, result.total_assignments, b,
-                                                min(b + step, hi))
+            u, a, first, rounds = schedule_rows(
+                result.assignments, starts, result.total_assignments, b, min(b + step, hi)
+            )
             writer.write_table(pa.table([users.take(u), arms.take(a), first, rounds], schema=schema))
 
 
-def write_compact(result: Decomposition, path: str | os.PathLike, header: dict,
-                  users_per_part: int = USERS_PER_PART) -> None:
+def write_compact(
+    result: Decomposition, path: str | os.PathLike, header: dict, users_per_part: int = USERS_PER_PART
+) -> None:
     """Write ``result`` as a compact Parquet schedule (one file, or part files when :func:`is_directory_output`).
 
     ``header`` holds the summary fields (C, method, R, ...) stored in the key-value metadata. Written under a
@@ -111,8 +114,10 @@ def write_compact(result: Decomposition, path: str | os.PathLike, header: dict,
     refuse_special(path, directory_ok=is_directory_output(path))
     m = result.multiplicities
     if result.total_assignments >= 2**63:
-        raise InvalidInputError(f"R = {result.total_assignments} does not fit the int64 round columns of the "
-                                "Parquet form; write JSON instead")
+        raise InvalidInputError(
+            f"R = {result.total_assignments} does not fit the int64 round columns of the "
+            "Parquet form; write JSON instead"
+        )
     starts = np.concatenate([[0], np.cumsum(m.astype(np.int64))[:-1]]).astype(np.int64)
     schema = schedule_schema(header)
     target = output_target(path)
@@ -186,11 +191,17 @@ class _Index:
         """Index of every value, -1 for a name the graph does not have."""
         if not values:
             return np.empty(0, np.int64)
-        lo = next((k for k in (self.cursor, self.cursor - 1, self.start)
-                   if 0 <= k < len(self.names) and self.names[k] == values[0]), None)
+        lo = next(
+            (
+                k
+                for k in (self.cursor, self.cursor - 1, self.start)
+                if 0 <= k < len(self.names) and self.names[k] == values[0]
+            ),
+            None,
+        )
         if lo is None:
             lo = self.lookup.get(values[0], -1)
-        if lo >= 0 and list(self.names[lo:lo + len(values)]) == values:
+        if lo >= 0 and list(self.names[lo : lo + len(values)]) == values:
             codes = np.arange(lo, lo + len(values), dtype=np.int64)
             self.start, self.cursor = lo, lo + len(values)
         else:
@@ -242,8 +253,9 @@ def _counts(col, what: str, start: int, path) -> np.ndarray:
     return values.astype(np.int64)
 
 
-def _batches(files: list[Path], users: _Index, arms: _Index, progress: Callable[[int, int], None] | None
-             ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+def _batches(
+    files: list[Path], users: _Index, arms: _Index, progress: Callable[[int, int], None] | None
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
     """(user, arm, first_round, end) of every row, in record batches, checked for malformed values."""
     import pyarrow as pa
 
@@ -254,8 +266,9 @@ def _batches(files: list[Path], users: _Index, arms: _Index, progress: Callable[
     for path, pf in zip(files, pfs, strict=True):
         missing = [c for c in COLUMNS if c not in pf.schema_arrow.names]
         if missing:
-            raise InvalidInputError(f"{path}: no column {missing[0]!r}; a compact decomposition has columns "
-                                    f"{', '.join(COLUMNS)}")
+            raise InvalidInputError(
+                f"{path}: no column {missing[0]!r}; a compact decomposition has columns {', '.join(COLUMNS)}"
+            )
         start = 0
         try:
             for batch in pf.iter_batches(batch_size=_BATCH, columns=list(COLUMNS)):
@@ -266,13 +279,16 @@ def _batches(files: list[Path], users: _Index, arms: _Index, progress: Callable[
                 bad = (f < 0) | (n < 1)
                 if bad.any():
                     k = int(np.argmax(bad))
-                    raise InvalidInputError(f"{path}: row {start + k + 1} has first_round {f[k]} and rounds {n[k]}; "
-                                            "need first_round >= 0 and rounds >= 1")
+                    raise InvalidInputError(
+                        f"{path}: row {start + k + 1} has first_round {f[k]} and rounds {n[k]}; "
+                        "need first_round >= 0 and rounds >= 1"
+                    )
                 over = f > np.iinfo(np.int64).max - n
                 if over.any():
                     k = int(np.argmax(over))
-                    raise InvalidInputError(f"{path}: row {start + k + 1}: first_round + rounds does not fit a "
-                                            "64-bit integer")
+                    raise InvalidInputError(
+                        f"{path}: row {start + k + 1}: first_round + rounds does not fit a 64-bit integer"
+                    )
                 yield u, a, f, f + n
                 start += len(u)
                 done += len(u)
@@ -310,7 +326,11 @@ class _FirstPass:
         self.problems: list[str] = []
         self.n_problems = self.n_off = self.rows = 0
         self.off_support: list[tuple[int, str, str]] = []
-        self.events = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.int64))
+        self.events: tuple[np.ndarray, np.ndarray, np.ndarray] = (
+            np.empty(0, np.int64),
+            np.empty(0, np.int64),
+            np.empty(0, np.int64),
+        )
         self.carry = (-1, 0)  # user and end of the last row so far: a user's rows may straddle batches
 
     def problem(self, lines, count: int) -> None:
@@ -327,46 +347,63 @@ class _FirstPass:
         again = self.seen[u[new]] | _repeated(u[new])
         if again.any():
             k = new[int(np.argmax(again))]
-            raise InvalidInputError(f"{self.path}: the rows of user {g.users[u[k]]!r} are not consecutive; a "
-                                    "compact decomposition lists each user's rows together")
+            raise InvalidInputError(
+                f"{self.path}: the rows of user {g.users[u[k]]!r} are not consecutive; a "
+                "compact decomposition lists each user's rows together"
+            )
         self.seen[u[new]] = True
         expect = np.where(same, prev_e, 0)  # a user's first row starts at round 0, the others where it left
         wrong = np.flatnonzero(f != expect)
-        self.problem((f"user {g.users[u[k]]!r}: "
-                      + (f"rounds {f[k]}..{expect[k] - 1} placed twice (overlapping rows)" if f[k] < expect[k]
-                         else f"not placed in rounds {expect[k]}..{f[k] - 1}") for k in wrong), len(wrong))
+        self.problem(
+            (
+                f"user {g.users[u[k]]!r}: "
+                + (
+                    f"rounds {f[k]}..{expect[k] - 1} placed twice (overlapping rows)"
+                    if f[k] < expect[k]
+                    else f"not placed in rounds {expect[k]}..{f[k] - 1}"
+                )
+                for k in wrong
+            ),
+            len(wrong),
+        )
         last = np.ones(len(u), dtype=bool)
         last[:-1] = u[1:] != u[:-1]
         self.user_end[u[last]] = e[last]
         self.carry = (int(u[-1]), int(e[-1]))
         bad = np.flatnonzero(self.edges.index(u, a) < 0)
         self.n_off += len(bad)
-        self.off_support.extend((int(f[k]), g.users[u[k]], g.arms[a[k]])
-                                for k in bad[:max(0, _LISTED - len(self.off_support))])
+        self.off_support.extend(
+            (int(f[k]), g.users[u[k]], g.arms[a[k]]) for k in bad[: max(0, _LISTED - len(self.off_support))]
+        )
         ones = np.ones(len(a), np.int64)
-        self.events = _merge_events(np.concatenate([self.events[0], a, a]), np.concatenate([self.events[1], f, e]),
-                                    np.concatenate([self.events[2], ones, -ones]))
+        self.events = _merge_events(
+            np.concatenate([self.events[0], a, a]),
+            np.concatenate([self.events[1], f, e]),
+            np.concatenate([self.events[2], ones, -ones]),
+        )
 
     def finish(self) -> int:
         """R, after noting users without rows or ending before R."""
         g = self.graph
         R = int(self.user_end.max()) if self.seen.any() else 0
         missing = np.flatnonzero(~self.seen)
-        self.problem((f"user {g.users[i]!r} has no rows (every user is placed in every round)" for i in missing),
-                     len(missing))
+        self.problem(
+            (f"user {g.users[i]!r} has no rows (every user is placed in every round)" for i in missing), len(missing)
+        )
         early = np.flatnonzero(self.seen & (self.user_end < R))
-        self.problem((f"user {g.users[i]!r}: not placed in rounds {self.user_end[i]}..{R - 1}" for i in early),
-                     len(early))
+        self.problem(
+            (f"user {g.users[i]!r}: not placed in rounds {self.user_end[i]}..{R - 1}" for i in early), len(early)
+        )
         return R
 
 
-def _merge_events(arm: np.ndarray, time: np.ndarray, delta: np.ndarray) -> tuple[np.ndarray, ...]:
+def _merge_events(arm: np.ndarray, time: np.ndarray, delta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sum ``delta`` over equal (arm, time): a hash aggregation (pyarrow), linear in the rows of a batch;
     the result has one entry per (arm, time) and is unsorted."""
     import pyarrow as pa
 
     table = pa.table({"a": arm, "t": time, "d": delta}).group_by(["a", "t"]).aggregate([("d", "sum")])
-    return tuple(table.column(c).to_numpy() for c in ("a", "t", "d_sum"))
+    return table.column("a").to_numpy(), table.column("t").to_numpy(), table.column("d_sum").to_numpy()
 
 
 class _Occupancy:
@@ -417,9 +454,14 @@ def _whole_users(batches: Iterator[tuple[np.ndarray, ...]]) -> Iterator[tuple[np
         yield held
 
 
-def verify_compact(graph: DemandGraph, C: int, path: str | os.PathLike, *,
-                   progress: Callable[[int, int], None] | None = None, best_effort: bool = False
-                   ) -> VerificationReport:
+def verify_compact(
+    graph: DemandGraph,
+    C: int,
+    path: str | os.PathLike,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    best_effort: bool = False,
+) -> VerificationReport:
     """Check a compact decomposition exactly, streaming it twice in record batches.
 
     Pass 1 checks every row (known user and arm, ``first_round >= 0``, ``rounds >= 1``), that each user's
@@ -444,18 +486,29 @@ def verify_compact(graph: DemandGraph, C: int, path: str | os.PathLike, *,
     R = first.finish()
     occupancy = _Occupancy(first.events, C)
     # the demand per edge (graph.edge_required), never as a users x arms matrix
-    required, uncoverable = drop_uncoverable(graph, C, graph.edge_required) if best_effort \
-        else (graph.edge_required, np.empty((0, 2), int))
+    required, uncoverable = (
+        drop_uncoverable(graph, C, graph.edge_required) if best_effort else (graph.edge_required, np.empty((0, 2), int))
+    )
     deficits: list[tuple[str, str, int, int]] = []
     n_short = 0
     second = None if progress is None else (lambda d, t: progress(first.rows + d, 2 * t))
     for u, a, f, e in _whole_users(_batches(files, *indexes, second)):
         n_short += _pair_deficits(graph, required, edges.index(u, a), u, occupancy.informative(a, f, e), deficits)
-    return VerificationReport(valid=not (n_short or first.n_off or first.n_problems), total_assignments=R,
-                              lower_bound=graph.lower_bound, n_distinct=occupancy.n_blocks, deficits=deficits,
-                              off_support=first.off_support, problems=first.problems, n_short=n_short,
-                              n_off_support=first.n_off, n_problems=first.n_problems, unit="round",
-                              best_effort=best_effort, **uncoverable_fields(graph, uncoverable))
+    return VerificationReport(
+        valid=not (n_short or first.n_off or first.n_problems),
+        total_assignments=R,
+        lower_bound=graph.lower_bound,
+        n_distinct=occupancy.n_blocks,
+        deficits=deficits,
+        off_support=first.off_support,
+        problems=first.problems,
+        n_short=n_short,
+        n_off_support=first.n_off,
+        n_problems=first.n_problems,
+        unit="round",
+        best_effort=best_effort,
+        **uncoverable_fields(graph, uncoverable),
+    )
 
 
 def _repeated(x: np.ndarray) -> np.ndarray:
@@ -466,8 +519,9 @@ def _repeated(x: np.ndarray) -> np.ndarray:
     return mask
 
 
-def _pair_deficits(graph: DemandGraph, required: np.ndarray, edge: np.ndarray, u: np.ndarray, info: np.ndarray,
-                   deficits: list) -> int:
+def _pair_deficits(
+    graph: DemandGraph, required: np.ndarray, edge: np.ndarray, u: np.ndarray, info: np.ndarray, deficits: list
+) -> int:
     """Compare the informative rounds ``info`` of whole users' rows with their demands; appends the first
     deficits (user, arm, required, informative) to ``deficits`` (by user, then arm) and returns how many pairs
     are short.
@@ -490,6 +544,8 @@ def _pair_deficits(graph: DemandGraph, required: np.ndarray, edge: np.ndarray, u
     need = required[mine]
     short = np.flatnonzero(got < need)
     room = max(0, _LISTED - len(deficits))
-    deficits.extend((graph.users[graph.edge_users[mine[k]]], graph.arms[graph.edge_arms[mine[k]]], int(need[k]),
-                     int(got[k])) for k in short[:room])
+    deficits.extend(
+        (graph.users[graph.edge_users[mine[k]]], graph.arms[graph.edge_arms[mine[k]]], int(need[k]), int(got[k]))
+        for k in short[:room]
+    )
     return len(short)

@@ -3,9 +3,10 @@
 Each method is a row of :data:`METHOD_TABLE`: its function and the options it reads. Every option is
 validated whatever the method; an option the chosen method does not read draws an
 :class:`~anondecomp.AnonDecompWarning` (as ``scipy.optimize.linprog`` warns about unused options) and an
-unknown option is an error. Randomness (``rng`` or ``seed``) and ``improve`` are accepted silently by every
-method, so that a caller can hand one Generator to whichever method it runs: a deterministic method just draws
-nothing, and only ``auto`` has an improvement step to switch off.
+unknown option is an error. Randomness (``rng`` or ``seed``), ``improve`` and ``allow_large`` are accepted
+silently by every method, so that a caller can hand one Generator to whichever method it runs: a deterministic
+method just draws nothing, only ``auto`` has an improvement step to switch off, and a method without a size
+limit has nothing to lift.
 """
 
 from __future__ import annotations
@@ -18,26 +19,43 @@ import numpy as np
 
 from anondecomp.errors import AnonDecompWarning, InvalidInputError
 from anondecomp.graph import DemandGraph
-from anondecomp.methods import (
-    auto_decomposition,
-    block_decomposition,
-    greedy_decomposition,
-    optimal_decomposition,
-    polytope_decomposition,
-    randomized_decomposition,
-    sessions_decomposition,
-    slack_decomposition,
-)
+from anondecomp.methods.auto import auto_decomposition
+from anondecomp.methods.block import block_decomposition
+from anondecomp.methods.greedy import greedy_decomposition
+from anondecomp.methods.optimal import optimal_decomposition
+from anondecomp.methods.polytope import polytope_decomposition
+from anondecomp.methods.randomized import randomized_decomposition
+from anondecomp.methods.sessions import sessions_decomposition
+from anondecomp.methods.slack import slack_decomposition
 from anondecomp.result import Decomposition
-from anondecomp.validation import check_dense, check_improve, check_rng, check_seed, check_time_limit, check_vertices
+from anondecomp.validation import (
+    allowing_large,
+    check_bool,
+    check_dense,
+    check_improve,
+    check_rng,
+    check_seed,
+    check_time_limit,
+    check_vertices,
+    checked,
+    large_allowed,
+)
 
+# A new method is its module (imported above from the module itself) plus its row of METHOD_TABLE below.
 # option -> its check; ``rng`` and ``seed`` are two spellings of the method's randomness
 RANDOMNESS = frozenset({"rng", "seed"})
 # accepted without a warning by every method: a caller may hand them to whichever method it runs (a deterministic
-# method draws nothing; ``improve=False`` asks for no improvement step, which only ``auto`` has)
-SILENT = RANDOMNESS | {"improve"}
-OPTION_CHECKS: dict[str, Callable] = {"rng": check_rng, "seed": check_seed, "vertices": check_vertices,
-                                      "time_limit": check_time_limit, "improve": check_improve}
+# method draws nothing; ``improve=False`` asks for no improvement step, which only ``auto`` has; ``allow_large``
+# lifts the size limits of the methods that have one, and is read by decompose itself, never by a method)
+SILENT = RANDOMNESS | {"improve", "allow_large"}
+OPTION_CHECKS: dict[str, Callable] = {
+    "rng": check_rng,
+    "seed": check_seed,
+    "vertices": check_vertices,
+    "time_limit": check_time_limit,
+    "improve": check_improve,
+    "allow_large": lambda value: check_bool("allow_large", value),
+}
 
 
 @dataclass(frozen=True)
@@ -56,7 +74,8 @@ class Method:
         The options it reads besides ``best_effort``.
     dense : bool, optional
         Whether its model holds (users x arms) arrays of the whole graph: it then refuses graphs above
-        :data:`~anondecomp.validation.DENSE_CELLS` users x arms before it starts. The other methods refuse by
+        :data:`~anondecomp.validation.DENSE_CELLS` users x arms before it starts (unless :func:`decompose` is
+        given ``allow_large=True``). The other methods refuse by
         their own model or output only (``block``, ``polytope``: the dense point of one face, N users x its
         arms; ``randomized``, ``greedy``: their assignments x users).
 
@@ -78,20 +97,24 @@ class Method:
 
 _FACES = RANDOMNESS | {"vertices"}
 
-METHOD_TABLE: dict[str, Method] = {m.name: m for m in (
-    Method("auto", auto_decomposition, _FACES | {"time_limit", "improve"}),
-    Method("greedy", greedy_decomposition, frozenset()),
-    Method("block", block_decomposition, _FACES),
-    Method("polytope", polytope_decomposition, _FACES),
-    Method("randomized", randomized_decomposition, RANDOMNESS),
-    Method("slack", slack_decomposition, frozenset()),
-    Method("sessions", sessions_decomposition, frozenset()),
-    Method("optimal", optimal_decomposition, _FACES | {"time_limit"}, dense=True),
-)}
+METHOD_TABLE: dict[str, Method] = {
+    m.name: m
+    for m in (
+        Method("auto", auto_decomposition, _FACES | {"time_limit", "improve"}),
+        Method("greedy", greedy_decomposition, frozenset()),
+        Method("block", block_decomposition, _FACES),
+        Method("polytope", polytope_decomposition, _FACES),
+        Method("randomized", randomized_decomposition, RANDOMNESS),
+        Method("slack", slack_decomposition, frozenset()),
+        Method("sessions", sessions_decomposition, frozenset()),
+        Method("optimal", optimal_decomposition, _FACES | {"time_limit"}, dense=True),
+    )
+}
 
 METHODS = tuple(METHOD_TABLE)
 
 
+@checked()
 def method_info(method: str) -> Method:
     """The row of ``METHOD_TABLE`` for ``method``.
 
@@ -124,8 +147,10 @@ def method_info(method: str) -> Method:
     return METHOD_TABLE[method]
 
 
-def decompose(graph: DemandGraph, C: int, method: str = "auto", *, best_effort: bool = False,
-              **options) -> Decomposition:
+@checked()
+def decompose(
+    graph: DemandGraph, C: int, method: str = "auto", *, best_effort: bool = False, **options
+) -> Decomposition:
     """Compute a C-anonymous decomposition of ``graph`` (paper 000, Section 3).
 
     Parameters
@@ -160,7 +185,11 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, best_effort: 
         - ``time_limit``: seconds, for ``optimal`` (best decomposition found, with its gap) and ``auto`` (no
           phase starts after it; ``info["time_limit_reached"]`` says when one was cut);
         - ``improve`` (bool, default True): for ``auto``, improve a log's decomposition above the lower bound
-          (:func:`anondecomp.improve.polish`; the certified bound it computes is kept in ``info``).
+          (:func:`anondecomp.improve.polish`; the certified bound it computes is kept in ``info``);
+        - ``allow_large`` (bool, default False; every method): build a dense model above
+          :data:`~anondecomp.validation.DENSE_CELLS` cells or an output above
+          :data:`~anondecomp.validation.OUTPUT_CELLS` cells instead of refusing (the command line's
+          ``--allow-large``); it changes no decomposition the limits let through.
 
     Returns
     -------
@@ -178,7 +207,7 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, best_effort: 
         is too large for it: its dense model above :data:`~anondecomp.validation.DENSE_CELLS` cells
         (``optimal``: users x arms; ``block``: N users x its largest block's arms; ``polytope``: N users x the
         wanted arms), or its assignments x users above :data:`~anondecomp.validation.OUTPUT_CELLS` cells
-        (``greedy``: one per wanted arm; ``randomized``: its draws).
+        (``greedy``: one per wanted arm; ``randomized``: its draws), unless ``allow_large=True``.
 
     References
     ----------
@@ -200,9 +229,10 @@ def decompose(graph: DemandGraph, C: int, method: str = "auto", *, best_effort: 
     given = {name: OPTION_CHECKS[name](value) for name, value in options.items() if value is not None}
     for name in sorted(set(given) - info.options - SILENT):
         warnings.warn(f"method {method!r} does not use option {name!r}; ignored", AnonDecompWarning, stacklevel=2)
-    if info.dense:
-        check_dense(graph, method)
     kwargs = {name: value for name, value in given.items() if name in info.options and name != "seed"}
     if "rng" in info.options and "rng" not in kwargs:  # the seed only ever reaches a method as a Generator
         kwargs["rng"] = np.random.default_rng(given.get("seed", 0))
-    return info.function(graph, C, best_effort=best_effort, **kwargs)
+    with allowing_large(given.get("allow_large", False) or large_allowed()):
+        if info.dense:
+            check_dense(graph, method)
+        return info.function(graph, C, best_effort=best_effort, **kwargs)

@@ -113,3 +113,19 @@ class SolverError(AnonDecompError, RuntimeError):
     >>> issubclass(SolverError, RuntimeError)
     True
     """
+
+
+class InvalidTypeError(InvalidInputError, TypeError):
+    """An argument of the wrong type (a bool or a string where a number is meant, ``None`` as a name, ...).
+
+    An :class:`InvalidInputError` that is also a ``TypeError``; the message names the argument and the value.
+
+    Examples
+    --------
+    >>> import anondecomp
+    >>> try:
+    ...     anondecomp.method_info(["auto"])
+    ... except InvalidTypeError as exc:
+    ...     print(exc)
+    method must be a string, got ['auto']
+    """

@@ -14,8 +14,9 @@ from anondecomp.highs import load_model, new_highs
 _INT32_MAX = np.iinfo(np.int32).max
 
 
-def bounded_assignment(allowed: np.ndarray, user_lo: np.ndarray, col_lo: np.ndarray,
-                       col_hi: np.ndarray) -> np.ndarray | None:
+def bounded_assignment(
+    allowed: np.ndarray, user_lo: np.ndarray, col_lo: np.ndarray, col_hi: np.ndarray
+) -> np.ndarray | None:
     """An integral assignment of users to arms meeting per-user and per-arm bounds, or ``None``.
 
     Parameters
@@ -39,8 +40,17 @@ def bounded_assignment(allowed: np.ndarray, user_lo: np.ndarray, col_lo: np.ndar
     return out
 
 
-def transport(n_rows: int, n_cols: int, er: np.ndarray, ec: np.ndarray, cap: np.ndarray,
-              row_lo: np.ndarray, row_hi: np.ndarray, col_lo: np.ndarray, col_hi: np.ndarray) -> np.ndarray | None:
+def transport(
+    n_rows: int,
+    n_cols: int,
+    er: np.ndarray,
+    ec: np.ndarray,
+    cap: np.ndarray,
+    row_lo: np.ndarray,
+    row_hi: np.ndarray,
+    col_lo: np.ndarray,
+    col_hi: np.ndarray,
+) -> np.ndarray | None:
     """An integral bipartite flow with bounds, or ``None`` when none exists.
 
     Edge e goes from row ``er[e]`` to column ``ec[e]`` and carries 0..``cap[e]``; row r sends between
@@ -63,8 +73,9 @@ def transport(n_rows: int, n_cols: int, er: np.ndarray, ec: np.ndarray, cap: np.
     head = np.concatenate([r0 + np.arange(n_rows), c0 + ec, np.full(n_cols, t), [s]])
     low = np.concatenate([row_lo, np.zeros(len(er), np.int64), col_lo, [0]])
     high = np.concatenate([row_hi, cap, col_hi, [big]])
-    excess = (np.bincount(head, weights=low, minlength=tt + 1)
-              - np.bincount(tail, weights=low, minlength=tt + 1)).astype(np.int64)
+    excess = (
+        np.bincount(head, weights=low, minlength=tt + 1) - np.bincount(tail, weights=low, minlength=tt + 1)
+    ).astype(np.int64)
     pos, neg = np.flatnonzero(excess > 0), np.flatnonzero(excess < 0)
     tail = np.concatenate([tail, np.full(len(pos), ss), neg])
     head = np.concatenate([head, pos, np.full(len(neg), tt)])
@@ -74,14 +85,15 @@ def transport(n_rows: int, n_cols: int, er: np.ndarray, ec: np.ndarray, cap: np.
     if flow is None:
         return None
     # the flow on each row -> column edge (edges of zero capacity carry none)
-    on = keep[n_rows:n_rows + len(er)]
+    on = keep[n_rows : n_rows + len(er)]
     out = np.zeros(len(er), np.int64)
-    out[on] = flow[np.cumsum(keep)[n_rows:n_rows + len(er)][on] - 1]  # each edge's place among the kept ones
+    out[on] = flow[np.cumsum(keep)[n_rows : n_rows + len(er)][on] - 1]  # each edge's place among the kept ones
     return out
 
 
-def _max_flow(n_nodes: int, tail: np.ndarray, head: np.ndarray, width: np.ndarray, source: int, sink: int,
-              need: int) -> np.ndarray | None:
+def _max_flow(
+    n_nodes: int, tail: np.ndarray, head: np.ndarray, width: np.ndarray, source: int, sink: int, need: int
+) -> np.ndarray | None:
     """The flow on each edge of a maximum ``source`` -> ``sink`` flow (scipy's Dinic), or ``None`` when it is
     below ``need``. Edges are distinct (tail, head) pairs with positive integer widths.
 
@@ -97,8 +109,7 @@ def _max_flow(n_nodes: int, tail: np.ndarray, head: np.ndarray, width: np.ndarra
     order = np.argsort(key, kind="stable")
     indptr = np.zeros(n_nodes + 1, dtype=np.int32)
     np.cumsum(np.bincount(tail, minlength=n_nodes), out=indptr[1:])
-    graph = csr_array((width[order].astype(np.int32), head[order].astype(np.int32), indptr),
-                      shape=(n_nodes, n_nodes))
+    graph = csr_array((width[order].astype(np.int32), head[order].astype(np.int32), indptr), shape=(n_nodes, n_nodes))
     result = maximum_flow(graph, source, sink)
     if result.flow_value < need:
         return None
@@ -118,12 +129,12 @@ def _transport_lp(n_rows, n_cols, er, ec, cap, row_lo, row_hi, col_lo, col_hi) -
     import scipy.sparse as sp
 
     n = len(er)
-    A = sp.csc_matrix((np.ones(2 * n), (np.concatenate([er, n_rows + ec]), np.tile(np.arange(n), 2))),
-                      shape=(n_rows + n_cols, n))
+    A = sp.csc_matrix(
+        (np.ones(2 * n), (np.concatenate([er, n_rows + ec]), np.tile(np.arange(n), 2))), shape=(n_rows + n_cols, n)
+    )
     h = new_highs()
     h.setOptionValue("solver", "simplex")
-    load_model(h, A, np.zeros(n), np.zeros(n), cap, np.concatenate([row_lo, col_lo]),
-               np.concatenate([row_hi, col_hi]))
+    load_model(h, A, np.zeros(n), np.zeros(n), cap, np.concatenate([row_lo, col_lo]), np.concatenate([row_hi, col_hi]))
     h.run()
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None

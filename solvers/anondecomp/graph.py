@@ -9,8 +9,10 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 import numpy as np
+import numpy.typing as npt
 
 from anondecomp.errors import InvalidInputError
+from anondecomp.validation import checked
 
 MAX_DEMAND = 2**53
 """Largest demand of one user, ``sum_j ceil(w_ij)``, the solver layer accepts (also bounds every weight and D).
@@ -78,8 +80,9 @@ def _stored(x, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int
     return rows.astype(np.int64), cols.astype(np.int64), a[rows, cols], a.shape
 
 
-def _boolean_pairs(x, what: str, shape: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray,
-                                                                                  tuple[int, int]]:
+def _boolean_pairs(
+    x, what: str, shape: tuple[int, int] | None = None
+) -> tuple[np.ndarray, np.ndarray, tuple[int, int]]:
     """(rows, cols, shape) of the true entries of a boolean (or 0/1) matrix, dense or sparse."""
     try:
         rows, cols, values, got = _stored(x, what)
@@ -93,15 +96,22 @@ def _boolean_pairs(x, what: str, shape: tuple[int, int] | None = None) -> tuple[
         if not numeric or not np.isin(v, (0, 1)).all():
             raise InvalidInputError(f"{what} must hold booleans (or 0 and 1)")
         v = v.astype(bool)
-    return rows[v], cols[v], tuple(got)
+    return rows[v], cols[v], got
 
 
 def _keys(rows: np.ndarray, cols: np.ndarray, n_arms: int) -> np.ndarray:
     return rows.astype(np.int64) * n_arms + cols
 
 
-def _merge_support(pos_rows: np.ndarray, pos_cols: np.ndarray, support, shape: tuple[int, int],
-                   users: Sequence[str], arms: Sequence[str], what: str) -> tuple[np.ndarray, np.ndarray]:
+def _merge_support(
+    pos_rows: np.ndarray,
+    pos_cols: np.ndarray,
+    support,
+    shape: tuple[int, int],
+    users: Sequence[str],
+    arms: Sequence[str],
+    what: str,
+) -> tuple[np.ndarray, np.ndarray]:
     """The support's pairs (row-major), after checking that they hold every ``pos`` pair and that no user's
     row is empty; and the index of every ``pos`` pair among them."""
     s_rows, s_cols, _ = _boolean_pairs(support, "support", shape)
@@ -113,8 +123,9 @@ def _merge_support(pos_rows: np.ndarray, pos_cols: np.ndarray, support, shape: t
     missing = (keys[at] != pos) if len(keys) else np.ones(len(pos), bool)
     if missing.any():
         k = int(np.argmax(missing))
-        raise InvalidInputError(f"user {users[pos_rows[k]]!r} {what} arm {arms[pos_cols[k]]!r}, which is not in "
-                                "its support")
+        raise InvalidInputError(
+            f"user {users[pos_rows[k]]!r} {what} arm {arms[pos_cols[k]]!r}, which is not in its support"
+        )
     _no_empty_row(s_rows, shape[0], users, "has an empty support (no arm it may play)")
     return np.stack([s_rows, s_cols]), at
 
@@ -177,49 +188,113 @@ class DemandGraph:
     ([[5, 5], [10, 0], [0, 10]], 10, 4)
     """
 
-    def __init__(self, weights, required, users: Sequence[str], arms: Sequence[str], demand: float | None = None,
-                 support=None) -> None:
+    # Declared for the type checker: _set assigns them through object.__setattr__ (the class is immutable).
+    # Edge indices are int32 while N and K fit it (half the memory of large logs), else int64.
+    users: tuple[str, ...]
+    arms: tuple[str, ...]
+    demand: float | None
+    _shape: tuple[int, int]
+    edge_users: npt.NDArray[np.int32 | np.int64]
+    edge_arms: npt.NDArray[np.int32 | np.int64]
+    edge_weights: npt.NDArray[np.float64]
+    edge_required: npt.NDArray[np.int64]
+    indptr: npt.NDArray[np.int64]
+    _dense: dict[str, np.ndarray]
+
+    @checked()
+    def __init__(
+        self, weights, required, users: Sequence[str], arms: Sequence[str], demand: float | None = None, support=None
+    ) -> None:
         w_rows, w_cols, w_vals, shape = _stored(weights, "weights")
         N, K = shape
         users_t = _names(users, N, "u", "user")
         arms_t = _names(arms, K, "a", "arm")
+        _check_exact_limit(w_vals, w_rows, w_cols, users_t, arms_t)
         w_vals = np.asarray(w_vals, dtype=np.float64)
+        _check_weight_values(w_vals, w_rows, w_cols, users_t, arms_t)
         pos = w_vals > 0
         if support is None:
             rows, cols = w_rows[pos], w_cols[pos]
+            _no_empty_row(rows, N, users_t, "has no demand (all weights 0)")
         else:
-            (rows, cols), _ = _merge_support(w_rows[pos], w_cols[pos], support, shape, users_t, arms_t,
-                                             "has positive weight on")
+            (rows, cols), _ = _merge_support(
+                w_rows[pos], w_cols[pos], support, shape, users_t, arms_t, "has positive weight on"
+            )
         keys = _keys(rows, cols, K)
         r_rows, r_cols, r_vals, r_shape = _stored(required, "required")
         if tuple(r_shape) != tuple(shape):
-            raise InvalidInputError(f"required must have the shape of the weights, {tuple(shape)}, got "
-                                    f"{tuple(r_shape)}")
-        self._set(N, K, users_t, arms_t, demand, rows, cols, _lookup(_keys(w_rows, w_cols, K), w_vals, keys),
-                  _lookup(_keys(r_rows, r_cols, K), np.asarray(r_vals).astype(np.int64), keys))
+            raise InvalidInputError(
+                f"required must have the shape of the weights, {tuple(shape)}, got {tuple(r_shape)}"
+            )
+        r_vals = np.asarray(r_vals)
+        r_keys = _keys(r_rows, r_cols, K)
+        off = np.isin(r_keys, keys, invert=True) & (r_vals != 0)
+        if off.any():
+            k = int(np.argmax(off))
+            raise InvalidInputError(
+                f"required of user {users_t[r_rows[k]]!r} on arm {arms_t[r_cols[k]]!r} is "
+                f"{r_vals[k]}, but the pair has no weight and is not in the support"
+            )
+        w_edge = _lookup(_keys(w_rows, w_cols, K), w_vals, keys)
+        r_edge = _lookup(r_keys, r_vals.astype(np.int64), keys)
+        bad = (r_edge < np.floor(w_edge)) | (r_edge > np.ceil(w_edge))
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise InvalidInputError(
+                f"required of user {users_t[rows[k]]!r} on arm {arms_t[cols[k]]!r} is "
+                f"{r_edge[k]}, but its weight is {w_edge[k]:.6g}: required must be ceil(w_ij)"
+            )
+        _check_totals(rows, r_edge, users_t)
+        self._set(N, K, users_t, arms_t, None if demand is None else float(demand), rows, cols, w_edge, r_edge)
 
     @classmethod
-    def _from_edges(cls, shape: tuple[int, int], users: tuple[str, ...], arms: tuple[str, ...],
-                    rows: np.ndarray, cols: np.ndarray, w: np.ndarray, r: np.ndarray,
-                    demand: float | None = None) -> DemandGraph:
+    def _from_edges(
+        cls,
+        shape: tuple[int, int],
+        users: tuple[str, ...],
+        arms: tuple[str, ...],
+        rows: np.ndarray,
+        cols: np.ndarray,
+        w: np.ndarray,
+        r: np.ndarray,
+        demand: float | None = None,
+    ) -> DemandGraph:
         """A graph from checked, row-major sorted edges (no further checks)."""
         self = cls.__new__(cls)
         self._set(shape[0], shape[1], users, arms, demand, rows, cols, w, r)
         return self
 
-    def _set(self, N: int, K: int, users: tuple[str, ...], arms: tuple[str, ...], demand: float | None,
-             rows: np.ndarray, cols: np.ndarray, w: np.ndarray, r: np.ndarray) -> None:
+    def _set(
+        self,
+        N: int,
+        K: int,
+        users: tuple[str, ...],
+        arms: tuple[str, ...],
+        demand: float | None,
+        rows: np.ndarray,
+        cols: np.ndarray,
+        w: np.ndarray,
+        r: np.ndarray,
+    ) -> None:
         idx = np.int32 if max(N, K) < 2**31 else np.int64
-        fields = {"users": users, "arms": arms, "demand": demand, "_shape": (int(N), int(K)),
-                  "edge_users": np.asarray(rows, dtype=idx), "edge_arms": np.asarray(cols, dtype=idx),
-                  "edge_weights": np.asarray(w, dtype=np.float64), "edge_required": np.asarray(r, dtype=np.int64),
-                  "_dense": {}}
+        edge_users = np.asarray(rows, dtype=idx)
+        fields: dict[str, object] = {
+            "users": users,
+            "arms": arms,
+            "demand": demand,
+            "_shape": (int(N), int(K)),
+            "edge_users": edge_users,
+            "edge_arms": np.asarray(cols, dtype=idx),
+            "edge_weights": np.asarray(w, dtype=np.float64),
+            "edge_required": np.asarray(r, dtype=np.int64),
+            "_dense": {},
+        }
         for name, value in fields.items():
             if isinstance(value, np.ndarray):
                 value.flags.writeable = False
             object.__setattr__(self, name, value)
         indptr = np.zeros(N + 1, dtype=np.int64)
-        np.cumsum(np.bincount(fields["edge_users"], minlength=N), out=indptr[1:])
+        np.cumsum(np.bincount(edge_users, minlength=N), out=indptr[1:])
         indptr.flags.writeable = False
         object.__setattr__(self, "indptr", indptr)
 
@@ -227,11 +302,10 @@ class DemandGraph:
         raise AttributeError(f"DemandGraph is immutable (cannot set {name!r})")
 
     def __repr__(self) -> str:
-        return (f"DemandGraph(users={self.n_users}, arms={self.n_arms}, edges={self.nnz}, "
-                f"demand={self.demand!r})")
+        return f"DemandGraph(users={self.n_users}, arms={self.n_arms}, edges={self.nnz}, demand={self.demand!r})"
 
     # -- dense views -------------------------------------------------------------------------------
-    def _dense_of(self, name: str, values: np.ndarray, dtype) -> np.ndarray:
+    def _dense_of(self, name: str, values: np.ndarray | bool, dtype: npt.DTypeLike) -> np.ndarray:
         if name not in self._dense:
             out = np.zeros(self.shape, dtype=dtype)
             out[self.edge_users, self.edge_arms] = values
@@ -254,6 +328,7 @@ class DemandGraph:
         """(N, K) bool dense support, built on first access."""
         return self._dense_of("support", True, bool)
 
+    @checked()
     def toarray(self) -> np.ndarray:
         """The dense weights.
 
@@ -269,6 +344,7 @@ class DemandGraph:
         """
         return np.array(self.weights)
 
+    @checked()
     def tocsr(self, what: str = "weights"):
         """The graph as a scipy.sparse CSR array over its edges.
 
@@ -295,8 +371,11 @@ class DemandGraph:
         """
         from scipy.sparse import csr_array
 
-        tables = {"weights": self.edge_weights, "required": self.edge_required,
-                  "support": np.ones(self.nnz, dtype=bool)}
+        tables = {
+            "weights": self.edge_weights,
+            "required": self.edge_required,
+            "support": np.ones(self.nnz, dtype=bool),
+        }
         if what not in tables:
             raise InvalidInputError(f"what must be one of {', '.join(tables)}, got {what!r}")
         return csr_array((tables[what], self.edge_arms, self.indptr), shape=self.shape)
@@ -308,45 +387,47 @@ class DemandGraph:
 
     # -- construction ------------------------------------------------------------------------------
     @classmethod
-    def from_weights(cls, weights, users: Sequence[str] | None = None,
-                     arms: Sequence[str] | None = None, *, support=None) -> DemandGraph:
+    @checked()
+    def from_weights(
+        cls, weights, users: Sequence[str] | None = None, arms: Sequence[str] | None = None, *, support=None
+    ) -> DemandGraph:
         """A graph from an (N, K) weight matrix, dense or scipy.sparse; weights must be finite and non-negative.
 
-    Parameters
-    ----------
-    weights : array_like of float or scipy.sparse matrix
-        (N, K) demands ``w_ij``; a sparse matrix's unstored entries are 0 and it is never made dense.
-    users : sequence of str, optional
-        The users' names; default ``u0, u1, ...``.
-    arms : sequence of str, optional
-        The arms' names; default ``a0, a1, ...``.
-    support : array_like of bool or scipy.sparse matrix, optional
-        (N, K): the arms each user may play (default ``weights > 0``); it must contain every pair with positive
-        weight, and no row may be empty. Without it every row of weights must be non-zero; with it a row of
-        zeros is a user with zero demand, which only pads groups.
+        Parameters
+        ----------
+        weights : array_like of float or scipy.sparse matrix
+            (N, K) demands ``w_ij``; a sparse matrix's unstored entries are 0 and it is never made dense.
+        users : sequence of str, optional
+            The users' names; default ``u0, u1, ...``.
+        arms : sequence of str, optional
+            The arms' names; default ``a0, a1, ...``.
+        support : array_like of bool or scipy.sparse matrix, optional
+            (N, K): the arms each user may play (default ``weights > 0``); it must contain every pair with positive
+            weight, and no row may be empty. Without it every row of weights must be non-zero; with it a row of
+            zeros is a user with zero demand, which only pads groups.
 
-    Returns
-    -------
-    DemandGraph
-        The graph, with ``required = ceil(w)``.
+        Returns
+        -------
+        DemandGraph
+            The graph, with ``required = ceil(w)``.
 
-    Raises
-    ------
-    InvalidInputError
-        For a malformed matrix, a negative, non-finite or too large weight, a user without demand (no
-        support given), or a support that misses a weighted pair or has an empty row.
+        Raises
+        ------
+        InvalidInputError
+            For a malformed matrix, a negative, non-finite or too large weight, a user without demand (no
+            support given), or a support that misses a weighted pair or has an empty row.
 
-    References
-    ----------
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+        References
+        ----------
+        Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
 
-    Examples
-    --------
-    >>> DemandGraph.from_weights([[2.5, 0.0], [1.0, 3.0]]).required.tolist()
-    [[3, 0], [1, 3]]
-    >>> from scipy.sparse import csr_array
-    >>> DemandGraph.from_weights(csr_array([[2.5, 0.0], [1.0, 3.0]])).edge_required.tolist()
-    [3, 1, 3]
+        Examples
+        --------
+        >>> DemandGraph.from_weights([[2.5, 0.0], [1.0, 3.0]]).required.tolist()
+        [[3, 0], [1, 3]]
+        >>> from scipy.sparse import csr_array
+        >>> DemandGraph.from_weights(csr_array([[2.5, 0.0], [1.0, 3.0]])).edge_required.tolist()
+        [3, 1, 3]
         """
         if _is_sparse(weights):
             rows, cols, vals, shape = _stored(weights, "weights")
@@ -355,6 +436,7 @@ class DemandGraph:
             except (TypeError, ValueError):
                 raise InvalidInputError("weights must be numbers") from None
         else:
+            _check_exact_limit(np.asarray(weights), None, None, None, None)
             try:
                 w = np.array(weights, dtype=float)
             except OverflowError:
@@ -362,24 +444,14 @@ class DemandGraph:
             except (TypeError, ValueError):
                 raise InvalidInputError("weights must be numbers") from None
             if w.ndim != 2:
-                raise InvalidInputError(f"weights must be a non-empty 2-D (users x arms) matrix, got shape "
-                                        f"{w.shape}")
+                raise InvalidInputError(f"weights must be a non-empty 2-D (users x arms) matrix, got shape {w.shape}")
             rows, cols = np.nonzero(w)  # NaN counts as non-zero, so it is checked below
             rows, cols, vals, shape = rows.astype(np.int64), cols.astype(np.int64), w[rows, cols], w.shape
         if len(shape) != 2 or shape[0] == 0 or shape[1] == 0:
-            raise InvalidInputError(f"weights must be a non-empty 2-D (users x arms) matrix, got shape "
-                                    f"{tuple(shape)}")
+            raise InvalidInputError(f"weights must be a non-empty 2-D (users x arms) matrix, got shape {tuple(shape)}")
         users_t = _names(users, shape[0], "u", "user")
         arms_t = _names(arms, shape[1], "a", "arm")
-        bad = ~np.isfinite(vals) | (vals < 0)
-        if bad.any():
-            k = int(np.argmax(bad))
-            raise InvalidInputError(f"weight of user {users_t[rows[k]]!r} on arm {arms_t[cols[k]]!r} is {vals[k]}; "
-                                    "weights must be finite and non-negative")
-        if (vals > MAX_DEMAND).any():
-            k = int(np.argmax(vals > MAX_DEMAND))
-            raise InvalidInputError(f"weight of user {users_t[rows[k]]!r} on arm {arms_t[cols[k]]!r} is "
-                                    f"{vals[k]:.6g}; weights must be at most {LIMIT_TEXT}")
+        _check_weight_values(vals, rows, cols, users_t, arms_t)
         pos = vals > 0
         rows, cols, vals = rows[pos], cols[pos], vals[pos]
         if support is None:
@@ -394,44 +466,52 @@ class DemandGraph:
         return cls._from_edges(shape, users_t, arms_t, rows, cols, w_edge, required)
 
     @classmethod
-    def from_batched(cls, demand: float, active, users: Sequence[str] | None = None,
-                     arms: Sequence[str] | None = None, *, support=None) -> DemandGraph:
+    @checked()
+    def from_batched(
+        cls,
+        demand: float,
+        active,
+        users: Sequence[str] | None = None,
+        arms: Sequence[str] | None = None,
+        *,
+        support=None,
+    ) -> DemandGraph:
         """A batched graph: ``w_ij = D / |A_i|`` for j in A_i (paper 000, Section 3.2).
 
-    Parameters
-    ----------
-    demand : int or float
-        The total demand D of every user, positive.
-    active : array_like of bool or scipy.sparse matrix
-        (N, K): row i marks the active set A_i (non-empty).
-    users : sequence of str, optional
-        The users' names; default ``u0, u1, ...``.
-    arms : sequence of str, optional
-        The arms' names; default ``a0, a1, ...``.
-    support : array_like of bool or scipy.sparse matrix, optional
-        (N, K), default ``active``; as for :meth:`from_weights`: with it, a user with an empty active set and a
-        non-empty support has zero demand.
+        Parameters
+        ----------
+        demand : int or float
+            The total demand D of every user, positive.
+        active : array_like of bool or scipy.sparse matrix
+            (N, K): row i marks the active set A_i (non-empty).
+        users : sequence of str, optional
+            The users' names; default ``u0, u1, ...``.
+        arms : sequence of str, optional
+            The arms' names; default ``a0, a1, ...``.
+        support : array_like of bool or scipy.sparse matrix, optional
+            (N, K), default ``active``; as for :meth:`from_weights`: with it, a user with an empty active set and a
+            non-empty support has zero demand.
 
-    Returns
-    -------
-    DemandGraph
-        The graph, with ``required = ceil(D / |A_i|)`` computed exactly.
+        Returns
+        -------
+        DemandGraph
+            The graph, with ``required = ceil(D / |A_i|)`` computed exactly.
 
-    Raises
-    ------
-    InvalidInputError
-        For a demand that is not a positive number within the limit, a malformed matrix, an empty active set
-        (no support given) or a support that misses an active pair or has an empty row.
+        Raises
+        ------
+        InvalidInputError
+            For a demand that is not a positive number within the limit, a malformed matrix, an empty active set
+            (no support given) or a support that misses an active pair or has an empty row.
 
-    References
-    ----------
-    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+        References
+        ----------
+        Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> DemandGraph.from_batched(10, np.array([[1, 1, 1], [1, 0, 0]], bool)).required.tolist()
-    [[4, 4, 4], [10, 0, 0]]
+        Examples
+        --------
+        >>> import numpy as np
+        >>> DemandGraph.from_batched(10, np.array([[1, 1, 1], [1, 0, 0]], bool)).required.tolist()
+        [[4, 4, 4], [10, 0, 0]]
         """
         if isinstance(demand, bool) or not isinstance(demand, int | float | np.integer | np.floating):
             raise InvalidInputError(f"demand D must be a number, got {demand!r}")
@@ -444,8 +524,7 @@ class DemandGraph:
         except (TypeError, ValueError):
             raise InvalidInputError("active sets must be a (users x arms) matrix of booleans") from None
         if len(shape) != 2 or shape[0] == 0 or shape[1] == 0:
-            raise InvalidInputError(f"active sets must be a non-empty (users x arms) matrix, got shape "
-                                    f"{tuple(shape)}")
+            raise InvalidInputError(f"active sets must be a non-empty (users x arms) matrix, got shape {tuple(shape)}")
         on = np.asarray(vals).astype(bool)
         rows, cols = rows[on], cols[on]
         users_t = _names(users, shape[0], "u", "user")
@@ -455,8 +534,7 @@ class DemandGraph:
             _no_empty_row(rows, shape[0], users_t, "has an empty active set")
             at = np.arange(len(rows))
         else:
-            (rows_s, cols_s), at = _merge_support(rows, cols, support, shape, users_t, arms_t,
-                                                  "has in its active set")
+            (rows_s, cols_s), at = _merge_support(rows, cols, support, shape, users_t, arms_t, "has in its active set")
         d = Fraction(demand)  # exact: ceil(D / s) without floating error
         per_size = {int(s): -((-d.numerator) // (d.denominator * max(int(s), 1))) for s in np.unique(sizes)}
         req_user = np.array([per_size[int(s)] for s in sizes], dtype=np.int64)
@@ -507,6 +585,7 @@ class DemandGraph:
         """(K,) bool: the arms some user requires a sample of."""
         return np.bincount(self.edge_arms[self.edge_required > 0], minlength=self.n_arms) > 0
 
+    @checked()
     def thin_arms(self, C: int) -> np.ndarray:
         """Indices of wanted arms with at most C users able to play them: they can never be observed.
 
@@ -540,6 +619,7 @@ class DemandGraph:
             return self.demand
         return float(np.bincount(self.edge_users, weights=self.edge_weights, minlength=self.n_users).max())
 
+    @checked()
     def normalized(self) -> tuple[np.ndarray, float]:
         """The normalised weights ``w_hat = w / D`` (row sums <= 1) as a dense array, and the scale D.
 
@@ -562,18 +642,25 @@ class DemandGraph:
         d = self.scale
         return (self.weights / d if d > 0 else self.toarray()), d  # d = 0: every user has zero demand
 
+    @checked()
     def arm_names(self, idx) -> list[str]:
         """The names of the arms with the given indices.
 
         Parameters
         ----------
         idx : int or array_like of int
-            Arm indices (a single index or a sequence, e.g. the output of :meth:`thin_arms`).
+            Arm indices in ``[0, n_arms)`` (a single index or a sequence, e.g. the output of :meth:`thin_arms`).
 
         Returns
         -------
         list of str
             The arms' names, in the order of ``idx``.
+
+        Raises
+        ------
+        InvalidInputError
+            For an index that is not an integer (a bool, a float such as 1.7, a string) or is outside
+            ``[0, n_arms)`` (-1 is refused, not read as the last arm).
 
         Examples
         --------
@@ -607,6 +694,42 @@ def _lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> np.ndar
     return out
 
 
+def _check_exact_limit(values: np.ndarray, rows, cols, users, arms) -> None:
+    """Refuse integer weights above :data:`MAX_DEMAND` before they are made float (2^53 + 1 would round to
+    2^53); ``values`` of an integer or object dtype (Python ints of any size) are compared exactly."""
+    v = np.asarray(values)
+    if not (np.issubdtype(v.dtype, np.integer) or v.dtype == object) or v.size == 0:
+        return
+    over = np.array([x > MAX_DEMAND for x in v.ravel()]) if v.dtype == object else (v > MAX_DEMAND).ravel()
+    if over.any():
+        k = int(np.argmax(over))
+        where = (
+            f"user {users[rows[k]]!r} on arm {arms[cols[k]]!r}"
+            if rows is not None
+            else f"entry {tuple(int(i) for i in np.unravel_index(k, v.shape))}"
+        )
+        raise InvalidInputError(f"weight of {where} is {int(v.ravel()[k])}; weights must be at most {LIMIT_TEXT}")
+
+
+def _check_weight_values(
+    vals: np.ndarray, rows: np.ndarray, cols: np.ndarray, users: Sequence[str], arms: Sequence[str]
+) -> None:
+    """Refuse a negative, non-finite or too large weight, naming its user and arm."""
+    bad = ~np.isfinite(vals) | (vals < 0)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise InvalidInputError(
+            f"weight of user {users[rows[k]]!r} on arm {arms[cols[k]]!r} is {vals[k]}; "
+            "weights must be finite and non-negative"
+        )
+    if (vals > MAX_DEMAND).any():
+        k = int(np.argmax(vals > MAX_DEMAND))
+        raise InvalidInputError(
+            f"weight of user {users[rows[k]]!r} on arm {arms[cols[k]]!r} is "
+            f"{vals[k]:.6g}; weights must be at most {LIMIT_TEXT}"
+        )
+
+
 def _check_totals(rows: np.ndarray, required: np.ndarray, users: Sequence[str]) -> None:
     """Check every user's demand ``sum_j ceil(w_ij)`` against :data:`MAX_DEMAND` (each term is at most 2^53,
     so a float64 partial sum that passes the limit is detected before any int64 overflow could matter)."""
@@ -614,12 +737,14 @@ def _check_totals(rows: np.ndarray, required: np.ndarray, users: Sequence[str]) 
     for i in np.flatnonzero(totals >= MAX_DEMAND):  # float sums near the limit are recounted exactly
         exact = sum(int(x) for x in required[rows == i])
         if exact > MAX_DEMAND:
-            raise InvalidInputError(f"user {users[i]!r} asks for {exact} samples in all (sum of ceil(w_ij)); "
-                                    f"the limit is {LIMIT_TEXT}")
+            raise InvalidInputError(
+                f"user {users[int(i)]!r} asks for {exact} samples in all (sum of ceil(w_ij)); the limit is {LIMIT_TEXT}"
+            )
 
 
-def active_from_sets(active_sets: Mapping[str, Sequence[str]], arms: Sequence[str] | None = None
-                     ) -> tuple[np.ndarray, list[str], list[str]]:
+def active_from_sets(
+    active_sets: Mapping[str, Sequence[str]], arms: Sequence[str] | None = None
+) -> tuple[np.ndarray, list[str], list[str]]:
     """``{"user": ["arm", ...]}`` -> (N, K) boolean matrix, user names, arm names (first-seen order)."""
     users = list(active_sets)
     arm_list = list(arms) if arms is not None else list(dict.fromkeys(a for s in active_sets.values() for a in s))

@@ -34,9 +34,18 @@ def new_highs(time_limit: float | None = None):
     return h
 
 
-def load_model(h, A, cost: np.ndarray, col_lower: np.ndarray, col_upper: np.ndarray,
-               row_lower: np.ndarray, row_upper: np.ndarray, *, maximize: bool = False,
-               integer: bool = False) -> None:
+def load_model(
+    h,
+    A,
+    cost: np.ndarray,
+    col_lower: np.ndarray,
+    col_upper: np.ndarray,
+    row_lower: np.ndarray,
+    row_upper: np.ndarray,
+    *,
+    maximize: bool = False,
+    integer: bool = False,
+) -> None:
     """Pass ``min|max cost.x  s.t.  row_lower <= A x <= row_upper,  col_lower <= x <= col_upper`` to ``h``.
 
     ``A`` (rows, cols) is any scipy sparse matrix (converted to CSC once); bounds may hold ``numpy.inf``.

@@ -42,7 +42,9 @@ lost users are re-planned whole rather than only moved to their free slots.
 from __future__ import annotations
 
 import time
+from collections import deque
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -50,22 +52,25 @@ from anondecomp.graph import DemandGraph
 from anondecomp.highs import load_model, new_highs
 from anondecomp.validation import Prepared
 
-MAX_ROUNDS = 400          # decompositions longer than this (in rounds, multiplicities expanded) are left as they are
-MAX_VARIABLES = 400_000   # a neighbourhood whose program would have more 0/1 variables is skipped
-MAX_CELLS = 50_000_000    # ...and one whose table of (kept round, edge of a lost user) would have more cells
-PADDERS_PER_ARM = 40      # free users offered to each open arm a lost user may leave
-TIGHT_SURPLUS = 8         # ...when the arm holds at most C+1 + this many users
-CANDIDATES = 6            # rounds tried (fewest unique samples first) before giving up
-TRY_SHARE = 0.5           # of the search's time, the most one program may take
-IMPROVE_SHARE = 0.25      # of --certify's time limit, for shortening the decomposition before the bound
-IMPROVE_SECONDS = 10.0    # seconds for it without a time limit
-POLISH_SECONDS = 60.0     # seconds for polish (rounds removed, then the bound's search) without a time limit
+if TYPE_CHECKING:  # for annotations only: the functions below import lower_bound when they run
+    from anondecomp.lower_bound import ColumnGeneration
+
+MAX_ROUNDS = 400  # decompositions longer than this (in rounds, multiplicities expanded) are left as they are
+MAX_VARIABLES = 400_000  # a neighbourhood whose program would have more 0/1 variables is skipped
+MAX_CELLS = 50_000_000  # ...and one whose table of (kept round, edge of a lost user) would have more cells
+PADDERS_PER_ARM = 40  # free users offered to each open arm a lost user may leave
+TIGHT_SURPLUS = 8  # ...when the arm holds at most C+1 + this many users
+CANDIDATES = 6  # rounds tried (fewest unique samples first) before giving up
+TRY_SHARE = 0.5  # of the search's time, the most one program may take
+IMPROVE_SHARE = 0.25  # of --certify's time limit, for shortening the decomposition before the bound
+IMPROVE_SECONDS = 10.0  # seconds for it without a time limit
+POLISH_SECONDS = 60.0  # seconds for polish (rounds removed, then the bound's search) without a time limit
 REROUTE_CANDIDATES = 40  # rounds tried per step by shorten_long (measured on the 3000 x 1000 log at C = 50)
-OPEN_ROUNDS = 12          # rounds in which an arm a lost sample needs may be opened (most free users first)
-ARMFIRST_SHARE = 0.5      # of polish's search time, after which arm-first rounds give up (logs)
-ARMFIRST_RESTARTS = 2     # ... and their restarts with noisy scores
-REROUTE_SHARE = 0.3       # ... and then, until this share more has passed, rounds removed from the shortest of them
-ROUNDING_SHARE = 0.2      # of polish's search time, kept after the column generation for rounding its master
+OPEN_ROUNDS = 12  # rounds in which an arm a lost sample needs may be opened (most free users first)
+ARMFIRST_SHARE = 0.5  # of polish's search time, after which arm-first rounds give up (logs)
+ARMFIRST_RESTARTS = 2  # ... and their restarts with noisy scores
+REROUTE_SHARE = 0.3  # ... and then, until this share more has passed, rounds removed from the shortest of them
+ROUNDING_SHARE = 0.2  # of polish's search time, kept after the column generation for rounding its master
 
 
 def rounds_of(assignments: np.ndarray, multiplicities: np.ndarray) -> np.ndarray:
@@ -177,9 +182,17 @@ def _unique(req: np.ndarray, slots: np.ndarray, on: np.ndarray, cov: np.ndarray)
     return (on & tight).sum(axis=1)
 
 
-def reroute(graph: DemandGraph, required: np.ndarray, C1: int, rounds: np.ndarray,
-            counts: np.ndarray | None = None, coverage: np.ndarray | None = None, slots: np.ndarray | None = None,
-            *, index: EdgeIndex | None = None) -> np.ndarray | None:
+def reroute(
+    graph: DemandGraph,
+    required: np.ndarray,
+    C1: int,
+    rounds: np.ndarray,
+    counts: np.ndarray | None = None,
+    coverage: np.ndarray | None = None,
+    slots: np.ndarray | None = None,
+    *,
+    index: EdgeIndex | None = None,
+) -> np.ndarray | None:
     """``rounds`` with every missing sample re-placed by augmenting paths, one lost sample at a time, or
     ``None`` when one of them finds none.
 
@@ -229,105 +242,162 @@ def reroute(graph: DemandGraph, required: np.ndarray, C1: int, rounds: np.ndarra
     >>> reroute(g, g.edge_required, 2, np.array([[0, 0, 1], [0, 0, 1]])) is None  # arm 1 is never open
     True
     """
-    from collections import deque
-
     ix = EdgeIndex(graph) if index is None else index
     cur = np.array(rounds, dtype=np.int64)
-    T, N = cur.shape
     K, E = graph.n_arms, graph.nnz
-    req = _padded(required)   # index -1 (a pair off the support) reads demand 0
+    req = _padded(required)  # index -1 (a pair off the support) reads demand 0
     cnt = _counts(cur, K) if counts is None else counts.copy()
-    is_open = cnt >= C1
-    slot = ix.slots(cur) if slots is None else np.array(slots, dtype=np.int64)   # kept in step with cur
-    cov = _coverage(slot, np.take_along_axis(is_open, cur, axis=1), E) if coverage is None else _padded(coverage)
+    slot = ix.slots(cur) if slots is None else np.array(slots, dtype=np.int64)  # kept in step with cur
+    if coverage is None:
+        cov = _coverage(slot, np.take_along_axis(cnt >= C1, cur, axis=1), E)
+    else:
+        cov = _padded(coverage)
     deficit = np.maximum(req[:E] - cov[:E], 0)
-    ot, oj = np.nonzero(is_open.T)
-    open_start = np.searchsorted(ot, np.arange(K + 1))   # rounds where arm j is open: oj[open_start[j]:...]
+    state = _Rerouting(ix, req, C1, cur, cnt, slot, cov)
+    for edge in np.flatnonzero(deficit):  # the edges' order: by user, then arm
+        u, j = int(graph.edge_users[edge]), int(graph.edge_arms[edge])
+        for _ in range(int(deficit[edge])):
+            if not state.place(u, j):
+                return None
+    return cur
 
-    def free(t: int, v: int) -> bool:
-        e = slot[t, v]
-        return not is_open[t, cur[t, v]] or req[e] == 0 or cov[e] > req[e]
 
-    rooms: dict[int, np.ndarray] = {}   # per round: how many users each user's arm can spare, -1 if it cannot pad
-    found: dict[tuple[int, int, int], int] = {}   # padders found (round, arm, user it stands in for)
+_Path = dict[int, tuple[int, int] | None]
+"""An augmenting path's tree: arm -> (the arm it gave way to, the round), ``None`` at the arm short of a sample."""
 
-    def room_of(t: int) -> np.ndarray:
+
+class _Rerouting:
+    """The state of one :func:`reroute`: the rounds and, kept in step with them as users move, the users per
+    (round, arm), the slots' edges and the coverage per edge; the padders found so far.
+
+    No arm opens or closes (``is_open`` is fixed), so every step is checked in its round alone.
+    """
+
+    def __init__(
+        self,
+        ix: EdgeIndex,
+        req: np.ndarray,
+        C1: int,
+        cur: np.ndarray,
+        cnt: np.ndarray,
+        slot: np.ndarray,
+        cov: np.ndarray,
+    ) -> None:
+        self.ix, self.req, self.C1 = ix, req, C1
+        self.cur, self.cnt, self.slot, self.cov = cur, cnt, slot, cov  # updated in place by move()
+        self.N = cur.shape[1]
+        self.is_open = cnt >= C1
+        ot, self.open_rounds = np.nonzero(self.is_open.T)
+        # rounds where arm j is open: open_rounds[open_start[j]:open_start[j + 1]], increasing
+        self.open_start = np.searchsorted(ot, np.arange(cnt.shape[1] + 1))
+        # per round: how many users each user's arm can spare, -1 if it cannot pad (:meth:`room_of`)
+        self.rooms: dict[int, np.ndarray] = {}
+        self.found: dict[tuple[int, int, int], int] = {}  # padders found (round, arm, user it stands in for)
+
+    def place(self, u: int, j: int) -> bool:
+        """Give user ``u`` one more sample of arm ``j`` along an augmenting path; False when there is none, or
+        when a padder it needs is missing (the rounds are then partly changed: the caller gives up)."""
+        found = self.path(u, j)
+        return found is not None and self.apply(u, *found)
+
+    def path(self, u: int, j: int) -> tuple[_Path, tuple[int, int]] | None:
+        """A breadth-first search over ``u``'s arms, from ``j``, through the rounds where each is open: the tree
+        and the path's end (arm, round), where ``u``'s slot is free; ``None`` when no path ends so."""
+        cur, starts = self.cur, self.open_start
+        parent: _Path = {j: None}
+        queue = deque([j])
+        while queue:
+            x = queue.popleft()
+            for t in self.open_rounds[starts[x] : starts[x + 1]]:
+                a = int(cur[t, u])
+                if a == x or (a in parent and not self.free(t, u)) or not self.leaves(t, a, u):
+                    continue
+                if self.free(t, u):
+                    return parent, (x, int(t))
+                parent[a] = (x, int(t))
+                queue.append(a)
+        return None
+
+    def apply(self, u: int, parent: _Path, end: tuple[int, int]) -> bool:
+        """Move ``u`` along the path from its ``end`` back to the short arm, a padder in where an open arm it
+        leaves would drop below C+1 users; False when that padder is missing."""
+        x, t = end
+        while True:  # u takes x in round t, giving up the arm it had there (needed again up the path)
+            a = int(self.cur[t, u])
+            if self.is_open[t, a] and self.cnt[t, a] <= self.C1:
+                v = self.padder(t, a, u)
+                if v < 0:
+                    return False
+                self.move(t, v, a)
+            self.move(t, u, x)
+            step = parent[x]
+            if step is None:
+                return True
+            x, t = step  # x came from giving it up in that round for another arm
+
+    def free(self, t: int, v: int) -> bool:
+        """Whether user ``v``'s sample in round ``t`` is not needed (closed arm, no demand, or covered more often
+        than required)."""
+        e = self.slot[t, v]
+        return not self.is_open[t, self.cur[t, v]] or self.req[e] == 0 or self.cov[e] > self.req[e]
+
+    def leaves(self, t: int, a: int, u: int) -> bool:
+        """Whether ``u`` may leave arm ``a`` in round ``t``: it is closed, has users to spare, or a padder."""
+        return not self.is_open[t, a] or self.cnt[t, a] > self.C1 or self.padder(t, a, u) >= 0
+
+    def room_of(self, t: int) -> np.ndarray:
         """How many users the arm of each user in round t can spare (a closed arm: any number), -1 where a
         user may not pad (its sample is needed, or its arm cannot spare it)."""
-        arm, e = cur[t], slot[t]
-        on = is_open[t, arm]
+        arm, e = self.cur[t], self.slot[t]
+        req, cov, cnt, C1 = self.req, self.cov, self.cnt, self.C1
+        on = self.is_open[t, arm]
         needed = on & (req[e] > 0) & (cov[e] <= req[e])
-        return np.where(needed | (on & (cnt[t, arm] <= C1)), -1, np.where(on, cnt[t, arm] - C1, N))
+        return np.where(needed | (on & (cnt[t, arm] <= C1)), -1, np.where(on, cnt[t, arm] - C1, self.N))
 
-    def padder(t: int, a: int, u: int) -> int:
-        if t not in rooms:
-            rooms[t] = room_of(t)
-        if (t, a, u) not in found:
+    def padder(self, t: int, a: int, u: int) -> int:
+        """The user of round ``t`` who may play arm ``a`` and whose own arm has the most users to spare (the
+        first of equals), to stand in for ``u`` there; -1 when none can."""
+        if t not in self.rooms:
+            self.rooms[t] = self.room_of(t)
+        if (t, a, u) not in self.found:
             # the users who may play arm a (increasing, so the first of equals wins, as over all users)
-            players, starts = ix.players
-            who = players[starts[a]:starts[a + 1]]
-            room = np.where((cur[t, who] != a) & (who != u), rooms[t][who], -1)
+            players, starts = self.ix.players
+            who = players[starts[a] : starts[a + 1]]
+            room = np.where((self.cur[t, who] != a) & (who != u), self.rooms[t][who], -1)
             k = int(np.argmax(room)) if len(room) else -1
-            found[t, a, u] = int(who[k]) if k >= 0 and room[k] >= 0 else -1   # the most users to spare
-        return found[t, a, u]
+            self.found[t, a, u] = int(who[k]) if k >= 0 and room[k] >= 0 else -1  # the most users to spare
+        return self.found[t, a, u]
 
-    def leaves(t: int, a: int, u: int) -> bool:
-        return not is_open[t, a] or cnt[t, a] > C1 or padder(t, a, u) >= 0
-
-    def move(t: int, v: int, b: int) -> None:
-        found.clear()
+    def move(self, t: int, v: int, b: int) -> None:
+        """User ``v`` moves to arm ``b`` in round ``t``; counts, slots, coverage and rooms follow."""
+        self.found.clear()
+        cur, slot, cov, cnt = self.cur, self.slot, self.cov, self.cnt
         a = cur[t, v]
-        if is_open[t, a]:
+        if self.is_open[t, a]:
             cov[slot[t, v]] -= 1
         cnt[t, a] -= 1
         cnt[t, b] += 1
         cur[t, v] = b
-        slot[t, v] = ix.one(v, b)
-        if is_open[t, b]:
+        slot[t, v] = self.ix.one(v, b)
+        if self.is_open[t, b]:
             cov[slot[t, v]] += 1
-        rooms.pop(t, None)   # the counts of round t changed; v's coverage of a and b too (where it sits on them)
-        for r, room in rooms.items():
+        self.rooms.pop(t, None)  # the counts of round t changed; v's coverage of a and b too (where it sits on them)
+        self.refresh_rooms(v, a, b)
+
+    def refresh_rooms(self, v: int, a: int, b: int) -> None:
+        """Recompute user ``v``'s room in the other rounds' kept rooms where it sits on ``a`` or ``b`` (its
+        coverage of those arms changed)."""
+        cur, slot, cov, cnt, req, C1 = self.cur, self.slot, self.cov, self.cnt, self.req, self.C1
+        for r, room in self.rooms.items():
             c = cur[r, v]
-            if c == a or c == b:   # one user: scalar tests (numpy's whole-array path costs 30x more here)
+            if c == a or c == b:  # one user: scalar tests (numpy's whole-array path costs 30x more here)
                 k, e = int(cnt[r, c]), slot[r, v]
-                room[v] = N if not is_open[r, c] else \
-                    -1 if k <= C1 or (req[e] > 0 and cov[e] <= req[e]) else k - C1
-
-    for edge in np.flatnonzero(deficit):   # the edges' order: by user, then arm
-        u, j = int(graph.edge_users[edge]), int(graph.edge_arms[edge])
-        for _ in range(int(deficit[edge])):
-            parent: dict[int, tuple[int, int] | None] = {j: None}   # arm -> (the arm it gave way to, round)
-            queue, end = deque([j]), None
-            while queue and end is None:
-                x = queue.popleft()
-                for t in oj[open_start[x]:open_start[x + 1]]:
-                    a = int(cur[t, u])
-                    if a == x or (a in parent and not free(t, u)) or not leaves(t, a, u):
-                        continue
-                    if free(t, u):
-                        end = (x, int(t))
-                        break
-                    parent[a] = (x, int(t))
-                    queue.append(a)
-            if end is None:
-                return None
-            x, t = end
-            while True:   # u takes x in round t, giving up the arm it had there (needed again up the path)
-                a = int(cur[t, u])
-                if is_open[t, a] and cnt[t, a] <= C1:
-                    v = padder(t, a, u)
-                    if v < 0:
-                        return None
-                    move(t, v, a)
-                move(t, u, x)
-                if parent[x] is None:
-                    break
-                x, t = parent[x]   # x came from giving it up in that round for another arm
-    return cur
+                room[v] = (
+                    self.N if not self.is_open[r, c] else -1 if k <= C1 or (req[e] > 0 and cov[e] <= req[e]) else k - C1
+                )
 
 
-def drop_round(prep: Prepared, rounds: np.ndarray, d: int, time_limit: float | None = None
-               ) -> np.ndarray | None:
+def drop_round(prep: Prepared, rounds: np.ndarray, d: int, time_limit: float | None = None) -> np.ndarray | None:
     """``rounds`` without round ``d``, the samples it gave re-placed in the others (module docstring).
 
     Parameters
@@ -367,16 +437,16 @@ def drop_round(prep: Prepared, rounds: np.ndarray, d: int, time_limit: float | N
     E = graph.nnz
     ix = EdgeIndex(graph)
     eu, ea = graph.edge_users.astype(np.int64), graph.edge_arms.astype(np.int64)
-    req = _padded(prep.edge_required)   # per edge, and demand 0 at index -1 (a pair off the support)
-    cur = np.delete(np.asarray(rounds, dtype=np.int64), d, axis=0)   # (T, N) arm of each user per kept round
+    req = _padded(prep.edge_required)  # per edge, and demand 0 at index -1 (a pair off the support)
+    cur = np.delete(np.asarray(rounds, dtype=np.int64), d, axis=0)  # (T, N) arm of each user per kept round
     T = len(cur)
     cnt = _counts(cur, K)
     is_open = cnt >= C1
-    slot = ix.slots(cur)   # (T, N) the edge each user sits on
+    slot = ix.slots(cur)  # (T, N) the edge each user sits on
     on = np.take_along_axis(is_open, cur, axis=1)
     cov = _coverage(slot, on, E)
     deficit = np.maximum(req[:E] - cov[:E], 0)
-    lost = np.unique(eu[deficit > 0])   # users short of a sample, increasing
+    lost = np.unique(eu[deficit > 0])  # users short of a sample, increasing
     if not len(lost):
         return cur
     others = np.ones(N, bool)
@@ -392,7 +462,7 @@ def drop_round(prep: Prepared, rounds: np.ndarray, d: int, time_limit: float | N
     col[short_arms] = np.arange(len(short_arms))
     se = np.flatnonzero(col[ea] >= 0)
     may = sp.csc_array((np.ones(len(se), np.int64), (eu[se], col[ea[se]])), shape=(N, len(short_arms)))
-    idle_play = np.asarray(may.T @ idle.T.astype(np.int64)).T                              # (T, arms)
+    idle_play = np.asarray(may.T @ idle.T.astype(np.int64)).T  # (T, arms)
     score = np.where(is_open[:, short_arms] | (idle_play < C1), -1, idle_play)
     best = np.argsort(-score, axis=0, kind="stable")[:OPEN_ROUNDS]
     ct, ca = best.ravel(), np.tile(np.arange(len(short_arms)), len(best))
@@ -402,7 +472,7 @@ def drop_round(prep: Prepared, rounds: np.ndarray, d: int, time_limit: float | N
     avail = is_open | cand
     # lost users: one variable per (kept round, edge of a lost user whose arm is available there), in the order
     # (round, user, arm); the table of the lost users' edges in every round is bounded first
-    lost_edges = _ranges(graph.indptr[lost], graph.indptr[lost + 1] - graph.indptr[lost])   # by user, then arm
+    lost_edges = _ranges(graph.indptr[lost], graph.indptr[lost + 1] - graph.indptr[lost])  # by user, then arm
     if T * len(lost_edges) > MAX_CELLS:
         return None
     lt, lk = np.nonzero(avail[:, ea[lost_edges]])
@@ -415,7 +485,7 @@ def drop_round(prep: Prepared, rounds: np.ndarray, d: int, time_limit: float | N
     needy = lost_on & is_open & (cnt <= C1 + TIGHT_SURPLUS)
     target = needy | cand
     # one round at a time, over the edges of the arms some round targets (by user, then arm, in each round)
-    te = np.flatnonzero(target.any(axis=0)[ea])
+    te = np.flatnonzero(np.any(target, axis=0)[ea])
     te_u, te_a = eu[te], ea[te]
     found = [te[free[t, te_u] & target[t, te_a]] for t in range(T)]
     pt = np.repeat(np.arange(T, dtype=np.int64), [len(x) for x in found])
@@ -432,7 +502,7 @@ def drop_round(prep: Prepared, rounds: np.ndarray, d: int, time_limit: float | N
     rank = np.arange(len(key)) - np.searchsorted(key, key)
     keep = cand[pt, pj] | (rank < PADDERS_PER_ARM)
     pt, pk, pj, own = pt[keep], pk[keep], pj[keep], own[keep]
-    own_e = slot[pt, pk]   # the edge a padder leaves (-1 off its support)
+    own_e = slot[pt, pk]  # the edge a padder leaves (-1 off its support)
     ot, oj = np.nonzero(cand)
     n_x, n_p, n_z = len(lt), len(pt), len(ot)
     nv = n_x + n_p + n_z
@@ -460,7 +530,7 @@ def drop_round(prep: Prepared, rounds: np.ndarray, d: int, time_limit: float | N
     # slot rows: a user takes at most one arm per round; a lost user with an open arm of its support takes one
     slot_keys, inv = np.unique(np.concatenate([lt * N + li, pt * N + pk]), return_inverse=True)
     st, su = np.divmod(slot_keys, N)
-    n_edges = graph.indptr[lost + 1] - graph.indptr[lost]   # >= 1: a lost user lacks a sample of an edge
+    n_edges = graph.indptr[lost + 1] - graph.indptr[lost]  # >= 1: a lost user lacks a sample of an edge
     has_open = np.logical_or.reduceat(is_open[:, ea[lost_edges]], np.cumsum(n_edges) - n_edges, axis=1)
     must = np.zeros(len(slot_keys), bool)
     mine = ~others[su]
@@ -472,25 +542,36 @@ def drop_round(prep: Prepared, rounds: np.ndarray, d: int, time_limit: float | N
     cid = np.full(T * K, -1, dtype=np.int64)
     cid[at * K + aj] = np.arange(len(at))
     leaves = avail[pt, own]
-    add(np.concatenate([cid[lt * K + lj], cid[pt * K + pj], cid[pt[leaves] * K + own[leaves]], cid[ot * K + oj]]),
+    add(
+        np.concatenate([cid[lt * K + lj], cid[pt * K + pj], cid[pt[leaves] * K + own[leaves]], cid[ot * K + oj]]),
         np.concatenate([xc, pc, pc[leaves], zc]),
         np.concatenate([np.ones(n_x + n_p), -np.ones(leaves.sum()), np.full(n_z, -float(C1))]),
-        np.where(is_open[at, aj], C1 - fixed[at, aj], -fixed[at, aj]).astype(float), np.full(len(at), np.inf))
+        np.where(is_open[at, aj], C1 - fixed[at, aj], -fixed[at, aj]).astype(float),
+        np.full(len(at), np.inf),
+    )
     # a lost user's sample on a candidate arm counts only if the arm opens: x <= z
     on_cand = np.flatnonzero(cand[lt, lj])
     zid = np.full(T * K, -1, dtype=np.int64)
     zid[ot * K + oj] = np.arange(n_z)
     m = len(on_cand)
-    add(np.concatenate([np.arange(m), np.arange(m)]),
+    add(
+        np.concatenate([np.arange(m), np.arange(m)]),
         np.concatenate([xc[on_cand], zc[zid[lt[on_cand] * K + lj[on_cand]]]]),
-        np.concatenate([np.ones(m), -np.ones(m)]), np.full(m, -np.inf), np.zeros(m))
+        np.concatenate([np.ones(m), -np.ones(m)]),
+        np.full(m, -np.inf),
+        np.zeros(m),
+    )
     # spare rows: a padder leaving an informative sample of a demanded pair uses one of the pair's extra samples
     gives = is_open[pt, own] & (req[own_e] > 0)
-    spare, sinv = np.unique(own_e[gives], return_inverse=True)   # edges: in the order of their (user, arm)
+    spare, sinv = np.unique(own_e[gives], return_inverse=True)  # edges: in the order of their (user, arm)
     add(sinv, pc[gives], np.ones(gives.sum()), np.full(len(spare), -np.inf), (cov[spare] - req[spare]).astype(float))
-    A = sp.csc_matrix((np.concatenate([b[2] for b in blocks]),
-                       (np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks]))),
-                      shape=(n_rows, nv))
+    A = sp.csc_matrix(
+        (
+            np.concatenate([b[2] for b in blocks]),
+            (np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])),
+        ),
+        shape=(n_rows, nv),
+    )
     # few changes preferred: a lost user staying where it is costs nothing, opening an arm costs most
     cost = np.concatenate([(cur[lt, li] != lj).astype(float), np.ones(n_p), np.full(n_z, 10.0)])
     h = new_highs(time_limit)
@@ -501,8 +582,7 @@ def drop_round(prep: Prepared, rounds: np.ndarray, d: int, time_limit: float | N
     h.setOptionValue("mip_max_improving_sols", 1)
     h.setOptionValue("presolve", "off")
     h.setOptionValue("mip_detect_symmetry", False)
-    load_model(h, A, cost, np.zeros(nv), np.ones(nv), np.concatenate(lo_parts), np.concatenate(hi_parts),
-               integer=True)
+    load_model(h, A, cost, np.zeros(nv), np.ones(nv), np.concatenate(lo_parts), np.concatenate(hi_parts), integer=True)
     h.run()
     if h.getInfo().primal_solution_status != 2:
         return None
@@ -513,8 +593,15 @@ def drop_round(prep: Prepared, rounds: np.ndarray, d: int, time_limit: float | N
     return out
 
 
-def shorten(prep: Prepared, assignments: np.ndarray, multiplicities: np.ndarray, *, target: int | None = None,
-            time_limit: float | None = None, candidates: int = CANDIDATES) -> tuple[np.ndarray, np.ndarray] | None:
+def shorten(
+    prep: Prepared,
+    assignments: np.ndarray,
+    multiplicities: np.ndarray,
+    *,
+    target: int | None = None,
+    time_limit: float | None = None,
+    candidates: int = CANDIDATES,
+) -> tuple[np.ndarray, np.ndarray] | None:
     """Delete rounds of a decomposition while :func:`drop_round` re-places their samples.
 
     Parameters
@@ -562,10 +649,13 @@ def shorten(prep: Prepared, assignments: np.ndarray, multiplicities: np.ndarray,
     while len(rounds) > target:
         found = None
         for d in np.argsort(unique_samples(prep, rounds), kind="stable")[:candidates]:
-            left = None if time_limit is None else time_limit - (time.perf_counter() - start)
-            if left is not None and left <= 0:
-                break
-            found = drop_round(prep, rounds, int(d), None if left is None else min(left, TRY_SHARE * time_limit))
+            limit = None  # this program's seconds: what is left, at most TRY_SHARE of the search's
+            if time_limit is not None:
+                left = time_limit - (time.perf_counter() - start)
+                if left <= 0:
+                    break
+                limit = min(left, TRY_SHARE * time_limit)
+            found = drop_round(prep, rounds, int(d), limit)
             if found is not None:
                 break
         if found is None:
@@ -577,9 +667,14 @@ def shorten(prep: Prepared, assignments: np.ndarray, multiplicities: np.ndarray,
     return compress(rounds.astype(np.asarray(assignments).dtype), np.ones(len(rounds), np.int64))
 
 
-def shorten_long(prep: Prepared, assignments: np.ndarray, multiplicities: np.ndarray, *,
-                 time_limit: float | None = None, candidates: int = REROUTE_CANDIDATES
-                 ) -> tuple[np.ndarray, np.ndarray] | None:
+def shorten_long(
+    prep: Prepared,
+    assignments: np.ndarray,
+    multiplicities: np.ndarray,
+    *,
+    time_limit: float | None = None,
+    candidates: int = REROUTE_CANDIDATES,
+) -> tuple[np.ndarray, np.ndarray] | None:
     """Delete rounds of a long decomposition while :func:`reroute` re-places their samples (no program).
 
     The rounds with the fewest samples no other round gives are tried first; a round that could not go is
@@ -619,11 +714,11 @@ def shorten_long(prep: Prepared, assignments: np.ndarray, multiplicities: np.nda
     start = time.perf_counter()
     rounds = rounds_of(assignments, multiplicities).astype(np.int64)
     graph = prep.graph
-    ix = EdgeIndex(graph)   # built once: every reroute below shares it
+    ix = EdgeIndex(graph)  # built once: every reroute below shares it
     req = np.asarray(prep.edge_required, dtype=np.int64)
-    failed = np.zeros(len(rounds), bool)   # per round: it could not go in an earlier step
+    failed = np.zeros(len(rounds), bool)  # per round: it could not go in an earlier step
     removed = 0
-    slots = ix.slots(rounds)   # the edge of every slot; afterwards looked up again only where a user moved
+    slots = ix.slots(rounds)  # the edge of every slot; afterwards looked up again only where a user moved
     while len(rounds) > prep.lower_bound:
         found = None
         # the state of the rounds, once per step; a candidate's is this one without its round
@@ -635,10 +730,18 @@ def shorten_long(prep: Prepared, assignments: np.ndarray, multiplicities: np.nda
             if time_limit is not None and time.perf_counter() - start > time_limit:
                 break
             gave = slots[d, on[d]]
-            gave = gave[gave >= 0]   # the edges round d covers: each user once per round, no repeated index
+            gave = gave[gave >= 0]  # the edges round d covers: each user once per round, no repeated index
             cov[gave] -= 1
-            found = reroute(graph, req, prep.C + 1, np.delete(rounds, d, axis=0), np.delete(cnt, d, axis=0),
-                            cov[:-1], np.delete(slots, d, axis=0), index=ix)
+            found = reroute(
+                graph,
+                req,
+                prep.C + 1,
+                np.delete(rounds, d, axis=0),
+                np.delete(cnt, d, axis=0),
+                cov[:-1],
+                np.delete(slots, d, axis=0),
+                index=ix,
+            )
             cov[gave] += 1
             if found is not None:
                 failed = np.delete(failed, d)
@@ -647,7 +750,7 @@ def shorten_long(prep: Prepared, assignments: np.ndarray, multiplicities: np.nda
         if found is None:
             break
         slots = np.delete(slots, d, axis=0)
-        moved = found != np.delete(rounds, d, axis=0)   # a few slots: a lookup of all of them costs more
+        moved = found != np.delete(rounds, d, axis=0)  # a few slots: a lookup of all of them costs more
         slots[moved] = ix.of(np.nonzero(moved)[1], found[moved])
         rounds = found
         removed += 1
@@ -691,15 +794,27 @@ def shorter(decomposition, *, best_effort: bool = False, time_limit: float | Non
     prep = prepare(decomposition.graph, decomposition.C, best_effort)
     if decomposition.total_assignments <= prep.lower_bound:
         return decomposition
-    found = shorten(prep, decomposition.assignments, decomposition.multiplicities,
-                    time_limit=IMPROVE_SECONDS if time_limit is None else time_limit)
+    found = shorten(
+        prep,
+        decomposition.assignments,
+        decomposition.multiplicities,
+        time_limit=IMPROVE_SECONDS if time_limit is None else time_limit,
+    )
     if found is None or not _valid(prep, *found, best_effort):
         return decomposition
-    return Decomposition(decomposition.graph, decomposition.C, f"{decomposition.method}+improve", *found,
-                         uncovered=decomposition.uncovered,
-                         wall_time=decomposition.wall_time + time.perf_counter() - start,
-                         info={**decomposition.info, "improved_from": decomposition.method,
-                               "seed_total": decomposition.total_assignments})
+    return Decomposition(
+        decomposition.graph,
+        decomposition.C,
+        f"{decomposition.method}+improve",
+        *found,
+        uncovered=decomposition.uncovered,
+        wall_time=decomposition.wall_time + time.perf_counter() - start,
+        info={
+            **decomposition.info,
+            "improved_from": decomposition.method,
+            "seed_total": decomposition.total_assignments,
+        },
+    )
 
 
 def polish(decomposition, *, best_effort: bool = False, time_limit: float | None = None):
@@ -764,87 +879,136 @@ def polish(decomposition, *, best_effort: bool = False, time_limit: float | None
     bound = {"lp_lower_bound": value, "lp_how": how, "lp_converged": converged}
     wall_time = result.wall_time + time.perf_counter() - began
     if found is None:
-        return Decomposition(result.graph, result.C, result.method, result.assignments, result.multiplicities,
-                             uncovered=result.uncovered, wall_time=wall_time, info={**result.info, **bound})
+        return Decomposition(
+            result.graph,
+            result.C,
+            result.method,
+            result.assignments,
+            result.multiplicities,
+            uncovered=result.uncovered,
+            wall_time=wall_time,
+            info={**result.info, **bound},
+        )
     a, m, source = found
     info = {k: v for k, v in result.info.items() if k != "time_limit_reached"}
-    return Decomposition(result.graph, result.C, f"{result.method}+{source}", a, m, uncovered=result.uncovered,
-                         wall_time=wall_time, info={**info, "improved_from": result.method,
-                                                    "seed_total": result.total_assignments, **bound})
+    return Decomposition(
+        result.graph,
+        result.C,
+        f"{result.method}+{source}",
+        a,
+        m,
+        uncovered=result.uncovered,
+        wall_time=wall_time,
+        info={**info, "improved_from": result.method, "seed_total": result.total_assignments, **bound},
+    )
 
 
-def _search(prep: Prepared, seed, best_effort: bool, time_limit: float
-            ) -> tuple[tuple[np.ndarray, np.ndarray, str] | None, tuple[float, str, bool]]:
+def _search(
+    prep: Prepared, seed, best_effort: bool, time_limit: float
+) -> tuple[tuple[np.ndarray, np.ndarray, str] | None, tuple[float, str, bool]]:
     """:func:`polish`'s search from ``seed`` (a Decomposition) within ``time_limit`` seconds: ((assignments,
     multiplicities, source) of the shortest decomposition found that beats the seed and verifies, or ``None``;
     (certified bound, how it is certified, converged))."""
     from anondecomp import lower_bound
-    from anondecomp.armfirst import armfirst_rounds  # imported here: it imports the methods package
     from anondecomp.validation import DENSE_CELLS
 
     start = time.perf_counter()
     graph, trivial = prep.graph, prep.lower_bound
-    if seed.total_assignments <= trivial:   # shorter() met the trivial bound, which no decomposition beats
+    if seed.total_assignments <= trivial:  # shorter() met the trivial bound, which no decomposition beats
         return None, (float(trivial), lower_bound.TRIVIAL, True)
-    small = graph.n_users * graph.n_arms <= DENSE_CELLS   # the fast seed's and the faces' models within reach
+    small = graph.n_users * graph.n_arms <= DENSE_CELLS  # the fast seed's and the faces' models within reach
     seeds = [(seed.assignments, seed.multiplicities, seed.method)]
     if small and graph.demand is None:
-        # a log: arm-first rounds, often much shorter than the given seed there (module anondecomp.armfirst)
-        # plain, users without slack first, then restarts of the latter with noisy scores (fixed seeds)
-        # a restart runs only while the time left for them is twice the last run: one that would be cut, or
-        # barely finish, is worth less than the same time spent rerouting below (3000 x 1000 log at C = 50:
-        # a restart gives R = 524-540 in 3-4 s, rerouting about one round less per second)
-        deadline = start + ARMFIRST_SHARE * time_limit
-        last = 0.0
-        for tight_first, restart in ((False, None), (True, None), *((True, r) for r in range(ARMFIRST_RESTARTS))):
-            if restart is not None and deadline - time.perf_counter() < 2 * last:
-                break
-            began = time.perf_counter()
-            found = armfirst_rounds(prep, deadline, tight_first,
-                                    None if restart is None else np.random.default_rng(restart))
-            last = time.perf_counter() - began
-            if found is not None:
-                seeds.append((*found, "armfirst"))
-                if int(found[1].sum()) <= trivial:
-                    break
-        # the shortest, with rounds removed by rerouting their samples
-        found = min(seeds[1:], key=lambda x: int(x[1].sum()), default=None)
-        if found is not None and int(found[1].sum()) > trivial:
-            budget = (ARMFIRST_SHARE + REROUTE_SHARE) * time_limit - (time.perf_counter() - start)
-            better = shorten_long(prep, found[0], found[1], time_limit=budget) if budget > 0 else None
-            if better is not None:
-                seeds.append((*better, "armfirst+improve"))
-    met = any(int(x[1].sum()) <= trivial for x in seeds[1:])   # an arm-first seed meets the bound already
+        seeds += _armfirst_seeds(prep, start, time_limit)
+    met = any(int(x[1].sum()) <= trivial for x in seeds[1:])  # an arm-first seed meets the bound already
     if small and not met:
         # its share of the time limit, within what the arm-first seeds left
         left = max(start + time_limit - time.perf_counter(), 0.0)
-        seeds += lower_bound.fast_seed(prep, best_effort, min(time_limit, left / lower_bound.TIMESHARE_SHARE),
-                                        seed.method)
+        seeds += lower_bound.fast_seed(
+            prep, best_effort, min(time_limit, left / lower_bound.TIMESHARE_SHARE), seed.method
+        )
     for a, m, source in seeds[1:]:
         if int(m.sum()) <= trivial and _valid(prep, a, m, best_effort):
             return (a, m, source), (float(trivial), lower_bound.TRIVIAL, True)
-    bound = (float(trivial), lower_bound.TIME_TRIVIAL, False)
-    cg = None
-    if time.perf_counter() < start + time_limit:
-        # the bound's master over every seed's faces; part of the time is kept for rounding it
-        types = lower_bound.UserTypes.from_prepared(prep)
-        faces = lower_bound.seed_faces(prep, [(a, m) for a, m, _ in seeds])
-        cg = lower_bound.column_generation(prep, faces, start + (1.0 - ROUNDING_SHARE) * time_limit,
-                                           floor=float(trivial), types=types)
-        bound = (float(trivial), lower_bound.TOO_LARGE, False) if cg is None else \
-            (*cg.certificate(float(trivial)), cg.converged)
-    best = None
-    for a, m, source in sorted(seeds[1:], key=lambda x: int(x[1].sum())):
-        if int(m.sum()) < seed.total_assignments and _valid(prep, a, m, best_effort):
-            best = (a, m, source)
-            break
+    cg, bound = _bound_master(prep, seeds, start, time_limit)
+    best = _shortest_valid(prep, seeds[1:], seed.total_assignments, best_effort)
     best_total = seed.total_assignments if best is None else int(best[1].sum())
-    if small and cg is not None and best_total > int(np.ceil(bound[0] - 1e-6)) \
-            and time.perf_counter() < start + time_limit:
+    if (
+        small
+        and cg is not None
+        and best_total > int(np.ceil(bound[0] - 1e-6))
+        and time.perf_counter() < start + time_limit
+    ):
         rounded = _rounded(cg, prep, best_total, best_effort)
         if rounded is not None:
             best = (*rounded, "lp")
     return best, bound
+
+
+def _armfirst_seeds(prep: Prepared, start: float, time_limit: float) -> list[tuple[np.ndarray, np.ndarray, str]]:
+    """:func:`_search`'s seeds on a log (``start`` its start, ``time_limit`` its seconds): arm-first rounds, often
+    much shorter than the given seed there (module :mod:`anondecomp.armfirst`), and the shortest of them with
+    rounds removed by rerouting their samples (:func:`shorten_long`)."""
+    from anondecomp.armfirst import armfirst_rounds  # imported here: it imports the methods package
+
+    trivial = prep.lower_bound
+    seeds: list[tuple[np.ndarray, np.ndarray, str]] = []
+    # plain, users without slack first, then restarts of the latter with noisy scores (fixed seeds)
+    # a restart runs only while the time left for them is twice the last run: one that would be cut, or
+    # barely finish, is worth less than the same time spent rerouting below (3000 x 1000 log at C = 50:
+    # a restart gives R = 524-540 in 3-4 s, rerouting about one round less per second)
+    deadline = start + ARMFIRST_SHARE * time_limit
+    last = 0.0
+    for tight_first, restart in ((False, None), (True, None), *((True, r) for r in range(ARMFIRST_RESTARTS))):
+        if restart is not None and deadline - time.perf_counter() < 2 * last:
+            break
+        began = time.perf_counter()
+        found = armfirst_rounds(
+            prep, deadline, tight_first, None if restart is None else np.random.default_rng(restart)
+        )
+        last = time.perf_counter() - began
+        if found is not None:
+            seeds.append((*found, "armfirst"))
+            if int(found[1].sum()) <= trivial:
+                break
+    # the shortest, with rounds removed by rerouting their samples
+    shortest = min(seeds, key=lambda x: int(x[1].sum()), default=None)
+    if shortest is not None and int(shortest[1].sum()) > trivial:
+        budget = (ARMFIRST_SHARE + REROUTE_SHARE) * time_limit - (time.perf_counter() - start)
+        better = shorten_long(prep, shortest[0], shortest[1], time_limit=budget) if budget > 0 else None
+        if better is not None:
+            seeds.append((*better, "armfirst+improve"))
+    return seeds
+
+
+def _bound_master(
+    prep: Prepared, seeds: list[tuple[np.ndarray, np.ndarray, str]], start: float, time_limit: float
+) -> tuple[ColumnGeneration | None, tuple[float, str, bool]]:
+    """The column generation of the bound over every seed's faces, while :func:`_search`'s time allows (part of
+    it kept for rounding the master), and its certified bound; (``None``, the trivial bound) without it."""
+    from anondecomp import lower_bound
+
+    trivial = float(prep.lower_bound)
+    if time.perf_counter() >= start + time_limit:
+        return None, (trivial, lower_bound.TIME_TRIVIAL, False)
+    types = lower_bound.UserTypes.from_prepared(prep)
+    faces = lower_bound.seed_faces(prep, [(a, m) for a, m, _ in seeds])
+    cg = lower_bound.column_generation(
+        prep, faces, start + (1.0 - ROUNDING_SHARE) * time_limit, floor=trivial, types=types
+    )
+    if cg is None:
+        return None, (trivial, lower_bound.TOO_LARGE, False)
+    return cg, (*cg.certificate(trivial), cg.converged)
+
+
+def _shortest_valid(
+    prep: Prepared, seeds: list[tuple[np.ndarray, np.ndarray, str]], seed_total: int, best_effort: bool
+) -> tuple[np.ndarray, np.ndarray, str] | None:
+    """The shortest of ``seeds`` shorter than ``seed_total`` that verifies (the first of equals), or ``None``."""
+    for a, m, source in sorted(seeds, key=lambda x: int(x[1].sum())):
+        if int(m.sum()) < seed_total and _valid(prep, a, m, best_effort):
+            return a, m, source
+    return None
 
 
 def _valid(prep: Prepared, assignments: np.ndarray, multiplicities: np.ndarray, best_effort: bool) -> bool:

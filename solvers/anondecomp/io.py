@@ -28,6 +28,7 @@ import numpy as np
 from anondecomp import columnar, compact
 from anondecomp._formats import (
     ZERO_WEIGHT,
+    DuplicateKeyError,
     c_field,
     discard_pending_outputs,
     finite_number,
@@ -35,41 +36,49 @@ from anondecomp._formats import (
     pending_output,
     refuse_special,
     umask,
+    unique_keys,
 )
 from anondecomp.errors import InvalidInputError
 from anondecomp.graph import DemandGraph
 from anondecomp.result import Decomposition, arm_dtype
+from anondecomp.validation import checked
 
-__all__ = ["ZERO_WEIGHT", "atomic_open", "check_writable", "decomposition_header", "discard_pending_outputs",
-           "graph_from_document", "load_json", "output_target", "read_decomposition", "read_graph", "refuse_special",
-           "write_decomposition"]
+__all__ = [
+    "ZERO_WEIGHT",
+    "atomic_open",
+    "check_writable",
+    "decomposition_header",
+    "discard_pending_outputs",
+    "graph_from_document",
+    "load_json",
+    "output_target",
+    "read_decomposition",
+    "read_graph",
+    "refuse_special",
+    "write_decomposition",
+]
 
 
 def load_json(path: str | os.PathLike) -> Any:
     """Parse a JSON file; a missing, unreadable or malformed file raises :class:`InvalidInputError`.
 
-    The parser calls back into Python after every JSON object (:func:`_checkpoint`), so Ctrl-C stops the read
+    The parser calls back into Python after every JSON object (:func:`unique_keys`), so Ctrl-C stops the read
     of a large file within a fraction of a second, not at its end (json's C parser checks no signal itself)."""
     try:
         with open(path, encoding="utf-8") as fh:
-            return json.load(fh, object_hook=_checkpoint)
+            return json.load(fh, object_pairs_hook=unique_keys)
     except FileNotFoundError:
         raise InvalidInputError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidInputError(f"{path}: cannot read file ({getattr(exc, 'strerror', None) or exc})") from None
+    except DuplicateKeyError as exc:
+        raise InvalidInputError(f"{path}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except RecursionError:
         raise InvalidInputError(f"{path}: JSON nested too deeply to read") from None
     except ValueError as exc:  # e.g. an integer of more than 4300 digits (Python's int conversion limit)
         raise InvalidInputError(f"{path}: unreadable JSON value ({exc})") from None
-
-
-def _checkpoint(obj: dict) -> dict:
-    """The identity, as :func:`json.load`'s ``object_hook``: running Python code between objects lets the
-    interpreter handle signals (Ctrl-C: KeyboardInterrupt) and switch threads (the command's progress line)
-    while the C parser reads a file of hundreds of MB (a Python call per object: within the noise of parsing it)."""
-    return obj
 
 
 def graph_from_document(doc: Any) -> tuple[DemandGraph, int | None]:
@@ -81,10 +90,13 @@ def graph_from_document(doc: Any) -> tuple[DemandGraph, int | None]:
         return _batched(doc), C
     if "nodes" in doc:
         return _node_link(doc), C
-    raise InvalidInputError("document is in neither format: expected 'nodes' and 'links' (node-link graph) "
-                            "or 'demand' and 'active_sets' (batched form)")
+    raise InvalidInputError(
+        "document is in neither format: expected 'nodes' and 'links' (node-link graph) "
+        "or 'demand' and 'active_sets' (batched form)"
+    )
 
 
+@checked()
 def read_graph(path: str | os.PathLike, demand: int | float | None = None) -> tuple[DemandGraph, int | None]:
     """Read a graph file: JSON (either form), or a Parquet or CSV table (:mod:`anondecomp.columnar`).
 
@@ -124,8 +136,10 @@ def read_graph(path: str | os.PathLike, demand: int | float | None = None) -> tu
     if kind != "json":
         return columnar.read_table_graph(path, kind, demand)
     if demand is not None:
-        raise InvalidInputError(f"{path} is a JSON graph, which carries its own demand; demand=D is only for "
-                                "a batched table (Parquet or CSV)")
+        raise InvalidInputError(
+            f"{path} is a JSON graph, which carries its own demand; demand=D is only for "
+            "a batched table (Parquet or CSV)"
+        )
     return graph_from_document(load_json(path))
 
 
@@ -141,8 +155,7 @@ def _batched(doc: dict) -> DemandGraph:
         raise InvalidInputError("field 'active_sets' must be a non-empty object {user: [arm, ...]}")
     for user, arms in sets.items():
         if not isinstance(arms, list) or not all(_is_name(a) for a in arms):
-            raise InvalidInputError(f"active set of user {user!r} must be a list of arm names "
-                                    "(strings or integers)")
+            raise InvalidInputError(f"active set of user {user!r} must be a list of arm names (strings or integers)")
         if not arms:
             raise InvalidInputError(f"user {user!r} has no demand (empty active set)")
         if len(set(map(str, arms))) < len(arms):
@@ -151,8 +164,9 @@ def _batched(doc: dict) -> DemandGraph:
     if arms is not None and (not isinstance(arms, list) or not all(_is_name(a) for a in arms)):
         raise InvalidInputError("field 'arms' must be a list of arm names (strings or integers)")
     users = list(sets)
-    arm_list = [str(a) for a in arms] if arms is not None else list(dict.fromkeys(str(a) for s in sets.values()
-                                                                                     for a in s))
+    arm_list = (
+        [str(a) for a in arms] if arms is not None else list(dict.fromkeys(str(a) for s in sets.values() for a in s))
+    )
     index = {a: k for k, a in enumerate(arm_list)}
     rows: list[int] = []
     cols: list[int] = []
@@ -180,10 +194,24 @@ def _is_name(x: Any) -> bool:
 
 
 def _node_link(doc: dict) -> DemandGraph:
+    """The graph of a networkx node-link document (module docstring): its links' weights on its user and arm
+    nodes, a link of weight 0 putting the arm in the user's support."""
     nodes = doc["nodes"]
     links = doc.get("links", doc.get("edges"))
     if not isinstance(nodes, list) or not isinstance(links, list):
         raise InvalidInputError("node-link graph needs a list 'nodes' and a list 'links' (or 'edges')")
+    users, arms = _node_sides(nodes)
+    rows, cols, weights = _link_pairs(links, users, arms)
+    shape = (len(users), len(arms))
+    w = np.array(weights, dtype=np.float64)
+    # a link of weight 0 is support without demand; without one, the support is the demand (as before)
+    support = _sparse(np.ones(len(w), dtype=bool), rows, cols, shape) if (w == 0).any() else None
+    return DemandGraph.from_weights(_sparse(w, rows, cols, shape), list(users), list(arms), support=support)
+
+
+def _node_sides(nodes: list) -> tuple[dict[str, int], dict[str, int]]:
+    """The user nodes and the arm nodes of a node-link graph, each name with its index on its side (in the
+    order of the nodes)."""
     users: dict[str, int] = {}
     arms: dict[str, int] = {}
     for k, node in enumerate(nodes):
@@ -200,51 +228,68 @@ def _node_link(doc: dict) -> DemandGraph:
         elif side == 1:
             arms[name] = len(arms)
         else:
-            raise InvalidInputError(f"node {name!r} needs \"bipartite\": 0 (user) or 1 (arm), got {side!r}")
+            raise InvalidInputError(f'node {name!r} needs "bipartite": 0 (user) or 1 (arm), got {side!r}')
     if not users or not arms:
         raise InvalidInputError("the graph needs at least one user node and one arm node")
+    return users, arms
+
+
+def _link_pairs(
+    links: list, users: dict[str, int], arms: dict[str, int]
+) -> tuple[list[int], list[int], list[int | float]]:
+    """(user index, arm index, weight) of every link of a node-link graph, each checked (one link per pair)."""
     rows: list[int] = []
     cols: list[int] = []
     weights: list[int | float] = []
     seen: set[tuple[str, str]] = set()
     for k, link in enumerate(links):
-        if not isinstance(link, dict) or not _is_name(link.get("source")) or not _is_name(link.get("target")):
-            raise InvalidInputError(f"link {k} must be an object with node ids 'source' and 'target'")
-        a, b = str(link["source"]), str(link["target"])
-        if a in arms and b in users:
-            a, b = b, a
-        if a not in users or b not in arms:
-            raise InvalidInputError(f"link {k} ({a!r} - {b!r}) must join a user node and an arm node")
-        if "weight" not in link:
-            raise InvalidInputError(f"link {a!r} - {b!r} has no 'weight'")
+        a, b = _link_ends(k, link, users, arms)
         if (a, b) in seen:  # summing would hide a mistake; a multigraph's parallel edges are not a demand
-            raise InvalidInputError(f"link {k} joins {a!r} and {b!r} again (duplicate edge); give one link "
-                                    "per pair with the total weight")
+            raise InvalidInputError(
+                f"link {k} joins {a!r} and {b!r} again (duplicate edge); give one link per pair with the total weight"
+            )
         seen.add((a, b))
         weight = finite_number(link["weight"], f"weight of link {a!r} - {b!r}")
         if weight < 0:
-            raise InvalidInputError(f"weight of link {a!r} - {b!r} must be positive, got {link['weight']!r} "
-                                    + ZERO_WEIGHT)
+            raise InvalidInputError(
+                f"weight of link {a!r} - {b!r} must be positive, got {link['weight']!r} " + ZERO_WEIGHT
+            )
         rows.append(users[a])
         cols.append(arms[b])
         weights.append(weight)
-    shape = (len(users), len(arms))
-    w = np.array(weights, dtype=np.float64)
-    # a link of weight 0 is support without demand; without one, the support is the demand (as before)
-    support = _sparse(np.ones(len(w), dtype=bool), rows, cols, shape) if (w == 0).any() else None
-    return DemandGraph.from_weights(_sparse(w, rows, cols, shape), list(users), list(arms), support=support)
+    return rows, cols, weights
+
+
+def _link_ends(k: int, link: Any, users: dict[str, int], arms: dict[str, int]) -> tuple[str, str]:
+    """The (user, arm) names link ``k`` joins, in either direction; the link must carry a ``weight``."""
+    if not isinstance(link, dict) or not _is_name(link.get("source")) or not _is_name(link.get("target")):
+        raise InvalidInputError(f"link {k} must be an object with node ids 'source' and 'target'")
+    a, b = str(link["source"]), str(link["target"])
+    if a in arms and b in users:
+        a, b = b, a
+    if a not in users or b not in arms:
+        raise InvalidInputError(f"link {k} ({a!r} - {b!r}) must join a user node and an arm node")
+    if "weight" not in link:
+        raise InvalidInputError(f"link {a!r} - {b!r} has no 'weight'")
+    return a, b
 
 
 def decomposition_header(result: Decomposition, extra: dict | None = None) -> dict:
     """The output document without its assignments: C, method, R, lower bound, distinct count, extras."""
-    head = {"C": result.C, "method": result.method, "total_assignments": result.total_assignments,
-            "lower_bound": result.lower_bound, "distinct_assignments": result.n_distinct}
+    head = {
+        "C": result.C,
+        "method": result.method,
+        "total_assignments": result.total_assignments,
+        "lower_bound": result.lower_bound,
+        "distinct_assignments": result.n_distinct,
+    }
     if len(result.uncovered):
         g = result.graph
         head["uncovered"] = [{"user": g.users[i], "arm": g.arms[j]} for i, j in result.uncovered]
     return {**head, **(extra or {})}
 
 
+@checked()
 def write_decomposition(result: Decomposition, path: str | os.PathLike, extra: dict | None = None) -> None:
     """Write a decomposition: compact Parquet for ``*.parquet`` paths and part directories, else JSON.
 
@@ -275,6 +320,21 @@ def write_decomposition(result: Decomposition, path: str | os.PathLike, extra: d
     >>> json.loads(path.read_text())["total_assignments"]
     10
     """
+    try:
+        _write(result, path, extra)
+    except (FileNotFoundError, NotADirectoryError, PermissionError, IsADirectoryError) as exc:
+        raise InvalidInputError(
+            f"{path}: cannot write ({exc.strerror}"
+            + (
+                f": {Path(path).parent} does not exist"
+                if isinstance(exc, FileNotFoundError) and not Path(path).parent.exists()
+                else ""
+            )
+            + ")"
+        ) from None
+
+
+def _write(result: Decomposition, path: str | os.PathLike, extra: dict | None) -> None:
     if compact.is_compact_output(path):
         compact.write_compact(result, path, decomposition_header(result, extra))
         return
@@ -287,13 +347,21 @@ def write_decomposition(result: Decomposition, path: str | os.PathLike, extra: d
         fh.write(head[:-1] + ', "assignments": [')
         for r, (row, m) in enumerate(zip(result.assignments, result.multiplicities, strict=True)):
             pieces = user_keys + arm_vals[row]
-            fh.write(("," if r else "") + '\n  {"multiplicity": ' + str(int(m)) + ', "arms": {'
-                     + ", ".join(pieces) + "}}")
+            fh.write(
+                ("," if r else "") + '\n  {"multiplicity": ' + str(int(m)) + ', "arms": {' + ", ".join(pieces) + "}}"
+            )
         fh.write("\n]}\n")
 
 
-def check_writable(path: str | os.PathLike, what: str = "output", *, inputs=(), make_parents: bool = False,
-                   parts: bool = False, directory: bool = False) -> None:
+def check_writable(
+    path: str | os.PathLike,
+    what: str = "output",
+    *,
+    inputs=(),
+    make_parents: bool = False,
+    parts: bool = False,
+    directory: bool = False,
+) -> None:
     """Refuse, before any work, an output path that cannot be written or would replace an input file.
 
     Parameters
@@ -318,11 +386,17 @@ def check_writable(path: str | os.PathLike, what: str = "output", *, inputs=(), 
     refuse_special(path, what, directory_ok=parts or directory)
     if directory or (parts and compact.is_directory_output(path)):
         if p.exists() and (not p.is_dir() or any(p.iterdir())):
-            raise InvalidInputError(f"{what} {path}: " + ("is not a directory" if not p.is_dir() else
-                                    "directory is not empty") + "; Parquet part files go to a new or empty directory")
+            raise InvalidInputError(
+                f"{what} {path}: "
+                + ("is not a directory" if not p.is_dir() else "directory is not empty")
+                + "; Parquet part files go to a new or empty directory"
+            )
     elif p.is_dir():
-        raise InvalidInputError(f"{what} {path}: is a directory; give a file name"
-                                + (" (or end it with / for Parquet part files)" if parts else ""))
+        raise InvalidInputError(
+            f"{what} {path}: is a directory; give a file name"
+            + (" (or end it with / for Parquet part files)" if parts else "")
+        )
+    output_target(path)  # a loop of symbolic links is refused here, in one line
     for src in inputs:
         if p.resolve() == Path(src).resolve() or (p.exists() and Path(src).exists() and p.samefile(src)):
             raise InvalidInputError(f"{what} {path} is the input file {src}; write the output elsewhere")
@@ -342,8 +416,7 @@ def check_writable(path: str | os.PathLike, what: str = "output", *, inputs=(), 
 
 
 @contextmanager
-def atomic_open(path: str | os.PathLike, newline: str | None = None, *, binary: bool = False
-                ) -> Iterator[IO[Any]]:
+def atomic_open(path: str | os.PathLike, newline: str | None = None, *, binary: bool = False) -> Iterator[IO[Any]]:
     """Open ``path`` for writing under a temporary name, renamed into place on success.
 
     Text (UTF-8) unless ``binary``. An interrupted or failed write never leaves a partial file behind (the
@@ -354,8 +427,10 @@ def atomic_open(path: str | os.PathLike, newline: str | None = None, *, binary: 
     path = output_target(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with pending_output(tmp), (os.fdopen(fd, "wb") if binary
-                                   else os.fdopen(fd, "w", encoding="utf-8", newline=newline)) as fh:
+        with (
+            pending_output(tmp),
+            os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline=newline) as fh,
+        ):
             yield fh
         os.chmod(tmp, 0o644 & ~umask())  # mkstemp makes 0600; give the usual permissions of a new file
         os.replace(tmp, path)
@@ -364,6 +439,7 @@ def atomic_open(path: str | os.PathLike, newline: str | None = None, *, binary: 
         raise
 
 
+@checked()
 def read_decomposition(path: str | os.PathLike, graph: DemandGraph) -> tuple[np.ndarray, np.ndarray, Any]:
     """Read a decomposition file (JSON or a compact Parquet schedule) against ``graph``.
 
@@ -413,8 +489,7 @@ def read_decomposition(path: str | os.PathLike, graph: DemandGraph) -> tuple[np.
             raise InvalidInputError(f"{path}: assignment {r} needs an object 'arms' {{user: arm}}")
         mult = item.get("multiplicity", 1)
         if isinstance(mult, bool) or not isinstance(mult, int) or mult < 1:
-            raise InvalidInputError(f"{path}: assignment {r} has multiplicity {mult!r:.40}; "
-                                    "need a positive integer")
+            raise InvalidInputError(f"{path}: assignment {r} has multiplicity {mult!r:.40}; need a positive integer")
         mults.append(mult)
         arms = item["arms"]
         for user, arm in arms.items():
@@ -424,9 +499,9 @@ def read_decomposition(path: str | os.PathLike, graph: DemandGraph) -> tuple[np.
                 raise InvalidInputError(f"{path}: assignment {r} puts user {user!r} on unknown arm {arm!r:.40}")
         if len(arms) < graph.n_users:
             missing = next(u for u in graph.users if u not in arms)
-            raise InvalidInputError(f"{path}: assignment {r} does not place user {missing!r} "
-                                    "(assignments must list every user)")
+            raise InvalidInputError(
+                f"{path}: assignment {r} does not place user {missing!r} (assignments must list every user)"
+            )
         a[r] = [arm_index[arms[u]] for u in graph.users]
     fits = all(m < 2**63 for m in mults)
     return a, np.array(mults, dtype=np.int64 if fits else object), C
-

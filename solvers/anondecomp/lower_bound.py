@@ -39,12 +39,12 @@ import numpy as np
 
 from anondecomp.graph import DemandGraph
 from anondecomp.highs import load_model, new_highs
-from anondecomp.validation import DENSE_CELLS, Prepared
+from anondecomp.validation import DENSE_CELLS, Prepared, checked, freeze_arrays
 
 PRICING_TOL = 1e-7
 TIMESHARE_SHARE = 0.3  # of a time limit, for the time-shared seed of lp_lower_bound
 SEED_COLUMNS = 40_000  # the seeds' faces enter the master while their columns stay within this many...
-MIN_SEED_FACES = 64    # ...but at least this many faces (the master's size before this budget existed)
+MIN_SEED_FACES = 64  # ...but at least this many faces (the master's size before this budget existed)
 FAST_METHODS = ("polytope", "timeshare")  # a seed of these is the fast seed already: none is built besides it
 MAX_PAIRS = 1_000_000
 """(type, arm) pairs above which :func:`lp_lower_bound` builds no LP and returns the trivial bound
@@ -58,8 +58,10 @@ STALL_ITERATIONS = 20  # heuristic faces in a row that leave the master's value 
 SPLIT_ROUNDS = 64  # rows still unchecked after this many splits of a hash group become types of their own
 TRIVIAL = "trivial bound max_i sum_j ceil(w_ij), met by R"
 MET_BY = "trivial bound max_i sum_j ceil(w_ij), met by a {} decomposition"
-TOO_LARGE = (f"trivial bound max_i sum_j ceil(w_ij); no LP above MAX_PAIRS = {MAX_PAIRS:,} (type, arm) pairs "
-             "(anondecomp.lower_bound.MAX_PAIRS)")
+TOO_LARGE = (
+    f"trivial bound max_i sum_j ceil(w_ij); no LP above MAX_PAIRS = {MAX_PAIRS:,} (type, arm) pairs "
+    "(anondecomp.lower_bound.MAX_PAIRS)"
+)
 LP_OPTIMUM = "LP optimum over {} user types"
 FARLEY = "time limit: Farley bound"
 TIME_TRIVIAL = "time limit: trivial bound"
@@ -155,7 +157,7 @@ class UserTypes:
         # users are interchangeable when both their demand and the wanted arms they may play agree; when the
         # support adds nothing, these pairs are exactly the demand's and the types those of the demand alone
         want = req > 0
-        may = want if support is None else want | (np.asarray(support, bool) & want.any(axis=0)[None, :])
+        may = want if support is None else want | (np.asarray(support, bool) & np.any(want, axis=0)[None, :])
         if may is want or np.array_equal(may, want):  # no padding pair: the demand alone defines the types
             rows, of_user, counts = np.unique(req, axis=0, return_inverse=True, return_counts=True)
             ti, aj = np.nonzero(rows > 0)
@@ -192,8 +194,14 @@ class UserTypes:
         by_rank[rank] = np.arange(T)
         rep = rep[by_rank]
         idx = _ranges(ptr[rep], length[rep])
-        return cls(np.bincount(of_user, minlength=T).astype(np.int64), of_user,
-                   np.repeat(np.arange(T), length[rep]), arms[idx], values[idx].astype(np.int64), K)
+        return cls(
+            np.bincount(of_user, minlength=T).astype(np.int64),
+            of_user,
+            np.repeat(np.arange(T), length[rep]),
+            arms[idx],
+            values[idx].astype(np.int64),
+            K,
+        )
 
     @property
     def n_covering(self) -> int:
@@ -222,7 +230,7 @@ class UserTypes:
 
     @cached_property
     def _pair_keys(self) -> np.ndarray:
-        return self.ti.astype(np.int64) * self.n_arms + self.aj   # increasing: pairs sorted by type, then arm
+        return self.ti.astype(np.int64) * self.n_arms + self.aj  # increasing: pairs sorted by type, then arm
 
     def pair_of(self, types: np.ndarray, arms: np.ndarray) -> np.ndarray:
         """The pair index of each (type, arm), -1 where the type has no such pair."""
@@ -350,7 +358,7 @@ class FaceProgram:
         self.inf = highspy.kHighsInf
         self.h = new_highs()
         self.h.setOptionValue("simplex_strategy", 4)  # primal simplex: the old basis stays feasible
-        self.h.setOptionValue("presolve", "off")      # keep the warm start between solves
+        self.h.setOptionValue("presolve", "off")  # keep the warm start between solves
         P = types.n_pairs
         self.h.addRows(P, types.demand, np.full(P, self.inf), 0, _EMPTY_I, _EMPTY_I, _EMPTY_F)
         self.faces: list[np.ndarray] = []
@@ -386,13 +394,20 @@ class FaceProgram:
         # mu_S: -n_t in each type row, -(C+1) in each arm row
         idx = np.concatenate([type_row[tt], arm_row[arms]]).astype(np.int32)
         val = np.concatenate([-t.counts[tt].astype(float), np.full(n_a, -(self.C + 1.0))])
-        h.addCols(1, np.ones(1), np.zeros(1), np.array([self.inf]), len(idx),
-                  np.zeros(1, np.int32), idx, val)
+        h.addCols(1, np.ones(1), np.zeros(1), np.array([self.inf]), len(idx), np.zeros(1, np.int32), idx, val)
         # Y^S_p: +1 in its covering row, its type row and its arm row
         n = len(pairs)
         index = np.stack([pairs, type_row[t.ti[pairs]], arm_row[t.aj[pairs]]], axis=1).ravel().astype(np.int32)
-        h.addCols(n, np.zeros(n), np.zeros(n), np.full(n, self.inf), 3 * n, (3 * np.arange(n)).astype(np.int32),
-                  index, np.ones(3 * n))
+        h.addCols(
+            n,
+            np.zeros(n),
+            np.zeros(n),
+            np.full(n, self.inf),
+            3 * n,
+            (3 * np.arange(n)).astype(np.int32),
+            index,
+            np.ones(3 * n),
+        )
         self.faces.append(S)
         self.mu_col.append(col0)
         self.y_cols.append((col0 + 1, pairs))
@@ -404,15 +419,16 @@ class FaceProgram:
 
         self._cold = False
         n = self.h.getNumCol()
-        self.h.changeColsIntegrality(n, np.arange(n, dtype=np.int32),
-                                     np.full(n, highspy.HighsVarType.kInteger, dtype=np.uint8))
+        self.h.changeColsIntegrality(
+            n, np.arange(n, dtype=np.int32), np.full(n, highspy.HighsVarType.kInteger, dtype=np.uint8)
+        )
 
     def set_start(self, lengths: np.ndarray, Y: np.ndarray) -> None:
         """A starting (integer) solution: ``lengths`` (F,) and ``Y`` (F, P) in face order."""
         x = np.zeros(self.h.getNumCol())
         for f, (mu, (start, pairs)) in enumerate(zip(self.mu_col, self.y_cols, strict=True)):
             x[mu] = lengths[f]
-            x[start:start + len(pairs)] = Y[f, pairs]
+            x[start : start + len(pairs)] = Y[f, pairs]
         self.h.setSolution(len(x), np.arange(len(x), dtype=np.int32), x)
 
     def solve(self, time_limit: float | None = None) -> bool:
@@ -445,7 +461,7 @@ class FaceProgram:
         """Covering duals, one per pair (0 for a padding pair: its row asks for nothing, so a price there
         would only loosen Farley's bound)."""
         t = self.types
-        pi = np.maximum(np.asarray(self.h.getSolution().row_dual[:t.n_pairs]), 0.0)
+        pi = np.maximum(np.asarray(self.h.getSolution().row_dual[: t.n_pairs]), 0.0)
         return np.where(t.q > 0, pi, 0.0)
 
     def solution(self) -> tuple[np.ndarray, np.ndarray]:
@@ -454,7 +470,7 @@ class FaceProgram:
         mu = x[self.mu_col] if self.mu_col else np.zeros(0)
         Y = np.zeros((len(self.faces), self.types.n_pairs))
         for f, (start, pairs) in enumerate(self.y_cols):
-            Y[f, pairs] = x[start:start + len(pairs)]
+            Y[f, pairs] = x[start : start + len(pairs)]
         return mu, Y
 
 
@@ -492,8 +508,9 @@ class VertexPricer:
         arms = np.unique(aj)
         z = P + np.searchsorted(arms, aj)  # z column of each pair's arm
         nv, n_a = P + len(arms), len(arms)
-        r = np.concatenate([ti, T + np.searchsorted(arms, aj), T + n_a + np.arange(P),
-                            T + np.arange(n_a), T + n_a + np.arange(P)])
+        r = np.concatenate(
+            [ti, T + np.searchsorted(arms, aj), T + n_a + np.arange(P), T + np.arange(n_a), T + n_a + np.arange(P)]
+        )
         c = np.concatenate([np.arange(P), np.arange(P), np.arange(P), P + np.arange(n_a), z])
         v = np.concatenate([np.ones(3 * P), np.full(n_a, -(C + 1.0)), -types.counts[ti].astype(float)])
         nr = T + n_a + P
@@ -502,10 +519,17 @@ class VertexPricer:
         self.h.setOptionValue("mip_rel_gap", 1e-7)
         self.h.setOptionValue("presolve", "off")  # 3-4x faster here: the model is already tight and tiny
         self.h.setOptionValue("mip_improving_solution_save", True)
-        load_model(self.h, A, np.zeros(nv), np.zeros(nv), np.concatenate([types.counts[ti], np.ones(n_a)]),
-                   np.concatenate([np.full(T, -np.inf), np.zeros(n_a), np.full(P, -np.inf)]),
-                   np.concatenate([types.counts, np.full(n_a, np.inf), np.zeros(P)]),
-                   maximize=True, integer=True)
+        load_model(
+            self.h,
+            A,
+            np.zeros(nv),
+            np.zeros(nv),
+            np.concatenate([types.counts[ti], np.ones(n_a)]),
+            np.concatenate([np.full(T, -np.inf), np.zeros(n_a), np.full(P, -np.inf)]),
+            np.concatenate([types.counts, np.full(n_a, np.inf), np.zeros(P)]),
+            maximize=True,
+            integer=True,
+        )
         self.P = P
 
     def solve(self, prices: np.ndarray, time_limit: float | None = None) -> PricingResult | None:
@@ -518,10 +542,11 @@ class VertexPricer:
         info = self.h.getInfo()
         if info.primal_solution_status != 2:
             return None
-        x = np.round(np.asarray(self.h.getSolution().col_value[:self.P])).astype(np.int64)
+        x = np.round(np.asarray(self.h.getSolution().col_value[: self.P])).astype(np.int64)
         value = float(np.dot(prices, x))
-        others = tuple(np.round(np.asarray(s.col_value[:self.P])).astype(np.int64)
-                       for s in self.h.getSavedMipSolutions())
+        others = tuple(
+            np.round(np.asarray(s.col_value[: self.P])).astype(np.int64) for s in self.h.getSavedMipSolutions()
+        )
         bound = float(info.mip_dual_bound)
         if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal and not np.isfinite(bound):
             bound = np.inf
@@ -542,7 +567,7 @@ class GreedyPricer:
         t = types.of_user
         reps = counts[t]
         offset = np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps)
-        self.pair = order[np.repeat(first[t], reps) + offset]   # one edge per (user, pair of its type)
+        self.pair = order[np.repeat(first[t], reps) + offset]  # one edge per (user, pair of its type)
         self.user = np.repeat(np.arange(len(t)), reps)
         self.arm = types.aj[self.pair]
         self.N, self.K, self.C, self.P = len(t), n_arms, C, types.n_pairs
@@ -552,9 +577,9 @@ class GreedyPricer:
 
     def best(self, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per user: (best value, its edge index), as slack's edges give it (the interface ``open_arms`` reads)."""
-        from anondecomp.methods.slack import Edges  # imported here: the methods package imports this module
+        from anondecomp.methods.slack import segment_best  # imported here: the methods package imports this module
 
-        return Edges.best(self, value)
+        return segment_best(self, value)
 
     def solve(self, prices: np.ndarray) -> np.ndarray:
         """A type-level vertex (users per pair) of high value under ``prices`` (>= 0)."""
@@ -563,8 +588,6 @@ class GreedyPricer:
         arm = open_arms(self, np.maximum(prices, 0.0)[self.pair], self.C)
         on = arm[self.user] == self.arm
         return np.bincount(self.pair[on], minlength=self.P).astype(np.int64)
-
-
 
 
 @dataclass(frozen=True)
@@ -620,6 +643,9 @@ class LPBound:
     wall_time: float
     how: str = "LP optimum"
 
+    def __post_init__(self) -> None:
+        freeze_arrays(self)
+
 
 class ColumnGeneration:
     """Face column generation for the covering LP; keeps the master, pricer and types for reuse."""
@@ -656,7 +682,7 @@ class ColumnGeneration:
         no pricing is needed (this settles dense graphs whose LP bound is the trivial one at once, when the
         master starts with a good decomposition's faces).
         """
-        if self.pricer is None:
+        if self.pricer is None or self.greedy is None:  # both or neither: no covering pair, nothing to price
             return
         stalled, last = 0, np.inf
         for _ in range(max_iter):
@@ -678,8 +704,7 @@ class ColumnGeneration:
             # takes face after face at the same value, and only the MIP's dual bound certifies Farley's bound)
             if float(np.dot(prices, x)) > 1 + PRICING_TOL and stalled < STALL_ITERATIONS:
                 self.iterations += 1
-                if self.master.add_face(PricingResult(x, 0.0, np.inf).open_arms(self.types, self.n_arms)) \
-                        is not None:
+                if self.master.add_face(PricingResult(x, 0.0, np.inf).open_arms(self.types, self.n_arms)) is not None:
                     continue
             left = None if deadline is None else deadline - time.perf_counter()
             priced = self.pricer.solve(prices, left)
@@ -710,7 +735,7 @@ class ColumnGeneration:
         mu = np.array([x[c] for c in m.mu_col[:n_faces]])
         Y = np.zeros((n_faces, self.types.n_pairs))
         for f, (first, pairs) in enumerate(m.y_cols[:n_faces]):
-            Y[f, pairs] = x[first:first + len(pairs)]
+            Y[f, pairs] = x[first : first + len(pairs)]
         return np.array(m.faces[:n_faces]), mu, Y
 
     def certificate(self, floor: float = 0.0) -> tuple[float, str]:
@@ -724,23 +749,27 @@ class ColumnGeneration:
         """The :class:`LPBound` of the master as it stands (``start``: the :func:`time.perf_counter` value the
         wall time counts from; ``floor`` as for :meth:`certificate`)."""
         # the face lengths only: the (faces x pairs) points would take 1 GB on a 3000 x 1000 log's master
-        mu = np.asarray(self.master.h.getSolution().col_value)[self.master.mu_col] if self.master.faces \
-            else np.zeros(0)
+        mu = np.asarray(self.master.h.getSolution().col_value)[self.master.mu_col] if self.master.faces else np.zeros(0)
         lp_value = self.master.value if self.pricer is not None else 0.0
         value, how = self.certificate(floor)
         faces = np.array(self.master.faces) if self.master.faces else np.empty((0, self.n_arms), bool)
-        return LPBound(value, lp_value, self.converged, self.iterations, faces, mu, time.perf_counter() - start,
-                       how)
+        return LPBound(value, lp_value, self.converged, self.iterations, faces, mu, time.perf_counter() - start, how)
 
 
-def open_sets(assignments: np.ndarray, multiplicities: np.ndarray, C: int, wanted: np.ndarray
-              ) -> tuple[np.ndarray, np.ndarray]:
+def open_sets(
+    assignments: np.ndarray, multiplicities: np.ndarray, C: int, wanted: np.ndarray, limit: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Faces used by a decomposition: per distinct assignment, the wanted arms holding >= C+1 users.
 
-    Returns (faces (F, K) bool, total multiplicity of each face), most used first.
+    Returns (faces (F, K) bool, total multiplicity of each face), most used first; the first ``limit`` only
+    when given. Up to :data:`~anondecomp.validation.DENSE_CELLS` assignments x arms the count is dense; above
+    (e.g. greedy's K assignments of K arms: K x K) it is sparse, and only the faces returned are made masks
+    (ties in use are then kept in first-seen order).
     """
     a = np.asarray(assignments, dtype=np.int64)
     K = len(wanted)
+    if len(a) * K > DENSE_CELLS:
+        return _open_sets_sparse(a, np.asarray(multiplicities), C, wanted, limit)
     rows = np.arange(len(a), dtype=np.int64)[:, None] * K
     counts = np.bincount((rows + a).ravel(), minlength=len(a) * K).reshape(len(a), K)
     masks = (counts >= C + 1) & wanted[None, :]
@@ -748,7 +777,25 @@ def open_sets(assignments: np.ndarray, multiplicities: np.ndarray, C: int, wante
     weight = np.bincount(inverse.ravel(), weights=multiplicities, minlength=len(faces))
     order = np.argsort(-weight, kind="stable")
     keep = faces[order].any(axis=1)
-    return faces[order][keep], weight[order][keep]
+    return faces[order][keep][:limit], weight[order][keep][:limit]
+
+
+def _open_sets_sparse(
+    a: np.ndarray, m: np.ndarray, C: int, wanted: np.ndarray, limit: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`open_sets` without an assignments x arms array: each row's open arms from its sorted arms."""
+    K = len(wanted)
+    use: dict[tuple[int, ...], float] = {}
+    for r in range(len(a)):
+        arms, counts = np.unique(a[r], return_counts=True)
+        face = tuple(int(j) for j in arms[(counts >= C + 1) & wanted[arms]])
+        if face:
+            use[face] = use.get(face, 0.0) + float(m[r])
+    ranked = sorted(use.items(), key=lambda kv: -kv[1])[:limit]
+    masks = np.zeros((len(ranked), K), dtype=bool)
+    for k, (face, _) in enumerate(ranked):
+        masks[k, list(face)] = True
+    return masks, np.array([w for _, w in ranked], dtype=float)
 
 
 def seed_faces(prep: Prepared, seeds, max_seed_faces: int = 1000) -> list[np.ndarray]:
@@ -776,7 +823,7 @@ def seed_faces(prep: Prepared, seeds, max_seed_faces: int = 1000) -> list[np.nda
     faces: list[np.ndarray] = []
     used = 0  # columns of the faces taken so far: seeds after the first only fill what is left of the budget
     for k, (a, m) in enumerate(seeds):
-        found = open_sets(a, m, prep.C, arm_pairs > 0)[0]
+        found = open_sets(a, m, prep.C, arm_pairs > 0, limit=max(max_seed_faces, MIN_SEED_FACES))[0]
         size = np.cumsum(found @ arm_pairs)
         fit = int(np.searchsorted(size, SEED_COLUMNS - used, side="right"))
         n = max(min(max_seed_faces, fit), min(len(found), MIN_SEED_FACES)) if k == 0 else min(max_seed_faces, fit)
@@ -785,8 +832,9 @@ def seed_faces(prep: Prepared, seeds, max_seed_faces: int = 1000) -> list[np.nda
     return faces
 
 
-def column_generation(prep: Prepared, faces=(), deadline: float | None = None, floor: float | None = None,
-                      types: UserTypes | None = None) -> ColumnGeneration | None:
+def column_generation(
+    prep: Prepared, faces=(), deadline: float | None = None, floor: float | None = None, types: UserTypes | None = None
+) -> ColumnGeneration | None:
     """The master over ``prep``'s user types (:meth:`UserTypes.from_prepared`), started with ``faces`` and
     priced until it converges or ``deadline`` passes (:meth:`ColumnGeneration.run`).
 
@@ -819,8 +867,17 @@ def column_generation(prep: Prepared, faces=(), deadline: float | None = None, f
     return cg
 
 
-def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool = False,
-                   time_limit: float | None = None, max_seed_faces: int = 1000, faces=None) -> LPBound:
+@checked()
+def lp_lower_bound(
+    graph: DemandGraph,
+    C: int,
+    *,
+    seed=None,
+    best_effort: bool = False,
+    time_limit: float | None = None,
+    max_seed_faces: int = 1000,
+    faces=None,
+) -> LPBound:
     """Certified lower bound on R for every C-anonymous decomposition of ``graph``.
 
     It only bounds: no decomposition is built for its own sake, the seeds only feed the master (shorter
@@ -885,8 +942,16 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     deadline = None if time_limit is None else start + time_limit
 
     def trivial_bound(how: str, converged: bool) -> LPBound:
-        return LPBound(trivial, trivial if converged else np.inf, converged, 0, np.empty((0, graph.n_arms), bool),
-                       np.zeros(0), time.perf_counter() - start, how)
+        return LPBound(
+            trivial,
+            trivial if converged else np.inf,
+            converged,
+            0,
+            np.empty((0, graph.n_arms), bool),
+            np.zeros(0),
+            time.perf_counter() - start,
+            how,
+        )
 
     if seed is not None and seed.total_assignments <= trivial:
         # the trivial bound max_i sum_j ceil(w_ij) bounds every decomposition, and the seed meets it: no LP
@@ -903,11 +968,14 @@ def lp_lower_bound(graph: DemandGraph, C: int, *, seed=None, best_effort: bool =
     if deadline is not None and time.perf_counter() >= deadline:  # the fast seed took it all
         return trivial_bound(TIME_TRIVIAL, False)
     cg = column_generation(prep, initial, deadline, floor=trivial, types=types)
+    if cg is None:  # not reached: column_generation declines exactly the types refused above
+        return trivial_bound(TOO_LARGE, False)
     return cg.result(start, trivial)
 
 
-def fast_seed(prep: Prepared, best_effort: bool, time_limit: float | None, given: str | None = None
-               ) -> list[tuple[np.ndarray, np.ndarray, str]]:
+def fast_seed(
+    prep: Prepared, best_effort: bool, time_limit: float | None, given: str | None = None
+) -> list[tuple[np.ndarray, np.ndarray, str]]:
     """An extra seed that often meets the trivial bound, unless ``given`` (the seed's method) is it already;
     (assignments, multiplicities, method), ``[]`` when none is built.
 

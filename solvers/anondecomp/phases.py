@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -55,11 +56,18 @@ class BatchedSupport:
     @property
     def wanted(self) -> np.ndarray:
         """(K,) bool, the arms some user has demand for (every arm with users, for a batched graph)."""
-        return (self.support if self.weights is None else self.weights > 0).any(axis=0)
+        return np.any(self.support if self.weights is None else self.weights > 0, axis=0)
+
+    @property
+    def total_demand(self) -> int | float:
+        """D, the total demand of every user of a batched graph; a general graph (``weights`` set) has none."""
+        if self.demand is None:  # only the batched paths ask, after checking the graph is batched
+            raise TypeError("a general demand graph's support has no total demand D")
+        return self.demand
 
     def required(self, sizes: np.ndarray) -> np.ndarray:
         """ceil(D / k) for every active-set size k in ``sizes``, exact (rational), int64."""
-        return required_per_arm(self.demand, sizes)
+        return required_per_arm(self.total_demand, sizes)
 
     def phase_fits(self, C: int) -> bool:
         """Whether the phase schedule suits this batched graph: every arm's column of w / D sums to >= C+1
@@ -150,8 +158,7 @@ def batched_support(graph: DemandGraph) -> BatchedSupport | None:
     cells = graph.n_users * graph.n_arms
     if demand is None or cells > max(DENSE_SUPPORT_CELLS, DENSE_SUPPORT_FACTOR * graph.nnz):
         return None
-    return BatchedSupport(_dense(graph, True, bool), demand, np.asarray(graph.users, dtype=object),
-                          tuple(graph.arms))
+    return BatchedSupport(_dense(graph, True, bool), demand, np.asarray(graph.users, dtype=object), tuple(graph.arms))
 
 
 def from_graph(graph: DemandGraph) -> BatchedSupport:
@@ -177,7 +184,7 @@ def _dense(graph: DemandGraph, values, dtype) -> np.ndarray:
     return out
 
 
-def make_shards(support: np.ndarray, C: int, n_shards: int, seed: int = 0) -> np.ndarray:
+def make_shards(support: np.ndarray, C: int, n_shards: int, seed: int | np.random.Generator = 0) -> np.ndarray:
     """Shard id (0..n_shards-1) of every user, such that every arm holds 0 or at least C+1 users per shard
     (``support`` must be feasible: no arm wanted by 1..C users; :func:`decompose_sharded` checks, and passes
     only the wanted arms' columns).
@@ -186,7 +193,8 @@ def make_shards(support: np.ndarray, C: int, n_shards: int, seed: int = 0) -> np
     on an arm that holds 1..C users in s moves to shard 0; an arm that holds 1..C users in shard 0 pulls all
     its users into shard 0. Users only ever move into shard 0, so this stops after at most N moves, and at the
     fixed point no shard has a thin arm (an arm thin in shard 0 would have all its |B_j| >= C+1 users there).
-    Thin arms (wanted by few users) thus keep their users together in shard 0.
+    Thin arms (wanted by few users) thus keep their users together in shard 0. ``seed`` seeds the deal (a
+    :class:`numpy.random.Generator` is drawn from as it is).
     """
     N, K = support.shape
     if n_shards <= 1:  # one shard: every arm holds 0 or |B_j| >= C+1 users
@@ -205,12 +213,10 @@ def make_shards(support: np.ndarray, C: int, n_shards: int, seed: int = 0) -> np
 
 def shard_counts(support: np.ndarray, shard: np.ndarray, n_shards: int) -> np.ndarray:
     """(n_shards, K) users per shard and arm."""
-    return np.stack([np.bincount(shard[support[:, j]], minlength=n_shards) for j in range(support.shape[1])],
-                    axis=1)
+    return np.stack([np.bincount(shard[support[:, j]], minlength=n_shards) for j in range(support.shape[1])], axis=1)
 
 
-def phase_rows(support: np.ndarray, D: int | float, L: int, C: int
-               ) -> tuple[tuple[np.ndarray, ...], bool]:
+def phase_rows(support: np.ndarray, D: int | float, L: int, C: int) -> tuple[tuple[np.ndarray, ...], bool]:
     """The phase schedule of a batched shard written directly as schedule rows, and whether it is valid.
 
     User i takes its |A_i| = k arms one after the other in index order rotated by an offset that cycles over
@@ -223,7 +229,7 @@ def phase_rows(support: np.ndarray, D: int | float, L: int, C: int
     N, K = support.shape
     users, arms = np.divmod(np.flatnonzero(support), K)  # each user's arms in index order, users consecutive
     k = np.bincount(users, minlength=N)
-    base = np.cumsum(k) - k            # first row of each user
+    base = np.cumsum(k) - k  # first row of each user
     by_k = np.argsort(k, kind="stable")
     rank = np.empty(N, dtype=np.int64)
     rank[by_k] = np.arange(N) - np.searchsorted(k[by_k], k[by_k], side="left")
@@ -239,10 +245,13 @@ def phase_rows(support: np.ndarray, D: int | float, L: int, C: int
     r = required_per_arm(D, np.maximum(sizes, 1))
     idle = L - sizes * r
     p = np.arange(K)[None, :]
-    length = np.where(p < sizes[:, None], r[:, None] + idle[:, None] // np.maximum(sizes, 1)[:, None]
-                      + (p < (idle % np.maximum(sizes, 1))[:, None]), 0)
+    length = np.where(
+        p < sizes[:, None],
+        r[:, None] + idle[:, None] // np.maximum(sizes, 1)[:, None] + (p < (idle % np.maximum(sizes, 1))[:, None]),
+        0,
+    )
     start = np.cumsum(length, axis=1) - length
-    kp = ku * K + phase                # each row's (k, phase) in the flattened (K+1, K) tables
+    kp = ku * K + phase  # each row's (k, phase) in the flattened (K+1, K) tables
     del phase
     # occupancy: +1 where a phase starts, -1 where it ends, per (arm, boundary); every user works in every row
     cuts = np.unique(np.concatenate([start[length > 0], [L]]))
@@ -257,16 +266,16 @@ def phase_rows(support: np.ndarray, D: int | float, L: int, C: int
     rounds = length.ravel()[kp]
     ok = True
     if thin.any():
-        lost = np.zeros((K, n), dtype=np.int64)
-        np.cumsum(thin * np.diff(cuts), axis=1, out=lost[:, 1:])
-        at = arm * n                   # flat indices: cheaper than (arm, boundary) pairs
-        lost = lost.ravel()
+        lost_table = np.zeros((K, n), dtype=np.int64)
+        np.cumsum(thin * np.diff(cuts), axis=1, out=lost_table[:, 1:])
+        at = arm * n  # flat indices: cheaper than (arm, boundary) pairs
+        lost = lost_table.ravel()
         ok = bool((rounds - (lost[at + e_row] - lost[at + s_row]) >= r[ku]).all())
     return (users, arm, start.ravel()[kp], rounds), ok
 
 
 REPAIR_CELLS = 1 << 22  # arms x rounds up to which a thin phase schedule is repaired (round-level arrays)
-PIECE = 12              # rounds of a thin stretch one recruit covers (phases last about D / k rounds)
+PIECE = 12  # rounds of a thin stretch one recruit covers (phases last about D / k rounds)
 REPAIR_PASSES = 12
 
 
@@ -294,7 +303,7 @@ def _thin_pieces(occ: np.ndarray, C: int) -> tuple[np.ndarray, ...]:
     K, W = occ.shape
     pad = np.zeros((K, W + 1), dtype=np.int8)
     pad[:, 1:] = (occ > 0) & (occ <= C)
-    edge = np.diff(pad, axis=1).ravel()           # +1 where a run starts, -1 where it ends, per (arm, round)
+    edge = np.diff(pad, axis=1).ravel()  # +1 where a run starts, -1 where it ends, per (arm, round)
     arm, t1 = np.divmod(np.flatnonzero(edge == 1), W)
     t2 = np.flatnonzero(edge == -1) % W
     parts = -(-(t2 - t1) // PIECE)
@@ -313,8 +322,9 @@ def _rank(group: np.ndarray) -> np.ndarray:
     return np.arange(len(group)) - np.searchsorted(group, group)
 
 
-def recruit_rows(support: np.ndarray, L: int, C: int, rows: tuple[np.ndarray, ...], passes: int = REPAIR_PASSES
-                 ) -> tuple[tuple[np.ndarray, ...], bool]:
+def recruit_rows(
+    support: np.ndarray, L: int, C: int, rows: tuple[np.ndarray, ...], passes: int = REPAIR_PASSES
+) -> tuple[tuple[np.ndarray, ...], bool]:
     """Repair a phase schedule (:func:`phase_rows`) in which some arms hold 1..C users in some rounds.
 
     Beyond the paper. A *move* recruits a user v of arm a into a thin piece P = [t1, t2) of a: v sits on one
@@ -332,7 +342,7 @@ def recruit_rows(support: np.ndarray, L: int, C: int, rows: tuple[np.ndarray, ..
     """
     N, K = support.shape
     # 32-bit rows when every (user, arm) and (arm, round) index fits halve the memory traffic of every pass
-    dtype = np.int32 if max(N * K, K * (L + 1)) < 2**31 else np.int64
+    dtype: type[np.signedinteger[Any]] = np.int32 if max(N * K, K * (L + 1)) < 2**31 else np.int64
     u, a, f, n = (np.asarray(x, dtype=dtype) for x in rows)
     col_users = np.flatnonzero(np.ascontiguousarray(support.T)) % N  # the users of arm 0, then of arm 1, ...
     deg = support.sum(axis=0)
@@ -417,8 +427,7 @@ def extend_rows(rows: tuple[np.ndarray, ...], R: int) -> tuple[np.ndarray, ...]:
     return users, arm, first, rounds
 
 
-def phase_solution(support: np.ndarray, D: int | float, L: int, C: int
-                   ) -> tuple[tuple[np.ndarray, ...], str] | None:
+def phase_solution(support: np.ndarray, D: int | float, L: int, C: int) -> tuple[tuple[np.ndarray, ...], str] | None:
     """Schedule rows of length ``L`` for a batched shard and how they were made: the phase schedule when it is
     valid (``"phase"``), else that schedule repaired by :func:`recruit_rows` (``"phase+recruit"``, tried up to
     :data:`REPAIR_CELLS` arms x rounds); ``None`` when neither is valid."""

@@ -14,6 +14,7 @@ import numpy as np
 
 from anondecomp.errors import InvalidInputError, SolverError
 from anondecomp.highs import load_model, new_highs
+from anondecomp.validation import checked
 
 
 def arm_mask(S, n_arms: int) -> np.ndarray:
@@ -62,6 +63,7 @@ class Membership:
     beta: float | None = None
 
 
+@checked()
 def check_membership(x: np.ndarray, C: int, S=None, tol: float = 1e-9) -> Membership:
     """Exact H-representation test of x in P_C(S) (Lemma 4), naming every violated constraint.
 
@@ -115,8 +117,7 @@ def check_membership(x: np.ndarray, C: int, S=None, tol: float = 1e-9) -> Member
     return Membership(member=not bad, violated=tuple(bad))
 
 
-def covering_lp(x: np.ndarray, C: int, S=None, support: np.ndarray | None = None,
-                time_limit: float | None = None):
+def covering_lp(x: np.ndarray, C: int, S=None, support: np.ndarray | None = None, time_limit: float | None = None):
     """Build the covering LP ``max beta : beta * x <= y, y in P_C(S), y = 0 off support`` as a highspy model.
 
     Variables are one y per support pair plus beta; rows are the N user rows, the |S| arm rows and one
@@ -151,12 +152,20 @@ def covering_lp(x: np.ndarray, C: int, S=None, support: np.ndarray | None = None
     A = sp.csc_matrix((v, (r, c)), shape=(n_rows, n + 1))
     inf = np.inf  # rows and columns without a bound
     h = new_highs(time_limit)
-    load_model(h, A, np.concatenate([np.zeros(n), [1.0]]), np.zeros(n + 1), np.concatenate([np.ones(n), [inf]]),
-               np.concatenate([np.full(N, -inf), np.full(len(s_idx), C + 1.0), np.zeros(len(cover))]),
-               np.concatenate([np.ones(N), np.full(len(s_idx), inf), np.full(len(cover), inf)]), maximize=True)
+    load_model(
+        h,
+        A,
+        np.concatenate([np.zeros(n), [1.0]]),
+        np.zeros(n + 1),
+        np.concatenate([np.ones(n), [inf]]),
+        np.concatenate([np.full(N, -inf), np.full(len(s_idx), C + 1.0), np.zeros(len(cover))]),
+        np.concatenate([np.ones(N), np.full(len(s_idx), inf), np.full(len(cover), inf)]),
+        maximize=True,
+    )
     return h, n
 
 
+@checked()
 def membership(x: np.ndarray, C: int, S=None) -> Membership:
     """Is x in P_C(S)? Exact H-representation check plus the HiGHS covering LP.
 
@@ -202,9 +211,9 @@ def membership(x: np.ndarray, C: int, S=None) -> Membership:
     if status == highspy.HighsModelStatus.kOptimal:
         beta = float(h.getInfo().objective_function_value)
     elif status == highspy.HighsModelStatus.kInfeasible:
-        beta = 0.0       # P_C(S) has no point on this support
+        beta = 0.0  # P_C(S) has no point on this support
     elif status == highspy.HighsModelStatus.kUnbounded:
-        beta = np.inf    # x = 0: any scaling is covered
+        beta = np.inf  # x = 0: any scaling is covered
     else:
         raise SolverError(f"HiGHS could not solve the covering LP: {h.modelStatusToString(status)}")
     return Membership(exact.member, exact.violated, beta)

@@ -38,8 +38,9 @@ def _halvings(start: int) -> list[int]:
     return out + [1]
 
 
-def split_type(Y: np.ndarray, allowed: np.ndarray, lengths: np.ndarray, q: np.ndarray, k: int
-               ) -> list[tuple[np.ndarray, int]]:
+def split_type(
+    Y: np.ndarray, allowed: np.ndarray, lengths: np.ndarray, q: np.ndarray, k: int
+) -> list[tuple[np.ndarray, int]]:
     """Split a type's face totals ``Y`` (F, K) into ``k`` integer per-user profiles (step 1 above).
 
     Each profile P has P >= 0 only where ``allowed``, face rows ``P.sum(1) <= lengths`` and arm totals
@@ -87,12 +88,21 @@ def colour_face(H: np.ndarray, L: int, C: int) -> list[tuple[np.ndarray, int]]:
         slack = D - (C + 1) * L
         for c in _halvings(min(c_try, L)):
             ui, aj = np.nonzero(H >= c)
-            must = (rows > L - c).astype(np.int64)       # cannot sit out c assignments
+            must = (rows > L - c).astype(np.int64)  # cannot sit out c assignments
             if _plainly_infeasible(n, m, ui, aj, must, C):
                 continue
-            col_hi = C + 1 + slack // c                  # keeps every arm >= (C+1) per remaining assignment
-            flow = transport(n, m, ui, aj, np.ones(len(ui), np.int64), must, np.ones(n, np.int64),
-                             np.full(m, C + 1), np.minimum(col_hi, n))
+            col_hi = C + 1 + slack // c  # keeps every arm >= (C+1) per remaining assignment
+            flow = transport(
+                n,
+                m,
+                ui,
+                aj,
+                np.ones(len(ui), np.int64),
+                must,
+                np.ones(n, np.int64),
+                np.full(m, C + 1),
+                np.minimum(col_hi, n),
+            )
             if flow is not None:
                 break
         else:  # c = 1 is always feasible (equitable edge colouring); reaching here is a bug
@@ -108,8 +118,9 @@ def colour_face(H: np.ndarray, L: int, C: int) -> list[tuple[np.ndarray, int]]:
     return out
 
 
-def colour_assignments(H: np.ndarray, L: int, C: int, users: np.ndarray, arms: np.ndarray, park: np.ndarray
-                       ) -> tuple[list[np.ndarray], list[int]]:
+def colour_assignments(
+    H: np.ndarray, L: int, C: int, users: np.ndarray, arms: np.ndarray, park: np.ndarray
+) -> tuple[list[np.ndarray], list[int]]:
     """:func:`colour_face` of ``H`` (rows: ``users``, columns: ``arms``) as whole assignments (the other users
     parked on ``park``) with their counts."""
     assignments, counts = [], []
@@ -144,8 +155,9 @@ def _max_copies(H, arm, rows, slack, L, C) -> int:
     return max(c, 1)
 
 
-def realize(types, faces: np.ndarray, lengths: np.ndarray, Y: np.ndarray, C: int, park: np.ndarray,
-            n_arms: int) -> tuple[np.ndarray, np.ndarray]:
+def realize(
+    types, faces: np.ndarray, lengths: np.ndarray, Y: np.ndarray, C: int, park: np.ndarray, n_arms: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Assignments (n, N) and multiplicities for an integer face solution (module docstring).
 
     ``types`` is a :class:`~anondecomp.lower_bound.UserTypes`; ``faces`` (F, K) arm masks; ``lengths`` (F,)
@@ -169,7 +181,7 @@ def realize(types, faces: np.ndarray, lengths: np.ndarray, Y: np.ndarray, C: int
         allowed = faces & np.isin(np.arange(n_arms), arms)[None, :]
         pos = 0
         for P, count in split_type(Yt, allowed, lengths, q, int(types.counts[t])):
-            blocks.append((users[pos:pos + count], P))
+            blocks.append((users[pos : pos + count], P))
             pos += count
     # step 2: colour each face
     assignments, mults = [], []

@@ -124,5 +124,6 @@ def aggregate_relaxation(graph: DemandGraph, C: int, *, best_effort: bool = Fals
         user_rows @ z <= R,
         arm_rows @ z >= (prep.C + 1) * y,
     ]
-    return AggregateRelaxation(cp.Problem(cp.Minimize(R), constraints), z, y, R, np.stack([users, arms], axis=1),
-                               user_rows, arm_rows)
+    return AggregateRelaxation(
+        cp.Problem(cp.Minimize(R), constraints), z, y, R, np.stack([users, arms], axis=1), user_rows, arm_rows
+    )

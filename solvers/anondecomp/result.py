@@ -6,7 +6,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from anondecomp.errors import InvalidInputError
 from anondecomp.graph import DemandGraph, exact_sum
+from anondecomp.validation import DENSE_CELLS, check_graph, check_int, check_int_array, check_str, checked
+
+_CHUNK = 1 << 22  # (assignment, user) entries checked against the support at once
+_TABLE_CELLS = DENSE_CELLS  # users x arms up to which the support check uses a bitmap (50 MB at most)
 
 
 def arm_dtype(n_arms: int) -> np.dtype:
@@ -66,6 +71,64 @@ class Decomposition:
     wall_time: float = 0.0
     info: dict = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        """Check the structure (never the coverage: :func:`~anondecomp.verify` does that): the graph, C >= 1,
+        an (n, N) integer array of arms in range and on each user's support, (n,) integer multiplicities
+        >= 1, (m, 2) uncovered pairs in range. The arrays are kept as read-only views."""
+        graph = check_graph("graph", self.graph)
+        object.__setattr__(self, "C", check_int("C", self.C, lo=1))
+        check_str("method", self.method)
+        a = check_int_array("assignments", self.assignments, 2)
+        m = check_int_array("multiplicities", self.multiplicities, 1)
+        u = (
+            check_int_array("uncovered", self.uncovered, 2)
+            if np.size(self.uncovered)
+            else np.asarray(self.uncovered).reshape(0, 2).astype(np.int64)
+        )
+        N, K = graph.shape
+        if a.shape[1] != N or len(m) != len(a):
+            raise InvalidInputError(
+                f"a Decomposition needs (n, {N}) assignments and (n,) multiplicities, got {a.shape} and {m.shape}"
+            )
+        if len(m) and min(m) < 1:
+            raise InvalidInputError(
+                f"multiplicities must be integers >= 1, got {min(m)} at position {int(np.argmin(m))}"
+            )
+        if u.shape[1] != 2 or (len(u) and ((u[:, 0] < 0) | (u[:, 0] >= N) | (u[:, 1] < 0) | (u[:, 1] >= K)).any()):
+            raise InvalidInputError("uncovered must be (m, 2) (user, arm) index pairs of the graph")
+        _check_on_support(graph, a)
+        if not isinstance(self.info, dict):
+            raise InvalidInputError(f"info must be a dict, got {type(self.info).__name__}")
+        for name, arr in (("assignments", a), ("multiplicities", m), ("uncovered", u)):
+            view = arr.view()
+            view.flags.writeable = False
+            object.__setattr__(self, name, view)
+
+    @classmethod
+    def _unchecked(
+        cls,
+        graph: DemandGraph,
+        C: int,
+        method: str,
+        assignments: np.ndarray,
+        multiplicities: np.ndarray,
+        **rest: object,
+    ) -> Decomposition:
+        """A Decomposition built without the structural checks: for tests that hand the verifiers malformed
+        schedules (arms off the support) on purpose. Never used by the package itself."""
+        self = cls.__new__(cls)
+        fields = {"uncovered": np.empty((0, 2), dtype=np.int64), "wall_time": 0.0, "info": {}, **rest}
+        for name, value in {
+            "graph": graph,
+            "C": C,
+            "method": method,
+            "assignments": np.asarray(assignments),
+            "multiplicities": np.asarray(multiplicities),
+            **fields,
+        }.items():
+            object.__setattr__(self, name, value)
+        return self
+
     @property
     def total_assignments(self) -> int:
         return exact_sum(self.multiplicities)
@@ -85,6 +148,7 @@ class Decomposition:
             return 1.0 if self.total_assignments == 0 else float("inf")
         return self.total_assignments / self.lower_bound
 
+    @checked()
     def summary(self) -> str:
         """A human-readable report: method, size, R, lower bound, their ratio, distinct assignments, wall time.
 
@@ -103,16 +167,50 @@ class Decomposition:
         R (assignments)      10
         lower bound          10   (max_i sum_j w_ij)
         """
-        lines = [f"method               {self.method}",
-                 f"users x arms         {self.graph.n_users} x {self.graph.n_arms}, C = {self.C}",
-                 f"R (assignments)      {self.total_assignments}",
-                 f"lower bound          {self.lower_bound}   (max_i sum_j w_ij)",
-                 f"R / lower bound      {self.ratio:.4f}",
-                 f"distinct assignments {self.n_distinct}",
-                 f"wall time            {self.wall_time:.3f} s"]
+        lines = [
+            f"method               {self.method}",
+            f"users x arms         {self.graph.n_users} x {self.graph.n_arms}, C = {self.C}",
+            f"R (assignments)      {self.total_assignments}",
+            f"lower bound          {self.lower_bound}   (max_i sum_j w_ij)",
+            f"R / lower bound      {self.ratio:.4f}",
+            f"distinct assignments {self.n_distinct}",
+            f"wall time            {self.wall_time:.3f} s",
+        ]
         if len(self.uncovered):
             lines.append(f"uncovered pairs      {len(self.uncovered)} (best effort)")
         return "\n".join(lines)
+
+
+def _check_on_support(graph: DemandGraph, a: np.ndarray) -> None:
+    """Refuse an arm index outside [0, K) or off its user's support, naming the assignment, user and arm
+    (chunked: memory O(chunk), never assignments x users at once in int64)."""
+    N, K = graph.shape
+    if not a.size:
+        return
+    lo_hi = (int(a.min()), int(a.max()))
+    if lo_hi[0] < 0 or lo_hi[1] >= K:
+        r, i = np.argwhere((a < 0) | (a >= K))[0]
+        raise InvalidInputError(f"assignment {r} puts user {graph.users[i]!r} on arm index {a[r, i]}, outside [0, {K})")
+    keys = graph.edge_users.astype(np.int64) * K + graph.edge_arms
+    users = np.arange(N, dtype=np.int64) * K
+    step = max(1, _CHUNK // max(N, 1))
+    table = None
+    if N * K <= _TABLE_CELLS:  # a bitmap of the support: one gather per entry instead of a binary search
+        table = np.zeros(N * K, dtype=bool)
+        table[keys] = True
+    for lo in range(0, len(a), step):
+        want = users[None, :] + a[lo : lo + step].astype(np.int64)
+        if table is not None:
+            off = ~table[want]
+        else:
+            at = np.minimum(np.searchsorted(keys, want), max(len(keys) - 1, 0))
+            off = keys[at] != want
+        if off.any():
+            r, i = np.argwhere(off)[0]
+            raise InvalidInputError(
+                f"assignment {lo + r} puts user {graph.users[i]!r} on arm "
+                f"{graph.arms[a[lo + r, i]]!r}, which is not in its support"
+            )
 
 
 def compress(assignments: np.ndarray, multiplicities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -38,8 +38,9 @@ from anondecomp.validation import Prepared
 MU_TOL = 1e-7  # face lengths below this are LP noise: the face is dropped
 
 
-def _shares(prep: Prepared, types, faces: np.ndarray, Y: np.ndarray
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _shares(
+    prep: Prepared, types, faces: np.ndarray, Y: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each demanded edge's demand spread over the faces that open its arm, in proportion to the LP's samples
     there (a type's samples shared evenly by its users).
 
@@ -83,16 +84,17 @@ def _shares(prep: Prepared, types, faces: np.ndarray, Y: np.ndarray
     e = by_arm[np.repeat(arm_start[aa] - offsets, size) + np.arange(int(size.sum()))]
     order = np.lexsort((e, f))
     f, e = f[order], e[order]
-    share = np.maximum(Y[f, p[e]] / types.counts[tu[e]], 0.0)   # one user's LP samples on the edge in face f
+    share = np.maximum(Y[f, p[e]] / types.counts[tu[e]], 0.0)  # one user's LP samples on the edge in face f
     # summed over the faces in increasing order, as a dense column sum over the faces would add them
     total = np.bincount(e, weights=share, minlength=len(dem))
-    z = share * (r / np.maximum(total, 1e-12))[e]   # exactly the demand, rows still <= mu_f
+    z = share * (r / np.maximum(total, 1e-12))[e]  # exactly the demand, rows still <= mu_f
     big = z > 1e-12
     return dem, r, total, f[big], e[big], z[big]
 
 
-def user_split(prep: Prepared, types, faces: np.ndarray, mu: np.ndarray, Y: np.ndarray,
-               lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+def user_split(
+    prep: Prepared, types, faces: np.ndarray, mu: np.ndarray, Y: np.ndarray, lengths: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Integer per-face demands summing to ``prep.edge_required`` with each user's total in face f at most
     ``lengths[f]`` (step 2), as a sparse list ``(face, edge, demand)`` (edges of ``prep.graph``, by face then
     edge), or ``None`` when the LP point leaves some pair uncovered (a master that is not a feasible solution)."""
@@ -114,8 +116,9 @@ def user_split(prep: Prepared, types, faces: np.ndarray, mu: np.ndarray, Y: np.n
     return f, dem[e], lo + flow
 
 
-def colour_faces(prep: Prepared, parts: tuple[np.ndarray, np.ndarray, np.ndarray], faces: np.ndarray,
-                 lengths: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]] | None:
+def colour_faces(
+    prep: Prepared, parts: tuple[np.ndarray, np.ndarray, np.ndarray], faces: np.ndarray, lengths: np.ndarray
+) -> tuple[list[np.ndarray], list[np.ndarray]] | None:
     """Each face's share of the demand (``parts``: ``(face, edge, demand)`` entries) realised exactly by
     colouring: the lists of assignments and multiplicities, or ``None`` if a face cannot be realised within
     four times its length. Each face's demand is an (E,) per-edge vector, built one face at a time."""
@@ -138,8 +141,9 @@ def colour_faces(prep: Prepared, parts: tuple[np.ndarray, np.ndarray, np.ndarray
     return a_parts, m_parts
 
 
-def round_faces(prep: Prepared, types, faces: np.ndarray, mu: np.ndarray, Y: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray] | None:
+def round_faces(
+    prep: Prepared, types, faces: np.ndarray, mu: np.ndarray, Y: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
     """Assignments and multiplicities from the master's solution (faces (F, K), mu (F,), Y (F, P)), or
     ``None`` if some step fails (module docstring)."""
     keep = mu > MU_TOL
@@ -156,8 +160,9 @@ def round_faces(prep: Prepared, types, faces: np.ndarray, mu: np.ndarray, Y: np.
     return np.concatenate(coloured[0]), np.concatenate(coloured[1])
 
 
-def round_down(prep: Prepared, types, faces: np.ndarray, mu: np.ndarray, Y: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray] | None:
+def round_down(
+    prep: Prepared, types, faces: np.ndarray, mu: np.ndarray, Y: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
     """Floor the face lengths, place what fits by a maximum flow, colour the faces, schedule the rest by
     least-slack rounds (module docstring); ``None`` if a face cannot be realised."""
     from scipy.sparse import csr_array
@@ -172,7 +177,7 @@ def round_down(prep: Prepared, types, faces: np.ndarray, mu: np.ndarray, Y: np.n
     lengths = np.floor(mu + 1e-9).astype(np.int64)
     dem, r, _, f, e, z = _shares(prep, types, faces, Y)
     hi = np.ceil(z - 1e-9).astype(np.int64)
-    nodes, node = np.unique(g.edge_users[dem[e]].astype(np.int64) * F + f, return_inverse=True)   # rows in use
+    nodes, node = np.unique(g.edge_users[dem[e]].astype(np.int64) * F + f, return_inverse=True)  # rows in use
     n, P = len(nodes), len(r)
     source, sink = 0, 1 + n + P
     tail = np.concatenate([np.zeros(n, np.int64), 1 + node, 1 + n + np.arange(P)])
@@ -185,7 +190,7 @@ def round_down(prep: Prepared, types, faces: np.ndarray, mu: np.ndarray, Y: np.n
     if coloured is None:
         return None
     a_parts, m_parts = coloured
-    left = prep.edge_required.astype(np.int64).copy()   # per edge: the demand no face took
+    left = prep.edge_required.astype(np.int64).copy()  # per edge: the demand no face took
     np.subtract.at(left, dem[e], flow)
     if left.any():
         a, m, _ = slack_rounds(Prepared(prep.graph, prep.C, left, prep.uncovered))
@@ -196,9 +201,11 @@ def round_down(prep: Prepared, types, faces: np.ndarray, mu: np.ndarray, Y: np.n
     return np.concatenate(a_parts), np.concatenate(m_parts)
 
 
-def round_master(prep: Prepared, types, faces: np.ndarray, mu: np.ndarray, Y: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray] | None:
+def round_master(
+    prep: Prepared, types, faces: np.ndarray, mu: np.ndarray, Y: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
     """The shorter of :func:`round_faces` and :func:`round_down` (``None`` if both fail)."""
-    found = [x for x in (round_down(prep, types, faces, mu, Y), round_faces(prep, types, faces, mu, Y))
-             if x is not None]
+    found = [
+        x for x in (round_down(prep, types, faces, mu, Y), round_faces(prep, types, faces, mu, Y)) if x is not None
+    ]
     return min(found, key=lambda x: int(x[1].sum())) if found else None

@@ -61,20 +61,29 @@ class ShardedResult:
     def header(self) -> dict:
         """The summary fields stored in every part file's metadata (as the JSON output's header)."""
         methods = sorted(set(self.shard_methods))
-        return {"C": self.C, "method": "sharded:" + "+".join(methods), "total_assignments": self.total_assignments,
-                "lower_bound": self.lower_bound, "distinct_assignments": None, "shards": len(self.shard_users)}
+        return {
+            "C": self.C,
+            "method": "sharded:" + "+".join(methods),
+            "total_assignments": self.total_assignments,
+            "lower_bound": self.lower_bound,
+            "distinct_assignments": None,
+            "shards": len(self.shard_users),
+        }
 
     def summary(self) -> str:
-        return "\n".join([
-            f"method               sharded ({', '.join(sorted(set(self.shard_methods)))})",
-            f"users x arms         {self.n_users} x {self.n_arms}, C = {self.C}",
-            f"R (assignments)      {self.total_assignments}",
-            f"lower bound          {self.lower_bound}   (max_i sum_j w_ij)",
-            f"R / lower bound      {self.total_assignments / max(self.lower_bound, 1):.4f}",
-            f"shards               {len(self.shard_users)} (R per shard {min(self.shard_rounds)}.."
-            f"{max(self.shard_rounds)}; merged R = the maximum)",
-            f"schedule rows        {self.rows}",
-            f"wall time            {self.wall_time:.3f} s"])
+        return "\n".join(
+            [
+                f"method               sharded ({', '.join(sorted(set(self.shard_methods)))})",
+                f"users x arms         {self.n_users} x {self.n_arms}, C = {self.C}",
+                f"R (assignments)      {self.total_assignments}",
+                f"lower bound          {self.lower_bound}   (max_i sum_j w_ij)",
+                f"R / lower bound      {self.total_assignments / max(self.lower_bound, 1):.4f}",
+                f"shards               {len(self.shard_users)} (R per shard {min(self.shard_rounds)}.."
+                f"{max(self.shard_rounds)}; merged R = the maximum)",
+                f"schedule rows        {self.rows}",
+                f"wall time            {self.wall_time:.3f} s",
+            ]
+        )
 
 
 def streamed_rows(path: str | os.PathLike) -> int:
@@ -103,8 +112,9 @@ def read_batched(path: str | os.PathLike, demand: float | None = None) -> tuple[
     return (from_graph(data) if isinstance(data, DemandGraph) else data), C
 
 
-def read_support(path: str | os.PathLike, demand: float | None = None
-                 ) -> tuple[BatchedSupport | DemandGraph, int | None]:
+def read_support(
+    path: str | os.PathLike, demand: float | None = None
+) -> tuple[BatchedSupport | DemandGraph, int | None]:
     """Read a graph for the sharded path: its support and D when its demands are those of a batched graph.
 
     A Parquet table with integer user ids is streamed in record batches straight into its support (no
@@ -131,6 +141,36 @@ def read_support(path: str | os.PathLike, demand: float | None = None
         return _from_graph(path, demand)
     if not weighted:
         demand = table_demand(meta, path, demand)
+    streamed = _stream_support(files, weighted)
+    if streamed is None:
+        return _from_graph(path, demand)
+    support, rounds, arm_codes, n_rows = streamed
+    # the record batches are gone, but Arrow's allocator keeps their pages: return them before the solve
+    # (the whole process's peak at 10^6 users x 20 arms: 0.95 GB instead of 1.1 GB, 1.2 GB for an edge table)
+    pa.default_memory_pool().release_unused()
+    present = np.flatnonzero(support.any(axis=1))
+    if len(present) == 0:
+        raise InvalidInputError(f"{path}: the table has no rows")
+    support = support[present] if len(present) < support.shape[0] else support
+    if int(np.count_nonzero(support)) != n_rows:
+        raise InvalidInputError(
+            f"{path}: {n_rows - int(np.count_nonzero(support))} (user, arm) pairs appear "
+            "more than once; give one row per pair"
+        )
+    if weighted:
+        demand = batched_demand(support.sum(axis=1), rounds[present])
+        if demand is None:
+            return _from_graph(path, None)
+    return BatchedSupport(support, demand, present.astype(np.int64), tuple(map(str, arm_codes))), c_field(
+        meta, f"{path}: metadata 'C'"
+    )
+
+
+def _stream_support(files: list[Path], weighted: bool) -> tuple[np.ndarray, np.ndarray, dict, int] | None:
+    """:func:`read_support`'s streamed read of the part files: (support, an edge table's ceil(w_ij) per user,
+    the arm codes in order of first appearance, rows read), the support's rows indexed by user id (users
+    without rows included); ``None`` when the table is for the general reader (ids far above the row count, a
+    support too sparse to hold dense, weights not in the batched form)."""
     arm_codes: dict = {}
     n_rows = 0
     total_rows = sum(open_parquet(f).metadata.num_rows for f in files)
@@ -143,44 +183,48 @@ def read_support(path: str | os.PathLike, demand: float | None = None
     for part in files:
         start = 0  # rows of the part file before this batch, so that an error names the file's row
         for batch in _record_batches(part, weighted):
-            for name in ("user", "arm"):
-                no_nulls(batch.column(name), name, part, start)
+            u, a = _batch_pairs(batch, part, start, arm_codes)
             start += batch.num_rows
-            u = batch.column(0).to_numpy().astype(np.int64, copy=False)
-            a = _arm_codes(batch.column(1), arm_codes)
-            if len(u) and u.min() < 0:
-                raise InvalidInputError(f"{part}: user ids must be non-negative integers, got {int(u.min())}")
             top = int(u.max()) + 1 if len(u) else 0
             if top > sparse_ids:  # ids far above the row count: index by factorised ids instead
-                return _from_graph(path, demand)
-            if top > support.shape[0] or len(arm_codes) > support.shape[1]:
-                rows = support.shape[0] if top <= support.shape[0] else max(top, 2 * support.shape[0])
-                if max(top, support.shape[0]) * max(len(arm_codes), support.shape[1]) > max_cells:
-                    return _from_graph(path, demand)
-                grown = np.zeros((rows, max(len(arm_codes), support.shape[1])), bool)
-                grown[:support.shape[0], :support.shape[1]] = support
-                support = grown
-                rounds = np.concatenate([rounds, np.zeros(rows - len(rounds), dtype=np.int64)])
+                return None
+            grown = _grown(support, rounds, top, len(arm_codes), max_cells)
+            if grown is None:
+                return None
+            support, rounds = grown
             support[u, a] = True
             n_rows += len(u)
             if weighted and not _same_rounds(batch.column(2), u, rounds):
-                return _from_graph(path, demand)
-    # the record batches are gone, but Arrow's allocator keeps their pages: return them before the solve
-    # (the whole process's peak at 10^6 users x 20 arms: 0.95 GB instead of 1.1 GB, 1.2 GB for an edge table)
-    pa.default_memory_pool().release_unused()
-    present = np.flatnonzero(support.any(axis=1))
-    if len(present) == 0:
-        raise InvalidInputError(f"{path}: the table has no rows")
-    support = support[present] if len(present) < support.shape[0] else support
-    if int(np.count_nonzero(support)) != n_rows:
-        raise InvalidInputError(f"{path}: {n_rows - int(np.count_nonzero(support))} (user, arm) pairs appear "
-                                "more than once; give one row per pair")
-    if weighted:
-        demand = batched_demand(support.sum(axis=1), rounds[present])
-        if demand is None:
-            return _from_graph(path, None)
-    return BatchedSupport(support, demand, present.astype(np.int64), tuple(map(str, arm_codes))), \
-        c_field(meta, f"{path}: metadata 'C'")
+                return None
+    return support, rounds, arm_codes, n_rows
+
+
+def _batch_pairs(batch, part: Path, start: int, arm_codes: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(user ids, arm codes) of one record batch, checked: no nulls (an error names the row: ``start`` rows of
+    the file come before the batch), non-negative ids; new arms get the next codes in ``arm_codes``."""
+    for name in ("user", "arm"):
+        no_nulls(batch.column(name), name, part, start)
+    u = batch.column(0).to_numpy().astype(np.int64, copy=False)
+    a = _arm_codes(batch.column(1), arm_codes)
+    if len(u) and u.min() < 0:
+        raise InvalidInputError(f"{part}: user ids must be non-negative integers, got {int(u.min())}")
+    return u, a
+
+
+def _grown(
+    support: np.ndarray, rounds: np.ndarray, top: int, n_arms: int, max_cells: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """``support`` and ``rounds`` grown to hold user ids below ``top`` and ``n_arms`` arms (the rows at least
+    doubled, so that growing costs amortised linear time; themselves when they fit), or ``None`` when the
+    support would pass ``max_cells`` cells."""
+    if top <= support.shape[0] and n_arms <= support.shape[1]:
+        return support, rounds
+    rows = support.shape[0] if top <= support.shape[0] else max(top, 2 * support.shape[0])
+    if max(top, support.shape[0]) * max(n_arms, support.shape[1]) > max_cells:
+        return None
+    grown = np.zeros((rows, max(n_arms, support.shape[1])), bool)
+    grown[: support.shape[0], : support.shape[1]] = support
+    return grown, np.concatenate([rounds, np.zeros(rows - len(rounds), dtype=np.int64)])
 
 
 def _same_rounds(col, users: np.ndarray, rounds: np.ndarray) -> bool:
@@ -305,11 +349,10 @@ def graph_shards(graph: DemandGraph, C: int, n_shards: int, seed: int = 0) -> np
         pull = np.zeros(K, dtype=bool)
         pull[arms[thin & (home == 0)]] = True  # (b): arms thin in the sink take all their users there
         thin |= pull[arms]
-        shard[users[thin]] = 0                 # (a), and (b)
+        shard[users[thin]] = 0  # (a), and (b)
 
 
-def _thin_edges(home: np.ndarray, arms: np.ndarray, wants: np.ndarray, K: int, n_shards: int, C: int
-                ) -> np.ndarray:
+def _thin_edges(home: np.ndarray, arms: np.ndarray, wants: np.ndarray, K: int, n_shards: int, C: int) -> np.ndarray:
     """(E,) bool: the edges whose (shard, arm) cell is thin (arm wanted in the shard, 1..C support users)."""
     cell = home.astype(np.int64) * K + arms
     n = n_shards * K
@@ -331,14 +374,15 @@ def graph_shard_counts(graph: DemandGraph, shard: np.ndarray, n_shards: int) -> 
     return count, wanted
 
 
-def solve_shard(matrix: np.ndarray, D: int | float | None, L: int, C: int, seed: int = 0
-                ) -> tuple[tuple[np.ndarray, ...], int, str]:
+def solve_shard(
+    matrix: np.ndarray | tuple[np.ndarray, np.ndarray], D: int | float | None, L: int, C: int, seed: int = 0
+) -> tuple[tuple[np.ndarray, ...], int, str]:
     """Schedule rows of one shard, its R and the method used: the phase schedule when valid at length L
     (R = L, method ``phase``), else that schedule repaired by :func:`recruit_rows` (R = L, ``phase+recruit``),
     else :func:`anondecomp.decompose` with ``auto`` on the shard (exact routes, R >= L possible).
     ``matrix`` is the shard's support, or its weights when ``D`` is None (a general graph: ``auto`` only), or
     (weights, support) for a general graph whose support is wider than its weights."""
-    if D is not None:
+    if D is not None and not isinstance(matrix, tuple):  # a batched shard is always its support alone
         found = phase_solution(matrix, D, L, C)
         if found is not None:
             return found[0], L, found[1]
@@ -378,18 +422,31 @@ def graph_rows(graph: DemandGraph, C: int, seed: int = 0, block: int | None = RO
     m = res.multiplicities.astype(np.int64)
     starts = np.concatenate([[0], np.cumsum(m)[:-1]])
     step = N if block is None else max(1, block // max(1, len(m)))
-    return R, res.method, (schedule_rows(res.assignments, starts, R, lo, min(lo + step, N))
-                           for lo in range(0, N, step))
+    return R, res.method, (schedule_rows(res.assignments, starts, R, lo, min(lo + step, N)) for lo in range(0, N, step))
 
 
-def shard_task(matrix: np.ndarray, users: np.ndarray, arms: tuple[str, ...], D: int | float | None, L: int, C: int,
-               R: int | None, part: str | None, header: dict | None, seed: int = 0) -> tuple[int, str, int]:
+def shard_task(
+    matrix: np.ndarray | tuple[np.ndarray, np.ndarray],
+    users: np.ndarray,
+    arms: tuple[str, ...],
+    D: int | float | None,
+    L: int,
+    C: int,
+    R: int | None,
+    part: str | None,
+    header: dict | None,
+    seed: int = 0,
+) -> tuple[int, str, int]:
     """One shard: solve it; with ``part`` also write its rows (stretched to the merged R) as one Parquet file.
 
-    Returns (shard R, method, rows written). Runs in a Dask worker or in this process.
+    ``matrix`` is what :meth:`~anondecomp.phases.BatchedSupport.rows_of` gives (see :func:`solve_shard`);
+    ``R``, ``part`` and ``header`` are given together or not at all. Returns (shard R, method, rows written).
+    Runs in a Dask worker or in this process.
     """
     rows, R_s, method = solve_shard(matrix, D, L, C, seed)
     if part is not None:
+        if R is None or header is None:  # a caller's mistake, named before any file is written
+            raise TypeError("shard_task writes a part file only with the merged R and the header")
         _write_part(Path(part), extend_rows(rows, R), users, arms, header)
     return R_s, method, len(rows[0])
 
@@ -424,8 +481,14 @@ class GraphShard:
         present = np.zeros(graph.n_arms, dtype=bool)
         present[cols] = True
         local = np.cumsum(present, dtype=np.int64) - 1
-        return cls(indptr, local[cols].astype(np.int32), graph.edge_weights[at], graph.edge_required[at],
-                   np.flatnonzero(present), graph.demand)
+        return cls(
+            indptr,
+            local[cols].astype(np.int32),
+            graph.edge_weights[at],
+            graph.edge_required[at],
+            np.flatnonzero(present),
+            graph.demand,
+        )
 
     @property
     def nnz(self) -> int:
@@ -435,12 +498,21 @@ class GraphShard:
         """The shard as a :class:`~anondecomp.DemandGraph` (users and arms named by their local index)."""
         n, k = len(self.indptr) - 1, len(self.arms)
         rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.indptr))
-        return DemandGraph._from_edges((n, k), tuple(map(str, range(n))), tuple(map(str, range(k))), rows,
-                                       self.cols, self.weights, self.required, self.demand)
+        return DemandGraph._from_edges(
+            (n, k),
+            tuple(map(str, range(n))),
+            tuple(map(str, range(k))),
+            rows,
+            self.cols,
+            self.weights,
+            self.required,
+            self.demand,
+        )
 
 
-def graph_shard_task(piece: GraphShard | DemandGraph, C: int, seed: int = 0, spill: str | None = None
-                     ) -> tuple[int, str, int]:
+def graph_shard_task(
+    piece: GraphShard | DemandGraph, C: int, seed: int = 0, spill: str | None = None
+) -> tuple[int, str, int]:
     """One shard of a general graph: decompose it (:func:`graph_rows`); with ``spill`` save its rows (local
     user and arm indices, ending at its own R) there, a Parquet file of one row group per block of users that
     :func:`finish_part` turns into a part file once the merged R is known. Returns (shard R, method, rows).
@@ -498,8 +570,9 @@ def finish_part(spill: str, R: int, users: np.ndarray, arms: np.ndarray, part: s
             writer.write_table(table)
 
 
-def _write_part(path: Path, rows: tuple[np.ndarray, ...], users: np.ndarray, arms: tuple[str, ...],
-                header: dict) -> None:
+def _write_part(
+    path: Path, rows: tuple[np.ndarray, ...], users: np.ndarray, arms: tuple[str, ...], header: dict
+) -> None:
     import pyarrow.parquet as pq
 
     pq.write_table(_rows_table(rows, users, arms, header), path)
@@ -511,13 +584,22 @@ def _rows_table(rows: tuple[np.ndarray, ...], users: np.ndarray, arms: tuple[str
 
     u, a, first, rounds = rows
     names = pa.array(users).cast(pa.string()) if users.dtype != object else pa.array(users, pa.string())
-    return pa.table([names.take(u), pa.array(arms, pa.string()).take(a), first.astype(np.int64),
-                     rounds.astype(np.int64)], schema=schedule_schema(header))
+    return pa.table(
+        [names.take(u), pa.array(arms, pa.string()).take(a), first.astype(np.int64), rounds.astype(np.int64)],
+        schema=schedule_schema(header),
+    )
 
 
-def decompose_sharded(data: BatchedSupport | DemandGraph, C: int, out: str | os.PathLike | None = None, *,
-                      n_shards: int | None = None, scheduler=None, seed: int = 0, parts: bool = False
-                      ) -> ShardedResult:
+def decompose_sharded(
+    data: BatchedSupport | DemandGraph,
+    C: int,
+    out: str | os.PathLike | None = None,
+    *,
+    n_shards: int | None = None,
+    scheduler=None,
+    seed: int = 0,
+    parts: bool = False,
+) -> ShardedResult:
     """Decompose a graph shard by shard and write its schedule to ``out`` (if given).
 
     Parameters
@@ -596,12 +678,12 @@ def _sparse_graph(data: BatchedSupport) -> DemandGraph:
     from scipy.sparse import csr_array
 
     support = csr_array(data.support) if data.explicit_support else None
-    return DemandGraph.from_weights(csr_array(data.weights), [str(u) for u in data.users], data.arms,
-                                    support=support)
+    return DemandGraph.from_weights(csr_array(data.weights), [str(u) for u in data.users], data.arms, support=support)
 
 
-def _sharded_graph(graph: DemandGraph, C: int, out, n_shards: int | None, scheduler, seed: int, parts: bool
-                   ) -> ShardedResult:
+def _sharded_graph(
+    graph: DemandGraph, C: int, out, n_shards: int | None, scheduler, seed: int, parts: bool
+) -> ShardedResult:
     """:func:`decompose_sharded` of a general graph: :func:`graph_shards`, one :func:`graph_shard_task` per
     shard, then one :func:`finish_part` per shard (or one file written here)."""
     import pyarrow.parquet as pq
@@ -616,9 +698,9 @@ def _sharded_graph(graph: DemandGraph, C: int, out, n_shards: int | None, schedu
     members = [m for m in (np.flatnonzero(shard == s) for s in range(S)) if len(m)]
     del shard
     target = None if out is None else output_target(out)
-    tmpdir = None if out is None else tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    tmpdir = None if target is None else tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        spills = [None if tmpdir is None else str(Path(tmpdir) / f".rows-{s:05d}.parquet") for s in range(len(members))]
+        spills = [None if tmpdir is None else _spill_path(tmpdir, s) for s in range(len(members))]
         arm_ids: list[np.ndarray] = []
 
         def pieces():  # each shard's sub-graph is cut when its task runs (locally) or is submitted
@@ -633,22 +715,33 @@ def _sharded_graph(graph: DemandGraph, C: int, out, n_shards: int | None, schedu
 
         first = _runner(scheduler, graph_shard_task)(pieces())
         R = max(r for r, _, _ in first)
-        result = ShardedResult(C, R, L, N, graph.n_arms, tuple(r for r, _, _ in first), tuple(map(len, members)),
-                               tuple(m for _, m, _ in first), sum(n for _, _, n in first))
-        if out is None:
+        result = ShardedResult(
+            C,
+            R,
+            L,
+            N,
+            graph.n_arms,
+            tuple(r for r, _, _ in first),
+            tuple(map(len, members)),
+            tuple(m for _, m, _ in first),
+            sum(n for _, _, n in first),
+        )
+        if target is None or tmpdir is None:  # no output (both are None exactly then)
             return result
         header = result.header()
         users = np.asarray(graph.users, dtype=object)
         arms = np.asarray(graph.arms, dtype=object)
         shards = list(zip(members, arm_ids, spills, strict=True))
         if parts:  # where the shards ran: stretch each one's rows to R and write its part file
-            _runner(scheduler, finish_part)((spill, R, users[m], arms[a], str(Path(tmpdir) / f"part-{s:05d}.parquet"),
-                                             header) for s, (m, a, spill) in enumerate(shards))
+            _runner(scheduler, finish_part)(
+                (spill, R, users[m], arms[a], str(Path(tmpdir) / f"part-{s:05d}.parquet"), header)
+                for s, (m, a, spill) in enumerate(shards)
+            )
             publish_dir(tmpdir, target)
         else:
             with publish_file(target) as tmp, pq.ParquetWriter(tmp, schedule_schema(header)) as writer:
-                for m, a, spill in shards:
-                    for table in _spilled_tables(spill, R, users[m], arms[a], header):
+                for s, (m, a, _) in enumerate(shards):
+                    for table in _spilled_tables(_spill_path(tmpdir, s), R, users[m], arms[a], header):
                         writer.write_table(table)
             shutil.rmtree(tmpdir, ignore_errors=True)
         return result
@@ -658,8 +751,14 @@ def _sharded_graph(graph: DemandGraph, C: int, out, n_shards: int | None, schedu
         raise
 
 
-def _sharded_batched(data: BatchedSupport, C: int, out, n_shards: int | None, scheduler, seed: int, parts: bool
-                     ) -> ShardedResult:
+def _spill_path(tmpdir: str, s: int) -> str:
+    """The file in which shard ``s``'s task leaves its rows (:func:`graph_shard_task`), read back to merge them."""
+    return str(Path(tmpdir) / f".rows-{s:05d}.parquet")
+
+
+def _sharded_batched(
+    data: BatchedSupport, C: int, out, n_shards: int | None, scheduler, seed: int, parts: bool
+) -> ShardedResult:
     """:func:`decompose_sharded` of a batched graph's support (:func:`make_shards`, phase rule per shard)."""
     import pyarrow.parquet as pq
 
@@ -686,8 +785,17 @@ def _sharded_batched(data: BatchedSupport, C: int, out, n_shards: int | None, sc
         # submitted, never all at once beside the support
         first = run((data.rows_of(m), None, data.arms, D, L, C, None, None, None, seed) for m in members)
     R = max(r for r, _, _ in first)
-    result = ShardedResult(C, R, L, N, len(data.arms), tuple(r for r, _, _ in first), tuple(map(len, members)),
-                           tuple(m for _, m, _ in first), sum(n for _, _, n in first))
+    result = ShardedResult(
+        C,
+        R,
+        L,
+        N,
+        len(data.arms),
+        tuple(r for r, _, _ in first),
+        tuple(map(len, members)),
+        tuple(m for _, m, _ in first),
+        sum(n for _, _, n in first),
+    )
     if out is not None and not parts:
         header = result.header()
         # one file: each shard's rows are solved again (or kept, for a single shard) and appended in turn
@@ -700,11 +808,23 @@ def _sharded_batched(data: BatchedSupport, C: int, out, n_shards: int | None, sc
         try:
             header = result.header()
             if single is not None:  # its rows tile [0, R) already: R is its own
-                _write_part(Path(tmpdir) / "part-00000.parquet", single[0], data.users[members[0]], data.arms,
-                            header)
+                _write_part(Path(tmpdir) / "part-00000.parquet", single[0], data.users[members[0]], data.arms, header)
             else:
-                run((data.rows_of(m), data.users[m], data.arms, D, L, C, R,
-                     str(Path(tmpdir) / f"part-{s:05d}.parquet"), header, seed) for s, m in enumerate(members))
+                run(
+                    (
+                        data.rows_of(m),
+                        data.users[m],
+                        data.arms,
+                        D,
+                        L,
+                        C,
+                        R,
+                        str(Path(tmpdir) / f"part-{s:05d}.parquet"),
+                        header,
+                        seed,
+                    )
+                    for s, m in enumerate(members)
+                )
             publish_dir(tmpdir, target)
         except BaseException:
             shutil.rmtree(tmpdir, ignore_errors=True)
@@ -712,8 +832,9 @@ def _sharded_batched(data: BatchedSupport, C: int, out, n_shards: int | None, sc
     return result
 
 
-def _shard_table(data: BatchedSupport, members: np.ndarray, L: int, C: int, R: int, seed: int, header: dict,
-                 single: tuple | None):
+def _shard_table(
+    data: BatchedSupport, members: np.ndarray, L: int, C: int, R: int, seed: int, header: dict, single: tuple | None
+):
     """One shard's rows, stretched to the merged R, as a table (``single``: the one shard's solution, kept);
     a function so that its row arrays are freed before the next shard is solved."""
     if single is not None:  # its rows tile [0, R) already: R is its own
@@ -726,6 +847,36 @@ def _large(arg) -> bool:
     return isinstance(arg, GraphShard) or (isinstance(arg, np.ndarray) and arg.nbytes > 1 << 20)
 
 
+CONNECT_TIMEOUT = 3.0
+"""Seconds a scheduler address gets to accept a TCP connection before the run is refused (a refused connection
+fails at once, saying so)."""
+
+
+def probe_scheduler(scheduler: str) -> None:
+    """Refuse, within :data:`CONNECT_TIMEOUT` seconds, a ``tcp://HOST:PORT`` scheduler that does not accept a
+    connection (``refused`` when the host says so), before Dask's client waits out its own timeout."""
+    import socket
+    from urllib.parse import urlsplit
+
+    if not isinstance(scheduler, str) or not scheduler.startswith("tcp://"):
+        return
+    try:
+        parts = urlsplit(scheduler)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        raise InvalidInputError(f"--scheduler {scheduler}: not a tcp://HOST:PORT address") from None
+    if host is None or port is None:
+        raise InvalidInputError(f"--scheduler {scheduler}: not a tcp://HOST:PORT address")
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_TIMEOUT).close()
+    except ConnectionRefusedError:
+        raise InvalidInputError(f"--scheduler {scheduler}: connection refused") from None
+    except TimeoutError:
+        raise InvalidInputError(f"--scheduler {scheduler}: no answer within {CONNECT_TIMEOUT:g} s") from None
+    except OSError as exc:
+        raise InvalidInputError(f"--scheduler {scheduler}: cannot connect ({exc.strerror or exc})") from None
+
+
 def _runner(scheduler, task=shard_task):
     """A function running ``task`` (:func:`shard_task`, or a general graph's :func:`graph_shard_task` and
     :func:`finish_part`) over argument tuples: in this process, or on a Dask cluster."""
@@ -734,18 +885,20 @@ def _runner(scheduler, task=shard_task):
     from distributed import Client
 
     def run(tasks):
+        if not isinstance(scheduler, Client):
+            probe_scheduler(scheduler)
         try:
             client = scheduler if isinstance(scheduler, Client) else Client(scheduler, timeout="10s")
         except (OSError, TimeoutError, ValueError) as exc:
             raise InvalidInputError(f"--scheduler {scheduler}: cannot connect ({first_line(exc)})") from None
         try:
             # a shard's sub-graph and large arrays go to the workers as data, not inside the task graph
-            futures = [client.submit(task, *[client.scatter(a) if _large(a) else a for a in t], pure=False)
-                       for t in tasks]
+            futures = [
+                client.submit(task, *[client.scatter(a) if _large(a) else a for a in t], pure=False) for t in tasks
+            ]
             return client.gather(futures)
         finally:
             if client is not scheduler:
                 client.close()
 
     return run
-

@@ -38,8 +38,9 @@ class Schedule:
         return len(self.thin) == 0
 
 
-def phase_schedule(required: np.ndarray, support: np.ndarray, C: int,
-                   rng: np.random.Generator | None = None) -> Schedule:
+def phase_schedule(
+    required: np.ndarray, support: np.ndarray, C: int, rng: np.random.Generator | None = None
+) -> Schedule:
     """Schedule integer demands ``required`` (N, K) on one time line of length ``max_i sum_j r_ij``.
 
     Users with no demand are parked on an arm of their support. ``rng`` randomises the rotation offsets
@@ -48,18 +49,18 @@ def phase_schedule(required: np.ndarray, support: np.ndarray, C: int,
     req = np.asarray(required, dtype=np.int64)
     N, K = req.shape
     need = req > 0
-    k = need.sum(axis=1)                      # phases per user
+    k = need.sum(axis=1)  # phases per user
     kmax = int(k.max()) if N else 0
     L = int(req.sum(axis=1).max()) if N else 0
     # arms of each user in index order, padded; then rotate by an offset cycling within equal-k users
-    order = np.argsort(~need, axis=1, kind="stable")[:, :max(kmax, 1)]
+    order = np.argsort(~need, axis=1, kind="stable")[:, : max(kmax, 1)]
     if rng is None:
         rank = np.empty(N, dtype=np.int64)
         by_k = np.argsort(k, kind="stable")
         starts = np.searchsorted(k[by_k], k[by_k], side="left")
         rank[by_k] = np.arange(N) - starts
     else:
-        rank = rng.integers(0, np.iinfo(np.int64).max, N)
+        rank = rng.integers(0, np.iinfo(np.int64).max, (N,))
     offset = np.where(k > 0, rank % np.maximum(k, 1), 0)
     col = (np.arange(max(kmax, 1))[None, :] + offset[:, None]) % np.maximum(k, 1)[:, None]
     order = np.take_along_axis(order, col, axis=1)
@@ -84,18 +85,18 @@ def phase_schedule(required: np.ndarray, support: np.ndarray, C: int,
     marker[ui, np.searchsorted(cuts, starts_[ui, pi])] = 1
     phase = np.cumsum(marker[:, :n_slots], axis=1, dtype=marker.dtype)
     del marker
-    parked = np.argmax(support, axis=1)       # users with no demand sit on their first support arm
+    parked = np.argmax(support, axis=1)  # users with no demand sit on their first support arm
     order = np.where(k[:, None] > 0, order, parked[:, None]).astype(arm_dtype(K))
     assignments = np.empty((n_slots, N), dtype=arm_dtype(K))
-    thin = []
-    step = max(1, _CHUNK // max(N, 1))        # slots per chunk: bounds the int64 temporaries
+    thin_parts: list[np.ndarray] = []
+    step = max(1, _CHUNK // max(N, 1))  # slots per chunk: bounds the int64 temporaries
     for lo in range(0, n_slots, step):
-        block = np.take_along_axis(order, phase[:, lo:lo + step].astype(np.intp), axis=1).T
-        assignments[lo:lo + step] = block
+        block = np.take_along_axis(order, phase[:, lo : lo + step].astype(np.intp), axis=1).T
+        assignments[lo : lo + step] = block
         t = _thin_slots(block, k > 0, K, C)
         t[:, 0] += lo
-        thin.append(t)
-    thin = np.concatenate(thin) if thin else np.empty((0, 2), dtype=np.int64)
+        thin_parts.append(t)
+    thin = np.concatenate(thin_parts) if thin_parts else np.empty((0, 2), dtype=np.int64)
     return Schedule(assignments, mult, thin)
 
 

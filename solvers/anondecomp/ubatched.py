@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from anondecomp.validation import checked
 
+
+@checked()
 def check_u_batched(active: np.ndarray, U: int) -> np.ndarray:
     """Arms that cannot receive U users in an assignment of users to their active arms.
 
@@ -46,7 +49,8 @@ def check_u_batched(active: np.ndarray, U: int) -> np.ndarray:
     ui, aj = np.nonzero(a)
     tail = np.concatenate([np.full(N, s), ui, N + np.arange(K)])
     head = np.concatenate([np.arange(N), N + aj, np.full(K, t)])
-    cap = np.concatenate([np.ones(N + len(ui)), np.full(K, U)]).astype(np.int32)
+    # an arm never gets more than N users: a larger U is N + 1 (same answer, no int32 overflow)
+    cap = np.concatenate([np.ones(N + len(ui)), np.full(K, min(U, N + 1))]).astype(np.int32)
     flow = maximum_flow(csr_matrix((cap, (tail, head)), shape=(N + K + 2, N + K + 2)), s, t).flow.tocsr()
     into_sink = np.asarray(flow[N + np.arange(K), np.full(K, t)]).ravel()
-    return np.flatnonzero(into_sink < U)
+    return np.flatnonzero(into_sink < min(U, N + 1))

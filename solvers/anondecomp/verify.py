@@ -15,13 +15,16 @@ import numpy as np
 
 from anondecomp.errors import InvalidInputError
 from anondecomp.graph import DemandGraph, exact_sum
-from anondecomp.validation import drop_uncoverable
+from anondecomp.validation import DENSE_CELLS, checked, drop_uncoverable
 
 _CHUNK = 1 << 24  # entries of (assignments x users) handled at once, bounds the memory of verification
 _EDGE_CHUNK = 1 << 21  # ... by edge_coverage, whose eight int64 temporaries per entry then take about 128 MB
 
 
-def coverage(assignments: np.ndarray, multiplicities: np.ndarray, C: int, n_arms: int) -> np.ndarray:
+@checked()
+def coverage(
+    assignments: np.ndarray, multiplicities: np.ndarray, C: int, n_arms: int, *, allow_large: bool = False
+) -> np.ndarray:
     """Informative samples per (user, arm) that a decomposition gives.
 
     Pair (i, j) is informative in assignment r when ``assignments[r, i] == j`` and arm j has at least C+1
@@ -37,11 +40,20 @@ def coverage(assignments: np.ndarray, multiplicities: np.ndarray, C: int, n_arms
         The anonymity parameter (>= 1): an arm is informative only with at least C+1 users on it.
     n_arms : int
         The number of arms K.
+    allow_large : bool, optional
+        Build the (N, K) result above :data:`~anondecomp.validation.DENSE_CELLS` cells instead of refusing
+        (:func:`edge_coverage` counts per edge, without it).
 
     Returns
     -------
     numpy.ndarray
         An (N, K) int64 matrix (object, of Python ints, above 2^53).
+
+    Raises
+    ------
+    InvalidInputError
+        For malformed assignments or multiplicities, arm indices outside [0, n_arms), C < 1, or an (N, K)
+        result above :data:`~anondecomp.validation.DENSE_CELLS` cells without ``allow_large``.
 
     References
     ----------
@@ -56,17 +68,27 @@ def coverage(assignments: np.ndarray, multiplicities: np.ndarray, C: int, n_arms
     a = np.asarray(assignments)
     m = np.asarray(multiplicities)
     n, N = a.shape
+    if m.shape != (n,) or (n and min(m) < 1):
+        raise InvalidInputError(
+            f"multiplicities must be one positive integer per assignment ({n}), got shape {m.shape}"
+        )
+    if a.size and (int(a.min()) < 0 or int(a.max()) >= n_arms):
+        raise InvalidInputError(f"assignment entries must be arm indices in [0, n_arms = {n_arms})")
+    if N * n_arms > DENSE_CELLS and not allow_large:
+        raise InvalidInputError(
+            f"coverage builds an (N, n_arms) = {N} x {n_arms} matrix, above DENSE_CELLS = "
+            f"{DENSE_CELLS:.0e} cells; pass allow_large=True to build it anyway"
+        )
     # float64 bincount is exact while every partial sum stays below 2^53, which the total bounds
     exact_in_float = exact_sum(m) < 2**53
     out = np.zeros(N * n_arms, dtype=np.int64 if exact_in_float else object)
     step = max(1, _CHUNK // max(N, 1))
     for lo in range(0, n, step):
-        block = a[lo:lo + step].astype(np.int64)
+        block = a[lo : lo + step].astype(np.int64)
         r_idx, i_idx = np.nonzero(_informative(block, C, n_arms))
         keys = i_idx * n_arms + block[r_idx, i_idx]
         if exact_in_float:
-            out += np.bincount(keys, weights=m[lo + r_idx].astype(np.float64), minlength=N * n_arms
-                               ).astype(np.int64)
+            out += np.bincount(keys, weights=m[lo + r_idx].astype(np.float64), minlength=N * n_arms).astype(np.int64)
         else:
             np.add.at(out, keys, m[lo + r_idx].astype(object))
     return out.reshape(N, n_arms)
@@ -78,8 +100,9 @@ def _informative(block: np.ndarray, C: int, n_arms: int) -> np.ndarray:
     return np.bincount(at.ravel(), minlength=len(block) * n_arms)[at] >= C + 1
 
 
-def edge_coverage(graph: DemandGraph, assignments: np.ndarray, multiplicities: np.ndarray, C: int
-                  ) -> tuple[np.ndarray, np.ndarray]:
+def edge_coverage(
+    graph: DemandGraph, assignments: np.ndarray, multiplicities: np.ndarray, C: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Informative samples per edge of ``graph`` that a decomposition gives, and its off-support placements.
 
     The sparse form of :func:`coverage`: memory is O(edges + a block of the assignments), never users x arms.
@@ -122,7 +145,7 @@ def edge_coverage(graph: DemandGraph, assignments: np.ndarray, multiplicities: n
     step = max(1, _EDGE_CHUNK // max(N, 1))
     users = np.arange(N, dtype=np.int64)
     for lo in range(0, n, step):
-        block = a[lo:lo + step].astype(np.int64)
+        block = a[lo : lo + step].astype(np.int64)
         informative = _informative(block, C, K)
         want = users[None, :] * K + block
         at = np.minimum(np.searchsorted(keys, want), max(len(keys) - 1, 0))
@@ -209,8 +232,12 @@ class VerificationReport:
     n_uncoverable: int = -1
 
     def __post_init__(self) -> None:
-        for count, items in (("n_short", self.deficits), ("n_off_support", self.off_support),
-                             ("n_problems", self.problems), ("n_uncoverable", self.uncoverable)):
+        for count, items in (
+            ("n_short", self.deficits),
+            ("n_off_support", self.off_support),
+            ("n_problems", self.problems),
+            ("n_uncoverable", self.uncoverable),
+        ):
             if getattr(self, count) < 0:
                 object.__setattr__(self, count, len(items))
 
@@ -223,6 +250,7 @@ class VerificationReport:
         except OverflowError:  # R may be any integer a file holds; the ratio is then beyond float range
             return math.inf
 
+    @checked()
     def summary(self, limit: int = 20) -> str:
         """A human-readable report: the verdict and totals, then the problems found.
 
@@ -248,28 +276,47 @@ class VerificationReport:
           ... and 2 more
         """
         head = ("valid" if self.valid else "INVALID") + (" (best effort)" if self.best_effort else "")
-        lines = [f"{head}: R = {self.total_assignments}, lower bound = {self.lower_bound}, "
-                 f"R / lower bound = {self.ratio:.4f}, distinct assignments = {self.n_distinct}"]
+        lines = [
+            f"{head}: R = {self.total_assignments}, lower bound = {self.lower_bound}, "
+            f"R / lower bound = {self.ratio:.4f}, distinct assignments = {self.n_distinct}"
+        ]
         if self.best_effort:
             shown = ", ".join(f"({user}, {arm})" for user, arm in self.uncoverable[:limit])
             more = " ..." if self.n_uncoverable > min(limit, len(self.uncoverable)) else ""
-            lines.append(f"  {self.n_uncoverable} pair(s) not coverable (arm wanted by <= C users), not required"
-                         + (f": {shown}{more}" if shown else "") + "; every other pair is checked")
+            lines.append(
+                f"  {self.n_uncoverable} pair(s) not coverable (arm wanted by <= C users), not required"
+                + (f": {shown}{more}" if shown else "")
+                + "; every other pair is checked"
+            )
         for text in self.problems[:limit]:
             lines.append(f"  {text}")
         for r, user, arm in self.off_support[:limit]:
             lines.append(f"  {self.unit} {r}: user {user!r} is on arm {arm!r}, which it has no demand for")
         for user, arm, req, got in self.deficits[:limit]:
             lines.append(f"  user {user!r}, arm {arm!r}: {got} informative samples, needs {req}")
-        hidden = (self.n_problems + self.n_off_support + self.n_short
-                  - len(self.problems[:limit]) - len(self.off_support[:limit]) - len(self.deficits[:limit]))
+        hidden = (
+            self.n_problems
+            + self.n_off_support
+            + self.n_short
+            - len(self.problems[:limit])
+            - len(self.off_support[:limit])
+            - len(self.deficits[:limit])
+        )
         if hidden:
             lines.append(f"  ... and {hidden} more")
         return "\n".join(lines)
 
 
-def verify(graph: DemandGraph, C: int, assignments, multiplicities=None, *,
-           required: np.ndarray | None = None, best_effort: bool = False) -> VerificationReport:
+@checked()
+def verify(
+    graph: DemandGraph,
+    C: int,
+    assignments,
+    multiplicities=None,
+    *,
+    required: np.ndarray | None = None,
+    best_effort: bool = False,
+) -> VerificationReport:
     """Check a decomposition exactly, in integer arithmetic.
 
     Parameters
@@ -337,19 +384,26 @@ def verify(graph: DemandGraph, C: int, assignments, multiplicities=None, *,
         outside = np.argwhere(need_dense > 0)
     need, uncoverable = drop_uncoverable(graph, C, need) if best_effort else (need, np.empty((0, 2), int))
     short = np.flatnonzero(got < need)
-    deficits = [(graph.users[graph.edge_users[e]], graph.arms[graph.edge_arms[e]], int(need[e]), int(got[e]))
-                for e in short]
+    deficits = [
+        (graph.users[graph.edge_users[e]], graph.arms[graph.edge_arms[e]], int(need[e]), int(got[e])) for e in short
+    ]
     deficits += [(graph.users[i], graph.arms[j], int(need_dense[i, j]), 0) for i, j in outside]
-    return VerificationReport(valid=not deficits and not len(off), total_assignments=exact_sum(m),
-                              lower_bound=graph.lower_bound, n_distinct=int(len(m)), deficits=deficits,
-                              off_support=off_support, n_off_support=len(off), best_effort=best_effort,
-                              **uncoverable_fields(graph, uncoverable))
+    return VerificationReport(
+        valid=not deficits and not len(off),
+        total_assignments=exact_sum(m),
+        lower_bound=graph.lower_bound,
+        n_distinct=int(len(m)),
+        deficits=deficits,
+        off_support=off_support,
+        n_off_support=len(off),
+        best_effort=best_effort,
+        **uncoverable_fields(graph, uncoverable),
+    )
 
 
 def uncoverable_fields(graph: DemandGraph, pairs: np.ndarray) -> dict:
     """The report fields naming the uncoverable ``pairs`` ((m, 2) user and arm indices): the first 1000."""
-    return {"uncoverable": [(graph.users[i], graph.arms[j]) for i, j in pairs[:1000]],
-            "n_uncoverable": len(pairs)}
+    return {"uncoverable": [(graph.users[i], graph.arms[j]) for i, j in pairs[:1000]], "n_uncoverable": len(pairs)}
 
 
 def _integers(m: np.ndarray) -> bool:

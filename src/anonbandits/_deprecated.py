@@ -10,7 +10,9 @@ from types import ModuleType
 from typing import Any
 
 
-def moved(old: str, names: Mapping[str, ModuleType]) -> Callable[[str], Any]:
+def moved(
+    old: str, names: Mapping[str, ModuleType], replaced: Mapping[str, tuple[Any, str]] | None = None
+) -> Callable[[str], Any]:
     """The ``__getattr__`` of module ``old`` for ``names``, each moved to the module it maps to.
 
     Parameters
@@ -19,6 +21,9 @@ def moved(old: str, names: Mapping[str, ModuleType]) -> Callable[[str], Any]:
         The old module's name (its ``__name__``).
     names : Mapping of str to module
         Each moved name and the module that holds it now.
+    replaced : Mapping of str to (object, str), optional
+        Names deprecated without a new home: the object still given for one release and what replaces it
+        (the warning says "use <that> instead").
 
     Returns
     -------
@@ -37,14 +42,32 @@ def moved(old: str, names: Mapping[str, ModuleType]) -> Callable[[str], Any]:
     >>> found is errors.ConfigError, str(caught[0].message)  # doctest: +NORMALIZE_WHITESPACE
     (True, 'anonbandits.old.ConfigError is deprecated, import it from anonbandits.errors
     (the old path goes in the next release)')
+    >>> __getattr__ = moved("anonbandits.old", {}, {"OldError": (ValueError, "anonbandits.errors.ConfigError")})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     found = __getattr__("OldError")
+    >>> found is ValueError, str(caught[0].message)  # doctest: +NORMALIZE_WHITESPACE
+    (True, 'anonbandits.old.OldError is deprecated, use anonbandits.errors.ConfigError instead
+    (the name goes in the next release)')
     """
 
     def __getattr__(name: str) -> Any:
+        if replaced and name in replaced:
+            found, instead = replaced[name]
+            warnings.warn(
+                f"{old}.{name} is deprecated, use {instead} instead (the name goes in the next release)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return found
         new = names.get(name)
         if new is None:
             raise AttributeError(f"module {old!r} has no attribute {name!r}")
-        warnings.warn(f"{old}.{name} is deprecated, import it from {new.__name__} (the old path goes in the next "
-                      "release)", DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            f"{old}.{name} is deprecated, import it from {new.__name__} (the old path goes in the next release)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return getattr(new, name)
 
     return __getattr__

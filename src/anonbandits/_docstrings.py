@@ -19,26 +19,26 @@ T = TypeVar("T", bound=Callable)
 SNIPPETS: dict[str, str] = {
     "paper000": 'Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.',
     "paper001": 'Hu, Huang, Mehta, "Near-Optimal Algorithms for Private Online Learning in a Stochastic\n'
-                'Environment", arXiv preprint 2102.07929, 2021.',
+    'Environment", arXiv preprint 2102.07929, 2021.',
     "paper002": 'Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019.',
     "paper003": 'Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications",\n'
-                'ICML 2023.',
+    "ICML 2023.",
     "paper004": 'Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.',
     "sajed2019": 'Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping\n'
-                 'Rule", ICML 2019.',
+    'Rule", ICML 2019.',
     "dwork2006": 'Dwork, McSherry, Nissim, Smith, "Calibrating Noise to Sensitivity in Private Data Analysis",\n'
-                 'TCC 2006.',
+    "TCC 2006.",
     "dwork2010": 'Dwork, Rothblum, Vadhan, "Boosting and Differential Privacy", FOCS 2010.',
     "bun2016": 'Bun, Steinke, "Concentrated Differential Privacy: Simplifications, Extensions, and Lower Bounds",\n'
-               'TCC 2016.',
+    "TCC 2016.",
     "bonawitz2017": 'Bonawitz et al., "Practical Secure Aggregation for Privacy-Preserving Machine Learning",\n'
-                    'ACM CCS 2017.',
+    "ACM CCS 2017.",
     "gao2019": 'Gao, Han, Ren, Zhou, "Batched Multi-armed Bandits Problem", NeurIPS 2019.',
     "canonne2020": 'Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential Privacy", NeurIPS 2020.',
     "agarwal2021": 'Agarwal, Kairouz, Liu, "The Skellam Mechanism for Differentially Private Federated Learning",\n'
-                   'NeurIPS 2021.',
+    "NeurIPS 2021.",
     "kairouz2021": 'Kairouz, Liu, Steinke, "The Distributed Discrete Gaussian Mechanism for Federated Learning with\n'
-                   'Secure Aggregation", ICML 2021.',
+    'Secure Aggregation", ICML 2021.',
     "size": "size : int, tuple of int or None\n    Shape of the draw (numpy's ``size``); ``None`` draws one value.",
     "rng": "rng : numpy.random.Generator\n    The source of randomness.",
     "int_draws": "Returns\n-------\nnumpy.ndarray or numpy.int64\n    ``int64`` draws of shape ``size``.",
@@ -48,27 +48,30 @@ SNIPPETS: dict[str, str] = {
     "raises_sigma": "Raises\n------\nConfigError\n    If ``sigma`` is not a positive finite number.",
     "rdp_orders": "alpha : float or array_like of float\n    The Rényi orders.",
     "rdp_returns": "Returns\n-------\nnumpy.ndarray\n    ``eps(alpha)``, of the shape of ``alpha``.",
-    "raises_validation": ("Raises\n------\nConfigError\n"
-                          "    Called through :mod:`anonbandits.anonymous`, if an argument breaks its rule in\n"
-                          "    :mod:`anonbandits.validation`."),
+    "raises_validation": (
+        "Raises\n------\nConfigError\n"
+        "    Called through :mod:`anonbandits.anonymous`, if an argument breaks its rule in\n"
+        "    :mod:`anonbandits.validation`."
+    ),
     "bai_example": (
         "Examples\n"
         "--------\n"
         ">>> import numpy as np\n"
         ">>> from anonbandits.core.learners import BestArmElimination\n"
-        ">>> from anonbandits.envs import MultiUserInstance, clustered_instance"),
+        ">>> from anonbandits.envs import MultiUserInstance, clustered_instance"
+    ),
     "reward_curve": "reward : str or callable, optional\n"
-                    "    A bounded reward model of :mod:`anonbandits.envs.rewards` (default ``\"bernoulli\"``), or a\n"
-                    "    callable ``sums(mu, counts, rng)``.\n"
-                    "expected_means : sequence of float, optional\n"
-                    "    True expected rewards for the pseudo-regret (default: the model's means).\n"
-                    "checkpoints : int or sequence of int, optional\n"
-                    "    Number of evenly spaced curve points (default 200), or the rounds themselves.",
+    '    A bounded reward model of :mod:`anonbandits.envs.rewards` (default ``"bernoulli"``), or a\n'
+    "    callable ``sums(mu, counts, rng)``.\n"
+    "expected_means : sequence of float, optional\n"
+    "    True expected rewards for the pseudo-regret (default: the model's means).\n"
+    "checkpoints : int or sequence of int, optional\n"
+    "    Number of evenly spaced curve points (default 200), or the rounds themselves.",
     "mechanism": "mechanism : CentralLaplace or Distributed or None, optional\n"
-                 "    A privacy mechanism of :mod:`anonbandits.privacy.mechanisms` on every released group sum;\n"
-                 "    ``None`` (the default) releases exact sums.\n"
-                 "noise_rng : numpy.random.Generator or None, optional\n"
-                 "    The source of the mechanism's noise (default ``rng``).",
+    "    A privacy mechanism of :mod:`anonbandits.privacy.mechanisms` on every released group sum;\n"
+    "    ``None`` (the default) releases exact sums.\n"
+    "noise_rng : numpy.random.Generator or None, optional\n"
+    "    The source of the mechanism's noise (default ``rng``).",
     "dec_means_agents_rng": (
         "means : sequence of float, numpy.ndarray or MeansSchedule\n"
         "    Arm means (or a :class:`~.environment.MeansSchedule`, which then overrides the ``reward``, ``drift``,\n"
@@ -76,71 +79,67 @@ SNIPPETS: dict[str, str] = {
         "n_agents : int\n"
         "    Number of players N (a positive integer).\n"
         "rng : numpy.random.Generator\n"
-        "    The run's generator (split into independent streams for players, rewards, tie-breaks and resets)."),
+        "    The run's generator (split into independent streams for players, rewards, tie-breaks and resets)."
+    ),
     "dec_returns_raises": (
         "Returns\n"
         "-------\n"
-        "DecentralizedResult\n"
-        "    The metrics, the curve and the per-player and per-arm data of the run.\n"
+        "Result\n"
+        "    The run's :class:`~anonbandits.results.Result`: its metrics, the curve and, in ``info``, the per-player\n"
+        "    and per-arm data (``agent_arms``, ``agent_pulls``, ``votes``, ``elimination_steps``,\n"
+        "    ``local_confidence``, the message ``log`` and the board's ``releases``).\n"
         "\n"
         "Raises\n"
         "------\n"
         "ConfigError\n"
         "    If an argument or option is out of range or unknown, or options contradict each other (the message\n"
-        "    names the argument)."),
+        "    names the argument)."
+    ),
     "mase_instance_probs_rng": (
         "instance : anonbandits.envs.instances.MultiUserInstance\n"
         "    One row of arm means shared by every agent, reward model ``bernoulli`` or ``gaussian-unclipped``.\n"
         "probs : numpy.ndarray\n"
         "    The activity distribution P_N over the N agents (:func:`activity_probabilities`).\n"
         "rng : numpy.random.Generator\n"
-        "    The run's source of randomness."),
+        "    The run's source of randomness."
+    ),
     "mase_example": (
         "Examples\n"
         "--------\n"
         ">>> import numpy as np\n"
         ">>> from anonbandits.multiagent.shared import activity_probabilities\n"
-        ">>> toy = MultiUserInstance(np.array([0.9, 0.1]), \"bernoulli\")"),
+        '>>> toy = MultiUserInstance(np.array([0.9, 0.1]), "bernoulli")'
+    ),
     "dist_elimination_example": (
         "Examples\n"
         "--------\n"
         ">>> import numpy as np\n"
         ">>> from anonbandits.dp.distributed import Protocol\n"
-        ">>> res = run_elimination(Protocol(1.0, 0.1), np.array([0.9, 0.1]), reward=\"bernoulli\", reward_sigma=0.1,\n"
+        '>>> res = run_elimination(Protocol(1.0, 0.1), np.array([0.9, 0.1]), reward="bernoulli", reward_sigma=0.1,\n'
         "...                       horizon=2000, batch_base=2, confidence=0.1, crs=1.0, rng=np.random.default_rng(0),\n"
-        "...                       checkpoints=4)"),
+        "...                       checkpoints=4)"
+    ),
     "dp_means": (
-        "means : str, sequence of float or numpy.ndarray\n"
-        "    Arm means in [0, 1] (or a ``\"0.9,0.8\"`` string)."),
-    "dp_epsilon": (
-        "epsilon : float\n"
-        "    Privacy parameter, finite and positive."),
+        'means : str, sequence of float or numpy.ndarray\n    Arm means in [0, 1] (or a ``"0.9,0.8"`` string).'
+    ),
+    "dp_epsilon": ("epsilon : float\n    Privacy parameter, finite and positive."),
     "dp_horizon_rng": (
-        "horizon : int\n"
-        "    Number of rounds T.\n"
-        "rng : numpy.random.Generator\n"
-        "    The run's source of randomness."),
+        "horizon : int\n    Number of rounds T.\nrng : numpy.random.Generator\n    The run's source of randomness."
+    ),
     "vote_failures": (
         "delta : float\n"
         "    The failure probability of the vote, in (0, 1).\n"
         "local_failure : float\n"
-        "    The failure probability of one agent's local elimination, in (0, 1)."),
-    "learner_sizes": (
-        "n_learners : int\n"
-        "    N, at least 1.\n"
-        "n_arms : int\n"
-        "    K, at least 2."),
+        "    The failure probability of one agent's local elimination, in (0, 1)."
+    ),
+    "learner_sizes": ("n_learners : int\n    N, at least 1.\nn_arms : int\n    K, at least 2."),
     "rdp_delta_orders": (
         "delta : float\n"
         "    The target delta, in (0, 1).\n"
         "orders : numpy.ndarray, optional\n"
-        "    The Rényi orders, all > 1; default :data:`DEFAULT_ORDERS`."),
-    "returns_eps": (
-        "Returns\n"
-        "-------\n"
-        "float\n"
-        "    ``eps'``."),
-
+        "    The Rényi orders, all > 1; default :data:`DEFAULT_ORDERS`."
+    ),
+    "returns_eps": ("Returns\n-------\nfloat\n    ``eps'``."),
     "dec_delta_eps_subroutine": (
         "delta : float, optional\n"
         "    Global failure probability in (0, 1) (default 0.05).\n"
@@ -148,31 +147,36 @@ SNIPPETS: dict[str, str] = {
         "    Approximation factor in [0, 1] (default 0.25; 0, exact best-arm identification, only for se and\n"
         "    ser3).\n"
         "subroutine : str, optional\n"
-        "    ``naive``, ``median``, ``se``, ``ser3`` (default) or ``ugapec``."),
+        "    ``naive``, ``median``, ``se``, ``ser3`` (default) or ``ugapec``."
+    ),
     "mase_delta_record": (
         "delta : float, optional\n"
         "    Global failure probability in (0, 1) (default 0.05).\n"
         "record : bool, optional\n"
-        "    Keep every message and elimination (default ``True``; else only the counts)."),
+        "    Keep every message and elimination (default ``True``; else only the counts)."
+    ),
     "anon_example": (
         "Examples\n"
         "--------\n"
         ">>> import numpy as np\n"
         ">>> from anonbandits.anonymous import anon_batched, anon_etc\n"
         ">>> from anonbandits.envs import clustered_instance\n"
-        ">>> instance = clustered_instance(8, 2, 4, 0.3, np.random.default_rng(0))"),
+        ">>> instance = clustered_instance(8, 2, 4, 0.3, np.random.default_rng(0))"
+    ),
     "messages_modulus": (
         "messages : array_like of int\n"
         "    The users' messages ``y_i``.\n"
         "m : int\n"
-        "    The modulus, an integer in [2, 2^62)."),
+        "    The modulus, an integer in [2, 2^62)."
+    ),
     "batch_n_g_tau": (
         "n : int\n"
         "    The number of users in the batch.\n"
         "g : int\n"
         "    The precision of randomized rounding.\n"
         "tau : int\n"
-        "    The noise radius."),
+        "    The noise radius."
+    ),
 }
 # the Parameters entries ``size`` and ``rng`` and the Returns of an integer sampler
 SNIPPETS["size_rng_int_draws"] = "\n".join([SNIPPETS["size"], SNIPPETS["rng"], "", SNIPPETS["int_draws"]])
@@ -184,59 +188,103 @@ def _references(*keys: str, lead: str | None = None) -> str:
 
 
 # ``refs_<key>_<key>...``: a References section citing those papers in that order.
-SNIPPETS.update({"refs_" + combo: _references(*re.findall(r"[a-z]+\d+", combo)) for combo in (
-    "agarwal2021_paper004", "bonawitz2017", "bonawitz2017_paper004", "bun2016_paper004", "canonne2020",
-    "canonne2020_paper004", "dwork2006", "dwork2006_paper004", "dwork2006_sajed2019", "dwork2010_paper004",
-    "gao2019_paper000", "kairouz2021_paper004", "paper000", "paper000_paper002", "paper001", "paper002",
-    "paper002_paper003", "paper002_sajed2019", "paper003", "paper003_paper002", "paper003_sajed2019", "paper004",
-    "sajed2019", "sajed2019_paper001", "sajed2019_paper001_paper004", "sajed2019_paper004",
-)})
+SNIPPETS.update(
+    {
+        "refs_" + combo: _references(*re.findall(r"[a-z]+\d+", combo))
+        for combo in (
+            "agarwal2021_paper004",
+            "bonawitz2017",
+            "bonawitz2017_paper004",
+            "bun2016_paper004",
+            "canonne2020",
+            "canonne2020_paper004",
+            "dwork2006",
+            "dwork2006_paper004",
+            "dwork2006_sajed2019",
+            "dwork2010_paper004",
+            "gao2019_paper000",
+            "kairouz2021_paper004",
+            "paper000",
+            "paper000_paper002",
+            "paper001",
+            "paper002",
+            "paper002_paper003",
+            "paper002_sajed2019",
+            "paper003",
+            "paper003_paper002",
+            "paper003_sajed2019",
+            "paper004",
+            "sajed2019",
+            "sajed2019_paper001",
+            "sajed2019_paper001_paper004",
+            "sajed2019_paper004",
+        )
+    }
+)
 # References sections whose sentence says what the papers are the source of.
-SNIPPETS.update({"refs_" + name: _references(*keys, lead=lead) for name, (lead, keys) in {
-    "metrics": ("The metrics are those of the algorithms of:",
-                ("paper000", "paper001", "paper004", "paper003", "paper002")),
-    "parameters": ("The parameters are those of the algorithms of:",
-                   ("paper000", "paper001", "paper004", "paper003", "paper002")),
-    "registered": ("The registered algorithms are those of:",
-                   ("paper000", "paper001", "sajed2019", "paper004", "paper003", "paper002")),
-}.items()})
+SNIPPETS.update(
+    {
+        "refs_" + name: _references(*keys, lead=lead)
+        for name, (lead, keys) in {
+            "metrics": (
+                "The metrics are those of the algorithms of:",
+                ("paper000", "paper001", "paper004", "paper003", "paper002"),
+            ),
+            "parameters": (
+                "The parameters are those of the algorithms of:",
+                ("paper000", "paper001", "paper004", "paper003", "paper002"),
+            ),
+            "registered": (
+                "The registered algorithms are those of:",
+                ("paper000", "paper001", "sajed2019", "paper004", "paper003", "paper002"),
+            ),
+        }.items()
+    }
+)
 # the tail radii of the privacy accounting: the tail probability, the radius, its Raises and References
 SNIPPETS["tail_radius"] = (
     "p : float\n    The tail probability, in (0, 1].\n\n"
     "Returns\n-------\nfloat\n    The radius ``v`` with ``P[|X| > v] <= p``.\n\n"
-    "Raises\n------\nConfigError\n    If ``p`` is outside (0, 1].\n\n" + SNIPPETS["refs_paper004"])
+    "Raises\n------\nConfigError\n    If ``p`` is outside (0, 1].\n\n" + SNIPPETS["refs_paper004"]
+)
 # the Returns, Raises and References of the decentralized runs
 SNIPPETS["dec_returns_raises_refs"] = SNIPPETS["dec_returns_raises"] + "\n\n" + SNIPPETS["refs_paper002"]
 # the Raises and References of the Laplace samplers
 SNIPPETS["raises_scale_refs_paper004"] = SNIPPETS["raises_scale"] + "\n\n" + SNIPPETS["refs_paper004"]
 # the References of the experiment pipeline: the paper whose experiments it reproduces, the algorithm of its examples
 SNIPPETS["refs_experiments"] = (
-    'References\n----------\n'
+    "References\n----------\n"
     'Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (its\n'
-    'experiments are reproduced by the grid docs/results/anonymous_paper000_grid.toml).\n\n'
+    "experiments are reproduced by the grid docs/results/anonymous_paper000_grid.toml).\n\n"
     'Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule",\n'
-    'ICML 2019 (DP-SE, the algorithm of the example).')
+    "ICML 2019 (DP-SE, the algorithm of the example)."
+)
 
 # the Parameters shared by the drivers of batched learners (anonymous.bai.identify, anonymous.regret)
 SNIPPETS["driver_learners"] = (
     "instance : MultiUserInstance\n    N users x K arms with a reward model.\n"
     "learners : BatchLearner\n"
-    "    N batched learners (:class:`~anonbandits.core.learners.BatchLearner`), one per user.")
+    "    N batched learners (:class:`~anonbandits.core.learners.BatchLearner`), one per user."
+)
 SNIPPETS["driver_channel"] = (
-    "channel : str, optional\n    ``anonymous`` (default) or ``direct``.\n"
+    "channel : str or channel class, optional\n"
+    "    A name of :data:`anonbandits.channels.CHANNELS` (``anonymous``, the default, or ``direct``) or a channel\n"
+    "    (a class implementing :class:`~anonbandits.channels.FeedbackChannel`), as networkx takes a ``flow_func``.\n"
     "C : int, optional\n"
     "    Anonymity parameter of the anonymous channel: released groups hold at least C users. Default 1.\n"
     "decomposer : str, optional\n"
     "    The ``anondecomp`` method decomposing each batch on the anonymous channel. Default ``auto``.\n"
     "rng : numpy.random.Generator\n    Randomness of the rewards.\n"
-    "decomposer_rng : numpy.random.Generator, optional\n    Randomness of randomized decomposers (default ``rng``).")
+    "decomposer_rng : numpy.random.Generator, optional\n    Randomness of randomized decomposers (default ``rng``)."
+)
 SNIPPETS["driver_mechanism"] = (
     "mechanism : CentralLaplace or Distributed or None, optional\n"
     "    A privacy mechanism of :mod:`anonbandits.privacy.mechanisms` on every released group sum (anonymous\n"
     "    channel only); its noise raises the variance proxy (:func:`~anonbandits.anonymous.batches.noisy_variance`,\n"
     "    the worst batch so far). ``None`` (the default) releases exact sums.\n"
     "noise_rng : numpy.random.Generator or None, optional\n"
-    "    The source of the mechanism's noise (default ``rng``).")
+    "    The source of the mechanism's noise (default ``rng``)."
+)
 
 # the Parameters, Returns and Raises of a batch learner's update (core.learners)
 SNIPPETS["learner_update"] = (
@@ -247,7 +295,8 @@ SNIPPETS["learner_update"] = (
     "Returns\n-------\nnumpy.ndarray\n    (N, K) bool mask of the arms this batch eliminated.\n\n"
     "Raises\n------\n"
     "ValueError\n    If ``sums`` or ``counts`` has the wrong shape or ``counts`` differs from :meth:`demand`.\n"
-    "ConfigError\n    If ``sigma2`` is not a positive finite number.")
+    "ConfigError\n    If ``sigma2`` is not a positive finite number."
+)
 
 _MARK = re.compile(r"^([ \t]*)\{\{(\w+)\}\}[ \t]*$", re.M)
 
@@ -314,6 +363,7 @@ def filled_dataclass(cls: type | None = None, /, **options: Any) -> Any:
     >>> print(Draw.__doc__.splitlines()[2].strip())
     rng : numpy.random.Generator
     """
+
     def make(klass: type) -> type:
         return fill(dataclass(**options)(klass))
 

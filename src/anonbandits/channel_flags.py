@@ -1,127 +1,29 @@
-"""The parameters of the anonymous channel shared by the algorithms that take it: the multi-user instance, the
-anonymity parameter C, the privacy mechanism on released group sums (``--privacy``, ``--epsilon``), and the
-``--channel`` flags of ``se`` and ``dp-se``.
-
-A module of its own, light to import (no solver, no anonymous driver): the registry entries of ``se`` and
-``dp-se`` (in :mod:`anonbandits.dp`) list these parameters, and a first direct run must not load the anonymous
-family (its runs import :mod:`anonbandits.anonymous.specs` only when ``--channel anonymous`` is given).
-"""
+"""Deprecated path of :mod:`anonbandits.channel_params` (the anonymous channel's library parameters): every name
+still imports from here for one release, with a ``DeprecationWarning`` naming its new path."""
 
 from __future__ import annotations
 
-import dataclasses
-import math
+from anonbandits import channel_params
+from anonbandits._deprecated import moved
+from anonbandits.channels import CHANNELS as _CHANNELS
 
-from anonbandits.channels.anonymous import MAX_HORIZON
-from anonbandits.envs.instances import INSTANCE_REWARDS
-from anonbandits.spec import Param
-from anonbandits.validation import POSITIVE, Rule, is_integer
-
-#: The channels of the algorithms that take ``--channel``.
-CHANNELS = ("direct", "anonymous")
-
-#: ``--shares`` of ``--privacy distributed``: the paper 004 protocol whose per-member noise shares they are.
-SHARES = {"polya": "dist-dp-se", "skellam": "dist-rdp-se", "gaussian": "dist-cdp-se"}
-
-
-def parse_epsilon(value: str | float) -> float:
-    """A positive finite number; the float infinity (the default, never typed text) means no privacy."""
-    eps = float(value)
-    if not 0 < eps < math.inf and (isinstance(value, str) or eps != math.inf):
-        raise ValueError(f"expected a positive finite number, got {value!r}")
-    return eps
-
-
-PRIVACY_PARAMS = (
-    Param("privacy", str, "none", "noise on every released group sum: none, central (Laplace) or "
-          "distributed (members' shares through secure aggregation); the results report "
-          "privacy_epsilon (per reward), privacy_epsilon_per_user (whole run) and privacy_delta",
-          choices=("none", "central", "distributed")),
-    Param("epsilon", parse_epsilon, math.inf, "event-level epsilon, needed by --privacy central|distributed "
-          "(inf = none given): each released group sum is epsilon-DP w.r.t. any one reward in it "
-          "(sensitivity 1: rewards lie in [0, 1])", rule=POSITIVE),
-    Param("shares", str, "polya", "noise shares of --privacy distributed (bernoulli rewards): polya = pure "
-          "epsilon-DP; skellam, gaussian = paper 004's RDP / CDP calibration", choices=tuple(SHARES)),
-    Param("dp_delta", float, 1e-6, "delta of the reported (epsilon, delta) guarantees (per user; also per reward "
-          "with skellam/gaussian shares)", aliases=("delta",)),
+#: the names this module held that kept their name in :mod:`anonbandits.channel_params`
+MOVED_NAMES = (
+    "ANONYMOUS_ONLY",
+    "DIRECT_ONLY",
+    "EPOCH_CHANNEL",
+    "INSTANCE_PARAMS",
+    "PRIVACY_PARAMS",
+    "SHARES",
+    "epoch_params",
+    "parse_epsilon",
 )
 
-
-
-INSTANCE_PARAMS = (
-    Param("users", int, 300, "number of users N", unit="users"),
-    Param("arms", int, 5, "number of arms K", unit="arms"),
-    Param("C", int, 3, "anonymity parameter: every observed group has at least C users", unit="users"),
-    Param("cluster", int, 0, "U: every arm is optimal for at least U users (0 = balanced, floor(N/K))",
-          unit="users"),
-    Param("horizon", int, 200_000, "number of rounds T", unit="rounds",
-          rule=Rule(lambda v: is_integer(v) and 1 <= v <= MAX_HORIZON, f"between 1 and {MAX_HORIZON:.0e} rounds")),
-    Param("gap", float, 0.1, "each user's gap between its best and second-best mean (others are larger)",
-          unit="reward"),
-    Param("reward", str, "bernoulli", "reward model (gaussian = clipped N(mu, 0.5^2))", choices=INSTANCE_REWARDS),
-    Param("instance_seed", int, -1, "seed of the instance; -1 draws a new instance from each run's seed"),
-    Param("means", str, "", "a means file (.csv matrix or user-type table with a count column, .parquet table; "
-          "docs/anonymous-bandits.md) instead of a clustered instance: it sets users and arms",
-          rule=Rule(lambda v: isinstance(v, str), "the path of a means file, or empty")),
-    *PRIVACY_PARAMS,
+__getattr__ = moved(
+    __name__,
+    dict.fromkeys(MOVED_NAMES, channel_params),
+    {
+        "CHANNELS": (tuple(_CHANNELS), "the table anonbandits.channels.CHANNELS"),
+        "EPOCH_DECOMPOSER": (channel_params.DECOMPOSER, "anonbandits.channel_params.DECOMPOSER"),
+    },
 )
-
-
-#: ``--channel`` of ``se`` and ``dp-se`` (their registry entries are in :mod:`anonbandits.dp`)
-EPOCH_CHANNEL = Param("channel", str, "direct", "how rewards are observed: direct (one user, the single-user "
-                      "engine) or anonymous (N users x K arms, every observed group has at least C users)",
-                      choices=CHANNELS)
-#: the flags that apply to ``se``/``dp-se`` on the anonymous channel only (and to the direct channel only)
-ANONYMOUS_ONLY = ("users", "arms", "C", "cluster", "gap", "instance_seed", "decomposer", "privacy", "shares",
-                  "dp_delta")
-DIRECT_ONLY = ("order", "reward_sigma", "spacing")
-
-
-
-
-def _is_method(value: str) -> bool:
-    import anondecomp  # only when a decomposer is given: a first direct run need not load the solvers
-
-    return value in anondecomp.METHODS
-
-
-#: ``--decomposer`` of ``se`` and ``dp-se`` (checked against ``anondecomp.METHODS`` when given)
-EPOCH_DECOMPOSER = Param("decomposer", str, "auto", "anondecomp method decomposing each batch (anonymous "
-                         "channel; anonbandits decompose --help lists them)",
-                         rule=Rule(_is_method, "an anondecomp method (anonbandits decompose --help lists them)"))
-
-
-def epoch_params(private: bool) -> tuple[Param, ...]:
-    """The parameters ``se`` and ``dp-se`` add for ``--channel anonymous``.
-
-    Horizon, means, reward and confidence are their own; ``se`` also takes the mechanism's ``epsilon``, while
-    ``dp-se``'s ``epsilon`` is DP-SE's and sets the mechanism's too.
-
-    Parameters
-    ----------
-    private : bool
-        True for ``dp-se`` (no second ``epsilon``), False for ``se``.
-
-    Returns
-    -------
-    tuple of Param
-        ``channel``, the instance and privacy parameters of the anonymous family (without deprecated names:
-        these entries never had them) and ``decomposer``.
-
-    References
-    ----------
-    Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm based on an Optimal Private Stopping Rule",
-    ICML 2019 (DP-SE).
-
-    Examples
-    --------
-    >>> [p.name for p in epoch_params(private=True)][:4]
-    ['channel', 'users', 'arms', 'C']
-    >>> "epsilon" in [p.name for p in epoch_params(private=False)]
-    True
-    """
-    names = set(ANONYMOUS_ONLY) | (set() if private else {"epsilon"})
-    return (EPOCH_CHANNEL, *(dataclasses.replace(p, aliases=()) for p in INSTANCE_PARAMS if p.name in names),
-            EPOCH_DECOMPOSER)
-
-

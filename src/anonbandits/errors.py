@@ -78,4 +78,27 @@ def require(ok: bool, name: str, requirement: str, value: object) -> None:
     anonbandits.errors.ConfigError: horizon must be a positive integer, got -3
     """
     if not ok:
-        raise ConfigError(f"{name} must be {requirement}, got {value!r}")
+        raise ConfigError(f"{name} must be {requirement}, got {_shown(value)}")
+
+
+def _shown(value: object) -> str:
+    """``repr(value)`` on one line, at most 200 characters (an array's repr spans lines).
+
+    Parameters
+    ----------
+    value : object
+        The value an error message quotes.
+
+    Returns
+    -------
+    str
+        Its ``repr``, whitespace runs collapsed, cut to 200 characters with ``...``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> _shown(np.zeros((2, 2)))
+    'array([[0., 0.], [0., 0.]])'
+    """
+    text = " ".join(repr(value).split())
+    return text if len(text) <= 200 else text[:197] + "..."

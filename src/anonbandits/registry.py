@@ -29,8 +29,9 @@ from anonbandits import results as _results
 from anonbandits import spec as _spec
 from anonbandits._deprecated import moved
 from anonbandits._docstrings import fill
+from anonbandits.channels import CHANNELS
 from anonbandits.errors import ConfigError
-from anonbandits.validation import check_seed
+from anonbandits.validation import check_seed, trusted
 
 if TYPE_CHECKING:
     from anonbandits.results import Result
@@ -46,8 +47,13 @@ _FAMILIES: tuple[str, ...] = (
 )
 
 #: The names this module held before they moved below the families (old paths, for one release).
-__getattr__ = moved(__name__, {**dict.fromkeys(("AlgorithmSpec", "DeprecatedParameterWarning", "Param", "parse_bool"),
-                                               _spec), "Result": _results})
+__getattr__ = moved(
+    __name__,
+    {
+        **dict.fromkeys(("AlgorithmSpec", "DeprecatedParameterWarning", "Param", "parse_bool"), _spec),
+        "Result": _results,
+    },
+)
 
 
 def _names(family: str) -> tuple[str, ...]:
@@ -61,13 +67,13 @@ def _names(family: str) -> tuple[str, ...]:
         return ()
     for node in tree.body:
         if isinstance(node, ast.Assign):
-            targets = node.targets
+            targets, value = node.targets, node.value
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            targets = [node.target]
+            targets, value = [node.target], node.value
         else:
             continue
         if any(isinstance(t, ast.Name) and t.id == "NAMES" for t in targets):
-            return tuple(ast.literal_eval(node.value))
+            return tuple(ast.literal_eval(value))
     return ()
 
 
@@ -80,7 +86,7 @@ def _index() -> dict[str, str]:
 
 
 def channel_algorithms() -> list[str]:
-    """The algorithms whose ``channel`` parameter offers ``anonymous``, by name.
+    """The algorithms whose ``channel`` parameter offers a channel that groups users (``anonymous``), by name.
 
     Every other algorithm refuses a ``channel`` (:meth:`~anonbandits.spec.AlgorithmSpec.resolve`) in one line
     naming these.
@@ -109,8 +115,16 @@ def channel_algorithms() -> list[str]:
     ...
     anonbandits.errors.ConfigError: algorithm 'ftnl' has no --channel: --channel anonymous is taken by ...
     """
-    return sorted(name for name, spec in all_algorithms().items()
-                  if any(p.name == "channel" and "anonymous" in (p.choices or ()) for p in spec.params))
+    return sorted(
+        name
+        for name, spec in all_algorithms().items()
+        if any(p.name == "channel" and _offers_grouping(p.choices) for p in spec.params)
+    )
+
+
+def _offers_grouping(choices: tuple[Any, ...] | None) -> bool:
+    """Whether the channel names ``choices`` hold one that groups users (the anonymous channel)."""
+    return any(CHANNELS[c].requires_decomposition for c in choices or () if c in CHANNELS)
 
 
 @fill
@@ -226,7 +240,9 @@ def simulate(name: str, *, seed: int, **params: Any) -> Result:
     """
     seed = check_seed(seed)
     spec = get(name)
-    return spec.run(spec.resolve(params), seed)
+    resolved = spec.resolve(params)  # every parameter checked here: the run's own library calls are trusted
+    with trusted():
+        return spec.run(resolved, seed)
 
 
 # AlgorithmSpec.resolve names these when another algorithm is given a channel (the spec module, below the

@@ -1,6 +1,9 @@
 """What the simulator knows of an algorithm: :class:`AlgorithmSpec` (a name, a run function and its parameters),
 :class:`Param` (one parameter; :func:`parse_bool` is the type of the bool ones) and
-:class:`DeprecatedParameterWarning` (a parameter given under its old name).
+:class:`DeprecatedParameterWarning` (a parameter given under its old name); and the parameters several families
+define alike: ``--means`` of one learner's arms (:data:`ARM_MEANS`) and of the arms every agent of a multi-agent
+family shares (:func:`agent_means`; the anonymous family's means file of N users is
+:mod:`anonbandits.channel_params`'s).
 
 The shared types of the bandit layer's families: each family package builds its ``ALGORITHMS`` table of
 :class:`AlgorithmSpec` from this module, and the registry (:mod:`anonbandits.registry`, above every family)
@@ -23,7 +26,7 @@ from anonbandits.errors import ConfigError
 from anonbandits.results import Result
 from anonbandits.validation import RULES, Rule, check_seed
 
-__all__ = ["AlgorithmSpec", "DeprecatedParameterWarning", "Param", "parse_bool"]
+__all__ = ["ARM_MEANS", "AlgorithmSpec", "DeprecatedParameterWarning", "Param", "parse_bool", "agent_means"]
 
 
 def _no_channel_takers() -> list[str]:
@@ -54,8 +57,8 @@ def parse_bool(value: str | bool) -> bool:
 
     Raises
     ------
-    ValueError
-        For any other text (:meth:`AlgorithmSpec.resolve` turns it into a :class:`ConfigError`).
+    ConfigError
+        (A ``ValueError``.) For any other text (:meth:`AlgorithmSpec.resolve` names the parameter).
 
     References
     ----------
@@ -71,7 +74,7 @@ def parse_bool(value: str | bool) -> bool:
         return value
     text = str(value).strip().lower()
     if text not in ("true", "yes", "1", "on", "false", "no", "0", "off"):
-        raise ValueError(f"expected true or false, got {value!r}")
+        raise ConfigError(f"expected true or false, got {value!r}")
     return text in ("true", "yes", "1", "on")
 
 
@@ -91,11 +94,13 @@ def _convert(kind: Callable[[str], Any], value: Any) -> Any:
     if isinstance(value, str):
         with contextlib.suppress(ValueError):
             return kind(value.strip())
-    elif isinstance(value, int | float) and not isinstance(value, bool) and \
-            (kind is float or isinstance(value, int) or value.is_integer()):
+    elif (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and (kind is float or isinstance(value, int) or value.is_integer())
+    ):
         return kind(value)
-    raise ValueError(f"expected {dict([(int, 'an integer'), (float, 'a number'), (str, 'text')])[kind]}, "
-                     f"got {value!r}")
+    raise ValueError(f"expected {dict([(int, 'an integer'), (float, 'a number'), (str, 'text')])[kind]}, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -185,6 +190,44 @@ class Param:
             rule.check(called, value)
 
 
+#: ``--means`` of a single learner's arms (the ``dp`` and ``dp.distributed`` families): one meaning, one definition
+ARM_MEANS = Param("means", str, "0.9,0.8,0.7", "comma-separated arm means in [0, 1]")
+
+
+def agent_means(default: str) -> Param:
+    """``--means`` of the multi-agent families: the arm means every agent shares, or a means file of one instance.
+
+    One definition of the one meaning; each family gives its own default.
+
+    Parameters
+    ----------
+    default : str
+        The family's default: its paper's means, comma-separated, or ``""`` (the family's own instance).
+
+    Returns
+    -------
+    Param
+        The ``means`` parameter.
+
+    References
+    ----------
+    Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023
+    (its agents share one instance).
+
+    Examples
+    --------
+    >>> agent_means("0.7,0.5").default, agent_means("").help == agent_means("0.7,0.5").help
+    ('0.7,0.5', True)
+    """
+    return Param(
+        "means",
+        str,
+        default,
+        "arm means every agent shares, comma-separated, or a means file (.csv, "
+        ".parquet) of one instance, whose count sets the users",
+    )
+
+
 class DeprecatedParameterWarning(FutureWarning):
     """A parameter was given under its deprecated name (it still works, for one release).
 
@@ -205,12 +248,18 @@ class DeprecatedParameterWarning(FutureWarning):
     """
 
 
-def _finish(run: Callable[[Mapping[str, Any], int], Result], name: str, axes: tuple[str, str],
-            params: Mapping[str, Any], seed: int) -> Result:
+def _finish(
+    run: Callable[[Mapping[str, Any], int], Result],
+    name: str,
+    axes: tuple[str, str],
+    params: Mapping[str, Any],
+    seed: int,
+) -> Result:
     """Every registered run goes through here: the seed checked, the label and curve axes filled in."""
     result = run(params, check_seed(seed))
-    return dataclasses.replace(result, label=result.label or name,
-                               curve_axes=(result.curve_axes or axes) if result.curve is not None else None)
+    return dataclasses.replace(
+        result, label=result.label or name, curve_axes=(result.curve_axes or axes) if result.curve is not None else None
+    )
 
 
 @filled_dataclass(frozen=True)
@@ -233,6 +282,9 @@ class AlgorithmSpec:
         The family the docs group it under (``anonymous``, ``dp``, ...); default ``""``.
     curve_axes : tuple of str, optional
         The names of the x and y of its curve; default ``("round", "cumulative pseudo-regret")``.
+    observes : str, optional
+        The channel it always observes through when it takes no ``channel`` (``anonymous`` for Algorithms 1
+        and 2), named when a ``channel`` is given to it; default ``""``: none.
 
     {{refs_registered}}
 
@@ -253,6 +305,7 @@ class AlgorithmSpec:
     summary: str
     family: str = ""
     curve_axes: tuple[str, str] = ("round", "cumulative pseudo-regret")
+    observes: str = ""
 
     def __post_init__(self) -> None:
         # one path for every algorithm's result (a module-level partial, so the spec still pickles)
@@ -275,8 +328,9 @@ class AlgorithmSpec:
         """
         return {p.name: p.default for p in self.params}
 
-    def resolve(self, given: Mapping[str, Any], *, as_flags: bool = False,
-                deprecated: list[str] | None = None) -> dict[str, Any]:
+    def resolve(
+        self, given: Mapping[str, Any], *, as_flags: bool = False, deprecated: list[str] | None = None
+    ) -> dict[str, Any]:
         """Every parameter: its default overlaid with ``given``, converted to the parameter's type and checked.
 
         A deprecated name (a :attr:`Param.aliases` entry) counts as its new name. Its one-line notice
@@ -327,21 +381,25 @@ class AlgorithmSpec:
         unknown = sorted(set(given) - set(known) - set(alias_of))
         if "channel" in unknown:  # one rule for every algorithm: which ones take the anonymous channel
             takers = ", ".join(channel_takers())
-            always = " (it always observes through the anonymous channel)" if self.family == "anonymous" else ""
-            raise ConfigError(f"algorithm {self.name!r} has no {called('channel')}{always}: {called('channel')} "
-                              f"anonymous is taken by {takers} only")
+            always = f" (it always observes through the {self.observes} channel)" if self.observes else ""
+            raise ConfigError(
+                f"algorithm {self.name!r} has no {called('channel')}{always}: {called('channel')} "
+                f"anonymous is taken by {takers} only"
+            )
         if unknown:
             names = ", ".join(called(n) for n in unknown)
-            raise ConfigError(f"algorithm {self.name!r} has no {names}; "
-                              f"known: {', '.join(called(n) for n in sorted(known))}")
+            raise ConfigError(
+                f"algorithm {self.name!r} has no {names}; known: {', '.join(called(n) for n in sorted(known))}"
+            )
         notes: list[str] = []
         canonical: dict[str, Any] = {}
         for name, value in given.items():
             new = alias_of.get(name, name)
             if new in canonical:
                 old = next(a for a in known[new].aliases if a in given)
-                raise ConfigError(f"{called(old)} is the deprecated name of {called(new)} of {self.name!r}; "
-                                  f"give {called(new)} only")
+                raise ConfigError(
+                    f"{called(old)} is the deprecated name of {called(new)} of {self.name!r}; give {called(new)} only"
+                )
             if new != name:
                 notes.append(f"{called(name)} is deprecated, use {called(new)}")
             canonical[new] = value
@@ -353,8 +411,9 @@ class AlgorithmSpec:
             except (TypeError, ValueError, OverflowError) as exc:
                 raise ConfigError(f"{called(name)} of {self.name!r}: {exc}") from None
             if p.choices is not None and value not in p.choices:
-                raise ConfigError(f"{called(name)} of {self.name!r} must be one of "
-                                  f"{', '.join(map(str, p.choices))}, got {value!r}")
+                raise ConfigError(
+                    f"{called(name)} of {self.name!r} must be one of {', '.join(map(str, p.choices))}, got {value!r}"
+                )
             p.check(f"--{name.replace('_', '-')}" if as_flags else name, value)  # the library's words
             out[name] = value
         if deprecated is not None:

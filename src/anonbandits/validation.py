@@ -11,17 +11,19 @@ argument whose name (or mapped name) has a rule before the function runs.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import inspect
 import math
 import numbers
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
 
-from anonbandits.errors import ConfigError
+from anonbandits.errors import ConfigError, _shown
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -39,6 +41,9 @@ class Rule:
     convert : callable, optional
         Library arguments only: turns an accepted value into the form the function expects (a list into an
         array); ``None`` (default): the value is passed as given.
+    then : Rule, optional
+        A second rule a value that passes this one must pass too (its own message: a finite positive epsilon
+        out of the supported range is told so, not that it is not positive); ``None`` (default): none.
 
     References
     ----------
@@ -58,6 +63,7 @@ class Rule:
     test: Callable[[Any], bool]
     requirement: str
     convert: Callable[[Any], Any] | None = None
+    then: Rule | None = None
 
     def check(self, called: str, value: Any) -> None:
         """Raise :class:`ConfigError` ``"{called} must be {requirement}, got {value!r}"`` unless the value passes.
@@ -88,7 +94,9 @@ class Rule:
         except (TypeError, ValueError, OverflowError):
             ok = False
         if not ok:
-            raise ConfigError(f"{called} must be {self.requirement}, got {value!r}")
+            raise ConfigError(f"{called} must be {self.requirement}, got {_shown(value)}")
+        if self.then is not None:
+            self.then.check(called, value)
 
 
 def is_integer(value: Any) -> bool:
@@ -173,6 +181,21 @@ NONNEGATIVE = Rule(lambda v: _number(v) and v >= 0, ">= 0")
 OPEN_UNIT = Rule(lambda v: _number(v) and 0 < v < 1, "in (0, 1)")
 CLOSED_UNIT = Rule(lambda v: _number(v) and 0 <= v <= 1, "in [0, 1]")
 
+#: The privacy levels every mechanism supports: within them, noise scales, variances, the distributed
+#: protocols' precision and modulus and the algorithms' epoch lengths are computed exactly in floats and 64-bit
+#: integers; outside them (1e300 or 1e-300) they would overflow or underflow, so such a value is refused in
+#: one line rather than run with a label its noise does not have (docs/privacy.md).
+EPSILON_MIN, EPSILON_MAX = 1e-6, 1e12
+#: epsilon of a privacy mechanism: a finite positive number (not a bool), within the supported range
+EPSILON = Rule(
+    lambda v: _number(v) and 0 < v < math.inf,
+    "a finite positive number",
+    then=Rule(
+        lambda v: EPSILON_MIN <= v <= EPSILON_MAX,
+        f"between {EPSILON_MIN:g} and {EPSILON_MAX:g} (the range the privacy mechanisms support)",
+    ),
+)
+
 #: The rule of each name of the parameter vocabulary (and of the library's array arguments); a name without
 #: a rule is checked by its type and choices only, or by the algorithm where the check needs other parameters.
 RULES: dict[str, Rule] = {
@@ -184,7 +207,8 @@ RULES: dict[str, Rule] = {
     "batch_base": int_at_least(2),
     "checkpoints": int_at_least(2),
     "reward_sigma": POSITIVE_FINITE,
-    "epsilon": POSITIVE_FINITE,
+    "epsilon": EPSILON,
+    "sensitivity": POSITIVE_FINITE,
     "delta": OPEN_UNIT,
     "dp_delta": OPEN_UNIT,
     "approx": Rule(lambda v: _number(v) and 0 < v <= 1, "in (0, 1]"),
@@ -196,11 +220,188 @@ RULES: dict[str, Rule] = {
     "explore_scale": POSITIVE,
     "activity_offset": NONNEGATIVE,
     "means": Rule(_means, "a non-empty list of finite numbers"),
-    "probs": Rule(_probabilities, "a positive probability vector (one entry per agent, summing to 1)",
-                  lambda v: np.asarray(v, dtype=float)),
+    "probs": Rule(
+        _probabilities,
+        "a positive probability vector (one entry per agent, summing to 1)",
+        lambda v: np.asarray(v, dtype=float),
+    ),
     # a seed or None where the generator belongs is the usual mistake; stand-ins (tests' known-noise objects) pass
     "rng": Rule(lambda v: not isinstance(v, numbers.Number | str | bytes | None), "a numpy.random.Generator"),
 }
+
+
+def _size(value: Any) -> bool:
+    if value is None:
+        return True
+    shape = (value,) if not isinstance(value, tuple) else value
+    return all(is_integer(n) and n >= 0 for n in shape) and math.prod(int(n) for n in shape) <= MAX_DRAWS
+
+
+def _array(value: Any, kinds: str) -> np.ndarray:
+    if isinstance(value, str | bytes | Mapping | bool | np.bool_) or value is None:
+        raise TypeError("not an array of numbers")
+    a = np.asarray(value)
+    if a.dtype.kind not in kinds or a.ndim > 3:
+        raise TypeError("not an array of numbers")
+    return a
+
+
+def _finite_array(value: Any) -> bool:
+    a = _array(value, "iuf")
+    return bool(np.all(np.isfinite(a)))
+
+
+def _orders(value: Any) -> bool:
+    a = _array(value, "iuf")
+    return a.size >= 1 and bool(np.all(np.isfinite(a))) and bool(np.all(a > 1))
+
+
+def int_between(low: int, high: int) -> Rule:
+    """The rule "an integer (not a bool) from ``low`` to ``high``" (``high`` a documented size limit).
+
+    Parameters
+    ----------
+    low : int
+        The smallest value allowed.
+    high : int
+        The largest value allowed.
+
+    Returns
+    -------
+    Rule
+        Its requirement reads ``"an integer from {low} to {high}"``.
+
+    References
+    ----------
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023
+    (its protocols' numbers of users, shares and neighbours).
+
+    Examples
+    --------
+    >>> int_between(1, 10).check("shares", 11)
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: shares must be an integer from 1 to 10, got 11
+    """
+    return Rule(lambda v: is_integer(v) and low <= v <= high, f"an integer from {low} to {high}")
+
+
+def optional(rule: Rule) -> Rule:
+    """``rule``, or ``None``.
+
+    Parameters
+    ----------
+    rule : Rule
+        The rule a value other than ``None`` passes.
+
+    Returns
+    -------
+    Rule
+        Its requirement reads ``"None or {rule.requirement}"``.
+
+    Raises
+    ------
+    ConfigError
+        If ``rule`` is not a :class:`Rule`.
+
+    References
+    ----------
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023
+    (its optional numbers of users).
+
+    Examples
+    --------
+    >>> optional(int_at_least(1)).check("n", None)
+    """
+    if not isinstance(rule, Rule):
+        raise ConfigError(f"rule must be a Rule, got {_shown(rule)}")
+    return Rule(lambda v: v is None or rule.test(v), f"None or {rule.requirement}")
+
+
+#: The most draws one call of a sampler makes (``size``): 10^8 doubles are 800 MB.
+MAX_DRAWS = 10**8
+#: The most users whose every pair a secure aggregation masks (``complete_pairs``): n (n - 1) / 2 pairs.
+MAX_PAIRED_USERS = 10**4
+#: The rules of the privacy layer's arguments (:func:`checks` applies them by argument name).
+FINITE = Rule(lambda v: _number(v) and math.isfinite(v), "a finite number")
+NONNEGATIVE_FINITE = Rule(lambda v: _number(v) and 0 <= v < math.inf, "a finite number >= 0")
+UNIT_NO_ONE = Rule(lambda v: _number(v) and 0 <= v < 1, "in [0, 1)")
+INTEGER = Rule(lambda v: is_integer(v) and abs(v) <= 2**62, "an integer of at most 2^62 in absolute value")
+COUNT = int_between(1, 2**62)
+NONNEGATIVE_COUNT = int_between(0, 2**62)
+SIZE = Rule(_size, f"None or a non-negative integer or tuple of them, at most {MAX_DRAWS:g} draws in all")
+FINITE_ARRAY = Rule(_finite_array, "a number or an array of finite numbers")
+POSITIVE_ARRAY = Rule(
+    lambda v: _finite_array(v) and bool(np.all(np.asarray(v) > 0)), "a positive finite number or an array of them"
+)
+INT_ARRAY = Rule(lambda v: _array(v, "iu").size >= 0, "an integer or an array of integers")
+POSITIVE_INT_ARRAY = Rule(lambda v: bool(np.all(_array(v, "iu") >= 1)), "a positive integer or an array of them")
+ORDERS = Rule(_orders, "a Renyi order > 1 or a non-empty array of finite ones")
+RNG = RULES["rng"]
+CALLABLE = Rule(callable, "a callable of the Renyi orders")
+RDP_CURVE = Rule(
+    lambda v: callable(v) or _finite_array(v), "a callable of the Renyi orders or an array of finite numbers"
+)
+
+
+def checks(**rules: Rule) -> Callable[[F], F]:
+    """A decorator checking, before the function runs, each named argument against its rule.
+
+    The table of a library function's rules, written next to it; the rules themselves are this module's.
+
+    Parameters
+    ----------
+    **rules : Rule
+        Argument name -> its rule.
+
+    Returns
+    -------
+    callable
+        The decorator; the decorated function has the same signature and docstring.
+
+    Raises
+    ------
+    ConfigError
+        From the decorated function: for an argument its rule refuses, or a call that does not bind.
+
+    References
+    ----------
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023
+    (its samplers and accounting are checked this way).
+
+    Examples
+    --------
+    >>> @checks(scale=POSITIVE_FINITE)
+    ... def noise_variance(scale):
+    ...     return 2 * scale**2
+    >>> noise_variance(True)
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: scale must be a finite positive number, got True
+    """
+
+    def decorate(function: F) -> F:
+        signature = inspect.signature(function)
+        unknown = set(rules) - set(signature.parameters)
+        if unknown:
+            raise TypeError(f"{function.__name__} has no argument {sorted(unknown)}")
+
+        @functools.wraps(function)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            if _CHECKED.get():
+                return function(*args, **kwargs)
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise ConfigError(f"{function.__name__}: {exc}") from None
+            for name, rule in rules.items():
+                if name in bound.arguments:
+                    rule.check(name, bound.arguments[name])
+            return _run_trusted(function, args, kwargs)
+
+        return checked  # type: ignore[return-value]
+
+    return decorate
 
 
 def check_seed(seed: Any) -> int:
@@ -238,7 +439,7 @@ def check_seed(seed: Any) -> int:
     anonbandits.errors.ConfigError: seed must be a non-negative integer, got 1.7
     """
     if not is_integer(seed) or seed < 0:
-        raise ConfigError(f"seed must be a non-negative integer, got {seed!r}")
+        raise ConfigError(f"seed must be a non-negative integer, got {_shown(seed)}")
     return int(seed)
 
 
@@ -248,6 +449,49 @@ def _checked(vocabulary_name: str, called: str, value: Any) -> Any:
         return value
     rule.check(called, value)
     return rule.convert(value) if rule.convert is not None else value
+
+
+#: Inside a checked call (or a registry run, whose parameters were checked when it was resolved), the library's
+#: own calls are not checked again: the boundary is checked once, and the inner loops pay nothing per call.
+_CHECKED = contextvars.ContextVar("anonbandits_checked", default=False)
+
+
+@contextlib.contextmanager
+def trusted() -> Iterator[None]:
+    """Within the block, :func:`validated` and :func:`checks` functions run without checking their arguments
+    again: for callers whose arguments were checked already (a checked function's body, a registry run).
+
+    Yields
+    ------
+    None
+        Nothing; the block runs trusted.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (the library's
+    boundary, checked once).
+
+    Examples
+    --------
+    >>> from anonbandits.privacy.samplers import laplace
+    >>> import numpy as np
+    >>> with trusted():
+    ...     float(laplace(1.0, np.random.default_rng(0)))   # checked once, outside
+    1.2572399487069802
+    """
+    token = _CHECKED.set(True)
+    try:
+        yield
+    finally:
+        _CHECKED.reset(token)
+
+
+def _run_trusted(function: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+    token = _CHECKED.set(True)
+    try:
+        return function(*args, **kwargs)
+    finally:
+        _CHECKED.reset(token)
 
 
 def validated(function: F, **names: str) -> F:
@@ -267,7 +511,9 @@ def validated(function: F, **names: str) -> F:
     -------
     callable
         ``function`` with the same signature and docstring, checking its arguments first (and converting
-        those whose rule has a ``convert``).
+        those whose rule has a ``convert``). A private ``function`` (``_mase``) gives the public function
+        (``mase``): the result takes the name without the underscores, and the docstring, which the private
+        body gives up.
 
     Raises
     ------
@@ -292,14 +538,19 @@ def validated(function: F, **names: str) -> F:
     ...
     anonbandits.errors.ConfigError: n_users must be at least 1, got 0
     """
+    if not callable(function) or not all(isinstance(v, str) for v in names.values()):
+        raise ConfigError(f"function must be a callable and names vocabulary names, got {_shown(function)}")
     signature = inspect.signature(function)
+    public = function.__name__.lstrip("_")
 
     @functools.wraps(function)
     def checked(*args: Any, **kwargs: Any) -> Any:
+        if _CHECKED.get():
+            return function(*args, **kwargs)
         try:
             bound = signature.bind(*args, **kwargs)
         except TypeError as exc:
-            raise ConfigError(f"{function.__name__}: {exc}") from None
+            raise ConfigError(f"{public}: {exc}") from None
         for arg, value in list(bound.arguments.items()):
             kind = signature.parameters[arg].kind
             if kind is inspect.Parameter.VAR_POSITIONAL:
@@ -309,6 +560,11 @@ def validated(function: F, **names: str) -> F:
                     value[name] = _checked(names.get(name, name), name, v)
             else:
                 bound.arguments[arg] = _checked(names.get(arg, arg), arg, value)
-        return function(*bound.args, **bound.kwargs)
+        return _run_trusted(function, bound.args, bound.kwargs)
 
+    if public != function.__name__:
+        # the checked function is the public one (``mase = validated(_mase)``): it takes the name, and the
+        # docstring, so that help() and errors name it and doctest runs the examples once
+        checked.__name__, checked.__qualname__ = public, function.__qualname__.replace(function.__name__, public)
+        function.__doc__ = None
     return checked  # type: ignore[return-value]

@@ -7,6 +7,7 @@ this module writes.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from collections import defaultdict
@@ -147,8 +148,13 @@ def render(text: str) -> str:
         pattern = re.compile(rf"(<!-- generated: {name} -->\n).*?(<!-- end: {name} -->)", re.S)
         if not pattern.search(text):
             raise ValueError(f"the page has no section {name!r}")
-        text = pattern.sub(lambda m, make=make: m.group(1) + make() + "\n" + m.group(2), text)
+        text = pattern.sub(functools.partial(_section, make()), text)
     return text
+
+
+def _section(table: str, match: re.Match[str]) -> str:
+    """A generated section's markers around ``table``."""
+    return match.group(1) + table + "\n" + match.group(2)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import anonbandits.channels.anonymous as channel_module
 import anonbandits.reference.anonymous_bai as plain_module
 from anonbandits import simulate
 from anonbandits.anonymous import anon_batched, anon_etc
-from anonbandits.channels import AnonymousChannel
+from anonbandits.channels import CHANNELS, AnonymousChannel
 from anonbandits.core import GRIDS, static_grid
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import AnonymityViolation
@@ -36,9 +36,15 @@ def _deterministic(n: int, k: int, *, tie: bool) -> np.ndarray:
 def _recorded(monkeypatch, module) -> list[AnonymousChannel]:
     """The channels the algorithm's module creates, kept for their auditor's record."""
     channels: list[AnonymousChannel] = []
-    make = module.AnonymousChannel
-    monkeypatch.setattr(module, "AnonymousChannel", lambda *args, **kw: channels.append(make(*args, **kw))
-                        or channels[-1])
+
+    class Recorded(AnonymousChannel):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            channels.append(self)
+
+    monkeypatch.setitem(CHANNELS, "anonymous", Recorded)  # the drivers open the channel the table names
+    if hasattr(module, "AnonymousChannel"):  # Algorithm 2 builds its channel itself
+        monkeypatch.setattr(module, "AnonymousChannel", Recorded)
     return channels
 
 
@@ -48,24 +54,42 @@ def _histogram(channel: AnonymousChannel) -> dict[int, int]:
 
 
 def _assert_same(run, channel, ref) -> None:
-    assert run.regret == ref.regret and run.horizon == ref.horizon
+    assert run.metrics["regret"] == ref.regret and run.info["horizon"] == ref.horizon
     assert dict(zip(run.curve[0].tolist(), run.curve[1].tolist(), strict=True)) == ref.curve
-    assert run.exploration_rounds == ref.exploration_rounds
-    assert [(b.demand, b.assignments, b.rounds, b.eliminated) for b in run.batches] == ref.batches
-    assert (None if run.committed is None else run.committed.tolist()) == ref.committed
-    assert run.optimal_fraction == ref.optimal_fraction
-    assert run.min_group_size == ref.min_group_size
+    assert run.metrics["exploration_rounds"] == ref.exploration_rounds
+    assert [(b["demand"], b["assignments"], b["rounds"], b["eliminated"]) for b in run.records] == ref.batches
+    assert (None if run.info["committed"] is None else run.info["committed"].tolist()) == ref.committed
+    assert run.metrics["optimal_fraction"] == ref.optimal_fraction
+    assert run.metrics["min_group_size"] == ref.min_group_size
     assert _histogram(channel) == ref.group_sizes
-    assert run.observations == sum(ref.group_sizes.values())
+    assert run.metrics["observations"] == sum(ref.group_sizes.values())
 
 
 def _batched(monkeypatch, mu: np.ndarray, horizon: int, decomposer: str, **kwargs):
     channels = _recorded(monkeypatch, regret)  # Algorithm 1 runs on the regret driver
-    run = anon_batched(MultiUserInstance(mu=mu), C, horizon, U=U, decomposer=decomposer, gamma=1.0,
-                       rng=np.random.default_rng(0), decomposer_rng=np.random.default_rng(1), **kwargs)
-    ref = reference_batched(mu, C, horizon, U=U, decomposer=decomposer, gamma=1.0,
-                            reward_rng=np.random.default_rng(2), decomposer_rng=np.random.default_rng(1),
-                            record_at=run.curve[0].tolist(), **kwargs)
+    run = anon_batched(
+        MultiUserInstance(mu=mu),
+        C,
+        horizon,
+        U=U,
+        decomposer=decomposer,
+        gamma=1.0,
+        rng=np.random.default_rng(0),
+        decomposer_rng=np.random.default_rng(1),
+        **kwargs,
+    )
+    ref = reference_batched(
+        mu,
+        C,
+        horizon,
+        U=U,
+        decomposer=decomposer,
+        gamma=1.0,
+        reward_rng=np.random.default_rng(2),
+        decomposer_rng=np.random.default_rng(1),
+        record_at=run.curve[0].tolist(),
+        **kwargs,
+    )
     for key in ("alpha", "base_horizon", "grid", "batches"):
         assert run.info[key] == ref.info[key]
     return run, channels[0], ref
@@ -92,8 +116,9 @@ def test_algorithm1_equals_the_plain_loop(monkeypatch, decomposer):
 @pytest.mark.parametrize(("grid", "threshold"), [("geometric", "gao"), ("arithmetic", "log")])
 def test_algorithm1_equals_the_plain_loop_on_other_grids_and_radii(monkeypatch, grid, threshold):
     """Gao et al.'s radius at the grid point and the other two static grids, three batches: same run."""
-    run, channel, ref = _batched(monkeypatch, _deterministic(8, 2, tie=True), 40_000, "polytope", grid=grid,
-                                 threshold=threshold, batches=3)
+    run, channel, ref = _batched(
+        monkeypatch, _deterministic(8, 2, tie=True), 40_000, "polytope", grid=grid, threshold=threshold, batches=3
+    )
     _assert_same(run, channel, ref)
     assert sum(b[3] for b in ref.batches) == 7 and ref.committed == [i % 2 for i in range(8)]
 
@@ -111,8 +136,7 @@ def test_algorithm1_equals_the_plain_loop_when_the_horizon_cuts_a_batch(monkeypa
 def _etc(monkeypatch, mu: np.ndarray, horizon: int, **kwargs):
     channels = _recorded(monkeypatch, algorithm2)
     run = anon_etc(MultiUserInstance(mu=mu), C, horizon, rng=np.random.default_rng(0), **kwargs)
-    ref = reference_etc(mu, C, horizon, reward_rng=np.random.default_rng(2), record_at=run.curve[0].tolist(),
-                        **kwargs)
+    ref = reference_etc(mu, C, horizon, reward_rng=np.random.default_rng(2), record_at=run.curve[0].tolist(), **kwargs)
     assert run.info["phases"] == ref.info["phases"]
     return run, channels[0], ref
 
@@ -148,8 +172,9 @@ def test_the_plain_grid_is_the_library_grid(kind):
             assert plain_grid(kind, horizon, batches) == static_grid(kind, horizon, batches).tolist()
 
 
-@pytest.mark.parametrize(("name", "decomposer"), [("anon-batched", "block"), ("anon-batched", "randomized"),
-                                                  ("anon-etc", None)])
+@pytest.mark.parametrize(
+    ("name", "decomposer"), [("anon-batched", "block"), ("anon-batched", "randomized"), ("anon-etc", None)]
+)
 def test_no_anonymous_algorithm_run_releases_a_group_below_c(monkeypatch, name, decomposer):
     """The auditor's record of every group an ``anon-batched`` or ``anon-etc`` run released: none below C, it
     accounts for every observation, and its smallest entry is the run's min_group_size."""
@@ -173,8 +198,9 @@ def test_groups_of_c_are_stopped_by_the_auditor_in_both_runs(monkeypatch, algori
     rng = np.random.default_rng
     if algorithm == "anon-batched":
         fast = lambda: anon_batched(MultiUserInstance(mu=mu), C, 60_000, U=U, decomposer="polytope", rng=rng(0))  # noqa: E731
-        plain = lambda: reference_batched(mu, C, 60_000, U=U, decomposer="polytope", reward_rng=rng(0),  # noqa: E731
-                                          decomposer_rng=rng(1))
+        plain = lambda: reference_batched(  # noqa: E731
+            mu, C, 60_000, U=U, decomposer="polytope", reward_rng=rng(0), decomposer_rng=rng(1)
+        )
     else:
         fast = lambda: anon_etc(MultiUserInstance(mu=mu), C, 60_000, arm_offset=False, rng=rng(0))  # noqa: E731
         plain = lambda: reference_etc(mu, C, 60_000, arm_offset=False, reward_rng=rng(0))  # noqa: E731
@@ -195,14 +221,23 @@ def test_commitments_and_regret_agree_in_law_on_random_rewards(algorithm):
     fast, plain = [], []
     for seed in range(24):
         if algorithm == "anon-batched":
-            run = anon_batched(MultiUserInstance(mu=mu), C, 40_000, U=U, gamma=1.0, rng=rng(seed),
-                               decomposer_rng=rng(seed + 1))
-            ref = reference_batched(mu, C, 40_000, U=U, gamma=1.0, decomposer="auto", reward_rng=rng(seed + 500),
-                                    decomposer_rng=rng(seed + 1))
+            run = anon_batched(
+                MultiUserInstance(mu=mu), C, 40_000, U=U, gamma=1.0, rng=rng(seed), decomposer_rng=rng(seed + 1)
+            )
+            ref = reference_batched(
+                mu,
+                C,
+                40_000,
+                U=U,
+                gamma=1.0,
+                decomposer="auto",
+                reward_rng=rng(seed + 500),
+                decomposer_rng=rng(seed + 1),
+            )
         else:
             run = anon_etc(MultiUserInstance(mu=mu), C, 20_000, explore_scale=0.3, rng=rng(seed))
             ref = reference_etc(mu, C, 20_000, explore_scale=0.3, reward_rng=rng(seed + 500))
-        fast.append((run.optimal_fraction, run.regret))
+        fast.append((run.metrics["optimal_fraction"], run.metrics["regret"]))
         plain.append((ref.optimal_fraction, ref.regret))
     fast_a, plain_a = np.array(fast), np.array(plain)
     assert 0 < fast_a[:, 0].mean() < 1 and 0 < plain_a[:, 0].mean() < 1  # the commitments are left to chance

@@ -9,11 +9,10 @@ import math
 import numpy as np
 import pytest
 
-import anonbandits.anonymous.bai as bai
 import anonbandits.channels.anonymous as channel_module
 import anonbandits.reference.anonymous_bai as ref_module
 from anonbandits.anonymous.bai import identify
-from anonbandits.channels import AnonymousChannel, elicitation_variance
+from anonbandits.channels import CHANNELS, AnonymousChannel, elicitation_variance
 from anonbandits.channels.anonymous import partition_groups
 from anonbandits.core.learners import SUBROUTINES, BestArmElimination
 from anonbandits.envs.instances import MultiUserInstance
@@ -43,24 +42,47 @@ def _recorded(mu: np.ndarray, learners, **options):
             channels.append(self)
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(bai, "AnonymousChannel", Recorded)
+        mp.setitem(CHANNELS, "anonymous", Recorded)  # the driver opens the channel the table names
         run = identify(MultiUserInstance(mu=mu), learners, **options)
     return run, channels[0]
 
 
-def _both(mu: np.ndarray, subroutine: str, C: int, decomposer: str, seed: int, *, approx: float | None = None,
-          reference_subroutine: str | None = None):
+def _both(
+    mu: np.ndarray,
+    subroutine: str,
+    C: int,
+    decomposer: str,
+    seed: int,
+    *,
+    approx: float | None = None,
+    reference_subroutine: str | None = None,
+):
     """The vectorised run (with its channel, recorded) and the plain loop on the same streams."""
     approx = APPROX[subroutine] if approx is None else approx
     n, k = mu.shape
     sigma2 = (4 * C + 1) / 4  # the anonymous estimates' variance proxy, from the first batch on
-    learners = BestArmElimination(n, k, subroutine, approx=approx, delta=0.2, sigma2=sigma2,
-                                  rng=np.random.default_rng(seed))
-    run, channel = _recorded(mu, learners, C=C, decomposer=decomposer, rng=np.random.default_rng(seed + 1),
-                             decomposer_rng=np.random.default_rng(seed + 2))
-    ref = reference_identify(mu, reference_subroutine or subroutine, C=C, approx=approx, delta=0.2,
-                             decomposer=decomposer, reward_rng=np.random.default_rng(seed + 3),
-                             learner_rng=np.random.default_rng(seed), decomposer_rng=np.random.default_rng(seed + 2))
+    learners = BestArmElimination(
+        n, k, subroutine, approx=approx, delta=0.2, sigma2=sigma2, rng=np.random.default_rng(seed)
+    )
+    run, channel = _recorded(
+        mu,
+        learners,
+        C=C,
+        decomposer=decomposer,
+        rng=np.random.default_rng(seed + 1),
+        decomposer_rng=np.random.default_rng(seed + 2),
+    )
+    ref = reference_identify(
+        mu,
+        reference_subroutine or subroutine,
+        C=C,
+        approx=approx,
+        delta=0.2,
+        decomposer=decomposer,
+        reward_rng=np.random.default_rng(seed + 3),
+        learner_rng=np.random.default_rng(seed),
+        decomposer_rng=np.random.default_rng(seed + 2),
+    )
     return run, channel, ref
 
 
@@ -71,16 +93,16 @@ def test_identify_equals_the_plain_loop_on_deterministic_rewards(subroutine, dec
     same rounds, and release the same groups."""
     C = 1 if subroutine == "median" else 2
     run, channel, ref = _both(_deterministic(9, 3), subroutine, C, decomposer, seed=4)
-    assert (run.rounds, run.samples, run.surplus, run.batches, run.assignments) == (
-        ref.rounds, ref.samples, ref.surplus, ref.batches, ref.assignments)
-    assert run.stopped_at.tolist() == ref.stopped_at
-    assert run.recommendation.tolist() == ref.recommendation
-    assert run.min_group_size == ref.min_group_size
+    keys = ("rounds", "samples", "surplus", "batches", "assignments")
+    assert tuple(run.metrics[key] for key in keys) == tuple(getattr(ref, key) for key in keys)
+    assert run.info["stopped_at"].tolist() == ref.stopped_at
+    assert run.info["recommendation"].tolist() == ref.recommendation
+    assert run.metrics["min_group_size"] == ref.min_group_size
     sizes = channel.auditor.group_sizes
     assert {s: int(sizes[s]) for s in np.flatnonzero(sizes)} == ref.group_sizes
-    assert run.rounds == run.assignments * (2 * C + 2) and run.batches >= 1
+    assert run.metrics["rounds"] == run.metrics["assignments"] * (2 * C + 2) and run.metrics["batches"] >= 1
     if decomposer == "greedy":  # greedy over-covers: the surplus is discarded on both sides alike
-        assert run.surplus > 0
+        assert run.metrics["surplus"] > 0
 
 
 @pytest.mark.parametrize("subroutine", SUBROUTINES)
@@ -89,8 +111,8 @@ def test_a_tie_is_broken_the_same_way(subroutine):
     picks = []
     for seed in range(6):
         run, _, ref = _both(_deterministic(6, 2), subroutine, 1, "auto", seed=10 * seed)
-        assert run.recommendation.tolist() == ref.recommendation
-        picks.append(int(run.recommendation[0]))
+        assert run.info["recommendation"].tolist() == ref.recommendation
+        picks.append(int(run.info["recommendation"][0]))
     assert set(picks) == {0, 1}
 
 
@@ -99,10 +121,11 @@ def _samples(subroutine: str, reference_subroutine: str, seeds: int) -> tuple[np
     mu = np.array([[0.8, 0.45, 0.2], [0.45, 0.8, 0.2], [0.2, 0.45, 0.8]] * 2)
     fast, plain = [], []
     for seed in range(seeds):
-        run, _, ref = _both(mu, subroutine, 1, "auto", seed=100 + seed, approx=0.1,
-                            reference_subroutine=reference_subroutine)
-        assert run.rounds == run.assignments * 4 and ref.rounds == ref.assignments * 4
-        fast.append(run.samples)
+        run, _, ref = _both(
+            mu, subroutine, 1, "auto", seed=100 + seed, approx=0.1, reference_subroutine=reference_subroutine
+        )
+        assert run.metrics["rounds"] == run.metrics["assignments"] * 4 and ref.rounds == ref.assignments * 4
+        fast.append(run.metrics["samples"])
         plain.append(ref.samples)
     return np.array(fast, dtype=float), np.array(plain, dtype=float)
 
@@ -128,16 +151,16 @@ def test_samples_to_stop_agree_in_law_on_random_rewards(subroutine):
 
 @pytest.mark.parametrize("subroutine", ["naive", "median"])
 def test_fixed_design_samples_are_equal_on_random_rewards(subroutine):
-    """Naive and median elimination take a number of samples that no reward changes (spec 3.1, 3.2): on random
+    """Naive and median elimination take a number of samples that no reward changes: on random
     rewards both runs take exactly as many, and naive's one batch has the same decomposition and rounds."""
     mu = np.array([[0.7, 0.5, 0.2], [0.5, 0.7, 0.2], [0.2, 0.5, 0.7]] * 2)
     run, _, ref = _both(mu, subroutine, 1, "auto", seed=7)
-    assert run.samples == ref.samples and run.batches == ref.batches
+    assert run.metrics["samples"] == ref.samples and run.metrics["batches"] == ref.batches
     if subroutine == "naive":
-        assert run.rounds == ref.rounds and run.assignments == ref.assignments
+        assert run.metrics["rounds"] == ref.rounds and run.metrics["assignments"] == ref.assignments
     # the count formula matters: another approx gives another count
     other, _, _ = _both(mu, subroutine, 1, "auto", seed=7, approx=0.9)
-    assert other.samples != run.samples
+    assert other.metrics["samples"] != run.metrics["samples"]
 
 
 @pytest.mark.parametrize("subroutine", SUBROUTINES)
@@ -147,14 +170,14 @@ def test_no_anonymous_run_releases_a_group_below_c(subroutine, decomposer):
     smallest entry is the run's min_group_size."""
     C = 2
     mu = np.random.default_rng(0).uniform(0.1, 0.9, size=(15, 3))
-    learners = BestArmElimination(15, 3, subroutine, approx=1.0, delta=0.2, rng=np.random.default_rng(1),
-                                  sigma2=elicitation_variance(C))
-    run, channel = _recorded(mu, learners, C=C, decomposer=decomposer, rng=np.random.default_rng(2),
-                             max_rounds=200_000)
+    learners = BestArmElimination(
+        15, 3, subroutine, approx=1.0, delta=0.2, rng=np.random.default_rng(1), sigma2=elicitation_variance(C)
+    )
+    run, channel = _recorded(mu, learners, C=C, decomposer=decomposer, rng=np.random.default_rng(2), max_rounds=200_000)
     sizes = channel.auditor.group_sizes
     assert sizes.sum() == channel.observations > 0
     assert sizes[:C].sum() == 0
-    assert int(np.flatnonzero(sizes)[0]) == run.min_group_size >= C
+    assert int(np.flatnonzero(sizes)[0]) == run.metrics["min_group_size"] >= C
 
 
 def test_the_auditor_refuses_a_group_of_c_minus_1_users():
@@ -185,13 +208,22 @@ def test_a_sub_algorithm_forming_groups_of_c_is_stopped_by_the_auditor(monkeypat
     monkeypatch.setattr(channel_module, "partition_groups", groups_of_c)
     monkeypatch.setattr(ref_module, "plain_groups", ref_groups_of_c)
     mu = _deterministic(9, 3)
-    learners = BestArmElimination(9, 3, "se", approx=0.5, delta=0.2, rng=np.random.default_rng(0),
-                                  sigma2=elicitation_variance(C))
+    learners = BestArmElimination(
+        9, 3, "se", approx=0.5, delta=0.2, rng=np.random.default_rng(0), sigma2=elicitation_variance(C)
+    )
     with pytest.raises(AnonymityViolation, match="users, fewer than C = 2"):
         identify(MultiUserInstance(mu=mu), learners, C=C, decomposer="auto", rng=np.random.default_rng(1))
     with pytest.raises(AnonymityViolation, match="has 1 users, fewer than C = 2"):
-        reference_identify(mu, "se", C=C, approx=0.5, delta=0.2, decomposer="auto",
-                           reward_rng=np.random.default_rng(1), learner_rng=np.random.default_rng(0))
+        reference_identify(
+            mu,
+            "se",
+            C=C,
+            approx=0.5,
+            delta=0.2,
+            decomposer="auto",
+            reward_rng=np.random.default_rng(1),
+            learner_rng=np.random.default_rng(0),
+        )
 
 
 def test_kept_segments_keep_the_first_wanted_estimates_like_a_plain_loop():

@@ -9,12 +9,11 @@ import math
 import numpy as np
 import pytest
 
-import anonbandits.anonymous.regret as regret_module
 import anonbandits.channels.anonymous as channel_module
 from anonbandits import simulate
 from anonbandits.anonymous import batched_regret
 from anonbandits.anonymous.batches import channel_variance
-from anonbandits.channels import AnonymousChannel
+from anonbandits.channels import CHANNELS, AnonymousChannel
 from anonbandits.core.learners import EpochElimination
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import AnonymityViolation
@@ -43,7 +42,7 @@ def _recorded(monkeypatch) -> list[AnonymousChannel]:
             super().__init__(*args, **kwargs)
             channels.append(self)
 
-    monkeypatch.setattr(regret_module, "AnonymousChannel", Recorded)
+    monkeypatch.setitem(CHANNELS, "anonymous", Recorded)  # the driver opens the channel the table names
     return channels
 
 
@@ -56,24 +55,41 @@ def _both(monkeypatch, mu: np.ndarray, horizon: int, decomposer: str, epsilon: f
     n, k = mu.shape
     channels = _recorded(monkeypatch)
     learners = EpochElimination(n, k, confidence=BETA, epsilon=epsilon, sigma2=channel_variance("anonymous", C))
-    run = batched_regret(MultiUserInstance(mu=mu), learners, horizon, C=C, decomposer=decomposer,
-                         rng=np.random.default_rng(seed), decomposer_rng=np.random.default_rng(seed + 1),
-                         noise_rng=np.random.default_rng(seed + 2), sum_epsilon=epsilon)
-    ref = reference_regret(mu, horizon, C=C, confidence=BETA, decomposer=decomposer, epsilon=epsilon,
-                           reward_rng=np.random.default_rng(seed + 3), decomposer_rng=np.random.default_rng(seed + 1),
-                           noise_rng=np.random.default_rng(seed + 2), record_at=run.curve[0].tolist())
+    run = batched_regret(
+        MultiUserInstance(mu=mu),
+        learners,
+        horizon,
+        C=C,
+        decomposer=decomposer,
+        rng=np.random.default_rng(seed),
+        decomposer_rng=np.random.default_rng(seed + 1),
+        noise_rng=np.random.default_rng(seed + 2),
+        sum_epsilon=epsilon,
+    )
+    ref = reference_regret(
+        mu,
+        horizon,
+        C=C,
+        confidence=BETA,
+        decomposer=decomposer,
+        epsilon=epsilon,
+        reward_rng=np.random.default_rng(seed + 3),
+        decomposer_rng=np.random.default_rng(seed + 1),
+        noise_rng=np.random.default_rng(seed + 2),
+        record_at=run.curve[0].tolist(),
+    )
     assert learners.recommendation().tolist() == ref.recommendation
     return run, channels[0], ref
 
 
 def _assert_same(run, channel, ref) -> None:
-    assert run.regret == ref.regret and run.horizon == ref.horizon
+    assert run.metrics["regret"] == ref.regret and run.info["horizon"] == ref.horizon
     assert dict(zip(run.curve[0].tolist(), run.curve[1].tolist(), strict=True)) == ref.curve
-    assert run.exploration_rounds == ref.exploration_rounds
-    assert [(b.assignments, b.rounds, b.eliminated) for b in run.batches] == ref.batches
+    assert run.metrics["exploration_rounds"] == ref.exploration_rounds
+    assert [(b["assignments"], b["rounds"], b["eliminated"]) for b in run.records] == ref.batches
     assert (run.info["samples"], run.info["surplus"], run.info["stopped"]) == (ref.samples, ref.surplus, ref.stopped)
-    assert (None if run.committed is None else run.committed.tolist()) == ref.committed
-    assert run.min_group_size == ref.min_group_size
+    assert (None if run.info["committed"] is None else run.info["committed"].tolist()) == ref.committed
+    assert run.metrics["min_group_size"] == ref.min_group_size
     assert _histogram(channel) == ref.group_sizes
 
 
@@ -85,7 +101,7 @@ def test_se_regret_equals_the_plain_loop_when_every_user_commits(monkeypatch, de
     run, channel, ref = _both(monkeypatch, mu, 100_000, decomposer)
     _assert_same(run, channel, ref)
     assert ref.committed == [i % 2 for i in range(6)] and len(ref.batches) == 1 and ref.stopped == 1.0
-    assert run.regret == run.curve[1][-1] > 0 and ref.exploration_rounds < ref.horizon
+    assert run.metrics["regret"] == run.curve[1][-1] > 0 and ref.exploration_rounds < ref.horizon
     if decomposer == "greedy":  # greedy over-covers: the surplus is discarded on both sides alike
         assert ref.surplus > 0
 
@@ -114,8 +130,10 @@ def test_dp_se_noise_picks_the_same_recommendation(monkeypatch):
     assert picks == {0, 1}
 
 
-@pytest.mark.parametrize(("sigma2", "epsilon"), [(0.25, math.inf), (channel_variance("anonymous", C), math.inf),
-                                                 (channel_variance("anonymous", C), 0.5)])
+@pytest.mark.parametrize(
+    ("sigma2", "epsilon"),
+    [(0.25, math.inf), (channel_variance("anonymous", C), math.inf), (channel_variance("anonymous", C), 0.5)],
+)
 def test_the_plain_learner_keeps_the_same_arms_on_random_sums(sigma2, epsilon):
     """Epoch by epoch on random sums whose means fall on both sides of the elimination width: the plain learner's
     R_e, width (scaled by the variance proxy, with DP-SE's c_e) and ties kept give the same arms as EpochElimination."""
@@ -157,8 +175,19 @@ def test_no_anonymous_se_run_releases_a_group_below_c(monkeypatch, name, decompo
     every observation, and its smallest entry is the run's min_group_size."""
     channels = _recorded(monkeypatch)
     extra = {"epsilon": 1.0} if name == "dp-se" else {}
-    m = simulate(name, seed=1, channel="anonymous", users=15, arms=3, C=C, gap=0.4, horizon=200_000,
-                 confidence="0.1", decomposer=decomposer, **extra).metrics
+    m = simulate(
+        name,
+        seed=1,
+        channel="anonymous",
+        users=15,
+        arms=3,
+        C=C,
+        gap=0.4,
+        horizon=200_000,
+        confidence="0.1",
+        decomposer=decomposer,
+        **extra,
+    ).metrics
     sizes = channels[0].auditor.group_sizes
     assert sizes.sum() == channels[0].observations > 0
     assert sizes[:C].sum() == 0
@@ -176,11 +205,19 @@ def test_groups_of_c_are_stopped_by_the_auditor_in_both_runs(monkeypatch):
     mu = _deterministic(8, 2, tie=False)  # 4 users on an arm make two groups of 2
     learners = EpochElimination(8, 2, confidence=BETA, sigma2=channel_variance("anonymous", C))
     with pytest.raises(AnonymityViolation, match="users, fewer than C = 2"):
-        batched_regret(MultiUserInstance(mu=mu), learners, 100_000, C=C, decomposer="auto",
-                       rng=np.random.default_rng(0))
+        batched_regret(
+            MultiUserInstance(mu=mu), learners, 100_000, C=C, decomposer="auto", rng=np.random.default_rng(0)
+        )
     with pytest.raises(AnonymityViolation, match="has 1 users, fewer than C = 2"):
-        reference_regret(mu, 100_000, C=C, confidence=BETA, decomposer="auto", reward_rng=np.random.default_rng(0),
-                         decomposer_rng=np.random.default_rng(1))
+        reference_regret(
+            mu,
+            100_000,
+            C=C,
+            confidence=BETA,
+            decomposer="auto",
+            reward_rng=np.random.default_rng(0),
+            decomposer_rng=np.random.default_rng(1),
+        )
 
 
 def _stopped_and_regret(monkeypatch, seeds: range) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -190,11 +227,25 @@ def _stopped_and_regret(monkeypatch, seeds: range) -> tuple[np.ndarray, np.ndarr
     out = []
     for seed in seeds:
         learners = EpochElimination(6, 2, confidence=BETA, sigma2=channel_variance("anonymous", C))
-        run = batched_regret(MultiUserInstance(mu=mu), learners, 150_000, C=C, decomposer="auto",
-                             rng=np.random.default_rng(seed), decomposer_rng=np.random.default_rng(seed + 1))
-        ref = reference_regret(mu, 150_000, C=C, confidence=BETA, decomposer="auto",
-                               reward_rng=np.random.default_rng(seed), decomposer_rng=np.random.default_rng(seed + 1))
-        out.append((run.info["stopped"], ref.stopped, run.regret, ref.regret))
+        run = batched_regret(
+            MultiUserInstance(mu=mu),
+            learners,
+            150_000,
+            C=C,
+            decomposer="auto",
+            rng=np.random.default_rng(seed),
+            decomposer_rng=np.random.default_rng(seed + 1),
+        )
+        ref = reference_regret(
+            mu,
+            150_000,
+            C=C,
+            confidence=BETA,
+            decomposer="auto",
+            reward_rng=np.random.default_rng(seed),
+            decomposer_rng=np.random.default_rng(seed + 1),
+        )
+        out.append((run.info["stopped"], ref.stopped, run.metrics["regret"], ref.regret))
     return tuple(np.array(col, dtype=float) for col in zip(*out, strict=True))
 
 

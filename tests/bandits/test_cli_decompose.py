@@ -56,21 +56,39 @@ def _graph(tmp_path, doc):
     return str(path)
 
 
-@pytest.mark.parametrize("doc, extra, message", [
-    (None, [], "no such file"),
-    ("{not json", [], "malformed JSON at line 1"),
-    ({"hello": 1}, [], "neither format"),
-    ({"demand": 5, "active_sets": {"u": ["a"]}}, [], "no C given"),
-    ({"demand": 5, "active_sets": {"u": ["a"]}, "C": 0}, [], "C must be at least 1"),
-    ({"demand": 0, "active_sets": {"u": ["a"]}}, ["--C", "1"], "'demand' must be positive"),
-    ({"demand": 5, "active_sets": {"u": []}}, ["--C", "1"], "user 'u' has no demand"),
-    ({"nodes": [{"id": "u", "bipartite": 0}, {"id": "a", "bipartite": 1}],
-      "links": [{"source": "u", "target": "a", "weight": -2}]}, ["--C", "1"], "must be positive"),
-    ({"nodes": [{"id": "u", "bipartite": 0}, {"id": "a", "bipartite": 1}],
-      "links": [{"source": "u", "target": "a", "weight": "lots"}]}, ["--C", "1"], "must be a finite number"),
-    ({"demand": 5, "active_sets": {"u1": ["a", "b"], "u2": ["a"], "u3": ["a"]}}, ["--C", "2"],
-     "arm(s) 'b' are wanted by fewer than C+1 = 3 users"),
-])
+@pytest.mark.parametrize(
+    "doc, extra, message",
+    [
+        (None, [], "no such file"),
+        ("{not json", [], "malformed JSON at line 1"),
+        ({"hello": 1}, [], "neither format"),
+        ({"demand": 5, "active_sets": {"u": ["a"]}}, [], "no C given"),
+        ({"demand": 5, "active_sets": {"u": ["a"]}, "C": 0}, [], "C must be at least 1"),
+        ({"demand": 0, "active_sets": {"u": ["a"]}}, ["--C", "1"], "'demand' must be positive"),
+        ({"demand": 5, "active_sets": {"u": []}}, ["--C", "1"], "user 'u' has no demand"),
+        (
+            {
+                "nodes": [{"id": "u", "bipartite": 0}, {"id": "a", "bipartite": 1}],
+                "links": [{"source": "u", "target": "a", "weight": -2}],
+            },
+            ["--C", "1"],
+            "must be positive",
+        ),
+        (
+            {
+                "nodes": [{"id": "u", "bipartite": 0}, {"id": "a", "bipartite": 1}],
+                "links": [{"source": "u", "target": "a", "weight": "lots"}],
+            },
+            ["--C", "1"],
+            "must be a finite number",
+        ),
+        (
+            {"demand": 5, "active_sets": {"u1": ["a", "b"], "u2": ["a"], "u3": ["a"]}},
+            ["--C", "2"],
+            "arm(s) 'b' are wanted by fewer than C+1 = 3 users",
+        ),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(doc, extra, message, tmp_path, capsys):
     path = str(tmp_path / "missing.json") if doc is None else _graph(tmp_path, doc)
     out_file = tmp_path / "out.json"
@@ -99,15 +117,17 @@ def test_polytope_refusal_names_arms_and_suggests_block(tmp_path, capsys):
 def test_best_effort_covers_the_rest_and_reports_it(tmp_path, capsys):
     doc = {"demand": 4, "active_sets": {"u1": ["a", "b"], "u2": ["a"], "u3": ["a"]}}
     out_file = tmp_path / "out.json"
-    code, out, _ = run(["decompose", _graph(tmp_path, doc), "--C", "2", "--best-effort", "-o", str(out_file)],
-                       capsys)
+    code, out, _ = run(["decompose", _graph(tmp_path, doc), "--C", "2", "--best-effort", "-o", str(out_file)], capsys)
     assert code == 0 and "not coverable" in out and "(u1, b)" in out
     assert json.loads(out_file.read_text())["uncovered"] == [{"user": "u1", "arm": "b"}]
 
 
 def test_installed_command_exits_2_without_traceback(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "anonbandits.cli.main", "decompose", str(tmp_path / "nope.json"),
-                           "--C", "2"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "anonbandits.cli.main", "decompose", str(tmp_path / "nope.json"), "--C", "2"],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2
     assert proc.stderr.strip().endswith("no such file") and "Traceback" not in proc.stderr
 
@@ -149,14 +169,19 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-@pytest.mark.parametrize(("out", "script"), [("out.json", SLOW_WRITE), ("d.parquet", SLOW_PARQUET),
-                                             ("parts/", SLOW_PARQUET)])
+@pytest.mark.parametrize(
+    ("out", "script"), [("out.json", SLOW_WRITE), ("d.parquet", SLOW_PARQUET), ("parts/", SLOW_PARQUET)]
+)
 def test_sigterm_during_a_write_leaves_nothing(tmp_path, out, script):
     """SIGTERM unwinds like Ctrl-C: the writers (JSON, a Parquet file, a part directory) remove their hidden
     temporary file or directory, and the run says so."""
     (tmp_path / "g.json").write_text(json.dumps({"demand": 4, "active_sets": {f"u{i}": ["a", "b"] for i in range(8)}}))
-    proc = subprocess.Popen([sys.executable, "-c", script, "decompose", "g.json", "--C", "1", "-o", out],
-                            cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, "decompose", "g.json", "--C", "1", "-o", out],
+        cwd=tmp_path,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stderr.readline().strip() == "writing"
     assert any(p.name.startswith(f".{out.rstrip('/')}.") for p in tmp_path.iterdir())  # the write is under way
     proc.send_signal(signal.SIGTERM)
@@ -177,8 +202,10 @@ def test_warnings_become_one_line_in_cli_wording(tmp_path, capsys):
     graph = _graph(tmp_path, {"demand": 4, "active_sets": {f"u{i}": ["a", "b"] for i in range(8)}})
     code, out, err = run(["decompose", graph, "--C", "1", "--method", "block", "--time-limit", "5"], capsys)
     assert code == 0 and "R (assignments)" in out
-    assert err == ("anonbandits: warning: --time-limit is read only by --method auto, optimal and --certify; "
-                   "ignored for --method block\n")
+    assert err == (
+        "anonbandits: warning: --time-limit is read only by --method auto, optimal and --certify; "
+        "ignored for --method block\n"
+    )
 
 
 def test_library_warnings_name_the_flags():
@@ -199,16 +226,27 @@ def write_forms(tmp_path, N: int = 600, K: int = 6, D: int = 60, C: int = 4) -> 
     active[np.arange(N), rng.integers(0, K, N)] = True
     u, a = np.nonzero(active)
     w = D / active.sum(axis=1)[u]
-    paths = {form: tmp_path / f"g_{form}.{ext}" for form, ext in
-             (("batched", "parquet"), ("weighted", "parquet"), ("csv", "csv"), ("json", "json"))}
-    pq.write_table(pa.table({"user": u, "arm": a}).replace_schema_metadata({"demand": str(D), "C": str(C)}),
-                   paths["batched"])
-    pq.write_table(pa.table({"user": u, "arm": a, "weight": w}).replace_schema_metadata({"C": str(C)}),
-                   paths["weighted"])
+    paths = {
+        form: tmp_path / f"g_{form}.{ext}"
+        for form, ext in (("batched", "parquet"), ("weighted", "parquet"), ("csv", "csv"), ("json", "json"))
+    }
+    pq.write_table(
+        pa.table({"user": u, "arm": a}).replace_schema_metadata({"demand": str(D), "C": str(C)}), paths["batched"]
+    )
+    pq.write_table(
+        pa.table({"user": u, "arm": a, "weight": w}).replace_schema_metadata({"C": str(C)}), paths["weighted"]
+    )
     rows = zip(u.tolist(), a.tolist(), w.tolist(), strict=True)
     paths["csv"].write_text("user,arm,weight\n" + "".join(f"u{i},a{j},{x!r}\n" for i, j, x in rows))
-    paths["json"].write_text(json.dumps({"C": C, "demand": D, "active_sets": {
-        f"u{i}": [f"a{j}" for j in np.flatnonzero(active[i])] for i in range(N)}}))
+    paths["json"].write_text(
+        json.dumps(
+            {
+                "C": C,
+                "demand": D,
+                "active_sets": {f"u{i}": [f"a{j}" for j in np.flatnonzero(active[i])] for i in range(N)},
+            }
+        )
+    )
     return paths
 
 
@@ -221,13 +259,12 @@ def schedule_of(path, graph) -> np.ndarray:
     R = max(f + n for f, n in zip(t["first_round"], t["rounds"], strict=True))
     out = np.full((R, graph.n_users), -1)
     for u, a, f, n in zip(t["user"], t["arm"], t["first_round"], t["rounds"], strict=True):
-        out[f:f + n, users[u]] = arms[a]
+        out[f : f + n, users[u]] = arms[a]
     return out
 
 
 @pytest.mark.parametrize("form", ["batched", "weighted", "csv", "json"])
-def test_the_command_and_the_library_give_one_schedule_for_a_large_batched_graph(form, tmp_path, capsys,
-                                                                               monkeypatch):
+def test_the_command_and_the_library_give_one_schedule_for_a_large_batched_graph(form, tmp_path, capsys, monkeypatch):
     import anondecomp
     from anonbandits.cli import decompose
     from anondecomp.compact import verify_compact
@@ -267,8 +304,9 @@ def test_certify_on_the_sharded_path_prints_the_certified_bound(tmp_path, capsys
         assert f"LP lower bound       {R:.4f}   (certified; trivial bound" in out
 
 
-@pytest.mark.parametrize("extra", [["--method", "polytope"], ["--best-effort"], ["--time-limit", "5"],
-                                   ["-o", "out.json"]])
+@pytest.mark.parametrize(
+    "extra", [["--method", "polytope"], ["--best-effort"], ["--time-limit", "5"], ["-o", "out.json"]]
+)
 def test_tuning_flags_and_json_output_read_the_table_whole(extra, tmp_path, capsys, monkeypatch):
     from anonbandits.cli import decompose
 
@@ -287,8 +325,12 @@ def test_the_default_command_keeps_general_weights_on_the_dense_path(tmp_path, c
     monkeypatch.setattr(decompose, "FAST_PAIRS", 100)
     path = write_forms(tmp_path)["weighted"]
     table = pq.read_table(path)
-    pq.write_table(table.set_column(2, "weight", [table.column("weight").to_numpy() * 1.5 ** (table.column(
-        "user").to_numpy() % 2)]), path)  # two demands, D and 1.5 D: no single D gives every user its rounds
+    pq.write_table(
+        table.set_column(
+            2, "weight", [table.column("weight").to_numpy() * 1.5 ** (table.column("user").to_numpy() % 2)]
+        ),
+        path,
+    )  # two demands, D and 1.5 D: no single D gives every user its rounds
     code, out, _ = run(["decompose", str(path), "-o", str(tmp_path / "out.parquet")], capsys)
     assert code == 0 and "sharded" not in out and "distinct assignments" in out
     assert run(["verify", str(path), str(tmp_path / "out.parquet")], capsys)[1].startswith("valid")
@@ -311,8 +353,13 @@ def test_a_thin_arm_is_the_same_one_line_error_on_either_path(threshold, tmp_pat
     pq.write_table(pa.table({"user": u, "arm": a, "weight": 60 / np.bincount(u)[u]}), path)
     code, out, err = run(["decompose", str(path), "--C", "4", "-o", str(tmp_path / "out.parquet")], capsys)
     assert code == 2 and out == "" and not (tmp_path / "out.parquet").exists()
-    assert err.strip().endswith("arm(s) '5' are wanted by fewer than C+1 = 5 users and can never be observed; "
-                                "use --best-effort to cover everything else") and "\n" not in err.strip()
+    assert (
+        err.strip().endswith(
+            "arm(s) '5' are wanted by fewer than C+1 = 5 users and can never be observed; "
+            "use --best-effort to cover everything else"
+        )
+        and "\n" not in err.strip()
+    )
 
 
 def test_a_json_output_of_many_assignment_cells_names_the_parquet_form(tmp_path, capsys, monkeypatch):
@@ -327,9 +374,11 @@ def test_a_json_output_of_many_assignment_cells_names_the_parquet_form(tmp_path,
     monkeypatch.setattr(decompose, "JSON_CELLS_WARNING", distinct * 60 - 1)  # as if the graph were that large
     code, out, err = run([*args, "-o", str(tmp_path / "big.json")], capsys)
     assert code == 0 and json.loads((tmp_path / "big.json").read_text())["distinct_assignments"] == distinct
-    assert err == (f"anonbandits: warning: {tmp_path / 'big.json'} will hold {distinct * 60:.1e} assignment cells "
-                   f"({distinct} distinct assignments x 60 users); -o {tmp_path / 'big.parquet'} writes the compact "
-                   "schedule (docs/formats.md)\n")
+    assert err == (
+        f"anonbandits: warning: {tmp_path / 'big.json'} will hold {distinct * 60:.1e} assignment cells "
+        f"({distinct} distinct assignments x 60 users); -o {tmp_path / 'big.parquet'} writes the compact "
+        "schedule (docs/formats.md)\n"
+    )
     code, _, err = run([*args, "-o", str(tmp_path / "big.parquet")], capsys)  # the compact form: no warning
     assert code == 0 and err == ""
 
@@ -375,8 +424,14 @@ def _interrupt_in(phase: str, cmd: list[str], cwd, sig=signal.SIGINT, delay: flo
     import time
 
     # Ctrl-C as from a terminal: a shell may have started the tests with SIGINT ignored, which a child inherits
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        cmd,
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     seen = []
     for line in proc.stderr:
         seen.append(line)
@@ -411,17 +466,19 @@ def _ring_table(path, n: int) -> None:
 @pytest.mark.slow
 def test_ctrl_c_while_solving_a_large_graph_exits_130_within_3_s_and_writes_nothing(tmp_path):
     _ring_table(tmp_path / "g.parquet", 50_000)
-    code, took, err = _interrupt_in("solving", [sys.executable, "-c", WITH_PHASES, "decompose", "g.parquet", "-o",
-                                                "d.parquet"], tmp_path)
+    code, took, err = _interrupt_in(
+        "solving", [sys.executable, "-c", WITH_PHASES, "decompose", "g.parquet", "-o", "d.parquet"], tmp_path
+    )
     assert code == 130 and took < 3, (code, took, err)
     assert err.strip().endswith("anonbandits: interrupted") and "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.parquet"]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("stuck", "out", "sig"), [("solve", "d.json", signal.SIGINT),
-                                                   ("write", "d.parquet", signal.SIGINT),
-                                                   ("write", "parts/", signal.SIGTERM)])
+@pytest.mark.parametrize(
+    ("stuck", "out", "sig"),
+    [("solve", "d.json", signal.SIGINT), ("write", "d.parquet", signal.SIGINT), ("write", "parts/", signal.SIGTERM)],
+)
 def test_a_signal_during_a_long_call_into_c_still_ends_the_command_within_3_s(tmp_path, stuck, out, sig):
     """The main thread inside one long library call (a HiGHS solve) cannot raise KeyboardInterrupt until it
     returns; the command's deadline ends it INTERRUPT_GRACE (2 s) after the signal, removing the temporary
@@ -430,8 +487,13 @@ def test_a_signal_during_a_long_call_into_c_still_ends_the_command_within_3_s(tm
 
     (tmp_path / "g.json").write_text(json.dumps({"demand": 4, "active_sets": {f"u{i}": ["a", "b"] for i in range(8)}}))
     # the signal comes 0.3 s after the child says it calls into C: else it may land just before the call
-    code, took, err = _interrupt_in("in C", [sys.executable, "-c", STUCK_IN_C, stuck, "decompose", "g.json", "--C", "1",
-                                             "-o", out], tmp_path, sig, delay=0.3)
+    code, took, err = _interrupt_in(
+        "in C",
+        [sys.executable, "-c", STUCK_IN_C, stuck, "decompose", "g.json", "--C", "1", "-o", out],
+        tmp_path,
+        sig,
+        delay=0.3,
+    )
     assert code == 128 + sig and INTERRUPT_GRACE - 0.1 < took < 3, (code, took, err)
     word = "interrupted" if sig == signal.SIGINT else "terminated"
     assert err.strip().endswith(f"anonbandits: {word}") and "Traceback" not in err

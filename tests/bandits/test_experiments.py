@@ -17,8 +17,19 @@ from anonbandits.cli.main import main
 from anonbandits.experiments import load_grid, run_tasks, tasks_from_grid, write_table
 from anonbandits.experiments.runner import Progress, iter_results
 
-DOCUMENTED = ["algorithm", "decomposer", "seed", "users", "arms", "C", "horizon", "regret", "observations",
-              "min_group_size", "wall_time"]
+DOCUMENTED = [
+    "algorithm",
+    "decomposer",
+    "seed",
+    "users",
+    "arms",
+    "C",
+    "horizon",
+    "regret",
+    "observations",
+    "min_group_size",
+    "wall_time",
+]
 
 GRID_TOML = """
 seeds = 2
@@ -49,9 +60,13 @@ def _comparable(results):
 def test_grid_expands_and_table_has_documented_columns(tmp_path):
     tasks = tasks_from_grid(load_grid(_grid(tmp_path)))
     assert [(t.algorithm, t.params.get("decomposer"), t.seed) for t in tasks] == [
-        ("anon-batched", "polytope", 0), ("anon-batched", "polytope", 1),
-        ("anon-batched", "greedy", 0), ("anon-batched", "greedy", 1),
-        ("anon-etc", None, 0), ("anon-etc", None, 1)]
+        ("anon-batched", "polytope", 0),
+        ("anon-batched", "polytope", 1),
+        ("anon-batched", "greedy", 0),
+        ("anon-batched", "greedy", 1),
+        ("anon-etc", None, 0),
+        ("anon-etc", None, 1),
+    ]
     results = run_tasks(tasks, workers=1, progress=False)
     out = write_table([r.row for r in results], tmp_path / "t.csv")
     with open(out) as fh:
@@ -62,29 +77,79 @@ def test_grid_expands_and_table_has_documented_columns(tmp_path):
         assert float(row["regret"]) > 0 and int(row["observations"]) > 0
         assert int(row["min_group_size"]) >= int(row["C"])
         assert float(row["wall_time"]) >= 0 and int(row["horizon"]) == 6000
-    assert [r.label for r in results] == ["anon-batched/polytope"] * 2 + ["anon-batched/greedy"] * 2 \
-        + ["anon-etc"] * 2
+    assert [r.label for r in results] == ["anon-batched/polytope"] * 2 + ["anon-batched/greedy"] * 2 + ["anon-etc"] * 2
 
 
 def test_cli_simulate_writes_table_and_plot(tmp_path, capsys):
     out, plot = tmp_path / "r.csv", tmp_path / "r.png"
-    code = main(["simulate", "--algorithm", "anon-batched", "--decomposer", "polytope", "--users", "60",
-                 "--arms", "3", "--C", "2", "--cluster", "12", "--horizon", "20000", "--seeds", "2",
-                 "--workers", "1", "--no-progress", "--out", str(out), "--plot", str(plot)])
+    code = main(
+        [
+            "simulate",
+            "--algorithm",
+            "anon-batched",
+            "--decomposer",
+            "polytope",
+            "--users",
+            "60",
+            "--arms",
+            "3",
+            "--C",
+            "2",
+            "--cluster",
+            "12",
+            "--horizon",
+            "20000",
+            "--seeds",
+            "2",
+            "--workers",
+            "1",
+            "--no-progress",
+            "--out",
+            str(out),
+            "--plot",
+            str(plot),
+        ]
+    )
     assert code == 0
     with open(out) as fh:
         rows = list(csv.DictReader(fh))
     assert [r["seed"] for r in rows] == ["0", "1"] and rows[0]["decomposer"] == "polytope"
     assert plot.stat().st_size > 1000
     assert "anon-batched: 2 runs" in capsys.readouterr().out
-    code = main(["simulate", "--config", str(_grid(tmp_path)), "--workers", "1", "--no-progress",
-                 "--out", str(tmp_path / "g.csv")])
+    code = main(
+        [
+            "simulate",
+            "--config",
+            str(_grid(tmp_path)),
+            "--workers",
+            "1",
+            "--no-progress",
+            "--out",
+            str(tmp_path / "g.csv"),
+        ]
+    )
     assert code == 0
 
 
 def test_cli_reports_bad_parameters_in_one_line(capsys):
-    code = main(["simulate", "--algorithm", "anon-batched", "--users", "10", "--arms", "5", "--cluster", "3",
-                 "--seeds", "1", "--workers", "1", "--no-progress"])
+    code = main(
+        [
+            "simulate",
+            "--algorithm",
+            "anon-batched",
+            "--users",
+            "10",
+            "--arms",
+            "5",
+            "--cluster",
+            "3",
+            "--seeds",
+            "1",
+            "--workers",
+            "1",
+            "--no-progress",
+        ]
+    )
     assert code == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "exceeds users" in err
@@ -95,8 +160,9 @@ def test_local_processes_and_dask_give_the_same_table(tmp_path):
     tasks = tasks_from_grid(load_grid(_grid(tmp_path)))
     local = run_tasks(tasks, workers=2, progress=False)
     serial = run_tasks(tasks, workers=1, progress=False)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
-                                  host="127.0.0.1", dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=None
+    ) as cluster:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
         remote = run_tasks(tasks, scheduler=cluster.scheduler_address, progress=False)
         # stopping early (what Ctrl-C does) cancels the queued futures and returns at once
@@ -123,8 +189,7 @@ horizon = [60000, 90000]
 def _rows(path):
     """A table's rows without wall_time, sorted: comparable across interrupted and uninterrupted runs."""
     with open(path, newline="") as fh:
-        return sorted(tuple(sorted((k, v) for k, v in row.items() if k != "wall_time"))
-                      for row in csv.DictReader(fh))
+        return sorted(tuple(sorted((k, v) for k, v in row.items() if k != "wall_time")) for row in csv.DictReader(fh))
 
 
 def _interrupt(tmp_path, sig):
@@ -133,10 +198,25 @@ def _interrupt(tmp_path, sig):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     # a terminal's Ctrl-C reaches a command whose SIGINT is not ignored; a test run started in the background
     # of a non-interactive shell inherits an ignored SIGINT, so the child gets the default back first
-    child = subprocess.Popen([sys.executable, "-m", "anonbandits.cli.main", "simulate", "--config", "grid.toml",
-                              "--out", "r.csv", "--workers", "2"], cwd=tmp_path, env=env,
-                             stderr=subprocess.PIPE, text=True,
-                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "anonbandits.cli.main",
+            "simulate",
+            "--config",
+            "grid.toml",
+            "--out",
+            "r.csv",
+            "--workers",
+            "2",
+        ],
+        cwd=tmp_path,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         first = child.stderr.readline()
         assert first.startswith("runs: 1/30 done"), first
@@ -159,10 +239,11 @@ def test_sigint_keeps_finished_runs_and_resume_completes_the_table(tmp_path, cap
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
 
     monkeypatch.chdir(tmp_path)
-    assert main(["simulate", "--config", "grid.toml", "--out", "r.csv", "--workers", "2", "--resume",
-                 "--no-progress"]) == 0
-    assert f"resumed: {len(partial)} runs were already in r.csv, {30 - len(partial)} run now" \
-        in capsys.readouterr().out
+    assert (
+        main(["simulate", "--config", "grid.toml", "--out", "r.csv", "--workers", "2", "--resume", "--no-progress"])
+        == 0
+    )
+    assert f"resumed: {len(partial)} runs were already in r.csv, {30 - len(partial)} run now" in capsys.readouterr().out
     tasks = tasks_from_grid(load_grid(tmp_path / "grid.toml"))
     write_table([r.row for r in run_tasks(tasks, workers=1, progress=False)], tmp_path / "full.csv")
     resumed = _rows(tmp_path / "r.csv")
@@ -178,8 +259,25 @@ def test_sigterm_stops_like_ctrl_c(tmp_path):
 
 def test_resume_skips_runs_already_in_a_jsonl_table(tmp_path, capsys):
     out = tmp_path / "r.jsonl"
-    base = ["simulate", "--algorithm", "anon-etc", "--users", "40", "--arms", "2", "--C", "2", "--horizon",
-            "3000", "--workers", "1", "--no-progress", "--out", str(out), "--seeds"]
+    base = [
+        "simulate",
+        "--algorithm",
+        "anon-etc",
+        "--users",
+        "40",
+        "--arms",
+        "2",
+        "--C",
+        "2",
+        "--horizon",
+        "3000",
+        "--workers",
+        "1",
+        "--no-progress",
+        "--out",
+        str(out),
+        "--seeds",
+    ]
     assert main([*base, "2"]) == 0
     first = out.read_text().splitlines()
     assert main([*base, "4", "--resume"]) == 0
@@ -205,8 +303,9 @@ def test_progress_off_a_terminal_is_plain_lines():
 
 def test_a_failing_run_keeps_the_finished_ones(tmp_path, capsys):
     grid = tmp_path / "grid.toml"
-    grid.write_text('seeds = 2\n[[runs]]\nalgorithm = "se"\nhorizon = 2000\n'
-                    '[[runs]]\nalgorithm = "se"\nmeans = "0.5,1.5"\n')
+    grid.write_text(
+        'seeds = 2\n[[runs]]\nalgorithm = "se"\nhorizon = 2000\n[[runs]]\nalgorithm = "se"\nmeans = "0.5,1.5"\n'
+    )
     out = tmp_path / "r.csv"
     assert main(["simulate", "--config", str(grid), "--workers", "1", "--no-progress", "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip()

@@ -18,8 +18,9 @@ from anonbandits.errors import ConfigError
 
 
 def test_index_names_every_registered_algorithm_with_its_family() -> None:
-    registered = {spec.name: module for module in registry._FAMILIES
-                  for spec in importlib.import_module(module).ALGORITHMS}
+    registered = {
+        spec.name: module for module in registry._FAMILIES for spec in importlib.import_module(module).ALGORITHMS
+    }
     assert registry._index() == registered
     assert list(registry.all_algorithms()) == list(registered)
     for module in registry._FAMILIES:  # each family's light names module: its ALGORITHMS' names, in order
@@ -41,17 +42,29 @@ def test_unknown_name_lists_the_known_ones() -> None:
 
 def _imported_after(code: str) -> set[str]:
     """The modules a fresh interpreter holds after ``code``."""
-    out = subprocess.run([sys.executable, "-c", f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return set(json.loads(out.stdout.splitlines()[-1]))
 
 
 def test_simulate_se_imports_its_family_only_and_no_heavy_library() -> None:
     modules = _imported_after("import anonbandits\nanonbandits.simulate('se', seed=0, horizon=1000)")
     assert "anonbandits.dp" in modules
-    for absent in ("anonbandits.anonymous", "anonbandits.dp.distributed", "anonbandits.multiagent.mase",
-                   "anonbandits.multiagent.decentralized", "numba", "scipy.stats", "matplotlib", "pyarrow",
-                   "anondecomp"):
+    for absent in (
+        "anonbandits.anonymous",
+        "anonbandits.dp.distributed",
+        "anonbandits.multiagent.mase",
+        "anonbandits.multiagent.decentralized",
+        "numba",
+        "scipy.stats",
+        "matplotlib",
+        "pyarrow",
+        "anondecomp",
+    ):
         assert absent not in modules, absent
 
 
@@ -75,8 +88,9 @@ HEX = """
 0x1.d77c54be03a50p-2 0x1.0000000000000p-1 0x1.10371f31eb059p-1 0x1.2054200b50b88p-1 0x1.2784ff53e48e3p-1
 0x1.2850caa98244ap-1
 """
-BEFORE = dict(zip(SIGMAS, np.array([float.fromhex(h) for h in HEX.split()]).reshape(len(SIGMAS), len(MUS)),
-                  strict=True))
+BEFORE = dict(
+    zip(SIGMAS, np.array([float.fromhex(h) for h in HEX.split()]).reshape(len(SIGMAS), len(MUS)), strict=True)
+)
 
 
 @pytest.mark.parametrize("sigma", sorted(BEFORE))

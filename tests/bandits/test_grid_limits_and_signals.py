@@ -35,9 +35,16 @@ from anonbandits.experiments.grid import MAX_RUNS, Task
 from anonbandits.experiments.runner import RemoteTraceback, WorkerDied, iter_results, run_task
 
 # 157 x 100 configurations x 10^6 seeds: 1.57e10 runs, far more than memory could hold as tasks
-HUGE = {"seeds": 1_000_000,
-        "runs": [{"algorithm": "se", "horizon": list(range(10_000, 10_157)),
-                  "reward_sigma": [0.01 * (k + 1) for k in range(100)]}]}
+HUGE = {
+    "seeds": 1_000_000,
+    "runs": [
+        {
+            "algorithm": "se",
+            "horizon": list(range(10_000, 10_157)),
+            "reward_sigma": [0.01 * (k + 1) for k in range(100)],
+        }
+    ],
+}
 HUGE_RUNS = 157 * 100 * 1_000_000
 
 SMALL_GRID = """
@@ -58,8 +65,11 @@ def test_runs_are_counted_exactly_without_expanding():
     with pytest.raises(ConfigError, match=f"expands to {HUGE_RUNS} runs .*more than max_runs={MAX_RUNS}"):
         tasks_from_grid(HUGE)
     # lists in defaults count for every entry; a scalar is one value; the seeds multiply
-    grid = {"seeds": [3, 7, 9], "defaults": {"horizon": [1000, 2000]},
-            "runs": [{"algorithm": "se", "means": ["0.9,0.1", "0.8,0.1", "0.7,0.1"]}, {"algorithm": "dp-se"}]}
+    grid = {
+        "seeds": [3, 7, 9],
+        "defaults": {"horizon": [1000, 2000]},
+        "runs": [{"algorithm": "se", "means": ["0.9,0.1", "0.8,0.1", "0.7,0.1"]}, {"algorithm": "dp-se"}],
+    }
     assert count_runs(grid) == 3 * (2 * 3 + 2) == len(tasks_from_grid(grid))
 
 
@@ -83,8 +93,10 @@ def test_cli_refuses_a_huge_grid_in_one_line_and_writes_nothing(tmp_path, monkey
     code, err = _main(["simulate", "--config", "huge.json", "--out", "r.csv", "--workers", "2"])
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("anonbandits simulate: error: "), err
-    assert (f"huge.json expands to {HUGE_RUNS} runs, more than --max-runs {MAX_RUNS}; "
-            f"give --max-runs {HUGE_RUNS} to run it anyway") in err
+    assert (
+        f"huge.json expands to {HUGE_RUNS} runs, more than --max-runs {MAX_RUNS}; "
+        f"give --max-runs {HUGE_RUNS} to run it anyway"
+    ) in err
     assert sorted(p.name for p in tmp_path.iterdir()) == before
 
 
@@ -214,8 +226,9 @@ def _env() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def launcher():
-    proc = subprocess.Popen([sys.executable, "-c", LAUNCHER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            env=_env(), bufsize=0)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", LAUNCHER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_env(), bufsize=0
+    )
     yield proc
     proc.stdin.close()
     proc.wait(timeout=60)
@@ -281,9 +294,11 @@ def test_a_signal_to_the_process_group_ends_every_process_and_keeps_the_finished
         lines = [line for line in (work / "stderr.txt").read_text().splitlines() if not line.startswith("runs: ")]
         rows = _table(work / "r.csv")
         assert len(lines) == 1, (where, lines)
-        assert re.fullmatch(rf"anonbandits simulate: interrupted \(after {len(rows)} of {SIGNAL_RUNS} runs; "
-                            rf"{len(rows)} finished runs are in r\.csv; run the same command with --resume .*\)",
-                            lines[0]), (where, lines[0])
+        assert re.fullmatch(
+            rf"anonbandits simulate: interrupted \(after {len(rows)} of {SIGNAL_RUNS} runs; "
+            rf"{len(rows)} finished runs are in r\.csv; run the same command with --resume .*\)",
+            lines[0],
+        ), (where, lines[0])
         assert len(rows) >= 1 and len({row["seed"] for row in rows}) == len(rows), where
         assert all(value != "" for row in rows for value in row.values()), f"{where}: an incomplete row"
         # every kept row is the run itself (each task seeds itself): check a few against runs in this process
@@ -296,9 +311,25 @@ def test_sigterm_to_the_group_of_a_fresh_command_keeps_the_finished_runs(tmp_pat
     """The same with a fresh ``python -m anonbandits.cli.main`` started in its own session (SIGTERM: a shell
     may have started this test with SIGINT ignored, which a fresh interpreter would inherit)."""
     (tmp_path / "grid.toml").write_text(SIGNAL_GRID)
-    child = subprocess.Popen([sys.executable, "-m", "anonbandits.cli.main", "simulate", "--config", "grid.toml",
-                              "--out", "r.csv", "--workers", "2"], cwd=tmp_path, env=_env(),
-                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "anonbandits.cli.main",
+            "simulate",
+            "--config",
+            "grid.toml",
+            "--out",
+            "r.csv",
+            "--workers",
+            "2",
+        ],
+        cwd=tmp_path,
+        env=_env(),
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         first = child.stderr.readline()
         assert first.startswith(f"runs: 1/{SIGNAL_RUNS} done"), first

@@ -1,5 +1,5 @@
 """The batched elimination learners of anonbandits.core.learners: against plain per-learner loops written from
-paper 002's subroutines (spec 3.1-3.4) and from DP-SE's epochs, and their PAC guarantee on many learners."""
+paper 002's subroutines (Sec. 3.1) and from DP-SE's epochs, and their PAC guarantee on many learners."""
 
 from __future__ import annotations
 
@@ -69,8 +69,9 @@ def test_batched_learners_match_a_plain_loop(subroutine):
     for i in range(n):
         mine = [(d[i], s[i]) for d, s in batches if d[i].any()]
         sums = iter(s for _, s in mine)
-        best, history = _plain_bai(k, subroutine, approx, delta, lambda arms, _n, sums=sums: dict(
-            zip(arms, next(sums)[arms], strict=True)))
+        best, history = _plain_bai(
+            k, subroutine, approx, delta, lambda arms, _n, sums=sums: dict(zip(arms, next(sums)[arms], strict=True))
+        )
         assert best == rec[i], (subroutine, i)
         assert history == [int(d.max()) for d, _ in mine], (subroutine, i)
         assert learners.samples[i] == sum(int(d.sum()) for d, _ in mine)
@@ -162,8 +163,9 @@ def test_epoch_elimination_matches_a_plain_loop():
     rec = learners.recommendation()
     for i in range(n):
         sums = iter(s[i] for d, s in batches if d[i].any())
-        assert _plain_dpse(k, 0.05, lambda arms, _n, sums=sums: dict(zip(arms, next(sums)[arms], strict=True))) \
-            == rec[i]
+        assert (
+            _plain_dpse(k, 0.05, lambda arms, _n, sums=sums: dict(zip(arms, next(sums)[arms], strict=True))) == rec[i]
+        )
 
 
 def test_epoch_elimination_finds_clear_best_arms_and_epsilon_lengthens_epochs():
@@ -177,3 +179,25 @@ def test_epoch_elimination_finds_clear_best_arms_and_epsilon_lengthens_epochs():
     assert (learners.recommendation() == 0).all()
     private = EpochElimination(1, 3, confidence=0.05, epsilon=0.01)
     assert private.demand()[0, 0] > EpochElimination(1, 3, confidence=0.05).demand()[0, 0]
+
+
+def test_one_module_per_learner_family_and_the_old_path_exports_every_name():
+    """``anonbandits.core.learners`` is a package, one module per learner family; its names are those the
+    single module exported."""
+    import importlib
+
+    from anonbandits.core import learners
+
+    homes = {
+        "BatchLearner": "protocol",
+        "UNIT_SIGMA2": "protocol",
+        "BestArmElimination": "best_arm",
+        "SUBROUTINES": "best_arm",
+        "UGapEc": "ugapec",
+        "BAI_SCHEMES": "ugapec",
+        "EpochElimination": "epochs",
+        "BaSEElimination": "batched_se",
+    }
+    assert sorted(learners.__all__) == sorted(homes)
+    for name, module in homes.items():
+        assert getattr(importlib.import_module(f"anonbandits.core.learners.{module}"), name) is getattr(learners, name)

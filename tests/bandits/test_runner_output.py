@@ -54,9 +54,12 @@ def _table(path: Path) -> list[dict[str, str]]:
 
 def _fake(algorithm: str, seed: int, x, y, axes: tuple[str, str], label: str | None = None, **params) -> TaskResult:
     """A finished run with a given curve (the plot reads the row, the curve, its axes and its label only)."""
-    return TaskResult(row={"algorithm": algorithm, **params, "seed": seed},
-                      result=Result(metrics={}, curve=(np.asarray(x), np.asarray(y, float)), label=label or algorithm,
-                                    curve_axes=axes))
+    return TaskResult(
+        row={"algorithm": algorithm, **params, "seed": seed},
+        result=Result(
+            metrics={}, curve=(np.asarray(x), np.asarray(y, float)), label=label or algorithm, curve_axes=axes
+        ),
+    )
 
 
 REGRET = ("round", "cumulative pseudo-regret")
@@ -72,8 +75,10 @@ def _bands(ax) -> list[np.ndarray]:
 
 # -- one line and one summary per configuration -----------------------------------------------------------------
 
-SWEEP = {"seeds": 2, "runs": [{"algorithm": "anon-etc", "users": 40, "arms": 2, "horizon": 3000, "C": [1, 5],
-                               "explore_scale": 1.0}]}
+SWEEP = {
+    "seeds": 2,
+    "runs": [{"algorithm": "anon-etc", "users": 40, "arms": 2, "horizon": 3000, "C": [1, 5], "explore_scale": 1.0}],
+}
 
 
 def test_a_swept_parameter_gives_one_line_per_configuration():
@@ -84,39 +89,54 @@ def test_a_swept_parameter_gives_one_line_per_configuration():
 
 
 def test_a_swept_parameter_of_mase_gives_one_line_per_value():
-    runs = [_fake("mase", s, [0, 100 * u, 100 * u], [10, 10, 1], ARMS_LEFT, users=u, arms=10)
-            for u in (16, 32) for s in range(3)]
+    runs = [
+        _fake("mase", s, [0, 100 * u, 100 * u], [10, 10, 1], ARMS_LEFT, users=u, arms=10)
+        for u in (16, 32)
+        for s in range(3)
+    ]
     (ax,) = curves_figure(runs).axes
     assert [line.get_label() for line in ax.get_lines()] == ["mase [users=16] (n=3)", "mase [users=32] (n=3)"]
 
 
 def test_labels_name_only_the_parameters_that_vary_within_a_label():
-    rows = [{"algorithm": "anon-batched", "decomposer": d, "C": 3, "seed": s} for d in ("polytope", "greedy")
-            for s in (0, 1)]
+    rows = [
+        {"algorithm": "anon-batched", "decomposer": d, "C": 3, "seed": s}
+        for d in ("polytope", "greedy")
+        for s in (0, 1)
+    ]
     # the decomposer is in the curve's label already: within a label nothing varies
-    assert configuration_labels(rows, [f"anon-batched/{r['decomposer']}" for r in rows]) == \
-        ["anon-batched/polytope"] * 2 + ["anon-batched/greedy"] * 2
+    assert (
+        configuration_labels(rows, [f"anon-batched/{r['decomposer']}" for r in rows])
+        == ["anon-batched/polytope"] * 2 + ["anon-batched/greedy"] * 2
+    )
     # by algorithm (the summary), the decomposer is what varies; CSV text and Python values compare alike
     rows[1] = {k: str(v) for k, v in rows[1].items()}
-    assert configuration_labels(rows, ["anon-batched"] * 4) == \
-        ["anon-batched [decomposer=polytope]"] * 2 + ["anon-batched [decomposer=greedy]"] * 2
+    assert (
+        configuration_labels(rows, ["anon-batched"] * 4)
+        == ["anon-batched [decomposer=polytope]"] * 2 + ["anon-batched [decomposer=greedy]"] * 2
+    )
 
 
 def test_the_summary_has_one_line_per_configuration(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "g.toml").write_text('seeds = 2\n[[runs]]\nalgorithm = "anon-etc"\nusers = 40\narms = 2\n'
-                                     'horizon = 3000\nexplore_scale = 1.0\nC = [1, 5]\n')
+    (tmp_path / "g.toml").write_text(
+        'seeds = 2\n[[runs]]\nalgorithm = "anon-etc"\nusers = 40\narms = 2\n'
+        "horizon = 3000\nexplore_scale = 1.0\nC = [1, 5]\n"
+    )
     code, out, err = _run(["simulate", "--config", "g.toml", "--workers", "1", "--no-progress"])
     assert code == 0, err
     lines = out.splitlines()
     assert [line.split(":")[0] for line in lines] == ["anon-etc [C=1]", "anon-etc [C=5]"]
-    assert all(re.fullmatch(r"anon-etc \[C=[15]\]: 2 runs, mean regret=\S+, observations=\S+, wall_time=\S+", line)
-               for line in lines), lines
+    assert all(
+        re.fullmatch(r"anon-etc \[C=[15]\]: 2 runs, mean regret=\S+, observations=\S+, wall_time=\S+", line)
+        for line in lines
+    ), lines
     # a resumed table (text values read back) groups its kept rows with the new ones
     (tmp_path / "g.toml").write_text((tmp_path / "g.toml").read_text().replace("seeds = 2", "seeds = 3"))
     code, out, _ = _run(["simulate", "--config", "g.toml", "--workers", "1", "--no-progress", "--out", "r.csv"])
-    code, out, err = _run(["simulate", "--config", "g.toml", "--workers", "1", "--no-progress", "--out", "r.csv",
-                           "--resume"])
+    code, out, err = _run(
+        ["simulate", "--config", "g.toml", "--workers", "1", "--no-progress", "--out", "r.csv", "--resume"]
+    )
     assert code == 0, err
     assert [line.split(":")[0] for line in out.splitlines()[1:]] == ["anon-etc [C=1]", "anon-etc [C=5]"]
     assert "anon-etc [C=1]: 3 runs" in out
@@ -127,8 +147,7 @@ def test_one_panel_per_quantity():
     runs += [_fake("mase", s, [0, 15, 15], [10, 10, 2], ARMS_LEFT, arms=10) for s in range(2)]
     figure = curves_figure(runs)
     assert [ax.get_ylabel() for ax in figure.axes] == ["cumulative pseudo-regret", "arms left in the global set"]
-    assert [[line.get_label() for line in ax.get_lines()] for ax in figure.axes] == \
-        [["anon-etc (n=2)"], ["mase (n=2)"]]
+    assert [[line.get_label() for line in ax.get_lines()] for ax in figure.axes] == [["anon-etc (n=2)"], ["mase (n=2)"]]
 
 
 def test_every_registered_curve_is_a_known_quantity():
@@ -138,6 +157,7 @@ def test_every_registered_curve_is_a_known_quantity():
 
 # -- steps with their hold points --------------------------------------------------------------------------------
 
+
 def _sloped(x: np.ndarray, y: np.ndarray) -> list[int]:
     """Segments of a polyline that change x and y at once (a step drawn as a slope)."""
     return [k for k in range(len(x) - 1) if x[k + 1] > x[k] and y[k + 1] != y[k]]
@@ -145,8 +165,7 @@ def _sloped(x: np.ndarray, y: np.ndarray) -> list[int]:
 
 def test_a_count_is_drawn_as_steps_with_hold_points():
     # what anon-bai's stop curve records: every user stops at the batch end 393,216; no point in between
-    runs = [_fake("anon-bai", s, [0, 393_216, 393_216, 393_216], [60, 59, 2, 2], EXPLORING, users=60)
-            for s in range(2)]
+    runs = [_fake("anon-bai", s, [0, 393_216, 393_216, 393_216], [60, 59, 2, 2], EXPLORING, users=60) for s in range(2)]
     (ax,) = curves_figure(runs).axes
     (line,) = ax.get_lines()
     assert line.get_drawstyle() == "steps-post"
@@ -155,8 +174,11 @@ def test_a_count_is_drawn_as_steps_with_hold_points():
     assert y[0] == 60 and y[x < 393_216].min() == 60  # nobody stops before round 393,216
     assert (x == 393_216).sum() >= 2 and y[-1] == 2  # the hold point, then the fall
     for vertices in _bands(ax):  # the band holds too: no edge of it slopes
-        assert not [k for k in range(len(vertices) - 1)
-                    if vertices[k + 1, 0] != vertices[k, 0] and vertices[k + 1, 1] != vertices[k, 1]]
+        assert not [
+            k
+            for k in range(len(vertices) - 1)
+            if vertices[k + 1, 0] != vertices[k, 0] and vertices[k + 1, 1] != vertices[k, 1]
+        ]
 
 
 def test_anon_bai_runs_plot_their_stop_curve_as_steps():
@@ -185,6 +207,7 @@ def test_hold_points():
 
 # -- bands within the quantity's range --------------------------------------------------------------------------
 
+
 def test_bands_are_clipped_to_the_quantity_range():
     # arms left: 10, 10, 1 at the end: mean 7, and a 95% band reaching beyond K = 10 and below 0 before clipping
     arms = [_fake("mase", s, [0, 50, 50], [10, 10, end], ARMS_LEFT, arms=10) for s, end in enumerate((10, 10, 1))]
@@ -193,8 +216,12 @@ def test_bands_are_clipped_to_the_quantity_range():
     # users still exploring: no table column for the bound here, so the count's start (its largest value) is
     exploring = [_fake("anon-bai", s, [0, 8, 8], [4, 4, end], EXPLORING) for s, end in enumerate((4, 4, 0))]
     figure = curves_figure(arms + regret + fraction + exploring)
-    ranges = {"arms left in the global set": (0, 10), "cumulative pseudo-regret": (0, np.inf),
-              "fraction of players holding one arm": (0, 1), "users still exploring": (0, 4)}
+    ranges = {
+        "arms left in the global set": (0, 10),
+        "cumulative pseudo-regret": (0, np.inf),
+        "fraction of players holding one arm": (0, 1),
+        "users still exploring": (0, 4),
+    }
     for ax in figure.axes:
         low, high = ranges[ax.get_ylabel()]
         (vertices,) = _bands(ax)
@@ -209,11 +236,26 @@ def test_bands_are_clipped_to_the_quantity_range():
 
 # -- the table records the instance that ran ---------------------------------------------------------------------
 
+
 def test_the_table_records_a_means_file_users_and_arms(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "types.csv").write_text("count,a,b,c\n20,0.9,0.5,0.1\n7,0.2,0.8,0.4\n")
-    base = ["simulate", "--algorithm", "anon-etc", "--means", "types.csv", "--C", "2", "--horizon", "3000",
-            "--workers", "1", "--no-progress", "--out", "r.csv"]
+    base = [
+        "simulate",
+        "--algorithm",
+        "anon-etc",
+        "--means",
+        "types.csv",
+        "--C",
+        "2",
+        "--horizon",
+        "3000",
+        "--workers",
+        "1",
+        "--no-progress",
+        "--out",
+        "r.csv",
+    ]
     code, _, err = _run([*base, "--seeds", "1"])
     assert code == 0, err
     (row,) = _table(tmp_path / "r.csv")
@@ -222,8 +264,10 @@ def test_the_table_records_a_means_file_users_and_arms(tmp_path, monkeypatch):
     code, out, err = _run([*base, "--seeds", "2", "--resume"])
     assert code == 0, err
     assert "1 runs were already in r.csv, 1 run now" in out
-    assert [(r["users"], r["arms"], r["seed"]) for r in _table(tmp_path / "r.csv")] == [("27", "3", "0"),
-                                                                                         ("27", "3", "1")]
+    assert [(r["users"], r["arms"], r["seed"]) for r in _table(tmp_path / "r.csv")] == [
+        ("27", "3", "0"),
+        ("27", "3", "1"),
+    ]
 
 
 def test_the_table_records_the_agents_of_a_means_file_and_the_arms_of_a_list(tmp_path):
@@ -239,6 +283,7 @@ def test_the_table_records_the_agents_of_a_means_file_and_the_arms_of_a_list(tmp
 
 
 # -- a flag beats the grid file ----------------------------------------------------------------------------------
+
 
 def test_command_line_seeds_beat_the_grid_file(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -259,6 +304,7 @@ def test_command_line_seeds_beat_the_grid_file(tmp_path, monkeypatch):
 
 
 # -- progress: a line at least every interval, with an ETA ---------------------------------------------------------
+
 
 def test_progress_lines_come_every_interval_with_an_eta_even_while_no_run_ends():
     stream = io.StringIO()
@@ -284,8 +330,7 @@ def test_the_eta_is_the_mean_time_per_run_times_the_runs_left():
     bar = Progress(30, stream=io.StringIO(), interval=0)
     bar.done, bar.last_done = 2, bar.start_time + 60
     assert bar.status(now=bar.start_time + 70) == "runs: 2/30 done, 1 min 10 s elapsed, ETA 13 min 50 s"
-    assert [duration(s) for s in (4.4, 59.6, 185, 7625, -3)] == ["4 s", "1 min 00 s", "3 min 05 s", "2 h 07 min",
-                                                                 "0 s"]
+    assert [duration(s) for s in (4.4, 59.6, 185, 7625, -3)] == ["4 s", "1 min 00 s", "3 min 05 s", "2 h 07 min", "0 s"]
 
 
 def test_the_progress_lines_the_docs_show_are_what_progress_prints():
@@ -318,15 +363,28 @@ def test_simulate_prints_progress_lines_between_slow_runs(monkeypatch, capsys):
 
 # -- outputs in the format their extension names -----------------------------------------------------------------
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["bench", "--out", "b.parquet"], "--out b.parquet: unsupported extension '.parquet'; use one of .csv, .jsonl"),
-    (["bench", "--out", "b.json"], "--out b.json: unsupported extension '.json'"),
-    (["decompose", "g.json", "--C", "3", "-o", "d.csv"],
-     "-o d.csv: unsupported extension '.csv'; use one of .json, .parquet, .pq, or a directory OUT/"),
-    (["decompose", "g.json", "--C", "3", "-o", "d"], "-o d: unsupported extension '(none)'"),
-    (["beta", "g.json", "--C", "3", "--json", "b.csv"], "--json b.csv: unsupported extension '.csv'; use one of .json"),
-    (["simulate", "--algorithm", "se", "--seeds", "1", "--out", "r.parquet"], "--out r.parquet: unsupported extension"),
-], ids=["bench-parquet", "bench-json", "decompose-csv", "decompose-bare", "beta-csv", "simulate-parquet"])
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["bench", "--out", "b.parquet"], "--out b.parquet: unsupported extension '.parquet'; use one of .csv, .jsonl"),
+        (["bench", "--out", "b.json"], "--out b.json: unsupported extension '.json'"),
+        (
+            ["decompose", "g.json", "--C", "3", "-o", "d.csv"],
+            "-o d.csv: unsupported extension '.csv'; use one of .json, .parquet, .pq, or a directory OUT/",
+        ),
+        (["decompose", "g.json", "--C", "3", "-o", "d"], "-o d: unsupported extension '(none)'"),
+        (
+            ["beta", "g.json", "--C", "3", "--json", "b.csv"],
+            "--json b.csv: unsupported extension '.csv'; use one of .json",
+        ),
+        (
+            ["simulate", "--algorithm", "se", "--seeds", "1", "--out", "r.parquet"],
+            "--out r.parquet: unsupported extension",
+        ),
+    ],
+    ids=["bench-parquet", "bench-json", "decompose-csv", "decompose-bare", "beta-csv", "simulate-parquet"],
+)
 def test_an_output_extension_a_command_does_not_write_is_refused(args, message, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "g.json").write_bytes((ROOT / "examples" / "ads_60x4.json").read_bytes())
@@ -348,12 +406,14 @@ def test_decompose_and_beta_write_the_formats_they_accept(tmp_path, monkeypatch)
 
 # -- bench ---------------------------------------------------------------------------------------------------------
 
+
 def test_bench_runs_every_decompose_method_by_default(tmp_path, monkeypatch):
     args = build_parser(["bench"]).parse_args(["bench"])
     assert args.methods.split(",") == list(anondecomp.METHODS)
     monkeypatch.chdir(tmp_path)
-    code, out, err = _run(["bench", "--families", "niche-groups", "--methods", "auto,slack,sessions",
-                           "--no-progress", "--out", "b.csv"])
+    code, out, err = _run(
+        ["bench", "--families", "niche-groups", "--methods", "auto,slack,sessions", "--no-progress", "--out", "b.csv"]
+    )
     assert code == 0, err
     assert err == ""  # --no-progress: nothing on stderr
     rows = _table(tmp_path / "b.csv")
@@ -407,10 +467,27 @@ def test_bench_keeps_its_finished_rows_when_stopped(stop, tmp_path, monkeypatch)
 
 def test_bench_sigint_writes_the_finished_rows_and_exits_130(tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    child = subprocess.Popen([sys.executable, "-m", "anonbandits.cli.main", "bench", "--families", "scarce",
-                              "--methods", "greedy,block", "--time-limit", "5", "--out", "b.csv"], cwd=tmp_path,
-                             env=env, stderr=subprocess.PIPE, text=True,
-                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "anonbandits.cli.main",
+            "bench",
+            "--families",
+            "scarce",
+            "--methods",
+            "greedy,block",
+            "--time-limit",
+            "5",
+            "--out",
+            "b.csv",
+        ],
+        cwd=tmp_path,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         first = child.stderr.readline()
         assert first.startswith("rows: 1/"), first
@@ -423,13 +500,17 @@ def test_bench_sigint_writes_the_finished_rows_and_exits_130(tmp_path):
     assert code == 130, err
     (line,) = [line for line in err.splitlines() if not line.startswith("rows: ")]
     rows = _table(tmp_path / "b.csv")
-    assert re.fullmatch(rf"anonbandits bench: interrupted \(after {len(rows)} of \d+ rows; {len(rows)} finished rows "
-                        r"are in b\.csv\)", line), line
+    assert re.fullmatch(
+        rf"anonbandits bench: interrupted \(after {len(rows)} of \d+ rows; {len(rows)} finished rows "
+        r"are in b\.csv\)",
+        line,
+    ), line
     assert len(rows) >= 1 and all(r["verified"] == "True" for r in rows)
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left
 
 
 # -- bare command, README table --------------------------------------------------------------------------------------
+
 
 def test_bare_anonbandits_prints_its_usage():
     code, out, err = _run([])

@@ -1,6 +1,6 @@
 """UGapEc behind the batch-learner protocol (anonbandits.core.learners.UGapEc): the same per-pull choices as a
-plain sequential UGapEc loop written from the paper (Gabillon, Ghavamzadeh, Lazaric, NeurIPS 2012, as paper
-002's spec 3.6 states it), one pull per user and batch over the anonymous channel (R_b = 1, no group below
+plain sequential UGapEc loop written from the paper (Gabillon, Ghavamzadeh, Lazaric, NeurIPS 2012, a subroutine
+of paper 002, Sec. 5.1), one pull per user and batch over the anonymous channel (R_b = 1, no group below
 C), and its (epsilon, delta)-PAC guarantee per user."""
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ import numpy as np
 import pytest
 
 from anonbandits import simulate
-from anonbandits.anonymous import bai
-from anonbandits.anonymous.bai import identify
-from anonbandits.channels import AnonymousChannel, elicitation_variance
+from anonbandits.anonymous.bai import error_rate, identify
+from anonbandits.channels import CHANNELS, AnonymousChannel, elicitation_variance
 from anonbandits.core.learners import BAI_SCHEMES, SUBROUTINES, BatchLearner, UGapEc
 from anonbandits.envs.instances import clustered_instance
 from anonbandits.errors import ConfigError
@@ -105,9 +104,14 @@ def test_ugapec_takes_exactly_one_pull_and_checks_its_arguments():
 def _recorded_identify(instance, learners, C: int, decomposer: str, seed: int):
     """``identify`` over the anonymous channel, and the channel it ran on (for its auditor's group sizes)."""
     channels: list[AnonymousChannel] = []
+
+    class Recorded(AnonymousChannel):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            channels.append(self)
+
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(bai, "AnonymousChannel", lambda *args, **kw: channels.append(AnonymousChannel(*args, **kw))
-                   or channels[-1])
+        mp.setitem(CHANNELS, "anonymous", Recorded)  # the driver opens the channel the table names
         run = identify(instance, learners, C=C, decomposer=decomposer, rng=np.random.default_rng(seed))
     return run, channels[0]
 
@@ -121,15 +125,17 @@ def test_over_the_anonymous_channel_every_batch_is_one_assignment_and_no_group_i
     learners = UGapEc(n, 2, approx=0.6, delta=0.05, rng=np.random.default_rng(1), sigma2=elicitation_variance(C))
     run, channel = _recorded_identify(instance, learners, C, decomposer, seed=2)
     sizes = channel.auditor.group_sizes
-    assert run.min_group_size >= C and np.flatnonzero(sizes).min() >= C
-    assert run.batches > 50 and run.assignments == run.batches  # R_b >= 1 for every batch, so each is 1
-    assert run.rounds == run.batches * (2 * C + 2) and run.samples == learners.samples.sum()
-    assert learners.samples.max() == run.batches and run.error_rate(instance, 0.6) == 0.0
+    assert run.metrics["min_group_size"] >= C and np.flatnonzero(sizes).min() >= C
+    m = run.metrics
+    assert m["batches"] > 50 and m["assignments"] == m["batches"]  # R_b >= 1 for every batch, so each is 1
+    assert m["rounds"] == m["batches"] * (2 * C + 2) and m["samples"] == learners.samples.sum()
+    assert learners.samples.max() == m["batches"] and error_rate(run, instance, 0.6) == 0.0
 
 
 def test_anon_bai_runs_ugapec_and_keeps_its_default():
-    m = simulate("anon-bai", seed=0, subroutine="ugapec", channel="direct", users=6, arms=2, C=1, gap=0.7,
-                 approx=0.6).metrics
+    m = simulate(
+        "anon-bai", seed=0, subroutine="ugapec", channel="direct", users=6, arms=2, C=1, gap=0.7, approx=0.6
+    ).metrics
     assert m["batches"] == m["rounds"] and m["users_approx_optimal"] == 1.0
     with pytest.raises(ConfigError, match="subroutine"):
         simulate("anon-bai", seed=0, subroutine="ugap")
@@ -143,8 +149,8 @@ def test_every_user_is_pac_over_the_anonymous_channel():
     instance = clustered_instance(n, 3, 0, 0.25, np.random.default_rng(3))
     learners = UGapEc(n, 3, approx=approx, delta=delta, rng=np.random.default_rng(4), sigma2=elicitation_variance(C))
     run, _ = _recorded_identify(instance, learners, C, "auto", seed=5)
-    errors = run.error_rate(instance, approx) * n
-    assert run.min_group_size >= C and not learners.exploring.any()
+    errors = error_rate(run, instance, approx) * n
+    assert run.metrics["min_group_size"] >= C and not learners.exploring.any()
     assert errors <= delta * n + 3 * math.sqrt(n * delta * (1 - delta))
 
 

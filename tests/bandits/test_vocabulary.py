@@ -29,9 +29,12 @@ SMALL = {
     "multi-agent BAI (paper 003)": {"users": 8, "means": "0.9,0.4,0.3"},
     "decentralized": {"users": 8, "means": "0.9,0.4,0.3"},
 }
-EXTRA = {"decentralized-elimination": {"eta": 0.5, "delta": 0.25, "horizon": 5_000},
-         "corrupted-elimination": {"eta": 0.6, "xi": 0.1}, "feraud": {"eta": 0.6},
-         "anon-bai": {"horizon": None, "gap": 0.3}}
+EXTRA = {
+    "decentralized-elimination": {"eta": 0.5, "delta": 0.25, "horizon": 5_000},
+    "corrupted-elimination": {"eta": 0.6, "xi": 0.1},
+    "feraud": {"eta": 0.6},
+    "anon-bai": {"horizon": None, "gap": 0.3},
+}
 
 
 def small(name: str) -> dict:
@@ -41,6 +44,7 @@ def small(name: str) -> dict:
 
 # --- the names -------------------------------------------------------------------------------------------------
 
+
 def test_one_name_one_meaning_across_families():
     """The renamed meanings have their own names, and the old names exist only as deprecated aliases."""
     specs = registry.all_algorithms()
@@ -49,26 +53,36 @@ def test_one_name_one_meaning_across_families():
         assert not any(old in n for n in names.values()), old
     assert {a for a, n in names.items() if "gamma" in n} == {"anon-batched"}  # BaSE's constant only
     for family in ("multi-agent BAI (paper 003)", "decentralized"):  # delta: a failure probability
-        assert all("delta" in names[s.name] and "dp_delta" not in names[s.name]
-                   for s in specs.values() if s.family == family)
+        assert all(
+            "delta" in names[s.name] and "dp_delta" not in names[s.name] for s in specs.values() if s.family == family
+        )
     # the DP delta is dp_delta wherever there is one; delta, where present beside it, would be ambiguous
     private = {a for a, n in names.items() if "dp_delta" in n}
     assert {"anon-batched", "anon-etc", "dist-rdp-se", "dist-cdp-se"} <= private
     assert all("delta" not in n for n in names.values() if "dp_delta" in n)
-    assert all("epsilon" not in names[s.name] and "approx" in names[s.name]
-               for s in specs.values() if s.family == "decentralized")
+    assert all(
+        "epsilon" not in names[s.name] and "approx" in names[s.name]
+        for s in specs.values()
+        if s.family == "decentralized"
+    )
 
 
-@pytest.mark.parametrize(("name", "old", "new", "value"), [
-    ("mase", "agents", "users", 16), ("dp-mase", "sigma", "reward_sigma", 0.3),
-    ("central", "gamma", "activity_exponent", 1.2), ("no-sharing", "max_steps", "max_rounds", 5000),
-    ("decentralized-elimination", "epsilon", "approx", 0.5), ("full-sharing", "agents", "users", 12),
-    ("anon-etc", "delta", "dp_delta", 1e-5), ("dist-rdp-se", "delta", "dp_delta", 1e-7),
-])
+@pytest.mark.parametrize(
+    ("name", "old", "new", "value"),
+    [
+        ("mase", "agents", "users", 16),
+        ("dp-mase", "sigma", "reward_sigma", 0.3),
+        ("central", "gamma", "activity_exponent", 1.2),
+        ("no-sharing", "max_steps", "max_rounds", 5000),
+        ("decentralized-elimination", "epsilon", "approx", 0.5),
+        ("full-sharing", "agents", "users", 12),
+        ("anon-etc", "delta", "dp_delta", 1e-5),
+        ("dist-rdp-se", "delta", "dp_delta", 1e-7),
+    ],
+)
 def test_a_deprecated_name_is_its_new_name_with_a_warning(name, old, new, value):
     spec = registry.get(name)
-    with pytest.warns(DeprecatedParameterWarning, match=f"parameter '{old}' is deprecated, use "
-                                                                 f"parameter '{new}'"):
+    with pytest.warns(DeprecatedParameterWarning, match=f"parameter '{old}' is deprecated, use parameter '{new}'"):
         resolved = spec.resolve({old: value})
     assert resolved == spec.resolve({new: value}) and old not in resolved
     notes: list[str] = []
@@ -98,8 +112,10 @@ def test_cli_says_a_deprecated_flag_once_and_not_when_refused(tmp_path, capsys):
     argv = ["simulate", "--algorithm", "mase", "--agents", "8", "--sigma", "0.4", "--means", "0.9,0.4,0.3"]
     assert main([*argv, "--seeds", "2", "--workers", "1", "--no-progress"]) == 0
     err = capsys.readouterr().err.splitlines()
-    assert err == ["anonbandits simulate: --agents is deprecated, use --users",
-                   "anonbandits simulate: --sigma is deprecated, use --reward-sigma"]
+    assert err == [
+        "anonbandits simulate: --agents is deprecated, use --users",
+        "anonbandits simulate: --sigma is deprecated, use --reward-sigma",
+    ]
     assert main([*argv, *RUN, "--out", str(tmp_path / "r.txt")]) == 2  # refused: only why
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and "unsupported extension" in err[0]
@@ -107,29 +123,48 @@ def test_cli_says_a_deprecated_flag_once_and_not_when_refused(tmp_path, capsys):
 
 def test_a_grid_file_with_deprecated_keys_says_each_once(tmp_path, capsys):
     grid = tmp_path / "g.toml"
-    grid.write_text('seeds = 2\n[[runs]]\nalgorithm = "central"\nagents = [6, 8]\nmeans = "0.9,0.4,0.3"\n'
-                    '[[runs]]\nalgorithm = "mase"\nagents = 8\nmeans = "0.9,0.4,0.3"\n')
+    grid.write_text(
+        'seeds = 2\n[[runs]]\nalgorithm = "central"\nagents = [6, 8]\nmeans = "0.9,0.4,0.3"\n'
+        '[[runs]]\nalgorithm = "mase"\nagents = 8\nmeans = "0.9,0.4,0.3"\n'
+    )
     out = tmp_path / "g.csv"
     assert main(["simulate", "--config", str(grid), "--workers", "1", "--no-progress", "--out", str(out)]) == 0
-    assert capsys.readouterr().err.splitlines() == ["anonbandits simulate: parameter 'agents' is deprecated, "
-                                                   "use parameter 'users'"]
+    assert capsys.readouterr().err.splitlines() == [
+        "anonbandits simulate: parameter 'agents' is deprecated, use parameter 'users'"
+    ]
     header = out.read_text().splitlines()[0].split(",")
     assert "users" in header and "agents" not in header
 
 
 def test_bool_parameters_are_plain_flags(tmp_path):
-    base = ["simulate", "--algorithm", "anon-batched", "--users", "40", "--arms", "2", "--C", "2", "--horizon",
-            "20000", *RUN]
+    base = [
+        "simulate",
+        "--algorithm",
+        "anon-batched",
+        "--users",
+        "40",
+        "--arms",
+        "2",
+        "--C",
+        "2",
+        "--horizon",
+        "20000",
+        *RUN,
+    ]
     rows = []
     for flag in (["--best-effort"], ["--best-effort", "true"], ["--best-effort", "false"], []):
         out = tmp_path / f"r{len(rows)}.csv"
         assert main([*base, *flag, "--out", str(out)]) == 0
-        rows.append(out.read_text().splitlines()[1].split(",")[list(registry.get("anon-batched").defaults())
-                                                                .index("best_effort") + 1])
+        rows.append(
+            out.read_text()
+            .splitlines()[1]
+            .split(",")[list(registry.get("anon-batched").defaults()).index("best_effort") + 1]
+        )
     assert rows == ["True", "True", "False", "False"]
 
 
 # --- seeds and library checks ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("seed", [1.7, True, -1, "3", None, 2.0])
 def test_a_seed_is_a_non_negative_integer(seed):
@@ -144,8 +179,9 @@ def test_numpy_integer_seeds_are_seeds():
 def test_library_functions_check_their_arguments_like_the_registry():
     rng = np.random.default_rng(0)
     probs = [0.125] * 8
-    assert mase(problem("1"), probs, rng).metrics() == mase(problem("1"), np.array(probs),
-                                                            np.random.default_rng(0)).metrics()
+    assert (
+        mase(problem("1"), probs, rng).metrics == mase(problem("1"), np.array(probs), np.random.default_rng(0)).metrics
+    )
     with pytest.raises(ConfigError, match=r"^probs must be a positive probability vector"):
         mase(problem("1"), [0.5, 0.6], rng)
     protocol = PROTOCOLS["dist-dp-se"](0.5, 0.1, 1.0)
@@ -164,6 +200,7 @@ def test_library_functions_check_their_arguments_like_the_registry():
 
 
 # --- the results schema ----------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", sorted(registry.all_algorithms()))
 def test_every_algorithm_reports_by_the_schema(name):
@@ -192,20 +229,45 @@ def test_privacy_metrics_are_empty_without_privacy_and_numbers_with_it():
 
 
 def test_the_schema_refuses_what_is_not_a_metric():
-    for bad in ({"regret": math.nan}, {"regret": math.inf}, {"votes": "0,1"}, {"no_such_metric": 1},
-                {"samples": 1.5}, {"best_arm_found": 2}, {"regret": None}):
+    for bad in (
+        {"regret": math.nan},
+        {"regret": math.inf},
+        {"votes": "0,1"},
+        {"no_such_metric": 1},
+        {"samples": 1.5},
+        {"best_arm_found": 2},
+        {"regret": None},
+    ):
         with pytest.raises(ValueError):
             Result(metrics=bad)
-    ok = Result(metrics={"best_arm_found": True, "samples": np.int64(4), "R_over_D_b2": 1.5,
-                                  "min_group_size": None})
+    ok = Result(metrics={"best_arm_found": True, "samples": np.int64(4), "R_over_D_b2": 1.5, "min_group_size": None})
     assert ok.metrics == {"best_arm_found": 1, "samples": 4, "R_over_D_b2": 1.5, "min_group_size": None}
     assert type(ok.metrics["samples"]) is int
 
 
 def test_empty_metrics_are_empty_cells(tmp_path):
     out = tmp_path / "r.csv"
-    assert main(["simulate", "--algorithm", "anon-etc", "--users", "40", "--arms", "2", "--C", "2", "--horizon",
-                 "3000", *RUN, "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--algorithm",
+                "anon-etc",
+                "--users",
+                "40",
+                "--arms",
+                "2",
+                "--C",
+                "2",
+                "--horizon",
+                "3000",
+                *RUN,
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     header, row = (line.split(",") for line in out.read_text().splitlines())
     cells = dict(zip(header, row, strict=True))
     assert cells["privacy_epsilon"] == "" and "nan" not in row

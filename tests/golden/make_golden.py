@@ -65,6 +65,7 @@ WHAT_TO_DO = f"if intended, record the changed cells in CHANGELOG.md and regener
 
 # --- running ------------------------------------------------------------------------------------------------
 
+
 def algorithms() -> list[str]:
     """Every registered algorithm, in registry order."""
     from anonbandits import registry
@@ -86,6 +87,7 @@ def run(name: str, seed: int) -> tuple[dict[str, Any], Any, float]:
 
 # --- the table fingerprint ----------------------------------------------------------------------------------
 
+
 def cell_text(value: Any) -> str:
     """One cell, exactly and with its kind (``int:3`` and ``float:3.0`` are different cells, as in a CSV table)."""
     if value is None:
@@ -106,8 +108,11 @@ def _schema_rank() -> tuple[dict[str, int], list[tuple[re.Pattern[str], int]]]:
     from anonbandits.results import METRICS
 
     rank = {m.name: i for i, m in enumerate(METRICS) if "<k>" not in m.name}
-    patterns = [(re.compile(re.escape(m.name).replace("<k>", r"([1-9][0-9]*)") + "$"), i)
-                for i, m in enumerate(METRICS) if "<k>" in m.name]
+    patterns = [
+        (re.compile(re.escape(m.name).replace("<k>", r"([1-9][0-9]*)") + "$"), i)
+        for i, m in enumerate(METRICS)
+        if "<k>" in m.name
+    ]
     return rank, patterns
 
 
@@ -140,6 +145,7 @@ def table_fingerprint(cells: Mapping[str, str]) -> str:
 
 
 # --- the records fingerprint --------------------------------------------------------------------------------
+
 
 def _encode(value: Any) -> Iterator[bytes]:
     """A value of a curve, record or info, exactly and with its kind: the pieces its fingerprint hashes."""
@@ -190,8 +196,13 @@ def records_parts(result: Any) -> dict[str, str] | None:
     curve = None if result.curve is None else [np.asarray(a) for a in result.curve]
     if curve is None and not result.records and not result.info:
         return None
-    return {"label": _sha(result.label), "curve_axes": _sha(result.curve_axes), "curve": _sha(curve),
-            "records": _sha(list(result.records)), "info": _sha(dict(result.info))}
+    return {
+        "label": _sha(result.label),
+        "curve_axes": _sha(result.curve_axes),
+        "curve": _sha(curve),
+        "records": _sha(list(result.records)),
+        "info": _sha(dict(result.info)),
+    }
 
 
 def records_fingerprint(parts: Mapping[str, str]) -> str:
@@ -199,6 +210,7 @@ def records_fingerprint(parts: Mapping[str, str]) -> str:
 
 
 # --- one run, the whole file --------------------------------------------------------------------------------
+
 
 def fingerprint(name: str, seed: int) -> dict[str, Any]:
     """The golden entry of one run: ``table``, ``cells``, ``records`` and ``parts`` (when any), ``seconds``."""
@@ -217,8 +229,13 @@ def fingerprint(name: str, seed: int) -> dict[str, Any]:
 
 
 def header() -> dict[str, Any]:
-    return {"serialisation_version": SERIALISATION_VERSION, "seeds": list(SEEDS), "slow_seconds": SLOW_SECONDS,
-            "excluded_columns": dict(EXCLUDED_COLUMNS), "regenerate": REGENERATE}
+    return {
+        "serialisation_version": SERIALISATION_VERSION,
+        "seeds": list(SEEDS),
+        "slow_seconds": SLOW_SECONDS,
+        "excluded_columns": dict(EXCLUDED_COLUMNS),
+        "regenerate": REGENERATE,
+    }
 
 
 def compute(names: list[str] | None = None, *, log=None) -> dict[str, Any]:
@@ -233,8 +250,11 @@ def compute(names: list[str] | None = None, *, log=None) -> dict[str, Any]:
         for seed, entry in runs.items():
             entry["slow"] = slow
             if log is not None:
-                print(f"  {name:28s} seed {seed}: {entry['seconds']:8.3f} s{'  (slow)' if slow else ''}",
-                      file=log, flush=True)
+                print(
+                    f"  {name:28s} seed {seed}: {entry['seconds']:8.3f} s{'  (slow)' if slow else ''}",
+                    file=log,
+                    flush=True,
+                )
     return golden
 
 
@@ -263,16 +283,21 @@ def write(golden: Mapping[str, Any], path: Path = GOLDEN) -> None:
 
 def cell_changes(old: Mapping[str, str], new: Mapping[str, str]) -> list[str]:
     """The cells that differ, one line each: ``column: old -> new`` (``(absent)`` for a missing column)."""
-    return [f"{c}: {old.get(c, '(absent)')} -> {new.get(c, '(absent)')}"
-            for c in dict.fromkeys([*old, *new]) if old.get(c) != new.get(c)]
+    return [
+        f"{c}: {old.get(c, '(absent)')} -> {new.get(c, '(absent)')}"
+        for c in dict.fromkeys([*old, *new])
+        if old.get(c) != new.get(c)
+    ]
 
 
 def entry_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """What differs between two entries of one run (empty when both fingerprints agree)."""
     out = []
     if old.get("table") != new.get("table"):
-        out.append("table changed: " + ("; ".join(cell_changes(old.get("cells", {}), new.get("cells", {})))
-                                        or "(cells not stored)"))
+        out.append(
+            "table changed: "
+            + ("; ".join(cell_changes(old.get("cells", {}), new.get("cells", {}))) or "(cells not stored)")
+        )
     if old.get("records") != new.get("records"):
         old_parts, new_parts = old.get("parts") or {}, new.get("parts") or {}
         which = [p for p in dict.fromkeys([*old_parts, *new_parts]) if old_parts.get(p) != new_parts.get(p)]
@@ -290,7 +315,7 @@ def diff(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> tuple[list[st
     for name in dict.fromkeys([*olds, *news]):
         for seed in dict.fromkeys([*olds.get(name, {}), *news.get(name, {})]):
             a, b = olds.get(name, {}).get(seed), news.get(name, {}).get(seed)
-            what = (["new"] if a is None else ["removed"] if b is None else entry_changes(a, b))
+            what = ["new"] if a is None else ["removed"] if b is None else entry_changes(a, b)
             if what:
                 changed += 1
                 lines += [f"{name} seed {seed}: {w}" for w in what]
@@ -306,8 +331,10 @@ def main(argv: list[str] | None = None) -> int:
     new = compute(log=sys.stdout)
     total = sum(e["seconds"] for runs in new["algorithms"].values() for e in runs.values())
     slow = sum(e["seconds"] for runs in new["algorithms"].values() for e in runs.values() if e["slow"])
-    print(f"{len(new['algorithms'])} algorithms x {len(SEEDS)} seeds: runs {total:.1f} s "
-          f"({slow:.1f} s slow), {time.perf_counter() - start:.1f} s in all")
+    print(
+        f"{len(new['algorithms'])} algorithms x {len(SEEDS)} seeds: runs {total:.1f} s "
+        f"({slow:.1f} s slow), {time.perf_counter() - start:.1f} s in all"
+    )
     old = load(GOLDEN)
     lines, changed = diff(old, new)
     for line in lines:

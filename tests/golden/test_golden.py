@@ -27,31 +27,41 @@ def test_file_is_current():
     header = golden.header()
     for key in ("serialisation_version", "seeds", "excluded_columns"):
         assert STORED.get(key) == header[key], (
-            f"{golden.GOLDEN}: {key} is {STORED.get(key)!r}, make_golden now says {header[key]!r}; "
-            f"{golden.WHAT_TO_DO}")
+            f"{golden.GOLDEN}: {key} is {STORED.get(key)!r}, make_golden now says {header[key]!r}; {golden.WHAT_TO_DO}"
+        )
     for name, runs in STORED["algorithms"].items():
         for seed, entry in runs.items():
             assert golden.table_fingerprint(entry["cells"]) == entry["table"], (
                 f"{name} seed {seed}: the stored cells do not give the stored table fingerprint (edited by hand?); "
-                f"regenerate with {golden.REGENERATE}")
+                f"regenerate with {golden.REGENERATE}"
+            )
             if "parts" in entry:
                 assert golden.records_fingerprint(entry["parts"]) == entry["records"], (
                     f"{name} seed {seed}: the stored parts do not give the stored records fingerprint; "
-                    f"regenerate with {golden.REGENERATE}")
+                    f"regenerate with {golden.REGENERATE}"
+                )
 
 
 @pytest.mark.parametrize(("name", "seed", "entry"), list(_cases()))
 def test_golden(name, seed, entry):
     if name not in REGISTERED:
-        pytest.fail(f"{name} seed {seed}: has golden fingerprints but is no longer registered (its results are "
-                    f"lost); {golden.WHAT_TO_DO}")
+        pytest.fail(
+            f"{name} seed {seed}: has golden fingerprints but is no longer registered (its results are "
+            f"lost); {golden.WHAT_TO_DO}"
+        )
     if entry is None:
-        pytest.fail(f"{name} seed {seed}: registered but has no golden fingerprint; generate it with "
-                    f"{golden.REGENERATE}")
+        pytest.fail(
+            f"{name} seed {seed}: registered but has no golden fingerprint; generate it with {golden.REGENERATE}"
+        )
     if entry.get("slow") and not RUN_SLOW:
-        pytest.skip(f"{name} seed {seed}: slow golden run ({entry['seconds']:.0f} s when recorded); "
-                    f"set {golden.ENV_ALL}=1 to run it")
+        pytest.skip(
+            f"{name} seed {seed}: slow golden run ({entry['seconds']:.0f} s when recorded); "
+            f"set {golden.ENV_ALL}=1 to run it"
+        )
     new = golden.fingerprint(name, seed)
     changes = golden.entry_changes(entry, new)
-    assert not changes, (f"golden fingerprint of {name} at its defaults, seed {seed}, changed:\n  "
-                         + "\n  ".join(changes) + f"\n{golden.WHAT_TO_DO}")
+    assert not changes, (
+        f"golden fingerprint of {name} at its defaults, seed {seed}, changed:\n  "
+        + "\n  ".join(changes)
+        + f"\n{golden.WHAT_TO_DO}"
+    )

@@ -17,6 +17,10 @@ A case is a ``[[case]]`` table:
   ``"link:TARGET"`` (a symbolic link). They are compared by type and device number, never opened (opening
   a FIFO would block); a case with a FIFO runs in a subprocess, whose timeout ends a run that would hang.
   An absolute ``/dev/...`` argument must keep its type and device number too.
+
+A *library* case calls the Python API instead (``call`` instead of ``args``; see :func:`_run_library_case`):
+``call`` is a Python expression, ``raises`` the expected exception class and ``message`` a regular expression
+for its message, or ``returns`` a regular expression for the result's repr.
 """
 
 from __future__ import annotations
@@ -51,8 +55,9 @@ def _deep_object(depth: int = 100_000) -> bytes:
 
 def _one_arm_decomposition(multiplicity: str) -> bytes:
     """A decomposition of the three-user, one-arm graph ``{"u0", "u1", "u2"} -> "a"`` (any multiplicity text)."""
-    return ('{"assignments": [{"multiplicity": ' + multiplicity
-            + ', "arms": {"u0": "a", "u1": "a", "u2": "a"}}]}').encode()
+    return (
+        '{"assignments": [{"multiplicity": ' + multiplicity + ', "arms": {"u0": "a", "u1": "a", "u2": "a"}}]}'
+    ).encode()
 
 
 def _parquet(columns: dict, metadata: dict | None = None, types: dict | None = None) -> bytes:
@@ -81,21 +86,24 @@ SMALL_USERS = [f"u{i}" for i in range(8)]  # the users of "small_batched": each 
 def _edges(weights: list, users=SMALL_USERS, arms=("a", "b"), **kw) -> bytes:
     """An edge table giving every user of ``users`` each arm of ``arms`` with the next weight of ``weights``."""
     rows = [(u, a) for u in users for a in arms]
-    w = (weights * len(rows))[:len(rows)]
+    w = (weights * len(rows))[: len(rows)]
     return _parquet({"user": [u for u, _ in rows], "arm": [a for _, a in rows], "weight": w}, **kw)
 
 
 def _schedule(rows: list[tuple], metadata: dict | None = None, types: dict | None = None) -> bytes:
     """A compact decomposition: (user, arm, first_round, rounds) rows, C = 1 unless ``metadata`` says."""
-    return _parquet({name: [r[k] for r in rows] for k, name in enumerate(("user", "arm", "first_round", "rounds"))},
-                    {"C": 1} if metadata is None else metadata,
-                    {"first_round": "int64", "rounds": "int64", **(types or {})})
+    return _parquet(
+        {name: [r[k] for r in rows] for k, name in enumerate(("user", "arm", "first_round", "rounds"))},
+        {"C": 1} if metadata is None else metadata,
+        {"first_round": "int64", "rounds": "int64", **(types or {})},
+    )
 
 
 def _small_schedule(b_rounds: int = 2, start: int = 0, users=SMALL_USERS, a_rounds: int = 2, **kw) -> bytes:
     """Every user of "small_batched" on arm a for ``a_rounds`` rounds from ``start``, then on b for ``b_rounds``."""
-    return _schedule([row for u in users for row in ((u, "a", start, a_rounds), (u, "b", start + a_rounds, b_rounds))],
-                     **kw)
+    return _schedule(
+        [row for u in users for row in ((u, "a", start, a_rounds), (u, "b", start + a_rounds, b_rounds))], **kw
+    )
 
 
 def _ring(n: int) -> bytes:
@@ -103,8 +111,9 @@ def _ring(n: int) -> bytes:
     users. Dense it would hold n^2 cells (2.5 x 10^9 at n = 50,000: 42 GB of weights, demands and support)."""
     users = np.repeat(np.arange(n), 2)
     items = (users + np.tile([0, 1], n)) % n
-    return _parquet({"user": users, "arm": items, "weight": np.ones(2 * n)}, {"C": 1},
-                    {"user": "int64", "arm": "int64"})
+    return _parquet(
+        {"user": users, "arm": items, "weight": np.ones(2 * n)}, {"C": 1}, {"user": "int64", "arm": "int64"}
+    )
 
 
 def _ring_schedule(n: int) -> bytes:
@@ -136,19 +145,23 @@ FIXTURES = {
     "demand_5000_digits": lambda: ('{"demand": ' + "9" * 5000 + ', "active_sets": {"u0": ["a"]}}').encode(),
     # 5000 users: an invalid decomposition of it lists more than a pipe buffer holds (| head breaks the pipe)
     "many_users": lambda: json.dumps(
-        {"demand": 2, "active_sets": {f"user{i:05d}": ["a"] for i in range(5000)}}).encode(),
-    "small_batched": lambda: json.dumps(
-        {"demand": 4, "active_sets": {f"u{i}": ["a", "b"] for i in range(8)}}).encode(),
+        {"demand": 2, "active_sets": {f"user{i:05d}": ["a"] for i in range(5000)}}
+    ).encode(),
+    "small_batched": lambda: json.dumps({"demand": 4, "active_sets": {f"u{i}": ["a", "b"] for i in range(8)}}).encode(),
     # -- columnar graphs (tests/hostile/cases/columnar.toml): the small_batched graph as tables ----------
     "pq_edges": lambda: _edges([2]),
-    "pq_edges_int_ids": lambda: _parquet({"user": [1, 1, 2, 2, 3, 3], "arm": [10, 20] * 3, "weight": [3] * 6},
-                                         types={"user": "int32", "arm": "int8", "weight": "uint16"}),
+    "pq_edges_int_ids": lambda: _parquet(
+        {"user": [1, 1, 2, 2, 3, 3], "arm": [10, 20] * 3, "weight": [3] * 6},
+        types={"user": "int32", "arm": "int8", "weight": "uint16"},
+    ),
     "pq_batched": lambda: _parquet({"user": [u for u in SMALL_USERS for _ in "ab"], "arm": ["a", "b"] * 8}),
     "pq_batched_int_ids": lambda: _parquet({"user": [u for u in range(8) for _ in "ab"], "arm": [0, 1] * 8}),
-    "pq_batched_int_thin_arm": lambda: _parquet({"user": [*(u for u in range(8) for _ in "ab"), 8],
-                                                 "arm": [0, 1] * 8 + [7]}),
-    "pq_batched_meta": lambda: _parquet({"user": [u for u in SMALL_USERS for _ in "ab"], "arm": ["a", "b"] * 8},
-                                        {"demand": 4, "C": 1}),
+    "pq_batched_int_thin_arm": lambda: _parquet(
+        {"user": [*(u for u in range(8) for _ in "ab"), 8], "arm": [0, 1] * 8 + [7]}
+    ),
+    "pq_batched_meta": lambda: _parquet(
+        {"user": [u for u in SMALL_USERS for _ in "ab"], "arm": ["a", "b"] * 8}, {"demand": 4, "C": 1}
+    ),
     "pq_batched_demand_text": lambda: _parquet({"user": ["u0", "u1"], "arm": ["a", "a"]}, {"demand": "ten"}),
     "pq_batched_demand_negative": lambda: _parquet({"user": ["u0", "u1"], "arm": ["a", "a"]}, {"demand": -4}),
     "pq_batched_demand_huge": lambda: _parquet({"user": ["u0", "u1"], "arm": ["a", "a"]}, {"demand": 10**20}),
@@ -168,26 +181,32 @@ FIXTURES = {
     "pq_weight_1e300": lambda: _edges([1e300]),
     "pq_user_total_over_limit": lambda: _edges([2**53], types={"weight": "int64"}),
     "pq_duplicate_pair": lambda: _parquet({"user": ["u0", "u1", "u2", "u0"], "arm": ["a"] * 4, "weight": [1] * 4}),
-    "pq_empty": lambda: _parquet({"user": [], "arm": [], "weight": []},
-                                 types={"user": "string", "arm": "string", "weight": "float64"}),
+    "pq_empty": lambda: _parquet(
+        {"user": [], "arm": [], "weight": []}, types={"user": "string", "arm": "string", "weight": "float64"}
+    ),
     "pq_empty_user": lambda: _parquet({"user": ["u0", "", "u2"], "arm": ["a"] * 3, "weight": [1] * 3}),
-    "pq_empty_arm_dictionary": lambda: _parquet({"user": ["u0", "u1", "u2"], "arm": ["a", "a", ""], "weight": [1] * 3},
-                                                types={"arm": _dictionary_strings()}),
+    "pq_empty_arm_dictionary": lambda: _parquet(
+        {"user": ["u0", "u1", "u2"], "arm": ["a", "a", ""], "weight": [1] * 3}, types={"arm": _dictionary_strings()}
+    ),
     # batched tables with integer user ids: decompose --shards streams them (scale.read_batched)
-    "pq_batched_int_empty_arm": lambda: _parquet({"user": [u for u in range(8) for _ in "ab"],
-                                                  "arm": ["a", "b"] * 7 + ["a", ""]}, {"demand": 4}),
-    "pq_batched_int_null_arm": lambda: _parquet({"user": [u for u in range(8) for _ in "ab"],
-                                                 "arm": ["a", "b"] * 4 + [None] + ["b"] + ["a", "b"] * 3},
-                                                {"demand": 4}),
+    "pq_batched_int_empty_arm": lambda: _parquet(
+        {"user": [u for u in range(8) for _ in "ab"], "arm": ["a", "b"] * 7 + ["a", ""]}, {"demand": 4}
+    ),
+    "pq_batched_int_null_arm": lambda: _parquet(
+        {"user": [u for u in range(8) for _ in "ab"], "arm": ["a", "b"] * 4 + [None] + ["b"] + ["a", "b"] * 3},
+        {"demand": 4},
+    ),
     "pq_thin_arm": lambda: _parquet({"user": ["u0", "u1", "u1"], "arm": ["a", "a", "z"], "weight": [1, 1, 1]}),
     "pq_truncated": lambda: _edges([2])[:300],
     # -- compact decompositions of the small_batched graph (C = 1) -----------------------------------
     "pq_schedule": lambda: _small_schedule(),
     "pq_schedule_short": lambda: _small_schedule(b_rounds=1),
-    "pq_schedule_overlap": lambda: _schedule([("u0", "a", 0, 3), *[r for u in SMALL_USERS for r in (
-        (u, "a", 0, 2), (u, "b", 2, 2))][1:]]),
-    "pq_schedule_gap": lambda: _schedule([("u0", "a", 0, 1), *[r for u in SMALL_USERS for r in (
-        (u, "a", 0, 2), (u, "b", 2, 2))][1:]]),
+    "pq_schedule_overlap": lambda: _schedule(
+        [("u0", "a", 0, 3), *[r for u in SMALL_USERS for r in ((u, "a", 0, 2), (u, "b", 2, 2))][1:]]
+    ),
+    "pq_schedule_gap": lambda: _schedule(
+        [("u0", "a", 0, 1), *[r for u in SMALL_USERS for r in ((u, "a", 0, 2), (u, "b", 2, 2))][1:]]
+    ),
     "pq_schedule_missing_user": lambda: _small_schedule(users=SMALL_USERS[:-1]),
     "pq_schedule_late_start": lambda: _small_schedule(start=1),
     "pq_schedule_unknown_user": lambda: _small_schedule(users=["nobody", *SMALL_USERS]),
@@ -206,8 +225,9 @@ FIXTURES = {
     # the "thin" graph (u0..u3 want a, u3 also z; C = 2: (u3, z) is not coverable), as decompose --best-effort
     # writes it, and one short of a coverable pair (u3 spends 3 of its 4 rounds on z, needs 2 on a)
     "pq_thin_schedule": lambda: _schedule([(u, "a", 0, 4) for u in ("u0", "u1", "u2", "u3")], {"C": 2}),
-    "pq_thin_schedule_short": lambda: _schedule([("u0", "a", 0, 4), ("u1", "a", 0, 4), ("u2", "a", 0, 4),
-                                                 ("u3", "z", 0, 3), ("u3", "a", 3, 1)], {"C": 2}),
+    "pq_thin_schedule_short": lambda: _schedule(
+        [("u0", "a", 0, 4), ("u1", "a", 0, 4), ("u2", "a", 0, 4), ("u3", "z", 0, 3), ("u3", "a", 3, 1)], {"C": 2}
+    ),
     "pq_schedule_first_half": lambda: _small_schedule(users=SMALL_USERS[:4]),
     "pq_schedule_second_half": lambda: _small_schedule(users=SMALL_USERS[4:]),
     "pq_schedule_second_half_C2": lambda: _small_schedule(users=SMALL_USERS[4:], metadata={"C": 2}),
@@ -254,7 +274,7 @@ def _make_special(path: Path, kind: str) -> None:
     if kind == "fifo":
         os.mkfifo(path)
     elif kind.startswith("link:"):
-        os.symlink(kind[len("link:"):], path)
+        os.symlink(kind[len("link:") :], path)
     elif kind == "chardev":
         try:
             os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 7))  # /dev/full's numbers
@@ -297,6 +317,9 @@ def test_corpus_is_large_enough():
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_case(case, tmp_path, monkeypatch):
+    if "call" in case:
+        _run_library_case(case, tmp_path, monkeypatch)
+        return
     for d in case.get("dirs", []):
         (tmp_path / d).mkdir(parents=True, exist_ok=True)
     for name, value in case.get("files", {}).items():
@@ -304,8 +327,9 @@ def test_case(case, tmp_path, monkeypatch):
         (tmp_path / name).write_bytes(_content(value))
     for name, kind in case.get("specials", {}).items():
         _make_special(tmp_path / name, kind)
-    assert "fifo" not in case.get("specials", {}).values() or case.get("subprocess"), \
+    assert "fifo" not in case.get("specials", {}).values() or case.get("subprocess"), (
         "a case with a FIFO runs in a subprocess (its timeout ends a run that would block)"
+    )
     before = _snapshot(tmp_path)
     devices = _devices(case["args"])
     monkeypatch.chdir(tmp_path)
@@ -328,6 +352,47 @@ def test_case(case, tmp_path, monkeypatch):
     changed = [name for name, data in before.items() if after.get(name, b"<deleted>") != data]
     assert not changed, f"files changed or deleted: {changed}"
     assert _devices(case["args"]) == devices, "a device node was replaced"
+
+
+def _library_namespace(tmp_path: Path) -> dict:
+    """What a library case's ``call`` may name: numpy, the packages, and a small graph ``G`` (8 users wanting
+    arms a and b, demand 4) with its decomposition ``R`` at C = 1."""
+    import anondecomp
+
+    graph = anondecomp.DemandGraph.from_batched(4, np.ones((8, 2), bool), arms=["a", "b"])
+    return {"np": np, "anondecomp": anondecomp, "G": graph, "R": anondecomp.decompose(graph, 1), "tmp": tmp_path}
+
+
+def _run_library_case(case: dict, tmp_path: Path, monkeypatch) -> None:
+    """A library case: ``call`` is a Python expression (names: :func:`_library_namespace`), run after ``files``
+    (and ``specials``) are written in a fresh working directory. ``raises`` names the exception class (looked
+    up in ``anondecomp``, then ``anonbandits``) and ``message`` a regular expression its one-line message
+    must match (searched, case-insensitive); without ``raises``, ``returns`` is a regular expression the
+    result's repr must match. No exception outside the expected family may escape, and no file may change."""
+    import importlib
+
+    for name, value in case.get("files", {}).items():
+        (tmp_path / name).write_bytes(_content(value))
+    for name, kind in case.get("specials", {}).items():
+        _make_special(tmp_path / name, kind)
+    monkeypatch.chdir(tmp_path)
+    before = _snapshot(tmp_path)
+    namespace = _library_namespace(tmp_path)
+    if "raises" in case:
+        kind = next(
+            getattr(importlib.import_module(m), case["raises"])
+            for m in ("anondecomp", "anonbandits")
+            if hasattr(importlib.import_module(m), case["raises"])
+        )
+        with pytest.raises(kind) as caught:
+            eval(case["call"], namespace)  # noqa: S307 - the corpus is the project's own test data
+        message = str(caught.value)
+        assert "\n" not in message.strip(), message
+        assert re.search(case["message"], message, re.IGNORECASE), message
+    else:
+        out = eval(case["call"], namespace)  # noqa: S307
+        assert re.search(case["returns"], repr(out), re.IGNORECASE), repr(out)
+    assert _snapshot(tmp_path) == before, "a library call changed files"
 
 
 def test_harness_detects_a_replaced_device_node(tmp_path):

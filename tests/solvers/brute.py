@@ -29,8 +29,9 @@ def optimum(graph: DemandGraph, C: int) -> tuple[float, int]:
     req = graph.required.ravel().astype(float)
     n = len(V)
     lp = linprog(np.ones(n), A_ub=-V.T, b_ub=-req, bounds=(0, None), method="highs")
-    ip = milp(np.ones(n), constraints=LinearConstraint(V.T, req, np.inf), integrality=np.ones(n),
-              bounds=Bounds(0, np.inf))
+    ip = milp(
+        np.ones(n), constraints=LinearConstraint(V.T, req, np.inf), integrality=np.ones(n), bounds=Bounds(0, np.inf)
+    )
     return float(lp.fun), int(round(ip.fun))
 
 
@@ -42,14 +43,20 @@ def beta(graph: DemandGraph, C: int, sense: str) -> float:
     w = graph.normalized()[0].ravel()
     n = len(V)
     cost = np.concatenate([np.zeros(n), [-1.0]])
-    rows = np.hstack([V.T, -w[:, None]])            # sum lam v - beta w
+    rows = np.hstack([V.T, -w[:, None]])  # sum lam v - beta w
     convex = np.concatenate([np.ones(n), [0.0]])[None, :]
     if sense == "equal":
-        res = linprog(cost, A_eq=np.vstack([rows, convex]), b_eq=np.concatenate([np.zeros(len(w)), [1.0]]),
-                      bounds=(0, None), method="highs")
+        res = linprog(
+            cost,
+            A_eq=np.vstack([rows, convex]),
+            b_eq=np.concatenate([np.zeros(len(w)), [1.0]]),
+            bounds=(0, None),
+            method="highs",
+        )
     else:
-        res = linprog(cost, A_ub=-rows, b_ub=np.zeros(len(w)), A_eq=convex, b_eq=[1.0], bounds=(0, None),
-                      method="highs")
+        res = linprog(
+            cost, A_ub=-rows, b_ub=np.zeros(len(w)), A_eq=convex, b_eq=[1.0], bounds=(0, None), method="highs"
+        )
     return float(-res.fun)
 
 

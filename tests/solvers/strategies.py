@@ -37,8 +37,16 @@ def weighted_graphs(draw, max_users=12, max_arms=4, max_C=3):
     C = draw(st.integers(1, max_C))
     K = draw(st.integers(1, max_arms))
     N = draw(st.integers(C + 1, max(max_users, C + 1)))
-    w = np.array(draw(st.lists(st.lists(st.sampled_from([0, 0, 1, 2, 3, 5, 8, 0.5, 2.5]), min_size=K, max_size=K),
-                               min_size=N, max_size=N)), dtype=float)
+    w = np.array(
+        draw(
+            st.lists(
+                st.lists(st.sampled_from([0, 0, 1, 2, 3, 5, 8, 0.5, 2.5]), min_size=K, max_size=K),
+                min_size=N,
+                max_size=N,
+            )
+        ),
+        dtype=float,
+    )
     w[~(w > 0).any(axis=1), 0] = 1.0
     for j in np.flatnonzero(((w > 0).sum(axis=0) < C + 1) & ((w > 0).sum(axis=0) > 0)):
         w[: C + 1, j] = np.maximum(w[: C + 1, j], 1.0)
@@ -52,13 +60,19 @@ def supported_graphs(draw, max_users=12, max_arms=4, max_C=3):
     C = draw(st.integers(1, max_C))
     K = draw(st.integers(1, max_arms))
     N = draw(st.integers(C + 1, max(max_users, C + 1)))
-    w = np.array(draw(st.lists(st.lists(st.sampled_from([0, 0, 0, 1, 2, 3, 0.5, 2.5]), min_size=K, max_size=K),
-                               min_size=N, max_size=N)), dtype=float)
+    w = np.array(
+        draw(
+            st.lists(
+                st.lists(st.sampled_from([0, 0, 0, 1, 2, 3, 0.5, 2.5]), min_size=K, max_size=K), min_size=N, max_size=N
+            )
+        ),
+        dtype=float,
+    )
     idle = np.array(draw(st.lists(st.booleans(), min_size=N, max_size=N)))
-    w[idle] = 0.0                                   # users with zero demand
+    w[idle] = 0.0  # users with zero demand
     extra = np.array(draw(st.lists(st.lists(st.booleans(), min_size=K, max_size=K), min_size=N, max_size=N)))
     support = (w > 0) | extra
     support[~support.any(axis=1), draw(st.integers(0, K - 1))] = True
     for j in np.flatnonzero(((w > 0).sum(axis=0) > 0) & (support.sum(axis=0) < C + 1)):
-        support[np.argsort(~support[:, j], kind="stable")[: C + 1], j] = True   # fill with support, not demand
+        support[np.argsort(~support[:, j], kind="stable")[: C + 1], j] = True  # fill with support, not demand
     return DemandGraph.from_weights(w, support=support), C

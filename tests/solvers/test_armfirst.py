@@ -25,7 +25,7 @@ def test_armfirst_verifies_and_is_never_below_the_integer_optimum(seed):
 def test_armfirst_verifies_on_weighted_graphs_with_padding_users(seed):
     rng = np.random.default_rng(seed)
     w = rng.integers(0, 4, size=(60, 7)).astype(float) * (rng.random((60, 7)) < 0.5)
-    support = (w > 0) | (rng.random((60, 7)) < 0.2)        # users who may pad arms they do not want
+    support = (w > 0) | (rng.random((60, 7)) < 0.2)  # users who may pad arms they do not want
     support[np.arange(60), rng.integers(0, 7, size=60)] = True
     g = anondecomp.DemandGraph.from_weights(w, support=support)
     prep = prepare(g, 3, True)
@@ -38,7 +38,7 @@ def test_armfirst_gives_up_past_its_deadline():
 
 
 def test_armfirst_beats_least_slack_rounds_on_a_log_with_thin_arms_and_the_bound_returns_it(monkeypatch):
-    g = real.powerlaw_log(600, 300, C=20, seed=0)   # R: lower bound 150, slack 183, arm-first 157
+    g = real.powerlaw_log(600, 300, C=20, seed=0)  # R: lower bound 150, slack 183, arm-first 157
     slack = anondecomp.decompose(g, 20, "slack")
     a, m = armfirst_rounds(prepare(g, 20, False))
     assert anondecomp.verify(g, 20, a, m).valid
@@ -52,7 +52,7 @@ def test_armfirst_beats_least_slack_rounds_on_a_log_with_thin_arms_and_the_bound
     assert polished.method in ("slack+armfirst", "slack+armfirst+improve")
     assert polished.info["lp_how"] == "time limit: trivial bound"
     tight = armfirst_rounds(prepare(g, 20, False), tight_first=True)[1]
-    assert polished.total_assignments <= min(int(m.sum()), int(tight.sum()))   # the shortest variant
+    assert polished.total_assignments <= min(int(m.sum()), int(tight.sum()))  # the shortest variant
     assert anondecomp.verify(g, 20, polished).valid
 
 

@@ -14,10 +14,16 @@ from anondecomp.bench.suite import COLUMNS, cases, run_case
 SMALL = [c for c in cases("quick") if c.family in ("scarce", "niche-groups", "alg1")][:12]
 
 
-@pytest.mark.parametrize("make", [
-    lambda: fam.abundant(200, 4, 3, 50, seed=0), lambda: fam.scarce(80, 6, 3, 8, 100, seed=2),
-    lambda: fam.niche_groups(6, 2, 2, 60, seed=1), lambda: fam.alg1_synth(300, 5, 3, 50, seed=0, batch=2),
-    lambda: fam.recorded(3)[0]])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: fam.abundant(200, 4, 3, 50, seed=0),
+        lambda: fam.scarce(80, 6, 3, 8, 100, seed=2),
+        lambda: fam.niche_groups(6, 2, 2, 60, seed=1),
+        lambda: fam.alg1_synth(300, 5, 3, 50, seed=0, batch=2),
+        lambda: fam.recorded(3)[0],
+    ],
+)
 def test_families_are_u_batched_and_deterministic(make):
     inst = make()
     assert check_u_batched(inst.graph.support, inst.U).size == 0
@@ -49,8 +55,21 @@ def test_every_benchmark_row_verifies(case):
 
 def test_cli_bench_writes_table_and_plot(tmp_path, capsys):
     out, png = tmp_path / "b.csv", tmp_path / "b.png"
-    code = main(["bench", "--suite", "quick", "--families", "niche-groups", "--methods", "block,optimal",
-                 "--out", str(out), "--plot", str(png)])
+    code = main(
+        [
+            "bench",
+            "--suite",
+            "quick",
+            "--families",
+            "niche-groups",
+            "--methods",
+            "block,optimal",
+            "--out",
+            str(out),
+            "--plot",
+            str(png),
+        ]
+    )
     assert code == 0
     with open(out) as fh:
         rows = list(csv.DictReader(fh))

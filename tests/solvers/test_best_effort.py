@@ -16,12 +16,13 @@ from tests.solvers.strategies import batched_graphs
 METHODS = ("greedy", "block", "polytope", "randomized", "auto")
 
 # arm a is wanted by 4 users, arm z by u3 alone: with C = 2, (u3, z) can never be covered; D = 4
-THIN = DemandGraph.from_batched(4, np.array([[1, 0], [1, 0], [1, 0], [1, 1]], bool), ["u0", "u1", "u2", "u3"],
-                                ["a", "z"])
+THIN = DemandGraph.from_batched(
+    4, np.array([[1, 0], [1, 0], [1, 0], [1, 1]], bool), ["u0", "u1", "u2", "u3"], ["a", "z"]
+)
 
 
 def _decomposition(rows: list[list[int]], mults: list[int]) -> Decomposition:
-    return Decomposition(THIN, 2, "by hand", np.array(rows), np.array(mults, dtype=np.int64))
+    return Decomposition._unchecked(THIN, 2, "by hand", np.array(rows), np.array(mults, dtype=np.int64))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -57,11 +58,14 @@ def test_verify_best_effort_accepts_exactly_what_covers_the_coverable_pairs():
     assert "1 pair(s) not coverable" in report.summary() and "(u3, z)" in report.summary()
 
 
-@pytest.mark.parametrize("rows, mults, short", [
-    ([[0, 0, 0, 0]], [3], [("u0", "a", 4, 3), ("u1", "a", 4, 3), ("u2", "a", 4, 3)]),  # one round too few
-    ([[0, 0, 0, 1], [0, 0, 0, 0]], [3, 1], [("u3", "a", 2, 1)]),  # u3 sent to its uncoverable arm instead
-    ([[0, 0, 0, 1]], [4], [("u3", "a", 2, 0)]),  # the others are served (a holds C+1 = 3), u3 is not
-])
+@pytest.mark.parametrize(
+    "rows, mults, short",
+    [
+        ([[0, 0, 0, 0]], [3], [("u0", "a", 4, 3), ("u1", "a", 4, 3), ("u2", "a", 4, 3)]),  # one round too few
+        ([[0, 0, 0, 1], [0, 0, 0, 0]], [3, 1], [("u3", "a", 2, 1)]),  # u3 sent to its uncoverable arm instead
+        ([[0, 0, 0, 1]], [4], [("u3", "a", 2, 0)]),  # the others are served (a holds C+1 = 3), u3 is not
+    ],
+)
 def test_verify_best_effort_refuses_a_coverable_pair_short(tmp_path, rows, mults, short):
     res = _decomposition(rows, mults)
     report = verify(THIN, 2, res, best_effort=True)
@@ -75,8 +79,7 @@ def test_the_command_line_checks_a_best_effort_output(tmp_path, capsys):
     """decompose --best-effort's outputs (JSON and Parquet) fail plain verify with a hint, pass --best-effort;
     a schedule short on a coverable pair fails --best-effort with one stderr line."""
     graph = tmp_path / "g.json"
-    graph.write_text('{"C": 2, "demand": 4, "active_sets": {"u0": ["a"], "u1": ["a"], "u2": ["a"], '
-                     '"u3": ["a", "z"]}}')
+    graph.write_text('{"C": 2, "demand": 4, "active_sets": {"u0": ["a"], "u1": ["a"], "u2": ["a"], "u3": ["a", "z"]}}')
     for name in ("d.json", "d.parquet", "parts/"):
         assert main(["decompose", str(graph), "--best-effort", "-o", f"{tmp_path}/{name}"]) == 0
         capsys.readouterr()
@@ -90,5 +93,6 @@ def test_the_command_line_checks_a_best_effort_output(tmp_path, capsys):
     assert main(["verify", str(graph), str(tmp_path / "short.parquet"), "--best-effort"]) == 1
     captured = capsys.readouterr()
     assert "user 'u3', arm 'a': 1 informative samples, needs 2" in captured.out
-    assert captured.err.strip() == ("anonbandits verify: invalid decomposition: 1 pair(s) short of their demand, "
-                                    "0 placement(s) off a user's arms")
+    assert captured.err.strip() == (
+        "anonbandits verify: invalid decomposition: 1 pair(s) short of their demand, 0 placement(s) off a user's arms"
+    )

@@ -24,7 +24,7 @@ def test_disjunctive_lp_agrees_with_brute_force(case, sense):
 
 
 def test_lemma_5_beta_is_one_when_clusters_are_large():
-    inst = abundant(60, 3, 2, D=20, seed=1)        # U = 20 >= K(C+1) = 9
+    inst = abundant(60, 3, 2, D=20, seed=1)  # U = 20 >= K(C+1) = 9
     res = beta(inst.graph, inst.C)
     assert res.exact and res.lower == pytest.approx(1.0, abs=1e-7)
 

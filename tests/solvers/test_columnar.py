@@ -27,8 +27,9 @@ from anondecomp.io import graph_from_document, read_graph
 from anondecomp.result import Decomposition
 from tests.solvers.strategies import batched_graphs, weighted_graphs
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                           HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 
 
 def edge_table(graph: DemandGraph) -> pa.Table:
@@ -44,6 +45,7 @@ def write_parquet(table: pa.Table, path, metadata: dict | None = None):
 
 
 # -- graph tables -------------------------------------------------------------------------------------
+
 
 @SETTINGS
 @given(st.one_of(batched_graphs(), weighted_graphs()))
@@ -79,8 +81,13 @@ def test_a_batched_table_takes_its_demand_from_the_flag_or_the_metadata(tmp_path
 
 
 def test_integer_ids_are_names_and_read_in_compact_dtypes(tmp_path):
-    table = pa.table({"user": pa.array([7, 7, 8], pa.int64()), "arm": pa.array([1, 2, 2], pa.int8()),
-                      "weight": pa.array([3, 1, 2], pa.uint8())})
+    table = pa.table(
+        {
+            "user": pa.array([7, 7, 8], pa.int64()),
+            "arm": pa.array([1, 2, 2], pa.int8()),
+            "weight": pa.array([3, 1, 2], pa.uint8()),
+        }
+    )
     graph, _ = read_graph(write_parquet(table, tmp_path / "g.parquet"))
     assert graph.users == ("7", "8") and graph.arms == ("1", "2")
     assert graph.required.tolist() == [[3, 1], [0, 2]]
@@ -94,19 +101,24 @@ def test_content_decides_when_the_extension_does_not(tmp_path):
     assert all(read_graph(tmp_path / n)[0].users == ("a",) for n in ("g.data", "g.txt", "g.graph"))
 
 
-@pytest.mark.parametrize("table, message", [
-    ({"user": ["a"], "weight": [1]}, "no column 'arm'"),
-    ({"user": [1.5], "arm": ["x"], "weight": [1]}, "column 'user' must hold strings or integers, got double"),
-    ({"user": ["a", None], "arm": ["x", "x"], "weight": [1, 1]}, "column 'user' is empty in row 2"),
-    ({"user": ["a"], "arm": ["x"], "weight": ["1"]}, "column 'weight' must hold numbers, got string"),
-    ({"user": ["a", "b"], "arm": ["x", "x"], "weight": [1.0, float("nan")]}, r"'b' on arm 'x' \(row 2\) is nan"),
-    ({"user": ["a"], "arm": ["x"], "weight": [-2]}, "is -2; weights must be positive"),
-    ({"user": ["a"], "arm": ["x"], "weight": [-0.5]}, r"is -0\.5; weights must be positive and finite \(or 0: "),
-    ({"user": ["a"], "arm": ["x"], "weight": [2**53 + 1]}, r"is 9\.0072e\+15; the limit is 2\^53"),
-    ({"user": ["a", "b", "a"], "arm": ["x", "x", "x"], "weight": [1, 1, 1]},
-     r"row 3 gives user 'a' and arm 'x' again \(duplicate pair\)"),
-    ({"user": pa.array([], pa.string()), "arm": pa.array([], pa.string())}, "the table has no rows"),
-])
+@pytest.mark.parametrize(
+    "table, message",
+    [
+        ({"user": ["a"], "weight": [1]}, "no column 'arm'"),
+        ({"user": [1.5], "arm": ["x"], "weight": [1]}, "column 'user' must hold strings or integers, got double"),
+        ({"user": ["a", None], "arm": ["x", "x"], "weight": [1, 1]}, "column 'user' is empty in row 2"),
+        ({"user": ["a"], "arm": ["x"], "weight": ["1"]}, "column 'weight' must hold numbers, got string"),
+        ({"user": ["a", "b"], "arm": ["x", "x"], "weight": [1.0, float("nan")]}, r"'b' on arm 'x' \(row 2\) is nan"),
+        ({"user": ["a"], "arm": ["x"], "weight": [-2]}, "is -2; weights must be positive"),
+        ({"user": ["a"], "arm": ["x"], "weight": [-0.5]}, r"is -0\.5; weights must be positive and finite \(or 0: "),
+        ({"user": ["a"], "arm": ["x"], "weight": [2**53 + 1]}, r"is 9\.0072e\+15; the limit is 2\^53"),
+        (
+            {"user": ["a", "b", "a"], "arm": ["x", "x", "x"], "weight": [1, 1, 1]},
+            r"row 3 gives user 'a' and arm 'x' again \(duplicate pair\)",
+        ),
+        ({"user": pa.array([], pa.string()), "arm": pa.array([], pa.string())}, "the table has no rows"),
+    ],
+)
 def test_bad_tables_name_the_problem(tmp_path, table, message):
     path = write_parquet(pa.table(table), tmp_path / "g.parquet")
     with pytest.raises(InvalidInputError, match=message):
@@ -155,14 +167,17 @@ def test_a_large_sparse_table_is_read_without_a_users_by_arms_matrix(tmp_path, w
     assert graph.explicit_support and graph.lower_bound == int(np.ceil(w).reshape(N, 3).sum(axis=1).max())
     for i in (0, 1, 1000, 123_457, N - 1):
         e = slice(graph.indptr[i], graph.indptr[i + 1])
-        read = {graph.arms[j]: (x, r) for j, x, r in zip(graph.edge_arms[e], graph.edge_weights[e],
-                                                          graph.edge_required[e], strict=True)}
+        read = {
+            graph.arms[j]: (x, r)
+            for j, x, r in zip(graph.edge_arms[e], graph.edge_weights[e], graph.edge_required[e], strict=True)
+        }
         rows = slice(3 * i, 3 * i + 3)
         assert read == {str(j): (x, int(np.ceil(x))) for j, x in zip(a[rows], w[rows], strict=True)}
     assert graph.user_demand[1000] == int(np.ceil(w[3000:3002]).sum())  # the 0 row adds nothing
 
 
 # -- compact decompositions ---------------------------------------------------------------------------
+
 
 def _same_verdict(graph, C, res, path):
     """The streaming check of the file agrees with the exact check of the decomposition itself."""
@@ -185,8 +200,12 @@ def test_every_methods_output_round_trips_through_parquet(tmp_path, method):
         assert report.valid and report.n_distinct <= res.n_distinct
         header = compact.read_header(out)
         assert header["format"] == compact.FORMAT and header["method"] == res.method
-        assert (header["C"], header["total_assignments"], header["lower_bound"], header["distinct_assignments"]) \
-            == (3, res.total_assignments, graph.lower_bound, res.n_distinct)
+        assert (header["C"], header["total_assignments"], header["lower_bound"], header["distinct_assignments"]) == (
+            3,
+            res.total_assignments,
+            graph.lower_bound,
+            res.n_distinct,
+        )
     rows = pq.read_table(tmp_path / "d.parquet")
     assert rows.num_rows < res.n_distinct * graph.n_users  # compact: the point of the form
 
@@ -203,7 +222,7 @@ def test_streaming_check_agrees_with_the_exact_verifier_on_any_decomposition(tmp
     sure = rng.random(n) < 0.5  # half of them stay on the support
     pick = np.argmax(graph.support * rng.random(graph.shape), axis=1)
     a[sure] = pick
-    res = Decomposition(graph, C, "test", a, rng.integers(1, 30, size=n))
+    res = Decomposition._unchecked(graph, C, "test", a, rng.integers(1, 30, size=n))
     out = f"{tmp_path_factory.mktemp('d')}/parts/"
     compact.write_compact(res, out, {"C": C}, users_per_part=int(rng.integers(1, graph.n_users + 1)))
     with pytest.MonkeyPatch.context() as mp:
@@ -215,25 +234,24 @@ def test_the_streaming_check_of_a_sparse_graph_finds_short_pairs_and_off_support
     """A graph given as a scipy.sparse matrix with a support wider than its demand, checked per edge: a pair
     with demand but no row is short, a row off the support is reported, as by the exact verifier."""
     w = np.zeros((12, 6))
-    w[:6, 0] = 3.0                      # u0..u5 want a0
-    w[6:, 1], w[6:, 2] = 1.5, 1.0       # u6..u11 want a1 (2 samples) and a2
+    w[:6, 0] = 3.0  # u0..u5 want a0
+    w[6:, 1], w[6:, 2] = 1.5, 1.0  # u6..u11 want a1 (2 samples) and a2
     support = w > 0
-    support[0, 3] = True                # u0 may pad a3, which it wants nothing of
+    support[0, 3] = True  # u0 may pad a3, which it wants nothing of
     graph = DemandGraph.from_weights(csr_array(w), support=csr_array(support))
     res = anondecomp.decompose(graph, 2)
     assert verify(graph, 2, res).valid
     anondecomp.write_decomposition(res, tmp_path / "good.parquet")
     assert _same_verdict(graph, 2, res, tmp_path / "good.parquet").valid
     bad = res.assignments.copy()
-    bad[:, 0] = 3                       # u0 never on a0: short with no row on it at all
-    bad[0, 6] = 4                       # u6 on a4 in the first assignment: off its support
-    res = Decomposition(graph, 2, "test", bad, res.multiplicities)
+    bad[:, 0] = 3  # u0 never on a0: short with no row on it at all
+    bad[0, 6] = 4  # u6 on a4 in the first assignment: off its support
+    res = Decomposition._unchecked(graph, 2, "test", bad, res.multiplicities)
     anondecomp.write_decomposition(res, tmp_path / "bad.parquet")
     streamed, direct = _same_verdict(graph, 2, res, tmp_path / "bad.parquet"), verify(graph, 2, res)
     assert not streamed.valid and ("u0", "a0", 3, 0) in streamed.deficits
     assert streamed.n_short == len(direct.deficits) and streamed.n_off_support == direct.n_off_support == 1
-    assert [(u, a) for _, u, a in streamed.off_support] == [(u, a) for _, u, a in direct.off_support] \
-        == [("u6", "a4")]
+    assert [(u, a) for _, u, a in streamed.off_support] == [(u, a) for _, u, a in direct.off_support] == [("u6", "a4")]
 
 
 def test_the_streaming_check_lists_the_first_1000_short_pairs_and_counts_all(tmp_path):
@@ -249,7 +267,7 @@ def test_the_streaming_check_lists_the_first_1000_short_pairs_and_counts_all(tmp
 def test_the_streaming_check_in_best_effort_drops_the_same_pairs(tmp_path):
     active = np.zeros((8, 3), dtype=bool)
     active[:, 0] = True
-    active[:2, 1] = True                # a1: wanted by 2 users, never observable at C = 2
+    active[:2, 1] = True  # a1: wanted by 2 users, never observable at C = 2
     active[2:, 2] = True
     graph = DemandGraph.from_batched(6, csr_array(active))
     res = anondecomp.decompose(graph, 2, best_effort=True)
@@ -261,8 +279,9 @@ def test_the_streaming_check_in_best_effort_drops_the_same_pairs(tmp_path):
 
 
 def _corrupt(tmp_path, edit):
-    graph, _ = graph_from_document({"demand": 6, "active_sets": {f"u{i}": ["p", "q"] if i % 2 else ["p"]
-                                                                 for i in range(8)}})
+    graph, _ = graph_from_document(
+        {"demand": 6, "active_sets": {f"u{i}": ["p", "q"] if i % 2 else ["p"] for i in range(8)}}
+    )
     res = anondecomp.decompose(graph, 2, "greedy")  # u0: p in rounds 0..11; u7: p in 0..5, q in 6..11
     good = tmp_path / "good.parquet"
     anondecomp.write_decomposition(res, good)
@@ -273,20 +292,30 @@ def _corrupt(tmp_path, edit):
     return graph
 
 
-@pytest.mark.parametrize("edit, stdout", [
-    (lambda rows: [{**r, "rounds": r["rounds"] - 1} if k == len(rows) - 1 else r for k, r in enumerate(rows)],
-     r"user 'u7': not placed in rounds 11\.\.11"),
-    (lambda rows: [{**r, "arm": "q"} if r["user"] == "u0" else r for r in rows],
-     r"round 0: user 'u0' is on arm 'q', which it has no demand for"),
-    (lambda rows: rows[:1] + [{**rows[0], "first_round": 2}] + rows[1:],
-     r"user 'u0': rounds 2\.\.11 placed twice \(overlapping rows\)"),
-    (lambda rows: [r for r in rows if r["user"] != "u3"], r"user 'u3' has no rows"),
-])
+@pytest.mark.parametrize(
+    "edit, stdout",
+    [
+        (
+            lambda rows: [{**r, "rounds": r["rounds"] - 1} if k == len(rows) - 1 else r for k, r in enumerate(rows)],
+            r"user 'u7': not placed in rounds 11\.\.11",
+        ),
+        (
+            lambda rows: [{**r, "arm": "q"} if r["user"] == "u0" else r for r in rows],
+            r"round 0: user 'u0' is on arm 'q', which it has no demand for",
+        ),
+        (
+            lambda rows: rows[:1] + [{**rows[0], "first_round": 2}] + rows[1:],
+            r"user 'u0': rounds 2\.\.11 placed twice \(overlapping rows\)",
+        ),
+        (lambda rows: [r for r in rows if r["user"] != "u3"], r"user 'u3' has no rows"),
+    ],
+)
 def test_corrupted_parquet_decompositions_are_invalid(tmp_path, monkeypatch, capsys, edit, stdout):
     _corrupt(tmp_path, edit)
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "g.json").write_text(json.dumps({"demand": 6, "active_sets": {
-        f"u{i}": ["p", "q"] if i % 2 else ["p"] for i in range(8)}}))
+    (tmp_path / "g.json").write_text(
+        json.dumps({"demand": 6, "active_sets": {f"u{i}": ["p", "q"] if i % 2 else ["p"] for i in range(8)}})
+    )
     assert main(["verify", "g.json", "bad.parquet", "--C", "2"]) == 1
     out, err = capsys.readouterr()
     assert out.startswith("INVALID: R = ")
@@ -336,8 +365,17 @@ def test_interrupted_parquet_writes_leave_nothing(tmp_path, monkeypatch):
 def test_rows_of_a_user_must_be_consecutive(tmp_path):
     graph, _ = graph_from_document({"demand": 2, "active_sets": {f"u{i}": ["p"] for i in range(3)}})
     rows = [("u0", 0, 1), ("u1", 0, 2), ("u0", 1, 1), ("u2", 0, 2)]
-    pq.write_table(pa.table({"user": [r[0] for r in rows], "arm": ["p"] * 4, "first_round": [r[1] for r in rows],
-                             "rounds": [r[2] for r in rows]}), tmp_path / "d.parquet")
+    pq.write_table(
+        pa.table(
+            {
+                "user": [r[0] for r in rows],
+                "arm": ["p"] * 4,
+                "first_round": [r[1] for r in rows],
+                "rounds": [r[2] for r in rows],
+            }
+        ),
+        tmp_path / "d.parquet",
+    )
     with pytest.raises(InvalidInputError, match="rows of user 'u0' are not consecutive"):
         compact.verify_compact(graph, 2, tmp_path / "d.parquet")
 
@@ -349,10 +387,11 @@ def test_part_files_are_read_in_natural_order(tmp_path):
     (tmp_path / "d").mkdir()
     parts = {0: ("u0", 0, 2), 9: ("u1", 0, 1), 10: ("u1", 1, 1), 11: ("u2", 0, 2)}
     for k, (user, first, rounds) in parts.items():
-        pq.write_table(pa.table({"user": [user], "arm": ["p"], "first_round": [first], "rounds": [rounds]}),
-                       tmp_path / "d" / f"part.{k}.parquet")
-    assert [p.name for p in anondecomp.columnar.parquet_files(tmp_path / "d")] == [
-        f"part.{k}.parquet" for k in parts]
+        pq.write_table(
+            pa.table({"user": [user], "arm": ["p"], "first_round": [first], "rounds": [rounds]}),
+            tmp_path / "d" / f"part.{k}.parquet",
+        )
+    assert [p.name for p in anondecomp.columnar.parquet_files(tmp_path / "d")] == [f"part.{k}.parquet" for k in parts]
     assert compact.verify_compact(graph, 2, tmp_path / "d").valid
 
 
@@ -361,8 +400,14 @@ def test_users_in_any_order_and_batches_of_any_size(tmp_path, batch, monkeypatch
     """Rows grouped by user in an order of their own (not the graph's) are read by name, batch after batch."""
     graph, _ = graph_from_document({"demand": 4, "active_sets": {f"u{i}": ["a", "b"] for i in range(6)}})
     order = ["u3", "u0", "u5", "u1", "u4", "u2"]
-    table = pa.table({"user": [u for u in order for _ in "ab"], "arm": ["a", "b"] * 6,
-                      "first_round": [0, 2] * 6, "rounds": [2, 2] * 6})
+    table = pa.table(
+        {
+            "user": [u for u in order for _ in "ab"],
+            "arm": ["a", "b"] * 6,
+            "first_round": [0, 2] * 6,
+            "rounds": [2, 2] * 6,
+        }
+    )
     pq.write_table(table, tmp_path / "d.parquet", row_group_size=5)
     monkeypatch.setattr(compact, "_BATCH", batch)
     report = compact.verify_compact(graph, 2, tmp_path / "d.parquet")
@@ -413,8 +458,9 @@ def test_progress_off_a_terminal_is_a_line_every_interval(monkeypatch):
         shown.update(3, 10)
         time.sleep(0.2)
     *lines, last = log.getvalue().splitlines()
-    assert len(lines) >= 3 and all(re.fullmatch(r"anonbandits decompose: solving: [01] s elapsed", line)
-                                   for line in lines[:2]), lines
+    assert len(lines) >= 3 and all(
+        re.fullmatch(r"anonbandits decompose: solving: [01] s elapsed", line) for line in lines[:2]
+    ), lines
     assert lines[-1].endswith(" s elapsed, 3/10 rows") and re.fullmatch(r".*: solving: done in [01] s", last), last
     log = io.StringIO()
     with pytest.raises(KeyboardInterrupt), progress_module.Progress("solving", stream=log):

@@ -20,8 +20,13 @@ from anondecomp.methods.polytope import polytope_applies
 from tests.solvers.strategies import random_support
 
 # (N, K, C, D, seed): K up to 60 and C up to 15; most with N < K(C+1), where polytope does not apply
-CASES = [(100, 60, 15, 200, 0), (150, 40, 12, 300, 1), (200, 30, 8, 500, 2), (80, 20, 15, 100, 3),
-         (400, 20, 10, 1000, 4)]
+CASES = [
+    (100, 60, 15, 200, 0),
+    (150, 40, 12, 300, 1),
+    (200, 30, 8, 500, 2),
+    (80, 20, 15, 100, 3),
+    (400, 20, 10, 1000, 4),
+]
 # the quality family (K 30-60, C 8-15, 400-1000 users, N < K(C+1)) at its smaller sizes
 FAMILY = [(400, 30, 15, 200, 0), (400, 60, 8, 200, 1), (500, 50, 12, 200, 2)]
 

@@ -41,9 +41,13 @@ def _run_base_install(runs: list[list[str]], cwd: Path) -> tuple[dict, str]:
 
 def test_decompose_and_verify_run_without_the_simulation_stack(tmp_path):
     ex = str(EXAMPLE)
-    runs = [["decompose", ex, "--C", "3", "-o", "d.json"], ["verify", ex, "d.json"],
-            ["decompose", ex, "--C", "3", "-o", "d.parquet"], ["verify", ex, "d.parquet"],
-            ["beta", ex, "--C", "3"]]
+    runs = [
+        ["decompose", ex, "--C", "3", "-o", "d.json"],
+        ["verify", ex, "d.json"],
+        ["decompose", ex, "--C", "3", "-o", "d.parquet"],
+        ["verify", ex, "d.parquet"],
+        ["beta", ex, "--C", "3"],
+    ]
     result, _ = _run_base_install(runs, tmp_path)
     assert result == {"codes": [0] * len(runs), "loaded": []}
     assert (tmp_path / "d.json").exists() and (tmp_path / "d.parquet").exists()
@@ -52,8 +56,11 @@ def test_decompose_and_verify_run_without_the_simulation_stack(tmp_path):
 def test_simulation_commands_say_what_to_install(tmp_path):
     # bench itself is a solver benchmark and runs on a base install; only its plot needs matplotlib, which
     # it says before the first graph. simulate imports only the family of its algorithm: MASE's needs numba.
-    runs = [["simulate", "--algorithm", "mase", "--seeds", "1"],
-            ["bench", "--suite", "quick", "--plot", "b.png"], ["--help"]]
+    runs = [
+        ["simulate", "--algorithm", "mase", "--seeds", "1"],
+        ["bench", "--suite", "quick", "--plot", "b.png"],
+        ["--help"],
+    ]
     result, err = _run_base_install(runs, tmp_path)
     assert result["codes"] == [2, 2, 0]
     lines = [line for line in err.splitlines() if line.strip()]
@@ -62,8 +69,10 @@ def test_simulation_commands_say_what_to_install(tmp_path):
 
 
 def test_the_solver_layer_imports_only_the_base_packages():
-    code = ("import sys, anondecomp, anonbandits.cli.decompose, anonbandits.cli.verify; "
-            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {set(SIM)!r}))")
+    code = (
+        "import sys, anondecomp, anonbandits.cli.decompose, anonbandits.cli.verify; "
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {set(SIM)!r}))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -71,8 +80,15 @@ def test_the_solver_layer_imports_only_the_base_packages():
 def _solve_tiny_lp(h) -> float:
     import scipy.sparse as sp
 
-    highs.load_model(h, sp.csc_matrix(np.array([[1.0, 1.0]])), np.array([1.0, 2.0]), np.zeros(2),
-                     np.full(2, np.inf), np.array([1.0]), np.array([np.inf]))
+    highs.load_model(
+        h,
+        sp.csc_matrix(np.array([[1.0, 1.0]])),
+        np.array([1.0, 2.0]),
+        np.zeros(2),
+        np.full(2, np.inf),
+        np.array([1.0]),
+        np.array([np.inf]),
+    )
     h.run()
     return h.getInfo().objective_function_value
 

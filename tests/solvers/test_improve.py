@@ -53,7 +53,7 @@ def test_drop_round_below_the_lower_bound_is_infeasible():
 
 def test_shorten_meets_integer_demands_above_one():
     g, rounds = staircase()
-    g2 = DemandGraph.from_weights(2 * g.weights)   # every pair asks for two samples: lower bound 4
+    g2 = DemandGraph.from_weights(2 * g.weights)  # every pair asks for two samples: lower bound 4
     prep = prepare(g2, 1, False)
     assert verify(g2, 1, rounds, np.full(3, 2, np.int64)).valid
     a, m = shorten(prep, rounds, np.full(3, 2, np.int64))
@@ -94,7 +94,7 @@ def test_shorten_halves_one_round_per_arm_on_a_log(seed):
     g = powerlaw_log(150, 20, 5, seed)
     C = 5
     prep = prepare(g, C, False)
-    greedy = decompose(g, C, method="greedy")   # every user on arm j in round j: each pair once, unit weights
+    greedy = decompose(g, C, method="greedy")  # every user on arm j in round j: each pair once, unit weights
     once = np.ones(len(greedy.multiplicities), np.int64)
     assert verify(g, C, greedy.assignments, once).valid and len(once) > prep.lower_bound
     found = shorten(prep, greedy.assignments, once)
@@ -127,8 +127,7 @@ def test_reroute_walks_an_augmenting_path_through_a_needed_sample():
     # to round 1, where arm 0 is open and user 0's slot was free.
     req = np.array([[1, 1], [1, 0], [1, 0], [0, 1], [0, 1]])
     support = np.ones((5, 2), bool)
-    rounds = np.array([[0, 0, 1, 1, 1],
-                       [1, 0, 0, 0, 0]])
+    rounds = np.array([[0, 0, 1, 1, 1], [1, 0, 0, 0, 0]])
     g = DemandGraph.from_weights(req.astype(float), support=support)
     assert not verify(g, 1, rounds, np.ones(2, np.int64)).valid
     found = reroute(g, g.edge_required, 2, rounds)
@@ -154,16 +153,19 @@ def test_polish_shortens_and_certify_only_adds_the_bound(tmp_path, capsys, monke
 
     g, rounds = staircase()
     seed = Decomposition(g, 1, "slack", rounds, np.ones(3, np.int64))
-    polished = polish(seed)   # what auto does to a log above its lower bound
+    polished = polish(seed)  # what auto does to a log above its lower bound
     assert polished.method == "slack+improve" and polished.total_assignments == 2
     assert polished.info["lp_lower_bound"] == 2.0 and verify(g, 1, polished).valid
     path = tmp_path / "g.parquet"
     write_edge_table(g, path, C=1)
-    monkeypatch.setattr(anondecomp, "decompose", lambda graph, C, **kw: Decomposition(
-        graph, C, "slack", seed.assignments, seed.multiplicities))   # a decomposition above the bound
+    monkeypatch.setattr(
+        anondecomp,
+        "decompose",
+        lambda graph, C, **kw: Decomposition(graph, C, "slack", seed.assignments, seed.multiplicities),
+    )  # a decomposition above the bound
     out_file = tmp_path / "d.json"
     assert main(["decompose", str(path), "--certify", "-o", str(out_file)]) == 0
-    out = capsys.readouterr().out   # --certify adds the bound and changes nothing of the decomposition
+    out = capsys.readouterr().out  # --certify adds the bound and changes nothing of the decomposition
     assert "method               slack\n" in out and int(out.split("R (assignments)")[1].split()[0]) == 3
     assert float(out.split("LP lower bound")[1].split()[0]) == 2.0
     assert main(["verify", str(path), str(out_file)]) == 0

@@ -4,8 +4,6 @@ references of the same algorithms on small graphs."""
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 import pytest
 
@@ -28,6 +26,7 @@ from anondecomp.improve import (
 from anondecomp.lower_bound import ColumnGeneration, UserTypes, column_generation, seed_faces
 from anondecomp.rounding import MU_TOL, round_down, round_faces, round_master, user_split
 from anondecomp.validation import Prepared, prepare
+from tests.solvers.improve_reference import reroute_reference, unique_reference
 
 
 def padded_graph(seed: int, N: int = 60, K: int = 7) -> DemandGraph:
@@ -58,15 +57,21 @@ def dense(graph: DemandGraph, per_edge, dtype=np.int64) -> np.ndarray:
 @pytest.fixture
 def no_dense(monkeypatch):
     """The dense (N, K) views of the graph and of the demand raise when read."""
+
     def refuse(self):
         raise AssertionError("dense users x arms array built on a sparse path")
 
-    for cls, name in ((DemandGraph, "weights"), (DemandGraph, "required"), (DemandGraph, "support"),
-                      (Prepared, "required")):
+    for cls, name in (
+        (DemandGraph, "weights"),
+        (DemandGraph, "required"),
+        (DemandGraph, "support"),
+        (Prepared, "required"),
+    ):
         monkeypatch.setattr(cls, name, property(refuse))
 
 
 # -- (a) no dense array on the paths ------------------------------------------------------------------------
+
 
 def test_round_removal_reads_the_edges_only(no_dense):
     for graph, C, best_effort in ((powerlaw_log(150, 20, 5, 0), 5, False), (padded_graph(0), 3, True)):
@@ -77,8 +82,10 @@ def test_round_removal_reads_the_edges_only(no_dense):
         out = drop_round(prep, rounds, int(np.argmin(unique_samples(prep, rounds))))
         if out is not None:
             assert anondecomp.verify(graph, C, out, np.ones(len(out), np.int64), best_effort=best_effort).valid
-        for found in (shorten(prep, seed.assignments, seed.multiplicities),
-                      shorten_long(prep, seed.assignments, seed.multiplicities)):
+        for found in (
+            shorten(prep, seed.assignments, seed.multiplicities),
+            shorten_long(prep, seed.assignments, seed.multiplicities),
+        ):
             assert found is not None and anondecomp.verify(graph, C, *found, best_effort=best_effort).valid
         short = shorter(seed, best_effort=best_effort)
         assert short.total_assignments < seed.total_assignments
@@ -88,15 +95,19 @@ def test_round_removal_reads_the_edges_only(no_dense):
 def test_polish_and_the_rounded_master_read_the_edges_only(no_dense, monkeypatch):
     # the fast seed (polytope, time-shared faces) builds the dense models of those methods: left out here
     monkeypatch.setattr(lower_bound, "fast_seed", lambda *args: [])
-    for graph, C, best_effort in ((powerlaw_log(300, 40, 5, 0), 5, False), (small_log(0), 4, False),
-                                  (padded_graph(1), 3, True)):
+    for graph, C, best_effort in (
+        (powerlaw_log(300, 40, 5, 0), 5, False),
+        (small_log(0), 4, False),
+        (padded_graph(1), 3, True),
+    ):
         seed = decompose(graph, C, method="greedy", best_effort=best_effort)
         polished = polish(seed, best_effort=best_effort, time_limit=20)
         assert polished.total_assignments < seed.total_assignments
         assert anondecomp.verify(graph, C, polished, best_effort=best_effort).valid
         prep = prepare(graph, C, best_effort)
-        cg = column_generation(prep, seed_faces(prep, [(seed.assignments, seed.multiplicities)]),
-                               floor=float(prep.lower_bound))
+        cg = column_generation(
+            prep, seed_faces(prep, [(seed.assignments, seed.multiplicities)]), floor=float(prep.lower_bound)
+        )
         a, m = round_master(prep, cg.types, *cg.last_solution())
         assert anondecomp.verify(graph, C, a, m, best_effort=best_effort).valid
 
@@ -107,7 +118,7 @@ def test_polish_rounds_the_master_on_the_edges(no_dense, monkeypatch):
 
     graph = small_log(0)
     seed = decompose(graph, 4, method="greedy")
-    monkeypatch.setattr(improve, "shorter", lambda d, **kw: d)   # the master's rounding is the only source
+    monkeypatch.setattr(improve, "shorter", lambda d, **kw: d)  # the master's rounding is the only source
     monkeypatch.setattr(anondecomp.armfirst, "armfirst_rounds", lambda *args: None)
     monkeypatch.setattr(lower_bound, "fast_seed", lambda *args: [])
     polished = polish(seed, time_limit=20)
@@ -115,6 +126,7 @@ def test_polish_rounds_the_master_on_the_edges(no_dense, monkeypatch):
 
 
 # -- (b) an explicit support: users pad arms they do not want ------------------------------------------------
+
 
 def test_a_padder_without_demand_opens_an_arm():
     # C = 2: arm 0 is wanted by users 0 and 1 only, so it opens only with user 2, who wants nothing and may play
@@ -126,11 +138,11 @@ def test_a_padder_without_demand_opens_an_arm():
     rounds = np.array([[1, 1, 1, 1, 1, 1], [0, 0, 0, 1, 1, 1]])
     assert anondecomp.verify(g, 2, rounds, np.ones(2, np.int64)).valid
     prep = prepare(g, 2, False)
-    assert unique_samples(prep, rounds).tolist() == [0, 2]   # round 1: users 0 and 1's only samples
-    assert drop_round(prep, rounds, 0).tolist() == [[0, 0, 0, 1, 1, 1]]   # nothing lost
+    assert unique_samples(prep, rounds).tolist() == [0, 2]  # round 1: users 0 and 1's only samples
+    assert drop_round(prep, rounds, 0).tolist() == [[0, 0, 0, 1, 1, 1]]  # nothing lost
     # deleting round 1, arm 0 opens in round 0: users 0 and 1 with user 2 padding it
     assert drop_round(prep, rounds, 1).tolist() == [[0, 0, 0, 1, 1, 1]]
-    assert reroute(g, prep.edge_required, 3, rounds[:1]) is None   # rerouting opens no arm
+    assert reroute(g, prep.edge_required, 3, rounds[:1]) is None  # rerouting opens no arm
     short = shorter(Decomposition(g, 2, "given", rounds, np.ones(2, np.int64)))
     assert short.total_assignments == 1 and anondecomp.verify(g, 2, short).valid
 
@@ -161,6 +173,7 @@ def test_padded_graphs_polish_with_padders_and_verify(seed):
 
 # -- (c) the same results as dense references -------------------------------------------------------------
 
+
 def test_edge_index_finds_every_pair_and_only_the_support():
     g = padded_graph(2, N=30, K=9)
     ix = EdgeIndex(g)
@@ -171,96 +184,7 @@ def test_edge_index_finds_every_pair_and_only_the_support():
     assert all(ix.one(i, j) == table[i, j] for i in range(g.n_users) for j in range(g.n_arms))
     players, start = ix.players
     for j in range(g.n_arms):
-        assert players[start[j]:start[j + 1]].tolist() == np.flatnonzero(table[:, j] >= 0).tolist()
-
-
-def dense_state(rounds: np.ndarray, req: np.ndarray, C1: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Users per (round, arm), open arms, informative samples per (user, arm): plain loops."""
-    T, N = rounds.shape
-    cnt = np.zeros((T, req.shape[1]), np.int64)
-    for t in range(T):
-        for v in range(N):
-            cnt[t, rounds[t, v]] += 1
-    is_open = cnt >= C1
-    cov = np.zeros(req.shape, np.int64)
-    for t in range(T):
-        for v in range(N):
-            cov[v, rounds[t, v]] += is_open[t, rounds[t, v]]
-    return cnt, is_open, cov
-
-
-def unique_reference(req: np.ndarray, rounds: np.ndarray, C1: int) -> list[int]:
-    _, is_open, cov = dense_state(rounds, req, C1)
-    return [sum(1 for v, a in enumerate(row) if is_open[t, a] and 0 < req[v, a] and cov[v, a] <= req[v, a])
-            for t, row in enumerate(rounds)]
-
-
-def reroute_reference(support: np.ndarray, req: np.ndarray, C1: int, rounds: np.ndarray) -> np.ndarray | None:
-    """The rerouting of :func:`anondecomp.improve.reroute` on dense (N, K) tables, every quantity recomputed
-    when asked: a lost (user, arm) sample at a time (row-major), a breadth-first search over the user's arms
-    through the rounds where each is open (increasing), a padder (the first user with the most room) where an
-    open arm at C+1 users would lose one."""
-    cur = np.array(rounds, dtype=np.int64)
-    T, N = cur.shape
-    cnt, is_open, cov = dense_state(cur, req, C1)
-    deficit = np.maximum(req - cov, 0)
-
-    def free(t, v):
-        a = cur[t, v]
-        return not is_open[t, a] or req[v, a] == 0 or cov[v, a] > req[v, a]
-
-    def room(t, v):
-        a = cur[t, v]
-        if not is_open[t, a]:
-            return N
-        return -1 if (req[v, a] > 0 and cov[v, a] <= req[v, a]) or cnt[t, a] <= C1 else cnt[t, a] - C1
-
-    def padder(t, a, u):
-        best, who = -1, -1
-        for v in range(N):
-            if support[v, a] and cur[t, v] != a and v != u and room(t, v) > best:
-                best, who = room(t, v), v
-        return who
-
-    def move(t, v, b):
-        a = cur[t, v]
-        cov[v, a] -= is_open[t, a]
-        cnt[t, a] -= 1
-        cnt[t, b] += 1
-        cur[t, v] = b
-        cov[v, b] += is_open[t, b]
-
-    for u, j in zip(*np.nonzero(deficit), strict=True):
-        for _ in range(deficit[u, j]):
-            parent, queue, end = {int(j): None}, deque([int(j)]), None
-            while queue and end is None:
-                x = queue.popleft()
-                for t in np.flatnonzero(is_open[:, x]):
-                    a = int(cur[t, u])
-                    if a == x or (a in parent and not free(t, u)):
-                        continue
-                    if is_open[t, a] and cnt[t, a] <= C1 and padder(t, a, u) < 0:
-                        continue
-                    if free(t, u):
-                        end = (x, int(t))
-                        break
-                    parent[a] = (x, int(t))
-                    queue.append(a)
-            if end is None:
-                return None
-            x, t = end
-            while True:
-                a = int(cur[t, u])
-                if is_open[t, a] and cnt[t, a] <= C1:
-                    v = padder(t, a, u)
-                    if v < 0:
-                        return None
-                    move(t, v, a)
-                move(t, u, x)
-                if parent[x] is None:
-                    break
-                x, t = parent[x]
-    return cur
+        assert players[start[j] : start[j + 1]].tolist() == np.flatnonzero(table[:, j] >= 0).tolist()
 
 
 def split_reference(prep: Prepared, types: UserTypes, faces: np.ndarray, Y: np.ndarray, lengths: np.ndarray):
@@ -288,10 +212,17 @@ def split_reference(prep: Prepared, types: UserTypes, faces: np.ndarray, Y: np.n
     col = np.array([cols[int(a), int(b)] for a, b in zip(i, j, strict=True)], dtype=np.int64)
     r = req[req > 0]
     row = i * F + f
-    flow = transport(N * F, len(r), row, col, hi - lo, np.zeros(N * F, np.int64),
-                     np.tile(lengths, N) - np.bincount(row, weights=lo, minlength=N * F).astype(np.int64),
-                     r - np.bincount(col, weights=lo, minlength=len(r)).astype(np.int64),
-                     r - np.bincount(col, weights=lo, minlength=len(r)).astype(np.int64))
+    flow = transport(
+        N * F,
+        len(r),
+        row,
+        col,
+        hi - lo,
+        np.zeros(N * F, np.int64),
+        np.tile(lengths, N) - np.bincount(row, weights=lo, minlength=N * F).astype(np.int64),
+        r - np.bincount(col, weights=lo, minlength=len(r)).astype(np.int64),
+        r - np.bincount(col, weights=lo, minlength=len(r)).astype(np.int64),
+    )
     if flow is None:
         return None
     table = np.full(g.shape, -1)
@@ -313,7 +244,7 @@ def cases(logs: int = 3):
 
 def test_unique_samples_and_rerouting_are_those_of_the_dense_reference():
     repaired = 0
-    for g, C, best_effort, d in cases(logs=1):   # the reference's plain loops are slow: one log
+    for g, C, best_effort, d in cases(logs=1):  # the reference's plain loops are slow: one log
         prep = prepare(g, C, best_effort)
         req = dense(g, prep.edge_required)
         support = dense(g, True, bool)
@@ -333,14 +264,15 @@ def test_the_split_of_the_master_is_that_of_the_dense_reference():
     checked = 0
     for g, C, best_effort, d in cases() + [(small_log(s), 4, False, None) for s in range(3)]:
         prep = prepare(g, C, best_effort)
-        if d is None:   # a converged master from no seed
+        if d is None:  # a converged master from no seed
             types = UserTypes.from_prepared(prep)
             cg = ColumnGeneration(types, C, g.n_arms)
             cg.add_initial_faces([])
             cg.run()
         else:
-            cg = column_generation(prep, seed_faces(prep, [(d.assignments, d.multiplicities)]),
-                                   floor=float(prep.lower_bound))
+            cg = column_generation(
+                prep, seed_faces(prep, [(d.assignments, d.multiplicities)]), floor=float(prep.lower_bound)
+            )
         faces, mu, Y = cg.last_solution()
         keep = mu > MU_TOL
         faces, mu, Y = np.asarray(faces)[keep], mu[keep], Y[keep]

@@ -64,8 +64,9 @@ def test_json_graphs_are_built_from_their_pairs_only():
     N = 10_000
     arms = [(i, (i + k * 7_919) % N) for i in range(N) for k in range(2)]
     nodes = [{"id": f"u{i}", "bipartite": 0} for i in range(N)] + [{"id": f"a{j}", "bipartite": 1} for j in range(N)]
-    links = [{"source": f"u{i}", "target": f"a{j}", "weight": 0 if i == 5 and j != 5 else (i + j) % 5 + 0.5}
-             for i, j in arms]
+    links = [
+        {"source": f"u{i}", "target": f"a{j}", "weight": 0 if i == 5 and j != 5 else (i + j) % 5 + 0.5} for i, j in arms
+    ]
     batched = {"demand": 9, "active_sets": {f"u{i}": [f"a{j}" for j in (i, (i + 7_919) % N)] for i in range(N)}}
     tracemalloc.start()
     try:
@@ -78,39 +79,65 @@ def test_json_graphs_are_built_from_their_pairs_only():
     assert graph.shape == batch.shape == (N, N) and graph.nnz == batch.nnz == 2 * N
     assert graph.explicit_support and graph.user_demand[5] == 1  # u5 pads a7924 (a link of weight 0)
     e = slice(graph.indptr[7], graph.indptr[8])
-    assert {graph.arms[j]: x for j, x in zip(graph.edge_arms[e], graph.edge_weights[e], strict=True)} \
-        == {"a7": 4.5, "a7926": 3.5}
+    assert {graph.arms[j]: x for j, x in zip(graph.edge_arms[e], graph.edge_weights[e], strict=True)} == {
+        "a7": 4.5,
+        "a7926": 3.5,
+    }
     ceil = {(i, j): np.ceil(link["weight"]) for (i, j), link in zip(arms, links, strict=True)}
     assert graph.lower_bound == max(ceil[i, i] + ceil[i, (i + 7_919) % N] for i in range(N))
     assert batch.lower_bound == 10 and (batch.edge_required == 5).all()
 
 
-@pytest.mark.parametrize("doc, message", [
-    ([], "must be a JSON object"),
-    ({"foo": 1}, "neither format"),
-    ({"demand": 0, "active_sets": {"a": ["x"]}}, "'demand' must be positive"),
-    ({"demand": -3, "active_sets": {"a": ["x"]}}, "'demand' must be positive"),
-    ({"demand": "ten", "active_sets": {"a": ["x"]}}, "'demand' must be a finite number"),
-    ({"demand": 5, "active_sets": {"a": []}}, "user 'a' has no demand"),
-    ({"demand": 5, "active_sets": {"a": ["x"]}, "C": "3"}, "'C' must be an integer"),
-    ({"nodes": [{"id": "u", "bipartite": 0}, {"id": "a", "bipartite": 1}],
-      "links": [{"source": "u", "target": "a", "weight": -1}]}, "weight of link 'u' - 'a' must be positive"),
-    ({"nodes": [{"id": "u", "bipartite": 0}, {"id": "a", "bipartite": 1}],
-      "links": [{"source": "u", "target": "a", "weight": "x"}]}, "weight of link 'u' - 'a' must be a finite"),
-    ({"nodes": [{"id": "u", "bipartite": 0}, {"id": "v", "bipartite": 0}, {"id": "a", "bipartite": 1}],
-      "links": [{"source": "u", "target": "a", "weight": 1}]}, "user 'v' has no demand"),
-    ({"nodes": [{"id": "u", "bipartite": 2}], "links": []}, "needs \"bipartite\": 0"),
-    ({"nodes": [{"id": "u", "bipartite": 0}, {"id": "w", "bipartite": 0}, {"id": "a", "bipartite": 1}],
-      "links": [{"source": "u", "target": "w", "weight": 1}]}, "must join a user node and an arm node"),
-])
+@pytest.mark.parametrize(
+    "doc, message",
+    [
+        ([], "must be a JSON object"),
+        ({"foo": 1}, "neither format"),
+        ({"demand": 0, "active_sets": {"a": ["x"]}}, "'demand' must be positive"),
+        ({"demand": -3, "active_sets": {"a": ["x"]}}, "'demand' must be positive"),
+        ({"demand": "ten", "active_sets": {"a": ["x"]}}, "'demand' must be a finite number"),
+        ({"demand": 5, "active_sets": {"a": []}}, "user 'a' has no demand"),
+        ({"demand": 5, "active_sets": {"a": ["x"]}, "C": "3"}, "'C' must be an integer"),
+        (
+            {
+                "nodes": [{"id": "u", "bipartite": 0}, {"id": "a", "bipartite": 1}],
+                "links": [{"source": "u", "target": "a", "weight": -1}],
+            },
+            "weight of link 'u' - 'a' must be positive",
+        ),
+        (
+            {
+                "nodes": [{"id": "u", "bipartite": 0}, {"id": "a", "bipartite": 1}],
+                "links": [{"source": "u", "target": "a", "weight": "x"}],
+            },
+            "weight of link 'u' - 'a' must be a finite",
+        ),
+        (
+            {
+                "nodes": [{"id": "u", "bipartite": 0}, {"id": "v", "bipartite": 0}, {"id": "a", "bipartite": 1}],
+                "links": [{"source": "u", "target": "a", "weight": 1}],
+            },
+            "user 'v' has no demand",
+        ),
+        ({"nodes": [{"id": "u", "bipartite": 2}], "links": []}, 'needs "bipartite": 0'),
+        (
+            {
+                "nodes": [{"id": "u", "bipartite": 0}, {"id": "w", "bipartite": 0}, {"id": "a", "bipartite": 1}],
+                "links": [{"source": "u", "target": "w", "weight": 1}],
+            },
+            "must join a user node and an arm node",
+        ),
+    ],
+)
 def test_bad_documents_name_the_problem(doc, message):
     with pytest.raises(InvalidInputError, match=message.replace("(", r"\(")):
         graph_from_document(doc)
 
 
 def test_output_validates_against_schema_and_round_trips(tmp_path):
-    graph, _ = graph_from_document({"demand": 7, "active_sets": {f"u{i}": ["p", "q"] if i % 2 else ["p"]
-                                                                 for i in range(8)}})
+    graph, _ = graph_from_document(
+        {"demand": 7, "active_sets": {f"u{i}": ["p", "q"] if i % 2 else ["p"] for i in range(8)}}
+    )
     res = anondecomp.decompose(graph, 2, "auto")
     out = tmp_path / "out.json"
     write_decomposition(res, out)
@@ -139,8 +166,11 @@ def test_the_input_examples_of_formats_md_are_feasible_and_verify():
     from pathlib import Path
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "formats.md").read_text()
-    inputs = [json.loads(block) for block in re.findall(r"```json\n(.*?)```", text, re.S)
-              if '"nodes"' in block or '"demand"' in block]
+    inputs = [
+        json.loads(block)
+        for block in re.findall(r"```json\n(.*?)```", text, re.S)
+        if '"nodes"' in block or '"demand"' in block
+    ]
     assert len(inputs) == 2
     for doc in inputs:
         jsonschema.validate(doc, load_schema("graph"))
@@ -161,8 +191,16 @@ def test_duplicate_edges_and_null_ids_are_refused():
 def test_huge_multiplicities_are_read_exactly(tmp_path):
     graph, _ = graph_from_document({"demand": 4, "active_sets": {"u0": ["a"], "u1": ["a"]}})
     path = tmp_path / "d.json"
-    path.write_text(json.dumps({"assignments": [{"multiplicity": 10**30, "arms": {"u0": "a", "u1": "a"}},
-                                                {"multiplicity": 2, "arms": {"u0": "a", "u1": "a"}}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "assignments": [
+                    {"multiplicity": 10**30, "arms": {"u0": "a", "u1": "a"}},
+                    {"multiplicity": 2, "arms": {"u0": "a", "u1": "a"}},
+                ]
+            }
+        )
+    )
     _, m, _ = read_decomposition(path, graph)
     assert m.dtype == object and m.tolist() == [10**30, 2]
     report = anondecomp.verify(graph, 1, *read_decomposition(path, graph)[:2])
@@ -243,7 +281,7 @@ def _imports(name: str, path: str, modules) -> list[tuple[str, str, int]]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:  # from . import x, from ..io import y
-                parts = package.split(".")[:len(package.split(".")) - node.level + 1]
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join(parts + ([base] if base else []))
             for alias in node.names:
                 if f"{base}.{alias.name}" in modules:  # a submodule, imported by name
@@ -265,22 +303,38 @@ def _shared(module: str) -> bool:
 def test_no_module_imports_another_modules_private_names():
     modules = _modules()
     assert "anondecomp._formats" in modules
-    bad = [f"{os.path.relpath(path, PACKAGE)}:{line}: {name} from {source}"
-           for module, path in modules.items() for source, name, line in _imports(module, path, modules)
-           if source in modules and source != module and name.startswith("_") and not name.startswith("__")
-           and not _shared(source)]
-    assert not bad, "private names imported from another module (share them through anondecomp._formats):\n" \
-        + "\n".join(bad)
+    bad = [
+        f"{os.path.relpath(path, PACKAGE)}:{line}: {name} from {source}"
+        for module, path in modules.items()
+        for source, name, line in _imports(module, path, modules)
+        if source in modules
+        and source != module
+        and name.startswith("_")
+        and not name.startswith("__")
+        and not _shared(source)
+    ]
+    assert not bad, (
+        "private names imported from another module (share them through anondecomp._formats):\n" + "\n".join(bad)
+    )
 
 
 def test_the_readers_and_writers_import_each_other_without_a_cycle():
     modules = _modules()
-    edges = {m: {source for source, _, _ in _imports(m, modules[m], modules) if source in READERS_AND_WRITERS
-                 and source != m} for m in READERS_AND_WRITERS}
-    assert not any(source in READERS_AND_WRITERS for source, _, _ in
-                   _imports("anondecomp._formats", modules["anondecomp._formats"], modules))
-    assert edges == {"anondecomp.io": {"anondecomp.columnar", "anondecomp.compact"},
-                     "anondecomp.columnar": set(), "anondecomp.compact": {"anondecomp.columnar"}}
+    edges = {
+        m: {
+            source for source, _, _ in _imports(m, modules[m], modules) if source in READERS_AND_WRITERS and source != m
+        }
+        for m in READERS_AND_WRITERS
+    }
+    assert not any(
+        source in READERS_AND_WRITERS
+        for source, _, _ in _imports("anondecomp._formats", modules["anondecomp._formats"], modules)
+    )
+    assert edges == {
+        "anondecomp.io": {"anondecomp.columnar", "anondecomp.compact"},
+        "anondecomp.columnar": set(),
+        "anondecomp.compact": {"anondecomp.columnar"},
+    }
     done: list[str] = []
     while len(done) < len(edges):  # a topological order exists: no cycle, at module level or in a function
         ready = [m for m in edges if m not in done and edges[m] <= set(done)]

@@ -67,8 +67,10 @@ def test_types_from_edges_are_the_dense_types(seed, padding):
 @pytest.mark.parametrize("forced", ["all equal", "by length parity"])
 def test_types_stay_exact_when_the_hash_collides(monkeypatch, forced):
     """Every row hashes alike (or only two hashes exist): the check pair by pair must still separate them."""
-    collide = {"all equal": lambda ptr, arms, values: np.zeros(len(ptr) - 1, np.uint64),
-               "by length parity": lambda ptr, arms, values: (np.diff(ptr) % 2).astype(np.uint64)}[forced]
+    collide = {
+        "all equal": lambda ptr, arms, values: np.zeros(len(ptr) - 1, np.uint64),
+        "by length parity": lambda ptr, arms, values: (np.diff(ptr) % 2).astype(np.uint64),
+    }[forced]
     monkeypatch.setattr(lower_bound, "_row_hash", collide)
     rng = np.random.default_rng(7)
     for k in range(20):
@@ -78,14 +80,14 @@ def test_types_stay_exact_when_the_hash_collides(monkeypatch, forced):
 def test_rows_left_after_the_last_check_become_types_of_their_own(monkeypatch):
     """Past SPLIT_ROUNDS checks the rows still unmatched become singleton types: finer types, never merged
     ones, and the LP over them has the same value."""
-    w = np.array([[1, 0], [0, 1], [0, 1], [2, 0], [1, 0], [0, 1]], float)   # three distinct rows of one pair each
+    w = np.array([[1, 0], [0, 1], [0, 1], [2, 0], [1, 0], [0, 1]], float)  # three distinct rows of one pair each
     g = DemandGraph.from_weights(w)
     exact = lower_bound.lp_lower_bound(g, 1).value
     monkeypatch.setattr(lower_bound, "_row_hash", lambda ptr, arms, values: np.zeros(len(ptr) - 1, np.uint64))
     monkeypatch.setattr(lower_bound, "SPLIT_ROUNDS", 1)
     types = UserTypes.from_prepared(prepare(g, 1, False))
     of = types.of_user
-    assert of[0] == of[4] and len({of[0], of[1], of[2], of[3], of[5]}) == 5   # users 1, 2 and 5 split apart
+    assert of[0] == of[4] and len({of[0], of[1], of[2], of[3], of[5]}) == 5  # users 1, 2 and 5 split apart
     assert types.n_types == 5 and types.counts.sum() == 6
     assert lower_bound.lp_lower_bound(g, 1).value == pytest.approx(exact)
 
@@ -139,10 +141,13 @@ SCALE_SCRIPT = textwrap.dedent("""
 def test_a_graph_past_dense_cells_gets_a_certified_bound_above_the_trivial_one():
     """10^5 users x 600 arms (6 x 10^7 cells, past DENSE_CELLS, where the bound used to be the trivial one): the
     LP over 600 user types certifies 30 rounds against the trivial 20, in its own process within 2 GB."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "solvers"), str(ROOT / "src"),
-                                                         os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run([sys.executable, "-c", SCALE_SCRIPT], capture_output=True, text=True, timeout=120,
-                          env=env, cwd=ROOT)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "solvers"), str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", SCALE_SCRIPT], capture_output=True, text=True, timeout=120, env=env, cwd=ROOT
+    )
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["cells"] > out["dense_cells"]
@@ -156,7 +161,7 @@ def test_a_graph_past_dense_cells_gets_a_certified_bound_above_the_trivial_one()
 def test_a_type_level_model_above_max_pairs_gets_the_named_trivial_bound(monkeypatch):
     monkeypatch.setattr(lower_bound, "MAX_PAIRS", 1)
     monkeypatch.setattr(lower_bound, "fast_seed", lambda *args: [])
-    g = DemandGraph.from_batched(10, np.array([[1, 1]] * 4 + [[1, 0]], bool))   # 2 types, 3 pairs
+    g = DemandGraph.from_batched(10, np.array([[1, 1]] * 4 + [[1, 0]], bool))  # 2 types, 3 pairs
     bound = lower_bound.lp_lower_bound(g, 3)
     assert (bound.value, bound.converged, bound.how) == (10.0, False, lower_bound.TOO_LARGE)
     assert "MAX_PAIRS" in lower_bound.TOO_LARGE

@@ -101,10 +101,15 @@ def _randomized_one_block_at_a_time(graph, C, rng):
     drawn = []
     while (need > 0).any():
         u = rng.random((randomized.BATCH, graph.n_users))
-        block = np.array([[choices[i][int(u[r, i] * len(choices[i]))] for i in range(graph.n_users)]
-                          for r in range(randomized.BATCH)], dtype=np.int8)
+        block = np.array(
+            [
+                [choices[i][int(u[r, i] * len(choices[i]))] for i in range(graph.n_users)]
+                for r in range(randomized.BATCH)
+            ],
+            dtype=np.int8,
+        )
         for r in range(randomized.BATCH):
-            need -= coverage(block[r:r + 1], np.ones(1, np.int64), C, graph.n_arms)
+            need -= coverage(block[r : r + 1], np.ones(1, np.int64), C, graph.n_arms)
             drawn.append(block[r])
             if (need <= 0).all():
                 break
@@ -173,15 +178,15 @@ def test_polytope_reaches_lower_bound_on_a_large_u_batched_graph():
 
 def test_block_beats_greedy_when_polytope_does_not_apply():
     rng = np.random.default_rng(3)
-    N, K, C = 24, 6, 4           # total mass N = 24 < K(C+1) = 30: some column of w_hat is below C+1
+    N, K, C = 24, 6, 4  # total mass N = 24 < K(C+1) = 30: some column of w_hat is below C+1
     opt = np.repeat(np.arange(K), N // K)
     active = rng.random((N, K)) < 0.5
     active[np.arange(N), opt] = True
     graph = DemandGraph.from_batched(300, active)
     assert len(polytope_applies(graph, C))
     blk, grd = decompose(graph, C, "block"), decompose(graph, C, "greedy")
-    assert decompose(graph, C, "auto", improve=False).method == "block"   # the paper's route
-    best = decompose(graph, C, "auto")   # sessions first and the improvement step: never longer
+    assert decompose(graph, C, "auto", improve=False).method == "block"  # the paper's route
+    best = decompose(graph, C, "auto")  # sessions first and the improvement step: never longer
     _assert_valid(graph, C, best)
     assert best.total_assignments <= blk.total_assignments
     _assert_valid(graph, C, blk)
@@ -195,7 +200,7 @@ def test_every_vertex_route_is_exact_on_a_tight_instance(vertices):
     active = np.zeros((9, K), bool)
     for i in range(9):
         active[i, i % K] = True
-    active[:3] = True            # three users on every arm
+    active[:3] = True  # three users on every arm
     active[3:6, :] = np.eye(3, dtype=bool)
     graph = DemandGraph.from_batched(12, active)
     res = decompose(graph, C, "polytope", vertices=vertices)

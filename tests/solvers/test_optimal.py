@@ -65,7 +65,7 @@ def test_identical_users_are_one_type_and_realised_exactly():
     assert decompose(inst.graph, inst.C, "block").total_assignments > inst.graph.lower_bound
     res = decompose(inst.graph, inst.C, "optimal")
     assert verify(inst.graph, inst.C, res).valid
-    assert res.total_assignments == inst.graph.lower_bound   # the rotation meets D exactly
+    assert res.total_assignments == inst.graph.lower_bound  # the rotation meets D exactly
     assert res.info["gap"] == 0.0
     # the exact realisation of an integer face solution over user types, from block's faces
     prep = Prepared(inst.graph, inst.C, inst.graph.required, np.empty((0, 2), np.int64))
@@ -88,7 +88,7 @@ def test_time_limit_returns_a_valid_decomposition_with_its_gap():
 
 
 def test_best_effort_covers_everything_coverable():
-    active = np.array([[1, 1], [1, 0], [1, 0], [1, 1], [0, 1]], bool)   # arm 1 has 3 users, C = 3
+    active = np.array([[1, 1], [1, 0], [1, 0], [1, 1], [0, 1]], bool)  # arm 1 has 3 users, C = 3
     graph = DemandGraph.from_batched(6, active)
     with pytest.raises(anondecomp.InfeasibleError):
         decompose(graph, 3, "optimal")
@@ -122,7 +122,7 @@ def test_colour_face_meets_every_degree_and_group_size():
     rng = np.random.default_rng(1)
     C, L, n, m = 2, 9, 12, 3
     H = np.zeros((n, m), np.int64)
-    while not (H.sum(axis=0) >= (C + 1) * L).all():   # random rows with sum <= L, columns >= (C+1) L
+    while not (H.sum(axis=0) >= (C + 1) * L).all():  # random rows with sum <= L, columns >= (C+1) L
         H = np.stack([np.bincount(rng.integers(0, m, int(rng.integers(5, L + 1))), minlength=m) for _ in range(n)])
     classes = colour_face(H, L, C)
     assert sum(c for _, c in classes) == L
@@ -141,7 +141,6 @@ def test_transport_reports_infeasible_bounds():
     assert flow is not None and flow.sum() == 3
 
 
-
 @pytest.mark.parametrize("seed", range(3))
 def test_transport_agrees_with_the_lp_and_meets_every_bound(seed):
     # the max-flow route reads each edge's flow back by position among the edges it keeps (zero-capacity edges
@@ -153,7 +152,7 @@ def test_transport_agrees_with_the_lp_and_meets_every_bound(seed):
     for _ in range(150):
         n, m = (int(v) for v in rng.integers(1, 9, 2))
         er, ec = np.nonzero(rng.random((n, m)) < rng.uniform(0.3, 1.0))
-        cap = rng.integers(0, 4, len(er))                    # zero capacities included
+        cap = rng.integers(0, 4, len(er))  # zero capacities included
         row_lo = rng.integers(0, 3, n)
         row_hi = row_lo + rng.integers(0, 5, n)
         col_lo = rng.integers(0, 4, m)
@@ -170,6 +169,7 @@ def test_transport_agrees_with_the_lp_and_meets_every_bound(seed):
         assert ((flow >= 0) & (flow <= cap)).all()
         assert ((rows >= row_lo) & (rows <= row_hi)).all() and ((cols >= col_lo) & (cols <= col_hi)).all()
     assert feasible >= 20
+
 
 def test_cli_certify_and_optimal(tmp_path, capsys):
     graph = {"C": 2, "demand": 12, "active_sets": {f"u{i}": ["a", "b"] if i < 3 else ["b", "c"] for i in range(6)}}
@@ -207,7 +207,7 @@ def test_uncoloured_timeshare_seed_is_exact_at_large_demand(seed):
     prep = prepare(graph, C, False)
     chosen = auto_choice(graph, C, rng=np.random.default_rng(0))
     assert isinstance(chosen, TimeShared)
-    old = auto_decomposition(graph, C, rng=np.random.default_rng(0), improve=False)   # the coloured seed
+    old = auto_decomposition(graph, C, rng=np.random.default_rng(0), improve=False)  # the coloured seed
     assert old.method == "timeshare" and old.total_assignments == chosen.total_assignments
     assert verify(graph, C, old).valid
     types = UserTypes.from_required(prep.required, graph.support)

@@ -31,8 +31,13 @@ def brute_force(x, C, S):
     V_all = vertices_of(np.ones_like(x, bool), C, S)
     inside = False
     if len(V_all):
-        res = linprog(np.zeros(len(V_all)), A_eq=np.vstack([V_all.T, np.ones(len(V_all))]),
-                      b_eq=np.concatenate([x.ravel(), [1]]), bounds=(0, None), method="highs")
+        res = linprog(
+            np.zeros(len(V_all)),
+            A_eq=np.vstack([V_all.T, np.ones(len(V_all))]),
+            b_eq=np.concatenate([x.ravel(), [1]]),
+            bounds=(0, None),
+            method="highs",
+        )
         inside = res.status == 0
     V = vertices_of(x > 0, C, S)
     if len(V) == 0:
@@ -41,8 +46,15 @@ def brute_force(x, C, S):
     # max beta: V^T lam >= beta x, sum lam = 1
     c = np.concatenate([np.zeros(n), [-1.0]])
     A_ub = np.hstack([-V.T, x.ravel()[:, None]])
-    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(x.size), A_eq=np.concatenate([np.ones(n), [0]])[None, :],
-                  b_eq=[1], bounds=[(0, None)] * n + [(0, None)], method="highs")
+    res = linprog(
+        c,
+        A_ub=A_ub,
+        b_ub=np.zeros(x.size),
+        A_eq=np.concatenate([np.ones(n), [0]])[None, :],
+        b_eq=[1],
+        bounds=[(0, None)] * n + [(0, None)],
+        method="highs",
+    )
     return inside, np.inf if res.status == 3 else -res.fun
 
 
@@ -102,8 +114,8 @@ def test_caratheodory_invariants(extra, K, C, seed):
     assert np.abs(res.reconstruct(K) - x).max() < 1e-9
     for k in range(len(res.weights)):
         v = res.vertex_matrix(k, K)
-        assert check_membership(v, C, S).member          # every vertex is an integral point of P_C(S)
-        assert (v <= (x > 0)).all()                       # and stays on x's support
+        assert check_membership(v, C, S).member  # every vertex is an integral point of P_C(S)
+        assert (v <= (x > 0)).all()  # and stays on x's support
 
 
 def test_caratheodory_rejects_points_outside():

@@ -16,8 +16,9 @@ from anondecomp.bench import real, suite
 from anondecomp.methods.optimal import TIME_LIMIT_STATUS, optimal_decomposition
 from anondecomp.methods.slack import slack_decomposition
 
-OBD = Path(os.environ.get(suite.OBD_ARCHIVE_ENV, Path(__file__).resolve().parents[2] / "build" / "obd"
-                          / "obp-0.5.7.tar.gz"))
+OBD = Path(
+    os.environ.get(suite.OBD_ARCHIVE_ENV, Path(__file__).resolve().parents[2] / "build" / "obd" / "obp-0.5.7.tar.gz")
+)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -36,7 +37,7 @@ def test_slack_meets_the_lower_bound_on_a_log():
     g = real.powerlaw_log(1000, 100, C=10, seed=0)
     d = slack_decomposition(g, 10)
     assert anondecomp.verify(g, 10, d).valid
-    assert d.total_assignments == d.lower_bound == 50       # block needs 100 here
+    assert d.total_assignments == d.lower_bound == 50  # block needs 100 here
     assert anondecomp.decompose(g, 10, "block").total_assignments > d.total_assignments
 
 
@@ -55,11 +56,11 @@ def test_powerlaw_log_is_shaped_like_obd():
     again = real.powerlaw_log(3000, 200, C=10, seed=1)
     assert np.array_equal(g.weights, again.weights) and g.users == again.users
     assert set(np.unique(g.weights)) <= {0.0, 1.0} and (g.edge_weights == 1).all()
-    assert (g.arm_degrees >= 11).all()                              # every kept item is observable at C = 10
+    assert (g.arm_degrees >= 11).all()  # every kept item is observable at C = 10
     activity = np.diff(g.indptr)
-    assert 9 <= np.median(activity) <= 15                            # OBD's median is 12
+    assert 9 <= np.median(activity) <= 15  # OBD's median is 12
     popularity = np.sort(g.arm_degrees)[::-1]
-    assert popularity[0] > 3 * popularity[len(popularity) // 2]      # a head of popular items
+    assert popularity[0] > 3 * popularity[len(popularity) // 2]  # a head of popular items
 
 
 def test_the_committed_logs_are_drawn_unchanged():
@@ -74,7 +75,8 @@ def test_the_committed_logs_are_drawn_unchanged():
         g = real.powerlaw_log(N, M, C, s)
         row = rows[f"power-law N={N} items={M} seed={s}", C]
         assert (g.n_users, g.n_arms, g.nnz, g.lower_bound) == tuple(
-            int(row[k]) for k in ("users", "arms", "edges", "trivial_bound"))
+            int(row[k]) for k in ("users", "arms", "edges", "trivial_bound")
+        )
 
 
 def test_large_logs_are_drawn_sparse_with_the_documented_shape():
@@ -88,12 +90,12 @@ def test_large_logs_are_drawn_sparse_with_the_documented_shape():
         tracemalloc.stop()
     assert peak < 300 * 2**20
     assert (g.edge_weights == 1).all() and (g.edge_required == 1).all()
-    assert (g.arm_degrees >= 11).all()                              # items with >= C+1 users only
+    assert (g.arm_degrees >= 11).all()  # items with >= C+1 users only
     activity = np.diff(g.indptr)
-    assert activity.min() >= 1 and activity.max() == 500            # the cap: 0.1 x 5,000 items
-    assert 9 <= np.median(activity) <= 15                           # OBD's median is 12
-    popularity = g.arm_degrees                                      # items keep their rank order
-    assert popularity[:50].mean() > 5 * popularity[-500:].mean()   # a head of popular items
+    assert activity.min() >= 1 and activity.max() == 500  # the cap: 0.1 x 5,000 items
+    assert 9 <= np.median(activity) <= 15  # OBD's median is 12
+    popularity = g.arm_degrees  # items keep their rank order
+    assert popularity[:50].mean() > 5 * popularity[-500:].mean()  # a head of popular items
     again = real.powerlaw_log(20_000, 5_000, C=10, seed=3, max_share=0.1, sampler="rounds")
     assert np.array_equal(g.edge_users, again.edge_users) and np.array_equal(g.edge_arms, again.edge_arms)
     assert g.users == again.users and g.arms == again.arms
@@ -116,7 +118,7 @@ def test_both_samplers_draw_the_same_law():
             assert abs(pairs[i, j] / n - exact) < 5 * np.sqrt(exact * (1 - exact) / n)
     a = real.powerlaw_log(4000, 200, C=10, seed=0, sampler="gumbel")
     b = real.powerlaw_log(4000, 200, C=10, seed=0, sampler="rounds")
-    assert a.nnz == b.nnz                                           # the same activity draws, then the items
+    assert a.nnz == b.nnz  # the same activity draws, then the items
     assert np.corrcoef(a.arm_degrees, b.arm_degrees)[0, 1] > 0.98
     with pytest.raises(ValueError, match="sampler must be one of"):
         real.powerlaw_log(10, 10, 1, 0, sampler="dense")
@@ -142,8 +144,10 @@ def test_write_edge_table_round_trips(tmp_path):
     g = real.powerlaw_log(300, 50, C=3, seed=2)
     real.write_edge_table(g, tmp_path / "g.parquet", C=3)
     back, C = anondecomp.read_graph(tmp_path / "g.parquet")
-    assert C == 3 and np.array_equal(back.weights[np.argsort(back.users)][:, np.argsort(back.arms)],
-                                     g.weights[np.argsort(g.users)][:, np.argsort(g.arms)])
+    assert C == 3 and np.array_equal(
+        back.weights[np.argsort(back.users)][:, np.argsort(back.arms)],
+        g.weights[np.argsort(g.users)][:, np.argsort(g.arms)],
+    )
 
 
 def test_optimal_cut_by_its_time_limit_says_so():
@@ -156,13 +160,15 @@ def test_optimal_cut_by_its_time_limit_says_so():
 
 def test_real_suite_lists_the_documented_graphs():
     cases = suite.real_cases(None)
-    assert [c.label for c in cases] == [f"power-law N={N} items={M} C={C} seed={s}"
-                                        for N, M, C, s in suite.REAL_SYNTHETIC]
+    assert [c.label for c in cases] == [
+        f"power-law N={N} items={M} C={C} seed={s}" for N, M, C, s in suite.REAL_SYNTHETIC
+    ]
     assert len(suite.real_cases("archive.tar.gz")) == len(cases) + len(suite.REAL_C)
 
 
-@pytest.mark.skipif(not OBD.exists(), reason="the obp source archive is not here (benchmarks/real_graphs.py "
-                                             "fetches it into build/obd/)")
+@pytest.mark.skipif(
+    not OBD.exists(), reason="the obp source archive is not here (benchmarks/real_graphs.py fetches it into build/obd/)"
+)
 def test_obd_graph_at_C_50():
     g = real.obd_graph(OBD, 50)
     assert g.shape == (280, 77) and g.lower_bound == 1333

@@ -63,7 +63,7 @@ def test_is_built_from_the_edges_alone(monkeypatch):
 
     w = np.array([[2, 0, 1], [1, 0, 0], [1, 1, 0], [0, 3, 1]], float)
     support = w > 0
-    support[1, 2] = support[0, 1] = True                 # users 0 and 1 may pad arms they do not want
+    support[1, 2] = support[0, 1] = True  # users 0 and 1 may pad arms they do not want
     graph = DemandGraph.from_weights(w, support=support)
 
     def refuse(self):

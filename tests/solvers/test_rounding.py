@@ -16,7 +16,7 @@ def log_graph(seed: int, N: int = 40, K: int = 6, p: float = 0.6) -> DemandGraph
     rng = np.random.default_rng(seed)
     w = np.where(rng.random((N, K)) < p, rng.integers(1, 6, (N, K)), 0).astype(float)
     empty = w.sum(axis=1) == 0
-    w[empty, rng.integers(0, K, int(empty.sum()))] = 1.0   # every user wants something
+    w[empty, rng.integers(0, K, int(empty.sum()))] = 1.0  # every user wants something
     return DemandGraph.from_weights(w)
 
 
@@ -48,7 +48,7 @@ def test_polish_searches_past_round_removal_and_records_the_bound(seed, monkeypa
     g = log_graph(seed)
     C = 4
     greedy = decompose(g, C, method="greedy")
-    monkeypatch.setattr(improve, "shorter", lambda d, **kw: d)   # no rounds removed: the search alone
+    monkeypatch.setattr(improve, "shorter", lambda d, **kw: d)  # no rounds removed: the search alone
     polished = improve.polish(greedy, time_limit=20)
     assert verify(g, C, polished).valid
     assert polished.method in {f"greedy+{source}" for source in SOURCES}
@@ -108,5 +108,5 @@ def test_greedy_pricer_returns_a_vertex_of_P_C():
     per_arm = np.bincount(types.aj, weights=x, minlength=g.n_arms)
     per_type = np.bincount(types.ti, weights=x, minlength=types.n_types)
     assert x.sum() > 0
-    assert ((per_arm == 0) | (per_arm >= C + 1)).all()   # every open arm holds C+1 users
-    assert (per_type <= types.counts).all()              # a user on at most one arm
+    assert ((per_arm == 0) | (per_arm >= C + 1)).all()  # every open arm holds C+1 users
+    assert (per_type <= types.counts).all()  # a user on at most one arm

@@ -23,8 +23,7 @@ from tests.solvers.strategies import batched_graphs, random_support, weighted_gr
 def write_table(path, support: np.ndarray, D, C: int | None = None, user_offset: int = 0) -> None:
     u, a = np.nonzero(support)
     meta = {"demand": json.dumps(D)} | ({} if C is None else {"C": json.dumps(C)})
-    pq.write_table(pa.table({"user": u + user_offset, "arm": a.astype(np.int16)}).replace_schema_metadata(meta),
-                   path)
+    pq.write_table(pa.table({"user": u + user_offset, "arm": a.astype(np.int16)}).replace_schema_metadata(meta), path)
 
 
 def graph_of(data: scale.BatchedSupport) -> DemandGraph:
@@ -38,7 +37,7 @@ def test_every_shard_is_feasible_and_the_merge_verifies_exactly(tmp_path_factory
     data = scale.from_graph(graph)
     shard = phases.make_shards(data.support, C, shards, seed)
     counts = phases.shard_counts(data.support, shard, shards)
-    assert not ((counts > 0) & (counts <= C)).any()            # every arm: 0 or >= C+1 users in every shard
+    assert not ((counts > 0) & (counts <= C)).any()  # every arm: 0 or >= C+1 users in every shard
     out = tmp_path_factory.mktemp("sharded") / "out"
     res = scale.decompose_sharded(data, C, f"{out}/", n_shards=shards, seed=seed)
     assert res.total_assignments == max(res.shard_rounds) >= graph.lower_bound
@@ -53,12 +52,12 @@ def test_the_sink_keeps_the_users_of_a_thin_arm_together():
     C = 4
     support = random_support(400, 6, 0)
     support[:, 5] = False
-    support[::80, 5] = True                                    # arm 5: 5 = C+1 users, spread over all shards
+    support[::80, 5] = True  # arm 5: 5 = C+1 users, spread over all shards
     shard = phases.make_shards(support, C, 4, seed=1)
     assert set(shard[support[:, 5]]) == {0}
     counts = phases.shard_counts(support, shard, 4)
     assert not ((counts > 0) & (counts <= C)).any()
-    assert (np.bincount(shard, minlength=4)[1:] > 50).all()    # the other shards keep most users
+    assert (np.bincount(shard, minlength=4)[1:] > 50).all()  # the other shards keep most users
 
 
 def test_an_arm_with_too_few_users_is_refused_by_name():
@@ -96,15 +95,17 @@ def test_a_sharded_part_directory_gets_the_permissions_of_any_written_directory(
 def test_a_thin_phase_is_detected_and_the_shard_falls_back():
     support = np.zeros((12, 2), bool)
     support[:6, 0] = support[6:, 1] = True
-    support[0, 1] = True        # user 0 leaves arm 0 for arm 1 half-way: arm 0 then holds 5 = C users
+    support[0, 1] = True  # user 0 leaves arm 0 for arm 1 half-way: arm 0 then holds 5 = C users
     rows, ok = phases.phase_rows(support, 10, 10, 5)
     assert not ok
     _, R, method = scale.solve_shard(support, 10, 10, 5)
     assert method != "phase" and R >= 10
 
 
-@pytest.mark.parametrize(("N", "K", "seed"), [(300, 20, 0), (300, 20, 1), (500, 30, 2), (700, 40, 3),
-                                              (1000, 50, 0), (1000, 50, 1), (1000, 50, 4)])
+@pytest.mark.parametrize(
+    ("N", "K", "seed"),
+    [(300, 20, 0), (300, 20, 1), (500, 30, 2), (700, 40, 3), (1000, 50, 0), (1000, 50, 1), (1000, 50, 4)],
+)
 def test_thin_phase_schedules_are_recruited_to_the_lower_bound(tmp_path, N, K, seed):
     """Few users per arm and round (N / K = 15..25 against C+1 = 11): the phase rule leaves thin arm-rounds
     (the case of 10^3 users x 50 arms), recruit_rows repairs them at R = LB; the exact verifier checks."""
@@ -123,15 +124,14 @@ def test_thin_phase_schedules_are_recruited_to_the_lower_bound(tmp_path, N, K, s
 def test_recruit_rows_refuses_what_it_cannot_repair():
     support = np.zeros((12, 2), bool)
     support[:6, 0] = support[6:, 1] = True
-    support[0, 1] = True        # arm 0 holds 5 = C users for half the rounds and nobody can join it
+    support[0, 1] = True  # arm 0 holds 5 = C users for half the rounds and nobody can join it
     rows, _ = phases.phase_rows(support, 10, 10, 5)
     _, ok = phases.recruit_rows(support, 10, 5, rows)
     assert not ok
 
 
 def test_merged_R_is_within_two_percent_of_the_single_machine_R():
-    data = scale.BatchedSupport(random_support(30_000, 20, 5), 1000, np.arange(30_000),
-                                tuple(map(str, range(20))))
+    data = scale.BatchedSupport(random_support(30_000, 20, 5), 1000, np.arange(30_000), tuple(map(str, range(20))))
     single = anondecomp.decompose(graph_of(data), 10, method="auto").total_assignments
     merged = scale.decompose_sharded(data, 10, n_shards=8).total_assignments
     assert merged <= 1.02 * single
@@ -152,7 +152,7 @@ def test_the_table_reader_streams_the_support_of_integer_ids(tmp_path):
         scale.read_batched(tmp_path / "dup.parquet", demand=5)
     with pytest.raises(InvalidInputError, match="demand"):
         scale.read_batched(tmp_path / "dup.parquet")
-    write_table(tmp_path / "far.parquet", support, 30, user_offset=10**12)   # sparse ids: factorised
+    write_table(tmp_path / "far.parquet", support, 30, user_offset=10**12)  # sparse ids: factorised
     far, _ = scale.read_batched(tmp_path / "far.parquet")
     order = [int(a) for a in far.arms]
     assert np.array_equal(far.support, support[:, order]) and far.users[0] == str(10**12)
@@ -184,8 +184,12 @@ def test_batched_demand_is_a_D_that_requires_every_users_rounds_or_none(users):
 
 def weighted_table(path, support: np.ndarray, weights: np.ndarray, C: int) -> None:
     u, a = np.nonzero(support)
-    pq.write_table(pa.table({"user": u, "arm": a.astype(np.int16), "weight": weights[u, a]})
-                   .replace_schema_metadata({"C": json.dumps(C)}), path)
+    pq.write_table(
+        pa.table({"user": u, "arm": a.astype(np.int16), "weight": weights[u, a]}).replace_schema_metadata(
+            {"C": json.dumps(C)}
+        ),
+        path,
+    )
 
 
 def test_an_edge_table_of_batched_weights_is_streamed_as_batched(tmp_path):
@@ -231,8 +235,9 @@ def test_the_batched_test_reads_the_edges_and_a_sparse_batched_table_stays_spars
     N, K = 200_000, 100_000
     u = np.repeat(np.arange(N), 3)
     a = (u % K + np.tile([0, 33_333, 66_666], N)) % K
-    pq.write_table(pa.table({"user": u, "arm": a}).replace_schema_metadata({"demand": "10", "C": "2"}),
-                   tmp_path / "b.parquet")
+    pq.write_table(
+        pa.table({"user": u, "arm": a}).replace_schema_metadata({"demand": "10", "C": "2"}), tmp_path / "b.parquet"
+    )
     tracemalloc.start()
     try:
         data, C = scale.read_support(tmp_path / "b.parquet")
@@ -259,11 +264,13 @@ def test_shards_on_a_local_dask_cluster_write_the_same_parts(tmp_path):
     distributed = pytest.importorskip("distributed")
     data = scale.BatchedSupport(random_support(6000, 8, 4), 100, np.arange(6000), tuple(map(str, range(8))))
     local = scale.decompose_sharded(data, 5, f"{tmp_path}/local/", n_shards=3)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
-                                  host="127.0.0.1", dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=None
+    ) as cluster:
         # named like a file: a part directory of that name (as Dask names a dataset)
-        remote = scale.decompose_sharded(data, 5, tmp_path / "dask.parquet", n_shards=3,
-                                         scheduler=cluster.scheduler_address)
+        remote = scale.decompose_sharded(
+            data, 5, tmp_path / "dask.parquet", n_shards=3, scheduler=cluster.scheduler_address
+        )
     assert remote.total_assignments == local.total_assignments == data.lower_bound
     for part in sorted((tmp_path / "local").iterdir()):
         assert pq.read_table(part).equals(pq.read_table(tmp_path / "dask.parquet" / part.name))
@@ -297,10 +304,13 @@ def test_a_sharded_output_named_like_a_file_is_a_part_directory_of_that_name(tmp
     assert (tmp_path / "file.parquet").read_bytes() == b"keep"
 
 
-@pytest.mark.parametrize("extra, message", [
-    (["--method", "greedy"], "--method does not apply with --shards"),
-    (["-o", "out.json"], "-o out.json: a sharded decomposition is written as a Parquet part directory"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--method", "greedy"], "--method does not apply with --shards"),
+        (["-o", "out.json"], "-o out.json: a sharded decomposition is written as a Parquet part directory"),
+    ],
+)
 def test_sharding_options_are_checked_in_one_line(tmp_path, capsys, monkeypatch, extra, message):
     monkeypatch.chdir(tmp_path)
     write_table(tmp_path / "g.parquet", random_support(100, 3, 1), 60, C=4)
@@ -310,6 +320,7 @@ def test_sharding_options_are_checked_in_one_line(tmp_path, capsys, monkeypatch,
 
 
 # -- general (sparse) graphs -------------------------------------------------------------------------------
+
 
 def sparse_general_graph(N: int, K: int, C: int, seed: int, thin: int = 3, pad: float = 0.0) -> DemandGraph:
     """A random sparse log with integer weights 1-3: 2-5 arms per user among arms ``thin..K-1``, and arms
@@ -348,7 +359,7 @@ def test_a_sparse_general_graph_is_sharded_feasibly_and_the_merge_verifies(tmp_p
     assert_feasible_shards(graph, C, shard, shards)
     sizes = np.bincount(shard, minlength=shards)
     if shards > 1:
-        assert (sizes[1:] > 150).all()                         # the thin-ish arms do not drain the shards
+        assert (sizes[1:] > 150).all()  # the thin-ish arms do not drain the shards
     res = scale.decompose_sharded(graph, C, f"{tmp_path}/out/", n_shards=shards, seed=3)
     assert res.shard_users == tuple(int(n) for n in sizes if n) and sum(res.shard_users) == graph.n_users
     # each shard's R is that of auto on its users' sub-graph; the merge runs them side by side: R = their maximum
@@ -370,14 +381,15 @@ def test_a_sparse_general_graph_is_sharded_feasibly_and_the_merge_verifies(tmp_p
 def test_the_sparse_rule_is_the_dense_rule_on_a_batched_graph():
     support = random_support(3000, 8, 1)
     support[:, 7] = False
-    support[::500, 7] = support[1::500, 7] = True             # arm 7: 12 users, thin in every shard of 4
+    support[::500, 7] = support[1::500, 7] = True  # arm 7: 12 users, thin in every shard of 4
     support[~support.any(axis=1), 0] = True
     graph = DemandGraph.from_batched(60, support)
     for shards in (1, 3, 4):
         shard = scale.graph_shards(graph, 5, shards, seed=2)
         assert np.array_equal(shard, phases.make_shards(support, 5, shards, seed=2))
-        assert np.array_equal(scale.graph_shard_counts(graph, shard, shards)[0],
-                              phases.shard_counts(support, shard, shards))
+        assert np.array_equal(
+            scale.graph_shard_counts(graph, shard, shards)[0], phases.shard_counts(support, shard, shards)
+        )
 
 
 def test_the_sink_pulls_the_support_users_of_an_arm_wanted_in_it():
@@ -388,21 +400,25 @@ def test_the_sink_pulls_the_support_users_of_an_arm_wanted_in_it():
     C, N = 4, 2000
     rng = np.random.default_rng(7)
     u = np.repeat(np.arange(N), 3)
-    a = (u % 40 + np.tile([0, 13, 27], N)) % 40 + 1               # arms 1..40, 150 users each
+    a = (u % 40 + np.tile([0, 13, 27], N)) % 40 + 1  # arms 1..40, 150 users each
     w = rng.integers(1, 4, len(u)).astype(float)
     wanters, padders = np.array([100, 1100]), np.array([300, 900, 1700])
     u, a = np.r_[u, wanters, padders], np.r_[a, [0] * 5]
     w = np.r_[w, [3.0, 1.0], [0.0] * 3]
-    graph = DemandGraph.from_weights(csr_array((w, (u, a)), shape=(N, 41)), arms=["rare", *map(str, range(40))],
-                                     support=csr_array((np.ones(len(u), bool), (u, a)), shape=(N, 41)))
+    graph = DemandGraph.from_weights(
+        csr_array((w, (u, a)), shape=(N, 41)),
+        arms=["rare", *map(str, range(40))],
+        support=csr_array((np.ones(len(u), bool), (u, a)), shape=(N, 41)),
+    )
     assert graph.arm_degrees[0] == C + 1 and graph.wanted_arms[0]
     shard = scale.graph_shards(graph, C, 4, seed=0)
     assert set(shard[np.r_[wanters, padders]]) == {0}
     assert_feasible_shards(graph, C, shard, 4)
-    assert (np.bincount(shard, minlength=4)[1:] > 300).all()      # the other shards keep most users
+    assert (np.bincount(shard, minlength=4)[1:] > 300).all()  # the other shards keep most users
     # without the padders' zero-demand support the arm is infeasible: refused by name before sharding
-    thin = DemandGraph.from_weights(csr_array((w[:-3], (u[:-3], a[:-3])), shape=(N, 41)),
-                                    arms=["rare", *map(str, range(40))])
+    thin = DemandGraph.from_weights(
+        csr_array((w[:-3], (u[:-3], a[:-3])), shape=(N, 41)), arms=["rare", *map(str, range(40))]
+    )
     with pytest.raises(InfeasibleError, match=r"^arm\(s\) 'rare' are wanted by fewer than C\+1 = 5 users"):
         scale.decompose_sharded(thin, C, n_shards=4)
 
@@ -433,12 +449,12 @@ def test_a_sharded_general_graph_is_never_held_dense(tmp_path, monkeypatch):
     assert peak < 48 * 2**20
     assert sum(p.nnz for p in pieces) == graph.nnz
     assert all(len(pickle.dumps(p)) < 32 * p.nnz + 2**16 for p in pieces if p.nnz)
-    small = three_arm_log(4_000, 200)                                        # 60 users an arm
-    assert scale.batched_support(small) is None                              # a general graph
+    small = three_arm_log(4_000, 200)  # 60 users an arm
+    assert scale.batched_support(small) is None  # a general graph
     monkeypatch.setattr(phases, "_dense", lambda *a: pytest.fail("a dense view of the graph was built"))
     res = scale.decompose_sharded(small, 3, f"{tmp_path}/out/", n_shards=2)
     assert len(res.shard_users) == 2 and res.total_assignments == max(res.shard_rounds) >= small.lower_bound
-    assert not small._dense                                                  # no weights, support, required
+    assert not small._dense  # no weights, support, required
     assert verify_compact(small, 3, tmp_path / "out").valid
 
 
@@ -447,10 +463,12 @@ def test_a_general_graph_on_a_local_dask_cluster_equals_the_local_run(tmp_path):
     C = 4
     graph = sparse_general_graph(2000, 40, C, seed=11, pad=0.1)
     local = scale.decompose_sharded(graph, C, f"{tmp_path}/local/", n_shards=3)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, protocol="tcp",
-                                  host="127.0.0.1", dashboard_address=None) as cluster:
-        remote = scale.decompose_sharded(graph, C, tmp_path / "dask.parquet", n_shards=3,
-                                         scheduler=cluster.scheduler_address)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, protocol="tcp", host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        remote = scale.decompose_sharded(
+            graph, C, tmp_path / "dask.parquet", n_shards=3, scheduler=cluster.scheduler_address
+        )
     assert remote.total_assignments == local.total_assignments and remote.shard_rounds == local.shard_rounds
     assert len(local.shard_users) == 3
     for part in sorted((tmp_path / "local").iterdir()):
@@ -475,8 +493,14 @@ def test_shard_rows_come_in_blocks_of_whole_users_and_a_shard_without_demand_par
     piece = scale.GraphShard.of(graph, np.arange(6))
     R0, _, n = scale.graph_shard_task(piece, 1, spill=str(tmp_path / "rows.parquet"))
     assert R0 == 0 and n == 6
-    scale.finish_part(str(tmp_path / "rows.parquet"), 7, np.array(list(graph.users), object),
-                      np.array(list(graph.arms), object), str(tmp_path / "part.parquet"), {"C": 1})
+    scale.finish_part(
+        str(tmp_path / "rows.parquet"),
+        7,
+        np.array(list(graph.users), object),
+        np.array(list(graph.arms), object),
+        str(tmp_path / "part.parquet"),
+        {"C": 1},
+    )
     table = pq.read_table(tmp_path / "part.parquet").to_pydict()
     assert table["arm"] == ["a0"] * 6 and table["first_round"] == [0] * 6 and table["rounds"] == [7] * 6
     assert not (tmp_path / "rows.parquet").exists()

@@ -76,9 +76,9 @@ def test_optimal_refuses_users_x_arms_above_the_limit_and_auto_decomposes_it():
         anondecomp.decompose(g, 4, method="polytope")
     res = anondecomp.decompose(g, 4)
     assert res.method == "sessions" and verify(g, 4, res).valid and res.total_assignments == g.lower_bound
-    bound = anondecomp.lp_lower_bound(g, 4)   # no seed: sessions, the fast seed past DENSE_CELLS, meet the bound
+    bound = anondecomp.lp_lower_bound(g, 4)  # no seed: sessions, the fast seed past DENSE_CELLS, meet the bound
     assert (bound.value, bound.how, bound.converged) == (g.lower_bound, MET_BY.format("sessions"), True)
-    assert not g._dense                       # no weights, support, required
+    assert not g._dense  # no weights, support, required
 
 
 def test_randomized_runs_on_the_edges_of_a_graph_above_dense_cells_and_a_seed_fixes_it():
@@ -100,20 +100,21 @@ def one_arm_each(n_users: int, n_arms: int, demand: float, extra_arms: int = 0) 
     active = csr_array((np.ones(n_users, bool), (users, users % n_arms)), shape=(n_users, n_arms + extra_arms))
     if not extra_arms:
         return DemandGraph.from_batched(demand, active)
-    support = active + csr_array((np.ones(n_users, bool), (users, n_arms + users % extra_arms)),
-                                 shape=active.shape)
+    support = active + csr_array((np.ones(n_users, bool), (users, n_arms + users % extra_arms)), shape=active.shape)
     return DemandGraph.from_batched(demand, active, support=support)
 
 
 def test_randomized_refuses_before_drawing_when_its_draws_would_not_fit():
-    g = one_arm_each(200_000, 10, 3_000)    # every draw is informative: 3000 draws x 2 x 10^5 users
+    g = one_arm_each(200_000, 10, 3_000)  # every draw is informative: 3000 draws x 2 x 10^5 users
     assert g.n_users * g.n_arms < DENSE_CELLS
-    with pytest.raises(MethodNotApplicableError, match="method 'randomized' would build 3000 assignments "
-                       "\\(the draws it expects to need, at least\\) x 200000 users = 6e\\+08 cells.*OUTPUT_CELLS"
-                       ) as err:
+    with pytest.raises(
+        MethodNotApplicableError,
+        match="method 'randomized' would build 3000 assignments "
+        "\\(the draws it expects to need, at least\\) x 200000 users = 6e\\+08 cells.*OUTPUT_CELLS",
+    ) as err:
         anondecomp.decompose(g, 4, method="randomized")
     assert "\n" not in str(err.value)
-    small = one_arm_each(2_000, 10, 3_000)    # the same with 2,000 users: 6 x 10^6 cells, drawn
+    small = one_arm_each(2_000, 10, 3_000)  # the same with 2,000 users: 6 x 10^6 cells, drawn
     res = anondecomp.decompose(small, 4, method="randomized")
     assert verify(small, 4, res).valid and res.total_assignments == 3_000
 
@@ -136,10 +137,12 @@ def test_randomized_stops_drawing_at_the_output_limit(monkeypatch):
 
 
 def test_block_and_polytope_refuse_by_their_own_point_only():
-    g = one_arm_each(100_000, 600, 1)   # both take every arm in one face: 10^5 users x 600 arms
+    g = one_arm_each(100_000, 600, 1)  # both take every arm in one face: 10^5 users x 600 arms
     for method, what in (("block", "its largest block's point"), ("polytope", "its point w/D on the wanted arms")):
-        with pytest.raises(MethodNotApplicableError, match=f"method '{method}': {what}, 100000 users x 600 arms = "
-                           "6e\\+07 cells, is above DENSE_CELLS") as err:
+        with pytest.raises(
+            MethodNotApplicableError,
+            match=f"method '{method}': {what}, 100000 users x 600 arms = 6e\\+07 cells, is above DENSE_CELLS",
+        ) as err:
             anondecomp.decompose(g, 4, method=method)
         assert "\n" not in str(err.value)
     assert not g._dense
@@ -153,7 +156,7 @@ def test_block_and_polytope_refuse_by_their_own_point_only():
 
 
 def test_greedy_refuses_an_output_above_its_limit_and_works_sparse_below():
-    g = sparse_catalogue(50_000, 20_000)   # 20,000 wanted items x 50,000 users: 10^9 cells of output
+    g = sparse_catalogue(50_000, 20_000)  # 20,000 wanted items x 50,000 users: 10^9 cells of output
     with pytest.raises(MethodNotApplicableError, match="OUTPUT_CELLS"):
         anondecomp.decompose(g, 4, method="greedy")
     small = sparse_catalogue(2_000, 400)

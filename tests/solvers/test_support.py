@@ -32,14 +32,14 @@ from anondecomp.validation import prepare
 from tests.solvers.strategies import supported_graphs
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-METHODS = anondecomp.METHODS   # auto, greedy, block, polytope, randomized, slack, optimal
+METHODS = anondecomp.METHODS  # auto, greedy, block, polytope, randomized, slack, optimal
 
 
 def padding_graph() -> tuple[DemandGraph, int]:
     """C = 2. Arm 'a' has two users with demand and one user with zero demand (u2, support {b, a}): only u2
     makes a's groups reach C+1 = 3. Arm 'b' comes first, so a user parked on its first support arm (what a
     method ignoring padding does) sits on 'b' and leaves 'a' with two users: never informative."""
-    w = np.array([[0, 3], [0, 3], [0, 0], [3, 0], [3, 0], [3, 0]], float)   # arms (b, a)
+    w = np.array([[0, 3], [0, 3], [0, 0], [3, 0], [3, 0], [3, 0]], float)  # arms (b, a)
     support = w > 0
     support[2] = True
     return DemandGraph.from_weights(w, ["u0", "u1", "u2", "u3", "u4", "u5"], ["b", "a"], support=support), 2
@@ -58,6 +58,7 @@ def assert_valid(graph, C, res, **kw):
 
 
 # -- the graph ---------------------------------------------------------------------------------------------
+
 
 def test_support_defaults_to_the_demand_and_keeps_every_message():
     g = DemandGraph.from_weights([[1, 0], [0.5, 2]])
@@ -78,18 +79,29 @@ def test_a_user_with_zero_demand_is_valid_with_a_support():
     assert b.support[1].tolist() == [True, False]
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda: DemandGraph.from_weights([[1, 2], [0, 0]], support=[[1, 0], [1, 1]]),
-     r"^user 'u0' has positive weight on arm 'a1', which is not in its support$"),
-    (lambda: DemandGraph.from_weights([[1, 0], [0, 0]], ["x", "y"], support=[[1, 0], [0, 0]]),
-     r"^user 'y' has an empty support \(no arm it may play\)$"),
-    (lambda: DemandGraph.from_weights([[1, 0]], support=[[1, 0, 0]]), "support must have the shape"),
-    (lambda: DemandGraph.from_weights([[1, 0]], support=[[2, 0]]), "support must hold booleans"),
-    (lambda: DemandGraph.from_batched(4, [[1, 1], [0, 0]], support=[[1, 0], [1, 1]]),
-     r"^user 'u0' has in its active set arm 'a1', which is not in its support$"),
-    (lambda: DemandGraph.from_batched(4, [[1, 1], [0, 0]], support=[[1, 1], [0, 0]]),
-     r"^user 'u1' has an empty support"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (
+            lambda: DemandGraph.from_weights([[1, 2], [0, 0]], support=[[1, 0], [1, 1]]),
+            r"^user 'u0' has positive weight on arm 'a1', which is not in its support$",
+        ),
+        (
+            lambda: DemandGraph.from_weights([[1, 0], [0, 0]], ["x", "y"], support=[[1, 0], [0, 0]]),
+            r"^user 'y' has an empty support \(no arm it may play\)$",
+        ),
+        (lambda: DemandGraph.from_weights([[1, 0]], support=[[1, 0, 0]]), "support must have the shape"),
+        (lambda: DemandGraph.from_weights([[1, 0]], support=[[2, 0]]), "support must hold booleans"),
+        (
+            lambda: DemandGraph.from_batched(4, [[1, 1], [0, 0]], support=[[1, 0], [1, 1]]),
+            r"^user 'u0' has in its active set arm 'a1', which is not in its support$",
+        ),
+        (
+            lambda: DemandGraph.from_batched(4, [[1, 1], [0, 0]], support=[[1, 1], [0, 0]]),
+            r"^user 'u1' has an empty support",
+        ),
+    ],
+)
 def test_bad_supports_name_the_user_and_arm(make, message):
     with pytest.raises(InvalidInputError, match=message):
         make()
@@ -97,17 +109,18 @@ def test_bad_supports_name_the_user_and_arm(make, message):
 
 def test_thin_arms_count_the_users_that_may_pad():
     graph, C = padding_graph()
-    assert graph.thin_arms(C).size == 0                    # 'a': u0, u1 with demand and u2 padding
-    assert graph.thin_arms(3).tolist() == [1]              # C+1 = 4: 'b' has u2 to u5, 'a' only three users
+    assert graph.thin_arms(C).size == 0  # 'a': u0, u1 with demand and u2 padding
+    assert graph.thin_arms(3).tolist() == [1]  # C+1 = 4: 'b' has u2 to u5, 'a' only three users
     support = graph.support.copy()
-    support[2, 1] = False                                  # u2 may only play 'b'
+    support[2, 1] = False  # u2 may only play 'b'
     no_pad = DemandGraph.from_weights(graph.weights, graph.users, graph.arms, support=support)
-    assert no_pad.thin_arms(C).tolist() == [1]             # without u2, 'a' can never be observed
+    assert no_pad.thin_arms(C).tolist() == [1]  # without u2, 'a' can never be observed
     with pytest.raises(InfeasibleError, match="'a'"):
         decompose(no_pad, C, method="greedy")
 
 
 # -- every method, every output through the exact verifier ----------------------------------------------
+
 
 @pytest.mark.parametrize("method", METHODS)
 def test_a_zero_demand_user_completes_the_group_in_every_method(method):
@@ -115,7 +128,7 @@ def test_a_zero_demand_user_completes_the_group_in_every_method(method):
     res = run(graph, C, method)
     assert_valid(graph, C, res)
     with_u2 = (res.assignments[:, :3] == 1).all(axis=1)
-    assert res.multiplicities[with_u2].sum() >= 3          # u0 and u1 learn on 'a' only beside u2
+    assert res.multiplicities[with_u2].sum() >= 3  # u0 and u1 learn on 'a' only beside u2
     # the same schedule with u2 parked on its first support arm instead is invalid: u2 was needed
     parked = res.assignments.copy()
     parked[:, 2] = 0
@@ -145,7 +158,7 @@ def test_every_method_is_valid_on_random_supports(case):
         try:
             res = run(graph, C, method, seed=1)
         except MethodNotApplicableError:
-            assert method == "polytope"   # the one method with a precondition (Corollary 1): a clear refusal
+            assert method == "polytope"  # the one method with a precondition (Corollary 1): a clear refusal
             continue
         assert_valid(graph, C, res)
         totals[method] = res.total_assignments
@@ -161,7 +174,7 @@ def test_every_method_is_valid_on_random_supports(case):
 @given(supported_graphs(max_C=2))
 def test_best_effort_with_supports(case):
     graph, C = case
-    C += 1   # some arms may now be thin: best effort covers the rest
+    C += 1  # some arms may now be thin: best effort covers the rest
     for method in ("auto", "greedy", "block", "slack", "randomized"):
         res = run(graph, C, method, best_effort=True, seed=0)
         report = verify(graph, C, res, best_effort=True)
@@ -178,9 +191,9 @@ def test_no_user_with_demand_gives_the_empty_decomposition(method):
 def test_a_batched_graph_with_stopped_users():
     """Algorithm 1's situation: users that stopped keep playing their recommendation and pad its groups."""
     active = np.zeros((9, 3), bool)
-    active[:2, 0] = active[3:6, 1] = active[6:, 2] = True    # arm 0 wanted by two users only
+    active[:2, 0] = active[3:6, 1] = active[6:, 2] = True  # arm 0 wanted by two users only
     support = active.copy()
-    support[2, 0] = True                                     # the stopped user recommended arm 0
+    support[2, 0] = True  # the stopped user recommended arm 0
     graph = DemandGraph.from_batched(12, active, support=support)
     for method in METHODS:
         res = run(graph, 2, method)
@@ -189,6 +202,7 @@ def test_a_batched_graph_with_stopped_users():
 
 
 # -- lower bounds -----------------------------------------------------------------------------------------
+
 
 def test_user_types_keep_supports_apart():
     req = np.array([[1, 0], [1, 0], [0, 0], [0, 0]])
@@ -220,17 +234,18 @@ def test_the_aggregate_relaxation_counts_padding_users():
     graph, C = padding_graph()
     model = aggregate_relaxation(graph, C)
     assert model.solve() == pytest.approx(3.0)
-    assert [2, 1] in model.pairs.tolist()          # u2's padding pair on 'a'
+    assert [2, 1] in model.pairs.tolist()  # u2's padding pair on 'a'
 
 
 # -- the sharded path --------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("shards", [1, 3])
 def test_sharded_decomposition_of_a_general_graph_with_supports(tmp_path, shards):
     rng = np.random.default_rng(5)
     N, K, C = 90, 4, 2
     w = rng.integers(1, 4, (N, K)) * (rng.random((N, K)) < 0.4).astype(float)
-    w[:30] = 0.0                                             # a third of the users have zero demand
+    w[:30] = 0.0  # a third of the users have zero demand
     support = (w > 0) | (rng.random((N, K)) < 0.3)
     support[~support.any(axis=1), 0] = True
     graph = DemandGraph.from_weights(w, support=support)
@@ -257,11 +272,19 @@ def test_a_shard_without_demand_still_places_its_users():
 
 # -- formats -----------------------------------------------------------------------------------------------
 
+
 def test_a_zero_weight_link_is_support_without_demand():
-    doc = {"C": 2, "nodes": [{"id": n, "bipartite": 0} for n in ("u0", "u1", "u2")]
-           + [{"id": "b", "bipartite": 1}, {"id": "a", "bipartite": 1}],
-           "links": [{"source": "u0", "target": "a", "weight": 3}, {"source": "u1", "target": "a", "weight": 3},
-                     {"source": "u2", "target": "a", "weight": 0}, {"source": "u2", "target": "b", "weight": 0}]}
+    doc = {
+        "C": 2,
+        "nodes": [{"id": n, "bipartite": 0} for n in ("u0", "u1", "u2")]
+        + [{"id": "b", "bipartite": 1}, {"id": "a", "bipartite": 1}],
+        "links": [
+            {"source": "u0", "target": "a", "weight": 3},
+            {"source": "u1", "target": "a", "weight": 3},
+            {"source": "u2", "target": "a", "weight": 0},
+            {"source": "u2", "target": "b", "weight": 0},
+        ],
+    }
     jsonschema = pytest.importorskip("jsonschema")
     jsonschema.validate(doc, load_schema("graph"))
     graph, C = graph_from_document(doc)
@@ -275,8 +298,10 @@ def test_a_zero_weight_link_is_support_without_demand():
 
 
 def test_old_node_link_files_keep_their_meaning():
-    doc = {"nodes": [{"id": "u", "bipartite": 0}, {"id": "v", "bipartite": 0}, {"id": "a", "bipartite": 1}],
-           "links": [{"source": "u", "target": "a", "weight": 1}]}
+    doc = {
+        "nodes": [{"id": "u", "bipartite": 0}, {"id": "v", "bipartite": 0}, {"id": "a", "bipartite": 1}],
+        "links": [{"source": "u", "target": "a", "weight": 1}],
+    }
     with pytest.raises(InvalidInputError, match=r"user 'v' has no demand \(all weights 0\)"):
         graph_from_document(doc)
     with_zero = {**doc, "links": doc["links"] + [{"source": "u", "target": "a", "weight": 0}]}

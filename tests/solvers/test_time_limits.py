@@ -54,7 +54,7 @@ def _reference_open_arms(edges, value, C):
             return arm
         weak = np.flatnonzero(short > 0)
         weak = weak[np.argsort(worth[weak] / short[weak], kind="stable")]
-        is_open[weak[:max(1, int(slack.CLOSE_SHARE * len(weak)))]] = False
+        is_open[weak[: max(1, int(slack.CLOSE_SHARE * len(weak)))]] = False
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -87,7 +87,7 @@ def test_block_gives_up_past_its_deadline_only():
 
 def test_auto_past_its_time_limit_returns_a_valid_decomposition_marked_as_cut():
     g = real.powerlaw_log(300, 40, C=5, seed=1)
-    d = anondecomp.decompose(g, 5, "auto", time_limit=1e-9, improve=False)   # the route without sessions
+    d = anondecomp.decompose(g, 5, "auto", time_limit=1e-9, improve=False)  # the route without sessions
     assert anondecomp.verify(g, 5, d).valid
     assert d.method == "slack" and d.info["time_limit_reached"]
     full = anondecomp.decompose(g, 5, "auto", improve=False)
@@ -109,14 +109,17 @@ def test_auto_on_a_batched_graph_keeps_block_as_its_fallback_past_the_limit():
 
 def test_the_bound_says_how_it_is_certified():
     g = real.powerlaw_log(300, 40, C=5, seed=1)
-    seed = slack.slack_decomposition(g, 5, deadline=PAST)   # above the trivial bound: the LP is needed
+    seed = slack.slack_decomposition(g, 5, deadline=PAST)  # above the trivial bound: the LP is needed
     assert seed.total_assignments > g.lower_bound
     cut = anondecomp.lp_lower_bound(g, 5, seed=seed, time_limit=1e-9)
     assert (cut.value, cut.converged, cut.how) == (g.lower_bound, False, "time limit: trivial bound")
     met = anondecomp.lp_lower_bound(anondecomp.DemandGraph.from_batched(10, np.ones((8, 2), bool)), 3)
     assert (met.value, met.converged, met.how) == (
-        10.0, True, "trivial bound max_i sum_j ceil(w_ij), met by a polytope decomposition")
-    active = np.array([[1, 1]] * 4 + [[1, 0]], bool)   # above the trivial bound 10: the LP is solved
+        10.0,
+        True,
+        "trivial bound max_i sum_j ceil(w_ij), met by a polytope decomposition",
+    )
+    active = np.array([[1, 1]] * 4 + [[1, 0]], bool)  # above the trivial bound 10: the LP is solved
     done = anondecomp.lp_lower_bound(anondecomp.DemandGraph.from_batched(10, active), 3)
     assert (done.value, done.converged, done.how) == (15.0, True, "LP optimum over 2 user types")
 
@@ -128,8 +131,11 @@ def test_certify_cut_by_its_time_limit_says_so_and_verifies(tmp_path, capsys, mo
     monkeypatch.setattr(anondecomp.lower_bound, "fast_seed", lambda *args: [])
     monkeypatch.setattr(anondecomp.armfirst, "armfirst_rounds", lambda *args: None)
     # and sessions, which meet it here, give way to a long decomposition: auto's other route is then cut
-    monkeypatch.setattr(anondecomp.methods.auto, "sessions_decomposition",
-                        lambda graph, C, best_effort=False: anondecomp.decompose(graph, C, "greedy"))
+    monkeypatch.setattr(
+        anondecomp.methods.auto,
+        "sessions_decomposition",
+        lambda graph, C, best_effort=False: anondecomp.decompose(graph, C, "greedy"),
+    )
     g = real.powerlaw_log(300, 40, C=5, seed=1)
     path, out = tmp_path / "g.parquet", tmp_path / "out.json"
     real.write_edge_table(g, path, C=5)

@@ -15,17 +15,20 @@ from anondecomp.validation import prepare
 GRAPH = DemandGraph.from_batched(6, np.ones((4, 2), bool))
 
 
-@pytest.mark.parametrize("method, options", [
-    ("greedy", {"time_limit": -5}),
-    ("greedy", {"vertices": "bogus"}),
-    ("randomized", {"vertices": "bogus"}),
-    ("polytope", {"time_limit": float("nan")}),
-    ("block", {"time_limit": float("inf")}),
-    ("optimal", {"seed": -1}),
-    ("auto", {"seed": 1.5}),
-    ("auto", {"rng": 3}),
-    ("greedy", {"speed": "fast"}),
-])
+@pytest.mark.parametrize(
+    "method, options",
+    [
+        ("greedy", {"time_limit": -5}),
+        ("greedy", {"vertices": "bogus"}),
+        ("randomized", {"vertices": "bogus"}),
+        ("polytope", {"time_limit": float("nan")}),
+        ("block", {"time_limit": float("inf")}),
+        ("optimal", {"seed": -1}),
+        ("auto", {"seed": 1.5}),
+        ("auto", {"rng": 3}),
+        ("greedy", {"speed": "fast"}),
+    ],
+)
 def test_invalid_or_unknown_options_are_refused_whatever_the_method(method, options):
     with pytest.raises(InvalidInputError, match=next(iter(options))):
         decompose(GRAPH, 1, method, **options)
@@ -46,8 +49,16 @@ def test_an_option_the_method_ignores_warns_and_one_it_reads_does_not(method):
 
 
 def test_every_method_of_the_table_names_its_function_and_options():
-    assert set(anondecomp.METHODS) == {"auto", "greedy", "block", "polytope", "randomized", "slack", "sessions",
-                                       "optimal"}
+    assert set(anondecomp.METHODS) == {
+        "auto",
+        "greedy",
+        "block",
+        "polytope",
+        "randomized",
+        "slack",
+        "sessions",
+        "optimal",
+    }
     assert {m for m in anondecomp.METHODS if anondecomp.method_info(m).dense} == {"optimal"}
     assert anondecomp.method_info("greedy").options == frozenset()
     assert anondecomp.method_info("optimal").options >= {"time_limit", "vertices", "rng", "seed"}

@@ -54,8 +54,13 @@ def abundant(N: int, K: int, C: int, D: float, seed: int, p: float = 0.5) -> Ins
     opt = _clusters(rng, N, K, np.full(K, U))
     active = rng.random((N, K)) < p
     active[np.arange(N), opt] = True
-    return Instance("abundant", DemandGraph.from_batched(D, active), C, int(np.bincount(opt, minlength=K).min()),
-                    f"N={N} K={K} seed={seed}")
+    return Instance(
+        "abundant",
+        DemandGraph.from_batched(D, active),
+        C,
+        int(np.bincount(opt, minlength=K).min()),
+        f"N={N} K={K} seed={seed}",
+    )
 
 
 def scarce(N: int, K: int, C: int, U: int, D: float, seed: int, p: float = 0.5, niche: int = 1) -> Instance:
@@ -66,8 +71,13 @@ def scarce(N: int, K: int, C: int, U: int, D: float, seed: int, p: float = 0.5, 
     active = rng.random((N, K)) < p
     active[:, :niche] = False
     active[np.arange(N), opt] = True
-    return Instance("scarce", DemandGraph.from_batched(D, active), C, int(np.bincount(opt, minlength=K).min()),
-                    f"N={N} K={K} U={U} seed={seed}")
+    return Instance(
+        "scarce",
+        DemandGraph.from_batched(D, active),
+        C,
+        int(np.bincount(opt, minlength=K).min()),
+        f"N={N} K={K} U={U} seed={seed}",
+    )
 
 
 def niche_groups(K: int, C: int, m: int, D: float, seed: int) -> Instance:
@@ -76,7 +86,7 @@ def niche_groups(K: int, C: int, m: int, D: float, seed: int) -> Instance:
     active = np.zeros((K * (C + 1), K), dtype=bool)
     for g in range(K):
         arms = np.concatenate([[g], rng.choice(np.delete(np.arange(K), g), m, replace=False)])
-        active[g * (C + 1):(g + 1) * (C + 1), arms] = True
+        active[g * (C + 1) : (g + 1) * (C + 1), arms] = True
     return Instance("niche-groups", DemandGraph.from_batched(D, active), C, C + 1, f"K={K} m={m} seed={seed}")
 
 
@@ -89,9 +99,14 @@ def alg1_synth(N: int, K: int, C: int, D: float, seed: int, batch: int = 1, radi
     opt = _clusters(rng, N, K, np.full(K, N // K))
     gap = rng.random((N, K))
     gap[np.arange(N), opt] = 0.0
-    active = gap < radius / 2 ** batch
-    return Instance("alg1-synth", DemandGraph.from_batched(D, active), C, int(np.bincount(opt, minlength=K).min()),
-                    f"N={N} K={K} batch={batch} seed={seed}")
+    active = gap < radius / 2**batch
+    return Instance(
+        "alg1-synth",
+        DemandGraph.from_batched(D, active),
+        C,
+        int(np.bincount(opt, minlength=K).min()),
+        f"N={N} K={K} batch={batch} seed={seed}",
+    )
 
 
 @cache
@@ -109,6 +124,9 @@ def recorded(index: int | None = None) -> list[Instance]:
         K = doc["arms"]
         masks = np.array(doc["active"], dtype=np.int64)
         active = (masks[:, None] >> np.arange(K)[None, :]) & 1
-        out.append(Instance("alg1", DemandGraph.from_batched(doc["demand"], active.astype(bool)), doc["C"], doc["U"],
-                            doc["label"]))
+        out.append(
+            Instance(
+                "alg1", DemandGraph.from_batched(doc["demand"], active.astype(bool)), doc["C"], doc["U"], doc["label"]
+            )
+        )
     return out

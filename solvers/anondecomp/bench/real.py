@@ -80,8 +80,9 @@ def graph_from_counts(counts: Counter, C: int) -> DemandGraph:
         if j in col:
             w[row[u], col[j]] = n
     keep = w.sum(axis=1) > 0
-    return DemandGraph.from_weights(w[keep], users=[f"t{k}" for k in np.flatnonzero(keep)],
-                                    arms=[f"item{j}" for j in items])
+    return DemandGraph.from_weights(
+        w[keep], users=[f"t{k}" for k in np.flatnonzero(keep)], arms=[f"item{j}" for j in items]
+    )
 
 
 def obd_graph(archive: str | Path, C: int) -> DemandGraph:
@@ -98,9 +99,18 @@ SAMPLERS = ("auto", "gumbel", "rounds")
 _BLOCK_DRAWS = 1 << 21  # interactions drawn per block of users by the rounds sampler (bounds its memory)
 
 
-def powerlaw_log(n_users: int, n_items: int, C: int, seed: int, *, max_share: float = 0.5,
-                 user_tail: float = USER_TAIL, min_activity: int = MIN_ACTIVITY,
-                 item_exponent: float = ITEM_EXPONENT, sampler: str = "auto") -> DemandGraph:
+def powerlaw_log(
+    n_users: int,
+    n_items: int,
+    C: int,
+    seed: int,
+    *,
+    max_share: float = 0.5,
+    user_tail: float = USER_TAIL,
+    min_activity: int = MIN_ACTIVITY,
+    item_exponent: float = ITEM_EXPONENT,
+    sampler: str = "auto",
+) -> DemandGraph:
     """A synthetic interaction log as a unit-weight demand graph, shaped like OBD.
 
     Each user interacts with ``floor(min_activity * V^(-1 / (user_tail - 1)))`` distinct items (V uniform on
@@ -156,8 +166,9 @@ def powerlaw_log(n_users: int, n_items: int, C: int, seed: int, *, max_share: fl
     return _log_graph(users, items, n_users, n_items, C)
 
 
-def _gumbel_topk(rng: np.random.Generator, degree: np.ndarray, n_items: int, exponent: float
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def _gumbel_topk(
+    rng: np.random.Generator, degree: np.ndarray, n_items: int, exponent: float
+) -> tuple[np.ndarray, np.ndarray]:
     """(user, item) of every interaction, row-major: each user's ``degree`` items with the largest
     ``log p_j + Gumbel`` keys, a block of users (about 2 x 10^6 keys) at a time. The random stream and the
     pairs are those of every earlier version of :func:`powerlaw_log`."""
@@ -176,8 +187,9 @@ def _gumbel_topk(rng: np.random.Generator, degree: np.ndarray, n_items: int, exp
     return np.concatenate(users).astype(np.int64), np.concatenate(items).astype(np.int64)
 
 
-def _rounds(rng: np.random.Generator, degree: np.ndarray, n_items: int, exponent: float
-            ) -> tuple[np.ndarray, np.ndarray]:
+def _rounds(
+    rng: np.random.Generator, degree: np.ndarray, n_items: int, exponent: float
+) -> tuple[np.ndarray, np.ndarray]:
     """(user, item) of every interaction, row-major: each user's ``degree`` distinct items, drawn with
     probability proportional to rank^-exponent without replacement.
 
@@ -236,8 +248,7 @@ def _draw_block(rng: np.random.Generator, degree: np.ndarray, p: np.ndarray, cdf
         if not len(who):
             return chosen
         # draws enough to finish most users in this round; a user still short draws again in the next
-        m = np.minimum(np.ceil(1.25 * need[who] / np.maximum(mass[who], 1e-12)).astype(np.int64) + 4,
-                       64 * n_items + 64)
+        m = np.minimum(np.ceil(1.25 * need[who] / np.maximum(mass[who], 1e-12)).astype(np.int64) + 4, 64 * n_items + 64)
         owner = np.repeat(who, m)
         item = cdf(rng.random(len(owner)))
         key = owner * n_items + item
@@ -287,8 +298,13 @@ def write_edge_table(graph: DemandGraph, path: str | Path, C: int | None = None)
 
     # one row per edge (row-major, as the graph holds them): never a users x arms array
     users, arms = pa.array(graph.users, pa.string()), pa.array(graph.arms, pa.string())
-    table = pa.table({"user": users.take(np.asarray(graph.edge_users)), "arm": arms.take(np.asarray(graph.edge_arms)),
-                      "weight": np.asarray(graph.edge_weights)})
+    table = pa.table(
+        {
+            "user": users.take(np.asarray(graph.edge_users)),
+            "arm": arms.take(np.asarray(graph.edge_arms)),
+            "weight": np.asarray(graph.edge_weights),
+        }
+    )
     if C is not None:
         table = table.replace_schema_metadata({"C": json.dumps(int(C))})
     pq.write_table(table, path)

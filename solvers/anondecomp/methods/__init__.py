@@ -9,5 +9,13 @@ from anondecomp.methods.randomized import randomized_decomposition
 from anondecomp.methods.sessions import sessions_decomposition
 from anondecomp.methods.slack import slack_decomposition
 
-__all__ = ["auto_decomposition", "block_decomposition", "greedy_decomposition", "optimal_decomposition",
-           "polytope_decomposition", "randomized_decomposition", "sessions_decomposition", "slack_decomposition"]
+__all__ = [
+    "auto_decomposition",
+    "block_decomposition",
+    "greedy_decomposition",
+    "optimal_decomposition",
+    "polytope_decomposition",
+    "randomized_decomposition",
+    "sessions_decomposition",
+    "slack_decomposition",
+]

@@ -81,8 +81,12 @@ class Face:
     def of(cls, graph: DemandGraph, open_arms: np.ndarray, required, x=None) -> Face:
         """The face of the ``open_arms`` mask, ``required`` and ``x`` per edge or dense (N, K)."""
         edges = np.flatnonzero(open_arms[graph.edge_arms])
-        return cls(np.flatnonzero(open_arms), edges, per_edge(graph, required)[edges].astype(np.int64),
-                   None if x is None else per_edge(graph, x)[edges].astype(np.float64))
+        return cls(
+            np.flatnonzero(open_arms),
+            edges,
+            per_edge(graph, required)[edges].astype(np.int64),
+            None if x is None else per_edge(graph, x)[edges].astype(np.float64),
+        )
 
     def dense(self, graph: DemandGraph, values, dtype) -> np.ndarray:
         """(N, |S|) ``values`` (one per face edge, or a scalar) at the face's edges, 0 elsewhere."""
@@ -91,8 +95,15 @@ class Face:
         return out
 
 
-def face_point(graph: DemandGraph, users: np.ndarray, arms: np.ndarray, required: np.ndarray, x: np.ndarray,
-               open_arms: np.ndarray, C: int) -> np.ndarray:
+def face_point(
+    graph: DemandGraph,
+    users: np.ndarray,
+    arms: np.ndarray,
+    required: np.ndarray,
+    x: np.ndarray,
+    open_arms: np.ndarray,
+    C: int,
+) -> np.ndarray:
     """``x`` on a face's edges (``users``, ``arms``: those of its open arms, row-major) with a value added for
     every user with no demand on the face but open arms in its support: it pads groups there (it needs no
     sample). As many of them as possible go whole to the open arms whose columns fall short of C+1 (a maximum
@@ -118,7 +129,7 @@ def face_point(graph: DemandGraph, users: np.ndarray, arms: np.ndarray, required
         from scipy.sparse.csgraph import maximum_flow
 
         n = len(pad_users)
-        s, t = n + K, n + K + 1        # source, sink; users 0..n-1, arms n..n+K-1
+        s, t = n + K, n + K + 1  # source, sink; users 0..n-1, arms n..n+K-1
         tail = np.concatenate([np.full(n, s), ui, n + np.arange(K)])
         head = np.concatenate([np.arange(n), n + ma, np.full(K, t)])
         cap = np.concatenate([np.ones(n + len(ui), np.int64), np.minimum(short, n)]).astype(np.int32)
@@ -152,7 +163,7 @@ def greedy_assignments(graph: DemandGraph, arms: np.ndarray) -> np.ndarray:
     out = np.repeat(park(graph).astype(arm_dtype(graph.n_arms))[None, :], len(arms), axis=0)
     users, start = arm_users(graph)
     for r, j in enumerate(arms):
-        out[r, users[start[j]:start[j + 1]]] = j
+        out[r, users[start[j] : start[j + 1]]] = j
     return out
 
 
@@ -175,8 +186,9 @@ def repair(prep: Prepared, assignments: np.ndarray, mult: np.ndarray) -> tuple[n
     return assignments, mult, int(extra_m.sum())
 
 
-def decompose_face(prep: Prepared, face: Face, rng: np.random.Generator | None, vertices: str = "auto"
-                   ) -> tuple[np.ndarray, np.ndarray, str]:
+def decompose_face(
+    prep: Prepared, face: Face, rng: np.random.Generator | None, vertices: str = "auto"
+) -> tuple[np.ndarray, np.ndarray, str]:
     """Decompose the demand of ``face`` (:class:`Face`), whose normalised point ``face.x`` lies in P_C(S).
 
     Routes (``vertices``): ``"schedule"``, the phase schedule (deterministic, then a few randomised rotations;
@@ -200,25 +212,30 @@ def decompose_face(prep: Prepared, face: Face, rng: np.random.Generator | None, 
         parking[:, :-1] = face.dense(graph, True, bool)
         parking[:, -1] = ~parking[:, :-1].any(axis=1)
         for attempt in range(SCHEDULE_RETRIES + 1):
-            sched = phase_schedule(required, parking, prep.C,
-                                   rng=None if attempt == 0 else (rng or np.random.default_rng(attempt)))
+            sched = phase_schedule(
+                required, parking, prep.C, rng=None if attempt == 0 else (rng or np.random.default_rng(attempt))
+            )
             if sched.valid or vertices == "schedule":
                 return _global(graph, sched.assignments, face.arms), sched.multiplicities, "schedule"
         del required, parking
-    pos = face.x > 0
+    x = face.x
+    if x is None:  # a face of the demand alone (Face.of without x): only the schedule route needs no point
+        raise TypeError("decompose_face needs the face's point x for its colouring and Carathéodory routes")
+    pos = x > 0
     if vertices in ("auto", "colouring"):
         wanted = face.required > 0
-        hi = int(np.ceil((face.required[wanted] / face.x[wanted]).max() - 1e-9)) if wanted.any() else 0
+        hi = int(np.ceil((face.required[wanted] / x[wanted]).max() - 1e-9)) if wanted.any() else 0
         filled = _fill(prep, face, hi)
         if filled is not None:
             return *colour_filled(prep, filled), "colouring"
-    res = caratheodory(face.dense(graph, face.x, np.float64), prep.C, np.ones(len(face.arms), dtype=bool))
-    scale = float((face.required[pos] / face.x[pos]).max()) if pos.any() else 0.0
+    res = caratheodory(face.dense(graph, x, np.float64), prep.C, np.ones(len(face.arms), dtype=bool))
+    scale = float((face.required[pos] / x[pos]).max()) if pos.any() else 0.0
     mult = np.ceil(res.weights * scale - 1e-9).astype(np.int64)
     keep = mult > 0
     local = res.vertices[keep]
-    a, m = compress(vertices_to_assignments(np.where(local >= 0, face.arms[np.maximum(local, 0)], -1), graph),
-                    mult[keep])
+    a, m = compress(
+        vertices_to_assignments(np.where(local >= 0, face.arms[np.maximum(local, 0)], -1), graph), mult[keep]
+    )
     return a, m, "caratheodory"
 
 
@@ -232,8 +249,9 @@ def _global(graph: DemandGraph, local: np.ndarray, arms: np.ndarray) -> np.ndarr
     return out
 
 
-def colour_demand(prep: Prepared, required, open_arms: np.ndarray, hi: int | None = None
-                  ) -> tuple[np.ndarray, np.ndarray] | None:
+def colour_demand(
+    prep: Prepared, required, open_arms: np.ndarray, hi: int | None = None
+) -> tuple[np.ndarray, np.ndarray] | None:
     """Exactly L assignments covering integer demand ``required`` on the face P_C(open_arms), or ``None``.
 
     Find the smallest L (from the face's lower bound max_i sum_j r_ij up) with an integer H >= required on the
@@ -251,8 +269,9 @@ def colour_demand(prep: Prepared, required, open_arms: np.ndarray, hi: int | Non
     return None if filled is None else colour_filled(prep, filled)
 
 
-def fill_face(prep: Prepared, required, open_arms: np.ndarray, hi: int | None = None
-              ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray] | None:
+def fill_face(
+    prep: Prepared, required, open_arms: np.ndarray, hi: int | None = None
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray] | None:
     """The first step of :func:`colour_demand`: the shortest length L and its filled demand H, as
     ``(L, H, users, arms)`` (H's rows are ``users``, its columns ``arms``), or ``None``.
 
@@ -278,8 +297,17 @@ def _fill(prep: Prepared, face: Face, hi: int | None) -> tuple[int, np.ndarray, 
     hi = max(lo, 4 * lo if hi is None else hi)
 
     def solve(L: int) -> np.ndarray | None:
-        flow = transport(len(users), len(arms), ui, aj, L - r[ui, aj], np.zeros(len(users), np.int64), L - rows,
-                         np.maximum((C + 1) * L - cols, 0), np.full(len(arms), len(users) * L))
+        flow = transport(
+            len(users),
+            len(arms),
+            ui,
+            aj,
+            L - r[ui, aj],
+            np.zeros(len(users), np.int64),
+            L - rows,
+            np.maximum((C + 1) * L - cols, 0),
+            np.full(len(arms), len(users) * L),
+        )
         if flow is None:
             return None
         H = r.copy()
@@ -303,8 +331,9 @@ def _fill(prep: Prepared, face: Face, hi: int | None) -> tuple[int, np.ndarray, 
     return L, best, users, arms
 
 
-def colour_filled(prep: Prepared, filled: tuple[int, np.ndarray, np.ndarray, np.ndarray]
-                  ) -> tuple[np.ndarray, np.ndarray]:
+def colour_filled(
+    prep: Prepared, filled: tuple[int, np.ndarray, np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
     """The second step of :func:`colour_demand`: a :func:`fill_face` result cut into exactly L assignments
     (compressed)."""
     from anondecomp.realize import colour_assignments

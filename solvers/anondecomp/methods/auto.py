@@ -42,9 +42,17 @@ EXACT_SECONDS = 20.0
 """Seconds the ``optimal`` step may take at most (within what is left of ``time_limit``)."""
 
 
-def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
-                       rng: np.random.Generator | None = None, vertices: str = "auto",
-                       time_limit: float | None = None, improve: bool = True, phases: bool = True) -> Decomposition:
+def auto_decomposition(
+    graph: DemandGraph,
+    C: int,
+    *,
+    best_effort: bool = False,
+    rng: np.random.Generator | None = None,
+    vertices: str = "auto",
+    time_limit: float | None = None,
+    improve: bool = True,
+    phases: bool = True,
+) -> Decomposition:
     """Polytope (alpha = 1) when every column of w/D sums to >= C+1, else block, least-slack rounds (graphs
     that are not batched) or time-shared faces, whichever is shortest.
 
@@ -82,8 +90,13 @@ def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
     start = time.perf_counter()
     data = phase_support(graph, C) if improve and phases else None
     if data is not None:  # a large batched graph: its phase schedule, shard by shard (as the sharded path)
-        found = phase_decomposition(graph, data, C, rng, lambda shard: auto_decomposition(
-            shard, C, rng=rng, vertices=vertices, improve=improve, phases=False))
+        found = phase_decomposition(
+            graph,
+            data,
+            C,
+            rng,
+            lambda shard: auto_decomposition(shard, C, rng=rng, vertices=vertices, improve=improve, phases=False),
+        )
         if found is not None:
             return dataclasses.replace(found, wall_time=time.perf_counter() - start)
     first = None
@@ -91,14 +104,22 @@ def auto_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
         # a log: sessions first, linear in the edges and usually at the bound (where the polytope method applies,
         # its phase schedule meets the bound at once, and a calendar of many rounds would cost users x rounds)
         first = sessions_decomposition(graph, C, best_effort=best_effort)
-        if first.total_assignments <= prepare(graph, C, best_effort).lower_bound or too_large_for_block(graph) \
-                or (graph.demand is None and graph.nnz >= LARGE_EDGES):  # the other route: sessions again
+        if (
+            first.total_assignments <= prepare(graph, C, best_effort).lower_bound
+            or too_large_for_block(graph)
+            or (graph.demand is None and graph.nnz >= LARGE_EDGES)
+        ):  # the other route: sessions again
             return first
-    found = auto_choice(graph, C, best_effort=best_effort, rng=rng, vertices=vertices, time_limit=time_limit)
-    result = found if isinstance(found, Decomposition) else found.decomposition()
+    choice = auto_choice(graph, C, best_effort=best_effort, rng=rng, vertices=vertices, time_limit=time_limit)
+    result = choice if isinstance(choice, Decomposition) else choice.decomposition()
     lower = prepare(graph, C, best_effort).lower_bound
-    if first is None and improve and graph.demand is None and result.total_assignments > lower \
-            and graph.n_users * lower <= CALENDAR_CELLS:  # the polytope method missed the bound: sessions too
+    if (
+        first is None
+        and improve
+        and graph.demand is None
+        and result.total_assignments > lower
+        and graph.n_users * lower <= CALENDAR_CELLS
+    ):  # the polytope method missed the bound: sessions too
         first = sessions_decomposition(graph, C, best_effort=best_effort)
     if first is not None and first.total_assignments < result.total_assignments:
         result = first
@@ -119,18 +140,23 @@ def polytope_fits(graph: DemandGraph, C: int, best_effort: bool) -> bool:
     return not len(polytope_applies(graph, prep.C, prep.edge_required))
 
 
-def exact(result: Decomposition, best_effort: bool, rng: np.random.Generator | None, vertices: str,
-          seconds: float) -> Decomposition:
+def exact(
+    result: Decomposition, best_effort: bool, rng: np.random.Generator | None, vertices: str, seconds: float
+) -> Decomposition:
     """``result``, or the ``optimal`` method's decomposition within ``seconds`` when that is shorter, on a graph
     of at most :data:`EXACT_CELLS` users x arms whose ``result`` is above the ceiling of the bound
     (``info["lp_lower_bound"]``, kept by :func:`~anondecomp.improve.polish`)."""
     graph = result.graph
     bound = result.info.get("lp_lower_bound", result.lower_bound)
-    if graph.n_users * graph.n_arms > EXACT_CELLS or seconds <= 0 or \
-            result.total_assignments <= math.ceil(bound - 1e-6):
+    if (
+        graph.n_users * graph.n_arms > EXACT_CELLS
+        or seconds <= 0
+        or result.total_assignments <= math.ceil(bound - 1e-6)
+    ):
         return result
-    found = optimal_decomposition(graph, result.C, best_effort=best_effort, rng=rng, vertices=vertices,
-                                  time_limit=seconds)
+    found = optimal_decomposition(
+        graph, result.C, best_effort=best_effort, rng=rng, vertices=vertices, time_limit=seconds
+    )
     if found.total_assignments >= result.total_assignments:
         return result
     if "user_types" not in found.info:  # its seed met the trivial bound: no LP was solved
@@ -138,8 +164,15 @@ def exact(result: Decomposition, best_effort: bool, rng: np.random.Generator | N
     else:
         how = LP_OPTIMUM.format(found.info["user_types"]) if found.info["lp_converged"] else FARLEY
     better = found.info["lp_lower_bound"] >= bound
-    return dataclasses.replace(found, wall_time=result.wall_time + found.wall_time, info={
-        **found.info, "improved_from": result.method, "improved_total": result.total_assignments,
-        "lp_lower_bound": max(bound, found.info["lp_lower_bound"]),
-        "lp_how": how if better else result.info.get("lp_how", how),
-        "lp_converged": found.info["lp_converged"] or result.info.get("lp_converged", False)})
+    return dataclasses.replace(
+        found,
+        wall_time=result.wall_time + found.wall_time,
+        info={
+            **found.info,
+            "improved_from": result.method,
+            "improved_total": result.total_assignments,
+            "lp_lower_bound": max(bound, found.info["lp_lower_bound"]),
+            "lp_how": how if better else result.info.get("lp_how", how),
+            "lp_converged": found.info["lp_converged"] or result.info.get("lp_converged", False),
+        },
+    )

@@ -12,6 +12,7 @@ qualify, which is never more than ceil(K / floor(U/(C+1))) and often fewer.
 from __future__ import annotations
 
 import time
+from typing import overload
 
 import numpy as np
 
@@ -47,9 +48,37 @@ def block_face(prep: Prepared, index: tuple[np.ndarray, np.ndarray], block: np.n
     return Face(block, edges, req, face_point(graph, users, arms, req, x, mask, prep.C))
 
 
-def block_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
-                        rng: np.random.Generator | None = None, vertices: str = "auto",
-                        deadline: float | None = None) -> Decomposition | None:
+# Without a deadline the method never gives up (the method table's callers pass none): typed apart, so that
+# they get a Decomposition, not an Optional one.
+@overload
+def block_decomposition(
+    graph: DemandGraph,
+    C: int,
+    *,
+    best_effort: bool = False,
+    rng: np.random.Generator | None = None,
+    vertices: str = "auto",
+    deadline: None = None,
+) -> Decomposition: ...
+@overload
+def block_decomposition(
+    graph: DemandGraph,
+    C: int,
+    *,
+    best_effort: bool = False,
+    rng: np.random.Generator | None = None,
+    vertices: str = "auto",
+    deadline: float | None = None,
+) -> Decomposition | None: ...
+def block_decomposition(
+    graph: DemandGraph,
+    C: int,
+    *,
+    best_effort: bool = False,
+    rng: np.random.Generator | None = None,
+    vertices: str = "auto",
+    deadline: float | None = None,
+) -> Decomposition | None:
     """Decompose block by block (Corollary 2); valid whenever every wanted arm has >= C+1 users.
 
     The blocks are chosen on the edges; each is then decomposed on its dense model, N users x its arms. The
@@ -105,7 +134,18 @@ def block_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False
     if not chosen:  # best effort with no coverable demand: the empty decomposition, as the other methods give
         parts, mults = [np.empty((0, N), dtype=arm_dtype(graph.n_arms))], [np.empty(0, np.int64)]
     a, m, repaired = repair(prep, np.concatenate(parts), np.concatenate(mults))
-    return Decomposition(graph, prep.C, "block", a, m, uncovered=prep.uncovered,
-                         wall_time=time.perf_counter() - start,
-                         info={"blocks": len(chosen), "block_arms": [graph.arm_names(f.arms) for f in chosen],
-                               "routes": routes, "repaired": repaired})
+    return Decomposition(
+        graph,
+        prep.C,
+        "block",
+        a,
+        m,
+        uncovered=prep.uncovered,
+        wall_time=time.perf_counter() - start,
+        info={
+            "blocks": len(chosen),
+            "block_arms": [graph.arm_names(f.arms) for f in chosen],
+            "routes": routes,
+            "repaired": repaired,
+        },
+    )

@@ -47,5 +47,12 @@ def greedy_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fals
     arms = np.flatnonzero(np.bincount(graph.edge_arms[prep.edge_required > 0], minlength=graph.n_arms))
     check_output_cells(len(arms), graph.n_users, "greedy", "one assignment per wanted arm")
     mult = np.full(len(arms), greedy_total_demand(graph, prep.edge_required), dtype=np.int64)
-    return Decomposition(graph, prep.C, "greedy", greedy_assignments(graph, arms), mult,
-                         uncovered=prep.uncovered, wall_time=time.perf_counter() - start)
+    return Decomposition(
+        graph,
+        prep.C,
+        "greedy",
+        greedy_assignments(graph, arms),
+        mult,
+        uncovered=prep.uncovered,
+        wall_time=time.perf_counter() - start,
+    )

@@ -40,13 +40,14 @@ from anondecomp.validation import Prepared, prepare
 from anondecomp.verify import verify
 
 DEFAULT_IP_SECONDS = 60.0  # for the integer programs when no time limit is given
-CG_SHARE = 0.6             # with a time limit: column generation gets at most this share, the IP the rest
+CG_SHARE = 0.6  # with a time limit: column generation gets at most this share, the IP the rest
 ALL_FACES_MAX_ARMS = 6  # up to this many wanted arms, a last integer program runs over every arm set
 TIME_LIMIT_STATUS = "time limit"  # opens the status of a run the time limit cut before it proved optimality
 
 
-def face_solution(assignments: np.ndarray, multiplicities: np.ndarray, types: UserTypes, prep: Prepared
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def face_solution(
+    assignments: np.ndarray, multiplicities: np.ndarray, types: UserTypes, prep: Prepared
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A decomposition as an integer face solution: (faces (F, K), lengths (F,), Y (F, P)).
 
     Face of an assignment = the wanted arms holding >= C+1 users; Y counts each informative (type, arm) sample.
@@ -75,8 +76,15 @@ def _wanted(prep: Prepared) -> np.ndarray:
     return np.bincount(prep.graph.edge_arms[prep.edge_required > 0], minlength=prep.graph.n_arms) > 0
 
 
-def optimal_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False, time_limit: float | None = None,
-                          rng: np.random.Generator | None = None, vertices: str = "auto") -> Decomposition:
+def optimal_decomposition(
+    graph: DemandGraph,
+    C: int,
+    *,
+    best_effort: bool = False,
+    time_limit: float | None = None,
+    rng: np.random.Generator | None = None,
+    vertices: str = "auto",
+) -> Decomposition:
     """A decomposition with the fewest assignments we can find, and a certified lower bound (spec 4.7).
 
     Parameters
@@ -111,8 +119,9 @@ def optimal_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fal
     trivial = prep.lower_bound
     info = {"seed": seed.method, "seed_total": seed.total_assignments, "iterations": 0}
     if seed.total_assignments <= trivial:  # the seed meets max_i sum_j ceil(w_ij): optimal, LP = trivial
-        return _result(graph, prep, *_assignments(seed), start, info, float(trivial), True,
-                       "seed meets the trivial bound")
+        return _result(
+            graph, prep, *_assignments(seed), start, info, float(trivial), True, "seed meets the trivial bound"
+        )
     types = UserTypes.from_prepared(prep)
     if isinstance(seed, TimeShared):
         seed_faces, seed_lengths, seed_Y = seed.plan.face_solution(types)
@@ -120,10 +129,10 @@ def optimal_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fal
         seed_faces, seed_lengths, seed_Y = face_solution(seed.assignments, seed.multiplicities, types, prep)
     cg = ColumnGeneration(types, prep.C, graph.n_arms)
     cg.add_initial_faces(seed_faces)
-    cg.run(None if deadline is None else start + CG_SHARE * float(time_limit), floor=float(trivial))
+    cg.run(None if time_limit is None else start + CG_SHARE * float(time_limit), floor=float(trivial))
     bound = max(cg.bound, float(trivial))
     info["iterations"], info["user_types"] = cg.iterations, types.n_types
-    best = None  # None: the seed
+    best: tuple[np.ndarray, np.ndarray] | None = None  # None: the seed
     status = "seed (integer program found nothing better)"
     target = int(np.ceil(bound - 1e-6))
     if seed.total_assignments > target:
@@ -132,9 +141,14 @@ def optimal_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fal
         tiers = [list(seed_faces) + used, list(seed_faces) + cg.master.faces]
         wanted = np.unique(types.aj)
         if len(wanted) <= ALL_FACES_MAX_ARMS:  # every arm set: the face program is then exact
-            tiers.append(tiers[1] + [np.isin(np.arange(graph.n_arms), wanted[list(c)])
-                                     for r in range(1, len(wanted) + 1)
-                                     for c in itertools.combinations(range(len(wanted)), r)])
+            tiers.append(
+                tiers[1]
+                + [
+                    np.isin(np.arange(graph.n_arms), wanted[list(c)])
+                    for r in range(1, len(wanted) + 1)
+                    for c in itertools.combinations(range(len(wanted)), r)
+                ]
+            )
         incumbent = (list(seed_faces), seed_lengths, seed_Y)
         ip_deadline = deadline if deadline is not None else time.perf_counter() + DEFAULT_IP_SECONDS
         for faces in tiers:
@@ -183,7 +197,7 @@ def _integer_program(types: UserTypes, C: int, faces: list[np.ndarray], incumben
     return list(ip.faces), np.round(L).astype(np.int64), np.round(Yi).astype(np.int64)
 
 
-def _realize(prep: Prepared, types: UserTypes, faces, lengths, Y):
+def _realize(prep: Prepared, types: UserTypes, faces, lengths, Y) -> tuple[np.ndarray, np.ndarray]:
     from anondecomp.realize import realize
 
     a, m = realize(types, faces, lengths, Y, prep.C, park(prep.graph), prep.graph.n_arms)
@@ -192,13 +206,20 @@ def _realize(prep: Prepared, types: UserTypes, faces, lengths, Y):
 
 def _result(graph, prep, assignments, multiplicities, start, info, bound, converged, status) -> Decomposition:
     report = verify(graph, prep.C, assignments, multiplicities, required=prep.required)
-    a, m, repaired = repair(prep, assignments, multiplicities) if not report.valid else (
-        assignments, multiplicities, 0)
+    a, m, repaired = repair(prep, assignments, multiplicities) if not report.valid else (assignments, multiplicities, 0)
     total = int(m.sum())
     target = int(np.ceil(bound - 1e-6))
     faces = open_sets(a, m, prep.C, _wanted(prep))[0] if len(a) else np.empty((0, 0))
     gap = total / target - 1 if target > 0 else 0.0
-    info = {**info, "lp_lower_bound": bound, "lp_converged": bool(converged), "gap": gap, "status": status,
-            "faces": len(faces), "repaired": repaired}
-    return Decomposition(graph, prep.C, "optimal", a, m, uncovered=prep.uncovered,
-                         wall_time=time.perf_counter() - start, info=info)
+    info = {
+        **info,
+        "lp_lower_bound": bound,
+        "lp_converged": bool(converged),
+        "gap": gap,
+        "status": status,
+        "faces": len(faces),
+        "repaired": repaired,
+    }
+    return Decomposition(
+        graph, prep.C, "optimal", a, m, uncovered=prep.uncovered, wall_time=time.perf_counter() - start, info=info
+    )

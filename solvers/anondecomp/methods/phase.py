@@ -52,8 +52,13 @@ def phase_support(graph: DemandGraph, C: int) -> BatchedSupport | None:
     return data
 
 
-def phase_decomposition(graph: DemandGraph, data: BatchedSupport, C: int, rng: np.random.Generator | None,
-                        fallback: Callable[[DemandGraph], Decomposition]) -> Decomposition | None:
+def phase_decomposition(
+    graph: DemandGraph,
+    data: BatchedSupport,
+    C: int,
+    rng: np.random.Generator | None,
+    fallback: Callable[[DemandGraph], Decomposition],
+) -> Decomposition | None:
     """Shards scheduled by phases (or, where their phases are not valid, by ``fallback`` on the shard's batched
     graph, as the sharded path's shards fall back), merged in the same rounds; ``None`` when the merged
     assignments would exceed :data:`~anondecomp.validation.OUTPUT_CELLS` cells.
@@ -62,7 +67,7 @@ def phase_decomposition(graph: DemandGraph, data: BatchedSupport, C: int, rng: n
     The result's ``method`` names the shards' methods (``"phase"``, ``"phase+recruit"`` or a fallback's), as the
     sharded path's summary does.
     """
-    N, L, D = graph.n_users, data.lower_bound, data.demand
+    N, L, D = graph.n_users, data.lower_bound, data.total_demand
     shard = make_shards(data.support, C, max(1, -(-N // SHARD_USERS)), 0 if rng is None else rng)  # as seed 0
     members = [m for m in (np.flatnonzero(shard == s) for s in range(int(shard.max()) + 1)) if len(m)]
     pieces, methods = [], set()

@@ -56,8 +56,14 @@ def polytope_applies(graph: DemandGraph, C: int, required: np.ndarray | None = N
     return low
 
 
-def polytope_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
-                           rng: np.random.Generator | None = None, vertices: str = "auto") -> Decomposition:
+def polytope_decomposition(
+    graph: DemandGraph,
+    C: int,
+    *,
+    best_effort: bool = False,
+    rng: np.random.Generator | None = None,
+    vertices: str = "auto",
+) -> Decomposition:
     """Decompose w_hat in P_C([K]) (Corollary 1); refuse with a clear message when it is not in it.
 
     The condition is checked on the edges; the decomposition then works on the dense point, N users x the
@@ -82,10 +88,19 @@ def polytope_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fa
         detail = ", ".join(f"{graph.arms[j]!r} ({cols[j]:.3g})" for j in low[:10])
         raise MethodNotApplicableError(
             f"polytope needs every arm's column sum of w/D to be at least C+1 = {prep.C + 1}; arm(s) {detail} "
-            f"fall short{' (and more)' if len(low) > 10 else ''}; use method='block'")
+            f"fall short{' (and more)' if len(low) > 10 else ''}; use method='block'"
+        )
     x, open_arms = demand_point(graph, prep.edge_required, prep.C)
     check_model_cells(graph.n_users, int(open_arms.sum()), "polytope", "its point w/D on the wanted arms")
     a, m, route = decompose_face(prep, Face.of(graph, open_arms, prep.edge_required, x), rng, vertices)
     a, m, repaired = repair(prep, a, m)
-    return Decomposition(graph, prep.C, "polytope", a, m, uncovered=prep.uncovered,
-                         wall_time=time.perf_counter() - start, info={"route": route, "repaired": repaired})
+    return Decomposition(
+        graph,
+        prep.C,
+        "polytope",
+        a,
+        m,
+        uncovered=prep.uncovered,
+        wall_time=time.perf_counter() - start,
+        info={"route": route, "repaired": repaired},
+    )

@@ -117,16 +117,23 @@ def fewest_expected_draws(graph: DemandGraph, required: np.ndarray, C: int) -> f
     return float(min(np.max(r[wanted] / chance), 1e300))
 
 
-def randomized_decomposition(graph: DemandGraph, C: int, *, rng: np.random.Generator | None = None,
-                             seed: int | None = 0, best_effort: bool = False,
-                             cap_factor: int = 20) -> Decomposition:
+def randomized_decomposition(
+    graph: DemandGraph,
+    C: int,
+    *,
+    rng: np.random.Generator | None = None,
+    seed: int | None = 0,
+    best_effort: bool = False,
+    cap_factor: int = 20,
+) -> Decomposition:
     """Draw uniformly random assignments until all demand is met (``rng``, else ``seed``, fixes the draws).
 
     Raises
     ------
     MethodNotApplicableError
         When the draws x users would exceed :data:`~anondecomp.validation.OUTPUT_CELLS`: before drawing, when
-        :func:`fewest_expected_draws` says so, else once the draws reach the limit with demand still unmet.
+        :func:`fewest_expected_draws` says so, else once the draws reach the limit with demand still unmet
+        (unless :func:`~anondecomp.validation.allowing_large` confirms it: ``decompose(allow_large=True)``).
     InfeasibleError
         Above :data:`MAX_EXPECTED` expected assignments, or at the cap, naming the pairs still short.
 
@@ -150,19 +157,25 @@ def randomized_decomposition(graph: DemandGraph, C: int, *, rng: np.random.Gener
     if expected > MAX_EXPECTED:
         # refused as before on its (generous) estimate; when even the draws it surely expects overflow the
         # output, the message names that limit too
-        beyond = (f"; at least {fewest:.3g} of them x {N} users = {fewest * N:.3g} cells is above the limit of "
-                  f"{validation.OUTPUT_CELLS:.0e} (anondecomp.validation.OUTPUT_CELLS)"
-                  if fewest * N > validation.OUTPUT_CELLS else "")
-        raise InfeasibleError(f"randomized decomposition would need about {expected:.3g} assignments "
-                              f"(arms rarely draw C+1 users at random){beyond}; use method='polytope' or 'block'")
+        beyond = (
+            f"; at least {fewest:.3g} of them x {N} users = {fewest * N:.3g} cells is above the limit of "
+            f"{validation.OUTPUT_CELLS:.0e} (anondecomp.validation.OUTPUT_CELLS)"
+            if fewest * N > validation.OUTPUT_CELLS
+            else ""
+        )
+        raise InfeasibleError(
+            f"randomized decomposition would need about {expected:.3g} assignments "
+            f"(arms rarely draw C+1 users at random){beyond}; use method='polytope' or 'block'"
+        )
     check_output_cells(fewest, N, "randomized", "the draws it expects to need, at least", noun="assignments")
     cap = cap_factor * max(K * D, math.ceil(D / p))
     # The draws come in blocks of BATCH assignments (rows of rng.random((BATCH, N))), the last block cut at the
     # first assignment that completes the demand, and the generator ends after the last block. One call drawing
     # many blocks gives the same numbers as block-by-block calls (the generator fills an array in order), so
     # neither the result nor the generator's state after it depends on how many blocks a call draws.
-    limit = -(-cap // BATCH) * BATCH       # rows drawn before the cap's error
-    most_out = validation.OUTPUT_CELLS // max(N, 1)   # rows the output may hold
+    limit = -(-cap // BATCH) * BATCH  # rows drawn before the cap's error
+    # rows the output may hold (as many as the cap when allow_large confirmed a larger output)
+    most_out = limit if validation.large_allowed() else validation.OUTPUT_CELLS // max(N, 1)
     out_limit = -(-most_out // BATCH) * BATCH
     # a chunk's temporaries: (rows, N) draws and (rows, K) counts, and one block at least
     most = max(BATCH, (CHUNK // max(N, K, 1)) // BATCH * BATCH)
@@ -175,16 +188,19 @@ def randomized_decomposition(graph: DemandGraph, C: int, *, rng: np.random.Gener
     while (need > 0).any():
         if total >= min(limit, out_limit):
             if total >= out_limit and out_limit < limit:  # the output limit comes first: at least one more row
-                check_output_cells(total + 1, N, "randomized", f"demand still unmet after {total} draws",
-                                   noun="assignments")
+                check_output_cells(
+                    total + 1, N, "randomized", f"demand still unmet after {total} draws", noun="assignments"
+                )
             left = np.flatnonzero(need > 0)
             users, arms = graph.edge_users[left], graph.edge_arms[left]
-            pairs = ", ".join(f"({graph.users[i]!r}, {graph.arms[j]!r})" for i, j in zip(users[:5], arms[:5],
-                                                                                        strict=True))
-            raise InfeasibleError(f"randomized decomposition hit its cap of {cap} assignments with "
-                                  f"{len(left)} pair(s) still short, e.g. {pairs}",
-                                  uncovered=[(graph.users[i], graph.arms[j]) for i, j in zip(users, arms,
-                                                                                             strict=True)])
+            pairs = ", ".join(
+                f"({graph.users[i]!r}, {graph.arms[j]!r})" for i, j in zip(users[:5], arms[:5], strict=True)
+            )
+            raise InfeasibleError(
+                f"randomized decomposition hit its cap of {cap} assignments with "
+                f"{len(left)} pair(s) still short, e.g. {pairs}",
+                uncovered=[(graph.users[i], graph.arms[j]) for i, j in zip(users, arms, strict=True)],
+            )
         # rows to draw: the lower bound at first, then what the slowest pair needs at the rate seen so far
         if rate is None:
             want = int(row_sums(graph.indptr, need).max())
@@ -198,7 +214,7 @@ def randomized_decomposition(graph: DemandGraph, C: int, *, rng: np.random.Gener
         if (got >= need).all():
             stop = _completing_row(edge, hit, need)
             blocks = -(-stop // BATCH) * BATCH
-            if blocks < rows:      # leave the generator where drawing whole blocks up to this one leaves it
+            if blocks < rows:  # leave the generator where drawing whole blocks up to this one leaves it
                 rng.bit_generator.state = state
                 rng.random((blocks, N))
             if total + stop > most_out:
@@ -213,12 +229,14 @@ def randomized_decomposition(graph: DemandGraph, C: int, *, rng: np.random.Gener
     m = np.ones(len(a), dtype=np.int64)
     if a.size <= 10_000_000:
         a, m = _merge_identical(a) if a.dtype == np.int8 else compress(a, m)
-    return Decomposition(graph, prep.C, "randomized", a, m, uncovered=prep.uncovered,
-                         wall_time=time.perf_counter() - start)
+    return Decomposition(
+        graph, prep.C, "randomized", a, m, uncovered=prep.uncovered, wall_time=time.perf_counter() - start
+    )
 
 
-def _draw(rng: np.random.Generator, rows: int, size: np.ndarray, first: np.ndarray, edge_arms: np.ndarray,
-          K: int) -> tuple[np.ndarray, np.ndarray]:
+def _draw(
+    rng: np.random.Generator, rows: int, size: np.ndarray, first: np.ndarray, edge_arms: np.ndarray, K: int
+) -> tuple[np.ndarray, np.ndarray]:
     """``rows`` uniformly random assignments and the edge each entry sits on (-1: a user without edges).
 
     User i takes the edge ``first[i] + floor(u |A_i|)``, u ~ U[0, 1): its support's arms in increasing
@@ -236,7 +254,7 @@ def _draw(rng: np.random.Generator, rows: int, size: np.ndarray, first: np.ndarr
 def _informative_edges(batch: np.ndarray, edge: np.ndarray, C: int, K: int) -> np.ndarray:
     """(rows, N) bool: the entries on an edge whose arm drew at least C+1 users in their assignment."""
     n = len(batch)
-    if K <= PER_ARM_MAX_K:     # a few vectorised passes over the batch per arm beat a bincount of all entries
+    if K <= PER_ARM_MAX_K:  # a few vectorised passes over the batch per arm beat a bincount of all entries
         big = np.zeros(batch.shape, dtype=bool)
         for j in range(K):
             on = batch == j
@@ -245,7 +263,7 @@ def _informative_edges(batch: np.ndarray, edge: np.ndarray, C: int, K: int) -> n
         keys = np.arange(n, dtype=np.int64)[:, None] * K + batch
         if n * K <= 4 * CHUNK:
             big = np.bincount(keys.ravel(), minlength=n * K)[keys] >= C + 1
-        else:                  # too many arms for a count per (assignment, arm): count the keys drawn
+        else:  # too many arms for a count per (assignment, arm): count the keys drawn
             _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
             big = counts[inverse.reshape(keys.shape)] >= C + 1
     return big & (edge >= 0)
@@ -254,7 +272,7 @@ def _informative_edges(batch: np.ndarray, edge: np.ndarray, C: int, K: int) -> n
 def _completing_row(edge: np.ndarray, hit: np.ndarray, need: np.ndarray) -> int:
     """Fewest leading rows of a chunk whose informative entries (``edge`` where ``hit``) give every edge its
     ``need``: the row where the slowest edge with positive need gets its need-th sample, plus one."""
-    rows, users = np.nonzero(hit)              # row-major: rows increase, so do an edge's rows once grouped
+    rows, users = np.nonzero(hit)  # row-major: rows increase, so do an edge's rows once grouped
     e = edge[rows, users]
     order = np.argsort(e, kind="stable")
     starts = np.zeros(len(need) + 1, dtype=np.int64)

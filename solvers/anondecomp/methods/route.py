@@ -42,13 +42,27 @@ class TimeShared:
         prep = self.plan.prep
         a, m, info = self.plan.colour()
         a, m, repaired = repair(prep, a, m)
-        return Decomposition(prep.graph, prep.C, "timeshare", a, m, uncovered=prep.uncovered,
-                             wall_time=time.perf_counter() - self.start,
-                             info={**info, "block_total": self.block_total, "repaired": repaired})
+        return Decomposition(
+            prep.graph,
+            prep.C,
+            "timeshare",
+            a,
+            m,
+            uncovered=prep.uncovered,
+            wall_time=time.perf_counter() - self.start,
+            info={**info, "block_total": self.block_total, "repaired": repaired},
+        )
 
 
-def auto_choice(graph: DemandGraph, C: int, *, best_effort: bool = False, rng: np.random.Generator | None = None,
-                vertices: str = "auto", time_limit: float | None = None) -> Decomposition | TimeShared:
+def auto_choice(
+    graph: DemandGraph,
+    C: int,
+    *,
+    best_effort: bool = False,
+    rng: np.random.Generator | None = None,
+    vertices: str = "auto",
+    time_limit: float | None = None,
+) -> Decomposition | TimeShared:
     """:func:`auto_decomposition`, with time-shared faces returned uncoloured (:class:`TimeShared`): a caller
     that only needs their length and faces (the ``optimal`` method's seed) skips the colouring, which costs one
     maximum flow per distinct assignment."""
@@ -67,8 +81,9 @@ def auto_choice(graph: DemandGraph, C: int, *, best_effort: bool = False, rng: n
         if slack.total_assignments <= lower:
             return slack
     # block is the fallback on batched graphs, so it is cut short only when slack's decomposition stands in
-    block = block_decomposition(graph, C, best_effort=best_effort, rng=rng, vertices=vertices,
-                                deadline=deadline if slack is not None else None)
+    block = block_decomposition(
+        graph, C, best_effort=best_effort, rng=rng, vertices=vertices, deadline=deadline if slack is not None else None
+    )
     cut = block is None or (slack is not None and "time_limit_reached" in slack.info)
     candidates = [d for d in (block, slack) if d is not None]
     best = min(candidates, key=lambda d: d.total_assignments)  # block first: it wins ties, as before
@@ -92,6 +107,13 @@ def too_large_for_block(graph: DemandGraph) -> bool:
 
 def _timed_out(result: Decomposition) -> Decomposition:
     """``result`` marked as cut by auto's time limit (``info["time_limit_reached"]``)."""
-    return Decomposition(result.graph, result.C, result.method, result.assignments, result.multiplicities,
-                         uncovered=result.uncovered, wall_time=result.wall_time,
-                         info={**result.info, "time_limit_reached": True})
+    return Decomposition(
+        result.graph,
+        result.C,
+        result.method,
+        result.assignments,
+        result.multiplicities,
+        uncovered=result.uncovered,
+        wall_time=result.wall_time,
+        info={**result.info, "time_limit_reached": True},
+    )

@@ -63,7 +63,7 @@ class _Calendar:
         self.free[users, t] = False
 
 
-def _pick(counts: np.ndarray, ok: np.ndarray, offset: int) -> int:
+def _pick(counts: np.ndarray, ok: np.ndarray, offset: int | np.integer) -> int:
     """The round of largest ``counts`` among ``ok`` (-1 if none); ties go to the first round from ``offset``
     on, so arms with equal counts spread over the calendar instead of piling into round 0."""
     if not ok.any():
@@ -85,16 +85,16 @@ def session_rounds(prep: Prepared) -> tuple[np.ndarray, np.ndarray, dict]:
     left = np.bincount(graph.edge_users, weights=rem, minlength=N).astype(np.int64)  # demand left per user
     lower = prep.lower_bound
     cal = _Calendar(N, lower, arm_dtype(K))
-    spare = cal.rounds - left                                                         # free rounds not needed
+    spare = cal.rounds - left  # free rounds not needed
     demand = np.bincount(graph.edge_arms, weights=rem > 0, minlength=K)
     arms = np.flatnonzero(demand > 0)
-    arms = arms[np.argsort(graph.arm_degrees[arms], kind="stable")]                  # thinnest first
+    arms = arms[np.argsort(graph.arm_degrees[arms], kind="stable")]  # thinnest first
     sessions = padded = 0
     for j in arms:
-        e = by_arm[start[j]:start[j + 1]]
+        e = by_arm[start[j] : start[j + 1]]
         u = graph.edge_users[e].astype(np.int64)
         needing = rem[e] > 0
-        free = cal.free[u]                                  # this arm's users' rows, kept in step with cal
+        free = cal.free[u]  # this arm's users' rows, kept in step with cal
         count_need = free[needing].sum(axis=0)
         count_all = free.sum(axis=0)
         while needing.any():
@@ -171,5 +171,6 @@ def sessions_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = Fa
     start = time.perf_counter()
     prep = prepare(graph, C, best_effort)
     a, m, info = session_rounds(prep)
-    return Decomposition(graph, prep.C, "sessions", a, m, uncovered=prep.uncovered,
-                         wall_time=time.perf_counter() - start, info=info)
+    return Decomposition(
+        graph, prep.C, "sessions", a, m, uncovered=prep.uncovered, wall_time=time.perf_counter() - start, info=info
+    )

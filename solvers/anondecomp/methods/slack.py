@@ -26,6 +26,7 @@ decompositions need 10-100 % more rounds; ``auto`` tries it on graphs that are n
 from __future__ import annotations
 
 import time
+from typing import Protocol
 
 import numpy as np
 
@@ -34,9 +35,44 @@ from anondecomp.methods._common import park, repair
 from anondecomp.result import Decomposition, arm_dtype, compress
 from anondecomp.validation import Prepared, prepare
 
-CHUNK_SHARE = 0.05   # an assignment is repeated for at most this share of the rounds left
-CLOSE_SHARE = 0.5    # share of the arms still short of C+1 users closed per pass (the weakest first)
-TIE_BREAK = 1e-3     # scale of the preference for arms few users can fill (breaks ties between equal prices)
+CHUNK_SHARE = 0.05  # an assignment is repeated for at most this share of the rounds left
+CLOSE_SHARE = 0.5  # share of the arms still short of C+1 users closed per pass (the weakest first)
+TIE_BREAK = 1e-3  # scale of the preference for arms few users can fill (breaks ties between equal prices)
+
+
+class Segments(Protocol):
+    """Edges sorted by user with per-user segments: what :func:`segment_best` reads."""
+
+    @property
+    def user(self) -> np.ndarray: ...  # (E,) the user of every edge, sorted
+    @property
+    def start(self) -> np.ndarray: ...  # (N,) the first edge of every user
+    @property
+    def has(self) -> np.ndarray: ...  # (N,) bool, whether the user has an edge
+    @property
+    def N(self) -> int: ...
+
+
+class ArmEdges(Segments, Protocol):
+    """What :func:`open_arms` reads: :class:`Edges`, or the type-level edges of
+    :class:`~anondecomp.lower_bound.GreedyPricer`."""
+
+    @property
+    def arm(self) -> np.ndarray: ...  # (E,) the arm of every edge
+    @property
+    def degree(self) -> np.ndarray: ...  # (K,) the users who may play each arm
+    @property
+    def K(self) -> int: ...
+
+
+def segment_best(edges: Segments, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per user: (best value, its edge index) of ``value`` (one per edge); users without edges get -inf."""
+    top = np.full(edges.N, -np.inf)
+    top[edges.has] = np.maximum.reduceat(value, edges.start[edges.has])
+    hit = np.where(value >= top[edges.user], np.arange(len(value)), len(value))
+    first = np.full(edges.N, len(value))
+    first[edges.has] = np.minimum.reduceat(hit, edges.start[edges.has])
+    return top, first
 
 
 class Edges:
@@ -51,19 +87,14 @@ class Edges:
 
     def best(self, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per user: (best value, its edge index) of ``value`` (one per edge); users without edges get -inf."""
-        top = np.full(self.N, -np.inf)
-        top[self.has] = np.maximum.reduceat(value, self.start[self.has])
-        hit = np.where(value >= top[self.user], np.arange(len(value)), len(value))
-        first = np.full(self.N, len(value))
-        first[self.has] = np.minimum.reduceat(hit, self.start[self.has])
-        return top, first
+        return segment_best(self, value)
 
 
 class _Part:
     """The edges ``idx`` of ``edges`` (still sorted by user) with their own per-user segments: the passes of
     :func:`open_arms` scan only the edges of open (or short) arms, which shrink fast as arms close."""
 
-    def __init__(self, edges: Edges, idx: np.ndarray):
+    def __init__(self, edges: ArmEdges, idx: np.ndarray):
         self.user = edges.user[idx]
         self.N = edges.N
         self.start = np.searchsorted(self.user, np.arange(self.N))
@@ -73,16 +104,16 @@ class _Part:
         """:meth:`Edges.best` over these edges (users without one get -inf)."""
         if not len(value):
             return np.full(self.N, -np.inf), np.zeros(self.N, dtype=np.int64)
-        return Edges.best(self, value)
+        return segment_best(self, value)
 
 
-def open_arms(edges: Edges, value: np.ndarray, C: int) -> np.ndarray:
+def open_arms(edges: ArmEdges, value: np.ndarray, C: int) -> np.ndarray:
     """An assignment (arm per user, -1 for none) in which every used arm holds >= C+1 users, of high total
     ``value`` (one per edge, >= 0; 0 = the user may pad the arm): step 2 of the module docstring."""
     K = edges.K
     is_open = edges.degree >= C + 1
     while True:
-        live = np.flatnonzero(is_open[edges.arm])       # a closed arm's edges can never win
+        live = np.flatnonzero(is_open[edges.arm])  # a closed arm's edges can never win
         top, first = _Part(edges, live).best(value[live])
         gains = top > 0
         pick = live[np.minimum(first, len(live) - 1)] if len(live) else np.zeros(edges.N, dtype=np.int64)
@@ -107,7 +138,7 @@ def open_arms(edges: Edges, value: np.ndarray, C: int) -> np.ndarray:
             chosen, parm = chosen[keep], parm[keep]
             order = np.argsort(parm, kind="stable")
             chosen, parm = chosen[order], parm[order]
-            seat = np.arange(len(parm)) - np.searchsorted(parm, parm)   # place in the arm's queue
+            seat = np.arange(len(parm)) - np.searchsorted(parm, parm)  # place in the arm's queue
             take = seat < short[parm]
             if not take.any():
                 break
@@ -118,7 +149,7 @@ def open_arms(edges: Edges, value: np.ndarray, C: int) -> np.ndarray:
             return arm
         weak = np.flatnonzero(short > 0)
         weak = weak[np.argsort(worth[weak] / short[weak], kind="stable")]
-        is_open[weak[:max(1, int(CLOSE_SHARE * len(weak)))]] = False
+        is_open[weak[: max(1, int(CLOSE_SHARE * len(weak)))]] = False
 
 
 def slack_rounds(prep: Prepared, deadline: float | None = None) -> tuple[np.ndarray, np.ndarray, int]:
@@ -154,8 +185,9 @@ def slack_rounds(prep: Prepared, deadline: float | None = None) -> tuple[np.ndar
     return a, m, len(rows)
 
 
-def slack_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False,
-                        deadline: float | None = None) -> Decomposition:
+def slack_decomposition(
+    graph: DemandGraph, C: int, *, best_effort: bool = False, deadline: float | None = None
+) -> Decomposition:
     """Least-slack rounds (module docstring): a schedule aimed at the lower bound max_i sum_j ceil(w_ij).
 
     Parameters
@@ -195,5 +227,6 @@ def slack_decomposition(graph: DemandGraph, C: int, *, best_effort: bool = False
     info = {"steps": steps, "repaired": repaired}
     if deadline is not None and repaired and time.perf_counter() >= deadline:
         info["time_limit_reached"] = True
-    return Decomposition(graph, prep.C, "slack", a, m, uncovered=prep.uncovered,
-                         wall_time=time.perf_counter() - start, info=info)
+    return Decomposition(
+        graph, prep.C, "slack", a, m, uncovered=prep.uncovered, wall_time=time.perf_counter() - start, info=info
+    )

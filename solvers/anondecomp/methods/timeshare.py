@@ -31,12 +31,13 @@ import numpy as np
 from anondecomp.flows import transport
 from anondecomp.graph import DemandGraph
 from anondecomp.methods._common import Prepared, colour_filled, fill_face
+from anondecomp.validation import DENSE_CELLS
 
-FACE_COUNTS = (3, 4, 6, 8)        # tried in increasing order (raised to the fewest faces that can work)
+FACE_COUNTS = (3, 4, 6, 8)  # tried in increasing order (raised to the fewest faces that can work)
 TARGETS = (1.0, 1.03, 1.06, 1.1, 1.2, 1.35, 1.5)  # target length T, a multiple of the lower bound
-BUDGET = 30.0                      # seconds after which no new trial starts
-MAX_LP_EDGES = 2_000_000           # larger splits are skipped: one LP would outlast the budget
-CROSSOVER_EDGES = 50_000           # up to this size the LP's point is made a vertex: it rounds better
+BUDGET = 30.0  # seconds after which no new trial starts
+MAX_LP_EDGES = 2_000_000  # larger splits are skipped: one LP would outlast the budget
+CROSSOVER_EDGES = 50_000  # up to this size the LP's point is made a vertex: it rounds better
 
 
 def arm_faces(demand: np.ndarray, C: int, G: int, T: int) -> np.ndarray:
@@ -44,15 +45,16 @@ def arm_faces(demand: np.ndarray, C: int, G: int, T: int) -> np.ndarray:
     wanted = demand > 0
     n = np.where(wanted, np.clip(np.floor(G * demand / ((C + 1) * T)), 1, G), 0).astype(np.int64)
     order = np.argsort(-n, kind="stable")
-    start = (np.cumsum(n[order]) - n[order]) % G          # wrap-around: each arm continues where the last ended
+    start = (np.cumsum(n[order]) - n[order]) % G  # wrap-around: each arm continues where the last ended
     faces = np.zeros((G, len(demand)), dtype=bool)
     k = np.arange(G)
     faces[:, order] = ((k[:, None] - start[None, :]) % G) < n[order][None, :]
     return faces
 
 
-def split_demand(graph: DemandGraph, required: np.ndarray, faces: np.ndarray, caps: np.ndarray, C: int
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+def split_demand(
+    graph: DemandGraph, required: np.ndarray, faces: np.ndarray, caps: np.ndarray, C: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Integer per-face demands summing to ``required`` (per edge of ``graph``; step 2), as entries (face, edge,
     demand) with one entry per (face, pair) of positive demand, or ``None`` if none fits ``caps`` (or the LP
     would have more than ``MAX_LP_EDGES`` variables).
@@ -70,15 +72,15 @@ def split_demand(graph: DemandGraph, required: np.ndarray, faces: np.ndarray, ca
     from anondecomp.highs import load_model, new_highs
 
     G, (N, K) = len(faces), graph.shape
-    pe = np.flatnonzero(required > 0)                     # the pairs with demand, row-major
+    pe = np.flatnonzero(required > 0)  # the pairs with demand, row-major
     pi, pj = graph.edge_users[pe].astype(np.int64), graph.edge_arms[pe].astype(np.int64)
     r = np.asarray(required, dtype=np.int64)[pe]
-    p, g = np.nonzero(faces[:, pj].T)                      # (pair, face) edges
+    p, g = np.nonzero(faces[:, pj].T)  # (pair, face) edges
     E, P = len(p), len(r)
     if E > MAX_LP_EDGES:
         return None
-    node = pi[p] * G + g                                   # the (user, face) row of each edge
-    cover = g * K + pj[p]                                  # the (face, arm) row of each edge
+    node = pi[p] * G + g  # the (user, face) row of each edge
+    cover = g * K + pj[p]  # the (face, arm) row of each edge
     used = np.unique(cover)
     cover_row = np.searchsorted(used, cover)
     n_rows = P + N * G + len(used)
@@ -89,10 +91,15 @@ def split_demand(graph: DemandGraph, required: np.ndarray, faces: np.ndarray, ca
     h = new_highs()
     h.setOptionValue("solver", "ipm")
     h.setOptionValue("run_crossover", "on" if E <= CROSSOVER_EDGES else "off")
-    load_model(h, A, np.concatenate([np.zeros(E), np.ones(len(used))]), np.zeros(E + len(used)),
-               np.concatenate([r[p].astype(float), need]),
-               np.concatenate([r, np.full(N * G, -np.inf), need]),
-               np.concatenate([r, np.tile(caps.astype(float), N), np.full(len(used), np.inf)]))
+    load_model(
+        h,
+        A,
+        np.concatenate([np.zeros(E), np.ones(len(used))]),
+        np.zeros(E + len(used)),
+        np.concatenate([r[p].astype(float), need]),
+        np.concatenate([r, np.full(N * G, -np.inf), need]),
+        np.concatenate([r, np.tile(caps.astype(float), N), np.full(len(used), np.inf)]),
+    )
     h.run()
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
@@ -141,7 +148,7 @@ class TimeSharePlan:
         K, N = graph.n_arms, graph.n_users
         pair = np.full((types.n_types, K), -1, dtype=np.int64)
         pair[types.ti, types.aj] = np.arange(types.n_pairs)
-        parked = pair[types.of_user, park(graph)]              # (N,) the pair of each user's parking arm
+        parked = pair[types.of_user, park(graph)]  # (N,) the pair of each user's parking arm
         masks = np.zeros((len(self.faces), K), dtype=bool)
         lengths = np.zeros(len(self.faces), dtype=np.int64)
         Y = np.zeros((len(self.faces), types.n_pairs), dtype=np.int64)
@@ -163,8 +170,9 @@ class TimeSharePlan:
         return faces[order], weight[order], merged[order]
 
 
-def timeshare(prep: Prepared, budget: float | None = None, stop_at: int | None = None
-              ) -> tuple[np.ndarray, np.ndarray, dict] | None:
+def timeshare(
+    prep: Prepared, budget: float | None = None, stop_at: int | None = None
+) -> tuple[np.ndarray, np.ndarray, dict] | None:
     """The shortest time-shared decomposition found (assignments, multiplicities, info), or ``None`` when no
     trial succeeds. No new trial starts after ``budget`` seconds (default ``BUDGET``) or once R <= ``stop_at``.
     """
@@ -172,8 +180,7 @@ def timeshare(prep: Prepared, budget: float | None = None, stop_at: int | None =
     return None if plan is None else plan.colour()
 
 
-def timeshare_plan(prep: Prepared, budget: float | None = None, stop_at: int | None = None
-                   ) -> TimeSharePlan | None:
+def timeshare_plan(prep: Prepared, budget: float | None = None, stop_at: int | None = None) -> TimeSharePlan | None:
     """:func:`timeshare` before its colouring: the shortest trial's filled faces, or ``None``."""
     start = time.perf_counter()
     budget = BUDGET if budget is None else budget
@@ -190,20 +197,23 @@ def timeshare_plan(prep: Prepared, budget: float | None = None, stop_at: int | N
     best = None  # each trial's faces are filled (a few flows a face), and only the kept one is coloured
     for factor in TARGETS:
         T = int(np.ceil(factor * LB))
-        if best is not None and best.total <= T:   # a longer target would not do better
+        if best is not None and best.total <= T:  # a longer target would not do better
             return best
         for G in counts:
             if time.perf_counter() - start > budget or (best is not None and best.total <= (stop_at or 0)):
                 return best
+            if G * graph.n_arms > DENSE_CELLS:  # (G, K) face masks: skipped, never allocated (3 GB at G = K = 20,000)
+                continue
             faces = arm_faces(demand, prep.C, G, T)
-            caps = T // G + (np.arange(G) < T % G)         # face shares summing to T
+            caps = T // G + (np.arange(G) < T % G)  # face shares summing to T
             parts = split_demand(graph, req, faces, caps.astype(np.int64), prep.C)
             if parts is None:
                 continue
-            filled = [fill_face(prep, part, faces[k]) for k, part in _face_demands(graph, parts, G)]
-            if any(f is None for f in filled):
+            found = [fill_face(prep, part, faces[k]) for k, part in _face_demands(graph, parts, G)]
+            filled = [f for f in found if f is not None]
+            if len(filled) < len(found):  # some face has no feasible length
                 continue
-            total = sum(f[0] for f in filled)           # the colouring makes exactly L assignments of a face
+            total = sum(f[0] for f in filled)  # the colouring makes exactly L assignments of a face
             if best is None or total < best.total:
                 best = TimeSharePlan(prep, int(total), filled, {"faces": G, "target": T})
     return best

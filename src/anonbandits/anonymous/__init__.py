@@ -1,24 +1,36 @@
-"""Anonymous bandits (paper 000): Algorithm 1 (``anon-batched``), Algorithm 2 (``anon-etc``), best-arm
-identification for every user (``anon-bai``) and the regret of any batched learners over either channel
-(:func:`batched_regret`: ``se`` and ``dp-se --channel anonymous``)."""
+"""Anonymous bandits (Esfandiari, Mirrokni, Schneider, *Anonymous Bandits for Multi-User Systems*, NeurIPS
+2022): Algorithm 1 (``anon-batched``), Algorithm 2 (``anon-etc``), best-arm identification for every user
+(``anon-bai``) and the regret of any batched learners over any feedback channel (:func:`batched_regret`: ``se``
+and ``dp-se --channel anonymous``). Every library call returns :class:`anonbandits.results.Result`."""
 
-from anonbandits.anonymous import algorithm1, algorithm2
-from anonbandits.anonymous.algorithm1 import NotUBatchedError
-from anonbandits.anonymous.bai import IdentificationRun, identify, stop_curve
-from anonbandits.anonymous.regret import AnonymousRun, BatchRecord, batched_regret
-from anonbandits.anonymous.specs import ALGORITHMS
+from anonbandits.anonymous._legacy import old_names
+from anonbandits.anonymous.algorithm1 import NotUBatchedError, anon_batched, guaranteed_ratio
+from anonbandits.anonymous.algorithm2 import anon_etc, etc_assignments
+from anonbandits.anonymous.bai import error_rate, identify, stop_curve
+from anonbandits.anonymous.batches import BatchRecord
+from anonbandits.anonymous.entries import ALGORITHMS
+from anonbandits.anonymous.regret import batched_regret
 from anonbandits.core import schedules
 from anonbandits.validation import validated
 
-# The library functions, checking their arguments by the registry's rules (anonbandits.validation) before
-# they run (the registry entries call the unchecked ones: resolve has checked their parameters).
-_NAMES = {"n_users": "users", "n_arms": "arms"}
-anon_batched = validated(algorithm1.anon_batched, **_NAMES)
-anon_etc = validated(algorithm2.anon_etc, **_NAMES)
-etc_assignments = validated(algorithm2.etc_assignments, **_NAMES)
-guaranteed_ratio = validated(algorithm1.guaranteed_ratio, **_NAMES)
-exploration_length = validated(schedules.exploration_length, **_NAMES)  # Algorithm 2's, in the core
+# The library functions check their arguments by the registry's rules (anonbandits.validation) before they run;
+# Algorithm 2's exploration length is the core's, exported here checked.
+exploration_length = validated(schedules.exploration_length, n_users="users", n_arms="arms")
 
-__all__ = ["ALGORITHMS", "AnonymousRun", "BatchRecord", "IdentificationRun", "NotUBatchedError", "anon_batched",
-           "anon_etc", "batched_regret", "etc_assignments", "exploration_length", "guaranteed_ratio", "identify",
-           "stop_curve"]
+# the result types before Result (for one release, with a DeprecationWarning)
+__getattr__ = old_names(__name__, ("AnonymousRun", "IdentificationRun"))
+
+__all__ = [
+    "ALGORITHMS",
+    "BatchRecord",
+    "NotUBatchedError",
+    "anon_batched",
+    "anon_etc",
+    "batched_regret",
+    "error_rate",
+    "etc_assignments",
+    "exploration_length",
+    "guaranteed_ratio",
+    "identify",
+    "stop_curve",
+]

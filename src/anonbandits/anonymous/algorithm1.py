@@ -29,13 +29,18 @@ import numpy as np
 
 import anondecomp
 from anonbandits._docstrings import fill
-from anonbandits.anonymous.regret import AnonymousRun, batched_regret
-from anonbandits.channels import elicitation_rounds, elicitation_variance
+from anonbandits.anonymous._legacy import old_names
+from anonbandits.anonymous.regret import batched_regret
+from anonbandits.channels import check_decomposer, elicitation_rounds, elicitation_variance
 from anonbandits.core import default_batches, static_grid
 from anonbandits.core.learners import BaSEElimination
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import AnonBanditsError, ConfigError, require
 from anonbandits.privacy.mechanisms import Mechanism
+from anonbandits.results import Result
+from anonbandits.validation import validated
+
+__getattr__ = old_names(__name__, ("AnonymousRun",))
 
 
 class NotUBatchedError(AnonBanditsError):
@@ -79,7 +84,7 @@ def parse_alpha(value: str | float) -> float | str:
 
 
 @fill
-def guaranteed_ratio(method: str, n_arms: int, C: int, U: int) -> int:
+def _guaranteed_ratio(method: str, n_arms: int, C: int, U: int) -> int:
     """The approximation ratio alpha(C, U) Algorithm 1 assumes for the decomposition ``method``.
 
     ``greedy`` is a K-approximation (Section 3.4.1); every other method gets ``max(1, ceil(K (C+1) / U))``
@@ -112,11 +117,17 @@ def guaranteed_ratio(method: str, n_arms: int, C: int, U: int) -> int:
     >>> guaranteed_ratio("greedy", 4, 1, 4), guaranteed_ratio("polytope", 4, 1, 4)
     (4, 2)
     """
+    check_decomposer(method)
     return n_arms if method == "greedy" else max(1, math.ceil(n_arms * (C + 1) / U))
 
 
-def measured_ratio(method: str, n_users: int, n_arms: int, C: int, demand: int, *,
-                   rng: np.random.Generator | None = None) -> float:
+# the library function, checking its arguments by the registry's rules (anonbandits.validation.validated)
+guaranteed_ratio = validated(_guaranteed_ratio, n_arms="arms")
+
+
+def measured_ratio(
+    method: str, n_users: int, n_arms: int, C: int, demand: int, *, rng: np.random.Generator | None = None
+) -> float:
     """R / D of ``method`` on the all-active batched graph of ``n_users`` x ``n_arms`` at demand ``demand``
     (known before any reward is seen: ``alpha="measured"`` budgets T' with it, at the first batch's D_1).
 
@@ -128,11 +139,24 @@ def measured_ratio(method: str, n_users: int, n_arms: int, C: int, demand: int, 
 
 
 @fill
-def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, decomposer: str = "auto",
-                 grid: str = "minimax", batches: int = 0, gamma: float = 4.0, threshold: str = "log",
-                 alpha: float | str = 0.0, best_effort: bool = False, rng: np.random.Generator,
-                 decomposer_rng: np.random.Generator | None = None, mechanism: Mechanism | None = None,
-                 noise_rng: np.random.Generator | None = None) -> AnonymousRun:
+def _anon_batched(
+    instance: MultiUserInstance,
+    C: int,
+    horizon: int,
+    *,
+    U: int,
+    decomposer: str = "auto",
+    grid: str = "minimax",
+    batches: int = 0,
+    gamma: float = 4.0,
+    threshold: str = "log",
+    alpha: float | str = 0.0,
+    best_effort: bool = False,
+    rng: np.random.Generator,
+    decomposer_rng: np.random.Generator | None = None,
+    mechanism: Mechanism | None = None,
+    noise_rng: np.random.Generator | None = None,
+) -> Result:
     """Run Algorithm 1 (``anon-batched``) on ``instance`` for ``horizon`` rounds.
 
     Every user runs BaSE with horizon ``T' = floor(T / (alpha (2C+2)))``; each exploration batch's demand graph is
@@ -175,8 +199,10 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
 
     Returns
     -------
-    AnonymousRun
-        The run's regret, curve, audit figures, commitments and batch records.
+    Result
+        The run's regret, curve, audit figures and batch records (:func:`~anonbandits.anonymous.regret.finish_run`);
+        ``info`` holds the commitments and ``alpha``, ``base_horizon``, ``grid``, ``batches`` and
+        ``thin_arm_users``.
 
     Raises
     ------
@@ -193,7 +219,7 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
 
     {{anon_example}}
     >>> run = anon_batched(instance, 1, 2000, U=4, rng=np.random.default_rng(1))
-    >>> run.horizon, run.min_group_size, len(run.batches), run.optimal_fraction
+    >>> run.info["horizon"], run.metrics["min_group_size"], len(run.records), run.metrics["optimal_fraction"]
     (2000, 1, 1, 1.0)
     """
     n_users, n_arms = instance.n_users, instance.n_arms
@@ -202,40 +228,79 @@ def anon_batched(instance: MultiUserInstance, C: int, horizon: int, *, U: int, d
     thin = np.flatnonzero(instance.cluster_sizes < U)
     if thin.size and not best_effort:
         arm = int(thin[np.argmin(instance.cluster_sizes[thin])])
-        raise ConfigError(f"the instance has an arm that is optimal for only {instance.min_cluster} users, fewer "
-                          f"than U = {U} (Algorithm 1's user-cluster assumption): arm {arm}"
-                          + (f" and {thin.size - 1} other arm(s)" if thin.size > 1 else "")
-                          + "; lower the cluster U or set best_effort to serve their users as the "
-                          "decomposition allows")
-    require(decomposer in anondecomp.METHODS, "decomposer", f"one of {', '.join(anondecomp.METHODS)}", decomposer)
+        raise ConfigError(
+            f"the instance has an arm that is optimal for only {instance.min_cluster} users, fewer "
+            f"than U = {U} (Algorithm 1's user-cluster assumption): arm {arm}"
+            + (f" and {thin.size - 1} other arm(s)" if thin.size > 1 else "")
+            + "; lower the cluster U or set best_effort to serve their users as the "
+            "decomposition allows"
+        )
+    check_decomposer(decomposer)
     r = elicitation_rounds(C)
     dec_rng = decomposer_rng if decomposer_rng is not None else rng
-    alpha = parse_alpha(alpha)
-    if alpha == "measured":
+    given = parse_alpha(alpha)
+    if given == "measured":
         first = static_grid(grid, max(1, horizon // r), batches or default_batches(max(1, horizon // r)))[1]
-        alpha = measured_ratio(decomposer, n_users, n_arms, C, max(1, int(first)), rng=dec_rng)
-    alpha = alpha or guaranteed_ratio(decomposer, n_arms, C, U)
-    base_horizon = int(horizon // (alpha * r))
+        ratio: float = measured_ratio(decomposer, n_users, n_arms, C, max(1, int(first)), rng=dec_rng)
+    else:
+        ratio = float(given)
+    ratio = ratio or _guaranteed_ratio(decomposer, n_arms, C, U)
+    base_horizon = int(horizon // (ratio * r))
     if base_horizon < 1:
-        raise ConfigError(f"horizon {horizon} is too short: T / (alpha (2C+2)) = {horizon / (alpha * r):.3g} "
-                          "leaves BaSE no round")
+        raise ConfigError(
+            f"horizon {horizon} is too short: T / (alpha (2C+2)) = {horizon / (ratio * r):.3g} leaves BaSE no round"
+        )
     n_batches = batches or default_batches(base_horizon)
-    learner = BaSEElimination(n_users, n_arms, static_grid(grid, base_horizon, n_batches), gamma=gamma,
-                              threshold=threshold, sigma2=elicitation_variance(C))
+    learner = BaSEElimination(
+        n_users,
+        n_arms,
+        static_grid(grid, base_horizon, n_batches),
+        gamma=gamma,
+        threshold=threshold,
+        sigma2=elicitation_variance(C),
+    )
 
     def batched_graph(demand: np.ndarray, batch: int) -> anondecomp.DemandGraph:
         """The batch's graph (D_b, A_{.,b}), after checking it is U-batched."""
         short = anondecomp.check_u_batched(learner.active, U)
         if short.size and not best_effort:
-            raise NotUBatchedError(f"batch {batch}: the graph is not {U}-batched, arm(s) "
-                                   f"{', '.join(map(str, short))} cannot get {U} users (an optimal arm was "
-                                   "eliminated); rerun with best_effort to continue", arms=short, batch=batch)
+            raise NotUBatchedError(
+                f"batch {batch}: the graph is not {U}-batched, arm(s) "
+                f"{', '.join(map(str, short))} cannot get {U} users (an optimal arm was "
+                "eliminated); rerun with best_effort to continue",
+                arms=short,
+                batch=batch,
+            )
         return anondecomp.DemandGraph.from_batched(float(learner.base.batch_length()), learner.active)
 
     # BaSE uses every estimate, those of over-covered pairs too (paper 000's Algorithm 1)
-    run = batched_regret(instance, learner, horizon, C=C, decomposer=decomposer, rng=rng, decomposer_rng=dec_rng,
-                         mechanism=mechanism, noise_rng=noise_rng, batch_graph=batched_graph, use_surplus=True,
-                         best_effort=best_effort)
-    return replace(run, info={"alpha": alpha, "base_horizon": base_horizon, "grid": learner.base.grid.tolist(),
-                              "batches": n_batches, "thin_arm_users": int(np.isin(instance.optimal, thin).sum()),
-                              "exposure": run.info["exposure"]})
+    run = batched_regret(
+        instance,
+        learner,
+        horizon,
+        C=C,
+        decomposer=decomposer,
+        rng=rng,
+        decomposer_rng=dec_rng,
+        mechanism=mechanism,
+        noise_rng=noise_rng,
+        batch_graph=batched_graph,
+        use_surplus=True,
+        best_effort=best_effort,
+    )
+    kept = {key: run.info[key] for key in ("horizon", "committed", "channel", "exposure")}
+    return replace(
+        run,
+        info={
+            "alpha": ratio,
+            "base_horizon": base_horizon,
+            "grid": learner.base.grid.tolist(),
+            "batches": n_batches,
+            "thin_arm_users": int(np.isin(instance.optimal, thin).sum()),
+            **kept,
+        },
+    )
+
+
+# the library function, checking its arguments by the registry's rules (anonbandits.validation.validated)
+anon_batched = validated(_anon_batched)

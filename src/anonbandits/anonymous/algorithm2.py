@@ -4,7 +4,7 @@ Section 3.5 and Theorem 2: explore-then-commit anonymous bandits without a user-
 Exploration lasts ``T_exp = scale C^(2/3) K^(1/3) T^(2/3) (log NKT)^(1/3)`` rounds (the paper's scale is 10),
 ``floor(T_exp / (2C+2))`` phases (at least one). The users are split once into floor(N/(C+1)) groups of C+1
 consecutive users (the rest join the last group); in phase r group s plays arm ``(r + s) mod K``
-(``arm_offset``, the spec's **[DECISION]**, spreading the arms across groups) or ``r mod K`` (the paper's text);
+(``arm_offset``, our **[DECISION]**, spreading the arms across groups) or ``r mod K`` (the paper's text);
 each phase is one run of the 2C+2-round sub-algorithm. Then every user plays ``argmax_j sigma_ij / n_ij``
 (unexplored arms last, lowest index on ties) to the horizon. The phases use K distinct assignments, played in
 the paper's order, so the regret curve and a cut at the horizon are exact.
@@ -15,16 +15,22 @@ from __future__ import annotations
 import numpy as np
 
 from anonbandits._docstrings import fill
-from anonbandits.anonymous.regret import AnonymousRun, BatchRecord
+from anonbandits.anonymous._legacy import old_names
+from anonbandits.anonymous.batches import BatchRecord
+from anonbandits.anonymous.regret import finish_run
 from anonbandits.channels import AnonymousChannel, elicitation_rounds
 from anonbandits.core.schedules import exploration_length
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import require
 from anonbandits.privacy.mechanisms import Mechanism
+from anonbandits.results import Result
+from anonbandits.validation import validated
+
+__getattr__ = old_names(__name__, ("AnonymousRun",))
 
 
 @fill
-def etc_assignments(n_users: int, n_arms: int, C: int, arm_offset: bool = True) -> np.ndarray:
+def _etc_assignments(n_users: int, n_arms: int, C: int, arm_offset: bool = True) -> np.ndarray:
     """The K assignments of Algorithm 2's exploration: row q is played in every phase r with r mod K = q.
 
     The users are split into floor(N/(C+1)) groups of C+1 consecutive users (the rest join the last group);
@@ -67,9 +73,18 @@ def etc_assignments(n_users: int, n_arms: int, C: int, arm_offset: bool = True) 
 
 
 @fill
-def anon_etc(instance: MultiUserInstance, C: int, horizon: int, *, arm_offset: bool = True,
-             explore_scale: float = 10.0, rng: np.random.Generator, mechanism: Mechanism | None = None,
-             noise_rng: np.random.Generator | None = None) -> AnonymousRun:
+def _anon_etc(
+    instance: MultiUserInstance,
+    C: int,
+    horizon: int,
+    *,
+    arm_offset: bool = True,
+    explore_scale: float = 10.0,
+    rng: np.random.Generator,
+    mechanism: Mechanism | None = None,
+    noise_rng: np.random.Generator | None = None,
+    allow_large: bool = False,
+) -> Result:
     """Run Algorithm 2 (``anon-etc``, explore-then-commit) on ``instance`` for ``horizon`` rounds.
 
     Explores for ``floor(T_exp / (2C+2))`` phases (:func:`~anonbandits.core.schedules.exploration_length`), each
@@ -91,11 +106,16 @@ def anon_etc(instance: MultiUserInstance, C: int, horizon: int, *, arm_offset: b
     rng : numpy.random.Generator
         The source of the rewards.
     {{mechanism}}
+    allow_large : bool, optional
+        Confirm sizes past the documented limits of :mod:`anonbandits.core.limits` (the anonymous channel's
+        (2C+2) x N user-rounds of one elicitation). Default False: refused in one line.
 
     Returns
     -------
-    AnonymousRun
-        The run's regret, curve, audit figures, commitments and its one exploration record.
+    Result
+        The run's regret, curve, audit figures and its one exploration record
+        (:func:`~anonbandits.anonymous.regret.finish_run`); ``info`` holds the commitments,
+        ``exploration_target`` and ``phases``.
 
     Raises
     ------
@@ -107,23 +127,38 @@ def anon_etc(instance: MultiUserInstance, C: int, horizon: int, *, arm_offset: b
 
     {{anon_example}}
     >>> run = anon_etc(instance, 1, 5000, explore_scale=1.0, rng=np.random.default_rng(1))
-    >>> run.info["phases"], run.exploration_rounds, run.optimal_fraction
+    >>> run.info["phases"], run.metrics["exploration_rounds"], run.metrics["optimal_fraction"]
     (206, 824, 1.0)
     """
     n_users, n_arms = instance.n_users, instance.n_arms
     require(C >= 1, "C", "at least 1", C)
     require(n_users > C, "users", f"more than C = {C} (Algorithm 2 needs more users than C)", n_users)
     require(explore_scale > 0, "explore_scale", "positive", explore_scale)
-    channel = AnonymousChannel(instance, C, horizon, rng, mechanism=mechanism, noise_rng=noise_rng)
+    channel = AnonymousChannel(
+        instance, C, horizon, rng, mechanism=mechanism, noise_rng=noise_rng, allow_large=allow_large
+    )
     r = elicitation_rounds(C)
     t_exp = exploration_length(n_users, n_arms, C, horizon, explore_scale)
     phases = max(1, int(t_exp // r))
-    fb = channel.elicit(etc_assignments(n_users, n_arms, C, arm_offset), order=np.arange(1, phases + 1) % n_arms)
-    record = BatchRecord(demand=phases, assignments=min(phases, channel.t // r), distinct=n_arms, method="etc",
-                         uncovered=0, rounds=channel.t, eliminated=0, active_pairs=n_users * n_arms)
+    fb = channel.elicit(_etc_assignments(n_users, n_arms, C, arm_offset), order=np.arange(1, phases + 1) % n_arms)
+    record = BatchRecord(
+        demand=phases,
+        assignments=min(phases, channel.t // r),
+        distinct=n_arms,
+        method="etc",
+        uncovered=0,
+        rounds=channel.t,
+        eliminated=0,
+        active_pairs=n_users * n_arms,
+    )
 
     def commit() -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.argmax(np.where(fb.counts > 0, fb.sums / fb.counts, -np.inf), axis=1)
 
-    return AnonymousRun.finish(channel, instance, commit, (record,), {"exploration_target": t_exp, "phases": phases})
+    return finish_run(channel, instance, commit, (record,), {"exploration_target": t_exp, "phases": phases})
+
+
+# the library functions, checking their arguments by the registry's rules (anonbandits.validation.validated)
+etc_assignments = validated(_etc_assignments, n_users="users", n_arms="arms")
+anon_etc = validated(_anon_etc)

@@ -1,48 +1,73 @@
-"""One batch of batched learners over the anonymous channel: the step every anonymous driver runs.
+"""The one batch loop of N batched learners over a feedback channel: the loop every multi-user driver runs.
 
-Esfandiari, Mirrokni, Schneider, *Anonymous Bandits for Multi-User Systems* (NeurIPS 2022, paper 000). A
-batch's demand (the learners' :meth:`~anonbandits.core.learners.BatchLearner.demand`) becomes a demand graph
-whose supports are kept apart from the demand (:func:`supports`, :func:`demand_graph`), ``anondecomp.decompose``
-splits it into C-anonymous assignments (:func:`decompose_demand`), the channel runs the 2C+2-round sub-algorithm
-on them, the auditor checks every released group, and each learner keeps exactly the estimates it asked for
-(:func:`elicit_demand`; Algorithm 1's BaSE keeps them all); a privacy mechanism's noise raises the variance proxy
-(:func:`noisy_variance`).
-:func:`~anonbandits.anonymous.identify` (best-arm identification) and
-:func:`~anonbandits.anonymous.batched_regret` (regret over a horizon) both run it.
+Esfandiari, Mirrokni, Schneider, *Anonymous Bandits for Multi-User Systems* (NeurIPS 2022, paper 000). All users
+run their learners (:class:`~anonbandits.core.learners.BatchLearner`) in lock-step batches: :func:`run_batches`
+hands each batch's demand to the channel (:meth:`~anonbandits.channels.FeedbackChannel.serve_batch`: on the
+anonymous channel the demand graph, its C-anonymous decomposition, the 2C+2-round sub-algorithm and the auditor;
+on the direct one exact sums), updates the learners with the sums, the counts and the channel's variance proxy, and
+records the batch (:class:`BatchRecord`). What ends the loop is its :class:`StoppingRule`:
+:data:`EVERY_LEARNER_STOPPED` (best-arm identification, :func:`~anonbandits.anonymous.identify`: a batch that
+would pass the cap on the rounds is not run) or :data:`HORIZON` (regret,
+:func:`~anonbandits.anonymous.batched_regret`: the batch the horizon cuts is played to it, with no update).
+
+The steps of the anonymous channel's batch (:func:`supports`, :func:`demand_graph`, :func:`decompose_demand`,
+:func:`elicit_demand`, :func:`noisy_variance`) live with the channel in :mod:`anonbandits.channels.anonymous` and
+are found here too.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import NamedTuple
+
 import numpy as np
 
-import anondecomp
 from anonbandits._docstrings import fill
-from anonbandits.channels import AnonymousChannel, Feedback, elicitation_rounds, elicitation_variance
-from anonbandits.core.learners import UNIT_SIGMA2, BatchLearner
-from anonbandits.errors import AnonBanditsError, ConfigError
+from anonbandits.channels import ChannelFactory, FeedbackChannel, channel_named
+from anonbandits.channels.anonymous import (
+    MAX_ELICITED,
+    decompose_demand,
+    demand_graph,
+    elicit_demand,
+    noisy_variance,
+    supports,
+)
+from anonbandits.core.learners import BatchLearner
+from anonbandits.errors import ConfigError
+from anonbandits.privacy.mechanisms import CentralLaplace
 
-#: Distinct user-assignments (distinct assignments x users) one identification batch may elicit. Keeping each
-#: pair's demanded estimates and the 2C+2 rounds' group sums holds about 100 bytes per entry (measured: 3 x 10^7
-#: entries took 3 GB), so this keeps a batch near 1 GB; only decompositions without multiplicities (randomized,
-#: on many arms) come near it.
-MAX_ELICITED = 10**7
+__all__ = [
+    "EVERY_LEARNER_STOPPED",
+    "HORIZON",
+    "MAX_ELICITED",
+    "BatchRecord",
+    "StoppingRule",
+    "channel_variance",
+    "decompose_demand",
+    "demand_graph",
+    "elicit_demand",
+    "noisy_variance",
+    "run_batches",
+    "supports",
+]
 
 
 @fill
-def channel_variance(channel: str, C: int, learners: BatchLearner | None = None) -> float:
+def channel_variance(channel: str | ChannelFactory, C: int, learners: BatchLearner | None = None) -> float:
     """The variance proxy of one sample on ``channel``, checked against the one ``learners`` are sized for.
 
-    1/4 (a reward in [0, 1]) on the direct channel, ``(4C+1)/4`` on the anonymous one
-    (:func:`~anonbandits.channels.elicitation_variance`). Fixed-design learners (naive and median elimination,
-    SE's epochs) fix their sample counts from their ``sigma2`` before any sample, so learners sized for less
-    than the channel's proxy would lose their guarantee: they are refused.
+    The channel's :meth:`~anonbandits.channels.FeedbackChannel.sample_variance`: 1/4 (a reward in [0, 1]) on the
+    direct channel, ``(4C+1)/4`` on the anonymous one (:func:`~anonbandits.channels.elicitation_variance`).
+    Fixed-design learners (naive and median elimination, SE's epochs) fix their sample counts from their
+    ``sigma2`` before any sample, so learners sized for less than the channel's proxy would lose their
+    guarantee: they are refused.
 
     Parameters
     ----------
-    channel : str
-        ``direct`` or ``anonymous``.
+    channel : str or channel class
+        A name of :data:`anonbandits.channels.CHANNELS` (``direct``, ``anonymous``) or a channel.
     C : int
-        The anonymity parameter (anonymous channel).
+        The anonymity parameter.
     learners : BatchLearner, optional
         N batched learners to check (none: the proxy alone, to size learners with).
 
@@ -54,7 +79,7 @@ def channel_variance(channel: str, C: int, learners: BatchLearner | None = None)
     Raises
     ------
     ConfigError
-        If ``learners.sigma2`` is below it.
+        For an unknown channel name, or if ``learners.sigma2`` is below the proxy.
 
     {{refs_paper000}}
 
@@ -72,280 +97,213 @@ def channel_variance(channel: str, C: int, learners: BatchLearner | None = None)
     ...
     anonbandits.errors.ConfigError: the learners are sized for variance proxy 0.25, below the anonymous ...
     """
-    sigma2 = UNIT_SIGMA2 if channel == "direct" else elicitation_variance(C)
+    factory = channel_named(channel)
+    sigma2 = factory.sample_variance(C)
     if learners is not None and learners.sigma2 < sigma2:
-        raise ConfigError(f"the learners are sized for variance proxy {learners.sigma2:g}, below the {channel} "
-                          f"channel's {sigma2:g}; build them with sigma2={sigma2:g}")
+        raise ConfigError(
+            f"the learners are sized for variance proxy {learners.sigma2:g}, below the "
+            f"{factory.name} channel's {sigma2:g}; build them with sigma2={sigma2:g}"
+        )
     return sigma2
 
 
-@fill
-def supports(learners: BatchLearner) -> np.ndarray:
-    """The arms each user may be assigned: every arm while it explores, its recommendation alone once stopped.
-
-    **[DECISION]** A user still exploring may fill a group on any arm (it discards what it did not ask for); a
-    user that has stopped plays only its recommendation, so nobody else drops below C+1 on that arm.
+@dataclass(frozen=True)
+class BatchRecord:
+    """One exploration batch of the batch loop (Algorithm 1, SE, identification) or the exploration phase of
+    Algorithm 2.
 
     Parameters
     ----------
-    learners : BatchLearner
-        N batched learners.
-
-    Returns
-    -------
-    numpy.ndarray
-        (N, K) bool support.
-
-    {{refs_paper000}}
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from anonbandits.core.learners import BestArmElimination
-    >>> learners = BestArmElimination(2, 3, "naive", approx=0.5, delta=0.1, rng=np.random.default_rng(0))
-    >>> supports(learners).tolist()  # before any sample: every arm
-    [[True, True, True], [True, True, True]]
-    >>> wanted = learners.demand()
-    >>> _ = learners.update(wanted * np.array([0.1, 0.9, 0.2]), wanted, 0.25)
-    >>> supports(learners).tolist()  # stopped: the recommendation alone
-    [[False, True, False], [False, True, False]]
-    """
-    n, k = learners.n_learners, learners.n_arms
-    support = np.repeat(learners.exploring[:, None], k, axis=1)
-    support[np.arange(n), learners.recommendation()] = True
-    return support
-
-
-@fill
-def demand_graph(learners: BatchLearner, demand: np.ndarray, C: int, batch: int, *,
-                 best_effort: bool = False) -> anondecomp.DemandGraph:
-    """One batch's demand graph, every user on its :func:`supports`.
-
-    **[DECISION]** When an arm some learner wants cannot gather C + 1 users on those supports (too few explore,
-    too few have stopped on it), users that have stopped are recruited onto it as well: they fill its groups
-    for this batch (their identification is done; in a regret run they pay the arm's gap like any play). Only
-    when the arm cannot gather C + 1 users in all is the batch refused.
-
-    Parameters
-    ----------
-    learners : BatchLearner
-        The N learners whose ``demand`` this is (their supports and recommendations).
-    demand : numpy.ndarray
-        (N, K) int64 samples wanted; a row of zeros is a user that only fills groups.
-    C : int
-        The anonymity parameter.
-    batch : int
-        The batch's number (1-based), for the error message.
-    best_effort : bool, optional
-        Keep an arm that cannot gather C + 1 users (the decomposer leaves its pairs uncovered) instead of
-        refusing the batch. Default False.
-
-    Returns
-    -------
-    anondecomp.DemandGraph
-        The graph, ``w_ij`` the demand, each user's support apart from it.
-
-    Raises
-    ------
-    AnonBanditsError
-        When an arm some learner wants cannot gather C + 1 users, stopped users included (not ``best_effort``).
-
-    {{refs_paper000}}
-    Section 3.2: the demand graph.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from anonbandits.core.learners import EpochElimination
-    >>> learners = EpochElimination(6, 2, confidence=0.1)
-    >>> graph = demand_graph(learners, learners.demand(), 2, 1)
-    >>> graph.lower_bound, bool(graph.support.all())
-    (1300, True)
-    """
-    support = supports(learners)
-    graph = anondecomp.DemandGraph.from_weights(demand, support=support)
-    thin = graph.thin_arms(C)
-    if thin.size:  # recruit stopped users onto the arms that cannot gather C + 1 users otherwise
-        support[:, thin] = True
-        graph = anondecomp.DemandGraph.from_weights(demand, support=support)
-        thin = graph.thin_arms(C)
-    if thin.size and not best_effort:
-        raise AnonBanditsError(f"batch {batch}: arm {int(thin[0])} is wanted but fewer than C + 1 = {C + 1} users "
-                               "can play it; the instance needs more users per arm")
-    return graph
-
-
-@fill
-def decompose_demand(learners: BatchLearner, demand: np.ndarray, C: int, decomposer: str,
-                     rng: np.random.Generator, batch: int, *, max_elicited: int | None = None,
-                     graph: anondecomp.DemandGraph | None = None,
-                     best_effort: bool = False) -> anondecomp.Decomposition:
-    """The C-anonymous decomposition of one batch's demand graph (by default :func:`demand_graph`'s).
-
-    Parameters
-    ----------
-    learners : BatchLearner
-        The N learners of the batch (:func:`demand_graph` reads their supports).
-    demand : numpy.ndarray
-        (N, K) int64 samples wanted, as for :func:`demand_graph`.
-    C : int
-        The anonymity parameter: every group of an assignment has at least C + 1 users.
-    decomposer : str
-        An ``anondecomp.METHODS`` name.
-    rng : numpy.random.Generator
-        Randomness of randomized decomposers.
-    batch : int
-        The batch's number (1-based), for the error messages.
-    max_elicited : int, optional
-        A bound on the distinct user-assignments (distinct assignments x users) the batch may elicit
-        (:data:`MAX_ELICITED` for identification); none by default.
-    graph : anondecomp.DemandGraph, optional
-        The batch's graph when the caller builds it (Algorithm 1: BaSE's batched graph ``(D_b, A_{.,b})``);
-        default :func:`demand_graph`.
-    best_effort : bool, optional
-        Cover what can be covered and list the rest in the result's ``uncovered``
-        (``anondecomp.decompose(best_effort=True)``) instead of refusing the batch. Default False.
-
-    Returns
-    -------
-    anondecomp.Decomposition
-        The assignments and their multiplicities.
-
-    Raises
-    ------
-    AnonBanditsError
-        When an arm some learner wants cannot gather C + 1 users, stopped users included (not ``best_effort``);
-        or when the batch's decomposition has more distinct user-assignments than ``max_elicited`` (for
-        ``randomized``, refused before drawing when the decomposer's own estimate of its assignments already
-        passes it).
-
-    {{refs_paper000}}
-    Section 3.2: the decomposition.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from anonbandits.core.learners import EpochElimination
-    >>> learners = EpochElimination(6, 2, confidence=0.1)
-    >>> learners.demand()[0].tolist()
-    [650, 650]
-    >>> res = decompose_demand(learners, learners.demand(), 2, "polytope", np.random.default_rng(0), 1)
-    >>> res.total_assignments  # R = D: each user's 1300 samples, no assignment wasted
-    1300
-    """
-    if graph is None:
-        graph = demand_graph(learners, demand, C, batch, best_effort=best_effort)
-    n = learners.n_learners
-    if max_elicited is not None and decomposer == "randomized":
-        # the decomposer's own estimate of the assignments it draws (each distinct, of every user), checked
-        # before it draws them: on many arms they run to millions
-        from anondecomp.methods.randomized import expected_assignments
-
-        expected = expected_assignments(graph, demand, C)
-        if expected * n > max_elicited:
-            raise AnonBanditsError(f"batch {batch}: the randomized decomposition would draw about {expected:.3g} "
-                                   f"distinct assignments of {n} users, more than the {max_elicited:.0e} "
-                                   "user-assignments a batch elicits; use an exact decomposer")
-    # improve=False: a batch needs its decomposition fast, not auto's last rounds removed (and the runs keep
-    # the decompositions of the reproduction tables)
-    res = anondecomp.decompose(graph, C, method=decomposer, rng=rng, best_effort=best_effort, improve=False)
-    if max_elicited is not None and len(res.multiplicities) * n > max_elicited:
-        raise AnonBanditsError(f"batch {batch}: the {decomposer} decomposition has {len(res.multiplicities)} "
-                               f"distinct assignments of {n} users, more than the {max_elicited:.0e} "
-                               "user-assignments a batch elicits")
-    return res
-
-
-@fill
-def elicit_demand(channel: AnonymousChannel, res: anondecomp.Decomposition, demand: np.ndarray,
-                  batch: int, *, use_surplus: bool = False, best_effort: bool = False) -> tuple[Feedback, bool]:
-    """Run a batch's decomposition through the channel, each pair keeping exactly its demanded estimates (or all).
-
-    Parameters
-    ----------
-    channel : anonbandits.channels.AnonymousChannel
-        The run's channel (its clock may cut the batch at the horizon).
-    res : anondecomp.Decomposition
-        The batch's decomposition (:func:`decompose_demand`).
-    demand : numpy.ndarray
-        (N, K) int64 samples wanted.
-    batch : int
-        The batch's number (1-based), for the error message.
-    use_surplus : bool, optional
-        Keep every estimate, those beyond a pair's demand too (Algorithm 1's BaSE uses them all; the feedback
-        then has no ``surplus``). Default False.
-    best_effort : bool, optional
-        Accept pairs left below their demand (a best-effort decomposition's uncovered pairs). Default False.
-
-    Returns
-    -------
-    feedback : anonbandits.channels.Feedback
-        Sums and counts of the kept estimates, the discarded ``surplus`` and, with a mechanism, the noise
-        variances.
-    complete : bool
-        Whether every repetition ran (False when the horizon cut the batch: the feedback is then partial).
-
-    Raises
-    ------
-    AnonBanditsError
-        When a complete batch left a pair below its demand (not ``best_effort``).
-
-    {{refs_paper000}}
-    Section 3.1: the sub-algorithm.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from anonbandits.channels import AnonymousChannel
-    >>> from anonbandits.core.learners import EpochElimination
-    >>> from anonbandits.envs import clustered_instance
-    >>> instance = clustered_instance(6, 2, 0, 0.4, np.random.default_rng(0))
-    >>> learners = EpochElimination(6, 2, confidence=0.1)
-    >>> demand = learners.demand()
-    >>> res = decompose_demand(learners, demand, 2, "polytope", np.random.default_rng(1), 1)
-    >>> feedback, complete = elicit_demand(AnonymousChannel(instance, 2, 10**6, np.random.default_rng(2)), res,
-    ...                                    demand, 1)
-    >>> complete, bool((feedback.counts == demand).all())
-    (True, True)
-    """
-    t0 = channel.t
-    fb = channel.elicit(res.assignments, res.multiplicities, wanted=None if use_surplus else demand)
-    complete = channel.t - t0 == res.total_assignments * elicitation_rounds(channel.C)
-    if complete and not best_effort and np.any(fb.counts < demand):
-        raise AnonBanditsError(f"decomposer {res.method!r} left pairs below their demand in batch {batch}")
-    return fb, complete
-
-
-def noisy_variance(sigma2: float, noise: np.ndarray, counts: np.ndarray, where: np.ndarray) -> float:
-    """The variance proxy of estimates whose sums carry a mechanism's noise: ``sigma2 + max W_ij / n_ij``.
-
-    **[DECISION]** Variance-matched: the noise variance ``W_ij`` of a pair's sum (public: it depends on no
-    reward) spread over its ``n_ij`` estimates, the worst pair of ``where``.
-
-    Parameters
-    ----------
-    sigma2 : float
-        The proxy without noise (``(4C+1)/4`` on the anonymous channel).
-    noise : numpy.ndarray
-        (N, K) noise variance of each pair's sum.
-    counts : numpy.ndarray
-        (N, K) estimates in each pair's sum.
-    where : numpy.ndarray
-        (N, K) bool, the pairs whose estimates the learners use.
-
-    Returns
-    -------
-    float
-        The raised proxy (``sigma2`` when ``where`` is empty).
+    demand : int
+        D_b, the batch's demand: a batched graph's total demand D (Algorithm 1: BaSE's batch length, spread over
+        each user's active arms), else the most samples one user wants (Algorithm 2: its number of phases).
+    assignments : int
+        R_b, the number of assignments run (the sum of the multiplicities; 0 on the direct channel).
+    distinct : int
+        How many of them differ.
+    method : str
+        The decomposition method that ran (``"etc"`` for Algorithm 2, the channel's name when nothing is
+        decomposed: ``"direct"``).
+    uncovered : int
+        The (user, arm) pairs left uncovered (best effort only).
+    rounds : int
+        The rounds played in the batch.
+    eliminated : int
+        The arms eliminated after the batch, over all users.
+    active_pairs : int
+        The (user, arm) pairs active when the batch was decomposed.
 
     References
     ----------
-    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Section 3.3,
+    Algorithm 1, and Section 3.5, Algorithm 2).
+
+    Examples
+    --------
+    >>> record = BatchRecord(demand=62, assignments=62, distinct=2, method="polytope", uncovered=0, rounds=248,
+    ...                      eliminated=0, active_pairs=16)
+    >>> record.rounds // record.assignments  # 2C + 2 rounds per assignment, C = 1
+    4
+    """
+
+    demand: int
+    assignments: int
+    distinct: int
+    method: str
+    uncovered: int
+    rounds: int
+    eliminated: int
+    active_pairs: int
+
+
+class StoppingRule(NamedTuple):
+    """What ends :func:`run_batches`, besides every learner having stopped.
+
+    Parameters
+    ----------
+    name : str
+        What the rule is, in words.
+    at_horizon : bool
+        True: the loop also ends once the channel's clock reaches its horizon, and the batch the horizon cuts
+        is played to it (its rounds and regret count) with no update. False: a batch that does not fit in the
+        rounds left is not played and the loop ends (learners still exploring keep their recommendation).
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Examples
+    --------
+    >>> HORIZON.at_horizon, EVERY_LEARNER_STOPPED.at_horizon
+    (True, False)
+    """
+
+    name: str
+    at_horizon: bool
+
+
+#: Run until every learner has stopped; the channel's horizon is a cap no batch may pass (identification).
+EVERY_LEARNER_STOPPED = StoppingRule("every learner stopped", at_horizon=False)
+#: Run until the horizon (or until every learner has stopped): the regret drivers.
+HORIZON = StoppingRule("horizon", at_horizon=True)
+
+
+@dataclass
+class BatchLoop:
+    """What :func:`run_batches` leaves: the batches' records and the learners' figures.
+
+    Parameters
+    ----------
+    records : list of BatchRecord
+        One record per batch served (empty batches of a learner's schedule are not recorded).
+    stopped_at : numpy.ndarray
+        (N,) int64, the round at which each learner stopped (0: before any batch; -1: still exploring).
+    samples : int
+        Samples the learners were updated with.
+    surplus : int
+        Samples served beyond a pair's demand and discarded.
+    sigma2 : float
+        The variance proxy of the last update.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
+
+    Examples
+    --------
+    >>> BatchLoop([], np.zeros(2, np.int64), 0, 0, 0.25).surplus
+    0
+    """
+
+    records: list[BatchRecord]
+    stopped_at: np.ndarray
+    samples: int
+    surplus: int
+    sigma2: float
+
+
+@fill
+def run_batches(
+    learners: BatchLearner,
+    channel: FeedbackChannel,
+    until: StoppingRule,
+    *,
+    sum_noise: CentralLaplace | None = None,
+    noise_rng: np.random.Generator | None = None,
+) -> BatchLoop:
+    """Run ``learners`` batch by batch over ``channel`` until ``until`` says stop: the one batch loop.
+
+    Each batch: the learners' demand goes to the channel
+    (:meth:`~anonbandits.channels.FeedbackChannel.serve_batch`), and the learners are updated with the sums, the
+    counts and the channel's variance proxy (a batch nobody samples only advances their schedule).
+
+    Parameters
+    ----------
+    learners : BatchLearner
+        N batched learners, one per user of the channel's instance.
+    channel : FeedbackChannel
+        The run's channel, opened on its instance and horizon.
+    until : StoppingRule
+        :data:`EVERY_LEARNER_STOPPED` or :data:`HORIZON`.
+    sum_noise : CentralLaplace, optional
+        Noise added to each demanded (learner, arm) batch sum before the update (DP-SE's ``Lap(1/epsilon)``);
+        default none.
+    noise_rng : numpy.random.Generator, optional
+        The source of ``sum_noise`` (no noise is added without one).
+
+    Returns
+    -------
+    BatchLoop
+        The records and figures of the batches.
+
+    {{refs_paper000}}
 
     Examples
     --------
     >>> import numpy as np
-    >>> noisy_variance(3.25, np.array([[8.0, 2.0]]), np.array([[4, 0]]), np.array([[True, False]]))
-    5.25
+    >>> from anonbandits.channels import ChannelOptions, DirectFeedback
+    >>> from anonbandits.core.learners import EpochElimination
+    >>> from anonbandits.envs.instances import MultiUserInstance
+    >>> instance = MultiUserInstance(np.array([[0.9, 0.1]] * 3))
+    >>> channel = DirectFeedback.open(instance, 10**5, np.random.default_rng(0), ChannelOptions())
+    >>> loop = run_batches(EpochElimination(3, 2, confidence=0.1), channel, HORIZON)
+    >>> loop.stopped_at.tolist(), loop.samples == sum(r.rounds for r in loop.records) * 3
+    ([1300, 1300, 1300], True)
     """
-    return sigma2 + float(np.max(noise / np.maximum(counts, 1), where=where, initial=0.0))
+    n, k = learners.n_learners, learners.n_arms
+    stopped_at = np.full(n, -1, dtype=np.int64)
+    stopped_at[~learners.exploring] = 0
+    records: list[BatchRecord] = []
+    samples = surplus = 0
+    while learners.exploring.any() and not (until.at_horizon and channel.done):
+        demand = learners.demand()
+        wanted = demand > 0
+        if not wanted.any():  # a batch nobody samples (an empty step of a learner's schedule)
+            learners.update(np.zeros((n, k)), demand, channel.variance_proxy)
+            continue
+        served = channel.serve_batch(learners, demand, len(records) + 1, partial=until.at_horizon)
+        if served is None:  # the batch would pass the cap on the rounds
+            break
+        eliminated = 0
+        if served.sums is not None:
+            sums = served.sums
+            if sum_noise is not None and noise_rng is not None:
+                sums = sums + np.where(wanted, sum_noise.noise(noise_rng, (n, k)), 0.0)
+            was = learners.exploring.copy()
+            eliminated = int(learners.update(sums, served.counts, served.sigma2).sum())
+            samples += int(served.counts.sum())
+            stopped_at[was & ~learners.exploring] = channel.t
+        surplus += served.surplus
+        records.append(
+            BatchRecord(
+                demand=served.size,
+                assignments=served.assignments,
+                distinct=served.distinct,
+                method=served.method,
+                uncovered=served.uncovered,
+                rounds=served.rounds,
+                eliminated=eliminated,
+                active_pairs=int(wanted.sum()),
+            )
+        )
+    return BatchLoop(records, stopped_at, samples, surplus, channel.variance_proxy)

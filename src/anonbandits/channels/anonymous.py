@@ -6,14 +6,14 @@ sub-algorithm: rewards are drawn here, summed per group by the auditor, optional
 by a mechanism, and the learner gets only the estimates computed from those sums. The channel keeps the round
 clock (never past the horizon) and the pseudo-regret books.
 
-* The sub-algorithm (spec ``anonymous-bandits.md`` Section 2): every user plays its arm pi(i) for 2C+2
+* The sub-algorithm (Section 3.1, the feedback-elicitation sub-algorithm): every user plays its arm pi(i) for 2C+2
   rounds. (1) The users of each arm j with |pi^-1(j)| >= C+1 are split into ``floor(n_j / (C+1))`` groups of
   sizes between C+1 and 2C+1 (the remainder spread one user per group), users ordered by index in each
   group; (2) round 0 observes every group G_s (sum r_{s,0}); (3) round k = 1..2C+1 observes G_s minus its
   k-th user (G_s itself when k > |G_s|), so every observed group has at least C users (sum r_{s,k}); (4) the
   k-th user of G_s gets the estimate ``r_{s,0} - r_{s,k}``, unbiased for its mean (Lemma 2). Its functions
   only describe the groups and combine released sums; they never see a per-user reward.
-* The auditor (spec Section 1, *anonymity invariant*): every observation handed to a learner is the aggregate
+* The auditor (Section 2.1, the anonymity constraint): every observation handed to a learner is the aggregate
   reward of a group of at least C distinct users who all played the same arm in that round.
   :class:`AnonymityAuditor` checks this for every group it serves, raises
   :class:`~anonbandits.errors.AnonymityViolation` otherwise, and counts what it served.
@@ -22,25 +22,60 @@ Speed **[DECISION]**: the m repetitions of one distinct assignment are i.i.d., s
 sub-algorithm) the channel draws the *sum* of the user's m rewards at once (one binomial draw for Bernoulli
 rewards). Group sums of these are exactly the sums over the m repetitions of the group observations; the
 auditor checks every group and counts each served sum as m observations.
+
+As a :class:`~anonbandits.channels.feedback.FeedbackChannel` (:meth:`AnonymousChannel.serve_batch`), a batch's
+demand becomes a demand graph whose supports are kept apart from the demand (:func:`supports`,
+:func:`demand_graph`), ``anondecomp.decompose`` splits it into C-anonymous assignments (:func:`decompose_demand`,
+Section 3.2), the sub-algorithm runs on them, and each learner keeps exactly the estimates it asked for
+(:func:`elicit_demand`; Algorithm 1's BaSE keeps them all); a privacy mechanism's noise raises the variance proxy
+(:func:`noisy_variance`). The solver layer ``anondecomp`` is imported by these functions only, so importing the
+channels does not load it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from anonbandits._docstrings import fill
 from anonbandits.channels.direct import DirectChannel
-from anonbandits.core.regret import RegretTrace
+from anonbandits.channels.feedback import MAX_HORIZON, ChannelOptions, RoundBooks, Served
+from anonbandits.core.limits import MAX_ELICITATION_ENTRIES, check_size
 from anonbandits.envs.instances import MultiUserInstance
-from anonbandits.errors import AnonymityViolation, ConfigError, require
+from anonbandits.errors import AnonBanditsError, AnonymityViolation, ConfigError, require
 from anonbandits.privacy.mechanisms import Mechanism
 
-#: The longest simulated horizon: Algorithm 2 keeps one entry per exploration phase (about T^(2/3)).
-MAX_HORIZON = 10**9
+if TYPE_CHECKING:
+    import anondecomp
+    from anonbandits.core.learners import BatchLearner
+
+__all__ = [
+    "CHUNK_ENTRIES",
+    "MAX_ELICITED",
+    "MAX_HORIZON",
+    "AnonymityAuditor",
+    "AnonymousChannel",
+    "Feedback",
+    "check_decomposer",
+    "decompose_demand",
+    "demand_graph",
+    "elicit_demand",
+    "elicitation_rounds",
+    "elicitation_variance",
+    "is_decomposer",
+    "noisy_variance",
+    "supports",
+]
+
 #: Upper bound on the entries of one vectorised chunk (rows x rounds x users, or individual draws).
 CHUNK_ENTRIES = 1 << 22
+#: Distinct user-assignments (distinct assignments x users) one identification batch may elicit. Keeping each
+#: pair's demanded estimates and the 2C+2 rounds' group sums holds about 100 bytes per entry (measured: 3 x 10^7
+#: entries took 3 GB), so this keeps a batch near 1 GB; only decompositions without multiplicities (randomized,
+#: on many arms) come near it.
+MAX_ELICITED = 10**7
 
 
 def elicitation_rounds(C: int) -> int:
@@ -119,7 +154,7 @@ def partition_groups(assignments: np.ndarray, n_arms: int, C: int) -> tuple[np.n
     rank[rows, order] = np.arange(n_users)[None, :] - starts[rows, a[rows, order]]
     n_groups = counts // (C + 1)
     size = counts // np.maximum(n_groups, 1)
-    big = counts % np.maximum(n_groups, 1)          # this many groups get one extra user
+    big = counts % np.maximum(n_groups, 1)  # this many groups get one extra user
     offset = np.cumsum(n_groups, axis=1) - n_groups  # first label of each arm's groups in the row
     ai = a.astype(np.intp)
     q, r, p = size[rows, ai], big[rows, ai], rank
@@ -153,8 +188,9 @@ def estimates_from_sums(sums: np.ndarray, labels: np.ndarray, positions: np.ndar
     return np.where(labels >= 0, est, np.nan)
 
 
-def kept_segments(a: np.ndarray, reps: np.ndarray, wanted: np.ndarray, C: int
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def kept_segments(
+    a: np.ndarray, reps: np.ndarray, wanted: np.ndarray, C: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Split repeated assignments so that every (user, arm) pair keeps exactly its first ``wanted`` estimates.
 
     A learner uses exactly the samples it asked for: when a decomposition over-covers a pair, the estimates
@@ -179,9 +215,9 @@ def kept_segments(a: np.ndarray, reps: np.ndarray, wanted: np.ndarray, C: int
     informative = np.take_along_axis(per_arm, a, axis=1) >= C + 1
     # Pairs take estimates greedily in row order, so before row k a pair has consumed min(wanted, its informative
     # repetitions in rows < k): an exclusive cumulative sum per (user, arm) along the rows, in one stable sort
-    pair = users[None, :] * n_arms + a                                    # (n, N)
+    pair = users[None, :] * n_arms + a  # (n, N)
     given = np.where(informative, reps[:, None], 0)
-    flat = pair.T.ravel()                                                 # user-major, rows in order
+    flat = pair.T.ravel()  # user-major, rows in order
     order = np.argsort(flat, kind="stable")
     sorted_given = given.T.ravel()[order]
     total = np.cumsum(sorted_given)
@@ -192,8 +228,11 @@ def kept_segments(a: np.ndarray, reps: np.ndarray, wanted: np.ndarray, C: int
     before[order] = total - sorted_given - (total[start] - sorted_given[start])
     before = before.reshape(n_users, n).T
     need = np.where(informative, np.clip(wanted[users[None, :], a] - before, 0, reps[:, None]), 0)
-    surplus = np.bincount(pair.ravel(), weights=(given - need).ravel(),
-                          minlength=n_users * n_arms).astype(np.int64).reshape(n_users, n_arms)
+    surplus = (
+        np.bincount(pair.ravel(), weights=(given - need).ravel(), minlength=n_users * n_arms)
+        .astype(np.int64)
+        .reshape(n_users, n_arms)
+    )
     # each row is cut at the distinct values of {0, reps, need}: within a piece a user keeps all or nothing
     cuts = np.sort(np.concatenate((np.zeros((n, 1), np.int64), reps[:, None], need), axis=1), axis=1)
     new = np.ones(cuts.shape, dtype=bool)
@@ -223,12 +262,15 @@ class AnonymityAuditor:
     """
 
     def __init__(self, C: int) -> None:
-        require(int(C) == C and C >= 1, "C", "a positive integer", C)
-        self.C, self.observations, self.min_group_size = int(C), 0, None
+        ok = isinstance(C, int | np.integer) and not isinstance(C, bool | np.bool_) and bool(C >= 1)
+        require(ok, "C", "a positive integer", C)  # True, 2.5 or NaN would audit groups of one
+        self.C, self.observations = int(C), 0
+        self.min_group_size: int | None = None
         self.group_sizes = np.zeros(0, dtype=np.int64)
 
-    def release(self, groups: np.ndarray, arms: np.ndarray, rewards: np.ndarray,
-                repetitions: np.ndarray | int = 1) -> np.ndarray:
+    def release(
+        self, groups: np.ndarray, arms: np.ndarray, rewards: np.ndarray, repetitions: np.ndarray | int = 1
+    ) -> np.ndarray:
         """Sum the rewards of every group, after checking the anonymity invariant.
 
         Parameters
@@ -270,23 +312,26 @@ class AnonymityAuditor:
         small = used & (sizes < self.C)
         if small.any():
             bad = int(np.flatnonzero(small)[0])
-            raise AnonymityViolation(f"group {bad % n_labels} of round {bad // n_labels} has "
-                                     f"{sizes[bad]} users, fewer than C = {self.C}")
+            raise AnonymityViolation(
+                f"group {bad % n_labels} of round {bad // n_labels} has {sizes[bad]} users, fewer than C = {self.C}"
+            )
         group_arm = np.empty(n_bins + 1, dtype=arms.dtype)
         group_arm[flat] = arms
         mixed = (group_arm[flat] != arms) & member.ravel()
         if mixed.any():
             bad = int(flat[np.flatnonzero(mixed)[0]])
-            raise AnonymityViolation(f"group {bad % n_labels} of round {bad // n_labels} mixes users "
-                                     "playing different arms")
+            raise AnonymityViolation(
+                f"group {bad % n_labels} of round {bad // n_labels} mixes users playing different arms"
+            )
         sums = np.bincount(flat, weights=rewards, minlength=n_bins + 1)[:n_bins]
         sums[~used] = np.nan
         self.observations += int((used.reshape(n_rows, n_labels).sum(axis=1) * reps).sum())
         served = np.bincount(sizes[used], weights=np.repeat(reps, n_labels)[used]).astype(np.int64)
         if served.size > self.group_sizes.size:
-            self.group_sizes = np.concatenate((self.group_sizes,
-                                               np.zeros(served.size - self.group_sizes.size, np.int64)))
-        self.group_sizes[:served.size] += served
+            self.group_sizes = np.concatenate(
+                (self.group_sizes, np.zeros(served.size - self.group_sizes.size, np.int64))
+            )
+        self.group_sizes[: served.size] += served
         smallest = int(sizes[used].min())
         self.min_group_size = smallest if self.min_group_size is None else min(self.min_group_size, smallest)
         return sums.reshape(*lead, n_labels)
@@ -328,16 +373,21 @@ class Feedback:
 
 
 @fill
-class AnonymousChannel:
+class AnonymousChannel(RoundBooks):
     """Rounds, rewards and audited feedback for N users on one instance.
 
-    ``instance`` (means and reward model) stays private: a learner sees ``n_users``, ``n_arms``, the clock
-    (``t``, ``done``) and the audited feedback only. :meth:`play` plays assignments without feedback;
-    :meth:`elicit` runs the 2C+2-round sub-algorithm and returns its :class:`Feedback`, every observed group
-    having at least ``C`` users who played one arm (the auditor raises
+    ``instance`` (means and reward model) and the pseudo-regret stay in the channel's private ledger
+    (:class:`~anonbandits.channels.feedback.ChannelLedger`, read by the drivers' result builders): a learner
+    sees ``n_users``, ``n_arms``, the clock (``t``, ``horizon``, ``done``) and the audited feedback only.
+    :meth:`play` plays assignments without feedback; :meth:`elicit` runs the 2C+2-round sub-algorithm and returns
+    its :class:`Feedback`, every observed group having at least ``C`` users who played one arm (the auditor raises
     :class:`~anonbandits.errors.AnonymityViolation` otherwise). Nothing is played beyond ``horizon``. With a
     ``mechanism``, ``exposure[(c, n)][i]`` counts the releases of ``n`` rewards that held ``c`` of user i's
     (:func:`~anonbandits.privacy.mechanisms.guarantee`).
+
+    As a :class:`~anonbandits.channels.FeedbackChannel` (``CHANNELS["anonymous"]``), :meth:`open` builds it from a
+    driver's options and :meth:`serve_batch` serves a whole batch of learners' demand: its demand graph,
+    decomposition and elicitation, with the variance proxy :meth:`sample_variance` raised by a mechanism's noise.
 
     Parameters
     ----------
@@ -350,11 +400,15 @@ class AnonymousChannel:
     rng : numpy.random.Generator
         The source of every reward.
     {{mechanism}}
+    allow_large : bool, optional
+        Confirm (2C+2) x N above :data:`~anonbandits.core.limits.MAX_ELICITATION_ENTRIES` (5 x 10^7 user-rounds
+        of one elicitation, held at once). Default False.
 
     Raises
     ------
     ConfigError
-        If ``horizon`` is out of range or ``C`` is not a positive integer.
+        If ``horizon`` is out of range, ``C`` is not a positive integer, or (2C+2) x N passes
+        ``MAX_ELICITATION_ENTRIES`` without ``allow_large``.
 
     References
     ----------
@@ -369,118 +423,240 @@ class AnonymousChannel:
     >>> fb = channel.elicit(np.zeros(4, dtype=int), np.array([1]))
     >>> channel.t, fb.counts.tolist(), channel.min_group_size
     (6, [[1, 0], [1, 0], [1, 0], [1, 0]], 3)
-    >>> channel.play(np.zeros(4, dtype=int)), channel.done, channel.regret
-    (94, True, 0.0)
+    >>> channel.play(np.zeros(4, dtype=int)), channel.done
+    (94, True)
     """
 
-    def __init__(self, instance: MultiUserInstance, C: int, horizon: int, rng: np.random.Generator, *,
-                 mechanism: Mechanism | None = None,
-                 noise_rng: np.random.Generator | None = None) -> None:
-        if not 1 <= horizon <= MAX_HORIZON:
-            raise ConfigError(f"horizon must be between 1 and {MAX_HORIZON:.0e} rounds, got {horizon}")
-        self._instance = instance  # private: a learner sees only what elicit() and play() return
-        self.n_users, self.n_arms = instance.n_users, instance.n_arms
+    name = "anonymous"
+    requires_decomposition = True
+
+    def __init__(
+        self,
+        instance: MultiUserInstance,
+        C: int,
+        horizon: int,
+        rng: np.random.Generator,
+        *,
+        mechanism: Mechanism | None = None,
+        noise_rng: np.random.Generator | None = None,
+        allow_large: bool = False,
+    ) -> None:
+        super().__init__(instance, horizon)
         self.auditor = AnonymityAuditor(C)
-        self.C, self.horizon, self._rng = self.auditor.C, int(horizon), rng
+        # one elicitation holds every user of every one of its 2C+2 rounds at once: sized before any is drawn
+        check_size(
+            "(2C+2) x users",
+            elicitation_rounds(self.auditor.C) * instance.n_users,
+            MAX_ELICITATION_ENTRIES,
+            "MAX_ELICITATION_ENTRIES",
+            "user-rounds of one feedback elicitation",
+            allow_large=allow_large,
+        )
+        self.C, self._rng = self.auditor.C, rng
         self.mechanism, self._noise_rng = mechanism, noise_rng if noise_rng is not None else rng
         self.exposure: dict[tuple[int, int], np.ndarray] = {}
-        self._trace = RegretTrace()   # the pseudo-regret books: one block per played or elicited stretch
-        self._sums = DirectChannel.sampler(instance.model, instance.sigma)   # the exact sums of many rewards
+        self._sums = DirectChannel.sampler(instance.model, instance.sigma)  # the exact sums of many rewards
+        self._options, self._dec_rng = ChannelOptions(C=self.C), rng
+        self.variance_proxy = elicitation_variance(self.C)
+        # with use_surplus: the noise variances and estimates pooled over every batch so far
+        self._noise = np.zeros((self.n_users, self.n_arms))
+        self._pooled = np.zeros((self.n_users, self.n_arms), np.int64)
 
-    @property
-    def t(self) -> int:
-        """Rounds played so far."""
-        return self._trace.rounds
-
-    @property
-    def regret(self) -> float:
-        """Cumulative pseudo-regret so far, summed over users."""
-        return self._trace.regret
-
-    @property
-    def done(self) -> bool:
-        return self.t >= self.horizon
-
-    @property
-    def observations(self) -> int:
-        return self.auditor.observations
-
-    @property
-    def min_group_size(self) -> int | None:
-        return self.auditor.min_group_size
-
-    def regret_curve(self, points: int = 200) -> tuple[np.ndarray, np.ndarray]:
-        """Cumulative pseudo-regret (summed over users) at ``points + 1`` evenly spaced rounds of [0, t].
-
-        Exact, as regret is linear within each played segment; rounds that coincide after rounding to integers
-        appear once.
+    @classmethod
+    def open(
+        cls, instance: MultiUserInstance, horizon: int, rng: np.random.Generator, options: ChannelOptions
+    ) -> AnonymousChannel:
+        """The anonymous channel of one run, decomposing its batches as ``options`` say.
 
         Parameters
         ----------
-        points : int, optional
-            Number of intervals between the curve's rounds (default 200).
+        instance : anonbandits.envs.instances.MultiUserInstance
+            The N x K means and reward model.
+        horizon : int
+            The horizon T, between 1 and ``MAX_HORIZON`` (10^9) rounds.
+        rng : numpy.random.Generator
+            The source of every reward (and of the decomposer without ``options.decomposer_rng``).
+        options : ChannelOptions
+            C, the decomposer, the mechanism and how a batch is served.
 
         Returns
         -------
-        rounds : numpy.ndarray
-            The ``int64`` rounds, increasing from 0 to :attr:`t`.
-        regret : numpy.ndarray
-            The cumulative pseudo-regret after each of ``rounds``.
+        AnonymousChannel
+            The channel, its clock at 0.
 
         Examples
         --------
         >>> import numpy as np
         >>> from anonbandits.envs.instances import MultiUserInstance
-        >>> channel = AnonymousChannel(MultiUserInstance(np.array([[0.9, 0.1]] * 4)), 2, 100, np.random.default_rng(0))
-        >>> channel.play(np.zeros(4, dtype=int), 10), channel.play(np.ones(4, dtype=int), 10)
-        (10, 10)
-        >>> rounds, regret = channel.regret_curve(4)
-        >>> rounds.tolist(), regret.tolist()
-        ([0, 5, 10, 15, 20], [0.0, 0.0, 0.0, 16.0, 32.0])
+        >>> channel = AnonymousChannel.open(MultiUserInstance(np.array([[0.9, 0.1]] * 4)), 100,
+        ...                                 np.random.default_rng(0), ChannelOptions(C=2))
+        >>> channel.C, channel.variance_proxy, channel.t
+        (2, 2.25, 0)
         """
-        x = np.unique(np.linspace(0, self.t, points + 1).round().astype(np.int64))
-        return x, self._trace.curve(x)
+        channel = cls(
+            instance,
+            options.C,
+            horizon,
+            rng,
+            mechanism=options.mechanism,
+            noise_rng=options.noise_rng,
+            allow_large=options.allow_large,
+        )
+        channel._options = options
+        channel._dec_rng = options.decomposer_rng if options.decomposer_rng is not None else rng
+        return channel
 
-    def play(self, arms: np.ndarray, rounds: int | None = None) -> int:
-        """Every user i plays ``arms[i]`` for ``rounds`` rounds (default: to the horizon), with no feedback.
+    @staticmethod
+    def sample_variance(C: int) -> float:
+        """The variance proxy of one estimate, ``(4C+1)/4`` (:func:`elicitation_variance`).
 
         Parameters
         ----------
-        arms : numpy.ndarray
-            (N,) arm index of each user.
-        rounds : int or None, optional
-            Number of rounds to play; ``None`` (default): every round left to the horizon.
+        C : int
+            The anonymity parameter.
+
+        Returns
+        -------
+        float
+            ``(4 C + 1) / 4``.
+
+        Examples
+        --------
+        >>> AnonymousChannel.sample_variance(3)
+        3.25
+        """
+        return elicitation_variance(C)
+
+    @staticmethod
+    def min_group(C: int) -> int:
+        """The smallest aggregate released: C (a vote board releases a tally of at least C agents).
+
+        Parameters
+        ----------
+        C : int
+            The anonymity parameter.
 
         Returns
         -------
         int
-            The number of rounds played (cut at the horizon; 0 once :attr:`done`).
+            C.
 
         Raises
         ------
-        ValueError
-            If ``arms`` is not of shape (N,).
+        ConfigError
+            If ``C`` is not an integer of at least 1.
+
+        Examples
+        --------
+        >>> AnonymousChannel.min_group(3)
+        3
+        """
+        require(int(C) == C and C >= 1, "C", "an integer >= 1", C)
+        return int(C)
+
+    @property
+    def observations(self) -> int:
+        """The aggregate observations the auditor served."""
+        return self.auditor.observations
+
+    @property
+    def min_group_size(self) -> int | None:
+        """The smallest group the auditor served (``None`` before the first)."""
+        return self.auditor.min_group_size
+
+    def serve_batch(self, learners: BatchLearner, demand: np.ndarray, batch: int, *, partial: bool) -> Served | None:
+        """One batch: decompose ``demand`` into C-anonymous assignments, elicit their estimates, keep the demanded.
+
+        The batch's graph is :func:`demand_graph`'s (or ``options.batch_graph``'s), decomposed by
+        :func:`decompose_demand` and run by :func:`elicit_demand`; a mechanism's noise raises
+        :attr:`variance_proxy` (:func:`noisy_variance`: the worst batch so far, or with ``use_surplus`` the
+        noise pooled over every batch).
+
+        Parameters
+        ----------
+        learners : BatchLearner
+            The N learners (their supports and recommendations shape the graph).
+        demand : numpy.ndarray
+            (N, K) int64 samples wanted.
+        batch : int
+            The batch's number (1-based), for the error messages.
+        partial : bool
+            Play a batch the horizon cuts to the horizon (answered with ``sums=None``); otherwise a batch that
+            does not fit in the rounds left is not played and ``None`` is returned.
+
+        Returns
+        -------
+        Served or None
+            The estimates' sums and counts, the variance proxy and the batch's figures.
+
+        Raises
+        ------
+        AnonBanditsError
+            When an arm some learner wants cannot gather C + 1 users, a decomposer leaves a pair short (not
+            ``best_effort``), or the decomposition passes ``max_elicited``.
 
         Examples
         --------
         >>> import numpy as np
-        >>> from anonbandits.envs.instances import MultiUserInstance
-        >>> channel = AnonymousChannel(MultiUserInstance(np.array([[0.9, 0.1]] * 4)), 2, 30, np.random.default_rng(0))
-        >>> channel.play(np.array([0, 0, 1, 1]), 20), channel.regret
-        (20, 32.0)
-        >>> channel.play(np.zeros(4, dtype=int), 20), channel.done
-        (10, True)
+        >>> from anonbandits.core.learners import EpochElimination
+        >>> from anonbandits.envs import clustered_instance
+        >>> instance = clustered_instance(6, 2, 0, 0.4, np.random.default_rng(0))
+        >>> learners = EpochElimination(6, 2, confidence=0.1, sigma2=2.25)
+        >>> channel = AnonymousChannel.open(instance, 10**6, np.random.default_rng(1),
+        ...                                 ChannelOptions(C=2, decomposer="polytope"))
+        >>> served = channel.serve_batch(learners, learners.demand(), 1, partial=True)
+        >>> served.rounds == served.assignments * 6 == channel.t, served.sigma2, served.method
+        (True, 2.25, 'polytope')
         """
-        arms = np.asarray(arms)
-        if arms.shape != (self.n_users,):
-            raise ValueError(f"arms must have shape ({self.n_users},)")
-        n = self.horizon - self.t if rounds is None else min(int(rounds), self.horizon - self.t)
-        if n > 0:
-            self._trace.charge(np.array([n]), np.array([self._instance.round_regret(arms)]))
-        return n
+        o = self._options
+        graph = (
+            demand_graph(learners, demand, self.C, batch, best_effort=o.best_effort)
+            if o.batch_graph is None
+            else o.batch_graph(demand, batch)
+        )
+        res = decompose_demand(
+            learners,
+            demand,
+            self.C,
+            o.decomposer,
+            self._dec_rng,
+            batch,
+            graph=graph,
+            max_elicited=o.max_elicited,
+            best_effort=o.best_effort,
+        )
+        if not partial and self.t + res.total_assignments * elicitation_rounds(self.C) > self.horizon:
+            return None
+        t0 = self.t
+        fb, complete = elicit_demand(self, res, demand, batch, use_surplus=o.use_surplus, best_effort=o.best_effort)
+        if complete and fb.noise is not None:
+            base, wanted = elicitation_variance(self.C), demand > 0
+            if o.use_surplus:  # pooled estimates carry the noise of every batch so far
+                self._noise, self._pooled = self._noise + fb.noise, self._pooled + fb.counts
+                self.variance_proxy = noisy_variance(base, self._noise, self._pooled, wanted)
+            else:
+                self.variance_proxy = max(self.variance_proxy, noisy_variance(base, fb.noise, fb.counts, wanted))
+        return Served(
+            sums=fb.sums if complete else None,
+            counts=fb.counts if o.use_surplus else demand,
+            sigma2=self.variance_proxy,
+            rounds=self.t - t0,
+            size=int(graph.demand or graph.lower_bound),
+            assignments=res.total_assignments,
+            distinct=res.n_distinct,
+            method=res.method,
+            uncovered=len(res.uncovered),
+            surplus=0 if fb.surplus is None else int(fb.surplus.sum()),
+        )
 
-    def elicit(self, assignments: np.ndarray, multiplicities: np.ndarray | None = None, *,
-               order: np.ndarray | None = None, wanted: np.ndarray | None = None) -> Feedback:
+    def elicit(
+        self,
+        assignments: np.ndarray,
+        multiplicities: np.ndarray | None = None,
+        *,
+        order: np.ndarray | None = None,
+        wanted: np.ndarray | None = None,
+    ) -> Feedback:
         """Run the 2C+2-round sub-algorithm on each repetition of the given assignments and return its estimates.
 
         The (n, N) ``assignments`` (or one (N,) assignment) are repeated ``multiplicities`` (n,) times one after
@@ -527,30 +703,27 @@ class AnonymousChannel:
             raise ValueError(f"assignments must have {self.n_users} columns, got {n_users}")
         if np.any((a < 0) | (a >= self.n_arms)):
             raise ValueError("assignment arm index out of range")
-        if order is None and multiplicities is None:
-            raise ValueError("give multiplicities or order")
-        if order is None:
-            order = np.repeat(np.arange(n_dist), np.asarray(multiplicities, dtype=np.int64))
-        order = np.asarray(order, dtype=np.int64)
         r, remaining = elicitation_rounds(self.C), self.horizon - self.t
-        n_full = min(order.size, remaining // r)
-        partial = remaining - n_full * r if n_full < order.size else 0
-        rates = self._instance.round_regret(a)
-        played = order[:n_full]
-        reps = np.bincount(played, minlength=n_dist)
-        if n_full:
-            starts = np.concatenate(([0], np.flatnonzero(np.diff(played)) + 1))
-            lengths = np.diff(np.append(starts, n_full))
-            self._trace.charge(lengths * r, rates[played[starts]])
+        fit = remaining // r  # the repetitions the horizon leaves room for: nothing beyond is ever allocated
+        if order is not None:
+            reps, runs, lengths, cut_row = _ordered(np.asarray(order, dtype=np.int64), n_dist, fit)
+        elif multiplicities is not None:
+            reps, runs, lengths, cut_row = _repetitions(multiplicities, n_dist, fit)
+        else:
+            raise ValueError("give multiplicities or order")
+        partial = remaining - int(reps.sum()) * r if cut_row is not None else 0
+        rates = self._ledger.instance.round_regret(a)
+        if runs.size:
+            self._ledger.charge(lengths * r, rates[runs])
         if wanted is None:
             feedback = self._elicit_repeated(a[reps > 0], reps[reps > 0])
         else:
             rows, row_reps, keep, surplus = kept_segments(a[reps > 0], reps[reps > 0], wanted, self.C)
             feedback = replace(self._elicit_repeated(rows, row_reps, keep), surplus=surplus)
-        if partial:
-            self._trace.charge(np.array([partial]), rates[order[n_full]:order[n_full] + 1])
-            cut = a[order[n_full]][None, :]
-            self.serve(cut, *partition_groups(cut, self.n_arms, self.C), np.ones(1, np.int64), partial)
+        if partial and cut_row is not None:
+            self._ledger.charge(np.array([partial]), rates[cut_row : cut_row + 1])
+            cut = a[cut_row][None, :]
+            self._release(cut, *partition_groups(cut, self.n_arms, self.C), np.ones(1, np.int64), partial)
         return feedback
 
     def _elicit_repeated(self, a: np.ndarray, reps: np.ndarray, keep: np.ndarray | None = None) -> Feedback:
@@ -560,31 +733,36 @@ class AnonymousChannel:
         step = max(1, CHUNK_ENTRIES // (r * n_users))
         users = np.arange(n_users)
         for lo in range(0, len(a), step):
-            ac, mc = a[lo:lo + step], reps[lo:lo + step]
+            ac, mc = a[lo : lo + step], reps[lo : lo + step]
             labels, positions = partition_groups(ac, n_arms, self.C)
-            released, variance = self.serve(ac, labels, positions, mc, r)
-            ok = labels >= 0 if keep is None else (labels >= 0) & keep[lo:lo + step]
+            released, variance = self._release(ac, labels, positions, mc, r)
+            ok = labels >= 0 if keep is None else (labels >= 0) & keep[lo : lo + step]
             pair = (users[None, :] * n_arms + ac)[ok]
-            sums += np.bincount(pair, weights=estimates_from_sums(released, labels, positions)[ok],
-                                minlength=n_users * n_arms)
-            counts += np.bincount(pair, weights=np.broadcast_to(mc[:, None], ok.shape)[ok],
-                                  minlength=n_users * n_arms).astype(np.int64)
+            sums += np.bincount(
+                pair, weights=estimates_from_sums(released, labels, positions)[ok], minlength=n_users * n_arms
+            )
+            counts += np.bincount(
+                pair, weights=np.broadcast_to(mc[:, None], ok.shape)[ok], minlength=n_users * n_arms
+            ).astype(np.int64)
             if variance is not None:  # an estimate r_{s,0} - r_{s,k} has the variances of both sums
                 signed = variance * np.where(np.arange(r) == 0, 1.0, -1.0)[:, None]
-                noise += np.bincount(pair, weights=estimates_from_sums(signed, labels, positions)[ok],
-                                     minlength=n_users * n_arms)
+                noise += np.bincount(
+                    pair, weights=estimates_from_sums(signed, labels, positions)[ok], minlength=n_users * n_arms
+                )
         shape = (n_users, n_arms)
-        return Feedback(sums.reshape(shape), counts.reshape(shape),
-                        noise.reshape(shape) if self.mechanism is not None else None)
+        return Feedback(
+            sums.reshape(shape), counts.reshape(shape), noise.reshape(shape) if self.mechanism is not None else None
+        )
 
-    def serve(self, a: np.ndarray, labels: np.ndarray, positions: np.ndarray, reps: np.ndarray,
-              rounds: int) -> tuple[np.ndarray, np.ndarray | None]:
-        """Draw ``rounds`` rounds of the rows of ``a`` and release their group sums, what an observer sees.
+    def serve(
+        self, a: np.ndarray, labels: np.ndarray, positions: np.ndarray, reps: np.ndarray, rounds: int
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Play ``rounds`` rounds of the rows of ``a`` and release their group sums, what an observer sees.
 
-        Each row's rewards are summed over its ``reps[row]`` repetitions. **[DECISION]** A release is what the
-        auditor serves: one group's sum in one round over the ``reps`` repetitions of a row (the batched learner
-        needs nothing finer), so each reward enters exactly one release. The clock and regret are the caller's
-        to charge.
+        Each row's rewards are summed over its ``reps[row]`` repetitions. A release is what the auditor serves:
+        one group's sum in one round over the ``reps`` repetitions of a row (the batched learner needs nothing
+        finer), so each reward enters exactly one release. The rounds played (``reps.sum() * rounds``) are on
+        the clock and their pseudo-regret in the channel's books, as for :meth:`elicit`: no feedback is free.
 
         Parameters
         ----------
@@ -622,8 +800,24 @@ class AnonymousChannel:
         >>> sums.tolist(), variance
         ([[[2.0, 0.0], [1.0, 0.0], [1.0, 0.0], [2.0, 0.0]]], None)
         """
+        reps = np.asarray(reps, dtype=np.int64)
+        played = int(reps.sum()) * int(rounds)
+        require(
+            self.t + played <= self.horizon,
+            "rounds",
+            f"within the horizon ({self.horizon - self.t} rounds left)",
+            played,
+        )
+        released = self._release(a, labels, positions, reps, rounds)  # the auditor refuses before any charge
+        self._ledger.charge(reps * rounds, self._ledger.instance.round_regret(a))
+        return released
+
+    def _release(
+        self, a: np.ndarray, labels: np.ndarray, positions: np.ndarray, reps: np.ndarray, rounds: int
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """:meth:`serve` without the clock: the callers (:meth:`elicit`) charge the rounds themselves."""
         groups = round_labels(labels, positions, self.C)[:, :rounds]
-        rewards = self._reward_sums(self._instance.mu[np.arange(a.shape[1]), a], reps, rounds)
+        rewards = self._reward_sums(self._ledger.instance.mu[np.arange(a.shape[1]), a], reps, rounds)
         sums = self.auditor.release(groups, a[:, None, :], rewards, reps[:, None])
         if self.mechanism is None:
             return sums, None
@@ -645,7 +839,7 @@ class AnonymousChannel:
         mean parameter ``mu[row, user]`` (every user is drawn; the auditor ignores users in no group)."""
         n, n_users = mu.shape
         shape = (n, rounds, n_users)
-        if self._instance.model == "bernoulli":
+        if self._ledger.instance.model == "bernoulli":
             if np.all(reps == 1):  # one repetition: a uniform draw is cheaper than a binomial one
                 return (self._rng.random(shape) < mu[:, None, :]).astype(float)
             return self._rng.binomial(reps[:, None, None], mu[:, None, :], size=shape).astype(float)
@@ -654,6 +848,419 @@ class AnonymousChannel:
         for start in range(0, int(reps.max(initial=0)), cap):
             sel = np.flatnonzero(reps > start)
             take = np.minimum(reps[sel] - start, cap)
-            out[sel] += self._sums(mu[sel, None, :], np.broadcast_to(take[:, None, None], (sel.size, rounds, n_users)),
-                                   self._rng)
+            out[sel] += self._sums(
+                mu[sel, None, :], np.broadcast_to(take[:, None, None], (sel.size, rounds, n_users)), self._rng
+            )
         return out
+
+
+def _repetitions(
+    multiplicities: np.ndarray, n_dist: int, fit: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int | None]:
+    """The repetitions of each of ``n_dist`` assignments repeated ``multiplicities`` times one after the other that
+    fit in ``fit`` full repetitions, without allocating one entry per repetition (a multiplicity may be 10^11).
+
+    Returns ``(reps, runs, lengths, cut_row)``: (n_dist,) repetitions played of each assignment, the assignments
+    played in order and their runs' lengths (the regret books' stretches), and the assignment of the first
+    repetition that does not fit (``None`` when every one fits)."""
+    m = np.asarray(multiplicities)
+    if (
+        m.shape != (n_dist,)
+        or m.dtype == bool
+        or not np.issubdtype(m.dtype, np.number)
+        or not np.all(np.isfinite(m))
+        or np.any(m < 0)
+        or np.any(m != np.floor(m))
+    ):
+        raise ConfigError(
+            f"multiplicities must be {n_dist} integers >= 0 (one per assignment), got {np.array2string(m, threshold=6)}"
+        )
+    m = m.astype(np.int64)
+    before = np.cumsum(m) - m
+    reps = np.clip(fit - before, 0, m)
+    runs = np.flatnonzero(reps)
+    cut = np.flatnonzero(reps < m)  # the first assignment with a repetition left
+    return reps, runs, reps[runs], int(cut[0]) if cut.size else None
+
+
+def _ordered(order: np.ndarray, n_dist: int, fit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int | None]:
+    """:func:`_repetitions` for assignments played in ``order`` (one index per repetition)."""
+    if order.ndim != 1 or np.any((order < 0) | (order >= n_dist)):
+        raise ConfigError(
+            f"order must list assignment indices in [0, {n_dist}), got {np.array2string(order, threshold=6)}"
+        )
+    n_full = min(order.size, fit)
+    played = order[:n_full]
+    reps = np.bincount(played, minlength=n_dist)
+    if not n_full:
+        return reps, played, played, int(order[0]) if order.size else None
+    starts = np.concatenate(([0], np.flatnonzero(np.diff(played)) + 1))
+    lengths = np.diff(np.append(starts, n_full))
+    return reps, played[starts], lengths, int(order[n_full]) if n_full < order.size else None
+
+
+@fill
+def supports(learners: BatchLearner) -> np.ndarray:
+    """The arms each user may be assigned: every arm while it explores, its recommendation alone once stopped.
+
+    **[DECISION]** A user still exploring may fill a group on any arm (it discards what it did not ask for); a
+    user that has stopped plays only its recommendation, so nobody else drops below C+1 on that arm.
+
+    Parameters
+    ----------
+    learners : BatchLearner
+        N batched learners.
+
+    Returns
+    -------
+    numpy.ndarray
+        (N, K) bool support.
+
+    {{refs_paper000}}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.core.learners import BestArmElimination
+    >>> learners = BestArmElimination(2, 3, "naive", approx=0.5, delta=0.1, rng=np.random.default_rng(0))
+    >>> supports(learners).tolist()  # before any sample: every arm
+    [[True, True, True], [True, True, True]]
+    >>> wanted = learners.demand()
+    >>> _ = learners.update(wanted * np.array([0.1, 0.9, 0.2]), wanted, 0.25)
+    >>> supports(learners).tolist()  # stopped: the recommendation alone
+    [[False, True, False], [False, True, False]]
+    """
+    n, k = learners.n_learners, learners.n_arms
+    support = np.repeat(learners.exploring[:, None], k, axis=1)
+    support[np.arange(n), learners.recommendation()] = True
+    return support
+
+
+@fill
+def demand_graph(
+    learners: BatchLearner, demand: np.ndarray, C: int, batch: int, *, best_effort: bool = False
+) -> anondecomp.DemandGraph:
+    """One batch's demand graph, every user on its :func:`supports`.
+
+    **[DECISION]** When an arm some learner wants cannot gather C + 1 users on those supports (too few explore,
+    too few have stopped on it), users that have stopped are recruited onto it as well: they fill its groups
+    for this batch (their identification is done; in a regret run they pay the arm's gap like any play). Only
+    when the arm cannot gather C + 1 users in all is the batch refused.
+
+    Parameters
+    ----------
+    learners : BatchLearner
+        The N learners whose ``demand`` this is (their supports and recommendations).
+    demand : numpy.ndarray
+        (N, K) int64 samples wanted; a row of zeros is a user that only fills groups.
+    C : int
+        The anonymity parameter.
+    batch : int
+        The batch's number (1-based), for the error message.
+    best_effort : bool, optional
+        Keep an arm that cannot gather C + 1 users (the decomposer leaves its pairs uncovered) instead of
+        refusing the batch. Default False.
+
+    Returns
+    -------
+    anondecomp.DemandGraph
+        The graph, ``w_ij`` the demand, each user's support apart from it.
+
+    Raises
+    ------
+    AnonBanditsError
+        When an arm some learner wants cannot gather C + 1 users, stopped users included (not ``best_effort``).
+
+    {{refs_paper000}}
+    Section 3.2, the demand graph.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.core.learners import EpochElimination
+    >>> learners = EpochElimination(6, 2, confidence=0.1)
+    >>> graph = demand_graph(learners, learners.demand(), 2, 1)
+    >>> graph.lower_bound, bool(graph.support.all())
+    (1300, True)
+    """
+    import anondecomp  # the solver layer, loaded with the first decomposed batch
+
+    support = supports(learners)
+    graph = anondecomp.DemandGraph.from_weights(demand, support=support)
+    thin = graph.thin_arms(C)
+    if thin.size:  # recruit stopped users onto the arms that cannot gather C + 1 users otherwise
+        support[:, thin] = True
+        graph = anondecomp.DemandGraph.from_weights(demand, support=support)
+        thin = graph.thin_arms(C)
+    if thin.size and not best_effort:
+        raise AnonBanditsError(
+            f"batch {batch}: arm {int(thin[0])} is wanted but fewer than C + 1 = {C + 1} users "
+            "can play it; the instance needs more users per arm"
+        )
+    return graph
+
+
+@fill
+def is_decomposer(name: object) -> bool:
+    """Whether ``name`` is a decomposition method of the solver layer (``anondecomp.METHODS``).
+
+    The test of :func:`check_decomposer` and of the registry's ``decomposer`` parameter; the solver layer is
+    loaded by this call only.
+
+    Parameters
+    ----------
+    name : object
+        The decomposer given.
+
+    Returns
+    -------
+    bool
+        True for a name of ``anondecomp.METHODS``.
+
+    {{refs_paper000}}
+    Section 3.2, the anonymous decomposition.
+
+    Examples
+    --------
+    >>> is_decomposer("auto"), is_decomposer("magic"), is_decomposer(3)
+    (True, False, False)
+    """
+    import anondecomp  # only when a decomposer is checked: importing the channels does not load the solvers
+
+    return isinstance(name, str) and name in anondecomp.METHODS
+
+
+@fill
+def check_decomposer(name: str) -> str:
+    """``name``, checked to be a decomposition method of the solver layer (``anondecomp.METHODS``).
+
+    The one check of a ``decomposer`` argument: the library drivers call it, and the registry's ``decomposer``
+    parameter (:data:`anonbandits.channel_params.DECOMPOSER`) applies the same test.
+
+    Parameters
+    ----------
+    name : str
+        The decomposer given.
+
+    Returns
+    -------
+    str
+        ``name``.
+
+    Raises
+    ------
+    ConfigError
+        If ``name`` is not one of ``anondecomp.METHODS`` (the message lists them).
+
+    {{refs_paper000}}
+    Section 3.2, the anonymous decomposition.
+
+    Examples
+    --------
+    >>> check_decomposer("polytope")
+    'polytope'
+    >>> check_decomposer("magic")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: decomposer must be one of auto, ..., got 'magic'
+    """
+    import anondecomp  # the solver layer, loaded with the first decomposer checked
+
+    require(is_decomposer(name), "decomposer", f"one of {', '.join(anondecomp.METHODS)}", name)
+    return name
+
+
+@fill
+def decompose_demand(
+    learners: BatchLearner,
+    demand: np.ndarray,
+    C: int,
+    decomposer: str,
+    rng: np.random.Generator,
+    batch: int,
+    *,
+    max_elicited: int | None = None,
+    graph: anondecomp.DemandGraph | None = None,
+    best_effort: bool = False,
+) -> anondecomp.Decomposition:
+    """The C-anonymous decomposition of one batch's demand graph (by default :func:`demand_graph`'s).
+
+    Parameters
+    ----------
+    learners : BatchLearner
+        The N learners of the batch (:func:`demand_graph` reads their supports).
+    demand : numpy.ndarray
+        (N, K) int64 samples wanted, as for :func:`demand_graph`.
+    C : int
+        The anonymity parameter: every group of an assignment has at least C + 1 users.
+    decomposer : str
+        An ``anondecomp.METHODS`` name.
+    rng : numpy.random.Generator
+        Randomness of randomized decomposers.
+    batch : int
+        The batch's number (1-based), for the error messages.
+    max_elicited : int, optional
+        A bound on the distinct user-assignments (distinct assignments x users) the batch may elicit
+        (:data:`MAX_ELICITED` for identification); none by default.
+    graph : anondecomp.DemandGraph, optional
+        The batch's graph when the caller builds it (Algorithm 1: BaSE's batched graph ``(D_b, A_{.,b})``);
+        default :func:`demand_graph`.
+    best_effort : bool, optional
+        Cover what can be covered and list the rest in the result's ``uncovered``
+        (``anondecomp.decompose(best_effort=True)``) instead of refusing the batch. Default False.
+
+    Returns
+    -------
+    anondecomp.Decomposition
+        The assignments and their multiplicities.
+
+    Raises
+    ------
+    AnonBanditsError
+        When an arm some learner wants cannot gather C + 1 users, stopped users included (not ``best_effort``);
+        or when the batch's decomposition has more distinct user-assignments than ``max_elicited`` (for
+        ``randomized``, refused before drawing when the decomposer's own estimate of its assignments already
+        passes it).
+
+    {{refs_paper000}}
+    Section 3.2, the anonymous decomposition.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.core.learners import EpochElimination
+    >>> learners = EpochElimination(6, 2, confidence=0.1)
+    >>> learners.demand()[0].tolist()
+    [650, 650]
+    >>> res = decompose_demand(learners, learners.demand(), 2, "polytope", np.random.default_rng(0), 1)
+    >>> res.total_assignments  # R = D: each user's 1300 samples, no assignment wasted
+    1300
+    """
+    import anondecomp  # the solver layer, loaded with the first decomposed batch
+
+    if graph is None:
+        graph = demand_graph(learners, demand, C, batch, best_effort=best_effort)
+    n = learners.n_learners
+    if max_elicited is not None and decomposer == "randomized":
+        # the decomposer's own estimate of the assignments it draws (each distinct, of every user), checked
+        # before it draws them: on many arms they run to millions
+        from anondecomp.methods.randomized import expected_assignments
+
+        expected = expected_assignments(graph, demand, C)
+        if expected * n > max_elicited:
+            raise AnonBanditsError(
+                f"batch {batch}: the randomized decomposition would draw about {expected:.3g} "
+                f"distinct assignments of {n} users, more than the {max_elicited:.0e} "
+                "user-assignments a batch elicits; use an exact decomposer"
+            )
+    # improve=False: a batch needs its decomposition fast, not auto's last rounds removed (and the runs keep
+    # the decompositions of the reproduction tables)
+    res = anondecomp.decompose(graph, C, method=decomposer, rng=rng, best_effort=best_effort, improve=False)
+    if max_elicited is not None and len(res.multiplicities) * n > max_elicited:
+        raise AnonBanditsError(
+            f"batch {batch}: the {decomposer} decomposition has {len(res.multiplicities)} "
+            f"distinct assignments of {n} users, more than the {max_elicited:.0e} "
+            "user-assignments a batch elicits"
+        )
+    return res
+
+
+@fill
+def elicit_demand(
+    channel: AnonymousChannel,
+    res: anondecomp.Decomposition,
+    demand: np.ndarray,
+    batch: int,
+    *,
+    use_surplus: bool = False,
+    best_effort: bool = False,
+) -> tuple[Feedback, bool]:
+    """Run a batch's decomposition through the channel, each pair keeping exactly its demanded estimates (or all).
+
+    Parameters
+    ----------
+    channel : AnonymousChannel
+        The run's channel (its clock may cut the batch at the horizon).
+    res : anondecomp.Decomposition
+        The batch's decomposition (:func:`decompose_demand`).
+    demand : numpy.ndarray
+        (N, K) int64 samples wanted.
+    batch : int
+        The batch's number (1-based), for the error message.
+    use_surplus : bool, optional
+        Keep every estimate, those beyond a pair's demand too (Algorithm 1's BaSE uses them all; the feedback
+        then has no ``surplus``). Default False.
+    best_effort : bool, optional
+        Accept pairs left below their demand (a best-effort decomposition's uncovered pairs). Default False.
+
+    Returns
+    -------
+    feedback : anonbandits.channels.Feedback
+        Sums and counts of the kept estimates, the discarded ``surplus`` and, with a mechanism, the noise
+        variances.
+    complete : bool
+        Whether every repetition ran (False when the horizon cut the batch: the feedback is then partial).
+
+    Raises
+    ------
+    AnonBanditsError
+        When a complete batch left a pair below its demand (not ``best_effort``).
+
+    {{refs_paper000}}
+    Section 3.1, the feedback-elicitation sub-algorithm.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.core.learners import EpochElimination
+    >>> from anonbandits.envs import clustered_instance
+    >>> instance = clustered_instance(6, 2, 0, 0.4, np.random.default_rng(0))
+    >>> learners = EpochElimination(6, 2, confidence=0.1)
+    >>> demand = learners.demand()
+    >>> res = decompose_demand(learners, demand, 2, "polytope", np.random.default_rng(1), 1)
+    >>> feedback, complete = elicit_demand(AnonymousChannel(instance, 2, 10**6, np.random.default_rng(2)), res,
+    ...                                    demand, 1)
+    >>> complete, bool((feedback.counts == demand).all())
+    (True, True)
+    """
+    t0 = channel.t
+    fb = channel.elicit(res.assignments, res.multiplicities, wanted=None if use_surplus else demand)
+    complete = channel.t - t0 == res.total_assignments * elicitation_rounds(channel.C)
+    if complete and not best_effort and np.any(fb.counts < demand):
+        raise AnonBanditsError(f"decomposer {res.method!r} left pairs below their demand in batch {batch}")
+    return fb, complete
+
+
+def noisy_variance(sigma2: float, noise: np.ndarray, counts: np.ndarray, where: np.ndarray) -> float:
+    """The variance proxy of estimates whose sums carry a mechanism's noise: ``sigma2 + max W_ij / n_ij``.
+
+    **[DECISION]** Variance-matched: the noise variance ``W_ij`` of a pair's sum (public: it depends on no
+    reward) spread over its ``n_ij`` estimates, the worst pair of ``where``.
+
+    Parameters
+    ----------
+    sigma2 : float
+        The proxy without noise (``(4C+1)/4`` on the anonymous channel).
+    noise : numpy.ndarray
+        (N, K) noise variance of each pair's sum.
+    counts : numpy.ndarray
+        (N, K) estimates in each pair's sum.
+    where : numpy.ndarray
+        (N, K) bool, the pairs whose estimates the learners use.
+
+    Returns
+    -------
+    float
+        The raised proxy (``sigma2`` when ``where`` is empty).
+
+    References
+    ----------
+    Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> noisy_variance(3.25, np.array([[8.0, 2.0]]), np.array([[4, 0]]), np.array([[True, False]]))
+    5.25
+    """
+    return sigma2 + float(np.max(noise / np.maximum(counts, 1), where=where, initial=0.0))

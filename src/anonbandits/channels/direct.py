@@ -6,19 +6,28 @@ rewards and the counts: one draw per entry whatever its length (the sum of n Ber
 Binomial(n, mu); :func:`anonbandits.envs.rewards.sum_rewards`). Drivers that decide after every reward take them
 one by one (:meth:`DirectChannel.draw`), and paper 004's protocols the sums of their encodings
 (:meth:`DirectChannel.encoded`).
+
+:class:`DirectFeedback` is the direct channel as the multi-user drivers see it
+(:class:`~anonbandits.channels.feedback.FeedbackChannel`): N users' batches answered with their exact sums, on a
+clock and pseudo-regret books, each user taking its samples one a round.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial as partial_fn
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from anonbandits._docstrings import fill
+from anonbandits.channels.feedback import ChannelOptions, RoundBooks, Served
+from anonbandits.core.learners import UNIT_SIGMA2
 from anonbandits.envs.rewards import GAUSSIAN_SIGMA, draw_rewards, encoded_sums, sum_rewards
+from anonbandits.errors import ConfigError
 
 if TYPE_CHECKING:
+    from anonbandits.core.learners import BatchLearner
     from anonbandits.envs.instances import MultiUserInstance
 
 #: ``sums(mu, counts, rng)``: the sum of ``counts[k]`` rewards of arm mean ``mu[k]`` for each k.
@@ -85,8 +94,9 @@ class DirectChannel:
     [1.0, 0.0]
     """
 
-    def __init__(self, means: np.ndarray, reward: str | RewardSum, rng: np.random.Generator, *,
-                 sigma: float = GAUSSIAN_SIGMA) -> None:
+    def __init__(
+        self, means: np.ndarray, reward: str | RewardSum, rng: np.random.Generator, *, sigma: float = GAUSSIAN_SIGMA
+    ) -> None:
         self.means = np.asarray(means, dtype=float)
         self.reward, self.sigma = reward, float(sigma)
         self._draw = self.sampler(reward, sigma)
@@ -252,6 +262,11 @@ class DirectChannel:
         numpy.ndarray
             ``int64`` encoded sums, one per entry of ``arms``, each in ``[0, n g]``.
 
+        Raises
+        ------
+        ConfigError
+            If the channel's reward is a callable, not a named model.
+
         Examples
         --------
         >>> import numpy as np
@@ -259,4 +274,220 @@ class DirectChannel:
         >>> channel.encoded(np.array([0, 1]), 4, 10).tolist()
         [0, 40]
         """
+        if not isinstance(self.reward, str):
+            raise ConfigError("encoded sums need a named reward model of anonbandits.envs.rewards, not a callable")
         return encoded_sums(self.reward, self.means[arms], g, n, self._rng, self.sigma)
+
+
+def _direct_charges(
+    demand: np.ndarray, gaps: np.ndarray, fill_gap: np.ndarray, room: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The (lengths, rates) charged for one direct batch played with ``room`` rounds left: its stretches of
+    :func:`_direct_segments`, cut at the horizon."""
+    lengths, rates = _direct_segments(demand, gaps, fill_gap)
+    before = np.cumsum(lengths) - lengths
+    return np.clip(room - before, 0, lengths), rates
+
+
+def _direct_segments(demand: np.ndarray, gaps: np.ndarray, fill_gap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(lengths, rates) of the stretches of constant per-round regret of one direct batch: user i plays arm 0
+    ``demand[i, 0]`` rounds, then arm 1, ..., then its recommendation (regret ``fill_gap[i]``) to the batch's end."""
+    ends = np.cumsum(demand, axis=1)
+    last = ends[:, -1]
+    pos = np.concatenate([(ends - demand).ravel(), ends.ravel(), last, np.full(last.size, last.max())])
+    change = np.concatenate([gaps.ravel(), -gaps.ravel(), fill_gap, -fill_gap])
+    bounds, at = np.unique(pos, return_inverse=True)
+    rates = np.cumsum(np.bincount(at, weights=change, minlength=bounds.size))[:-1]
+    return np.diff(bounds), rates
+
+
+@fill
+class DirectFeedback(RoundBooks):
+    """The direct channel of N users' batched learners: exact reward sums, no anonymity.
+
+    A batch lasts as long as its longest user: each user takes its samples arm by arm, one a round, then plays
+    its recommendation until the batch ends; the rewards' sums are exact (:class:`DirectChannel`), a sample's
+    variance proxy 1/4 (a reward in [0, 1]), and every reward is seen by its own user alone
+    (``min_group_size`` 1). No group is released, so no privacy mechanism applies.
+
+    Parameters
+    ----------
+    instance : anonbandits.envs.instances.MultiUserInstance
+        The N x K means and reward model.
+    horizon : int
+        The most rounds charged, between 1 and 10^9.
+    rng : numpy.random.Generator
+        The source of every reward.
+
+    {{refs_sajed2019}}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonbandits.core.learners import EpochElimination
+    >>> from anonbandits.envs.instances import MultiUserInstance
+    >>> instance = MultiUserInstance(np.array([[0.9, 0.1]] * 2))
+    >>> channel = DirectFeedback(instance, 1000, np.random.default_rng(0))
+    >>> learners = EpochElimination(2, 2, confidence=0.1)
+    >>> served = channel.serve_batch(learners, np.array([[3, 2], [1, 4]]), 1, partial=True)
+    >>> served.rounds, channel.t, int(served.counts.sum()), channel.observations, channel.min_group_size
+    (5, 5, 10, 10, 1)
+    """
+
+    name = "direct"
+    requires_decomposition = False
+
+    def __init__(self, instance: MultiUserInstance, horizon: int, rng: np.random.Generator) -> None:
+        super().__init__(instance, horizon)
+        self._source = DirectChannel(instance.mu, instance.model, rng, sigma=instance.sigma)
+        self._samples = 0
+        self.variance_proxy = self.sample_variance(1)
+        self.exposure: dict = {}
+
+    @classmethod
+    def open(
+        cls, instance: MultiUserInstance, horizon: int, rng: np.random.Generator, options: ChannelOptions
+    ) -> DirectFeedback:
+        """The direct channel of one run (``options`` give no decomposition and no mechanism here).
+
+        Parameters
+        ----------
+        instance : anonbandits.envs.instances.MultiUserInstance
+            The N x K means and reward model.
+        horizon : int
+            The most rounds charged.
+        rng : numpy.random.Generator
+            The source of every reward.
+        options : ChannelOptions
+            The driver's options; only a mechanism matters, and is refused.
+
+        Returns
+        -------
+        DirectFeedback
+            The channel, its clock at 0.
+
+        Raises
+        ------
+        ConfigError
+            If ``options`` has a privacy mechanism (it acts on released group sums).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from anonbandits.envs.instances import MultiUserInstance
+        >>> DirectFeedback.open(MultiUserInstance(np.array([[0.9, 0.1]])), 10, np.random.default_rng(0),
+        ...                     ChannelOptions()).variance_proxy
+        0.25
+        """
+        if options.mechanism is not None:
+            raise ConfigError("a privacy mechanism acts on released group sums: it needs the anonymous channel")
+        return cls(instance, horizon, rng)
+
+    @staticmethod
+    def sample_variance(C: int) -> float:
+        """1/4, the variance proxy of one reward in [0, 1].
+
+        Parameters
+        ----------
+        C : int
+            The anonymity parameter (it plays no part).
+
+        Returns
+        -------
+        float
+            0.25.
+
+        Examples
+        --------
+        >>> DirectFeedback.sample_variance(3)
+        0.25
+        """
+        return UNIT_SIGMA2
+
+    @staticmethod
+    def min_group(C: int) -> int:
+        """1: every reward (or vote) reaches its reader alone.
+
+        Parameters
+        ----------
+        C : int
+            The anonymity parameter (it plays no part).
+
+        Returns
+        -------
+        int
+            1.
+
+        Examples
+        --------
+        >>> DirectFeedback.min_group(3)
+        1
+        """
+        return 1
+
+    @property
+    def observations(self) -> int:
+        """The rewards served."""
+        return self._samples
+
+    @property
+    def min_group_size(self) -> int:
+        """1: every reward is seen by its own user alone."""
+        return 1
+
+    def serve_batch(self, learners: BatchLearner, demand: np.ndarray, batch: int, *, partial: bool) -> Served | None:
+        """Play one batch and answer with the exact sums of the demanded rewards.
+
+        Parameters
+        ----------
+        learners : BatchLearner
+            The N learners (their recommendations fill each user's rounds after its samples).
+        demand : numpy.ndarray
+            (N, K) int64 samples wanted.
+        batch : int
+            The batch's number (1-based).
+        partial : bool
+            Play a batch the horizon cuts to the horizon (answered with ``sums=None``); otherwise a batch that
+            does not fit in the rounds left is not played and ``None`` is returned.
+
+        Returns
+        -------
+        Served or None
+            The sums and counts (the demand), the variance proxy 1/4 and the rounds charged.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from anonbandits.core.learners import EpochElimination
+        >>> from anonbandits.envs.instances import MultiUserInstance
+        >>> channel = DirectFeedback(MultiUserInstance(np.array([[1.0, 0.0]] * 2)), 10, np.random.default_rng(0))
+        >>> served = channel.serve_batch(EpochElimination(2, 2, confidence=0.1), np.array([[2, 1], [1, 1]]), 1,
+        ...                              partial=True)
+        >>> served.sums.tolist(), served.rounds, served.sigma2
+        ([[2.0, 0.0], [1.0, 0.0]], 3, 0.25)
+        """
+        longest = int(demand.sum(axis=1).max())  # users sample in parallel, one reward per round
+        room = self.horizon - self.t
+        if longest > room and not partial:
+            return None
+        # the regret books need each user's filling arm now; the segments are computed when the regret is read
+        # (identification never reads it)
+        instance = self._ledger.instance
+        fill_gap = instance.gaps[np.arange(demand.shape[0]), learners.recommendation()]
+        self._ledger.defer(min(longest, room), partial_fn(_direct_charges, demand, instance.gaps, fill_gap, room))
+        sums = None
+        if longest <= room:
+            self._samples += int(demand.sum())
+            sums = self._source.sums(instance.mu, demand)
+        return Served(
+            sums=sums,
+            counts=demand,
+            sigma2=self.variance_proxy,
+            rounds=min(longest, room),
+            size=longest,
+            assignments=0,
+            distinct=0,
+            method=self.name,
+            uncovered=0,
+            surplus=0,
+        )

@@ -38,27 +38,48 @@ DEFAULT_OUT = "bench.csv"
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("bench", help="run the decomposition benchmark suite",
-                       description="Run every decomposition method on the benchmark graphs; write one row per "
-                                   "(graph, method) with R, the lower bounds, time, memory and the exact check. "
-                                   "Ctrl-C writes the rows finished so far, then exits with 130.")
-    p.add_argument("--suite", choices=bench.SUITES, default="quick",
-                   help="quick (under 5 minutes on 2 cores) or full (default quick)")
-    p.add_argument("--out", default=DEFAULT_OUT,
-                   help=f"table of rows: CSV for .csv, JSON lines for .jsonl (default {DEFAULT_OUT})")
-    p.add_argument("--plot", default=None,
-                   help=f"bar chart of R / LP lower bound per family and method ({', '.join(PLOT_FORMATS)}; "
-                        "default none)")
-    p.add_argument("--force", action="store_true", help="replace --out or --plot when it exists already "
-                                                        "(without it, an existing output is refused)")
-    p.add_argument("--methods", default=",".join(METHODS),
-                   help=f"comma-separated methods (default all: {', '.join(METHODS)})")
+    p = sub.add_parser(
+        "bench",
+        help="run the decomposition benchmark suite",
+        description="Run every decomposition method on the benchmark graphs; write one row per "
+        "(graph, method) with R, the lower bounds, time, memory and the exact check. "
+        "Ctrl-C writes the rows finished so far, then exits with 130.",
+    )
+    p.add_argument(
+        "--suite",
+        choices=bench.SUITES,
+        default="quick",
+        help="quick (under 5 minutes on 2 cores) or full (default quick)",
+    )
+    p.add_argument(
+        "--out", default=DEFAULT_OUT, help=f"table of rows: CSV for .csv, JSON lines for .jsonl (default {DEFAULT_OUT})"
+    )
+    p.add_argument(
+        "--plot",
+        default=None,
+        help=f"bar chart of R / LP lower bound per family and method ({', '.join(PLOT_FORMATS)}; default none)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace --out or --plot when it exists already (without it, an existing output is refused)",
+    )
+    p.add_argument(
+        "--methods", default=",".join(METHODS), help=f"comma-separated methods (default all: {', '.join(METHODS)})"
+    )
     p.add_argument("--families", default=None, help="comma-separated families to keep (default all)")
-    p.add_argument("--time-limit", type=positive_seconds, default=None, metavar="SECONDS",
-                   help="per graph, for 'optimal' and the LP bound (default: 20 quick, 120 full)")
-    p.add_argument("--no-progress", action="store_true",
-                   help="hide progress (a bar on a terminal, otherwise a line at least every 10 s on stderr, with "
-                        "an ETA)")
+    p.add_argument(
+        "--time-limit",
+        type=positive_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="per graph, for 'optimal' and the LP bound (default: 20 quick, 120 full)",
+    )
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="hide progress (a bar on a terminal, otherwise a line at least every 10 s on stderr, with an ETA)",
+    )
     p.set_defaults(func=run)
 
 
@@ -75,7 +96,7 @@ def _choose(text: str | None, allowed, what: str) -> list[str] | None:
 def run(args: argparse.Namespace) -> int:
     from anonbandits.experiments.runner import Progress
 
-    methods = _choose(args.methods, METHODS, "method")
+    methods = _choose(args.methods, METHODS, "method") or list(METHODS)  # --methods defaults to all of them
     cases = bench.cases(args.suite)
     families = _choose(args.families, sorted({c.family for c in cases}), "family")
     if families is not None:
@@ -85,8 +106,7 @@ def run(args: argparse.Namespace) -> int:
     if args.plot is not None:
         import matplotlib  # noqa: F401  (before the runs: a base install without it learns so at once)
     # the table and the plot create missing directories; everything else must be writable before the runs
-    check_outputs([("--out", args.out), ("--plot", args.plot)], make_parents=True,
-                  suffixes={"--out": TABLE_SUFFIXES})
+    check_outputs([("--out", args.out), ("--plot", args.plot)], make_parents=True, suffixes={"--out": TABLE_SUFFIXES})
     for flag, path in (("--out", args.out), ("--plot", args.plot)):
         if path is not None and Path(path).exists() and not args.force:
             raise ConfigError(f"{flag} {path} exists; give --force to replace it, or another {flag}")
@@ -112,8 +132,10 @@ def run(args: argparse.Namespace) -> int:
                 kept = f"{len(rows)} finished rows are in {args.out}"
             else:
                 kept = "no row had finished; nothing written"
-        print(f"anonbandits bench: interrupted (after {len(rows)} of {len(cases) * len(methods)} rows; {kept})",
-              file=sys.stderr)
+        print(
+            f"anonbandits bench: interrupted (after {len(rows)} of {len(cases) * len(methods)} rows; {kept})",
+            file=sys.stderr,
+        )
         return code
     finally:
         progress.close()
@@ -122,8 +144,10 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         plot_ratios(rows, args.plot)
     bad = [r for r in rows if r["status"] in bench.SOLVED and not r["verified"]]
-    print(f"{len(rows)} rows in {time.perf_counter() - start:.1f} s; {len(bad)} failed verification; "
-          f"table {args.out}" + (f", plot {args.plot}" if args.plot else ""))
+    print(
+        f"{len(rows)} rows in {time.perf_counter() - start:.1f} s; {len(bad)} failed verification; "
+        f"table {args.out}" + (f", plot {args.plot}" if args.plot else "")
+    )
     return 1 if bad else 0
 
 
@@ -131,12 +155,16 @@ def format_summary(rows: list[dict]) -> str:
     """R / LP bound and R / D against the paper's alpha per family and method, and how often optimal beats
     block on scarce-cluster graphs."""
     summary = bench.summarize(rows)
-    lines = [f"{'family':14} {'method':11} {'graphs':>6} {'mean R/LP':>10} {'max R/LP':>9} {'mean R/D':>9} "
-             f"{'alpha':>6} {'seconds':>8}"]
+    lines = [
+        f"{'family':14} {'method':11} {'graphs':>6} {'mean R/LP':>10} {'max R/LP':>9} {'mean R/D':>9} "
+        f"{'alpha':>6} {'seconds':>8}"
+    ]
     for (family, method), s in sorted(summary.items()):
         alpha = "-" if np.isnan(s["mean_alpha"]) else f"{s['mean_alpha']:.2f}"
-        lines.append(f"{family:14} {method:11} {s['graphs']:>6} {s['mean_ratio']:>10.4f} {s['max_ratio']:>9.4f} "
-                     f"{s['mean_r_over_d']:>9.3f} {alpha:>6} {s['seconds']:>8.2f}")
+        lines.append(
+            f"{family:14} {method:11} {s['graphs']:>6} {s['mean_ratio']:>10.4f} {s['max_ratio']:>9.4f} "
+            f"{s['mean_r_over_d']:>9.3f} {alpha:>6} {s['seconds']:>8.2f}"
+        )
     wins = beats(rows, "optimal", "block", "scarce")
     if wins is not None:
         lines.append(f"optimal < block on {wins[0]} of {wins[1]} scarce-cluster graphs")
@@ -173,10 +201,18 @@ def plot_ratios(rows: list[dict], path: str | Path) -> None:
         top = np.array([s.get("max_ratio", np.nan) for s in get])
         bars = axes[0].bar(x, mean, width, label=m, yerr=[np.zeros(len(x)), top - mean], capsize=2)
         axes[1].bar(x, [s.get("mean_r_over_d", np.nan) for s in get], width, color=bars[0].get_facecolor())
-        axes[1].scatter(x, [s.get("mean_alpha", np.nan) for s in get], marker="_", s=200, color="k", zorder=3,
-                        label="paper's alpha" if k == 0 else None)
-    for ax, label in zip(axes, ["R / LP lower bound (mean; bar to max)", "R / D (bars) and the paper's alpha (-)"],
-                         strict=True):
+        axes[1].scatter(
+            x,
+            [s.get("mean_alpha", np.nan) for s in get],
+            marker="_",
+            s=200,
+            color="k",
+            zorder=3,
+            label="paper's alpha" if k == 0 else None,
+        )
+    for ax, label in zip(
+        axes, ["R / LP lower bound (mean; bar to max)", "R / D (bars) and the paper's alpha (-)"], strict=True
+    ):
         ax.axhline(1.0, color="k", lw=0.8)
         ax.set_xticks(np.arange(len(families)), families, rotation=20)
         ax.set_yscale("log")

@@ -21,20 +21,46 @@ JSON_SUFFIXES = (".json",)
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("beta", help="beta(G) of Lemma 3: exact for K <= 12, a certified interval above",
-                       description="Compute beta(G), the largest beta with beta * w/D in the C-anonymity "
-                                   "polytope (Lemma 3 of paper 000; Open Problem 1).")
+    p = sub.add_parser(
+        "beta",
+        help="beta(G) of Lemma 3: exact for K <= 12, a certified interval above",
+        description="Compute beta(G), the largest beta with beta * w/D in the C-anonymity "
+        "polytope (Lemma 3 of paper 000; Open Problem 1).",
+    )
     add_graph_arguments(p)
     p.add_argument("--C", type=positive_int, default=None, help="anonymity parameter (overrides the file's 'C')")
-    p.add_argument("--method", choices=("auto", "disjunctive", "colgen"), default="auto",
-                   help="disjunctive LP over every arm set (exact), column generation, or auto (default)")
-    p.add_argument("--sense", choices=("dominate", "equal"), default="dominate",
-                   help="beta*w/D dominated by a point of P_C (default; Lemma 3 in both directions) or equal "
-                        "to one (the literal statement)")
-    p.add_argument("--time-limit", type=positive_seconds, default=None, metavar="SECONDS",
-                   help="stop column generation after this long, with the interval found")
-    p.add_argument("--json", dest="json_out", default=None, metavar="FILE.json",
-                   help="also write the result here (JSON; the name must end in .json)")
+    p.add_argument(
+        "--method",
+        choices=("auto", "disjunctive", "colgen"),
+        default="auto",
+        help="disjunctive LP over every arm set (exact), column generation, or auto (default)",
+    )
+    p.add_argument(
+        "--sense",
+        choices=("dominate", "equal"),
+        default="dominate",
+        help="beta*w/D dominated by a point of P_C (default; Lemma 3 in both directions) or equal "
+        "to one (the literal statement)",
+    )
+    p.add_argument(
+        "--time-limit",
+        type=positive_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="stop column generation after this long, with the interval found",
+    )
+    p.add_argument(
+        "--json",
+        dest="json_out",
+        default=None,
+        metavar="FILE.json",
+        help="also write the result here (JSON; the name must end in .json)",
+    )
+    p.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="build models above the size limits of docs/errors.md instead of refusing",
+    )
     p.set_defaults(func=run)
 
 
@@ -42,13 +68,17 @@ def run(args: argparse.Namespace) -> int:
     check_outputs([("--json", args.json_out)], inputs=[args.graph], suffixes={"--json": JSON_SUFFIXES})
     graph, file_C = anondecomp.read_graph(args.graph, demand=args.demand)
     C = resolve_C(args.C, file_C)
-    res = anondecomp.beta(graph, C, method=args.method, sense=args.sense, time_limit=args.time_limit)
+    res = anondecomp.beta(
+        graph, C, method=args.method, sense=args.sense, time_limit=args.time_limit, allow_large=args.allow_large
+    )
     _, D = graph.normalized()
     if res.exact:
         print(f"beta(G)              {res.lower:.6f}   (exact; {res.method}, {res.n_faces} arm sets)")
     else:
-        print(f"beta(G) in           [{res.lower:.6f}, {res.upper:.6f}]   (certified; {res.method}, "
-              f"{res.n_faces} arm sets)")
+        print(
+            f"beta(G) in           [{res.lower:.6f}, {res.upper:.6f}]   (certified; {res.method}, "
+            f"{res.n_faces} arm sets)"
+        )
     print(f"users x arms         {graph.n_users} x {graph.n_arms}, C = {C}, D = {D:g}, sense = {args.sense}")
     if res.lower > 0:
         print(f"1 / beta             {1 / res.lower:.6f}")
@@ -58,10 +88,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"  lambda {lam:.4f}  {{{', '.join(graph.arm_names(mask.nonzero()[0]))}}}")
     print(f"wall time            {res.wall_time:.3f} s")
     if args.json_out:
-        doc = {"C": C, "sense": args.sense, "method": res.method, "beta_lower": res.lower, "beta_upper": res.upper,
-               "exact": res.exact, "demand": D, "lemma3_bound": res.lemma3_bound(graph) if res.lower > 0 else None,
-               "arm_sets": [{"arms": graph.arm_names(m.nonzero()[0]), "lambda": float(lam)}
-                            for m, lam in zip(res.faces, res.lambdas, strict=True)]}
+        doc = {
+            "C": C,
+            "sense": args.sense,
+            "method": res.method,
+            "beta_lower": res.lower,
+            "beta_upper": res.upper,
+            "exact": res.exact,
+            "demand": D,
+            "lemma3_bound": res.lemma3_bound(graph) if res.lower > 0 else None,
+            "arm_sets": [
+                {"arms": graph.arm_names(m.nonzero()[0]), "lambda": float(lam)}
+                for m, lam in zip(res.faces, res.lambdas, strict=True)
+            ],
+        }
         with atomic_open(args.json_out) as fh:
             json.dump(doc, fh, indent=1)
     return 0

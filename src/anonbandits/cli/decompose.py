@@ -48,34 +48,72 @@ JSON_CELLS_WARNING = 10**7
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("decompose", help="solve a C-anonymous decomposition of a demand graph",
-                       description="Solve a C-anonymous decomposition of a demand graph (node-link JSON, "
-                                   "batched form, or a Parquet or CSV table; see docs/formats.md) and print "
-                                   "its summary.")
+    p = sub.add_parser(
+        "decompose",
+        help="solve a C-anonymous decomposition of a demand graph",
+        description="Solve a C-anonymous decomposition of a demand graph (node-link JSON, "
+        "batched form, or a Parquet or CSV table; see docs/formats.md) and print "
+        "its summary.",
+    )
     add_graph_arguments(p)
     p.add_argument("--C", type=positive_int, default=None, help="anonymity parameter (overrides the file's 'C')")
     p.add_argument("--method", default="auto", choices=anondecomp.METHODS, help="decomposition method (default auto)")
-    p.add_argument("-o", "--output", help="write the decomposition here: JSON (every assignment), or a compact "
-                                          "Parquet schedule for OUT.parquet, or part files for OUT/ (with "
-                                          "--shards or --scheduler, OUT.parquet is a part directory too)")
-    p.add_argument("--seed", type=nonnegative_int, default=None,
-                   help="seed for randomized choices of randomized, block, polytope, auto, optimal (default 0)")
-    p.add_argument("--best-effort", action="store_true",
-                   help="cover every pair that can be covered and report the rest instead of failing")
-    p.add_argument("--certify", action="store_true",
-                   help="also compute the column-generation LP lower bound on R (valid for every method) and "
-                        "report it as lp_lower_bound")
-    p.add_argument("--time-limit", type=positive_seconds, default=None, metavar="SECONDS",
-                   help="time limit for 'optimal' (best decomposition found, with its gap), 'auto' (no phase "
-                        "starts after it) and --certify (with auto, the whole solve: half for the decomposition, "
-                        "the rest for the bound; with --shards or --scheduler, the bound only, default 60 s)")
-    p.add_argument("--shards", type=positive_int, default=None, metavar="N",
-                   help="split the users into N feasible shards, decomposed one by one; the "
-                        "merged R is the largest shard's (taken by itself, with one shard per 2^20 users, for a "
-                        f"batched graph of more than {FAST_PAIRS} pairs when no tuning flag is given)")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="run the shards on a Dask distributed cluster, e.g. tcp://127.0.0.1:8786 (its workers "
-                        "must see the output directory)")
+    p.add_argument(
+        "-o",
+        "--output",
+        help="write the decomposition here: JSON (every assignment), or a compact "
+        "Parquet schedule for OUT.parquet, or part files for OUT/ (with "
+        "--shards or --scheduler, OUT.parquet is a part directory too)",
+    )
+    p.add_argument(
+        "--seed",
+        type=nonnegative_int,
+        default=None,
+        help="seed for randomized choices of randomized, block, polytope, auto, optimal (default 0)",
+    )
+    p.add_argument(
+        "--best-effort",
+        action="store_true",
+        help="cover every pair that can be covered and report the rest instead of failing",
+    )
+    p.add_argument(
+        "--certify",
+        action="store_true",
+        help="also compute the column-generation LP lower bound on R (valid for every method) and "
+        "report it as lp_lower_bound",
+    )
+    p.add_argument(
+        "--time-limit",
+        type=positive_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="time limit for 'optimal' (best decomposition found, with its gap), 'auto' (no phase "
+        "starts after it) and --certify (with auto, the whole solve: half for the decomposition, "
+        "the rest for the bound; with --shards or --scheduler, the bound only, default 60 s)",
+    )
+    p.add_argument(
+        "--shards",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="split the users into N feasible shards, decomposed one by one; the "
+        "merged R is the largest shard's (taken by itself, with one shard per 2^20 users, for a "
+        f"batched graph of more than {FAST_PAIRS} pairs when no tuning flag is given)",
+    )
+    p.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="build a method's dense model or output above its size limit (DENSE_CELLS, OUTPUT_CELLS "
+        "of docs/errors.md) instead of refusing; no effect on auto, sessions and slack, which have "
+        "no such limit",
+    )
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="run the shards on a Dask distributed cluster, e.g. tcp://127.0.0.1:8786 (its workers "
+        "must see the output directory)",
+    )
     p.set_defaults(func=run)
 
 
@@ -83,14 +121,15 @@ def resolve_C(cli_C: int | None, file_C: int | None) -> int:
     """The command line's C wins over the file's; one of them must be given."""
     C = cli_C if cli_C is not None else file_C
     if C is None:
-        raise InvalidInputError("no C given: pass --C or put \"C\" in the graph file")
+        raise InvalidInputError('no C given: pass --C or put "C" in the graph file')
     if C < 1:
         raise InvalidInputError(f"C must be at least 1, got {C}")
     return C
 
 
-def certify(result: anondecomp.Decomposition, args: argparse.Namespace, time_limit: float | None = None
-            ) -> tuple[dict, list[str]]:
+def certify(
+    result: anondecomp.Decomposition, args: argparse.Namespace, time_limit: float | None = None
+) -> tuple[dict, list[str]]:
     """The certified lower bound on R for ``result``'s graph: (extra output fields, summary lines). It only
     bounds: the decomposition is ``anondecomp.decompose``'s, as the library returns it. The bound is the one
     ``auto``'s improvement step computed (kept in ``result.info``) or the optimal method's, else
@@ -101,20 +140,26 @@ def certify(result: anondecomp.Decomposition, args: argparse.Namespace, time_lim
     elif "lp_lower_bound" in result.info:
         value, converged, how = result.info["lp_lower_bound"], result.info["lp_converged"], result.info["lp_how"]
     else:
-        bound = anondecomp.lp_lower_bound(result.graph, result.C, seed=result, best_effort=args.best_effort,
-                                          time_limit=time_limit)
+        bound = anondecomp.lp_lower_bound(
+            result.graph, result.C, seed=result, best_effort=args.best_effort, time_limit=time_limit
+        )
         value, converged, how = bound.value, bound.converged, bound.how
     # the decomposition was cut, or the bound (either may still close the gap)
     cut = bool(result.info.get("time_limit_reached")) or not converged
     lines = certificate_lines(result.total_assignments, value, how, cut)
     if result.method == "optimal":
-        lines = [lines[0], lines[1], f"status               {result.info['status']} (seed {result.info['seed']}: "
-                                     f"R = {result.info['seed_total']})"]
+        lines = [
+            lines[0],
+            lines[1],
+            f"status               {result.info['status']} (seed {result.info['seed']}: "
+            f"R = {result.info['seed_total']})",
+        ]
     return {"lp_lower_bound": value}, lines
 
 
-def certify_sharded(result: scale.ShardedResult, data: BatchedSupport | anondecomp.DemandGraph,
-                    time_limit: float | None = None) -> list[str]:
+def certify_sharded(
+    result: scale.ShardedResult, data: BatchedSupport | anondecomp.DemandGraph, time_limit: float | None = None
+) -> list[str]:
     """The certificate lines of a sharded decomposition: the trivial bound when the merged R meets it, else
     :func:`anondecomp.lp_lower_bound` of the whole graph (held sparse) within ``time_limit``."""
     if result.total_assignments <= result.lower_bound:
@@ -139,12 +184,18 @@ def method_options(args: argparse.Namespace) -> dict:
     method ignores; --time-limit also serves --certify, so it is passed only to a method that reads it, whole
     (the command and the library give the same decomposition, with or without --certify)."""
     options = {} if args.seed is None else {"seed": args.seed}
+    if args.allow_large:
+        options["allow_large"] = True
     if args.time_limit is not None:
         if "time_limit" in anondecomp.method_info(args.method).options:
             options["time_limit"] = args.time_limit
         elif not args.certify:
-            warnings.warn(f"--time-limit is read only by --method auto, optimal and --certify; ignored for "
-                          f"--method {args.method}", anondecomp.AnonDecompWarning, stacklevel=2)
+            warnings.warn(
+                f"--time-limit is read only by --method auto, optimal and --certify; ignored for "
+                f"--method {args.method}",
+                anondecomp.AnonDecompWarning,
+                stacklevel=2,
+            )
     return options
 
 
@@ -156,8 +207,10 @@ def sharded(args: argparse.Namespace) -> bool:
             if given:
                 raise ConfigError(f"{flag} does not apply with --shards/--scheduler (each shard runs auto)")
         if args.output and not is_compact_output(args.output):
-            raise ConfigError(f"-o {args.output}: a sharded decomposition is written as a Parquet part directory; "
-                              "give -o OUT.parquet or -o OUT/")
+            raise ConfigError(
+                f"-o {args.output}: a sharded decomposition is written as a Parquet part directory; "
+                "give -o OUT.parquet or -o OUT/"
+            )
         return True
     return False
 
@@ -165,8 +218,11 @@ def sharded(args: argparse.Namespace) -> bool:
 def untuned(args: argparse.Namespace) -> bool:
     """Whether the default command may take the sharded path: no tuning flag (only the dense path honours
     them) and no output or a compact Parquet one (a JSON output lists the distinct assignments)."""
-    return args.method == "auto" and not (args.best_effort or args.time_limit is not None) \
+    return (
+        args.method == "auto"
+        and not (args.best_effort or args.time_limit is not None)
         and (not args.output or is_compact_output(args.output))
+    )
 
 
 def read_input(args: argparse.Namespace) -> tuple[anondecomp.DemandGraph | BatchedSupport, int | None]:
@@ -178,8 +234,12 @@ def read_input(args: argparse.Namespace) -> tuple[anondecomp.DemandGraph | Batch
     return anondecomp.read_graph(args.graph, demand=args.demand)
 
 
-def run_sharded(args: argparse.Namespace, start: float, data: BatchedSupport | anondecomp.DemandGraph | None = None,
-                file_C: int | None = None) -> int:
+def run_sharded(
+    args: argparse.Namespace,
+    start: float,
+    data: BatchedSupport | anondecomp.DemandGraph | None = None,
+    file_C: int | None = None,
+) -> int:
     """Decompose shard by shard (one shard per 2^20 users unless --shards says) and print the summary;
     ``data`` is the graph when already read: a batched support, or a sparse general graph (sharded by the
     rule of :func:`anondecomp.scale.graph_shards`)."""
@@ -189,8 +249,15 @@ def run_sharded(args: argparse.Namespace, start: float, data: BatchedSupport | a
     C = resolve_C(args.C, file_C)
     try:
         with phase("solving" + (f" and writing {args.output}" if args.output else "")):
-            result = scale.decompose_sharded(data, C, args.output, n_shards=args.shards, scheduler=args.scheduler,
-                                             seed=args.seed or 0, parts=args.shards is not None)
+            result = scale.decompose_sharded(
+                data,
+                C,
+                args.output,
+                n_shards=args.shards,
+                scheduler=args.scheduler,
+                seed=args.seed or 0,
+                parts=args.shards is not None,
+            )
     except anondecomp.InfeasibleError as exc:
         if args.shards is None and args.scheduler is None:  # the default command: as the dense path says it
             raise thin_arms_error(list(exc.arms), C, "; use best_effort to cover everything else") from None
@@ -219,18 +286,28 @@ def warn_json_size(result: anondecomp.Decomposition, output: str) -> None:
     if is_compact_output(output) or cells <= JSON_CELLS_WARNING:
         return
     parquet = Path(output).with_suffix(".parquet") if Path(output).suffix else Path(f"{output}.parquet")
-    print(f"anonbandits: warning: {output} will hold {cells:.1e} assignment cells ({result.n_distinct:,} "
-          f"distinct assignments x {result.graph.n_users:,} users); -o {parquet} writes the compact schedule "
-          "(docs/formats.md)", file=sys.stderr, flush=True)
+    print(
+        f"anonbandits: warning: {output} will hold {cells:.1e} assignment cells ({result.n_distinct:,} "
+        f"distinct assignments x {result.graph.n_users:,} users); -o {parquet} writes the compact schedule "
+        "(docs/formats.md)",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     # a sharded decomposition is a part directory whether -o is OUT/ or OUT.parquet (sharded() refuses others)
-    as_directory = (args.shards is not None or args.scheduler is not None) and bool(args.output) \
-        and is_compact_output(args.output)
-    check_outputs([("-o", args.output)], inputs=[args.graph], parts=["-o"], directories=["-o"] if as_directory else [],
-                  suffixes={"-o": DECOMPOSITION_SUFFIXES})
+    as_directory = (
+        (args.shards is not None or args.scheduler is not None) and bool(args.output) and is_compact_output(args.output)
+    )
+    check_outputs(
+        [("-o", args.output)],
+        inputs=[args.graph],
+        parts=["-o"],
+        directories=["-o"] if as_directory else [],
+        suffixes={"-o": DECOMPOSITION_SUFFIXES},
+    )
     if sharded(args):
         return run_sharded(args, start)
     with phase(f"reading {args.graph}"):
@@ -241,10 +318,10 @@ def run(args: argparse.Namespace) -> int:
             return run_sharded(args, start, graph, file_C)
         graph = graph.graph()  # a log that only looks batched (unit weights): its sparse graph, for auto
     with phase("solving"):
-        result = anondecomp.decompose(graph, C, method=args.method, best_effort=args.best_effort,
-                                      **method_options(args))
-    left = None if args.time_limit is None else max(CERTIFY_END * args.time_limit - (time.perf_counter() - start),
-                                                    0.1)
+        result = anondecomp.decompose(
+            graph, C, method=args.method, best_effort=args.best_effort, **method_options(args)
+        )
+    left = None if args.time_limit is None else max(CERTIFY_END * args.time_limit - (time.perf_counter() - start), 0.1)
     if args.certify or result.method == "optimal":
         with phase("certifying (LP lower bound)"):
             extra, certificate = certify(result, args, left)

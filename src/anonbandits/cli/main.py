@@ -21,6 +21,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Iterator, Sequence
+from typing import NoReturn
 
 from anonbandits.cli.options import Terminated, silence_stdout
 from anonbandits.errors import AnonBanditsError
@@ -60,7 +61,7 @@ class _Parser(argparse.ArgumentParser):
     Help text comes from docstrings, so reST literals (double backquotes) are shown as plain text.
     """
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USER_ERROR, f"{self.prog}: error: {message}\n")
 
     def format_help(self) -> str:
@@ -172,8 +173,11 @@ class _Version(argparse.Action):
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The command's parser. When ``argv`` starts with a subcommand, only that subcommand's module is
     imported: ``decompose`` and ``verify`` never load the simulation stack (numba, dask, matplotlib, tqdm)."""
-    parser = _Parser(prog="anonbandits", description="C-anonymous decompositions of demand graphs and "
-                     "privacy-preserving bandit simulations (docs/ has the formats and the methods).")
+    parser = _Parser(
+        prog="anonbandits",
+        description="C-anonymous decompositions of demand graphs and "
+        "privacy-preserving bandit simulations (docs/ has the formats and the methods).",
+    )
     parser.add_argument("--version", action=_Version, help="show the version and exit")
     # not required: a command line without a subcommand prints the whole usage (main), not one error line
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
@@ -204,6 +208,7 @@ def _sim_hint(exc: ModuleNotFoundError) -> str:
 
 def _unavailable(sub, name: str, hint: str) -> None:
     """A subcommand whose module cannot be imported on a base install: listed, and explains itself when run."""
+
     def run(args: argparse.Namespace) -> int:
         raise AnonBanditsError(hint)
 
@@ -260,8 +265,9 @@ def _run(args: argparse.Namespace, prefix: str) -> int:
         silence_stdout()
         return 0
     except OSError as exc:  # the environment, not the input: a full disk, a file vanishing mid-run
-        print(f"{prefix}: error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""),
-              file=sys.stderr)
+        print(
+            f"{prefix}: error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""), file=sys.stderr
+        )
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("anonbandits: interrupted", file=sys.stderr)

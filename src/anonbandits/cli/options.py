@@ -66,9 +66,14 @@ def nonnegative_int(text: str) -> int:
 DECOMPOSITION_SUFFIXES = (".json", ".parquet", ".pq")
 
 
-def check_outputs(outputs: Sequence[tuple[str, str | None]], inputs: Iterable[str | os.PathLike] = (),
-                  make_parents: bool = False, parts: Iterable[str] = (), directories: Iterable[str] = (),
-                  suffixes: Mapping[str, Sequence[str]] | None = None) -> None:
+def check_outputs(
+    outputs: Sequence[tuple[str, str | None]],
+    inputs: Iterable[str | os.PathLike] = (),
+    make_parents: bool = False,
+    parts: Iterable[str] = (),
+    directories: Iterable[str] = (),
+    suffixes: Mapping[str, Sequence[str]] | None = None,
+) -> None:
     """Check every ``(flag, path)`` output (``None`` paths skipped) before any work: see
     :func:`anondecomp.io.check_writable`, which also refuses devices, FIFOs and the standard streams; two flags
     naming the same file are refused too. The flags in ``parts`` may name a directory of Parquet part files
@@ -81,8 +86,9 @@ def check_outputs(outputs: Sequence[tuple[str, str | None]], inputs: Iterable[st
     for flag, path in outputs:
         if path is None:
             continue
-        check_writable(path, flag, inputs=inputs, make_parents=make_parents, parts=flag in parts,
-                       directory=flag in directories)
+        check_writable(
+            path, flag, inputs=inputs, make_parents=make_parents, parts=flag in parts, directory=flag in directories
+        )
         if Path(path).resolve() in seen:
             raise ConfigError(f"{flag} {path} is also {seen[Path(path).resolve()]}; give each output its own file")
         seen[Path(path).resolve()] = flag
@@ -99,8 +105,10 @@ def check_suffix(flag: str, path: str, accepted: Sequence[str], *, directory_ok:
     if Path(path).suffix.lower() in accepted or (directory_ok and is_directory_output(path)):
         return
     also = ", or a directory OUT/ (Parquet part files)" if directory_ok else ""
-    raise ConfigError(f"{flag} {path}: unsupported extension {Path(path).suffix or '(none)'!r}; "
-                      f"use one of {', '.join(accepted)}{also}")
+    raise ConfigError(
+        f"{flag} {path}: unsupported extension {Path(path).suffix or '(none)'!r}; "
+        f"use one of {', '.join(accepted)}{also}"
+    )
 
 
 def demand_value(text: str) -> int | float:
@@ -111,10 +119,16 @@ def demand_value(text: str) -> int | float:
 
 def add_graph_arguments(p: argparse.ArgumentParser) -> None:
     """The graph file and the demand of a batched table, shared by decompose, verify and beta."""
-    p.add_argument("graph", help="graph file: JSON (node-link or batched form), or a Parquet or CSV table "
-                                 "(docs/formats.md)")
-    p.add_argument("--demand", type=demand_value, default=None, metavar="D",
-                   help="total demand D of a batched table (columns user, arm; w_ij = D / |A_i|)")
+    p.add_argument(
+        "graph", help="graph file: JSON (node-link or batched form), or a Parquet or CSV table (docs/formats.md)"
+    )
+    p.add_argument(
+        "--demand",
+        type=demand_value,
+        default=None,
+        metavar="D",
+        help="total demand D of a batched table (columns user, arm; w_ij = D / |A_i|)",
+    )
 
 
 @contextlib.contextmanager

@@ -37,8 +37,15 @@ class Progress:
     ``stream`` is stderr by default, read when the phase starts; ``enabled=False`` shows nothing.
     """
 
-    def __init__(self, label: str, *, command: str = "anonbandits", unit: str = "rows", stream: TextIO | None = None,
-                 enabled: bool = True) -> None:
+    def __init__(
+        self,
+        label: str,
+        *,
+        command: str = "anonbandits",
+        unit: str = "rows",
+        stream: TextIO | None = None,
+        enabled: bool = True,
+    ) -> None:
         self.label, self.command, self.unit, self.enabled = label, command, unit, enabled
         self.stream = stream
         self.done = self.total = 0
@@ -102,8 +109,10 @@ class Progress:
         elapsed = (time.monotonic() if now is None else now) - self.start
         if self.total:
             filled = _BAR * min(self.done, self.total) // self.total
-            return f"{self.label} [{'#' * filled}{'.' * (_BAR - filled)}] {self.done}/{self.total} {self.unit} " \
-                   f"{elapsed:.0f} s"
+            return (
+                f"{self.label} [{'#' * filled}{'.' * (_BAR - filled)}] {self.done}/{self.total} {self.unit} "
+                f"{elapsed:.0f} s"
+            )
         return f"{self.label} {_SPINNER[tick % len(_SPINNER)]} {elapsed:.0f} s"
 
     def _run(self) -> None:
@@ -115,7 +124,7 @@ class Progress:
                 with self._lock:
                     if self._stop.is_set():
                         return
-                    line = self.bar(tick=tick)[:max(10, shutil.get_terminal_size().columns - 1)]
+                    line = self.bar(tick=tick)[: max(10, shutil.get_terminal_size().columns - 1)]
                     self._write("\r" + line + " " * max(0, self.drawn - len(line)))
                     self.drawn = max(self.drawn, len(line))
                 tick += 1
@@ -130,8 +139,9 @@ class Progress:
 
     def _write(self, text: str) -> None:
         try:  # one write per line: lines from the main thread (warnings) do not cut into it
-            self.stream.write(text)
-            self.stream.flush()
+            stream = self.stream if self.stream is not None else sys.stderr  # set when the phase starts
+            stream.write(text)
+            stream.flush()
         except (OSError, ValueError):  # a closed or broken stderr: progress is not worth an error
             pass
 

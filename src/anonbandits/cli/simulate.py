@@ -7,6 +7,7 @@ entry and output path before the first run, and turns Ctrl-C or SIGTERM into a s
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 import signal
 import sys
@@ -20,7 +21,7 @@ from anonbandits.errors import AnonBanditsError, ConfigError
 from anonbandits.experiments import count_runs, load_grid, plot_curves, tasks_from_grid, write_table
 from anonbandits.experiments.grid import MAX_RUNS, MAX_SEEDS, Task, seed_list
 from anonbandits.experiments.runner import TaskResult, collect
-from anonbandits.experiments.table import TABLE_SUFFIXES, configuration_labels, read_table, run_key, task_key
+from anonbandits.experiments.table import TABLE_SUFFIXES, configuration_labels, read_resumable, run_key, task_key
 from anonbandits.spec import AlgorithmSpec, DeprecatedParameterWarning
 from anondecomp.errors import AnonDecompError
 
@@ -51,35 +52,67 @@ its whole process group, stops every worker within seconds and writes the runs a
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("simulate", help="simulate bandit algorithms over seeds; write a table and a plot",
-                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
-                       add_help=False, allow_abbrev=False)
+    p = sub.add_parser(
+        "simulate",
+        help="simulate bandit algorithms over seeds; write a table and a plot",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        add_help=False,
+        allow_abbrev=False,
+    )
     p.add_argument("-h", "--help", action="store_true", help="show this help (with --algorithm: its parameters)")
     p.add_argument("--algorithm", help="registered algorithm name")
     p.add_argument("--config", help="grid file (.toml or .json) instead of --algorithm")
-    p.add_argument("--seeds", type=positive_int, default=None,
-                   help="number of seeds, offset..offset+n-1 (default 10, or a grid file's own 'seeds'; given, it "
-                        "beats the grid file's)")
-    p.add_argument("--seed-offset", type=nonnegative_int, default=None,
-                   help="first seed (default 0, or a grid file's 'seed_offset'; given, it beats the grid file's)")
+    p.add_argument(
+        "--seeds",
+        type=positive_int,
+        default=None,
+        help="number of seeds, offset..offset+n-1 (default 10, or a grid file's own 'seeds'; given, it "
+        "beats the grid file's)",
+    )
+    p.add_argument(
+        "--seed-offset",
+        type=nonnegative_int,
+        default=None,
+        help="first seed (default 0, or a grid file's 'seed_offset'; given, it beats the grid file's)",
+    )
     p.add_argument("--out", help="results table (.csv, or .jsonl for JSON lines)")
     p.add_argument("--plot", help="image of the mean curve with a 95%% band over seeds (.png, .pdf, .svg, ...)")
-    p.add_argument("--resume", action="store_true",
-                   help="keep the runs already in --out and run only the missing ones (same arguments)")
-    p.add_argument("--max-runs", type=positive_int, default=MAX_RUNS, metavar="N",
-                   help=f"refuse a --config grid of more than N runs, configurations x seeds (default {MAX_RUNS})")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the runs already in --out and run only the missing ones (same arguments); the "
+        "table is checked row by row first: a damaged row is refused, an incomplete last line "
+        "re-run (docs/experiments.md)",
+    )
+    p.add_argument(
+        "--max-runs",
+        type=positive_int,
+        default=MAX_RUNS,
+        metavar="N",
+        help=f"refuse a --config grid of more than N runs, configurations x seeds (default {MAX_RUNS})",
+    )
+    p.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="run sizes past the documented limits (anonbandits.core.limits: (2C+2) x users of one "
+        "elicitation, users x arms of an instance or a means file's counts); without it such a "
+        "run is refused before it allocates anything",
+    )
     p.add_argument("--workers", type=positive_int, default=None, help="local worker processes (default: all cores)")
     p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://127.0.0.1:8786")
-    p.add_argument("--no-progress", action="store_true",
-                   help="hide progress (a bar on a terminal, otherwise a line at least every 10 s on stderr, with "
-                        "an ETA)")
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="hide progress (a bar on a terminal, otherwise a line at least every 10 s on stderr, with an ETA)",
+    )
     p.set_defaults(func=run, accepts_extra=True, parser=p)
 
 
 class _AlgorithmParser(argparse.ArgumentParser):
     """An algorithm's flags; a mistake is one line naming the flag (no usage dump)."""
 
-    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise ConfigError(f"{message} (see {self.prog} --help)")
 
 
@@ -90,18 +123,30 @@ def _flag(name: str) -> str:
 def _algorithm_parser(spec: AlgorithmSpec) -> argparse.ArgumentParser:
     # Values stay text here: spec.resolve converts them, so a bad value gets the same message as in a grid.
     # A deprecated name keeps its own dest, so that resolve maps it (and says it is deprecated).
-    p = _AlgorithmParser(prog=f"anonbandits simulate --algorithm {spec.name}", description=spec.summary,
-                         add_help=False, allow_abbrev=False)
+    p = _AlgorithmParser(
+        prog=f"anonbandits simulate --algorithm {spec.name}",
+        description=spec.summary,
+        add_help=False,
+        allow_abbrev=False,
+    )
     for param in spec.params:
         choices = f"; one of {', '.join(map(str, param.choices))}" if param.choices else ""
         formerly = f"; formerly {', '.join(map(_flag, param.aliases))}" if param.aliases else ""
         # a bool is a plain flag (--best-effort), as in decompose; a value (true/false) is still accepted
-        bool_flag = {"nargs": "?", "const": "true"} if param.is_flag else {}
-        p.add_argument(_flag(param.name), dest=param.name, default=argparse.SUPPRESS, **bool_flag,
-                       metavar="BOOL" if param.is_flag else param.name.upper(),
-                       help=f"{param.help} (default: {param.default}{choices}{formerly})")
+        nargs, const = ("?", "true") if param.is_flag else (None, None)
+        p.add_argument(
+            _flag(param.name),
+            dest=param.name,
+            default=argparse.SUPPRESS,
+            nargs=nargs,
+            const=const,
+            metavar="BOOL" if param.is_flag else param.name.upper(),
+            help=f"{param.help} (default: {param.default}{choices}{formerly})",
+        )
         for alias in param.aliases:
-            p.add_argument(_flag(alias), dest=alias, default=argparse.SUPPRESS, help=argparse.SUPPRESS, **bool_flag)
+            p.add_argument(
+                _flag(alias), dest=alias, default=argparse.SUPPRESS, help=argparse.SUPPRESS, nargs=nargs, const=const
+            )
     return p
 
 
@@ -121,8 +166,10 @@ def _tasks(args: argparse.Namespace) -> list[Task]:
         # counted from the list lengths before anything is expanded: a huge grid is refused at once
         total = count_runs(grid)
         if total > args.max_runs:
-            raise ConfigError(f"grid file {args.config} expands to {total} runs, more than --max-runs "
-                              f"{args.max_runs}; give --max-runs {total} to run it anyway")
+            raise ConfigError(
+                f"grid file {args.config} expands to {total} runs, more than --max-runs "
+                f"{args.max_runs}; give --max-runs {total} to run it anyway"
+            )
         with warnings.catch_warnings(record=True) as caught:  # deprecated names: said once, after every check
             warnings.simplefilter("always", DeprecatedParameterWarning)
             tasks = tasks_from_grid(grid, max_runs=None)
@@ -145,10 +192,10 @@ def _tasks(args: argparse.Namespace) -> list[Task]:
             spec.resolve({"channel": value}, as_flags=True)
         given = f" (given {value!r})" if value is not None else ""
         raise ConfigError(f"algorithm {spec.name!r} has no flag {rest[k]}{given}; see {parser.prog} --help")
-    given = vars(ns)
-    params = spec.resolve(given, as_flags=True, deprecated=args.__dict__.setdefault("deprecated", []))
-    return [Task(spec.name, params, s) for s in seed_list(10 if args.seeds is None else args.seeds,
-                                                          args.seed_offset or 0)]
+    params = spec.resolve(vars(ns), as_flags=True, deprecated=args.__dict__.setdefault("deprecated", []))
+    return [
+        Task(spec.name, params, s) for s in seed_list(10 if args.seeds is None else args.seeds, args.seed_offset or 0)
+    ]
 
 
 def _flags_over_grid(grid: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
@@ -161,9 +208,11 @@ def _flags_over_grid(grid: dict[str, Any], args: argparse.Namespace) -> dict[str
     grid.setdefault("seeds", 10)
     if args.seed_offset is not None:
         if isinstance(grid["seeds"], list):
-            raise ConfigError(f"--seed-offset {args.seed_offset} does not apply: grid file {args.config} lists its "
-                              f"seeds ({grid['seeds']!r}); give --seeds N as well to run N seeds from "
-                              f"{args.seed_offset}")
+            raise ConfigError(
+                f"--seed-offset {args.seed_offset} does not apply: grid file {args.config} lists its "
+                f"seeds ({grid['seeds']!r}); give --seeds N as well to run N seeds from "
+                f"{args.seed_offset}"
+            )
         grid["seed_offset"] = args.seed_offset
     return grid
 
@@ -176,13 +225,15 @@ def _plot_suffixes() -> tuple[str, ...]:
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """Refuse, before any run, an output that could not be written at the end (or would replace the grid)."""
-    for flag, path, suffixes in (("--out", args.out, TABLE_SUFFIXES), ("--plot", args.plot, None)):
+    for flag, path, given in (("--out", args.out, TABLE_SUFFIXES), ("--plot", args.plot, None)):
         if path is None:
             continue
-        suffixes = suffixes or _plot_suffixes()
+        suffixes = given or _plot_suffixes()
         if Path(path).suffix.lower() not in suffixes:
-            raise ConfigError(f"{flag} {path}: unsupported extension {Path(path).suffix or '(none)'!r}; "
-                              f"use one of {', '.join(suffixes)}")
+            raise ConfigError(
+                f"{flag} {path}: unsupported extension {Path(path).suffix or '(none)'!r}; "
+                f"use one of {', '.join(suffixes)}"
+            )
     check_outputs([("--out", args.out), ("--plot", args.plot)], inputs=[args.config] if args.config else [])
     if args.resume and not args.out:
         raise ConfigError("--resume needs --out: the table whose runs are kept")
@@ -201,10 +252,14 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("give exactly one of --algorithm NAME or --config GRID")
     args.deprecated = []
     tasks = _tasks(args)
+    if args.allow_large:
+        tasks = [dataclasses.replace(t, allow_large=True) for t in tasks]
     _check_outputs(args)
     kept: list[dict[str, Any]] = []
     if args.resume and Path(args.out).exists():
-        kept = read_table(args.out)
+        kept, note = read_resumable(args.out)  # validated row by row before anything runs or is written
+        if note:
+            print(f"anonbandits simulate: warning: {note}", file=sys.stderr)
         done = {run_key(row) for row in kept}
         tasks = [t for t in tasks if task_key(t) not in done]
     return _run_and_save(args, tasks, kept)
@@ -254,14 +309,22 @@ def _in_flag_words(message: str, algorithm: str) -> str:
     return re.sub(pattern, lambda m: "--" + m.group(1).replace("_", "-"), message)
 
 
-def _stop(args: argparse.Namespace, kept: list[dict[str, Any]], finished: dict[int, TaskResult], total: int,
-          what: str, code: int) -> int:
+def _stop(
+    args: argparse.Namespace,
+    kept: list[dict[str, Any]],
+    finished: dict[int, TaskResult],
+    total: int,
+    what: str,
+    code: int,
+) -> int:
     """Save the finished runs (if there is a table to save them to) and say in one line how to go on."""
     rows = kept + [finished[i].row for i in sorted(finished)]
     if args.out and rows:
         write_table(rows, args.out)
-        how = (f"{len(rows)} finished runs are in {args.out}; "
-               "run the same command with --resume to run only the missing ones")
+        how = (
+            f"{len(rows)} finished runs are in {args.out}; "
+            "run the same command with --resume to run only the missing ones"
+        )
     else:
         how = "nothing saved (no --out)" if finished else "no run had finished"
     if rows or code > 128:
@@ -281,8 +344,10 @@ def _plot(results: list[TaskResult], path: str, *, resumed: int) -> None:
     except ValueError as exc:
         raise ConfigError(f"--plot {path}: {exc}") from None
     if resumed:
-        print(f"plot {path}: the {len(results)} runs of this invocation (curves of the {resumed} resumed "
-              "runs are not stored in the table)")
+        print(
+            f"plot {path}: the {len(results)} runs of this invocation (curves of the {resumed} resumed "
+            "runs are not stored in the table)"
+        )
 
 
 def _number(value: Any) -> float:

@@ -4,5 +4,14 @@ layer (see docs/architecture.md). Drivers compose these; no other module compute
 from anonbandits.core.elimination import THRESHOLDS, BatchedElimination, gap_survivors, interval_survivors
 from anonbandits.core.schedules import GRIDS, checkpoint_grid, default_batches, epoch_length, static_grid
 
-__all__ = ["GRIDS", "THRESHOLDS", "BatchedElimination", "checkpoint_grid", "default_batches", "epoch_length",
-           "gap_survivors", "interval_survivors", "static_grid"]
+__all__ = [
+    "GRIDS",
+    "THRESHOLDS",
+    "BatchedElimination",
+    "checkpoint_grid",
+    "default_batches",
+    "epoch_length",
+    "gap_survivors",
+    "interval_survivors",
+    "static_grid",
+]

@@ -5,18 +5,31 @@ separate only so that importing :mod:`anonbandits.core` does not import numba. N
 kernels call them natively): less to compile on a first call.
 """
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from numba import njit
 
 from anonbandits.core import radii
 
-_compile = njit(cache=True, no_cfunc_wrapper=True, forceinline=True)
+Function = TypeVar("Function", bound=Callable[..., object])
+
+
+def compile_inline(function: Function) -> Function:
+    """``function`` compiled by ``numba.njit`` for calls from other compiled code: cached on disk, inlined
+    into its callers (``forceinline``), without a C-callable wrapper. Called like ``function`` (typed as it)."""
+    # numba's own annotations of njit leave out the option no_cfunc_wrapper, which njit passes on to the
+    # dispatcher: the one option the type checker cannot see
+    compiled: Function = njit(cache=True, no_cfunc_wrapper=True, forceinline=True)(function)  # type: ignore[call-overload]
+    return compiled
+
 
 #: The core functions of the same names compiled, for scalar arguments inside kernels.
-se_boundary = _compile(radii.se_boundary)
-se_eliminates = _compile(radii.se_eliminates)
-hybrid_ucb_widths = _compile(radii.hybrid_ucb_widths)
-widths_index = _compile(radii.widths_index)
-ugapec_log_term = _compile(radii.ugapec_log_term)
-ugapec_radius = _compile(radii.ugapec_radius)
-ugapec_upper = _compile(radii.ugapec_upper)
-ugapec_gap_index = _compile(radii.ugapec_gap_index)
+se_boundary = compile_inline(radii.se_boundary)
+se_eliminates = compile_inline(radii.se_eliminates)
+hybrid_ucb_widths = compile_inline(radii.hybrid_ucb_widths)
+widths_index = compile_inline(radii.widths_index)
+ugapec_log_term = compile_inline(radii.ugapec_log_term)
+ugapec_radius = compile_inline(radii.ugapec_radius)
+ugapec_upper = compile_inline(radii.ugapec_upper)
+ugapec_gap_index = compile_inline(radii.ugapec_gap_index)

@@ -3,13 +3,14 @@
 The two rules of the papers compare sample means with a radius of :mod:`anonbandits.core.radii`:
 :func:`gap_survivors` (DP-SE of Sajed and Sheffet, ICML 2019, papers 001 and 004; BaSE of Gao et al.,
 NeurIPS 2019, in Algorithm 1 of paper 000) and :func:`interval_survivors` (Algorithm 1 of "Distributed
-Differential Privacy in Multi-Armed Bandits", ICLR 2023, paper 004; spec Sec. 6 item 10).
+Differential Privacy in Multi-Armed Bandits", ICLR 2023, paper 004; its rule is non-strict: an arm survives
+when its upper bound equals the best lower bound).
 
-:class:`BatchedElimination` holds N BaSE learners (paper 000, Sections 2.2 and 3.3; spec
-``anonymous-bandits.md`` Section 5.1 **[RECONSTRUCTED]**) as (N, K) arrays. Per batch m = 1..M-1 a learner
-asks for ``t_m - t_{m-1}`` samples spread evenly over its active arms, then eliminates every active arm k with
-``max_j Ybar_j - Ybar_k >= r`` (Ybar: cumulative sample means); in the last batch it commits to its active arm
-with the best mean.
+:class:`BatchedElimination` holds N BaSE learners (paper 000, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022,
+Sections 2.2 and 3.3, which take BaSE from Gao, Han, Ren and Zhou, "Batched Multi-armed Bandits Problem", NeurIPS 2019;
+the details below follow that paper) as (N, K) arrays. Per batch m = 1..M-1 a learner asks for ``t_m - t_{m-1}`` samples
+spread evenly over its active arms, then eliminates every active arm k with ``max_j Ybar_j - Ybar_k >= r`` (Ybar:
+cumulative sample means); in the last batch it commits to its active arm with the best mean.
 """
 
 from __future__ import annotations
@@ -151,8 +152,16 @@ class BatchedElimination:
     (False, [0, 0])
     """
 
-    def __init__(self, n_learners: int, n_arms: int, grid: np.ndarray, *, gamma: float = 4.0,
-                 threshold: str = "log", sigma2: float = 0.25) -> None:
+    def __init__(
+        self,
+        n_learners: int,
+        n_arms: int,
+        grid: np.ndarray,
+        *,
+        gamma: float = 4.0,
+        threshold: str = "log",
+        sigma2: float = 0.25,
+    ) -> None:
         grid = np.asarray(grid, dtype=np.int64)
         if grid.ndim != 1 or grid.size < 2 or grid[0] != 0 or np.any(np.diff(grid) < 0):
             raise ConfigError("grid must be non-decreasing, start at 0 and have at least two points")

@@ -20,6 +20,7 @@ Every function is vectorised with numpy ufuncs where its arguments are arrays.
 from __future__ import annotations
 
 import math
+from typing import overload
 
 import numpy as np
 
@@ -89,10 +90,10 @@ def lazy_ucb_capacity(size: float | np.ndarray) -> float | np.ndarray:
 
 @fill
 def hybrid_ucb_index(mean: np.ndarray, width_a: np.ndarray, width_b: np.ndarray, t: int) -> np.ndarray:
-    """Hybrid-UCB's index at round ``t`` (paper 001, Algorithm 4; logs base 2, spec A12): ``mean + a sqrt(log2 t)
-    + b log2 t`` with ``(a, b)`` = :func:`~anonbandits.core.radii.hybrid_ucb_widths`, in the order of operations of
-    the compiled round loop (:func:`anonbandits.dp.hybrid_kernel.choose_arms`), which numba can compile from this
-    function (``math`` on the scalar ``t``, arithmetic on the rest).
+    """Hybrid-UCB's index at round ``t`` (paper 001, Algorithm 4; logs base 2, as in its Appendix E): ``mean + a
+    sqrt(log2 t) + b log2 t`` with ``(a, b)`` = :func:`~anonbandits.core.radii.hybrid_ucb_widths`, in the order of
+    operations of the compiled round loop (:func:`anonbandits.dp.hybrid_kernel.choose_arms`), which numba can compile
+    from this function (``math`` on the scalar ``t``, arithmetic on the rest).
 
     Parameters
     ----------
@@ -146,10 +147,25 @@ def hybrid_ucb_array_scale(epsilon: float | np.ndarray) -> float | np.ndarray:
     return 2.0 / epsilon
 
 
+@overload
+def hybrid_ucb_node_scale(tree: int, epsilon: float, exact: bool = ...) -> float: ...
+
+
+@overload
+def hybrid_ucb_node_scale(tree: np.ndarray, epsilon: float | np.ndarray, exact: bool = ...) -> np.ndarray: ...
+
+
+@overload
+def hybrid_ucb_node_scale(tree: int | np.ndarray, epsilon: np.ndarray, exact: bool = ...) -> np.ndarray: ...
+
+
 @fill
-def hybrid_ucb_node_scale(tree: int | np.ndarray, epsilon: float | np.ndarray, exact: bool = False) -> np.ndarray:
+def hybrid_ucb_node_scale(
+    tree: int | np.ndarray, epsilon: float | np.ndarray, exact: bool = False
+) -> float | np.ndarray:
     """Laplace scale of the binary-mechanism nodes of Hybrid-UCB's tree ``r`` (paper 001, Algorithm 4):
-    ``2 r / eps`` as printed, or ``2 (r + 1) / eps`` (``exact``: the tree's depth counted in full, spec A6).
+    ``2 r / eps`` as printed, or ``2 (r + 1) / eps`` (``exact``: a leaf lies in r + 1 dyadic nodes, the
+    root included, so the tree's depth counted in full).
 
     Parameters
     ----------
@@ -203,8 +219,9 @@ def dp_mase_laplace_scale(epsilon: float, length: np.ndarray | int) -> np.ndarra
 
 
 @fill
-def dp_mase_threshold(active: np.ndarray, epoch: np.ndarray, length: np.ndarray, beta: float,
-                      epsilon: float) -> np.ndarray:
+def dp_mase_threshold(
+    active: np.ndarray, epoch: np.ndarray, length: np.ndarray, beta: float, epsilon: float
+) -> np.ndarray:
     """DP-MASE's elimination width ``2 (h(e) + c(e))`` (paper 003, Algorithm 4a; DP-SE's widths
     :func:`~anonbandits.core.radii.dpse_widths` with ``s = active`` arms sampled), vectorised over epoch ends.
 

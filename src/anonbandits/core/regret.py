@@ -55,10 +55,10 @@ class RegretTrace:
 
     def __init__(self, gaps: np.ndarray | None = None) -> None:
         self.gaps = None if gaps is None else np.asarray(gaps, dtype=float)
-        self.pulls = None if gaps is None else np.zeros(self.gaps.size, dtype=np.int64)
+        self.pulls = None if self.gaps is None else np.zeros(self.gaps.size, dtype=np.int64)
         self.rounds, self.regret = 0, 0.0
-        self._first: list[np.ndarray] = []     # first round of each block
-        self._total: list[np.ndarray] = []     # regret of each block
+        self._first: list[np.ndarray] = []  # first round of each block
+        self._total: list[np.ndarray] = []  # regret of each block
         self._cycles: dict[int, tuple[int, float, np.ndarray]] = {}  # played block -> (first, before, cycle sums)
         self._blocks = 0
 
@@ -72,6 +72,11 @@ class RegretTrace:
         rounds : int
             Number of rounds of the block; nothing is recorded when it is not positive.
 
+        Raises
+        ------
+        TypeError
+            If the trace was made without ``gaps`` (it then records charged blocks only).
+
         Examples
         --------
         >>> import numpy as np
@@ -82,9 +87,11 @@ class RegretTrace:
         """
         if rounds <= 0:
             return
+        if self.gaps is None or self.pulls is None:
+            raise TypeError("RegretTrace.play needs the arms' gaps: RegretTrace(gaps)")
         arms = np.atleast_1d(np.asarray(arms, dtype=np.int64))
         full, rem = divmod(int(rounds), arms.size)
-        cum = np.concatenate(([0.0], np.cumsum(self.gaps[arms])))
+        cum = np.concatenate((np.zeros(1), np.cumsum(self.gaps[arms])))
         self._cycles[self._blocks] = (self.rounds, self.regret, cum)
         total = full * cum[-1] + cum[rem]
         self._first.append(np.array([self.rounds]))
@@ -152,7 +159,7 @@ class RegretTrace:
         rounds = np.asarray(rounds, dtype=np.int64)
         if rounds.size and (rounds.min() < 0 or rounds.max() > self.rounds):
             raise ValueError(f"rounds must lie in [0, {self.rounds}]")
-        first = np.concatenate([*self._first, np.array([self.rounds], np.int64)])   # block starts, then the end
+        first = np.concatenate([*self._first, np.array([self.rounds], np.int64)])  # block starts, then the end
         # linear between block ends (the block regrets added in order): exact for a charged block
         out = np.interp(rounds, first, np.cumsum(np.concatenate([np.zeros(1), *self._total])))
         if self._cycles:  # inside a played block, the partial sums of its cycle of arms

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import overload
 
 import numpy as np
 
@@ -102,9 +103,22 @@ def static_grid(kind: str, horizon: int, batches: int) -> np.ndarray:
     return np.maximum.accumulate(grid)
 
 
+@overload
+def epoch_length(active: int, epoch: int, beta: float, epsilon: float = ...) -> int: ...
+
+
+@overload
+def epoch_length(active: np.ndarray, epoch: int | np.ndarray, beta: float, epsilon: float = ...) -> np.ndarray: ...
+
+
+@overload
+def epoch_length(active: int | np.ndarray, epoch: np.ndarray, beta: float, epsilon: float = ...) -> np.ndarray: ...
+
+
 @fill
-def epoch_length(active: int | np.ndarray, epoch: int | np.ndarray, beta: float,
-                 epsilon: float = math.inf) -> int | np.ndarray:
+def epoch_length(
+    active: int | np.ndarray, epoch: int | np.ndarray, beta: float, epsilon: float = math.inf
+) -> int | np.ndarray:
     """R_e: pulls of each active arm in epoch ``epoch`` (1-based) with ``active`` arms at its start.
 
     ``R_e = floor(max(32 ln(8 s e^2/beta) 4^e, 8 ln(4 s e^2/beta) 2^e / eps)) + 1`` with s = ``active``
@@ -132,15 +146,16 @@ def epoch_length(active: int | np.ndarray, epoch: int | np.ndarray, beta: float,
 
     Examples
     --------
-    >>> epoch_length(5, 1, 1 / 4_194_304, 0.5), epoch_length(10, 1, 0.5, 0.1)  # spec tables of papers 001, 003
+    >>> epoch_length(5, 1, 1 / 4_194_304, 0.5), epoch_length(10, 1, 0.5, 0.1)  # epoch 1 in papers 001 and 003
     (2425, 702)
     """
     s = np.asarray(active, dtype=float)
     e = np.asarray(epoch, dtype=float)
-    bound = np.maximum(32.0 * np.log(8.0 * s * e * e / beta) * 4.0**e,
-                       8.0 * np.log(4.0 * s * e * e / beta) * 2.0**e / epsilon)
-    # The smallest integer strictly above the bound, as paper 001's spec states it (A9, from the DP-SE
-    # reimplementation). Paper 003's spec (A2) takes the ceiling of the same garbled formula instead; the two
+    bound = np.maximum(
+        32.0 * np.log(8.0 * s * e * e / beta) * 4.0**e, 8.0 * np.log(4.0 * s * e * e / beta) * 2.0**e / epsilon
+    )
+    # The smallest integer strictly above the bound (floor + 1, as the DP-SE code of paper 004 computes it; paper
+    # 001 gives no constants). Paper 003's Algorithm 4 prints a garbled formula whose ceiling we would take; the two
     # differ only when the bound is an integer, which it never is at the papers' parameters (a test scans
     # them), so one rule serves both and paper 003's reproduction is unchanged.
     out = np.floor(bound).astype(np.int64) + 1
@@ -200,18 +215,21 @@ def exploration_length(n_users: int, n_arms: int, C: int, horizon: int, scale: f
     >>> round(exploration_length(8, 2, 1, 2000), 1)
     4361.9
     """
-    return (scale * C ** (2 / 3) * n_arms ** (1 / 3) * horizon ** (2 / 3)
-            * math.log(n_users * n_arms * horizon) ** (1 / 3))
+    return (
+        scale * C ** (2 / 3) * n_arms ** (1 / 3) * horizon ** (2 / 3) * math.log(n_users * n_arms * horizon) ** (1 / 3)
+    )
 
 
 def naive_elimination_pulls(eps: float, conf: float, arms: int) -> int:
-    """Naive elimination's pulls of each of ``arms`` arms, ``ceil(4 / eps^2 log(2K / conf))`` (paper 002's
-    spec 3.1): then the empirical best is eps-optimal with probability at least ``1 - conf``."""
+    """Naive elimination's pulls of each of ``arms`` arms, ``ceil(4 / eps^2 log(2K / conf))`` (Even-Dar,
+    Mannor, Mansour, COLT 2002, a subroutine of paper 002): then the empirical best is eps-optimal with
+    probability at least ``1 - conf``."""
     return math.ceil(4.0 / eps**2 * math.log(2 * arms / conf))
 
 
 def median_elimination_pulls(eps: float, conf: float, phase: int) -> int:
-    """Median elimination's pulls of each arm in phase ``l`` (1-based; paper 002's spec 3.2):
+    """Median elimination's pulls of each arm in phase ``l`` (1-based; Even-Dar, Mannor,
+    Mansour, COLT 2002, a subroutine of paper 002):
     ``ceil(4 log(3 / delta_l) / eps_l^2)`` with ``eps_l = eps/4 (3/4)^(l-1)`` and ``delta_l = conf / 2^l``."""
     eps_l = eps / 4 * 0.75 ** (phase - 1)
     delta_l = conf / 2.0**phase
@@ -227,8 +245,9 @@ def batch_length(base: int, batch: int) -> int:
 SPACINGS = ("even", "log-even")
 
 
-def checkpoint_grid(horizon: int, checkpoints: int | Sequence[int] | np.ndarray = 200, *,
-                    spacing: str = "even") -> np.ndarray:
+def checkpoint_grid(
+    horizon: int, checkpoints: int | Sequence[int] | np.ndarray = 200, *, spacing: str = "even"
+) -> np.ndarray:
     """Rounds at which the cumulative regret is recorded.
 
     Parameters
@@ -266,7 +285,7 @@ def checkpoint_grid(horizon: int, checkpoints: int | Sequence[int] | np.ndarray 
     [1, 50, 100]
     """
     if np.isscalar(checkpoints):
-        n = int(checkpoints)
+        n = int(np.asarray(checkpoints))  # the scalar as numpy reads it (an int, a numpy integer, ...)
         require(n >= 1, "checkpoints", "at least 1", checkpoints)
         if spacing == "even":
             grid = np.linspace(horizon / n, horizon, n)

@@ -2,9 +2,12 @@
 shared set at its M-th vote, ``M = ceil(log(delta) / log(local failure probability))``, which makes
 ``local_failure^M <= delta``: paper 002 (Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed
 Bandits", ICML 2019) and paper 003 (Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private
-Communications", ICML 2023, Algorithms 1-3, spec A5-A6).
+Communications", ICML 2023, Algorithms 1-3; the threshold counts votes "at least M", as the proof of its
+Proposition 5.2 does).
 
-The k-anonymous board (``--channel anonymous`` of MASE, DP-MASE, Decentralized Elimination and full sharing):
+The k-anonymous board, whose *release size* is C (what MASE, DP-MASE, Decentralized Elimination and full sharing
+post to with ``--channel anonymous``; with ``--channel direct`` their board's release size is 1, every contribution
+released at once; the feedback channel sets it, :meth:`~anonbandits.channels.FeedbackChannel.min_group`):
 agents post their contributions (votes, or for full sharing rewards) to *slots* (an arm); the board publishes a
 slot's aggregate (the number of votes, or the sum of rewards) only once at least C distinct agents have
 contributed to it since the slot's last release, and then releases every contribution buffered since, at once.
@@ -18,6 +21,8 @@ released tally first reaches the threshold M at vote ``C ceil(M/C)``.
 """
 
 import math
+import warnings
+from typing import Any
 
 import numpy as np
 
@@ -26,15 +31,38 @@ from anonbandits.core.indices import vote_ratio
 from anonbandits.errors import require
 
 VOTE_ROUNDINGS = ("ceil", "floor")
-#: How votes and messages reach the board: each one at once, or as aggregates over at least C agents.
-CHANNELS = ("direct", "anonymous")
+
+
+def __getattr__(name: str) -> Any:
+    """``CHANNELS``, the tuple of feedback channel names this module held: for one release, with a warning (the
+    board knows only its release size C, which the feedback channel's
+    :meth:`~anonbandits.channels.FeedbackChannel.min_group` gives)."""
+    if name != "CHANNELS":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from anonbandits.channels import CHANNELS
+
+    warnings.warn(
+        f"{__name__}.CHANNELS is deprecated, the channels are the table anonbandits.channels.CHANNELS "
+        "(the old name goes in the next release)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return tuple(CHANNELS)
+
+
+def _release_size(C: Any) -> int:
+    """``C`` checked: a board releases aggregates of at least C >= 1 agents (0, -1, 2.5 or True would release
+    single agents' votes under a k-anonymous label)."""
+    ok = isinstance(C, int | np.integer) and not isinstance(C, bool | np.bool_) and bool(C >= 1)
+    require(ok, "C", "an integer >= 1", C)
+    return int(C)
 
 
 @fill
 def vote_threshold(delta: float, local_failure: float, rounding: str = "ceil") -> int:
     """``M = ceil(log(delta) / log(local_failure))`` votes remove an arm, so that ``local_failure^M <= delta``.
 
-    ``rounding="floor"`` gives paper 002's printed 28 for delta = 0.05 and eta = 0.9 (its spec, A1). The 1e-9
+    ``rounding="floor"`` gives paper 002's printed 28 for delta = 0.05 and eta = 0.9 (its Section 5.2). The 1e-9
     keeps a ratio that is an integer up to rounding error at that integer. The callers check M against their
     own limits (M >= 2 in paper 002, M <= N in paper 003).
 
@@ -106,7 +134,7 @@ def anonymous_threshold(threshold: int, C: int) -> int:
 
     Every agent votes against an arm at most once, so the buffer of an arm holds as many distinct agents as
     votes: the board releases C votes at every C-th vote, and the released tally ``C floor(v/C)`` after v votes
-    first reaches M at ``v = C ceil(M/C)``. With C = 1 this is M (the direct board); with C > M the arm needs C
+    first reaches M at ``v = C ceil(M/C)``. With C = 1 this is M (a board of release size 1); with C > M the arm needs C
     votes; with more than the N agents it never leaves the shared set (no aggregate is ever released about it).
 
     Parameters
@@ -121,6 +149,12 @@ def anonymous_threshold(threshold: int, C: int) -> int:
     int
         ``C ceil(M/C)``.
 
+    Raises
+    ------
+    ConfigError
+        If ``C`` is not an integer >= 1 (a bool, 2.5 or NaN included): a smaller release would carry single
+        agents' values under a k-anonymous label.
+
     {{refs_paper002_paper003}}
 
     Examples
@@ -128,6 +162,7 @@ def anonymous_threshold(threshold: int, C: int) -> int:
     >>> anonymous_threshold(5, 1), anonymous_threshold(5, 3), anonymous_threshold(29, 10), anonymous_threshold(5, 60)
     (5, 6, 30, 60)
     """
+    C = _release_size(C)
     return C * -(-threshold // C)
 
 
@@ -180,8 +215,10 @@ class Releases:
         >>> board_releases(np.array([0, 1]), np.zeros(2, int), np.arange(2), 3).metrics()
         {'min_group_size': None, 'released_aggregates': 0}
         """
-        return {"min_group_size": int(self.size.min()) if self.size.size else None,
-                "released_aggregates": int(self.size.size)}
+        return {
+            "min_group_size": int(self.size.min()) if self.size.size else None,
+            "released_aggregates": int(self.size.size),
+        }
 
 
 def running_distinct(agents: np.ndarray) -> np.ndarray:
@@ -233,6 +270,12 @@ def first_release(agents: np.ndarray, C: int) -> int:
     int
         The row completing the release, or -1.
 
+    Raises
+    ------
+    ConfigError
+        If ``C`` is not an integer >= 1 (a bool, 2.5 or NaN included): a smaller release would carry single
+        agents' values under a k-anonymous label.
+
     {{refs_paper002}}
 
     Examples
@@ -241,13 +284,15 @@ def first_release(agents: np.ndarray, C: int) -> int:
     >>> first_release(np.array([[0, 1], [0, 2], [1, 2]]), 2), first_release(np.array([[0, 1]]), 2)
     (2, -1)
     """
+    C = _release_size(C)
     enough = np.flatnonzero((running_distinct(agents) >= C).all(axis=1)) if agents.size else np.empty(0, int)
     return int(enough[0]) if enough.size else -1
 
 
 @fill
-def board_releases(agents: np.ndarray, slots: np.ndarray, times: np.ndarray, C: int,
-                   values: np.ndarray | None = None) -> Releases:
+def board_releases(
+    agents: np.ndarray, slots: np.ndarray, times: np.ndarray, C: int, values: np.ndarray | None = None
+) -> Releases:
     """The k-anonymous board on a time-ordered stream of contributions: what it releases, and when.
 
     Each slot's contributions are buffered until at least C distinct agents have contributed since the slot's
@@ -272,6 +317,12 @@ def board_releases(agents: np.ndarray, slots: np.ndarray, times: np.ndarray, C: 
     Releases
         The released aggregates in time order (by slot within a time), and each contribution's release.
 
+    Raises
+    ------
+    ConfigError
+        If ``C`` is not an integer >= 1 (a bool, 2.5 or NaN included): a smaller release would carry single
+        agents' values under a k-anonymous label.
+
     {{refs_paper002_paper003}}
 
     Examples
@@ -281,21 +332,23 @@ def board_releases(agents: np.ndarray, slots: np.ndarray, times: np.ndarray, C: 
     >>> rel.slot.tolist(), rel.time.tolist(), rel.total.tolist(), rel.group.tolist()
     ([0, 1], [2, 4], [2.0, 2.0], [0, 1, 0, -1, 1])
     """
+    C = _release_size(C)
     values = np.ones(agents.size) if values is None else np.asarray(values, float)
     group, found = np.full(agents.size, -1, np.int64), []
     for s in np.unique(slots):
         idx = np.flatnonzero(slots == s)
         start = 0
         while start < idx.size:  # one release per pass
-            end = np.searchsorted(running_distinct(agents[idx[start:]]), C) + start
+            end = int(np.searchsorted(running_distinct(agents[idx[start:]]), C)) + start
             if end >= idx.size:
                 break
-            part = idx[start:end + 1]
+            part = idx[start : end + 1]
             found.append((times[idx[end]], s, np.unique(agents[part]).size, values[part].sum(), part))
             start = end + 1
     found.sort(key=lambda r: (r[0], r[1]))
     for j, (*_, part) in enumerate(found):
         group[part] = j
-    cols = [np.array([r[i] for r in found], dtype) for i, dtype in ((1, np.int64), (0, np.int64), (2, np.int64),
-                                                                    (3, float))]
-    return Releases(*cols, group)
+    cols = [
+        np.array([r[i] for r in found], dtype) for i, dtype in ((1, np.int64), (0, np.int64), (2, np.int64), (3, float))
+    ]
+    return Releases(cols[0], cols[1], cols[2], cols[3], group)

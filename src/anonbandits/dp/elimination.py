@@ -1,8 +1,9 @@
 """Successive elimination: DP-SE (Sajed & Sheffet 2019) and its non-private counterpart SE.
 
-DP-SE is the baseline of two papers, with different constants: paper 001 (Hu, Huang and Mehta, Sec. 6; spec
-``dp-ucb-and-dtol.md`` Sec. 2.3) uses confidence beta = 1/T and round-robin pulls inside an epoch (the
-defaults); paper 004 (Chowdhury and Zhou, ICLR 2023, Sec. 7; spec ``distributed-dp.md`` Sec. 3.7) uses
+DP-SE is the baseline of two papers, with different constants: paper 001 (Hu, Huang and Mehta, "Near-Optimal
+Algorithms for Private Online Learning in a Stochastic Environment", arXiv 2102.07929, Sec. 6) uses confidence
+beta = 1/T and round-robin pulls inside an epoch (the defaults); paper 004 (Chowdhury and Zhou, "Distributed
+Differential Privacy in Multi-Armed Bandits", ICLR 2023, Sec. 7, with its published code) uses
 ``confidence=0.1``, ``order="blocks"`` (each active arm served to consecutive users) and, for its figures,
 clipped Gaussian rewards of standard deviation 0.1 (a ``reward`` callable and ``expected_means``).
 
@@ -18,19 +19,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from anonbandits._deprecated import moved
 from anonbandits._docstrings import fill
+from anonbandits.channels.direct import RewardSum
 from anonbandits.core import schedules
 from anonbandits.core.elimination import gap_survivors
 from anonbandits.core.radii import dpse_threshold
 from anonbandits.core.regret import RegretTrace
 from anonbandits.core.schedules import epoch_length
-from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, finish, start
+from anonbandits.dp.runs import Means, check_epsilon, finish, start
 from anonbandits.errors import require
 from anonbandits.privacy.mechanisms import CentralLaplace
+from anonbandits.results import Result
 
 ORDERS = ("round-robin", "blocks")
 
@@ -50,11 +54,18 @@ def _play(trace: RegretTrace, arms: np.ndarray, rounds: int, per_arm: int, order
 
 
 @fill
-def successive_elimination(means: Means, horizon: int, rng: np.random.Generator, *, epsilon: float = math.inf,
-                           confidence: str | float = "1/T", order: str = "round-robin",
-                           reward: str | RewardSum = "bernoulli",
-                           expected_means: Sequence[float] | None = None,
-                           checkpoints: int | Sequence[int] = 200) -> BanditRun:
+def successive_elimination(
+    means: Means,
+    horizon: int,
+    rng: np.random.Generator,
+    *,
+    epsilon: float = math.inf,
+    confidence: str | float = "1/T",
+    order: str = "round-robin",
+    reward: str | RewardSum = "bernoulli",
+    expected_means: Sequence[float] | None = None,
+    checkpoints: int | Sequence[int] = 200,
+) -> Result:
     """Run (DP-)SE once; ``epsilon = inf`` is non-private SE.
 
     Epochs e = 1, 2, ...: every active arm is pulled ``R_e`` times (:func:`~anonbandits.core.schedules.epoch_length`),
@@ -80,9 +91,10 @@ def successive_elimination(means: Means, horizon: int, rng: np.random.Generator,
 
     Returns
     -------
-    BanditRun
-        One release per arm per completed epoch (its noisy mean); extra metrics ``epochs`` (completed
-        epochs) and ``survivors`` (active arms at the end).
+    Result
+        Metrics ``regret``, ``best_arm_found`` (the most-played arm is a best one), ``releases`` (one per arm per
+        completed epoch: its noisy mean), ``epochs`` (completed epochs) and ``survivors`` (active arms at the
+        end); the regret curve; ``info``: ``pulls`` (per arm), ``best_arm`` and the ``ledger``.
 
     Raises
     ------
@@ -101,11 +113,11 @@ def successive_elimination(means: Means, horizon: int, rng: np.random.Generator,
     >>> import numpy as np
     >>> run = successive_elimination([0.9, 0.1], 10_000, np.random.default_rng(0), epsilon=1.0, confidence=0.1,
     ...                              order="blocks")
-    >>> run.pulls.tolist(), run.extra, run.releases
-    ([9350, 650], {'epochs': 1, 'survivors': 1}, 2)
+    >>> run.info["pulls"].tolist(), run.metrics
+    ([9350, 650], {'regret': 520.0, 'best_arm_found': 1, 'releases': 2, 'epochs': 1, 'survivors': 1})
     """
     mu, T, channel, true, grid, trace, ledger = start(means, horizon, reward, expected_means, checkpoints, rng)
-    eps = math.inf if math.isinf(float(epsilon)) else check_epsilon(epsilon)
+    eps = math.inf if isinstance(epsilon, float | int) and epsilon == math.inf else check_epsilon(epsilon)
     beta = schedules.parse_confidence(confidence, T)
     require(order in ORDERS, "order", f"one of {', '.join(ORDERS)}", order)
     mechanism = CentralLaplace(eps) if math.isfinite(eps) else None
@@ -120,7 +132,7 @@ def successive_elimination(means: Means, horizon: int, rng: np.random.Generator,
         epoch = e
         _play(trace, active, length * size, length, order)
         sums = channel.request(active, np.full(size, length)).sums
-        noise = mechanism.release(sums, length, rng).noise if mechanism else np.zeros(size)
+        noise = mechanism.noise(rng, size) if mechanism else np.zeros(size)  # release(sums)'s noise, drawn alone
         for arm, s, z in zip(active, sums, noise, strict=True):
             ledger.release([ledger.block(arm, length, s)], [arm], [s], [z], 1.0 / eps, trace.rounds)
         active = active[gap_survivors((sums + noise) / length, dpse_threshold(size, e, length, beta, eps))]
@@ -129,7 +141,7 @@ def successive_elimination(means: Means, horizon: int, rng: np.random.Generator,
 
 
 @fill
-def dp_se(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, **options) -> BanditRun:
+def dp_se(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, **options: Any) -> Result:
     """DP-SE (Sajed & Sheffet 2019), epsilon-DP; the baseline of papers 001 (Sec. 6) and 004 (Sec. 7).
 
     :func:`successive_elimination` at a finite ``epsilon``: one ``Lap(1/eps)`` per arm's epoch sum.
@@ -145,7 +157,7 @@ def dp_se(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, 
 
     Returns
     -------
-    BanditRun
+    Result
         As :func:`successive_elimination`'s.
 
     Raises
@@ -159,14 +171,14 @@ def dp_se(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, 
     --------
     >>> import numpy as np
     >>> run = dp_se("0.9,0.1", 1.0, 10_000, np.random.default_rng(0), confidence=0.1)
-    >>> run.best_arm_found, run.extra["survivors"]
-    (True, 1)
+    >>> run.metrics["best_arm_found"], run.metrics["survivors"]
+    (1, 1)
     """
     return successive_elimination(means, horizon, rng, epsilon=check_epsilon(epsilon), **options)
 
 
 @fill
-def se(means: Means, horizon: int, rng: np.random.Generator, **options) -> BanditRun:
+def se(means: Means, horizon: int, rng: np.random.Generator, **options: Any) -> Result:
     """Non-private successive elimination with DP-SE's epoch schedule at eps = infinity (the reference).
 
     Parameters
@@ -178,7 +190,7 @@ def se(means: Means, horizon: int, rng: np.random.Generator, **options) -> Bandi
 
     Returns
     -------
-    BanditRun
+    Result
         As :func:`successive_elimination`'s (``c_e = 0``, no noise).
 
     Raises
@@ -192,7 +204,7 @@ def se(means: Means, horizon: int, rng: np.random.Generator, **options) -> Bandi
     --------
     >>> import numpy as np
     >>> run = se([0.9, 0.1], 10_000, np.random.default_rng(0), confidence=0.1, checkpoints=4)
-    >>> run.checkpoints.tolist(), run.pulls.tolist()
+    >>> run.curve[0].tolist(), run.info["pulls"].tolist()
     ([2500, 5000, 7500, 10000], [9350, 650])
     """
     return successive_elimination(means, horizon, rng, epsilon=math.inf, **options)

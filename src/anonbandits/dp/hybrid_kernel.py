@@ -36,14 +36,21 @@ def tree_noise_store(slots: int, capacity: int) -> tuple[np.ndarray, np.ndarray,
     return np.zeros(slots * levels), low_level, high_level
 
 
-def choose_arms(t: int, K: int, mean: np.ndarray, width_a: np.ndarray, width_b: np.ndarray,
-                arm: np.ndarray) -> None:
+def choose_arms(t: int, K: int, mean: np.ndarray, width_a: np.ndarray, width_b: np.ndarray, arm: np.ndarray) -> None:
     """Every run's arm of round ``t`` into ``arm`` (flat index): the largest index, the lowest arm on ties."""
     _loop().choose_arms(t, K, mean, width_a, width_b, arm)
 
 
-def run_rounds(t: int, stop: int, start: int, lap: np.ndarray, uniform: np.ndarray, x: np.ndarray, chosen: bool,
-               state: tuple[np.ndarray, ...]) -> int:
+def run_rounds(
+    t: int,
+    stop: int,
+    start: int,
+    lap: np.ndarray,
+    uniform: np.ndarray,
+    x: np.ndarray,
+    chosen: bool,
+    state: tuple[np.ndarray, ...],
+) -> int:
     """Rounds ``t``.. of the chunk (see :func:`anonbandits.dp.hybrid_loop.run_rounds`); returns the next round."""
     return _loop().run_rounds(t, stop, start, lap, uniform, x, chosen, state)
 

@@ -48,8 +48,30 @@ def run_rounds(t, stop, start, lap, uniform, x, chosen, state):
     next round. Each round: the arms (already ``chosen`` by the caller for the first one), the rewards ``x``
     (Bernoulli from ``uniform``; given by the caller when ``uniform`` is empty), new private means and
     widths, regret and checkpoint; ``done`` marks the runs whose tree just completed."""
-    (mu_flat, gaps, mean, width_a, width_b, full, pulls, tree_k, tree_sum, tree_leaves, node_scale, priv_width,
-     log2_table, stored, low_level, high_level, regret, curves, grid, cursor, arm, done) = state
+    (
+        mu_flat,
+        gaps,
+        mean,
+        width_a,
+        width_b,
+        full,
+        pulls,
+        tree_k,
+        tree_sum,
+        tree_leaves,
+        node_scale,
+        priv_width,
+        log2_table,
+        stored,
+        low_level,
+        high_level,
+        regret,
+        curves,
+        grid,
+        cursor,
+        arm,
+        done,
+    ) = state
     K = mu_flat.size // arm.size
     while t < stop:
         if not chosen:

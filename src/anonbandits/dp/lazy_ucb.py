@@ -1,19 +1,21 @@
 """Anytime-Lazy-UCB: paper 001 (Hu, Huang and Mehta, "Near-Optimal Algorithms for Private Online Learning in
-a Stochastic Environment"), Algorithm 1, Sec. 4.1 and Appendix A (spec ``dp-ucb-and-dtol.md`` Sec. 2.1).
+a Stochastic Environment", arXiv 2102.07929), Algorithm 1, Sec. 4.1 and Appendix A.
 
 Each arm's observations go into arrays of sizes 1, 2, 4, ...; when an array is full its sum gets one fresh
 Lap(1/eps) and the arm's private mean becomes that noisy sum over the array size; older arrays are forgotten,
 so each reward enters exactly one noisy sum (epsilon-DP, Theorem 2). The index at round t is
 ``mu~ + sqrt(3 ln t / lambda) + 3 ln t / (eps lambda)`` with lambda the size of the last full array.
-Resolutions of the spec: the initialization pull is noised too (A1), lambda^(0) = 1 (A2), the global round
-counter enters ln t (A3).
+Where Algorithm 1 is silent, this implementation chooses: the initialization pull is noised too (array 0 of size
+1 gets its own Lap(1/eps); released in the clear it would break epsilon-DP), lambda^(0) = 1 (what the
+algorithm's completion test implies: array r completes at O = 2^(r+1) - 1 pulls), and the global round counter
+t (1-based) enters ln t.
 
-Simulation (exact): between two array completions an arm's index moves only through ln t, so the played arm
-changes only when an arm with a smaller last-array size (its width grows faster) overtakes it; the crossing
-round solves a quadratic in sqrt(ln t), checked on the integer rounds. Each block of consecutive pulls of one
-arm is one event whose rewards are drawn as one sum. Ties have probability zero and go to the lowest index
-(A4). ``storage="o1"`` keeps per arm the Appendix A tuple (count, running sum, capacity) of the filling array
-and the last noisy mean; ``storage="arrays"`` keeps (and draws) every observation of the filling array.
+Simulation (exact): between two array completions an arm's index moves only through ln t, so the played arm changes
+only when an arm with a smaller last-array size (its width grows faster) overtakes it; the crossing round solves a
+quadratic in sqrt(ln t), checked on the integer rounds. Each block of consecutive pulls of one arm is one event whose
+rewards are drawn as one sum. Ties have probability zero and go to the lowest index (the paper does not say).
+``storage="o1"`` keeps per arm the Appendix A tuple (count, running sum, capacity) of the filling array and the last
+noisy mean; ``storage="arrays"`` keeps (and draws) every observation of the filling array.
 """
 
 from __future__ import annotations
@@ -24,11 +26,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from anonbandits._docstrings import fill
+from anonbandits.channels.direct import RewardSum
 from anonbandits.core.indices import lazy_ucb_capacity, lazy_ucb_crossing
 from anonbandits.core.radii import lazy_ucb_index, lazy_ucb_widths
-from anonbandits.dp.common import BanditRun, Means, RewardSum, check_epsilon, finish, start
+from anonbandits.dp.runs import Means, check_epsilon, finish, start
 from anonbandits.errors import require
 from anonbandits.privacy.mechanisms import CentralLaplace
+from anonbandits.results import Result
 
 STORAGES = ("o1", "arrays")
 
@@ -42,7 +46,7 @@ def _overtaken_at(mean: np.ndarray, size: np.ndarray, epsilon: float, j: int, t:
         return horizon + 1
     root = lazy_ucb_crossing(mean[rivals] - mean[j], a[rivals] - a[j], b[rivals] - b[j])
     best = horizon + 1
-    near = root * root < math.log(horizon + 1) + 1   # crossings far beyond the horizon are skipped
+    near = root * root < math.log(horizon + 1) + 1  # crossings far beyond the horizon are skipped
     for k, s in zip(rivals[near], root[near], strict=True):
 
         def ahead(u: int, k: int = k) -> bool:
@@ -59,9 +63,17 @@ def _overtaken_at(mean: np.ndarray, size: np.ndarray, epsilon: float, j: int, t:
 
 
 @fill
-def anytime_lazy_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, *, storage: str = "o1",
-                     reward: str | RewardSum = "bernoulli", expected_means: Sequence[float] | None = None,
-                     checkpoints: int | Sequence[int] = 200) -> BanditRun:
+def anytime_lazy_ucb(
+    means: Means,
+    epsilon: float,
+    horizon: int,
+    rng: np.random.Generator,
+    *,
+    storage: str = "o1",
+    reward: str | RewardSum = "bernoulli",
+    expected_means: Sequence[float] | None = None,
+    checkpoints: int | Sequence[int] = 200,
+) -> Result:
     """Run Anytime-Lazy-UCB (paper 001, Algorithm 1) once.
 
     Each arm's observations fill arrays of sizes 1, 2, 4, ...; a full array's sum plus one ``Lap(1/eps)`` becomes
@@ -82,9 +94,10 @@ def anytime_lazy_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.
 
     Returns
     -------
-    BanditRun
-        One release per completed array (the K initialization pulls included); extra metrics
-        ``events`` (blocks simulated) and ``stored_values`` (peak number of stored numbers).
+    Result
+        Metrics ``regret``, ``best_arm_found``, ``releases`` (one per completed array, the K initialization pulls
+        included), ``events`` (blocks simulated) and ``stored_values`` (peak number of stored numbers); the regret
+        curve; ``info``: ``pulls``, ``best_arm`` and the ``ledger``.
 
     Raises
     ------
@@ -97,23 +110,25 @@ def anytime_lazy_ucb(means: Means, epsilon: float, horizon: int, rng: np.random.
     --------
     >>> import numpy as np
     >>> run = anytime_lazy_ucb([0.9, 0.1], 1.0, 1000, np.random.default_rng(0))
-    >>> run.pulls.tolist(), run.releases
+    >>> run.info["pulls"].tolist(), run.metrics["releases"]
     ([873, 127], 16)
     """
-    mu, T, channel, true, grid, trace, ledger = start(means, horizon, reward, expected_means, checkpoints, rng,
-                                                      min_horizon=-1)
+    mu, T, channel, true, grid, trace, ledger = start(
+        means, horizon, reward, expected_means, checkpoints, rng, min_horizon=-1
+    )
     eps, K = check_epsilon(epsilon), mu.size
     require(storage in STORAGES, "storage", f"one of {', '.join(STORAGES)}", storage)
     laplace = CentralLaplace(eps)
-    # Initialization: round j pulls arm j; array 0 (size 1) gets its own Lap(1/eps) (A1).
+    # Initialization: round j pulls arm j; array 0 (size 1) gets its own Lap(1/eps) (not in Algorithm 1: without
+    # it the first observation would be released in the clear).
     first = channel.request(np.arange(K), np.ones(K, dtype=np.int64)).sums
     noise = laplace.noise(rng, K)
     trace.play(np.arange(K), K)
     for j in range(K):
         ledger.release([ledger.block(j, 1, first[j])], [j], [first[j]], [noise[j]], laplace.scale, j + 1)
-    mean, size = first + noise, np.ones(K)                      # last full array's noisy mean and size lambda
-    fill_n, fill_sum = np.zeros(K, dtype=np.int64), np.zeros(K)   # filling array: observations, sum (o1 form)
-    fill_obs: list[list[np.ndarray]] = [[] for _ in range(K)]   # ... or the observations (array form)
+    mean, size = first + noise, np.ones(K)  # last full array's noisy mean and size lambda
+    fill_n, fill_sum = np.zeros(K, dtype=np.int64), np.zeros(K)  # filling array: observations, sum (o1 form)
+    fill_obs: list[list[np.ndarray]] = [[] for _ in range(K)]  # ... or the observations (array form)
     fill_blocks: list[list[int]] = [[] for _ in range(K)]
     stored_peak, events = 5 * K, 0
     while trace.rounds < T:

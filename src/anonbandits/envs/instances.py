@@ -24,10 +24,11 @@ simulation settings are not in its text):
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from anonbandits.core.limits import MAX_INSTANCE_CELLS, check_size
 from anonbandits.envs.rewards import BOUNDED_MODELS, GAUSSIAN_SIGMA, REWARD_MODELS, model_means
 from anonbandits.errors import ConfigError, require
 
@@ -103,16 +104,24 @@ class MultiUserInstance:
     sigma: float = GAUSSIAN_SIGMA
     name: str = "custom"
     expected: np.ndarray | None = None
+    # derived by __post_init__ (documented under Attributes): not arguments, not in the repr
+    means: np.ndarray = field(init=False, repr=False)
+    optimal: np.ndarray = field(init=False, repr=False)
+    gaps: np.ndarray = field(init=False, repr=False)
+    n_users: int = field(init=False, repr=False)
+    n_arms: int = field(init=False, repr=False)
+    cluster_sizes: np.ndarray = field(init=False, repr=False)
+    min_cluster: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         mu = np.asarray(self.mu, dtype=float)
         mu = mu[None, :] if mu.ndim == 1 else mu
         if mu.ndim != 2 or mu.shape[0] < 1 or mu.shape[1] < 2:
-            raise ConfigError(f"instance means must be an (N, K) matrix or a K-vector with K >= 2, got shape "
-                              f"{np.shape(self.mu)}")
+            raise ConfigError(
+                f"instance means must be an (N, K) matrix or a K-vector with K >= 2, got shape {np.shape(self.mu)}"
+            )
         named = not callable(self.model)
-        require(not named or self.model in REWARD_MODELS, "reward", f"one of {', '.join(REWARD_MODELS)}",
-                self.model)
+        require(not named or self.model in REWARD_MODELS, "reward", f"one of {', '.join(REWARD_MODELS)}", self.model)
         if named and self.model in BOUNDED_MODELS:
             if not np.all((mu >= 0) & (mu <= 1)):
                 raise ConfigError("instance means must lie in [0, 1]")
@@ -120,16 +129,26 @@ class MultiUserInstance:
             raise ConfigError("instance means must be finite")
         require(self.sigma > 0, "reward_sigma", "positive", self.sigma)
         if self.expected is not None:
-            means = np.broadcast_to(np.asarray(self.expected, dtype=float), mu.shape) \
-                if np.size(self.expected) == mu.size else None
-            require(means is not None, "expected_means", f"one entry per arm ({mu.shape[1]})", self.expected)
+            require(
+                np.size(self.expected) == mu.size, "expected_means", f"one entry per arm ({mu.shape[1]})", self.expected
+            )
+            means = np.broadcast_to(np.asarray(self.expected, dtype=float), mu.shape)
+        elif callable(self.model):
+            means = mu
         else:
-            means = model_means(self.model, mu, self.sigma) if named else mu
+            means = model_means(self.model, mu, self.sigma)
         optimal = np.argmax(means, axis=1)
         sizes = np.bincount(optimal, minlength=mu.shape[1])
-        derived = {"mu": mu, "means": means, "optimal": optimal, "gaps": means.max(axis=1, keepdims=True) - means,
-                   "n_users": mu.shape[0], "n_arms": mu.shape[1], "cluster_sizes": sizes,
-                   "min_cluster": int(sizes.min())}
+        derived = {
+            "mu": mu,
+            "means": means,
+            "optimal": optimal,
+            "gaps": means.max(axis=1, keepdims=True) - means,
+            "n_users": mu.shape[0],
+            "n_arms": mu.shape[1],
+            "cluster_sizes": sizes,
+            "min_cluster": int(sizes.min()),
+        }
         for name, value in derived.items():
             object.__setattr__(self, name, value)
 
@@ -203,9 +222,18 @@ class MultiUserInstance:
         return self.gaps[np.arange(self.n_users), a].sum(axis=-1)
 
 
-def clustered_instance(n_users: int, n_arms: int, cluster: int, gap: float, rng: np.random.Generator, *,
-                       model: str = "bernoulli", low: float = MEANS_LOW,
-                       high: float = MEANS_HIGH) -> MultiUserInstance:
+def clustered_instance(
+    n_users: int,
+    n_arms: int,
+    cluster: int,
+    gap: float,
+    rng: np.random.Generator,
+    *,
+    model: str = "bernoulli",
+    low: float = MEANS_LOW,
+    high: float = MEANS_HIGH,
+    allow_large: bool = False,
+) -> MultiUserInstance:
     """A random instance in which every arm is optimal for at least ``cluster`` users.
 
     See the module docstring for the exact construction.
@@ -228,6 +256,8 @@ def clustered_instance(n_users: int, n_arms: int, cluster: int, gap: float, rng:
         Lower end of the range of the means; default 0.1.
     high : float, optional
         Upper end of the range of the means; default 0.9.
+    allow_large : bool, optional
+        Confirm N x K above :data:`~anonbandits.core.limits.MAX_INSTANCE_CELLS` (10^8). Default False.
 
     Returns
     -------
@@ -237,7 +267,8 @@ def clustered_instance(n_users: int, n_arms: int, cluster: int, gap: float, rng:
     Raises
     ------
     ConfigError
-        For N < 1, K < 2, a negative ``cluster``, ``cluster * K > N``, or a ``gap`` outside (0, high - low).
+        For N < 1, K < 2, a negative ``cluster``, ``cluster * K > N``, a ``gap`` outside (0, high - low), or
+        N x K above ``MAX_INSTANCE_CELLS`` without ``allow_large`` (refused before anything is drawn).
 
     References
     ----------
@@ -256,16 +287,26 @@ def clustered_instance(n_users: int, n_arms: int, cluster: int, gap: float, rng:
     require(n_users >= 1, "users", "at least 1", n_users)
     require(n_arms >= 2, "arms", "at least 2", n_arms)
     require(cluster >= 0, "cluster", ">= 0 (0 = balanced)", cluster)
+    check_size(
+        "users x arms",
+        int(n_users) * int(n_arms),
+        MAX_INSTANCE_CELLS,
+        "MAX_INSTANCE_CELLS",
+        "cells of one instance",
+        allow_large=allow_large,
+    )
     if cluster * n_arms > n_users:
-        raise ConfigError(f"cluster {cluster} x arms {n_arms} exceeds users {n_users}: "
-                          "every arm cannot be optimal for that many users")
+        raise ConfigError(
+            f"cluster {cluster} x arms {n_arms} exceeds users {n_users}: "
+            "every arm cannot be optimal for that many users"
+        )
     if not 0 < gap < high - low:
         raise ConfigError(f"gap must lie in (0, {high - low:g}), got {gap}")
     u = cluster if cluster > 0 else n_users // n_arms
     optimal = np.empty(n_users, dtype=np.intp)
     order = rng.permutation(n_users)
     optimal[order[: u * n_arms]] = np.repeat(np.arange(n_arms), u)
-    optimal[order[u * n_arms:]] = rng.integers(0, n_arms, size=n_users - u * n_arms)
+    optimal[order[u * n_arms :]] = rng.integers(0, n_arms, size=n_users - u * n_arms)
     mu = rng.uniform(low, high - gap, size=(n_users, n_arms))
     rows = np.arange(n_users)
     mu[rows, optimal] = -np.inf

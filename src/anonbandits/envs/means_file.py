@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from anonbandits._docstrings import fill
+from anonbandits.core.limits import MAX_INSTANCE_CELLS, check_size
 from anonbandits.errors import ConfigError
 
 #: the column of a user-type table holding how many users share the row's means
@@ -46,8 +47,7 @@ def _types(path: Path, header: list[str], rows: list[list[str]]) -> tuple[np.nda
     if COUNT not in names:
         raise ConfigError(f"means file {path}: a table with a header needs a '{COUNT}' column (users per type)")
     if len(set(names)) != len(names):
-        raise ConfigError(f"means file {path}: column {next(n for n in names if names.count(n) > 1)!r} appears "
-                          "twice")
+        raise ConfigError(f"means file {path}: column {next(n for n in names if names.count(n) > 1)!r} appears twice")
     c = names.index(COUNT)
     arms = [k for k in range(len(names)) if k != c]
     means, counts = np.empty((len(rows), len(arms))), np.empty(len(rows), dtype=np.int64)
@@ -57,6 +57,8 @@ def _types(path: Path, header: list[str], rows: list[list[str]]) -> tuple[np.nda
         count = _number(row[c])
         if count is None or not count.is_integer() or count < 1:
             raise ConfigError(f"means file {path}, row {i}: count must be a positive integer, got {row[c]!r}")
+        if count >= 2**62:  # beyond any instance (and int64): refused whatever allow_large says
+            raise ConfigError(f"means file {path}, row {i}: count must be below 2^62, got {row[c]!r}")
         counts[i - 2] = int(count)
         for j, k in enumerate(arms):
             value = _number(row[k])
@@ -66,8 +68,23 @@ def _types(path: Path, header: list[str], rows: list[list[str]]) -> tuple[np.nda
     return means, counts
 
 
+def _check_users(path: Path, counts: np.ndarray, n_arms: int, allow_large: bool) -> int:
+    """The users a means file sets (its counts' sum), its users x arms checked against ``MAX_INSTANCE_CELLS``
+    before the types are expanded."""
+    users = sum(counts.tolist())  # Python integers: no overflow
+    check_size(
+        f"means file {path}: users (the count column's sum) x arms",
+        users * n_arms,
+        MAX_INSTANCE_CELLS,
+        "MAX_INSTANCE_CELLS",
+        "cells of one instance",
+        allow_large=allow_large,
+    )
+    return users
+
+
 @fill
-def read_means(path: str | Path) -> tuple[np.ndarray, tuple[str, ...] | None]:
+def read_means(path: str | Path, *, allow_large: bool = False) -> tuple[np.ndarray, tuple[str, ...] | None]:
     """The users x arms means of a means file (see the module docstring).
 
     Parameters
@@ -75,6 +92,9 @@ def read_means(path: str | Path) -> tuple[np.ndarray, tuple[str, ...] | None]:
     path : str or pathlib.Path
         A ``.csv`` (a headerless numeric matrix, or a user-type table with a ``count`` column) or a
         ``.parquet`` user-type table.
+    allow_large : bool, optional
+        Confirm users x arms (the ``count`` column expanded) above
+        :data:`~anonbandits.core.limits.MAX_INSTANCE_CELLS` (10^8). Default False: refused before expanding.
 
     Returns
     -------
@@ -86,7 +106,8 @@ def read_means(path: str | Path) -> tuple[np.ndarray, tuple[str, ...] | None]:
     ------
     ConfigError
         For an unreadable file, an unknown extension, a ragged or empty table, a missing or bad ``count``, a
-        cell that is not a number, a mean outside [0, 1], or fewer than two arms.
+        cell that is not a number, a mean outside [0, 1], fewer than two arms, or more users x arms than
+        ``MAX_INSTANCE_CELLS`` without ``allow_large``.
 
     {{refs_paper000}}
 
@@ -99,7 +120,14 @@ def read_means(path: str | Path) -> tuple[np.ndarray, tuple[str, ...] | None]:
     >>> means.tolist(), arms
     ([[0.1, 0.05], [0.1, 0.05], [0.02, 0.08]], ('shoes', 'bags'))
     """
-    path = Path(path)
+    means, counts, arms = _read_types(Path(path))
+    _check_users(Path(path), counts, means.shape[1], allow_large)
+    return np.repeat(means, counts, axis=0), arms
+
+
+def _read_types(path: Path) -> tuple[np.ndarray, np.ndarray, tuple[str, ...] | None]:
+    """(type means, counts, arm names) of a means file, every cell checked, the types not expanded (a headerless
+    matrix: one type per row, count 1)."""
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".parquet"):
         raise ConfigError(f"means file {path}: use a .csv or .parquet table")
@@ -124,8 +152,7 @@ def read_means(path: str | Path) -> tuple[np.ndarray, tuple[str, ...] | None]:
         if all(_number(cell) is not None for cell in rows[0]):
             for i, row in enumerate(rows, start=1):
                 if len(row) != len(rows[0]):
-                    raise ConfigError(f"means file {path}, row {i}: {len(row)} cells, the first row has "
-                                      f"{len(rows[0])}")
+                    raise ConfigError(f"means file {path}, row {i}: {len(row)} cells, the first row has {len(rows[0])}")
                 bad = next((cell for cell in row if _number(cell) is None), None)
                 if bad is not None:
                     raise ConfigError(f"means file {path}, row {i}: not a number: {bad!r}")
@@ -137,12 +164,42 @@ def read_means(path: str | Path) -> tuple[np.ndarray, tuple[str, ...] | None]:
         raise ConfigError(f"means file {path} has no users")
     if means.shape[1] < 2:
         raise ConfigError(f"means file {path} has {means.shape[1]} arm(s); at least two are needed")
-    bad = ~((means >= 0) & (means <= 1))
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
+    outside = ~((means >= 0) & (means <= 1))
+    if outside.any():
+        i, j = np.argwhere(outside)[0]
         where = f"row {i + 2}, arm {arms[j]!r}" if arms else f"row {i + 1}, column {j + 1}"
         raise ConfigError(f"means file {path}, {where}: mean {float(means[i, j]):g} is outside [0, 1]")
-    return np.repeat(means, counts, axis=0), arms
+    return means, counts, arms
+
+
+def means_sizes(path: str | Path) -> tuple[int, int]:
+    """(users, arms) a means file sets, read without expanding its types (a count may be 10^12).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A means file (as :func:`read_means` takes).
+
+    Returns
+    -------
+    tuple of int
+        The users (the ``count`` column's sum, or the rows of a headerless matrix) and the arms.
+
+    Raises
+    ------
+    ConfigError
+        As :func:`read_means`, for a file it refuses (its size limit aside).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "big.csv").write_text("count,a,b\\n1000000000000,0.7,0.5\\n")
+    >>> means_sizes(folder / "big.csv")
+    (1000000000000, 2)
+    """
+    means, counts, _ = _read_types(Path(path))
+    return sum(counts.tolist()), int(means.shape[1])
 
 
 def is_means_path(text: str) -> bool:
@@ -219,10 +276,14 @@ def shared_means(text: str) -> tuple[np.ndarray, int | None]:
         from anonbandits.envs.rewards import parse_means  # here: rewards must not import this module's callers
 
         return parse_means(text), None
-    means, arms = read_means(text.strip())
+    means, counts, arms = _read_types(Path(text.strip()))  # not expanded: the agents are the counts' sum
     differ = np.flatnonzero(np.any(means != means[0], axis=1))
     if differ.size:
-        raise ConfigError(f"means file {text.strip()}: user {int(differ[0]) + 1} has other means than user 1; "
-                          "these algorithms share one instance among agents (give one row, or one type with a "
-                          "count)")
-    return means[0], None if arms is None and means.shape[0] == 1 else int(means.shape[0])
+        user = int(counts[: differ[0]].sum()) + 1
+        raise ConfigError(
+            f"means file {text.strip()}: user {user} has other means than user 1; "
+            "these algorithms share one instance among agents (give one row, or one type with a "
+            "count)"
+        )
+    agents = sum(counts.tolist())
+    return means[0], None if arms is None and agents == 1 else agents

@@ -10,9 +10,9 @@ Models (the first three with support in [0, 1]; all of parameter ``mu``):
   Identification with Private Communications", ICML 2023, has means around 11). A sum of n draws is one
   ``N(n mu, n sigma^2)`` draw (exact).
 
-The randomized-rounding encodings of "Distributed Differential Privacy in Multi-Armed Bandits" (ICLR 2023,
-Sec. 2.1) are a law of the bounded models too: :func:`encoded_sums` draws the sum of a block's encoded rewards.
-Every function takes an explicit ``numpy.random.Generator``.
+The randomized-rounding encodings of "Distributed Differential Privacy in Multi-Armed Bandits" (ICLR 2023, Sec. 3: the
+local randomizer's fixed-point encoding) are a law of the bounded models too: :func:`encoded_sums` draws the sum of a
+block's encoded rewards. Every function takes an explicit ``numpy.random.Generator``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from anonbandits._docstrings import fill
+from anonbandits.core.limits import MAX_REWARD_DRAWS, check_size
 from anonbandits.errors import ConfigError, require
 
 REWARD_MODELS = ("bernoulli", "gaussian", "beta", "gaussian-unclipped")
@@ -85,7 +86,7 @@ def model_means(model: str, mu: np.ndarray, sigma: float = GAUSSIAN_SIGMA) -> np
     from scipy.special import ndtr as cdf
 
     def pdf(x: np.ndarray) -> np.ndarray:
-        return np.exp(-x**2 / 2.0) / np.sqrt(2 * np.pi)
+        return np.exp(-(x**2) / 2.0) / np.sqrt(2 * np.pi)
 
     # E[clip(X, 0, 1)] for X ~ N(mu, sigma^2): integrate the clipped identity against the normal law.
     a, b = (0 - mu) / sigma, (1 - mu) / sigma
@@ -123,8 +124,9 @@ def bernoulli_reward(u, mu):
     return (u < mu) * 1.0
 
 
-def draw_rewards(model: str, mu: np.ndarray, rng: np.random.Generator, size=None,
-                 sigma: float = GAUSSIAN_SIGMA) -> np.ndarray:
+def draw_rewards(
+    model: str, mu: np.ndarray, rng: np.random.Generator, size=None, sigma: float = GAUSSIAN_SIGMA
+) -> np.ndarray:
     """One reward per entry of ``mu`` (broadcast to ``size`` if given).
 
     Parameters
@@ -181,8 +183,9 @@ def draw_rewards(model: str, mu: np.ndarray, rng: np.random.Generator, size=None
     return rng.beta(m * BETA_CONCENTRATION, (1 - m) * BETA_CONCENTRATION, shape)
 
 
-def sum_rewards(model: str, mu: np.ndarray, counts: np.ndarray, rng: np.random.Generator,
-                sigma: float = GAUSSIAN_SIGMA) -> np.ndarray:
+def sum_rewards(
+    model: str, mu: np.ndarray, counts: np.ndarray, rng: np.random.Generator, sigma: float = GAUSSIAN_SIGMA
+) -> np.ndarray:
     """Sum of ``counts[k]`` independent rewards of parameter ``mu[k]``, for every k (arrays broadcast).
 
     Bernoulli sums are a single Binomial draw each (exact, O(1) per entry whatever the count); the other
@@ -212,7 +215,9 @@ def sum_rewards(model: str, mu: np.ndarray, counts: np.ndarray, rng: np.random.G
     ValueError
         For a negative count.
     ConfigError
-        For an unknown model.
+        For an unknown model, or (models drawn one by one) more rewards than
+        :data:`~anonbandits.core.limits.MAX_REWARD_DRAWS` (10^8) without an enclosing
+        :func:`~anonbandits.core.limits.allowing_large`.
 
     References
     ----------
@@ -238,6 +243,13 @@ def sum_rewards(model: str, mu: np.ndarray, counts: np.ndarray, rng: np.random.G
     if model == "gaussian-unclipped":
         return rng.normal(counts * mu, sigma * np.sqrt(counts))
     flat_n = counts.ravel()
+    check_size(
+        "rewards drawn (the counts' sum)",
+        int(flat_n.sum()),
+        MAX_REWARD_DRAWS,
+        "MAX_REWARD_DRAWS",
+        f"rewards of the {model} model drawn one by one",
+    )
     draws = draw_rewards(model, np.repeat(mu.ravel(), flat_n), rng, sigma=sigma)
     sums = np.zeros(flat_n.size)
     nz = flat_n > 0
@@ -270,7 +282,7 @@ def encoding_pmf(model: str, mu: float, g: int, sigma: float) -> np.ndarray:
         mass = np.diff(cdf)
         # integral over cell j of (x g - j) dN(mu, sigma^2) = g [(mu - j/g) P_j + sigma (pdf(z_j) - pdf(z_j+1))]
         upper = g * ((mu - edges[:-1]) * mass + sigma * (pdf[:-1] - pdf[1:]))
-        q[0], q[g] = cdf[0], 1.0 - cdf[-1]       # clipped at 0 -> xhat = 0, clipped at 1 -> xhat = g
+        q[0], q[g] = cdf[0], 1.0 - cdf[-1]  # clipped at 0 -> xhat = 0, clipped at 1 -> xhat = g
     else:  # beta, parametrised as in anonbandits.envs.rewards
         m = min(max(mu, 1e-9), 1 - 1e-9)
         a, b = m * BETA_CONCENTRATION, (1 - m) * BETA_CONCENTRATION
@@ -286,12 +298,12 @@ def encoding_pmf(model: str, mu: float, g: int, sigma: float) -> np.ndarray:
     return q / q.sum()
 
 
-def encoded_sums(model: str, mus: np.ndarray, g: int, n: int, rng: np.random.Generator,
-                 sigma: float) -> np.ndarray:
+def encoded_sums(model: str, mus: np.ndarray, g: int, n: int, rng: np.random.Generator, sigma: float) -> np.ndarray:
     """For each arm parameter in ``mus``: the sum of the encodings of ``n`` fresh rewards (exact law)."""
     mus = np.asarray(mus, dtype=float)
     if model == "bernoulli":
         return g * rng.binomial(n, mus).astype(np.int64)
     values = np.arange(g + 1, dtype=np.int64)
-    return np.array([int(rng.multinomial(n, encoding_pmf(model, float(mu), g, sigma)) @ values) for mu in mus],
-                    dtype=np.int64)
+    return np.array(
+        [int(rng.multinomial(n, encoding_pmf(model, float(mu), g, sigma)) @ values) for mu in mus], dtype=np.int64
+    )

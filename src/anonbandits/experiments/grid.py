@@ -50,6 +50,9 @@ class Task:
         Every parameter of the algorithm, converted and checked (``AlgorithmSpec.resolve``).
     seed : int
         The run's seed.
+    allow_large : bool, optional
+        Run it with sizes past the documented limits of :mod:`anonbandits.core.limits` confirmed (the command
+        line's ``--allow-large``); not a parameter of the run, so not in its table row. Default False.
 
     {{refs_experiments}}
 
@@ -64,6 +67,7 @@ class Task:
     algorithm: str
     params: Mapping[str, Any]
     seed: int
+    allow_large: bool = False
 
 
 GRID_SUFFIXES = (".toml", ".json")
@@ -132,8 +136,9 @@ def load_grid(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"grid file {path} needs a non-empty list 'runs' of algorithm entries")
     unknown = sorted(set(data) - set(_TOP_LEVEL))
     if unknown:
-        raise ConfigError(f"grid file {path} has unknown key(s) {', '.join(map(repr, unknown))}; "
-                          f"known: {', '.join(_TOP_LEVEL)}")
+        raise ConfigError(
+            f"grid file {path} has unknown key(s) {', '.join(map(repr, unknown))}; known: {', '.join(_TOP_LEVEL)}"
+        )
     if not isinstance(data.get("defaults", {}), dict):
         raise ConfigError(f"grid file {path}: 'defaults' must be a table of parameter values")
     return data
@@ -142,15 +147,23 @@ def load_grid(path: str | Path) -> dict[str, Any]:
 def seed_list(seeds: int | Sequence[int], offset: int = 0) -> list[int]:
     """``n`` -> ``[offset, ..., offset + n - 1]``; a list is taken as is. :class:`ConfigError` for a count
     below 1, a negative offset or seed, or anything that is not an integer."""
-    require(isinstance(offset, int) and not isinstance(offset, bool) and offset >= 0, "the seed offset",
-            "a non-negative integer", offset)
+    require(
+        isinstance(offset, int) and not isinstance(offset, bool) and offset >= 0,
+        "the seed offset",
+        "a non-negative integer",
+        offset,
+    )
     if isinstance(seeds, int) and not isinstance(seeds, bool):
         require(1 <= seeds <= MAX_SEEDS, "'seeds'", f"at least 1 and at most {MAX_SEEDS}", seeds)
         return list(range(offset, offset + seeds))
-    if not isinstance(seeds, list) or not seeds or \
-            not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds):
-        raise ConfigError(f"'seeds' must be a positive integer or a non-empty list of non-negative integers, "
-                          f"got {seeds!r}")
+    if (
+        not isinstance(seeds, list)
+        or not seeds
+        or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds)
+    ):
+        raise ConfigError(
+            f"'seeds' must be a positive integer or a non-empty list of non-negative integers, got {seeds!r}"
+        )
     if len(set(seeds)) != len(seeds):
         raise ConfigError(f"'seeds' lists a seed twice: {seeds!r}")
     return list(seeds)
@@ -252,8 +265,10 @@ def tasks_from_grid(grid: Mapping[str, Any], *, max_runs: int | None = MAX_RUNS)
     entries = _entries(grid)
     configurations = sum(map(_configurations, entries))
     if max_runs is not None and configurations * len(seeds) > max_runs:
-        raise ConfigError(f"the grid expands to {configurations * len(seeds)} runs ({configurations} "
-                          f"configurations x {len(seeds)} seeds), more than max_runs={max_runs}")
+        raise ConfigError(
+            f"the grid expands to {configurations * len(seeds)} runs ({configurations} "
+            f"configurations x {len(seeds)} seeds), more than max_runs={max_runs}"
+        )
     tasks: list[Task] = []
     for k, merged in enumerate(entries):
         keys = list(merged)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from anonbandits import registry
+from anonbandits.channels import channel_named
 from anonbandits.envs.means_file import is_means_path
 
 
@@ -32,8 +33,9 @@ def recorded_params(algorithm: str, params: Mapping[str, Any]) -> dict[str, Any]
     if not isinstance(means, str) or not means.strip() or "users" not in params:
         return dict(params)
     spec = registry.get(algorithm)
-    if spec.family == "dp":  # se / dp-se: N users only over the anonymous channel (a single learner otherwise)
-        if params.get("channel") != "anonymous" or means == spec.defaults()["means"]:
+    if spec.family == "dp":  # se / dp-se: N users only over a channel that groups them (a single learner otherwise)
+        grouped = "channel" in params and channel_named(params["channel"]).requires_decomposition
+        if not grouped or means == spec.defaults()["means"]:
             return dict(params)  # the default means stand for the clustered instance of users x arms
         if not is_means_path(means):  # arm means given to every user: K is their number
             from anonbandits.envs.rewards import parse_means
@@ -62,10 +64,9 @@ def _sizes(path: str, matrix: bool) -> tuple[int | None, int | None]:
 @functools.lru_cache(maxsize=32)
 def _read_sizes(path: str, matrix: bool, stamp: tuple[int, int] | None) -> tuple[int | None, int | None]:
     """(users, arms) of a means file; read once per file version (``stamp``) in a process, not once per run."""
-    from anonbandits.envs.means_file import read_means, shared_means
+    from anonbandits.envs.means_file import means_sizes, shared_means
 
-    if matrix:
-        means, _ = read_means(path)
-        return int(means.shape[0]), int(means.shape[1])
+    if matrix:  # the sizes alone: a type's count is not expanded (the run checks it against its limit)
+        return means_sizes(path)
     means, agents = shared_means(path)
     return agents, int(means.shape[0])

@@ -120,8 +120,9 @@ def curves_figure(results: Sequence[TaskResult], *, xlabel: str | None = None, y
 
 
 @fill
-def plot_curves(results: Sequence[TaskResult], path: str | Path, *, xlabel: str | None = None,
-                ylabel: str | None = None) -> Path:
+def plot_curves(
+    results: Sequence[TaskResult], path: str | Path, *, xlabel: str | None = None, ylabel: str | None = None
+) -> Path:
     """Plot the mean of each configuration's curves with a 95% normal band over seeds and save to ``path``.
 
     One panel per quantity and one line per configuration (:func:`curves_figure`; the module docstring says how
@@ -173,12 +174,13 @@ def plot_curves(results: Sequence[TaskResult], path: str | Path, *, xlabel: str 
 
 
 def _axes(run: TaskResult) -> tuple[str, str]:
-    return tuple(run.result.curve_axes or ("x", "y"))
+    x, y = run.result.curve_axes or ("x", "y")
+    return x, y
 
 
 def _draw(ax, runs: Sequence[TaskResult], quantity: Quantity, label: str) -> None:
     """The mean of ``runs``' curves and its band, clipped to the quantity's range."""
-    curves = [(np.asarray(r.curve[0], float), np.asarray(r.curve[1], float)) for r in runs]
+    curves = [(np.asarray(cx, float), np.asarray(cy, float)) for cx, cy in (_curve(r) for r in runs)]
     x = np.unique(np.concatenate([cx for cx, _ in curves]))
     ys = np.stack([_held(x, cx, cy) if quantity.step else np.interp(x, cx, cy) for cx, cy in curves])
     mean = ys.mean(axis=0)
@@ -189,8 +191,16 @@ def _draw(ax, runs: Sequence[TaskResult], quantity: Quantity, label: str) -> Non
     if quantity.step:
         x, mean, lower, upper = hold_points(x, mean, lower, upper)
     (line,) = ax.plot(x, mean, label=label, drawstyle="steps-post" if quantity.step else "default")
-    ax.fill_between(x, lower, upper, color=line.get_color(), alpha=0.2, linewidth=0,
-                    step="post" if quantity.step else None)
+    ax.fill_between(
+        x, lower, upper, color=line.get_color(), alpha=0.2, linewidth=0, step="post" if quantity.step else None
+    )
+
+
+def _curve(run: TaskResult) -> tuple[np.ndarray, np.ndarray]:
+    """The run's curve (``ValueError`` for a run without one: it has nothing to draw)."""
+    if run.curve is None:
+        raise ValueError(f"run {run.row.get('algorithm')!r} has no curve to draw")
+    return run.curve
 
 
 def _held(x: np.ndarray, cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
@@ -216,8 +226,9 @@ def _bound(high: float | str | None, runs: Sequence[TaskResult], curves) -> floa
     if high is None or isinstance(high, int | float):
         return high
     given = [_number(r.row.get(high)) for r in runs]
-    if given and all(v is not None for v in given):
-        return max(given)
+    known = [v for v in given if v is not None]
+    if given and len(known) == len(given):
+        return max(known)
     return max(float(np.max(cy)) for _, cy in curves if len(cy))
 
 
@@ -243,4 +254,3 @@ def save_figure(fig, path: str | Path) -> Path:
     finally:
         plt.close(fig)
     return path
-

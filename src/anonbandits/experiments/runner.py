@@ -16,16 +16,17 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import closing, contextmanager, suppress
 from multiprocessing.connection import Connection
 from multiprocessing.connection import wait as connection_wait
-from typing import Any, NamedTuple, TextIO
+from typing import Any, NamedTuple, TextIO, cast
 
 import numpy as np
 
 from anonbandits import registry
 from anonbandits._docstrings import fill, filled_dataclass
+from anonbandits.core.limits import allowing_large
 from anonbandits.errors import ConfigError
 from anonbandits.experiments.grid import Task
 from anonbandits.experiments.instance import recorded_params
@@ -105,11 +106,13 @@ def run_task(task: Task) -> TaskResult:
     (['algorithm', 'means', 'epsilon'], 0, 1, True)
     """
     start = time.perf_counter()
-    out = registry.get(task.algorithm).run(task.params, task.seed)
+    with allowing_large(task.allow_large):  # --allow-large reaches every size check of the run, in this process
+        out = registry.get(task.algorithm).run(task.params, task.seed)
     wall = time.perf_counter() - start
     params = recorded_params(task.algorithm, task.params)  # the instance that ran (a means file's sizes)
-    return TaskResult(row={"algorithm": task.algorithm, **params, "seed": task.seed, **out.metrics,
-                           "wall_time": wall}, result=out)
+    return TaskResult(
+        row={"algorithm": task.algorithm, **params, "seed": task.seed, **out.metrics, "wall_time": wall}, result=out
+    )
 
 
 class WorkerDied(RuntimeError):
@@ -166,6 +169,7 @@ def _worker(conn: Connection, parent: int) -> None:
         if item is None:
             return
         i, task = item
+        reply: tuple[int, TaskResult | None, tuple[Exception, str] | None]
         try:
             reply = (i, run_task(task), None)
         except Exception as exc:
@@ -179,8 +183,13 @@ def _worker(conn: Connection, parent: int) -> None:
             conn.send((i, None, (RuntimeError(f"{type(what).__name__}: {what}"), "")))
 
 
-def iter_results(tasks: Sequence[Task], *, workers: int | None = None, scheduler: str | None = None,
-                 started: Callable[[], None] | None = None) -> Iterator[tuple[int, TaskResult]]:
+def iter_results(
+    tasks: Sequence[Task],
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    started: Callable[[], None] | None = None,
+) -> Generator[tuple[int, TaskResult], None, None]:
     """Yield ``(index into tasks, result)`` as runs finish, in completion order.
 
     ``workers`` local worker processes (``None``: every core; ``1``: in this process), or the Dask cluster
@@ -211,7 +220,9 @@ class _Worker(NamedTuple):
     sent: deque[int]  # indices of the tasks sent to it and not answered yet, oldest (the one running) first
 
 
-def _iter_local(tasks: Sequence[Task], workers: int, started: Callable[[], None]) -> Iterator[tuple[int, TaskResult]]:
+def _iter_local(
+    tasks: Sequence[Task], workers: int, started: Callable[[], None]
+) -> Generator[tuple[int, TaskResult], None, None]:
     """:func:`iter_results` on ``workers`` local processes.
 
     Each worker has its own pipe, holding its current task and the next one (so it never waits for this
@@ -229,8 +240,7 @@ def _iter_local(tasks: Sequence[Task], workers: int, started: Callable[[], None]
         with _stop_signals_held():
             for _ in range(workers):
                 conn, child = ctx.Pipe()
-                proc = ctx.Process(target=_worker, args=(child, os.getpid()), daemon=True,
-                                   name="anonbandits-worker")
+                proc = ctx.Process(target=_worker, args=(child, os.getpid()), daemon=True, name="anonbandits-worker")
                 proc.start()
                 procs.append(proc)
                 conns.append(conn)
@@ -241,7 +251,8 @@ def _iter_local(tasks: Sequence[Task], workers: int, started: Callable[[], None]
             for conn in list(running):
                 _dispatch(conn, queue, running)
         while running:
-            for conn in connection_wait(list(running)):
+            for ready in connection_wait(list(running)):
+                conn = cast(Connection, ready)  # wait returns the objects it was given: our connections
                 worker = running[conn]
                 try:
                     k, result, error = conn.recv()
@@ -255,10 +266,10 @@ def _iter_local(tasks: Sequence[Task], workers: int, started: Callable[[], None]
                 yield k, result
     finally:
         with _stop_signals_held():
-            for proc in procs:
-                proc.kill()
-            for proc in procs:
-                proc.join(timeout=10)
+            for started_proc in procs:
+                started_proc.kill()
+            for started_proc in procs:
+                started_proc.join(timeout=10)
             for conn in conns:
                 conn.close()
 
@@ -289,13 +300,23 @@ def _died(proc: multiprocessing.process.BaseProcess, task: Task) -> WorkerDied:
     return WorkerDied(f"a worker process {how} while it ran {task.algorithm} with seed {task.seed}")
 
 
-def _iter_dask(tasks: Sequence[Task], scheduler: str, started: Callable[[], None]) -> Iterator[tuple[int, TaskResult]]:
+def _iter_dask(
+    tasks: Sequence[Task], scheduler: str, started: Callable[[], None]
+) -> Generator[tuple[int, TaskResult], None, None]:
     """:func:`iter_results` on the Dask cluster of ``scheduler``; :class:`ConfigError` within a few seconds when
     it cannot be reached."""
     try:
         from distributed import Client, as_completed
     except ImportError:
         raise ConfigError("--scheduler needs the 'distributed' package (pip install 'anonbandits[sim]')") from None
+    from anondecomp.errors import InvalidInputError
+    from anondecomp.scale import probe_scheduler  # the one TCP probe, shared with decompose --scheduler
+
+    try:  # a refused connection fails at once and says so, a silent host within the probe's timeout
+        probe_scheduler(scheduler)
+    except InvalidInputError as exc:  # "--scheduler ADDRESS: connection refused" (or no answer, or why not)
+        reason = str(exc).removeprefix(f"--scheduler {scheduler}: ")
+        raise ConfigError(f"--scheduler {scheduler}: cannot connect: {reason}") from None
     try:
         client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
     except (OSError, ValueError, TypeError, TimeoutError) as exc:
@@ -340,8 +361,15 @@ class Progress:
     and starts no thread.
     """
 
-    def __init__(self, total: int, *, stream: TextIO | None = None, interval: float | None = None,
-                 enabled: bool = True, label: str = "runs") -> None:
+    def __init__(
+        self,
+        total: int,
+        *,
+        stream: TextIO | None = None,
+        interval: float | None = None,
+        enabled: bool = True,
+        label: str = "runs",
+    ) -> None:
         interval = PROGRESS_INTERVAL if interval is None else interval
         self.total, self.done, self.label, self.interval, self.enabled = total, 0, label, interval, enabled
         self.stream = stream if stream is not None else sys.stderr
@@ -358,8 +386,7 @@ class Progress:
     def start(self) -> None:
         """Start the timer thread of the lines off a terminal (idempotent); :func:`collect` calls it once the
         worker processes are forked."""
-        if self.enabled and self.bar is None and self.interval > 0 and self._thread is None and \
-                self.done < self.total:
+        if self.enabled and self.bar is None and self.interval > 0 and self._thread is None and self.done < self.total:
             self._thread = threading.Thread(target=self._tick, name=f"progress: {self.label}", daemon=True)
             self._thread.start()
 
@@ -420,8 +447,14 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
-def collect(tasks: Sequence[Task], finished: dict[int, TaskResult], *, workers: int | None = None,
-            scheduler: str | None = None, progress: bool = True) -> None:
+def collect(
+    tasks: Sequence[Task],
+    finished: dict[int, TaskResult],
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: bool = True,
+) -> None:
     """Run every task (``workers``, ``scheduler``: as in :func:`iter_results`), storing each result in
     ``finished[index]`` as soon as it completes, so after an exception or Ctrl-C ``finished`` still holds the
     runs done so far; ``progress`` on stderr (see :class:`Progress`)."""
@@ -436,8 +469,9 @@ def collect(tasks: Sequence[Task], finished: dict[int, TaskResult], *, workers: 
 
 
 @fill
-def run_tasks(tasks: Sequence[Task], *, workers: int | None = None, scheduler: str | None = None,
-              progress: bool = True) -> list[TaskResult]:
+def run_tasks(
+    tasks: Sequence[Task], *, workers: int | None = None, scheduler: str | None = None, progress: bool = True
+) -> list[TaskResult]:
     """Run every task and return the results in task order.
 
     Each task seeds its own generator, so the table does not depend on the backend or on completion order.

@@ -15,7 +15,8 @@ message types of one algorithm.
 
 :data:`CHANNEL_PARAMS` are the ``--channel`` and ``--C`` of the four schemes that take a k-anonymous board
 (MASE, DP-MASE, Decentralized Elimination, full sharing); the board's rule is
-:mod:`anonbandits.core.votes`'s, and :func:`board_size` turns the two into the C the board uses (1: direct).
+:mod:`anonbandits.core.votes`'s, and :func:`board_size` turns the two into the C the board uses: the channel's
+(:data:`anonbandits.channels.CHANNELS`) smallest released aggregate, 1 on the direct channel.
 """
 
 from dataclasses import dataclass, field
@@ -23,32 +24,44 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from anonbandits._docstrings import fill
-from anonbandits.core.votes import CHANNELS, VOTE_ROUNDINGS, vote_threshold  # noqa: F401 (re-exported: both papers)
+from anonbandits.channels import CHANNELS, channel_named
+from anonbandits.core.votes import VOTE_ROUNDINGS, vote_threshold  # noqa: F401 (re-exported: both papers)
 from anonbandits.errors import ConfigError, require
 from anonbandits.spec import Param
+from anonbandits.validation import validated
 
 ACTIVITIES = ("uniform", "skewed")
 SKEWS = ("power", "halves")
 SKEWED_SHARE = 0.8  # paper 002, Problem 2: the first half of the players generates this share of the events
 #: ``--channel`` and ``--C`` of the schemes with a k-anonymous board (C is read with ``--channel anonymous`` only)
 CHANNEL_PARAMS = (
-    Param("channel", str, "direct", "how votes and messages reach the board: direct (each at once) or anonymous "
-          "(aggregates over at least C agents)", choices=CHANNELS),
+    Param(
+        "channel",
+        str,
+        "direct",
+        "how votes and messages reach the board: direct (each at once) or anonymous "
+        "(aggregates over at least C agents)",
+        choices=tuple(CHANNELS),
+    ),
     Param("C", int, 3, "anonymity parameter: every observed group has at least C users", unit="users"),
 )
 
 
 def board_size(channel: str, C: int) -> int:
-    """The smallest group the board releases: 1 on the direct channel (every vote or message at once), C on
-    the anonymous one; :class:`ConfigError` for an unknown channel or a C below 1."""
-    require(channel in CHANNELS, "channel", f"one of {', '.join(CHANNELS)}", channel)
-    require(channel == "direct" or (int(C) == C and C >= 1), "C", "an integer >= 1", C)
-    return 1 if channel == "direct" else int(C)
+    """The smallest group the board releases, the channel's
+    :meth:`~anonbandits.channels.FeedbackChannel.min_group`: 1 on the direct channel (every vote or message at
+    once), C on the anonymous one; :class:`ConfigError` for an unknown channel or (where it counts) a C below 1.
+
+    >>> board_size("direct", 0), board_size("anonymous", 3)
+    (1, 3)
+    """
+    return channel_named(channel).min_group(C)
 
 
 @fill
-def activity_probabilities(agents: int, activity: str | np.ndarray = "uniform", *, skew: str = "power",
-                           gamma: float = 0.8, offset: float = 0.0) -> np.ndarray:
+def _activity_probabilities(
+    agents: int, activity: str | np.ndarray = "uniform", *, skew: str = "power", gamma: float = 0.8, offset: float = 0.0
+) -> np.ndarray:
     """The activity distribution as a probability vector over ``agents`` agents.
 
     Parameters
@@ -91,8 +104,9 @@ def activity_probabilities(agents: int, activity: str | np.ndarray = "uniform", 
     if not isinstance(activity, str):
         p = np.asarray(activity, dtype=float)
         if p.shape != (agents,) or np.any(p <= 0) or not np.isclose(p.sum(), 1.0):
-            raise ConfigError(f"activity must be a positive probability vector over the {agents} agents "
-                              "(every agent is active)")
+            raise ConfigError(
+                f"activity must be a positive probability vector over the {agents} agents (every agent is active)"
+            )
         return p / p.sum()
     if activity == "uniform":
         return np.full(agents, 1.0 / agents)
@@ -106,6 +120,11 @@ def activity_probabilities(agents: int, activity: str | np.ndarray = "uniform", 
         raise ConfigError(f"skewed activity needs gamma > 0 and activity_offset >= 0, got {gamma}, {offset}")
     weights = (np.arange(1, agents + 1) + offset) ** (-gamma)
     return weights / weights.sum()
+
+
+# the library function, checking its arguments by the registry's rules (anonbandits.validation.validated; agents
+# by the rule of users); the registry entries and the drivers call the unchecked body, their values checked already
+activity_probabilities = validated(_activity_probabilities, agents="users")
 
 
 @dataclass
@@ -124,7 +143,8 @@ class MessageLog:
         sender, time, content, kind = np.broadcast_arrays(sender, time, content, kind)
         self.count += sender.size
         if self.record and sender.size:
-            self._blocks.append(tuple(x.ravel().copy() for x in (sender, time, kind, content)))
+            s, t, k, c = (x.ravel().copy() for x in (sender, time, kind, content))
+            self._blocks.append((s, t, k, c))
 
     def _column(self, k: int) -> np.ndarray:
         if not self.record:

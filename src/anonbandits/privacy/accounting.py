@@ -8,15 +8,88 @@ paper's "(1/2) eps^2-CDP" is ``rho = eps^2/2``.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 
 import numpy as np
 
 from anonbandits._docstrings import fill
 from anonbandits.errors import require
+from anonbandits.validation import (
+    CALLABLE,
+    COUNT,
+    EPSILON,
+    FINITE,
+    NONNEGATIVE_FINITE,
+    OPEN_UNIT,
+    ORDERS,
+    POSITIVE_ARRAY,
+    POSITIVE_FINITE,
+    RDP_CURVE,
+    UNIT_NO_ONE,
+    checks,
+    optional,
+)
 
 #: Integer orders used for numeric RDP -> DP conversion (Lemma 3 is stated for integer alpha >= 2).
 DEFAULT_ORDERS = np.concatenate([np.arange(2, 65), np.unique(np.geomspace(65, 10_000, 80).astype(int))])
+
+
+@fill
+class TrivialGuaranteeWarning(UserWarning):
+    """A conversion to ``(eps, delta)``-DP found that ``delta`` alone covers the release: the tightest valid eps is
+    0, and the guarantee is only as strong as ``delta`` (which should be well below 1/users to mean anything).
+
+    {{refs_paper004}}
+
+    Examples
+    --------
+    >>> issubclass(TrivialGuaranteeWarning, UserWarning)
+    True
+    """
+
+
+@checks(raw=FINITE, delta=UNIT_NO_ONE)
+@fill
+def nonnegative_epsilon(raw: float, delta: float) -> float:
+    """The tightest valid epsilon of an ``(eps, delta)`` conversion whose formula gave ``raw``: ``max(raw, 0)``.
+
+    A conversion formula can go below 0 when ``delta`` is large (``dist-cdp-se --epsilon 0.01 --dp-delta
+    0.5`` gives -0.69): ``(eps, delta)``-DP with eps < 0 means ``(0, delta)``-DP, and no epsilon is negative.
+    Then a :class:`TrivialGuaranteeWarning` says that delta makes the guarantee trivial.
+
+    Parameters
+    ----------
+    raw : float
+        What the conversion formula gave.
+    delta : float
+        The conversion's delta.
+
+    Returns
+    -------
+    float
+        ``raw``, or 0.0 when it is negative.
+
+    {{refs_paper004}}
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     nonnegative_epsilon(-0.69, 0.5), nonnegative_epsilon(1.5, 1e-6)
+    (0.0, 1.5)
+    """
+    if raw < 0:
+        warnings.warn(
+            f"delta = {delta:g} makes the (epsilon, delta)-DP guarantee trivial: the conversion gives "
+            f"epsilon {raw:.3g} < 0, reported as 0 (delta alone bounds the privacy loss; use a delta well "
+            "below 1/users)",
+            TrivialGuaranteeWarning,
+            stacklevel=3,
+        )
+        return 0.0
+    return raw
 
 
 def _check_delta(delta: float) -> float:
@@ -24,6 +97,7 @@ def _check_delta(delta: float) -> float:
     return float(delta)
 
 
+@checks(alpha=ORDERS, sensitivity=POSITIVE_FINITE, variance=POSITIVE_FINITE)
 @fill
 def skellam_rdp(alpha: np.ndarray | float, sensitivity: float, variance: float) -> np.ndarray:
     """RDP of adding ``Sk(0, variance)`` to a query of sensitivity D (Lemma 3 of paper 004).
@@ -53,9 +127,9 @@ def skellam_rdp(alpha: np.ndarray | float, sensitivity: float, variance: float) 
     return a * d * d / (2 * s2) + np.minimum(((2 * a - 1) * d * d + 6 * d) / (4 * s2 * s2), 3 * d / (2 * s2))
 
 
+@checks(alpha=ORDERS, epsilon=EPSILON, scale=POSITIVE_FINITE, n=optional(COUNT))
 @fill
-def dist_rdp_se_rdp(alpha: np.ndarray | float, epsilon: float, scale: float,
-                    n: int | None = None) -> np.ndarray:
+def dist_rdp_se_rdp(alpha: np.ndarray | float, epsilon: float, scale: float, n: int | None = None) -> np.ndarray:
     """Theorem 2 of paper 004: RDP of one Dist-RDP-SE batch of ``n`` users.
 
     ``alpha eps^2/2 + min((2alpha-1) eps^2/(4 s^2 n) + 3 eps/(2 s^3 n^1.5), 3 eps/(2 s sqrt n))``, with the
@@ -85,10 +159,12 @@ def dist_rdp_se_rdp(alpha: np.ndarray | float, epsilon: float, scale: float,
     a = np.asarray(alpha, dtype=float)
     nn = 1.0 if n is None else float(n)
     e, s = float(epsilon), float(scale)
-    return a * e * e / 2 + np.minimum((2 * a - 1) * e * e / (4 * s * s * nn) + 3 * e / (2 * s**3 * nn**1.5),
-                                      3 * e / (2 * s * math.sqrt(nn)))
+    return a * e * e / 2 + np.minimum(
+        (2 * a - 1) * e * e / (4 * s * s * nn) + 3 * e / (2 * s**3 * nn**1.5), 3 * e / (2 * s * math.sqrt(nn))
+    )
 
 
+@checks(n=COUNT, sigma=POSITIVE_FINITE)
 @fill
 def discrete_gaussian_sum_xi(n: int, sigma: float) -> float:
     """``xi = 10 sum_{k=1}^{n-1} exp(-2 pi^2 sigma^2 k/(k+1))`` of Lemma 4 of paper 004.
@@ -128,6 +204,7 @@ def discrete_gaussian_sum_xi(n: int, sigma: float) -> float:
     return 10.0 * total
 
 
+@checks(n=COUNT, sigma=POSITIVE_FINITE, sensitivity=POSITIVE_FINITE)
 @fill
 def discrete_gaussian_sum_cdp(n: int, sigma: float, sensitivity: float) -> float:
     """Lemma 4 of paper 004: adding the sum of ``n`` i.i.d. ``N_Z(0, sigma^2)`` is ``(1/2) epsbar^2``-CDP.
@@ -167,12 +244,15 @@ def discrete_gaussian_sum_cdp(n: int, sigma: float, sensitivity: float) -> float
     return min(math.sqrt(d * d / (n * sigma * sigma) + xi / 2), d / (math.sqrt(n) * sigma) + xi)
 
 
+@checks(rdp=RDP_CURVE, delta=OPEN_UNIT, orders=ORDERS)
 @fill
-def rdp_to_dp(rdp: Callable[[np.ndarray], np.ndarray] | np.ndarray, delta: float,
-              orders: np.ndarray = DEFAULT_ORDERS) -> float:
+def rdp_to_dp(
+    rdp: Callable[[np.ndarray], np.ndarray] | np.ndarray, delta: float, orders: np.ndarray = DEFAULT_ORDERS
+) -> float:
     """Lemma 10 of paper 004: RDP at the given orders implies ``(eps', delta)``-DP.
 
-    ``eps' = min_alpha eps(alpha) + log(1/(alpha delta))/(alpha - 1) + log(1 - 1/alpha)``.
+    ``eps' = min_alpha eps(alpha) + log(1/(alpha delta))/(alpha - 1) + log(1 - 1/alpha)``, or 0 where that is
+    negative (a delta so large it makes the guarantee trivial: :func:`nonnegative_epsilon` warns).
 
     Parameters
     ----------
@@ -196,11 +276,12 @@ def rdp_to_dp(rdp: Callable[[np.ndarray], np.ndarray] | np.ndarray, delta: float
     """
     delta = _check_delta(delta)
     a = np.asarray(orders, dtype=float)
-    require(np.all(a > 1), "RDP orders", "> 1", a[a <= 1])
+    require(bool(np.all(a > 1)), "RDP orders", "> 1", a[a <= 1])
     values = np.asarray(rdp(a) if callable(rdp) else rdp, dtype=float)
-    return float(np.min(values + np.log(1.0 / (a * delta)) / (a - 1) + np.log1p(-1.0 / a)))
+    return nonnegative_epsilon(float(np.min(values + np.log(1.0 / (a * delta)) / (a - 1) + np.log1p(-1.0 / a))), delta)
 
 
+@checks(rho=NONNEGATIVE_FINITE, delta=OPEN_UNIT)
 @fill
 def zcdp_to_dp(rho: float, delta: float) -> float:
     """``rho``-zCDP implies ``(eps', delta)``-DP: the better of two conversions.
@@ -236,9 +317,10 @@ def zcdp_to_dp(rho: float, delta: float) -> float:
     delta = _check_delta(delta)
     simple = rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
     orders = 1.0 + np.geomspace(1e-4, 1e5, 4000)
-    return min(simple, rdp_to_dp(lambda a: rho * a, delta, orders))
+    return min(simple, rdp_to_dp(lambda a: rho * a, delta, orders))  # never < 0: rdp_to_dp's is not
 
 
+@checks(epsilon=POSITIVE_ARRAY, alpha=ORDERS)
 @fill
 def pure_dp_to_rdp(epsilon: float | np.ndarray, alpha: np.ndarray | float) -> np.ndarray:
     """(eps, 0)-DP implies ``(alpha, min(eps, alpha eps^2/2))``-RDP; ``epsilon`` and ``alpha`` broadcast.
@@ -265,6 +347,7 @@ def pure_dp_to_rdp(epsilon: float | np.ndarray, alpha: np.ndarray | float) -> np
     return np.minimum(eps, np.asarray(alpha, dtype=float) * eps**2 / 2)
 
 
+@checks(epsilon_total=POSITIVE_FINITE, k=COUNT, delta_prime=OPEN_UNIT)
 @fill
 def advanced_composition_epsilon(epsilon_total: float, k: int, delta_prime: float) -> float:
     """The per-mechanism epsilon under advanced composition (Theorem 7 of paper 004).
@@ -302,9 +385,11 @@ def advanced_composition_epsilon(epsilon_total: float, k: int, delta_prime: floa
     return epsilon_total / (2.0 * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)))
 
 
+@checks(rdp=CALLABLE, batches=COUNT, delta=OPEN_UNIT, orders=ORDERS)
 @fill
-def returning_users_dp(rdp: Callable[[np.ndarray], np.ndarray], batches: int, delta: float,
-                       orders: np.ndarray = DEFAULT_ORDERS) -> float:
+def returning_users_dp(
+    rdp: Callable[[np.ndarray], np.ndarray], batches: int, delta: float, orders: np.ndarray = DEFAULT_ORDERS
+) -> float:
     """``(eps', delta)``-DP of a user in at most ``B`` batches, each RDP (Appendix I of paper 004).
 
     ``eps'`` is :func:`rdp_to_dp` (Lemma 10) of the composed curve ``B eps(alpha)``.

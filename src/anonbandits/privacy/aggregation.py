@@ -14,6 +14,16 @@ import numpy as np
 
 from anonbandits._docstrings import fill
 from anonbandits.errors import ConfigError, require
+from anonbandits.validation import (
+    COUNT,
+    INT_ARRAY,
+    MAX_DRAWS,
+    MAX_PAIRED_USERS,
+    RNG,
+    checks,
+    int_at_least,  # noqa: I001
+    int_between,
+)
 
 
 def _check_modulus(m: int) -> int:
@@ -21,6 +31,7 @@ def _check_modulus(m: int) -> int:
     return int(m)
 
 
+@checks(messages=INT_ARRAY, m=COUNT)
 @fill
 def secure_sum(messages: np.ndarray, m: int) -> int:
     """``(sum of messages) mod m`` as a Python int: secure aggregation's ideal functionality.
@@ -57,10 +68,11 @@ def secure_sum(messages: np.ndarray, m: int) -> int:
     chunk = max(1, (2**63 - 1) // m - 1)  # a chunk of residues sums to less than 2^63
     total = 0
     for start in range(0, y.size, chunk):
-        total = (total + int(y[start:start + chunk].sum()) % m) % m
+        total = (total + int(y[start : start + chunk].sum()) % m) % m
     return total
 
 
+@checks(n=int_between(1, MAX_PAIRED_USERS))
 @fill
 def complete_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
     """All pairs ``i < j`` of ``n`` users: the masking graph of pairwise masking.
@@ -86,6 +98,7 @@ def complete_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
     return i.astype(np.int64), j.astype(np.int64)
 
 
+@checks(n=int_between(1, MAX_DRAWS), degree=int_between(1, MAX_DRAWS))
 @fill
 def ring_pairs(n: int, degree: int) -> tuple[np.ndarray, np.ndarray]:
     """Pairs ``(i, i + k mod n)`` for ``k = 1..degree``: each user masks with ``2 degree`` neighbours.
@@ -122,9 +135,11 @@ def ring_pairs(n: int, degree: int) -> tuple[np.ndarray, np.ndarray]:
     return i, (i + k) % n
 
 
+@checks(messages=INT_ARRAY, m=COUNT, rng=RNG)
 @fill
-def masked_messages(messages: np.ndarray, m: int, rng: np.random.Generator,
-                    pairs: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+def masked_messages(
+    messages: np.ndarray, m: int, rng: np.random.Generator, pairs: tuple[np.ndarray, np.ndarray] | None = None
+) -> np.ndarray:
     """What each user sends under pairwise masking: ``(y_i + sum_{(i,j)} r_ij - sum_{(j,i)} r_ji) mod m``.
 
     A simulation of secure aggregation with no real cryptography: :func:`secure_sum` of the result equals
@@ -170,6 +185,7 @@ def masked_messages(messages: np.ndarray, m: int, rng: np.random.Generator,
     return np.mod(np.mod(out, m) - np.mod(minus, m), m)
 
 
+@checks(messages=INT_ARRAY, m=COUNT, shares=int_between(1, 10**4), rng=RNG)
 @fill
 def split_and_mix(messages: np.ndarray, m: int, shares: int, rng: np.random.Generator) -> np.ndarray:
     """Split each ``y_i`` into ``shares`` uniform additive shares mod m and shuffle all of them together.
@@ -213,6 +229,7 @@ def split_and_mix(messages: np.ndarray, m: int, shares: int, rng: np.random.Gene
     return rng.permutation(parts.ravel())
 
 
+@checks(n=int_at_least(1), g=int_at_least(1), tau=int_at_least(0))
 @fill
 def modulus(n: int, g: int, tau: int) -> int:
     """``m = n g + 2 tau + 1``: the smallest modulus for which the analyzer is exact on ``|noise| <= tau``.
@@ -236,6 +253,7 @@ def modulus(n: int, g: int, tau: int) -> int:
     return int(n) * int(g) + 2 * int(tau) + 1
 
 
+@checks(yhat=INT_ARRAY, n=int_at_least(1), g=int_at_least(1), tau=int_at_least(0), m=int_at_least(1))
 @fill
 def analyze(yhat: np.ndarray | int, n: int, g: int, tau: int, m: int) -> np.ndarray:
     """Private estimate ``z`` of ``sum_i x_i`` from secure-aggregation output(s) ``yhat`` in {0, ..., m-1}.
@@ -270,7 +288,7 @@ def analyze(yhat: np.ndarray | int, n: int, g: int, tau: int, m: int) -> np.ndar
     >>> analyze(np.array([5, 46]), n=10, g=4, tau=3, m=47)   # 46 is a wrapped -1
     array([ 1.25, -0.25])
     """
-    if m < modulus(n, g, tau):   # no require here: it would build its message at every batch
+    if m < modulus(n, g, tau):  # no require here: it would build its message at every batch
         raise ConfigError(f"modulus m={m} is smaller than n g + 2 tau + 1 = {modulus(n, g, tau)}")
     y = np.asarray(yhat, dtype=np.int64)
     if np.any((y < 0) | (y >= m)):

@@ -14,14 +14,15 @@ A release holding ``c`` of a user's rewards is ``(alpha, rdp(alpha))``-RDP for h
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Self, overload
 
 import numpy as np
 
 from anonbandits._docstrings import fill
-from anonbandits.errors import ConfigError
+from anonbandits.errors import ConfigError, require
 from anonbandits.privacy.accounting import (
     DEFAULT_ORDERS,
     discrete_gaussian_sum_cdp,
@@ -29,16 +30,38 @@ from anonbandits.privacy.accounting import (
     rdp_to_dp,
     skellam_rdp,
 )
+from anonbandits.privacy.protocols import LocalProtocol, Protocol
+from anonbandits.validation import (
+    COUNT,
+    EPSILON,
+    FINITE_ARRAY,
+    INT_ARRAY,
+    POSITIVE_ARRAY,
+    POSITIVE_FINITE,
+    POSITIVE_INT_ARRAY,
+    RNG,
+    SIZE,
+    checks,
+)
 
 #: RDP orders for curves defined at every real order > 1 (pure DP, zCDP), dense: a run's optimum can be anywhere.
 REAL_ORDERS = 1.0 + np.geomspace(1e-4, 1e4, 2000)
 
 
+class _Release(NamedTuple):
+    values: np.ndarray
+    noise: np.ndarray | None
+    accounting: Mapping[str, Any]
+
+
 @fill
-class NoisyRelease(NamedTuple):
+class NoisyRelease(_Release):
     """What a mechanism releases: the noisy values, the noise added and the accounting of the release.
 
-    A named tuple: cheap to build once per epoch.
+    A named tuple: cheap to build once per epoch. However built (``NoisyRelease(...)``, ``_make``,
+    ``_replace``), its fields are checked and its arrays stored read-only: the values and the noise numeric
+    arrays of one shape (the values not NaN), the accounting a mapping whose ``epsilon``, when it has one, is
+    a finite positive number.
 
     Parameters
     ----------
@@ -60,14 +83,58 @@ class NoisyRelease(NamedTuple):
     (True, {'epsilon': 1.0, 'scale': 1.0})
     """
 
-    values: np.ndarray
-    noise: np.ndarray | None
-    accounting: Mapping[str, Any]
+    __slots__ = ()
+
+    def __new__(cls, values: np.ndarray, noise: np.ndarray | None, accounting: Mapping[str, Any]) -> NoisyRelease:
+        values = _frozen("values", values)
+        require(not np.isnan(values).any(), "values", "an array of numbers, not NaN", values)
+        if noise is not None:
+            noise = _frozen("noise", noise)
+            require(
+                noise.shape == values.shape, "noise", f"None or an array of the values' shape {values.shape}", noise
+            )
+        require(isinstance(accounting, Mapping), "accounting", "a mapping", accounting)
+        if "epsilon" in accounting:
+            POSITIVE_FINITE.check("accounting epsilon", accounting["epsilon"])
+        return super().__new__(cls, values, noise, accounting)
+
+    @classmethod
+    def _make(cls, iterable: Iterable[Any]) -> Self:  # type: ignore[override]  # checked, however built
+        return cls(*iterable)
+
+    def _replace(self, **changes: Any) -> Self:
+        return type(self)(**{**self._asdict(), **changes})
 
 
+def _frozen(name: str, value: Any) -> np.ndarray:
+    """``value`` as a read-only numeric array (a copy when the caller could still write it)."""
+    a = np.asarray(value) if not isinstance(value, str | bytes | Mapping) else np.asarray([None])
+    require(a.dtype.kind in "iuf", name, "an array of numbers (not bools, not text)", value)
+    if a.flags.writeable:
+        a = a.copy()
+        a.setflags(write=False)
+    return a
+
+
+@overload
+def laplace_noise(scale: float, rng: np.random.Generator, size: None = None) -> float: ...
+
+
+@overload
+def laplace_noise(
+    scale: np.ndarray, rng: np.random.Generator, size: int | tuple[int, ...] | None = None
+) -> np.ndarray: ...
+
+
+@overload
+def laplace_noise(scale: float | np.ndarray, rng: np.random.Generator, size: int | tuple[int, ...]) -> np.ndarray: ...
+
+
+@checks(scale=POSITIVE_ARRAY, rng=RNG, size=SIZE)
 @fill
-def laplace_noise(scale: float | np.ndarray, rng: np.random.Generator,
-                  size: int | tuple[int, ...] | None = None) -> np.ndarray | float:
+def laplace_noise(
+    scale: float | np.ndarray, rng: np.random.Generator, size: int | tuple[int, ...] | None = None
+) -> np.ndarray | float:
     """``Lap(scale)`` noise (centred), one draw per entry of ``size`` (or of ``scale``, an array of scales).
 
     The Laplace mechanism adds ``Lap(sensitivity / eps)`` to a statistic of the given sensitivity; every Laplace
@@ -111,9 +178,17 @@ class CentralLaplace:
     Parameters
     ----------
     epsilon : float
-        The privacy parameter eps of each release.
+        The privacy parameter eps of each release: a finite positive number (not a bool) between
+        :data:`~anonbandits.validation.EPSILON_MIN` and :data:`~anonbandits.validation.EPSILON_MAX`.
     sensitivity : float, optional
-        The sensitivity of a released sum. Default 1.0 (sums of rewards in [0, 1]).
+        The sensitivity of a released sum, finite and positive. Default 1.0 (sums of rewards in [0, 1]).
+
+    Raises
+    ------
+    ConfigError
+        For an epsilon or a sensitivity these refuse (0, negative, NaN, infinite, a bool, an epsilon out of
+        range), or a scale ``sensitivity/epsilon`` whose variance overflows or underflows: one line naming the
+        argument and its value.
 
     {{refs_dwork2006_sajed2019}}
 
@@ -128,11 +203,27 @@ class CentralLaplace:
     """
 
     def __init__(self, epsilon: float, sensitivity: float = 1.0) -> None:
+        EPSILON.check("epsilon", epsilon)
+        POSITIVE_FINITE.check("sensitivity", sensitivity)
         self.epsilon, self.sensitivity = float(epsilon), float(sensitivity)
         self.scale = self.sensitivity / self.epsilon
+        # the label must be the noise: a scale that overflows (inf noise) or underflows (no noise) is refused
+        require(
+            0.0 < 2.0 * self.scale * self.scale < math.inf,
+            "sensitivity / epsilon",
+            "a Laplace scale whose variance is a finite positive float",
+            self.scale,
+        )
         # the same guarantee for every release, built once (read-only)
         self._accounting = MappingProxyType({"epsilon": self.epsilon, "scale": self.scale})
 
+    @overload
+    def noise(self, rng: np.random.Generator, size: None = None) -> float: ...
+
+    @overload
+    def noise(self, rng: np.random.Generator, size: int | tuple[int, ...]) -> np.ndarray: ...
+
+    @checks(rng=RNG, size=SIZE)
     def noise(self, rng: np.random.Generator, size: int | tuple[int, ...] | None = None) -> np.ndarray | float:
         """Draw ``Lap(scale)`` noise: one value (a float) or an array of ``size`` of them.
 
@@ -156,7 +247,8 @@ class CentralLaplace:
         """
         return laplace_noise(self.scale, rng, size)
 
-    def release(self, sums: np.ndarray, contributors: np.ndarray, rng: np.random.Generator) -> NoisyRelease:
+    @checks(sums=FINITE_ARRAY, contributors=INT_ARRAY, rng=RNG)
+    def release(self, sums: np.ndarray, contributors: int | np.ndarray, rng: np.random.Generator) -> NoisyRelease:
         """Add one independent ``Lap(scale)`` to each of ``sums`` (``contributors`` does not change it).
 
         ``release_rewards`` is the same method, under the name the callers of summed rewards use.
@@ -165,7 +257,7 @@ class CentralLaplace:
         ----------
         sums : numpy.ndarray
             The exact sums to release.
-        contributors : numpy.ndarray
+        contributors : int or numpy.ndarray
             The number of rewards in each sum (unused: the noise depends only on the sensitivity).
         rng : numpy.random.Generator
             The source of the noise.
@@ -207,7 +299,7 @@ class CentralLaplace:
         >>> CentralLaplace(1.0).variance(np.array([1, 5])).tolist()
         [2.0, 2.0]
         """
-        return np.full(np.shape(rewards), 2.0 * self.sensitivity**2 / self.epsilon**2)
+        return np.full(np.shape(rewards), 2.0 * self.scale * self.scale)
 
 
 @fill
@@ -240,11 +332,18 @@ class Distributed:
     """
 
     def __init__(self, protocol: Any) -> None:
-        self.protocol, self.pure, self.epsilon = protocol, protocol.pure, protocol.epsilon
+        if not isinstance(protocol, Protocol):
+            raise ConfigError(
+                f"protocol must be a protocol of anonbandits.privacy.protocols.PROTOCOLS, got {protocol!r}"
+            )
+        self.protocol: Any = protocol  # a subclass: the scaled ones add total_variance and user_sigma
+        self.pure, self.epsilon = protocol.pure, protocol.epsilon
         self.orders = DEFAULT_ORDERS if protocol.name == "dist-rdp-se" else REAL_ORDERS  # Lemma 3: integers
 
-    def release(self, sums: np.ndarray, contributors: int, rng: np.random.Generator, *,
-                params: Any = None) -> NoisyRelease:
+    @checks(sums=INT_ARRAY, contributors=COUNT, rng=RNG)
+    def release(
+        self, sums: np.ndarray, contributors: int, rng: np.random.Generator, *, params: Any = None
+    ) -> NoisyRelease:
         """Release encoded block sums of ``contributors`` users each (one protocol run per block).
 
         ``params`` are the protocol's batch parameters for ``contributors`` users when the caller already
@@ -291,6 +390,7 @@ class Distributed:
             out[at] = value(self.protocol.batch_params(int(n)), at)
         return out
 
+    @checks(sums=FINITE_ARRAY, rewards=POSITIVE_INT_ARRAY, rng=RNG)
     def release_rewards(self, sums: np.ndarray, rewards: np.ndarray, rng: np.random.Generator) -> NoisyRelease:
         """Release sums of ``rewards[k]`` rewards each, through the protocol run of their number of users.
 
@@ -330,12 +430,15 @@ class Distributed:
         sums = np.asarray(sums, dtype=float)
         if np.any(sums != np.rint(sums)):
             raise ConfigError("the distributed mechanism on summed rewards needs 0/1 (bernoulli) rewards")
-        values = self._by_size(rewards, lambda bp, at: self.release(
-            np.rint(sums[at] * bp.g).astype(np.int64), bp.n, rng, params=bp).values)
+        values = self._by_size(
+            rewards, lambda bp, at: self.release(np.rint(sums[at] * bp.g).astype(np.int64), bp.n, rng, params=bp).values
+        )
         return NoisyRelease(values, values - sums, {"protocol": self.protocol.name})
 
+    @checks(rewards=POSITIVE_INT_ARRAY)
     def variance(self, rewards: np.ndarray) -> np.ndarray:
-        """Variance of each release's noise in reward units: ``Lap_Z(g/eps)`` (pure) or ``(g/eps)^2``, over g^2.
+        """Variance of each release's noise in reward units: ``Lap_Z(g/eps)`` (pure; n of them for the local
+        model) or ``(g/eps)^2``, over g^2.
 
         Parameters
         ----------
@@ -356,9 +459,13 @@ class Distributed:
         >>> bool(variance[0] == variance[1]), variance.shape
         (True, (3,))
         """
+        users = isinstance(self.protocol, LocalProtocol)  # the local model: n users' Lap_Z(g/eps) in total
+
         def var(bp, at):
             b = bp.g / self.protocol.noise_eps
-            return (2 * np.exp(-1 / b) / np.expm1(-1 / b) ** 2 if self.pure else b * b) / bp.g**2
+            one = 2 * np.exp(-1 / b) / np.expm1(-1 / b) ** 2 if self.pure else b * b
+            return (bp.n if users else 1) * one / bp.g**2
+
         return self._by_size(rewards, var)
 
     def rdp(self, c: np.ndarray, n: np.ndarray) -> np.ndarray:
@@ -377,7 +484,14 @@ class Distributed:
         Returns
         -------
         numpy.ndarray
-            ``(len(c), len(orders))`` Rényi DP of each release at the orders :attr:`orders`.
+            ``(len(c), len(orders))`` Rényi DP of each release at the orders :attr:`orders` (a pure protocol's
+            release of ``c`` rewards of the user is ``c eps``-DP: :func:`~anonbandits.privacy.pure_dp_to_rdp`).
+
+        Raises
+        ------
+        ConfigError
+            If ``c`` or ``n`` is not a 1-D array of non-negative integers (bools refused), their lengths differ,
+            an ``n`` is 0 or a ``c`` exceeds its ``n``.
 
         Examples
         --------
@@ -388,7 +502,16 @@ class Distributed:
         >>> curves.shape == (2, mechanism.orders.size), bool(np.all(curves[1] >= curves[0]))
         (True, True)
         """
+        c, n = _counts("c", c), _counts("n", n)
+        require(
+            c.shape == n.shape and bool(np.all(n >= 1)) and bool(np.all(c <= n)),
+            "c and n",
+            "two 1-D integer arrays of one length with 0 <= c <= n and n >= 1",
+            (c.tolist(), n.tolist()),
+        )
         a, p = self.orders, self.protocol
+        if self.pure:  # c of a user's rewards in an eps-DP release: c eps-DP, as guarantee() composes it
+            return pure_dp_to_rdp(c[:, None] * self.epsilon, a)
         out = np.empty((len(c), a.size))
         for k, (ck, nk) in enumerate(zip(c.tolist(), n.tolist(), strict=True)):
             bp = p.batch_params(int(nk))
@@ -399,11 +522,24 @@ class Distributed:
         return out
 
 
+def _counts(name: str, value: Any) -> np.ndarray:
+    """``value`` as a 1-D array of non-negative integers (not bools), or a one-line ConfigError naming it."""
+    a = np.asarray(value) if not isinstance(value, str | bytes | Mapping) else np.asarray([value])
+    require(
+        a.ndim == 1 and a.dtype.kind in "iu" and bool(np.all(a >= 0)),
+        name,
+        "a 1-D array of non-negative integers",
+        value,
+    )
+    return a.astype(np.int64)
+
+
 Mechanism = CentralLaplace | Distributed
 
 
-def guarantee(mechanism: Mechanism, exposure: Mapping[tuple[int, int], np.ndarray],
-              delta: float) -> tuple[float, float, float]:
+def guarantee(
+    mechanism: Mechanism, exposure: Mapping[tuple[int, int], np.ndarray], delta: float
+) -> tuple[float, float, float]:
     """``(eps per reward, eps per user, delta)`` of a run, computed from its actual releases.
 
     ``exposure[(c, n)][u]`` counts the releases of ``n`` rewards that held ``c`` of user u's rewards. Per
@@ -415,12 +551,14 @@ def guarantee(mechanism: Mechanism, exposure: Mapping[tuple[int, int], np.ndarra
     keys = np.array(sorted(exposure), dtype=np.int64).reshape(-1, 2)
     if not keys.size:
         return 0.0, 0.0, 0.0
-    counts = np.stack([exposure[tuple(k)] for k in keys.tolist()])  # (keys, users)
+    counts = np.stack([exposure[(c, n)] for c, n in keys.tolist()])  # (keys, users)
     eps = mechanism.epsilon
-    orders = REAL_ORDERS if mechanism.pure else mechanism.orders
+    # the mechanism's own RDP curves where it is not pure (only a Distributed one can be: CentralLaplace is pure)
+    curves = mechanism if isinstance(mechanism, Distributed) and not mechanism.pure else None
+    orders = REAL_ORDERS if curves is None else curves.orders
 
     def rdp(c: np.ndarray) -> np.ndarray:  # a release holding c rewards of a user: c eps-DP when pure
-        return pure_dp_to_rdp(c[:, None] * eps, orders) if mechanism.pure else mechanism.rdp(c, keys[:, 1])
+        return pure_dp_to_rdp(c[:, None] * eps, orders) if curves is None else curves.rdp(c, keys[:, 1])
 
     eps_user = max(rdp_to_dp(row, delta, orders) for row in np.unique(counts.T @ rdp(keys[:, 0]), axis=0))
     if mechanism.pure:  # (Bun and Steinke, TCC 2016); basic composition sum c eps kept when smaller

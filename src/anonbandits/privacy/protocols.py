@@ -1,5 +1,5 @@
-"""The protocols P = (R, S, A) that plug into Algorithm 1 of paper 004 (Chowdhury and Zhou, ICLR 2023; spec
-distributed-dp.md, Sec. 3), one class per trust model / noise.
+"""The protocols P = (R, S, A) that plug into Algorithm 1 of paper 004 (Chowdhury and Zhou, "Distributed
+Differential Privacy in Multi-Armed Bandits", ICLR 2023, Sec. 3), one class per trust model / noise.
 
 Every protocol fixes, for a batch of ``n`` users, the precision ``g``, accuracy ``tau`` and modulus
 ``m = n g + 2 tau + 1`` (:class:`BatchParams`), the per-user noise of the local randomizer R, the constants
@@ -9,7 +9,7 @@ its privacy guarantee. A batch's release is simulated two ways, which agree in d
 the messages go through SecAgg, ideal or simulated, before the analyzer); :meth:`Protocol.release_sums` draws
 the *aggregate* noise of the ``n`` users in one call from its exact law (``aggregate_noise``: Fact 1 for
 Polya shares, Skellam's closure under sums, negative binomials for local ``Lap_Z``, the users' histogram for
-discrete Gaussians, spec Sec. 6 item 8). SecAgg's output ``(sum_i y_i) mod m`` equals ``(sum xhat + sum eta)
+discrete Gaussians). SecAgg's output ``(sum_i y_i) mod m`` equals ``(sum xhat + sum eta)
 mod m``, so nothing else is lost.
 
 The protocols sit below the families that use them: Algorithm 1 (:mod:`anonbandits.dp.distributed`) and the
@@ -30,6 +30,23 @@ from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.core.radii import lemma2_radius, lemma5_radius
 from anonbandits.errors import ConfigError, require
 from anonbandits.privacy import accounting, aggregation, samplers, tails
+from anonbandits.validation import EPSILON, Rule, is_integer
+
+_TAU_CONFIDENCE = Rule(lambda v: _real(v) and 0 < v <= 1, "in (0, 1]")
+_SCALE = Rule(lambda v: _real(v) and 1 <= v < math.inf, "a finite number of at least 1")
+
+
+def _real(value: object) -> bool:
+    return (
+        isinstance(value, int | float | np.integer | np.floating)
+        and not isinstance(value, bool | np.bool_)
+        and not math.isnan(value)
+    )
+
+
+#: The largest modulus ``m`` of a batch: messages, their sums and the analyzer's arithmetic stay within int64.
+#: An epsilon (or scale) whose precision or accuracy would need more for some batch is refused at that batch.
+MAX_MODULUS = 2**62
 
 #: Pairwise masking uses the complete graph up to this many users, a ring of degree 16 above it; the
 #: split-and-mix shuffle stand-in cuts each message into 3 shares.
@@ -88,7 +105,7 @@ class Release:
 @fill
 class Protocol:
     """Base class of the protocols P = (R, S, A), and Dist-DP-SE's pure-DP SecAgg protocol with Polya noise
-    (Theorem 1, Sec. 3.1).
+    (Theorem 1, Sec. 4).
 
     Subclasses (``PROTOCOLS`` by registered name) change the noise, the parameters and the radius; the release
     machinery is shared. ``noise_eps = share eps`` calibrates the noise and ``share p_tau`` the accuracy
@@ -109,7 +126,10 @@ class Protocol:
     Raises
     ------
     ConfigError
-        If ``epsilon`` is not positive, ``tau_confidence`` is outside (0, 1] or ``scale`` is below 1.
+        If ``epsilon`` is not a finite positive number within the supported range
+        (:data:`~anonbandits.validation.EPSILON_MIN` to :data:`~anonbandits.validation.EPSILON_MAX`), a bool or
+        NaN, ``tau_confidence`` is outside (0, 1] or ``scale`` is below 1 or infinite; from
+        :meth:`batch_params`, if a batch's modulus would exceed :data:`MAX_MODULUS`.
 
     {{refs_paper004}}
 
@@ -123,9 +143,9 @@ class Protocol:
     name, pure, share = "dist-dp-se", True, 1.0
 
     def __init__(self, epsilon: float, tau_confidence: float, scale: float = 1.0) -> None:
-        require(epsilon > 0, "epsilon", "positive", epsilon)
-        require(0 < tau_confidence <= 1, "tau_confidence", "in (0, 1]", tau_confidence)
-        require(scale >= 1, "scale", "at least 1", scale)
+        EPSILON.check("epsilon", epsilon)
+        _TAU_CONFIDENCE.check("tau_confidence", tau_confidence)
+        _SCALE.check("scale", scale)
         self.epsilon, self.tau_confidence, self.scale = float(epsilon), float(tau_confidence), float(scale)
         self.noise_eps = self.epsilon * self.share
 
@@ -189,14 +209,35 @@ class Protocol:
         BatchParams
             ``g`` from :meth:`precision`, ``tau`` from :meth:`accuracy`, and ``m``.
 
+        Raises
+        ------
+        ConfigError
+            If ``n`` is not a positive integer, or ``m`` would exceed :data:`MAX_MODULUS` (the epsilon, or the
+            scale, is too large or too small for a batch of ``n`` users: the message says which).
+
         Examples
         --------
         >>> Protocol(1.0, 0.1).batch_params(16)
         BatchParams(n=16, g=4, tau=12, m=89)
         """
-        g = self.precision(n)
-        tau = self.accuracy(n, g)
-        return BatchParams(n=n, g=g, tau=tau, m=aggregation.modulus(n, g, tau))
+        require(is_integer(n) and n >= 1, "the batch's number of users n", "a positive integer", n)
+        try:
+            g = self.precision(n)
+            tau = self.accuracy(n, g)
+            m = aggregation.modulus(n, g, tau)
+        except OverflowError:  # an infinite noise scale: math.ceil(inf)
+            m = MAX_MODULUS + 1
+        if m > MAX_MODULUS:
+            raise ConfigError(
+                f"epsilon = {self.epsilon!r} (scale {self.scale!r}) needs a modulus over 2^62 for a batch of {n} "
+                f"users ({self.name}'s precision and accuracy overflow 64-bit integers): use a larger epsilon "
+                f"{'or a smaller scale ' if self.scale > 1 else ''}(docs/privacy.md)"
+                if self.noise_eps * self.scale * math.sqrt(n) < 1
+                else f"epsilon = {self.epsilon!r} (scale {self.scale!r}) needs a modulus over 2^62 for a batch of {n} "
+                f"users ({self.name}'s precision overflows 64-bit integers): use a smaller epsilon or scale "
+                "(docs/privacy.md)"
+            )
+        return BatchParams(n=int(n), g=g, tau=tau, m=m)
 
     def noise_constants(self) -> tuple[float, float]:
         """The constants ``(sigma, h)`` of Assumption 1 for the total noise, in reward units.
@@ -402,8 +443,11 @@ class Protocol:
         """
         if secagg == "masked":
             n = messages.size
-            pairs = aggregation.complete_pairs(n) if n <= COMPLETE_MASKING_MAX_USERS else \
-                aggregation.ring_pairs(n, RING_DEGREE)
+            pairs = (
+                aggregation.complete_pairs(n)
+                if n <= COMPLETE_MASKING_MAX_USERS
+                else aggregation.ring_pairs(n, RING_DEGREE)
+            )
             messages = aggregation.masked_messages(messages, bp.m, rng, pairs)
         elif secagg == "split-and-mix":
             messages = aggregation.split_and_mix(messages, bp.m, SPLIT_SHARES, rng)
@@ -479,7 +523,7 @@ class Protocol:
 
 
 class ShuffleProtocol(Protocol):
-    """Pure DP via secure shuffling (Theorem 3, Appendix D.2; spec Sec. 3.4).
+    """Pure DP via secure shuffling (Theorem 3, Appendix D.2).
 
     A relaxed SecAgg built from shuffling (Cheu & Yan 2021) spends ``eps/4`` twice, so the noise is
     calibrated to ``eps' = eps/2``: ``g = ceil(eps' sqrt n)``, Polya(1/n, e^{-eps'/g}) per user (total
@@ -493,7 +537,7 @@ class ShuffleProtocol(Protocol):
 
 
 class CentralProtocol(Protocol):
-    """CDP-SE, the central model with discrete Laplace noise (Theorem 5; Algorithms 2 and 3; Sec. 3.5).
+    """CDP-SE, the central model with discrete Laplace noise (Theorem 5; Algorithms 2 and 3; Appendix H.1).
 
     Users send ``xhat_i mod m`` without noise; the trusted analyzer adds ``Lap_Z(g/eps)`` mod m to the
     SecAgg output (Remark 7: ``eta1 - eta2``, two geometric variables; the users' total of Dist-DP-SE) and
@@ -501,7 +545,7 @@ class CentralProtocol(Protocol):
     """
 
     name = "cdp-se"
-    server_noise = Protocol.aggregate_noise   # the analyzer adds what Dist-DP-SE's users add in total
+    server_noise = Protocol.aggregate_noise  # the analyzer adds what Dist-DP-SE's users add in total
 
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
         """No user noise: zeros (the analyzer adds it, :meth:`server_noise`)."""
@@ -513,12 +557,14 @@ class CentralProtocol(Protocol):
 
 
 class LocalProtocol(Protocol):
-    """LDP-SE, the local model with discrete Laplace noise (Theorem 6; Algorithms 4 and 5; Sec. 3.6).
+    """LDP-SE, the local model with discrete Laplace noise (Theorem 6; Algorithms 4 and 5; Appendix H.2).
 
     Every user adds her own ``Lap_Z(g/eps)`` (each message alone is eps-DP, the sensitivity of ``xhat_i``
     being g). The total of ``n`` such noises is ``Polya(n, beta) - Polya(n, beta)`` exactly (a sum of n
     geometric variables is negative binomial). ``tau`` and ``beta(b)`` use the derived constant of
-    Lemma 5 (spec Secs. 1.5, 3.6): ``tau = ceil((g/eps) max(3.01 sqrt(n log(2/p)), 4 log(2/p)))``.
+    Lemma 5 (Appendix H.2), whose absolute constant c the paper leaves open: ``Lap_Z(B)`` with ``B >= 1`` is
+    ``(4.52 B^2, 2B)``-sub-exponential, so c = 2.13 serves:
+    ``tau = ceil((g/eps) max(3.01 sqrt(n log(2/p)), 4 log(2/p)))``.
     """
 
     name = "ldp-se"
@@ -550,13 +596,24 @@ class _ScaledProtocol(Protocol):
         """``g = ceil(s eps sqrt(n))`` (at least 1)."""
         return max(1, math.ceil(self.scale * self.epsilon * math.sqrt(n)))
 
+    @staticmethod
+    def target_delta(delta: float | None) -> float:
+        """The delta of the reported ``(eps', delta)``-DP conversion, which these approximate-DP protocols need
+        (``ConfigError`` for ``None``)."""
+        if delta is None:
+            raise ConfigError(
+                f"{SkellamProtocol.name} and {DiscreteGaussianProtocol.name} report (eps, delta)-DP: "
+                "they need a target delta (dp_delta)"
+            )
+        return delta
+
     def total_variance(self, bp: BatchParams) -> float:
         """Variance of the aggregated noise of one release, in encoded units."""
         return (bp.g / self.epsilon) ** 2
 
 
 class SkellamProtocol(_ScaledProtocol):
-    """Dist-RDP-SE: RDP via SecAgg with Skellam noise (Theorem 2, Sec. 3.2), scaling factor ``s``.
+    """Dist-RDP-SE: RDP via SecAgg with Skellam noise (Theorem 2, Sec. 5), scaling factor ``s``.
 
     ``g = ceil(s eps sqrt n)``; user noise ``Sk(0, g^2/(n eps^2))``, total ``Sk(0, g^2/eps^2)``;
     ``tau = ceil((2g/eps) sqrt(log(2/p)) + sqrt(2) log(2/p))`` (Proposition 1, with the square root the
@@ -584,13 +641,16 @@ class SkellamProtocol(_ScaledProtocol):
 
     def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
         """Lemma 3 with the actual integer g of every batch size, converted by Lemma 10; worst batch."""
-        curves = [accounting.skellam_rdp(accounting.DEFAULT_ORDERS, bp.g, self.total_variance(bp))
-                  for bp in map(self.batch_params, batch_sizes)]
-        return max([0.0, *(accounting.rdp_to_dp(curve, delta) for curve in curves)]), delta
+        curves = [
+            accounting.skellam_rdp(accounting.DEFAULT_ORDERS, bp.g, self.total_variance(bp))
+            for bp in map(self.batch_params, batch_sizes)
+        ]
+        target = self.target_delta(delta)
+        return max([0.0, *(accounting.rdp_to_dp(curve, target) for curve in curves)]), target
 
 
 class DiscreteGaussianProtocol(_ScaledProtocol):
-    """Dist-CDP-SE: CDP via SecAgg with discrete Gaussian noise (Theorem 4, Appendix F, Sec. 3.3).
+    """Dist-CDP-SE: CDP via SecAgg with discrete Gaussian noise (Theorem 4, Appendix F).
 
     ``g = ceil(s eps sqrt n)``; user noise ``N_Z(0, g^2/(n eps^2))`` per user (the sum of discrete Gaussians is
     not a discrete Gaussian, so the aggregate is the users' total, drawn exactly by
@@ -623,12 +683,20 @@ class DiscreteGaussianProtocol(_ScaledProtocol):
 
     def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
         """Lemma 4 per batch size (``(1/2) epsbar^2``-CDP), worst batch, converted to ``(eps', delta)``-DP."""
-        worst = max([0.0, *(accounting.discrete_gaussian_sum_cdp(bp.n, self.user_sigma(bp), bp.g)
-                            for bp in map(self.batch_params, batch_sizes))])
-        return accounting.zcdp_to_dp(worst * worst / 2.0, delta), delta
+        worst = max(
+            [
+                0.0,
+                *(
+                    accounting.discrete_gaussian_sum_cdp(bp.n, self.user_sigma(bp), bp.g)
+                    for bp in map(self.batch_params, batch_sizes)
+                ),
+            ]
+        )
+        target = self.target_delta(delta)
+        return accounting.zcdp_to_dp(worst * worst / 2.0, target), target
 
 
 PROTOCOLS: dict[str, type[Protocol]] = {
-    cls.name: cls for cls in (CentralProtocol, LocalProtocol, Protocol, SkellamProtocol,
-                              DiscreteGaussianProtocol, ShuffleProtocol)
+    cls.name: cls
+    for cls in (CentralProtocol, LocalProtocol, Protocol, SkellamProtocol, DiscreteGaussianProtocol, ShuffleProtocol)
 }

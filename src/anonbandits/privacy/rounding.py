@@ -8,15 +8,18 @@ import numpy as np
 
 from anonbandits._docstrings import fill
 from anonbandits.errors import ConfigError, require
+from anonbandits.validation import COUNT, FINITE_ARRAY, RNG, checks
 
 
+@checks(x=FINITE_ARRAY, g=COUNT, rng=RNG)
 @fill
 def randomized_round(x: np.ndarray, g: int, rng: np.random.Generator) -> np.ndarray:
     """Encode each entry of ``x`` (in [0, 1]) with precision ``g``, as ``int64`` values in {0, ..., g}.
 
     ``floor(x g) + Bernoulli(frac)`` is drawn as ``floor(x g) + [U < frac]`` with one uniform per entry:
-    unbiased (``E[xhat] = x g``) and off by less than one unit of ``1/g`` (Sec. 2.1 of paper 004's
-    protocol). Rewards outside [0, 1] must be clipped first.
+    unbiased (``E[xhat] = x g``) and off by less than one unit of ``1/g`` (the local randomizer R of paper 004,
+    "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023, Sec. 3). Rewards outside [0, 1] must
+    be clipped first.
 
     Parameters
     ----------

@@ -10,11 +10,22 @@ They are exact in law up to floating-point arithmetic, take an explicit ``numpy.
 from __future__ import annotations
 
 import math
+from typing import overload
 
 import numpy as np
 
 from anonbandits._docstrings import fill
 from anonbandits.errors import require
+from anonbandits.validation import (
+    COUNT,
+    INTEGER,
+    NONNEGATIVE_FINITE,
+    POSITIVE_FINITE,
+    RNG,
+    SIZE,
+    UNIT_NO_ONE,
+    checks,
+)
 
 Size = int | tuple[int, ...] | None
 
@@ -29,6 +40,7 @@ def _shape(size: Size) -> tuple[int, ...]:
     return () if size is None else ((size,) if isinstance(size, int | np.integer) else tuple(size))
 
 
+@checks(scale=POSITIVE_FINITE, size=SIZE, rng=RNG)
 @fill
 def laplace(scale: float, size: Size, rng: np.random.Generator) -> np.ndarray:
     """Continuous Laplace noise with mean 0 and scale ``b`` (variance ``2 b^2``).
@@ -55,8 +67,17 @@ def laplace(scale: float, size: Size, rng: np.random.Generator) -> np.ndarray:
     return rng.laplace(0.0, _positive("scale", scale), size)
 
 
+@overload
+def discrete_laplace(scale: float, size: None, rng: np.random.Generator) -> np.int64: ...
+
+
+@overload
+def discrete_laplace(scale: float, size: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray: ...
+
+
+@checks(scale=POSITIVE_FINITE, size=SIZE, rng=RNG)
 @fill
-def discrete_laplace(scale: float, size: Size, rng: np.random.Generator) -> np.ndarray:
+def discrete_laplace(scale: float, size: Size, rng: np.random.Generator) -> np.ndarray | np.int64:
     """Discrete Laplace ``Lap_Z(b)``: ``G1 - G2`` with ``G1, G2`` i.i.d. ``P[G = k] = (1-beta) beta^k``.
 
     ``beta = exp(-1/b)``; the difference of two such geometric variables has exactly the pmf
@@ -80,8 +101,17 @@ def discrete_laplace(scale: float, size: Size, rng: np.random.Generator) -> np.n
     return np.int64(rng.geometric(success, size)) - np.int64(rng.geometric(success, size))  # scalar or array
 
 
+@overload
+def polya(r: float, beta: float, size: None, rng: np.random.Generator) -> np.int64: ...
+
+
+@overload
+def polya(r: float, beta: float, size: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray: ...
+
+
+@checks(r=POSITIVE_FINITE, beta=UNIT_NO_ONE, size=SIZE, rng=RNG)
 @fill
-def polya(r: float, beta: float, size: Size, rng: np.random.Generator) -> np.ndarray:
+def polya(r: float, beta: float, size: Size, rng: np.random.Generator) -> np.ndarray | np.int64:
     """``Polya(r, beta)``: pmf ``Gamma(x+r)/(x! Gamma(r)) beta^x (1-beta)^r`` on x = 0, 1, 2, ...
 
     Sampled as in the paper's footnote: ``lambda ~ Gamma(shape=r, scale=beta/(1-beta))``, then
@@ -122,8 +152,17 @@ def polya(r: float, beta: float, size: Size, rng: np.random.Generator) -> np.nda
     return np.int64(rng.poisson(rng.gamma(r, beta / (1.0 - beta), size)))
 
 
+@overload
+def skellam(mu: int, var: float, size: None, rng: np.random.Generator) -> np.int64: ...
+
+
+@overload
+def skellam(mu: int, var: float, size: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray: ...
+
+
+@checks(mu=INTEGER, var=NONNEGATIVE_FINITE, size=SIZE, rng=RNG)
 @fill
-def skellam(mu: int, var: float, size: Size, rng: np.random.Generator) -> np.ndarray:
+def skellam(mu: int, var: float, size: Size, rng: np.random.Generator) -> np.ndarray | np.int64:
     """Skellam ``Sk(mu, var)``: ``mu + N1 - N2`` with ``N1, N2`` i.i.d. ``Poisson(var/2)``; variance ``var``.
 
     Parameters
@@ -153,6 +192,7 @@ def skellam(mu: int, var: float, size: Size, rng: np.random.Generator) -> np.nda
     return int(mu) + np.int64(rng.poisson(half, size)) - np.int64(rng.poisson(half, size))
 
 
+@checks(sigma=POSITIVE_FINITE, size=SIZE, rng=RNG)
 @fill
 def discrete_gaussian(sigma: float, size: Size, rng: np.random.Generator) -> np.ndarray:
     """Discrete Gaussian ``N_Z(0, sigma^2)``, pmf proportional to ``exp(-x^2/(2 sigma^2))`` on the integers.
@@ -189,11 +229,12 @@ def discrete_gaussian(sigma: float, size: Size, rng: np.random.Generator) -> np.
         got = y[rng.random(batch) < np.exp(-((np.abs(y) - shift) ** 2) / two_var)]
         rate = max(got.size / batch, 0.05)
         take = min(got.size, total - filled)
-        out[filled:filled + take] = got[:take]
+        out[filled : filled + take] = got[:take]
         filled += take
     return out.reshape(shape) if size is not None else out[0]
 
 
+@checks(sigma=POSITIVE_FINITE)
 @fill
 def discrete_gaussian_pmf(sigma: float) -> tuple[np.ndarray, np.ndarray]:
     """``(support, pmf)`` of ``N_Z(0, sigma^2)`` over every integer whose weight is a positive double.
@@ -229,6 +270,7 @@ def discrete_gaussian_pmf(sigma: float) -> tuple[np.ndarray, np.ndarray]:
     return support, weights / weights.sum()
 
 
+@checks(sigma=POSITIVE_FINITE, n=COUNT, size=SIZE, rng=RNG)
 @fill
 def discrete_gaussian_sum(sigma: float, n: int, size: Size, rng: np.random.Generator) -> np.ndarray:
     """Totals of ``n`` i.i.d. ``N_Z(0, sigma^2)`` (one total per element of ``size``).

@@ -1,6 +1,6 @@
-"""Tail bounds of the noises of paper 004 (Chowdhury and Zhou, ICLR 2023; docs/distributed-dp.md): the exact
-tail :func:`discrete_laplace_tail`, and radii: each ``*_radius`` returns a ``v`` with ``P[|X| > v] <= p``; the
-protocols set ``tau = ceil(radius)``.
+"""Tail bounds of the noises of paper 004 (Chowdhury and Zhou, "Distributed Differential Privacy in Multi-Armed
+Bandits", ICLR 2023; docs/distributed-dp.md): the exact tail :func:`discrete_laplace_tail`, and radii: each ``*_radius``
+returns a ``v`` with ``P[|X| > v] <= p``; the protocols set ``tau = ceil(radius)``.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import numpy as np
 
 from anonbandits._docstrings import fill
 from anonbandits.errors import require
+from anonbandits.validation import COUNT, FINITE_ARRAY, OPEN_UNIT, POSITIVE_FINITE, checks
 
 
 def _check_p(p: float) -> float:
@@ -18,6 +19,7 @@ def _check_p(p: float) -> float:
     return float(p)
 
 
+@checks(scale=POSITIVE_FINITE, k=FINITE_ARRAY)
 @fill
 def discrete_laplace_tail(scale: float, k: np.ndarray | int) -> np.ndarray:
     """Exact ``P[|X| >= k]`` for ``X ~ Lap_Z(scale)``: ``2 beta^k/(1+beta)`` for k >= 1, and 1 for k <= 0.
@@ -46,9 +48,10 @@ def discrete_laplace_tail(scale: float, k: np.ndarray | int) -> np.ndarray:
     return np.where(k <= 0, 1.0, 2.0 * beta ** np.maximum(k, 1.0) / (1.0 + beta))
 
 
+@checks(scale=POSITIVE_FINITE, p=OPEN_UNIT)
 @fill
 def discrete_laplace_radius(scale: float, p: float) -> float:
-    """``b log(2/p)``: ``P[|Lap_Z(b)| > b log(2/p)] <= p`` (from the exact tail, Sec. 1.1).
+    """``b log(2/p)``: ``P[|Lap_Z(b)| > b log(2/p)] <= p`` (from the exact tail; Fact 3 of paper 004).
 
     Parameters
     ----------
@@ -64,6 +67,7 @@ def discrete_laplace_radius(scale: float, p: float) -> float:
     return scale * math.log(2.0 / _check_p(p))
 
 
+@checks(var=POSITIVE_FINITE, p=OPEN_UNIT)
 @fill
 def skellam_radius(var: float, p: float) -> float:
     """Proposition 1 of paper 004: ``|Sk(0, var)| <= 2 sigma sqrt(log(2/p)) + sqrt(2) log(2/p)`` w.p. 1-p.
@@ -83,6 +87,7 @@ def skellam_radius(var: float, p: float) -> float:
     return 2.0 * math.sqrt(var) * math.sqrt(log_term) + math.sqrt(2.0) * log_term
 
 
+@checks(var=POSITIVE_FINITE, p=OPEN_UNIT)
 @fill
 def subgaussian_radius(var: float, p: float) -> float:
     """Lemma 6 of paper 004: a ``var``-sub-Gaussian X (e.g. a discrete Gaussian) has ``|X| <= sqrt(2 var log(2/p))``.
@@ -101,6 +106,7 @@ def subgaussian_radius(var: float, p: float) -> float:
     return math.sqrt(2.0 * var * math.log(2.0 / _check_p(p)))
 
 
+@checks(scale=POSITIVE_FINITE, n=COUNT, p=OPEN_UNIT)
 @fill
 def discrete_laplace_sum_radius(scale: float, n: int, p: float) -> float:
     """Sum of ``n`` i.i.d. ``Lap_Z(B)``, B >= 1: ``B max(3.01 sqrt(n log(2/p)), 4 log(2/p))`` (Lemma 5, derived).

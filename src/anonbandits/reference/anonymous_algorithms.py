@@ -43,7 +43,7 @@ import numpy as np
 
 import anondecomp
 from anonbandits.errors import AnonBanditsError
-from anonbandits.reference.anonymous_bai import PlainChannel, RefLearner
+from anonbandits.reference.anonymous_bai import PlainChannel
 
 
 def plain_grid(kind: str, horizon: int, batches: int) -> list[int]:
@@ -70,7 +70,7 @@ class RefBaSE:
         self.S = list(range(k))  # the active arms
         self.sums = [0.0] * k
         self.cnt = [0] * k
-        self.batch = 0           # batches completed
+        self.batch = 0  # batches completed
 
     @property
     def exploring(self) -> bool:
@@ -113,23 +113,28 @@ class RefBaSE:
 
     # BaSE commits to the active arm of best cumulative mean (lowest index on ties; the first active arm if none
     # was sampled): the rule of the identification learners' recommendation, on the same fields
-    commitment = RefLearner.recommendation
+    def commitment(self) -> int:
+        seen = [a for a in self.S if self.cnt[a] > 0]
+        if not seen:
+            return self.S[0]
+        return max(seen, key=lambda a: (self.sums[a] / self.cnt[a], -a))
 
 
 @dataclass
 class ReferenceAlgorithmRun:
-    """What :func:`reference_batched` and :func:`reference_etc` report (the fields of ``AnonymousRun`` they
-    share, plus the auditor's record)."""
+    """What :func:`reference_batched` and :func:`reference_etc` report: what they share with the results of
+    :func:`~anonbandits.anonymous.anon_batched` and :func:`~anonbandits.anonymous.anon_etc`, plus the auditor's
+    record."""
 
     regret: float
     horizon: int
     exploration_rounds: int
-    committed: list[int] | None      # None when the horizon came first
+    committed: list[int] | None  # None when the horizon came first
     recommendation: list[int]
     optimal_fraction: float
     batches: list[tuple[int, int, int, int]]  # per batch: (demand, assignments, rounds, arms eliminated)
     group_sizes: dict[int, int] = field(default_factory=dict)  # group size -> observations released
-    curve: dict[int, float] = field(default_factory=dict)       # round -> cumulative regret (``record_at``)
+    curve: dict[int, float] = field(default_factory=dict)  # round -> cumulative regret (``record_at``)
     info: dict = field(default_factory=dict)
 
     @property
@@ -153,16 +158,36 @@ def _finish(channel: PlainChannel, mu: np.ndarray, recommendation: list[int], ba
     if committed is not None:
         channel.play(committed)
     best = [mu[i][a] == max(mu[i]) for i, a in enumerate(recommendation)]
-    return ReferenceAlgorithmRun(regret=channel.regret, horizon=channel.t, exploration_rounds=exploration,
-                                 committed=committed, recommendation=recommendation,
-                                 optimal_fraction=sum(best) / len(best), batches=batches,
-                                 group_sizes=channel.sizes, curve=channel.recorded, info=info)
+    return ReferenceAlgorithmRun(
+        regret=channel.regret,
+        horizon=channel.t,
+        exploration_rounds=exploration,
+        committed=committed,
+        recommendation=recommendation,
+        optimal_fraction=sum(best) / len(best),
+        batches=batches,
+        group_sizes=channel.sizes,
+        curve=channel.recorded,
+        info=info,
+    )
 
 
-def reference_batched(mu: np.ndarray, C: int, horizon: int, *, U: int, decomposer: str,
-                      reward_rng: np.random.Generator, decomposer_rng: np.random.Generator, grid: str = "minimax",
-                      batches: int = 0, gamma: float = 4.0, threshold: str = "log", alpha: float = 0.0,
-                      record_at: list[int] | None = None) -> ReferenceAlgorithmRun:
+def reference_batched(
+    mu: np.ndarray,
+    C: int,
+    horizon: int,
+    *,
+    U: int,
+    decomposer: str,
+    reward_rng: np.random.Generator,
+    decomposer_rng: np.random.Generator,
+    grid: str = "minimax",
+    batches: int = 0,
+    gamma: float = 4.0,
+    threshold: str = "log",
+    alpha: float = 0.0,
+    record_at: list[int] | None = None,
+) -> ReferenceAlgorithmRun:
     """Algorithm 1 for every user over the anonymous channel, one round and one user at a time.
 
     ``mu`` (N, K) are Bernoulli means; ``alpha`` 0 takes the decomposer's guarantee (``greedy`` K, every other
@@ -210,13 +235,30 @@ def reference_batched(mu: np.ndarray, C: int, horizon: int, *, U: int, decompose
                 raise AnonBanditsError(f"decomposer {res.method!r} left pairs below their demand in batch {b}")
             eliminated = sum(lr.update(sums[i], counts[i]) for i, lr in enumerate(learners))
         records.append((demand, int(res.multiplicities.sum()), channel.t - t0, eliminated))
-    return _finish(channel, mu, [lr.commitment() for lr in learners], records,
-                   {"alpha": alpha, "base_horizon": base_horizon, "grid": points, "batches": n_batches})
+    return _finish(
+        channel,
+        mu,
+        [lr.commitment() for lr in learners],
+        records,
+        {"alpha": alpha, "base_horizon": base_horizon, "grid": points, "batches": n_batches},
+    )
 
 
-def reference_etc(mu: np.ndarray, C: int, horizon: int, *, reward_rng: np.random.Generator,
-                  arm_offset: bool = True, explore_scale: float = 10.0,
-                  record_at: list[int] | None = None) -> ReferenceAlgorithmRun:
+def _best_estimate(estimate: list[float]) -> int:
+    """The arm of largest estimate, the lowest index on ties."""
+    return max(range(len(estimate)), key=lambda a: (estimate[a], -a))
+
+
+def reference_etc(
+    mu: np.ndarray,
+    C: int,
+    horizon: int,
+    *,
+    reward_rng: np.random.Generator,
+    arm_offset: bool = True,
+    explore_scale: float = 10.0,
+    record_at: list[int] | None = None,
+) -> ReferenceAlgorithmRun:
     """Algorithm 2 for every user over the anonymous channel, one round and one user at a time."""
     n, k = mu.shape
     r = 2 * C + 2
@@ -236,6 +278,6 @@ def reference_etc(mu: np.ndarray, C: int, horizon: int, *, reward_rng: np.random
             sums[i][row[i]] += got_sum[i][row[i]]
             counts[i][row[i]] += got_cnt[i][row[i]]
     estimate = [[sums[i][a] / counts[i][a] if counts[i][a] else -math.inf for a in range(k)] for i in range(n)]
-    recommendation = [max(range(k), key=lambda a, e=e: (e[a], -a)) for e in estimate]
+    recommendation = [_best_estimate(e) for e in estimate]
     record = (phases, min(phases, channel.t // r), channel.t, 0)
     return _finish(channel, mu, recommendation, [record], {"exploration_target": t_exp, "phases": phases})

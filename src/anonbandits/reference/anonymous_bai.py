@@ -42,14 +42,16 @@ UNIT = 0.25  # variance proxy of a reward in [0, 1]: the papers' counts and radi
 
 
 class RefLearner:
-    """One user's (epsilon, delta)-PAC elimination (paper 002, specs 3.1-3.4), batch by batch."""
+    """One user's (epsilon, delta)-PAC elimination, batch by batch: the Arm Selection subroutines of paper 002's
+    Section 3 (naive and median elimination and successive elimination of Even-Dar et al. 2006, SER3 of
+    Allesiardo et al. 2017)."""
 
     def __init__(self, kind: str, k: int, approx: float, delta: float, sigma2: float, growth: int = 2) -> None:
         self.kind, self.k, self.approx, self.delta, self.sigma2, self.growth = kind, k, approx, delta, sigma2, growth
-        self.S = list(range(k))       # arms still in play
+        self.S = list(range(k))  # arms still in play
         self.sums = [0.0] * k
         self.cnt = [0] * k
-        self.batch = 0                # completed batches (median elimination: completed phases)
+        self.batch = 0  # completed batches (median elimination: completed phases)
 
     @property
     def exploring(self) -> bool:
@@ -60,21 +62,21 @@ class RefLearner:
         if not self.exploring:
             return 0
         eps = self.approx / math.sqrt(self.sigma2 / UNIT)  # a count for proxy sigma2 is 4 sigma2 times longer
-        if self.kind == "naive":  # spec 3.1: ceil(4/eps^2 log(2K/delta)) samples of every arm
+        if self.kind == "naive":  # naive elimination: ceil(4/eps^2 log(2K/delta)) samples of every arm
             return math.ceil(4.0 / eps**2 * math.log(2 * self.k / self.delta))
-        if self.kind == "median":  # spec 3.2: phase l has eps_l = eps/4 (3/4)^(l-1), delta_l = delta/2^l
+        if self.kind == "median":  # median elimination: phase l has eps_l = eps/4 (3/4)^(l-1), delta_l = delta/2^l
             phase = self.batch + 1
             eps_l = eps / 4 * 0.75 ** (phase - 1)
             delta_l = self.delta / 2.0**phase
             return math.ceil(4 * math.log(3 / delta_l) / eps_l**2)
-        return self.growth ** self.batch - max(self.cnt)  # se, ser3: up to growth^b samples per arm
+        return self.growth**self.batch - max(self.cnt)  # se, ser3: up to growth^b samples per arm
 
     def demand(self) -> list[int]:
         n = self.per_arm()
         return [n if a in self.S else 0 for a in range(self.k)]
 
     def two_radius(self, tau: int) -> float:
-        """Twice the radius of specs 3.3 (SE) and 3.4 (SER3) after tau samples per arm, for proxy sigma2."""
+        """Twice the radius of successive elimination (SE) and SER3 after tau samples per arm, for proxy sigma2."""
         den = 2 if self.kind == "ser3" else 1
         log = max(math.log(4 * self.k * tau * tau / self.delta), 0.0)
         return 2 * math.sqrt(log / (den * tau)) * math.sqrt(self.sigma2 / UNIT)
@@ -91,8 +93,9 @@ class RefLearner:
         if self.kind == "naive":
             self.S = [best]
         elif self.kind == "median":  # keep the ceil(s/2) best by this phase's samples, then forget them
+            assert order_tie is not None  # median elimination draws its order ties
             ranked = sorted(self.S, key=lambda a: (-mean[a], order_tie[a]))
-            keep = set(ranked[:(len(self.S) + 1) // 2])
+            keep = set(ranked[: (len(self.S) + 1) // 2])
             self.S = [a for a in self.S if a in keep]
             self.sums, self.cnt = [0.0] * self.k, [0] * self.k
         else:
@@ -110,7 +113,8 @@ class RefLearner:
 
 @dataclass
 class ReferenceRun:
-    """What :func:`reference_identify` reports (the fields of ``IdentificationRun``, plus the auditor's record)."""
+    """What :func:`reference_identify` reports: the metrics and info of :func:`~anonbandits.anonymous.identify`'s
+    result, plus the auditor's record."""
 
     rounds: int
     stopped_at: list[int]
@@ -141,7 +145,7 @@ def plain_groups(assignment: list[int], C: int) -> tuple[list[int], list[int], l
         size, extra = divmod(len(users), s)
         start = 0
         for g in range(s):
-            grp = users[start:start + size + (1 if g < extra else 0)]
+            grp = users[start : start + size + (1 if g < extra else 0)]
             start += len(grp)
             for pos, i in enumerate(grp, start=1):
                 group[i], position[i] = len(members), pos
@@ -157,8 +161,14 @@ class PlainChannel:
     cumulative regret is recorded after each round listed in ``record_at``.
     """
 
-    def __init__(self, mu: np.ndarray, C: int, reward_rng: np.random.Generator, horizon: int | None = None,
-                 record_at: list[int] | None = None) -> None:
+    def __init__(
+        self,
+        mu: np.ndarray,
+        C: int,
+        reward_rng: np.random.Generator,
+        horizon: int | None = None,
+        record_at: list[int] | None = None,
+    ) -> None:
         self.mu = [[float(x) for x in row] for row in mu]
         self.gaps = [[max(row) - x for x in row] for row in self.mu]
         self.C, self.rng, self.horizon = C, reward_rng, horizon
@@ -186,8 +196,9 @@ class PlainChannel:
         while not self.done:
             self._tick(rate)
 
-    def elicit(self, assignments: list[list[int]], reps: list[int], wanted: list[list[int]], method: str,
-               batch: int) -> tuple[list[list[float]], list[list[int]], int, bool]:
+    def elicit(
+        self, assignments: list[list[int]], reps: list[int], wanted: list[list[int]], method: str, batch: int
+    ) -> tuple[list[list[float]], list[list[int]], int, bool]:
         """Every repetition of every assignment, 2C+2 rounds each, one user at a time; each (user, arm) pair keeps
         its first ``wanted`` estimates. Returns their sums and counts, the discarded surplus, and whether every
         repetition ran (a repetition cut by the horizon releases its rounds' groups but gives no estimate)."""
@@ -213,8 +224,7 @@ class PlainChannel:
                             size[s] += 1
                     for s in range(len(members)):  # the auditor
                         if size[s] < C:
-                            raise AnonymityViolation(f"group {s} of round {r} has {size[s]} users, fewer than "
-                                                     f"C = {C}")
+                            raise AnonymityViolation(f"group {s} of round {r} has {size[s]} users, fewer than C = {C}")
                         self.sizes[size[s]] = self.sizes.get(size[s], 0) + 1
                     released.append(total)
                     self._tick(rate)
@@ -232,8 +242,9 @@ class PlainChannel:
         return got_sum, got_cnt, surplus, True
 
 
-def plain_decompose(learners: list, wanted: list[list[int]], C: int, decomposer: str,
-                    rng: np.random.Generator, batch: int) -> anondecomp.Decomposition:
+def plain_decompose(
+    learners: list, wanted: list[list[int]], C: int, decomposer: str, rng: np.random.Generator, batch: int
+) -> anondecomp.Decomposition:
     """One batch's demand graph and its decomposition: a learner still exploring may be assigned any arm, one
     that stopped (``exploring`` False) plays its ``recommendation()`` only."""
     n, k = len(wanted), len(wanted[0])
@@ -242,15 +253,24 @@ def plain_decompose(learners: list, wanted: list[list[int]], C: int, decomposer:
     for j in range(k):
         wants = any(wanted[i][j] > 0 for i in range(n))
         if wants and sum(support[i][j] for i in range(n)) < C + 1:
-            raise AnonBanditsError(f"batch {batch}: arm {j} is wanted but fewer than C + 1 = {C + 1} "
-                                   "users can play it")
-    return anondecomp.decompose(graph, C, method=decomposer, rng=rng, improve=False)   # as the drivers do
+            raise AnonBanditsError(f"batch {batch}: arm {j} is wanted but fewer than C + 1 = {C + 1} users can play it")
+    return anondecomp.decompose(graph, C, method=decomposer, rng=rng, improve=False)  # as the drivers do
 
 
-def reference_identify(mu: np.ndarray, subroutine: str, *, C: int, approx: float, delta: float, decomposer: str,
-                       reward_rng: np.random.Generator, learner_rng: np.random.Generator,
-                       decomposer_rng: np.random.Generator | None = None, growth: int = 2,
-                       max_rounds: int = 10**9) -> ReferenceRun:
+def reference_identify(
+    mu: np.ndarray,
+    subroutine: str,
+    *,
+    C: int,
+    approx: float,
+    delta: float,
+    decomposer: str,
+    reward_rng: np.random.Generator,
+    learner_rng: np.random.Generator,
+    decomposer_rng: np.random.Generator | None = None,
+    growth: int = 2,
+    max_rounds: int = 10**9,
+) -> ReferenceRun:
     """Per-user best-arm identification over the anonymous channel, one round and one user at a time.
 
     ``mu`` (N, K) are Bernoulli means; ``sigma2`` of every estimate is ``(4C+1)/4`` (Lemma 2 of paper 000).
@@ -270,13 +290,12 @@ def reference_identify(mu: np.ndarray, subroutine: str, *, C: int, approx: float
         reps = [int(m) for m in res.multiplicities]
         if channel.t + sum(reps) * per_run > max_rounds:
             break
-        got_sum, got_cnt, extra, _ = channel.elicit(res.assignments.tolist(), reps, wanted, res.method,
-                                                    batches + 1)
+        got_sum, got_cnt, extra, _ = channel.elicit(res.assignments.tolist(), reps, wanted, res.method, batches + 1)
         surplus += extra
         assignments += sum(reps)
         live = [i for i in range(n) if any(wanted[i])]
-        ties = {i: learner_rng.random(k).tolist() for i in live}
-        orders = {i: learner_rng.random(k).tolist() for i in live} if subroutine == "median" else {}
+        ties = {i: np.asarray(learner_rng.random(k)).tolist() for i in live}
+        orders = {i: np.asarray(learner_rng.random(k)).tolist() for i in live} if subroutine == "median" else {}
         for i in live:
             learners[i].update(got_sum[i], got_cnt[i], ties[i], orders.get(i))
             samples += sum(got_cnt[i])
@@ -284,7 +303,14 @@ def reference_identify(mu: np.ndarray, subroutine: str, *, C: int, approx: float
                 stopped_at[i] = channel.t
         batches += 1
     sizes = channel.sizes
-    return ReferenceRun(rounds=channel.t, stopped_at=stopped_at,
-                        recommendation=[lr.recommendation() for lr in learners], samples=samples, surplus=surplus,
-                        batches=batches, assignments=assignments, min_group_size=min(sizes) if sizes else None,
-                        group_sizes=sizes)
+    return ReferenceRun(
+        rounds=channel.t,
+        stopped_at=stopped_at,
+        recommendation=[lr.recommendation() for lr in learners],
+        samples=samples,
+        surplus=surplus,
+        batches=batches,
+        assignments=assignments,
+        min_group_size=min(sizes) if sizes else None,
+        group_sizes=sizes,
+    )

@@ -43,9 +43,9 @@ class RefEpochLearner:
 
     def __init__(self, k: int, beta: float, epsilon: float, sigma2: float) -> None:
         self.k, self.beta, self.epsilon, self.sigma2 = k, beta, epsilon, sigma2
-        self.S = list(range(k))       # arms still in play
-        self.e = 1                    # the next epoch (1-based)
-        self.last = [0.0] * k         # the last epoch's means of the arms of S
+        self.S = list(range(k))  # arms still in play
+        self.e = 1  # the next epoch (1-based)
+        self.last = [0.0] * k  # the last epoch's means of the arms of S
 
     @property
     def exploring(self) -> bool:
@@ -84,26 +84,36 @@ class RefEpochLearner:
 
 @dataclass
 class ReferenceRegretRun:
-    """What :func:`reference_regret` reports (the fields of ``AnonymousRun`` it shares, plus the auditor's record)."""
+    """What :func:`reference_regret` reports: what it shares with :func:`~anonbandits.anonymous.batched_regret`'s
+    result, plus the auditor's record."""
 
     regret: float
     horizon: int
     exploration_rounds: int
-    committed: list[int] | None           # None when the horizon came before every user stopped
+    committed: list[int] | None  # None when the horizon came before every user stopped
     recommendation: list[int]
-    stopped: float                        # share of users that stopped exploring
+    stopped: float  # share of users that stopped exploring
     samples: int
     surplus: int
-    batches: list[tuple[int, int, int]]   # per batch: (assignments, rounds, arms eliminated)
+    batches: list[tuple[int, int, int]]  # per batch: (assignments, rounds, arms eliminated)
     min_group_size: int | None
     group_sizes: dict[int, int] = field(default_factory=dict)  # group size -> observations released
-    curve: dict[int, float] = field(default_factory=dict)       # round -> cumulative regret (``record_at``)
+    curve: dict[int, float] = field(default_factory=dict)  # round -> cumulative regret (``record_at``)
 
 
-def reference_regret(mu: np.ndarray, horizon: int, *, C: int, confidence: float, decomposer: str,
-                     reward_rng: np.random.Generator, decomposer_rng: np.random.Generator,
-                     epsilon: float = math.inf, noise_rng: np.random.Generator | None = None,
-                     record_at: list[int] | None = None) -> ReferenceRegretRun:
+def reference_regret(
+    mu: np.ndarray,
+    horizon: int,
+    *,
+    C: int,
+    confidence: float,
+    decomposer: str,
+    reward_rng: np.random.Generator,
+    decomposer_rng: np.random.Generator,
+    epsilon: float = math.inf,
+    noise_rng: np.random.Generator | None = None,
+    record_at: list[int] | None = None,
+) -> ReferenceRegretRun:
     """SE (DP-SE for a finite ``epsilon``) for every user over the anonymous channel, one round and one user at
     a time, for ``horizon`` rounds.
 
@@ -126,9 +136,9 @@ def reference_regret(mu: np.ndarray, horizon: int, *, C: int, confidence: float,
         eliminated = 0
         if complete:
             if math.isfinite(epsilon):  # DP-SE: the epoch sums are released with Laplace noise
+                assert noise_rng is not None, "a finite epsilon needs noise_rng"
                 noise = [[noise_rng.laplace(0.0, 1.0 / epsilon) for _ in range(k)] for _ in range(n)]
-                got_sum = [[got_sum[i][a] + (noise[i][a] if wanted[i][a] else 0.0) for a in range(k)]
-                           for i in range(n)]
+                got_sum = [[got_sum[i][a] + (noise[i][a] if wanted[i][a] else 0.0) for a in range(k)] for i in range(n)]
             for i in range(n):
                 if any(wanted[i]):
                     eliminated += learners[i].update(got_sum[i], sigma2)
@@ -140,8 +150,17 @@ def reference_regret(mu: np.ndarray, horizon: int, *, C: int, confidence: float,
     if committed is not None:
         channel.play(committed)
     sizes = channel.sizes
-    return ReferenceRegretRun(regret=channel.regret, horizon=channel.t, exploration_rounds=exploration,
-                              committed=committed, recommendation=recommendation,
-                              stopped=sum(not lr.exploring for lr in learners) / n, samples=samples,
-                              surplus=surplus, batches=batches, min_group_size=min(sizes) if sizes else None,
-                              group_sizes=sizes, curve=channel.recorded)
+    return ReferenceRegretRun(
+        regret=channel.regret,
+        horizon=channel.t,
+        exploration_rounds=exploration,
+        committed=committed,
+        recommendation=recommendation,
+        stopped=sum(not lr.exploring for lr in learners) / n,
+        samples=samples,
+        surplus=surplus,
+        batches=batches,
+        min_group_size=min(sizes) if sizes else None,
+        group_sizes=sizes,
+        curve=channel.recorded,
+    )

@@ -1,8 +1,9 @@
 """Plain per-pull reference simulation of paper 002's Decentralized Elimination.
 
 Paper: Féraud, Alami and Laroche, *Decentralized Exploration in Multi-Armed Bandits* (ICML 2019),
-Algorithm 1 (the Arm Selection subroutines: successive elimination, SER3, median elimination, naive
-elimination, UGapEc) and Algorithm 2 (DECENTRALIZED ELIMINATION), plus the 1-PRIVACY baseline of Section 5.1.
+Algorithm 1 (the decentralized exploration protocol), the Arm Selection subroutines of Section 3.1 (successive
+elimination, SER3, median elimination, naive elimination, UGapEc), Algorithm 2 (DECENTRALIZED ELIMINATION, Section
+3.2), the 1-PRIVACY and 0-PRIVACY baselines of Section 5.1 and DSER4's resets (Section 4).
 
 One Python loop iteration per global step: draw the active player, let her read the board, make one call of
 her Arm Selection subroutine (one pull, one reward draw), post her votes. Written for clarity, not speed; it
@@ -24,10 +25,11 @@ from anonbandits.envs.rewards import draw_rewards
 
 
 class RefSubroutine:
-    """One learner's Arm Selection subroutine, one pull per :meth:`step` (spec 3.1-3.4, 3.6)."""
+    """One learner's Arm Selection subroutine (paper 002, Sec. 3.1), one pull per :meth:`step`."""
 
-    def __init__(self, kind: str, arms: list[int], k: int, eps: float, conf: float, rng: np.random.Generator,
-                 se_c: float = 4.0) -> None:
+    def __init__(
+        self, kind: str, arms: list[int], k: int, eps: float, conf: float, rng: np.random.Generator, se_c: float = 4.0
+    ) -> None:
         self.kind, self.k, self.eps, self.conf, self.rng, self.se_c = kind, k, eps, conf, rng, se_c
         self.S = sorted(arms)
         self.cnt = dict.fromkeys(arms, 0)
@@ -78,7 +80,7 @@ class RefSubroutine:
         else:
             keys = {a: (-mu[a], self.rng.random()) for a in self.S}
             order = sorted(self.S, key=keys.__getitem__)
-            out = set(order[(len(self.S) + 1) // 2:])
+            out = set(order[(len(self.S) + 1) // 2 :])
             self.phase += 1
             self.cnt = dict.fromkeys(self.cnt, 0)
             self.sums = dict.fromkeys(self.sums, 0.0)
@@ -185,11 +187,26 @@ def _players(activity: str, n: int, rng: np.random.Generator):
     return lambda: int(rng.integers(half)) + (0 if rng.random() < 0.8 else half)
 
 
-def reference_run(means, n: int, *, conf: float, eps: float, subroutine: str, activity: str,
-                  rng: np.random.Generator, threshold: int | None = None, stop: str = "all",
-                  draw_only_active: bool = False, per_activation: str = "pull", se_c: float = 4.0,
-                  mean_at=None, reward: str = "bernoulli", phi: float = 0.0, max_steps: int = 10**8) -> dict:
-    """Algorithm 2 of paper 002 (spec 4.4), one step at a time, with every option of the simulation.
+def reference_run(
+    means,
+    n: int,
+    *,
+    conf: float,
+    eps: float,
+    subroutine: str,
+    activity: str,
+    rng: np.random.Generator,
+    threshold: int | None = None,
+    stop: str = "all",
+    draw_only_active: bool = False,
+    per_activation: str = "pull",
+    se_c: float = 4.0,
+    mean_at=None,
+    reward: str = "bernoulli",
+    phi: float = 0.0,
+    max_steps: int = 10**8,
+) -> dict:
+    """Algorithm 2 of paper 002 (Sec. 3.2), one step at a time, with every option of the simulation.
 
     ``threshold``: the vote threshold M (``None``: no board, every player alone, i.e. 1-PRIVACY; one player fed
     by every step is 0-PRIVACY); ``stop``: ``all`` (every player holds one arm), ``consensus`` (the shared set
@@ -232,8 +249,11 @@ def reference_run(means, n: int, *, conf: float, eps: float, subroutine: str, ac
     while t < max_steps:
         if done == n and stop == "all":
             break
-        if consensus and (len(shared) == 1 or len(gone_players) == n or (done == n and all(
-                subs[w].S[0] in shared for w in range(n) if w not in gone_players))):
+        if consensus and (
+            len(shared) == 1
+            or len(gone_players) == n
+            or (done == n and all(subs[w].S[0] in shared for w in range(n) if w not in gone_players))
+        ):
             break
         raw += 1
         if phi and rng.random() < phi and raw > 1:  # DSER4: a global reset before this step
@@ -249,7 +269,7 @@ def reference_run(means, n: int, *, conf: float, eps: float, subroutine: str, ac
             seen[p] = version
             gone = [a for a in sub.S if a not in shared]
             if (len(shared) == 1 and sub.S != shared) or (gone and len(gone) == len(sub.S)):
-                subs[p] = sub = new(shared)  # adopt the consensus (line 11) or restart (A5)
+                subs[p] = sub = new(shared)  # adopt the consensus (line 11) or restart on the shared set
             else:
                 for a in gone:
                     sub.drop(a)
@@ -272,26 +292,42 @@ def reference_run(means, n: int, *, conf: float, eps: float, subroutine: str, ac
     for w, sub in enumerate(subs):
         left = [a for a in sub.S if a in shared] if threshold is not None and seen[w] != version else sub.S
         unread = len(sub.S) > 1 and w not in gone_players and left is not sub.S
-        arms.append(sub.S[0] if len(sub.S) == 1 else shared[0] if unread and len(shared) == 1
-                    else left[0] if unread and len(left) == 1 else -1)
-    return {"samples": t, "messages": len(log), "t_consensus": t_cons, "arms": arms, "votes": votes,
-            "log": log, "threshold": threshold, "suboptimal": bad, "resets": resets}
+        arms.append(
+            sub.S[0]
+            if len(sub.S) == 1
+            else shared[0]
+            if unread and len(shared) == 1
+            else left[0]
+            if unread and len(left) == 1
+            else -1
+        )
+    return {
+        "samples": t,
+        "messages": len(log),
+        "t_consensus": t_cons,
+        "arms": arms,
+        "votes": votes,
+        "log": log,
+        "threshold": threshold,
+        "suboptimal": bad,
+        "resets": resets,
+    }
 
 
 def reference_decentralized(means, n: int, *, delta: float, eta: float, **options) -> dict:
-    """DECENTRALIZED ELIMINATION, one step at a time (spec 4.4), at confidence ``eta`` with the vote threshold
+    """DECENTRALIZED ELIMINATION (Sec. 3.2), one step at a time, at confidence ``eta`` with the vote threshold
     ``M = ceil(log(delta)/log(eta))``; ``options`` as :func:`reference_run`."""
     m = math.ceil(math.log(delta) / math.log(eta) - 1e-9)
     return reference_run(means, n, conf=eta, threshold=m, **options)
 
 
 def reference_no_sharing(means, n: int, *, delta: float, **options) -> dict:
-    """1-PRIVACY (spec 6.1): every player alone at confidence delta/N; stop when all hold one arm (``options``
+    """1-PRIVACY (Sec. 5.1): every player alone at confidence delta/N; stop when all hold one arm (``options``
     as :func:`reference_run`)."""
     return reference_run(means, n, conf=delta / n, **options)
 
 
 def reference_full_sharing(means, *, delta: float, **options) -> dict:
-    """0-PRIVACY (spec 6.2): one learner at confidence delta fed by every step, whoever is active (``options``
+    """0-PRIVACY (Sec. 5.1): one learner at confidence delta fed by every step, whoever is active (``options``
     as :func:`reference_run`)."""
     return reference_run(means, 1, conf=delta, activity="uniform", **options)

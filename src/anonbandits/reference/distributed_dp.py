@@ -17,8 +17,15 @@ from anonbandits.privacy import analyze
 from anonbandits.privacy.protocols import Protocol
 
 
-def per_round_dist_dp_se(means: np.ndarray, eps: float, horizon: int, rng: np.random.Generator,
-                         base: int = 2, p: float = 0.1, p_tau: float = 0.1) -> float:
+def per_round_dist_dp_se(
+    means: np.ndarray,
+    eps: float,
+    horizon: int,
+    rng: np.random.Generator,
+    base: int = 2,
+    p: float = 0.1,
+    p_tau: float = 0.1,
+) -> float:
     """Dist-DP-SE with Bernoulli rewards, one Python iteration per user; returns the pseudo-regret."""
     proto = Protocol(eps, p_tau)
     gaps, active = means.max() - means, list(range(means.size))
@@ -41,7 +48,7 @@ def per_round_dist_dp_se(means: np.ndarray, eps: float, horizon: int, rng: np.ra
                 x = 1.0 if rng.random() < means[arm] else 0.0
                 scaled = x * bp.g
                 xhat = math.floor(scaled) + (1 if rng.random() < scaled - math.floor(scaled) else 0)
-                eta = (int(rng.poisson(rng.gamma(1 / length, odds))) - int(rng.poisson(rng.gamma(1 / length, odds))))
+                eta = int(rng.poisson(rng.gamma(1 / length, odds))) - int(rng.poisson(rng.gamma(1 / length, odds)))
                 secure = (secure + (xhat + eta) % bp.m) % bp.m
                 regret += gaps[arm]
                 t += 1

@@ -63,8 +63,15 @@ def per_round_lazy_ucb(mu: np.ndarray, eps: float, horizon: int, rng: np.random.
     return regret
 
 
-def per_round_hybrid_ucb(mu: np.ndarray, eps: float, horizon: int, rng: np.random.Generator, *,
-                         exact_rewards: bool = False, tree_noise: str = "paper") -> tuple[float, list[int]]:
+def per_round_hybrid_ucb(
+    mu: np.ndarray,
+    eps: float,
+    horizon: int,
+    rng: np.random.Generator,
+    *,
+    exact_rewards: bool = False,
+    tree_noise: str = "paper",
+) -> tuple[float, list[int]]:
     """Hybrid-UCB (paper 001, Algorithm 4) round by round from the paper; returns (pseudo-regret, pulls per arm).
 
     Each arm keeps its full arrays' noisy sums (one Lap(2/eps) each) and its current tree r of 2^r leaves with
@@ -84,9 +91,12 @@ def per_round_hybrid_ucb(mu: np.ndarray, eps: float, horizon: int, rng: np.rando
     regret = float(sum(best - m for m in mu))
     for t in range(K + 1, horizon + 1):
         log_t = math.log2(t)
-        index = [mean[j] + math.sqrt(3 * log_t / pulls[j])
-                 + 6 * math.sqrt(8) * log_t * math.floor(math.log2(pulls[j] + 1)) / (eps * pulls[j])
-                 for j in range(K)]
+        index = [
+            mean[j]
+            + math.sqrt(3 * log_t / pulls[j])
+            + 6 * math.sqrt(8) * log_t * math.floor(math.log2(pulls[j] + 1)) / (eps * pulls[j])
+            for j in range(K)
+        ]
         j = index.index(max(index))
         regret += best - mu[j]
         pulls[j] += 1
@@ -98,7 +108,7 @@ def per_round_hybrid_ucb(mu: np.ndarray, eps: float, horizon: int, rng: np.rando
                 key = (start, level)
                 if key not in nodes[j]:
                     nodes[j][key] = rng.laplace(0, 2 * (r + shift) / eps)
-                prefix += sum(leaves[j][start:start + 2**level]) + nodes[j][key]
+                prefix += sum(leaves[j][start : start + 2**level]) + nodes[j][key]
                 start += 2**level
         mean[j] = (full[j] + prefix) / pulls[j]
         if k == 2**r:  # the tree is full: it becomes an array with its own Lap(2/eps)

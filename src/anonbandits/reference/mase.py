@@ -56,8 +56,19 @@ def _reward(model: str, mu: float, sigma: float, rng: np.random.Generator) -> fl
     return rng.normal(mu, sigma)
 
 
-def _loop(means, probs, seed: int, kind: str, conf: float, threshold: int | None, *, xi: float = 0.0,
-          eps: float = 0.0, model: str = "bernoulli", sigma: float = 0.5) -> ReferenceOutcome:
+def _loop(
+    means,
+    probs,
+    seed: int,
+    kind: str,
+    conf: float,
+    threshold: int | None,
+    *,
+    xi: float = 0.0,
+    eps: float = 0.0,
+    model: str = "bernoulli",
+    sigma: float = 0.5,
+) -> ReferenceOutcome:
     """The loop of :func:`reference_se_voting` (SE at confidence ``conf``) and, with ``kind="dp"``, of
     :func:`reference_dp_mase` (DP-SE epochs at confidence ``conf = beta``)."""
     rng = np.random.default_rng(seed)
@@ -120,17 +131,37 @@ def _loop(means, probs, seed: int, kind: str, conf: float, threshold: int | None
     return ReferenceOutcome(rounds, pulls, recommended, messages, local_times, global_times)
 
 
-def reference_se_voting(means, probs, seed: int, *, kind: str = "ce", eta: float = 0.9, xi: float = 0.0,
-                        beta: float = 0.5, delta: float = 0.05, model: str = "bernoulli",
-                        sigma: float = 0.5) -> ReferenceOutcome:
+def reference_se_voting(
+    means,
+    probs,
+    seed: int,
+    *,
+    kind: str = "ce",
+    eta: float = 0.9,
+    xi: float = 0.0,
+    beta: float = 0.5,
+    delta: float = 0.05,
+    model: str = "bernoulli",
+    sigma: float = 0.5,
+) -> ReferenceOutcome:
     """CORRUPTED ELIMINATION (``kind="ce"``), MASE Alg. 1 (``"mase"``) or INDEPENDENT (``"independent"``)."""
     conf = eta_xi(eta, xi, len(means)) if kind == "ce" else beta if kind == "mase" else delta
     threshold = None if kind == "independent" else voting_threshold(delta, conf, len(probs))
     return _loop(means, probs, seed, kind, conf, threshold, xi=xi, model=model, sigma=sigma)
 
 
-def reference_dp_mase(means, probs, seed: int, *, eps: float = 0.1, beta: float = 0.5, delta: float = 0.05,
-                      model: str = "bernoulli", sigma: float = 0.5) -> ReferenceOutcome:
+def reference_dp_mase(
+    means,
+    probs,
+    seed: int,
+    *,
+    eps: float = 0.1,
+    beta: float = 0.5,
+    delta: float = 0.05,
+    model: str = "bernoulli",
+    sigma: float = 0.5,
+) -> ReferenceOutcome:
     """DP-MASE (Algorithm 2 with Algorithm 4a), one round and one pull at a time."""
-    return _loop(means, probs, seed, "dp", beta, voting_threshold(delta, beta, len(probs)), eps=eps, model=model,
-                 sigma=sigma)
+    return _loop(
+        means, probs, seed, "dp", beta, voting_threshold(delta, beta, len(probs)), eps=eps, model=model, sigma=sigma
+    )

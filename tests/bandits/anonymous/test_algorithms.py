@@ -34,31 +34,32 @@ def test_clustered_instance_respects_cluster_and_gap():
 def test_every_decomposer_runs_anonymously_to_the_horizon(method):
     inst = _instance(seed=1)
     T = 30_000
-    run = anon_batched(inst, 3, T, U=15, decomposer=method, rng=np.random.default_rng(2),
-                       decomposer_rng=np.random.default_rng(3))
-    assert run.horizon == T
-    assert run.min_group_size >= 3  # the anonymity parameter C
-    assert run.observations > 0
-    assert run.committed is not None and run.optimal_fraction > 0.5  # 1/3 by chance
+    run = anon_batched(
+        inst, 3, T, U=15, decomposer=method, rng=np.random.default_rng(2), decomposer_rng=np.random.default_rng(3)
+    )
+    assert run.info["horizon"] == T
+    assert run.metrics["min_group_size"] >= 3  # the anonymity parameter C
+    assert run.metrics["observations"] > 0
+    assert run.info["committed"] is not None and run.metrics["optimal_fraction"] > 0.5  # 1/3 by chance
     r = elicitation_rounds(3)
-    assert run.exploration_rounds == sum(b.rounds for b in run.batches)
-    assert all(b.rounds == b.assignments * r for b in run.batches)
-    assert run.curve[0][-1] == T and run.curve[1][-1] == pytest.approx(run.regret)
+    assert run.metrics["exploration_rounds"] == sum(b["rounds"] for b in run.records)
+    assert all(b["rounds"] == b["assignments"] * r for b in run.records)
+    assert run.curve[0][-1] == T and run.curve[1][-1] == pytest.approx(run.metrics["regret"])
     # regret counts every round: exploration (at least its rounds x min regret) + commit
-    assert run.regret > 0
+    assert run.metrics["regret"] > 0
 
 
 def test_same_seed_same_run_and_exact_regret_accounting():
     inst = _instance(seed=4, gap=0.3)
     a = anon_batched(inst, 2, 20_000, U=15, decomposer="polytope", rng=np.random.default_rng(9))
     b = anon_batched(inst, 2, 20_000, U=15, decomposer="polytope", rng=np.random.default_rng(9))
-    assert a.regret == b.regret and a.observations == b.observations
-    assert np.array_equal(a.committed, b.committed)
+    assert a.metrics["regret"] == b.metrics["regret"] and a.metrics["observations"] == b.metrics["observations"]
+    assert np.array_equal(a.info["committed"], b.info["committed"])
     # the commit phase's regret is exactly the committed arms' gaps times its length
-    commit_rounds = 20_000 - a.exploration_rounds
+    commit_rounds = 20_000 - a.metrics["exploration_rounds"]
     x, y = a.curve
-    tail = inst.gaps[np.arange(inst.n_users), a.committed].sum() * commit_rounds
-    assert a.regret - np.interp(a.exploration_rounds, x, y) == pytest.approx(tail)
+    tail = inst.gaps[np.arange(inst.n_users), a.info["committed"]].sum() * commit_rounds
+    assert a.metrics["regret"] - np.interp(a.metrics["exploration_rounds"], x, y) == pytest.approx(tail)
 
 
 def test_regret_is_sublinear():
@@ -66,8 +67,10 @@ def test_regret_is_sublinear():
     inst = _instance(seed=5, n_users=40, n_arms=2, cluster=20, gap=0.2)
     per_round = []
     for T in (10_000, 100_000, 1_000_000):
-        regrets = [anon_batched(inst, 2, T, U=20, decomposer="polytope", rng=np.random.default_rng(s)).regret
-                   for s in range(3)]
+        regrets = [
+            anon_batched(inst, 2, T, U=20, decomposer="polytope", rng=np.random.default_rng(s)).metrics["regret"]
+            for s in range(3)
+        ]
         per_round.append(np.mean(regrets) / T)
     assert per_round[0] > per_round[1] > per_round[2]
     # a 3-batch minimax grid explores for ~T'^(6/7) rounds: regret/T ~ T^(-1/7), 100^(-1/7) = 0.52
@@ -78,8 +81,8 @@ def test_run_stops_exactly_at_the_horizon_mid_batch():
     inst = _instance(seed=6)
     # alpha far below the true ratio: the exploration batches overrun T, which cuts the run mid-batch
     run = anon_batched(inst, 3, 9_999, U=15, decomposer="polytope", alpha=0.05, rng=np.random.default_rng(0))
-    assert run.horizon == 9_999 and run.committed is None
-    assert run.batches[-1].rounds < run.batches[-1].assignments * elicitation_rounds(3)
+    assert run.info["horizon"] == 9_999 and run.info["committed"] is None
+    assert run.records[-1]["rounds"] < run.records[-1]["assignments"] * elicitation_rounds(3)
 
 
 def test_lost_support_raises_unless_best_effort():
@@ -90,7 +93,7 @@ def test_lost_support_raises_unless_best_effort():
         anon_batched(inst, 1, 40_000, rng=np.random.default_rng(1), **kwargs)
     assert err.value.arms and err.value.batch >= 2
     run = anon_batched(inst, 1, 40_000, best_effort=True, rng=np.random.default_rng(1), **kwargs)
-    assert run.horizon == 40_000 and run.min_group_size >= 1
+    assert run.info["horizon"] == 40_000 and run.metrics["min_group_size"] >= 1
 
 
 def test_anon_batched_input_checks():
@@ -116,10 +119,10 @@ def test_etc_groups_and_arm_offsets():
 def test_etc_commits_to_the_best_arms(offset):
     inst = _instance(seed=8, n_users=30, n_arms=3, cluster=10, gap=0.3)
     run = anon_etc(inst, 2, 300_000, arm_offset=offset, explore_scale=1.0, rng=np.random.default_rng(4))
-    assert run.horizon == 300_000 and run.committed is not None
-    assert run.optimal_fraction == 1.0
-    assert run.min_group_size >= 2
-    assert run.exploration_rounds < 300_000
+    assert run.info["horizon"] == 300_000 and run.info["committed"] is not None
+    assert run.metrics["optimal_fraction"] == 1.0
+    assert run.metrics["min_group_size"] >= 2
+    assert run.metrics["exploration_rounds"] < 300_000
 
 
 def test_etc_needs_more_users_than_c():

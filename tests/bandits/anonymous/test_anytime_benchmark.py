@@ -48,8 +48,13 @@ def test_the_check_catches_a_horizon_in_the_learners(bench, monkeypatch):
     # SE with confidence 1/T sizes its epochs by T: its runs to T are no longer prefixes of the long run
     from anonbandits import simulate
 
-    monkeypatch.setattr(bench, "se_run", lambda C, dec, horizon, seed, setting, confidence: simulate(
-        "se", channel="anonymous", seed=seed, C=C, decomposer=dec, horizon=horizon, confidence="1/T", **setting))
+    monkeypatch.setattr(
+        bench,
+        "se_run",
+        lambda C, dec, horizon, seed, setting, confidence: simulate(
+            "se", channel="anonymous", seed=seed, C=C, decomposer=dec, horizon=horizon, confidence="1/T", **setting
+        ),
+    )
     assert max(bench.prefix_gaps(1, "polytope", SPANS[-1], HORIZONS, 0, TINY).values()) > 1e-3
 
 
@@ -73,7 +78,8 @@ def test_rows_pair_every_seed_and_horizon(runs):
     assert len(rows) == 2 * 2 * len(HORIZONS) * 4  # methods x C x T x seeds
     se = [r for r in rows if r["method"] == "se-epochs"]
     assert {(r["C"], r["horizon"], r["seed"]) for r in se} == {
-        (r["C"], r["horizon"], r["seed"]) for r in rows if r["method"] == "base"}
+        (r["C"], r["horizon"], r["seed"]) for r in rows if r["method"] == "base"
+    }
     # each T is read from the shortest SE run that reaches it
     assert all(r["se_run_to"] == min(s for s in SPANS if s >= r["horizon"]) for r in se)
     # SE's regret is cumulative: nondecreasing in T for every seed
@@ -93,8 +99,9 @@ def test_summary_columns_and_ordered_intervals(bench, runs):
             assert s[f"{name}_ci_low"] <= s[f"{name}_mean"] <= s[f"{name}_ci_high"]
             assert all(math.isfinite(s[f"{name}_{k}"]) for k in ("mean", "ci_low", "ci_high"))
         assert s["diff_mean"] == pytest.approx(s["se_mean"] - s["base_mean"])
-        assert s["verdict"] == ("base lower" if s["diff_ci_low"] > 0 else
-                                "se lower" if s["diff_ci_high"] < 0 else "tie")
+        assert s["verdict"] == (
+            "base lower" if s["diff_ci_low"] > 0 else "se lower" if s["diff_ci_high"] < 0 else "tie"
+        )
         assert 0 <= s["base_optimal_fraction"] <= 1 and 0 <= s["se_run_users_stopped"] <= 1
         assert s["base_exploration_rounds"] <= s["horizon"]
 

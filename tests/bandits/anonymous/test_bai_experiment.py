@@ -32,8 +32,10 @@ def test_tiny_grid_rows_and_summary(bench, tmp_path):
     rows = rng.uniform(0.1, 0.4, (12, 3))
     rows[np.arange(12), np.arange(12) % 3] = 0.9  # every arm best for 4 users
     means.write_text("\n".join(",".join(f"{x:.3f}" for x in r) for r in rows) + "\n")
-    settings = [bench.Setting("tiny", C=1, users=12, arms=3, cluster=0, gap=0.5),
-                bench.Setting("data", C=1, means_file=str(means))]
+    settings = [
+        bench.Setting("tiny", C=1, users=12, arms=3, cluster=0, gap=0.5),
+        bench.Setting("data", C=1, means_file=str(means)),
+    ]
     decomposers = ("polytope", "randomized", "greedy")
     table = bench.run_grid(settings, ("naive", "se"), decomposers, seeds=2, approx=0.4, delta=0.1)
     assert len(table) == 2 * 2 * 2 * len(decomposers)
@@ -63,8 +65,12 @@ def test_quick_mode_skips_the_data_instance_and_writes_outside_docs(bench, tmp_p
     monkeypatch.setattr(bench, "DECOMPOSERS", ("polytope", "block"))
     bench.main(["--quick", "--seeds", "2"])
     assert "skipped (no --means-file" in capsys.readouterr().out
-    assert {p.name for p in tmp_path.iterdir()} >= {"anonymous_bai.csv", "anonymous_bai_summary.csv",
-                                                    "anonymous_bai_table.md", "anonymous_bai.png"}
+    assert {p.name for p in tmp_path.iterdir()} >= {
+        "anonymous_bai.csv",
+        "anonymous_bai_summary.csv",
+        "anonymous_bai_table.md",
+        "anonymous_bai.png",
+    }
     assert "skipped" in (tmp_path / "anonymous_bai_table.md").read_text()
 
 
@@ -73,13 +79,26 @@ def test_refused_runs_are_counted_and_leave_cells_empty(bench, tmp_path):
     easy user once it has stopped onto the arm the other two still want. Refusals are counted, never NaN."""
     means = tmp_path / "means.csv"
     means.write_text("0.95,0.05\n0.55,0.45\n0.45,0.55\n")
-    table = bench.run_grid([bench.Setting("data", C=2, means_file=str(means))], ("naive", "se"),
-                           ("polytope", "block"), seeds=2, approx=0.05, delta=0.1)
+    table = bench.run_grid(
+        [bench.Setting("data", C=2, means_file=str(means))],
+        ("naive", "se"),
+        ("polytope", "block"),
+        seeds=2,
+        approx=0.05,
+        delta=0.1,
+    )
     status = {(r["scheme"], r["decomposer"]): r["status"] for r in table}
-    assert status == {("naive", "polytope"): "refused", ("naive", "block"): "ok", ("se", "polytope"): "refused",
-                      ("se", "block"): "ok"}
-    assert all(r["reason"].startswith(("MethodNotApplicableError", "AnonBanditsError")) for r in table
-               if r["status"] == "refused")
+    assert status == {
+        ("naive", "polytope"): "refused",
+        ("naive", "block"): "ok",
+        ("se", "polytope"): "refused",
+        ("se", "block"): "ok",
+    }
+    assert all(
+        r["reason"].startswith(("MethodNotApplicableError", "AnonBanditsError"))
+        for r in table
+        if r["status"] == "refused"
+    )
     summary = bench.summarise(table)
     for s in summary:
         assert s["refused"] == (0 if s["decomposer"] == "block" else 2)
@@ -94,11 +113,33 @@ def test_refused_runs_are_counted_and_leave_cells_empty(bench, tmp_path):
 def test_the_ratio_falls_back_to_optimal_where_polytope_is_refused(bench):
     rows = []
     for seed in range(2):
-        for dec, status, rounds in (("polytope", "refused", None), ("block", "censored", None),
-                                    ("greedy", "ok", 300 + seed), ("optimal", "ok", 100 + seed)):
-            rows.append({"instance": "data", "users": 3, "arms": 2, "C": 2, "U": 1, "K_C_plus_1": 6, "scheme": "se",
-                         "role": "scheme", "decomposer": dec, "seed": seed, "approx": 0.1, "delta": 0.1,
-                         "status": status, "rounds": rounds, "assignments": 1, "batches": 1, "error_rate": 0.0})
+        for dec, status, rounds in (
+            ("polytope", "refused", None),
+            ("block", "censored", None),
+            ("greedy", "ok", 300 + seed),
+            ("optimal", "ok", 100 + seed),
+        ):
+            rows.append(
+                {
+                    "instance": "data",
+                    "users": 3,
+                    "arms": 2,
+                    "C": 2,
+                    "U": 1,
+                    "K_C_plus_1": 6,
+                    "scheme": "se",
+                    "role": "scheme",
+                    "decomposer": dec,
+                    "seed": seed,
+                    "approx": 0.1,
+                    "delta": 0.1,
+                    "status": status,
+                    "rounds": rounds,
+                    "assignments": 1,
+                    "batches": 1,
+                    "error_rate": 0.0,
+                }
+            )
     summary = {s["decomposer"]: s for s in bench.summarise(rows)}
     assert {s["ratio_baseline"] for s in summary.values()} == {"optimal"}
     assert summary["optimal"]["rounds_ratio_mean"] == 1.0

@@ -49,8 +49,8 @@ def test_base_eliminates_a_clearly_bad_arm_and_keeps_the_best():
     learner = BatchedElimination(n_learners, K, static_grid("minimax", T, 3), gamma=4.0, sigma2=0.25)
     _run_base(learner, mu, rng)
     rows = np.arange(n_learners)
-    assert not learner.active[rows, worst].any()   # the 0.1 arm is gone for every learner
-    assert learner.active[rows, best].all()        # the 0.9 arm survives for every learner
+    assert not learner.active[rows, worst].any()  # the 0.1 arm is gone for every learner
+    assert learner.active[rows, best].all()  # the 0.9 arm survives for every learner
     assert np.array_equal(learner.commit(), best)
     # samples really were split evenly: every active arm has the same count within a learner
     c = np.where(learner.active, learner.counts, -1)

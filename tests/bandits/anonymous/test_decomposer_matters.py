@@ -12,7 +12,7 @@ import pytest
 from anonbandits import registry
 from anonbandits.anonymous import anon_batched, guaranteed_ratio
 from anonbandits.anonymous.algorithm1 import measured_ratio
-from anonbandits.anonymous.specs import run_batched
+from anonbandits.anonymous.entries import run_batched
 from anonbandits.channels import elicitation_rounds
 from anonbandits.core import default_batches, static_grid
 from anonbandits.envs import clustered_instance
@@ -24,8 +24,19 @@ SEEDS = range(6)
 
 def _run(decomposer, seed, **kw):
     inst = clustered_instance(N, K, U, 0.1, np.random.default_rng(seed))
-    return anon_batched(inst, C, T, U=U, decomposer=decomposer, grid="geometric", gamma=1.0, best_effort=True,
-                        rng=np.random.default_rng(1000 + seed), decomposer_rng=np.random.default_rng(seed), **kw)
+    return anon_batched(
+        inst,
+        C,
+        T,
+        U=U,
+        decomposer=decomposer,
+        grid="geometric",
+        gamma=1.0,
+        best_effort=True,
+        rng=np.random.default_rng(1000 + seed),
+        decomposer_rng=np.random.default_rng(seed),
+        **kw,
+    )
 
 
 def test_at_equal_alpha_different_R_b_give_different_exploration_and_regret():
@@ -33,11 +44,11 @@ def test_at_equal_alpha_different_R_b_give_different_exploration_and_regret():
     greedy = [_run("greedy", s, alpha=1.0) for s in SEEDS]
     for p, g in zip(poly, greedy, strict=True):
         # same T' and grid, hence the same demands D_b; R_b differs by a factor K
-        assert [b.demand for b in p.batches] == [b.demand for b in g.batches[:len(p.batches)]]
-        assert all(b.assignments <= 1.1 * b.demand for b in p.batches)
-        assert all(b.assignments == K * b.demand for b in g.batches)
-        assert g.exploration_rounds > 2 * p.exploration_rounds
-    diff = np.array([g.regret - p.regret for p, g in zip(poly, greedy, strict=True)])
+        assert [b["demand"] for b in p.records] == [b["demand"] for b in g.records[: len(p.records)]]
+        assert all(b["assignments"] <= 1.1 * b["demand"] for b in p.records)
+        assert all(b["assignments"] == K * b["demand"] for b in g.records)
+        assert g.metrics["exploration_rounds"] > 2 * p.metrics["exploration_rounds"]
+    diff = np.array([g.metrics["regret"] - p.metrics["regret"] for p, g in zip(poly, greedy, strict=True)])
     half = 1.96 * diff.std(ddof=1) / math.sqrt(len(diff))
     assert abs(diff.mean()) > half, "the decomposer did not change the regret"
 
@@ -48,7 +59,7 @@ def test_paper_alpha_budgets_greedy_with_K():
     base = T // (K * elicitation_rounds(C))
     assert run.info["base_horizon"] == base
     # greedy meets its budget exactly: K D_b assignments per batch
-    assert all(b.assignments == K * b.demand for b in run.batches)
+    assert all(b["assignments"] == K * b["demand"] for b in run.records)
 
 
 def test_measured_alpha_is_the_ratio_on_the_all_active_graph():
@@ -68,9 +79,23 @@ def test_measured_alpha_is_the_ratio_on_the_all_active_graph():
 
 
 def test_registry_reports_per_batch_ratios_and_eliminations():
-    params = {"users": N, "arms": K, "C": C, "cluster": U, "horizon": T, "gap": 0.1, "reward": "bernoulli",
-              "instance_seed": -1, "decomposer": "greedy", "grid": "arithmetic", "batches": 0, "gamma": 1.0,
-              "threshold": "log", "alpha": 0.0, "best_effort": True}
+    params = {
+        "users": N,
+        "arms": K,
+        "C": C,
+        "cluster": U,
+        "horizon": T,
+        "gap": 0.1,
+        "reward": "bernoulli",
+        "instance_seed": -1,
+        "decomposer": "greedy",
+        "grid": "arithmetic",
+        "batches": 0,
+        "gamma": 1.0,
+        "threshold": "log",
+        "alpha": 0.0,
+        "best_effort": True,
+    }
     metrics = run_batched(registry.get("anon-batched").resolve(params), 3).metrics
     assert metrics["exploration_batches"] == 2
     assert metrics["R_over_D_b1"] == metrics["R_over_D_b2"] == K

@@ -35,17 +35,20 @@ def test_a_type_table_expands_each_type_by_its_count_in_csv_and_parquet(tmp_path
         assert means.tolist() == [[0.3, 0.1]] * 2 + [[0.05, 0.2]] * 3
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("", "is empty"),
-    ("0.5\n0.4\n", "has 1 arm"),
-    ("0.5,0.4\n0.3\n", "row 2: 1 cells, the first row has 2"),
-    ("0.5,0.4\n0.3,x\n", "row 2: not a number: 'x'"),
-    ("a,b\n0.1,0.2\n", "needs a 'count' column"),
-    ("count,a,a\n1,0.1,0.2\n", "column 'a' appears twice"),
-    ("count,a,b\n0,0.1,0.2\n", "row 2: count must be a positive integer, got '0'"),
-    ("count,a,b\n1,0.1,nan\n", "row 2, arm 'b': mean nan is outside"),
-    ("count,a,b\n1,0.1\n", "row 2: 2 cells for 3 columns"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "is empty"),
+        ("0.5\n0.4\n", "has 1 arm"),
+        ("0.5,0.4\n0.3\n", "row 2: 1 cells, the first row has 2"),
+        ("0.5,0.4\n0.3,x\n", "row 2: not a number: 'x'"),
+        ("a,b\n0.1,0.2\n", "needs a 'count' column"),
+        ("count,a,a\n1,0.1,0.2\n", "column 'a' appears twice"),
+        ("count,a,b\n0,0.1,0.2\n", "row 2: count must be a positive integer, got '0'"),
+        ("count,a,b\n1,0.1,nan\n", "row 2, arm 'b': mean nan is outside"),
+        ("count,a,b\n1,0.1\n", "row 2: 2 cells for 3 columns"),
+    ],
+)
 def test_a_malformed_file_is_one_line_naming_the_place(tmp_path, text, message):
     (tmp_path / "m.csv").write_text(text)
     with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
@@ -56,8 +59,9 @@ def test_a_means_file_sets_users_and_arms_of_the_anonymous_algorithms(tmp_path):
     """Two types of 20 users, opposite best arms: anon-bai finds every user's best arm over the anonymous
     channel (groups of at least C), whatever --users and --arms say."""
     (tmp_path / "t.csv").write_text("count,a,b,c\n20,0.9,0.3,0.2\n20,0.2,0.3,0.9\n")
-    r = simulate("anon-bai", seed=0, means=str(tmp_path / "t.csv"), users=7, arms=9, C=3, subroutine="se",
-                 decomposer="block")
+    r = simulate(
+        "anon-bai", seed=0, means=str(tmp_path / "t.csv"), users=7, arms=9, C=3, subroutine="se", decomposer="block"
+    )
     assert r.metrics["users_approx_optimal"] == 1.0 and r.metrics["min_group_size"] >= 3
     etc = simulate("anon-etc", seed=0, means=str(tmp_path / "t.csv"), C=3, horizon=50_000, explore_scale=1.0)
     assert 0 <= etc.metrics["regret"] and etc.metrics["optimal_fraction"] is not None
@@ -105,8 +109,9 @@ def test_the_recipe_rescales_each_type_affinely_keeping_its_ranking():
     recipe = _recipe()
     shows = np.array([[100, 50, 10], [5, 0, 1]])
     clicks = np.array([[1, 2, 0], [0, 0, 1]])
-    counts, means, ctr = recipe.user_type_table(shows, clicks, prior=10.0, value_range=(0.2, 0.6),
-                                                impressions_per_user=4)
+    counts, means, ctr = recipe.user_type_table(
+        shows, clicks, prior=10.0, value_range=(0.2, 0.6), impressions_per_user=4
+    )
     assert counts.tolist() == [40, 2]
     assert np.allclose(means.min(axis=1), 0.2) and np.allclose(means.max(axis=1), 0.6)
     assert (np.argsort(means, axis=1) == np.argsort(ctr, axis=1)).all()
@@ -115,8 +120,9 @@ def test_the_recipe_rescales_each_type_affinely_keeping_its_ranking():
     assert ctr[0, 0] == pytest.approx((1 + 10 * item0) / (100 + 10))
 
 
-@pytest.mark.skipif(not OBD.exists(), reason="the obp source archive is not here (benchmarks/real_graphs.py "
-                                             "fetches it into build/obd/)")
+@pytest.mark.skipif(
+    not OBD.exists(), reason="the obp source archive is not here (benchmarks/real_graphs.py fetches it into build/obd/)"
+)
 def test_the_obd_recipe_gives_a_table_every_anonymous_algorithm_runs_on(tmp_path):
     out = tmp_path / "types.csv"
     with contextlib.redirect_stdout(io.StringIO()) as text:
@@ -133,8 +139,17 @@ def test_the_obd_recipe_gives_a_table_every_anonymous_algorithm_runs_on(tmp_path
     assert 0 <= run.metrics["optimal_fraction"] <= 1
 
 
-MULTI_AGENT = ("mase", "dp-mase", "corrupted-elimination", "feraud", "central", "independent",
-               "decentralized-elimination", "no-sharing", "full-sharing")
+MULTI_AGENT = (
+    "mase",
+    "dp-mase",
+    "corrupted-elimination",
+    "feraud",
+    "central",
+    "independent",
+    "decentralized-elimination",
+    "no-sharing",
+    "full-sharing",
+)
 
 
 @pytest.mark.parametrize("algorithm", MULTI_AGENT)

@@ -9,7 +9,7 @@ from scipy import stats
 
 from anonbandits import simulate
 from anonbandits.anonymous import anon_batched, anon_etc
-from anonbandits.anonymous.specs import SHARES
+from anonbandits.channel_params import SHARES
 from anonbandits.channels import AnonymousChannel, CentralLaplace, Distributed
 from anonbandits.channels.anonymous import partition_groups
 from anonbandits.envs import MultiUserInstance, clustered_instance
@@ -37,8 +37,9 @@ def _serve(channel, arm_rows, rounds=1):
 
 def test_homogeneous_group_sums_reveal_every_member_without_privacy():
     # arm 0 pays 0 to every user, arm 1 pays 1: each row's group is homogeneous, its hidden bit the arm
-    channel = AnonymousChannel(MultiUserInstance(np.array([[0.0, 1.0]] * (C + 1))), C, HORIZON,
-                               np.random.default_rng(0))
+    channel = AnonymousChannel(
+        MultiUserInstance(np.array([[0.0, 1.0]] * (C + 1))), C, HORIZON, np.random.default_rng(0)
+    )
     bits = np.random.default_rng(1).integers(0, 2, 2000)
     sums, _ = _serve(channel, np.repeat(bits[:, None], C + 1, axis=1))
     # the attacker: a sum of 0 means every member got 0, a sum of C+1 that every member got 1
@@ -53,8 +54,9 @@ def test_with_privacy_the_best_test_on_one_reward_is_held_to_the_dp_bound(kind):
     # neighbouring datasets: the target (user 0) got 0 (arm 0) or 1 (arm 1); the others got 1 either way
     mu = np.array([[0.0, 1.0]] + [[1.0, 1.0]] * C)
     mech = _mechanism(kind, eps)
-    channel = AnonymousChannel(MultiUserInstance(mu), C, HORIZON, np.random.default_rng(2), mechanism=mech,
-                               noise_rng=np.random.default_rng(3))
+    channel = AnonymousChannel(
+        MultiUserInstance(mu), C, HORIZON, np.random.default_rng(2), mechanism=mech, noise_rng=np.random.default_rng(3)
+    )
     bits = np.random.default_rng(4).integers(0, 2, trials)
     z = _serve(channel, np.repeat(bits[:, None], C + 1, axis=1))[0][:, 0]
     # likelihood-ratio test: every noise law here is symmetric and unimodal, so the ratio P(z | 1)/P(z | 0)
@@ -97,8 +99,14 @@ def _noise_pmf(kind, mech, n):
 def test_the_noise_on_released_group_sums_has_its_exact_law(kind):
     eps, rows = 0.8, 15_000
     mech = _mechanism(kind, eps)
-    channel = AnonymousChannel(MultiUserInstance(np.ones((C + 1, 2))), C, HORIZON, np.random.default_rng(6),
-                               mechanism=mech, noise_rng=np.random.default_rng(7))
+    channel = AnonymousChannel(
+        MultiUserInstance(np.ones((C + 1, 2))),
+        C,
+        HORIZON,
+        np.random.default_rng(6),
+        mechanism=mech,
+        noise_rng=np.random.default_rng(7),
+    )
     sums, var = _serve(channel, np.zeros((rows, C + 1), np.int64), rounds=2 * C + 2)
     # round 0 and rounds > C + 1 hold the whole group (C + 1 rewards, all 1); rounds 1..C+1 drop one member
     size = np.where((np.arange(2 * C + 2) >= 1) & (np.arange(2 * C + 2) <= C + 1), C, C + 1)
@@ -140,7 +148,7 @@ def test_privacy_none_draws_exactly_what_the_drivers_draw_without_a_mechanism(na
             run = anon_etc(inst, 2, 60_000, explore_scale=1.0, rng=reward_rng)
         else:
             run = anon_batched(inst, 2, 60_000, U=20, rng=reward_rng, decomposer_rng=dec_rng)
-        assert out.metrics["regret"] == run.regret and out.metrics["observations"] == run.observations
+        assert all(out.metrics[key] == run.metrics[key] for key in ("regret", "observations"))
         assert np.array_equal(out.curve[1], run.curve[1])
         # no mechanism, no guarantee: the privacy metrics are empty (the results schema's "not applicable")
         assert out.metrics["privacy_epsilon"] is out.metrics["privacy_delta"] is None
@@ -150,8 +158,9 @@ def test_the_noise_has_its_own_stream_so_the_rewards_are_unchanged():
     inst = MultiUserInstance(np.array([[0.3, 0.6]] * (C + 1)))
     rows = np.random.default_rng(8).integers(0, 2, (500, 1)).repeat(C + 1, axis=1)
     plain = _serve(AnonymousChannel(inst, C, HORIZON, np.random.default_rng(9)), rows, 2 * C + 2)[0]
-    tiny = AnonymousChannel(inst, C, HORIZON, np.random.default_rng(9), mechanism=CentralLaplace(1e9),
-                            noise_rng=np.random.default_rng(10))
+    tiny = AnonymousChannel(
+        inst, C, HORIZON, np.random.default_rng(9), mechanism=CentralLaplace(1e9), noise_rng=np.random.default_rng(10)
+    )
     assert np.allclose(_serve(tiny, rows, 2 * C + 2)[0], plain, atol=1e-6)
 
 
@@ -159,8 +168,9 @@ def test_accounting_matches_a_hand_computation():
     inst = MultiUserInstance(np.ones((C + 1, 2)))
     # one assignment repeated m = 10 times: each user is in 5 of the 2C+2 = 6 group sums (all but the round
     # that drops her), 3 of C+1 = 3 members and 2 of C = 2, each release holding 10 of her rewards
-    channel = AnonymousChannel(inst, C, HORIZON, np.random.default_rng(0), mechanism=CentralLaplace(0.5),
-                               noise_rng=np.random.default_rng(1))
+    channel = AnonymousChannel(
+        inst, C, HORIZON, np.random.default_rng(0), mechanism=CentralLaplace(0.5), noise_rng=np.random.default_rng(1)
+    )
     fb = channel.elicit(np.zeros((1, C + 1), np.int64), np.array([10]))
     assert set(channel.exposure) == {(10, 30), (10, 20)}
     assert channel.exposure[(10, 30)].tolist() == [3, 3, 3] and channel.exposure[(10, 20)].tolist() == [2, 2, 2]
@@ -170,8 +180,9 @@ def test_accounting_matches_a_hand_computation():
     assert guarantee(channel.mechanism, channel.exposure, DELTA) == (0.5, 25.0, 0.0)
 
     # 400 single repetitions at eps = 0.1: 2000 releases of one reward each per user, rho = 2000 * 0.1^2 / 2 = 10
-    channel = AnonymousChannel(inst, C, HORIZON, np.random.default_rng(0), mechanism=CentralLaplace(0.1),
-                               noise_rng=np.random.default_rng(1))
+    channel = AnonymousChannel(
+        inst, C, HORIZON, np.random.default_rng(0), mechanism=CentralLaplace(0.1), noise_rng=np.random.default_rng(1)
+    )
     channel.elicit(np.zeros((400, C + 1), np.int64), np.ones(400, np.int64))
     assert {k: v.tolist() for k, v in channel.exposure.items()} == {(1, 3): [1200] * 3, (1, 2): [800] * 3}
     eps_reward, eps_user, delta = guarantee(channel.mechanism, channel.exposure, DELTA)
@@ -182,8 +193,9 @@ def test_accounting_matches_a_hand_computation():
 
     # Skellam shares: per user the sum of Lemma 3's curves at sensitivity c g(n), per reward the worst n
     mech = _mechanism("skellam", 1.0)
-    channel = AnonymousChannel(inst, C, HORIZON, np.random.default_rng(0), mechanism=mech,
-                               noise_rng=np.random.default_rng(1))
+    channel = AnonymousChannel(
+        inst, C, HORIZON, np.random.default_rng(0), mechanism=mech, noise_rng=np.random.default_rng(1)
+    )
     channel.elicit(np.zeros((1, C + 1), np.int64), np.array([10]))
     curve, worst = np.zeros(DEFAULT_ORDERS.size), 0.0
     for (c, n), count in channel.exposure.items():
@@ -202,7 +214,7 @@ def test_registry_reports_the_accounting_next_to_min_group_size():
     out = simulate("anon-batched", seed=3, privacy="central", epsilon=0.5, **_small())
     keys = list(out.metrics)
     at = keys.index("min_group_size")
-    assert keys[at + 1:at + 4] == ["privacy_epsilon", "privacy_epsilon_per_user", "privacy_delta"]
+    assert keys[at + 1 : at + 4] == ["privacy_epsilon", "privacy_epsilon_per_user", "privacy_delta"]
     assert out.metrics["privacy_epsilon"] == 0.5
     # basic composition wins at these multiplicities: eps times the most rewards one user released, and every
     # user is grouped in 2C+1 of the 2C+2 rounds of every repetition of every assignment
@@ -213,21 +225,40 @@ def test_the_learner_widens_its_radius_by_the_noise():
     params = _small(gap=0.3)
     inst = clustered_instance(params["users"], params["arms"], 0, params["gap"], np.random.default_rng(11))
     plain = anon_batched(inst, 2, 60_000, U=20, rng=np.random.default_rng(12))
-    assert sum(b.eliminated for b in plain.batches) > 0
+    assert sum(b["eliminated"] for b in plain.records) > 0
     # at eps = 1e-3 a pair's noise (variance 4 / eps^2 = 4e6 per estimate) dwarfs its samples: the widened
     # radius eliminates nothing rather than eliminating on noise
-    noisy = anon_batched(inst, 2, 60_000, U=20, rng=np.random.default_rng(12), mechanism=CentralLaplace(1e-3),
-                         noise_rng=np.random.default_rng(13))
-    assert sum(b.eliminated for b in noisy.batches) == 0
+    noisy = anon_batched(
+        inst,
+        2,
+        60_000,
+        U=20,
+        rng=np.random.default_rng(12),
+        mechanism=CentralLaplace(1e-3),
+        noise_rng=np.random.default_rng(13),
+    )
+    assert sum(b["eliminated"] for b in noisy.records) == 0
     # at eps = 1 the noise is small next to the samples: the run still finds the users' best arms
-    run = anon_batched(inst, 2, 60_000, U=20, rng=np.random.default_rng(12), mechanism=CentralLaplace(1.0),
-                       noise_rng=np.random.default_rng(13))
-    assert run.optimal_fraction >= 0.9 and sum(b.eliminated for b in run.batches) > 0
+    run = anon_batched(
+        inst,
+        2,
+        60_000,
+        U=20,
+        rng=np.random.default_rng(12),
+        mechanism=CentralLaplace(1.0),
+        noise_rng=np.random.default_rng(13),
+    )
+    assert run.metrics["optimal_fraction"] >= 0.9 and sum(b["eliminated"] for b in run.records) > 0
 
 
 def test_anon_etc_with_privacy_commits_to_the_best_arms_at_moderate_epsilon():
     for kind in ("central", "polya"):
-        out = simulate("anon-etc", seed=2, privacy="central" if kind == "central" else "distributed",
-                       epsilon=1.0, **_small(explore_scale=1.0))
+        out = simulate(
+            "anon-etc",
+            seed=2,
+            privacy="central" if kind == "central" else "distributed",
+            epsilon=1.0,
+            **_small(explore_scale=1.0),
+        )
         assert out.metrics["optimal_fraction"] >= 0.9
         assert out.metrics["privacy_epsilon"] == 1.0

@@ -8,7 +8,8 @@ import pytest
 
 import anondecomp
 from anonbandits import simulate
-from anonbandits.anonymous import AnonymousRun, anon_batched, batched_regret
+from anonbandits.anonymous import anon_batched, batched_regret
+from anonbandits.anonymous.regret import finish_run
 from anonbandits.channels import AnonymousChannel, CentralLaplace, elicitation_rounds, elicitation_variance
 from anonbandits.core import BatchedElimination, default_batches, static_grid
 from anonbandits.core.learners import BaSEElimination, BatchLearner, EpochElimination
@@ -33,20 +34,30 @@ def test_anon_batched_is_a_plain_base_loop_over_the_channel():
     """Algorithm 1 through the adapter draws and decides exactly as BaSE driven by hand."""
     C, T = 2, 60_000
     instance = clustered_instance(24, 3, 8, 0.2, np.random.default_rng(5))
-    run = anon_batched(instance, C, T, U=8, decomposer="polytope", alpha=1.0, rng=np.random.default_rng(6),
-                       decomposer_rng=np.random.default_rng(0))
+    run = anon_batched(
+        instance,
+        C,
+        T,
+        U=8,
+        decomposer="polytope",
+        alpha=1.0,
+        rng=np.random.default_rng(6),
+        decomposer_rng=np.random.default_rng(0),
+    )
     base_horizon = T // elicitation_rounds(C)
-    learner = BatchedElimination(24, 3, static_grid("minimax", base_horizon, default_batches(base_horizon)),
-                                 sigma2=(4 * C + 1) / 4)
+    learner = BatchedElimination(
+        24, 3, static_grid("minimax", base_horizon, default_batches(base_horizon)), sigma2=(4 * C + 1) / 4
+    )
     channel = AnonymousChannel(instance, C, T, np.random.default_rng(6))
     while learner.exploring and not channel.done:
         graph = anondecomp.DemandGraph.from_batched(float(learner.batch_length()), learner.active.copy())
         res = anondecomp.decompose(graph, C, method="polytope", rng=np.random.default_rng(0))
         fb = channel.elicit(res.assignments, res.multiplicities)
         learner.update(fb.sums, fb.counts)
-    plain = AnonymousRun.finish(channel, instance, learner.commit, [], {})
-    assert run.regret == plain.regret and np.array_equal(run.committed, plain.committed)
-    assert run.exploration_rounds == plain.exploration_rounds and run.observations == plain.observations
+    plain = finish_run(channel, instance, learner.commit, [], {})
+    m, p = run.metrics, plain.metrics
+    assert m["regret"] == p["regret"] and np.array_equal(run.info["committed"], plain.info["committed"])
+    assert m["exploration_rounds"] == p["exploration_rounds"] and m["observations"] == p["observations"]
 
 
 @pytest.mark.parametrize("decomposer", ["polytope", "greedy", "block"])
@@ -54,15 +65,15 @@ def test_se_over_the_anonymous_channel_commits_and_costs_2c_plus_2_rounds_per_as
     C = 2
     instance = clustered_instance(24, 3, 0, 0.4, np.random.default_rng(1))
     learners = EpochElimination(24, 3, confidence=0.01, sigma2=elicitation_variance(C))
-    run = batched_regret(instance, learners, 10**7, C=C, decomposer=decomposer,
-                         rng=np.random.default_rng(2))
-    assert run.min_group_size >= C
-    assert all(b.rounds == b.assignments * (2 * C + 2) for b in run.batches)
-    assert run.exploration_rounds == sum(b.assignments for b in run.batches) * (2 * C + 2)
-    assert np.array_equal(run.committed, instance.optimal) and run.info["stopped"] == 1.0
+    run = batched_regret(instance, learners, 10**7, C=C, decomposer=decomposer, rng=np.random.default_rng(2))
+    m = run.metrics
+    assert m["min_group_size"] >= C
+    assert all(b["rounds"] == b["assignments"] * (2 * C + 2) for b in run.records)
+    assert m["exploration_rounds"] == sum(b["assignments"] for b in run.records) * (2 * C + 2)
+    assert np.array_equal(run.info["committed"], instance.optimal) and run.info["stopped"] == 1.0
     # committed to the best arms: no regret after the exploration
     rounds, regret = run.curve
-    assert np.allclose(regret[rounds >= run.exploration_rounds], run.regret) and run.regret > 0
+    assert np.allclose(regret[rounds >= m["exploration_rounds"]], m["regret"]) and m["regret"] > 0
 
 
 def test_direct_channel_regret_matches_a_per_round_loop():
@@ -72,28 +83,40 @@ def test_direct_channel_regret_matches_a_per_round_loop():
     mu = np.array([[1.0, 0.0, 0.0], [1.0, 1.0, 0.0]])
     instance = MultiUserInstance(mu=mu)
     T = 50_000
-    run = batched_regret(instance, EpochElimination(2, 3, confidence=0.1), T, channel="direct",
-                         rng=np.random.default_rng(0))
+    run = batched_regret(
+        instance, EpochElimination(2, 3, confidence=0.1), T, channel="direct", rng=np.random.default_rng(0)
+    )
     learners, per_round = EpochElimination(2, 3, confidence=0.1), []
     while learners.exploring.any() and len(per_round) < T:
         demand, rec = learners.demand(), learners.recommendation()
         longest = int(demand.sum(axis=1).max())
-        sequences = [list(np.repeat(np.arange(3), demand[i])) + [rec[i]] * (longest - demand[i].sum())
-                     for i in range(2)]
+        sequences = [
+            list(np.repeat(np.arange(3), demand[i])) + [rec[i]] * (longest - demand[i].sum()) for i in range(2)
+        ]
         for t in range(longest):
             per_round.append(sum(instance.gaps[i, sequences[i][t]] for i in range(2)))
         learners.update(demand * mu, demand, 0.25)
-    cumulative = np.concatenate(([0.0], np.cumsum(per_round)))[:T + 1]
-    assert run.min_group_size == 1 and run.committed is None
-    assert run.regret == pytest.approx(cumulative[T])
+    cumulative = np.concatenate(([0.0], np.cumsum(per_round)))[: T + 1]
+    assert run.metrics["min_group_size"] == 1 and run.info["committed"] is None
+    assert run.metrics["regret"] == pytest.approx(cumulative[T])
     assert np.allclose(run.curve[1], cumulative[run.curve[0]])
 
 
 def test_registry_se_channels_keep_the_single_user_engine_and_run_the_anonymous_one():
     direct = simulate("se", seed=3, horizon=20_000)
-    assert direct.metrics == se("0.9,0.8,0.7", 20_000, np.random.default_rng(3)).metrics()
-    anon = simulate("se", seed=3, channel="anonymous", users=24, arms=3, C=2, gap=0.4, horizon=10**6,
-                    confidence="0.01", decomposer="polytope")
+    assert direct.metrics == se("0.9,0.8,0.7", 20_000, np.random.default_rng(3)).metrics
+    anon = simulate(
+        "se",
+        seed=3,
+        channel="anonymous",
+        users=24,
+        arms=3,
+        C=2,
+        gap=0.4,
+        horizon=10**6,
+        confidence="0.01",
+        decomposer="polytope",
+    )
     m = anon.metrics
     assert m["min_group_size"] >= 2 and m["optimal_fraction"] == 1.0 and m["users_stopped"] == 1.0
     assert m["exploration_rounds"] == m["assignments"] * 6 and m["privacy_epsilon"] is None
@@ -104,14 +127,32 @@ def test_dp_se_over_the_anonymous_channel_with_privacy_widens_by_the_noise():
     C, eps = 2, 1.0
     instance = clustered_instance(24, 2, 0, 0.4, np.random.default_rng(4))
     learners = EpochElimination(24, 2, confidence=0.01, epsilon=eps, sigma2=elicitation_variance(C))
-    run = batched_regret(instance, learners, 10**7, C=C, decomposer="polytope", rng=np.random.default_rng(5),
-                         mechanism=CentralLaplace(eps),
-                         noise_rng=np.random.default_rng(6), sum_epsilon=eps)
-    assert run.min_group_size >= C and run.info["exposure"]
+    run = batched_regret(
+        instance,
+        learners,
+        10**7,
+        C=C,
+        decomposer="polytope",
+        rng=np.random.default_rng(5),
+        mechanism=CentralLaplace(eps),
+        noise_rng=np.random.default_rng(6),
+        sum_epsilon=eps,
+    )
+    assert run.metrics["min_group_size"] >= C and run.info["exposure"]
     assert run.info["sigma2"] > (4 * C + 1) / 4  # the released sums' noise raised the variance proxy
-    assert np.array_equal(run.committed, instance.optimal)
-    m = simulate("dp-se", seed=0, channel="anonymous", users=24, arms=2, C=C, gap=0.4, horizon=10**6,
-                 epsilon=eps, privacy="central").metrics
+    assert np.array_equal(run.info["committed"], instance.optimal)
+    m = simulate(
+        "dp-se",
+        seed=0,
+        channel="anonymous",
+        users=24,
+        arms=2,
+        C=C,
+        gap=0.4,
+        horizon=10**6,
+        epsilon=eps,
+        privacy="central",
+    ).metrics
     assert m["privacy_epsilon"] == eps and m["min_group_size"] >= C and m["privacy_delta"] == 0.0
 
 
@@ -142,11 +183,26 @@ def test_the_driver_gives_base_the_surplus_only_with_use_surplus():
     C, T = 2, 60_000
     instance = clustered_instance(24, 3, 8, 0.2, np.random.default_rng(5))
     grid = static_grid("minimax", T // elicitation_rounds(C), 2)
-    info = {use: batched_regret(instance, BaSEElimination(24, 3, grid, sigma2=elicitation_variance(C)), T, C=C,
-                                decomposer="greedy", rng=np.random.default_rng(6), use_surplus=use).info
-            for use in (False, True)}
+    info = {
+        use: batched_regret(
+            instance,
+            BaSEElimination(24, 3, grid, sigma2=elicitation_variance(C)),
+            T,
+            C=C,
+            decomposer="greedy",
+            rng=np.random.default_rng(6),
+            use_surplus=use,
+        ).info
+        for use in (False, True)
+    }
     assert info[False]["surplus"] > 0 and info[True]["surplus"] == 0
     assert info[True]["samples"] == info[False]["samples"] + info[False]["surplus"]
     with pytest.raises(ConfigError, match="best_effort"):  # its learners would get fewer samples than asked
-        batched_regret(instance, BaSEElimination(24, 3, grid, sigma2=elicitation_variance(C)), T, C=C,
-                       rng=np.random.default_rng(6), best_effort=True)
+        batched_regret(
+            instance,
+            BaSEElimination(24, 3, grid, sigma2=elicitation_variance(C)),
+            T,
+            C=C,
+            rng=np.random.default_rng(6),
+            best_effort=True,
+        )

@@ -44,10 +44,12 @@ def test_radii_match_the_papers_formulas_at_hand_computed_points():
     assert dpse_threshold(3, 2, 200, 0.01) == pytest.approx(2 * h)
     # paper 004, Lemma 2 with (sigma, h) = (1, 2) and the local model's Lemma 5 constant
     l4, l2 = math.log(4 * 2 * 9 / 0.1), math.log(2 * 2 * 9 / 0.1)
-    assert lemma2_radius(64, 2, 3, 0.1, 1.0, 2.0) == pytest.approx(math.sqrt(l4 / 128) + math.sqrt(l2) / 64
-                                                                   + 2 * l2 / 64)
+    assert lemma2_radius(64, 2, 3, 0.1, 1.0, 2.0) == pytest.approx(
+        math.sqrt(l4 / 128) + math.sqrt(l2) / 64 + 2 * l2 / 64
+    )
     assert lemma5_radius(64, 2, 3, 0.1, 1.0) == pytest.approx(
-        math.sqrt(l4 / 128) + math.sqrt(2) * math.sqrt(l2) / 64 + max(3.01 * math.sqrt(l2 / 64), 4 * l2 / 64))
+        math.sqrt(l4 / 128) + math.sqrt(2) * math.sqrt(l2) / 64 + max(3.01 * math.sqrt(l2 / 64), 4 * l2 / 64)
+    )
     assert batch_length(4, 3) == 64
     # paper 001: eq. (4) at t = e^2, and Hybrid-UCB's index at t = 16 after O = 7 pulls (floor(log2 8) = 3)
     assert lazy_ucb_index(np.array([0.5]), np.array([4]), 0.5, math.e**2)[0] == pytest.approx(3.5 + math.sqrt(1.5))
@@ -60,8 +62,9 @@ def test_radii_match_the_papers_formulas_at_hand_computed_points():
     assert naive_elimination_pulls(0.5, 0.1, 4) == 71 and median_elimination_pulls(0.5, 0.1, 1) == 1049
     assert median_elimination_pulls(0.5, 0.1, 2) == math.ceil(4 * math.log(3 / 0.025) / (0.125 * 0.75) ** 2)
     # paper 000's Algorithm 2: 10 C^(2/3) K^(1/3) T^(2/3) log(NKT)^(1/3)
-    assert exploration_length(10, 3, 2, 1000) == pytest.approx(10 * 4 ** (1 / 3) * 3 ** (1 / 3) * 100
-                                                                * math.log(30_000) ** (1 / 3))
+    assert exploration_length(10, 3, 2, 1000) == pytest.approx(
+        10 * 4 ** (1 / 3) * 3 ** (1 / 3) * 100 * math.log(30_000) ** (1 / 3)
+    )
 
 
 def test_elimination_rules_keep_exactly_the_arms_the_papers_keep():
@@ -82,8 +85,13 @@ def test_direct_channel_sums_are_exactly_binomial():
         expected = stats.binom.pmf(np.arange(21), 20, mu) * draws.shape[0]
         keep = expected > 5
         chi2 = ((observed[keep] - expected[keep]) ** 2 / expected[keep]).sum()
-        assert stats.chi2.sf(chi2 + ((observed[~keep].sum() - expected[~keep].sum()) ** 2
-                                     / max(expected[~keep].sum(), 1e-9)), keep.sum()) > 1e-3
+        assert (
+            stats.chi2.sf(
+                chi2 + ((observed[~keep].sum() - expected[~keep].sum()) ** 2 / max(expected[~keep].sum(), 1e-9)),
+                keep.sum(),
+            )
+            > 1e-3
+        )
 
 
 def test_clipped_gaussian_sums_follow_the_clipped_law_of_the_given_std():
@@ -140,5 +148,8 @@ def test_vote_board_removes_each_arm_at_the_vote_that_reaches_the_threshold():
 def test_simulate_returns_per_batch_records_and_the_same_run_for_a_seed():
     run = simulate("anon-batched", seed=5, users=60, arms=3, horizon=20_000, decomposer="greedy")
     assert len(run.records) >= 1 and all(r["assignments"] >= 1 for r in run.records)
-    assert run.curve[0][-1] == 20_000 and run.metrics == simulate(
-        "anon-batched", seed=5, users=60, arms=3, horizon=20_000, decomposer="greedy").metrics
+    assert (
+        run.curve[0][-1] == 20_000
+        and run.metrics
+        == simulate("anon-batched", seed=5, users=60, arms=3, horizon=20_000, decomposer="greedy").metrics
+    )

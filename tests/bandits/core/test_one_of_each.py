@@ -33,14 +33,14 @@ from anonbandits.multiagent.mase import activity_probabilities, central, mase
 def test_lazy_ucb_crossing_is_where_the_two_indices_meet():
     rng = np.random.default_rng(0)
     for _ in range(50):
-        size = np.array([4.0, 64.0])   # the rival (0) has the smaller last array
+        size = np.array([4.0, 64.0])  # the rival (0) has the smaller last array
         mean = np.array([rng.uniform(0.1, 0.5), rng.uniform(0.6, 0.9)])
         a, b = lazy_ucb_widths(size, 0.5)
         s = lazy_ucb_crossing(mean[:1] - mean[1], a[:1] - a[1], b[:1] - b[1])[0]
         t = math.exp(s * s)
         below, above = lazy_ucb_index(mean, size, 0.5, t * 0.999), lazy_ucb_index(mean, size, 0.5, t * 1.001)
         assert below[0] < below[1] and above[0] > above[1]
-    assert lazy_ucb_crossing(np.array([0.1]), np.array([1.0]), np.array([1.0]))[0] == 0.0   # ahead already
+    assert lazy_ucb_crossing(np.array([0.1]), np.array([1.0]), np.array([1.0]))[0] == 0.0  # ahead already
     assert lazy_ucb_capacity(8.0) == 16.0
 
 
@@ -126,7 +126,7 @@ def test_unclipped_gaussian_is_a_named_model_with_exact_sums():
     mu = np.array([0.9, 11.0])
     assert model_means("gaussian-unclipped", mu).tolist() == mu.tolist()
     draws = draw_rewards("gaussian-unclipped", np.full(50_000, 0.9), rng, sigma=0.5)
-    assert draws.max() > 1.0 and abs(draws.mean() - 0.9) < 0.02   # not clipped, mean exactly mu
+    assert draws.max() > 1.0 and abs(draws.mean() - 0.9) < 0.02  # not clipped, mean exactly mu
     sums = sum_rewards("gaussian-unclipped", np.full(20_000, 11.0), np.full(20_000, 9), rng, sigma=0.5)
     assert stats.kstest(sums, stats.norm(99.0, 1.5).cdf).pvalue > 1e-3
     with pytest.raises(ConfigError, match="encoding"):
@@ -138,8 +138,10 @@ def test_the_direct_channel_draws_every_reward_the_drivers_need():
     a, b = np.random.default_rng(6), np.random.default_rng(6)
     channel = DirectChannel.of(inst, a)
     np.testing.assert_array_equal(channel.draw(inst.row, (4, 2)), (b.random((4, 2)) < inst.row).astype(float))
-    np.testing.assert_array_equal(channel.request(np.array([1, 0]), np.array([5, 6])).sums,
-                                  b.binomial(np.array([5, 6]), np.array([0.7, 0.3])).astype(float))
+    np.testing.assert_array_equal(
+        channel.request(np.array([1, 0]), np.array([5, 6])).sums,
+        b.binomial(np.array([5, 6]), np.array([0.7, 0.3])).astype(float),
+    )
     np.testing.assert_array_equal(channel.encoded(np.array([0, 1]), 3, 10), 3 * b.binomial(10, inst.row))
     calls = []
 
@@ -156,8 +158,16 @@ def test_families_refuse_the_reward_models_they_cannot_draw():
     clipped = MultiUserInstance([0.9, 0.2, 0.1], "gaussian")
     with pytest.raises(ConfigError, match="gaussian-unclipped"):
         mase(clipped, probs, np.random.default_rng(0), delta=0.25, beta=0.5)
-    assert central(clipped, probs, np.random.default_rng(0)).recommended == 0   # central draws through the channel
+    assert central(clipped, probs, np.random.default_rng(0)).metrics["recommended"] == 0  # drawn through the channel
     with pytest.raises(ConfigError, match="encodings"):
-        run_elimination(PROTOCOLS["dist-dp-se"](0.5, 0.1), np.array([0.9, 0.5]), reward="gaussian-unclipped",
-                        reward_sigma=0.5, horizon=1000, batch_base=2, confidence=0.1, crs=1.0,
-                        rng=np.random.default_rng(0))
+        run_elimination(
+            PROTOCOLS["dist-dp-se"](0.5, 0.1),
+            np.array([0.9, 0.5]),
+            reward="gaussian-unclipped",
+            reward_sigma=0.5,
+            horizon=1000,
+            batch_base=2,
+            confidence=0.1,
+            crs=1.0,
+            rng=np.random.default_rng(0),
+        )

@@ -20,7 +20,7 @@ class _KnownLaplace:
     def laplace(self, loc, scale, size=None):
         if size is None:
             return np.where(np.arange(np.size(scale)) == 1, -1e9, 0.0)
-        return np.repeat(np.arange(3.0, 3 + size[0])[:, None], size[1], axis=1)   # one chunk from round 3
+        return np.repeat(np.arange(3.0, 3 + size[0])[:, None], size[1], axis=1)  # one chunk from round 3
 
 
 def test_private_mean_carries_the_binary_mechanisms_dyadic_sum():
@@ -33,7 +33,7 @@ def test_private_mean_carries_the_binary_mechanisms_dyadic_sum():
         assert batch.pulls[0].tolist() == [pulls, 1]
         r = (pulls + 1).bit_length() - 1
         k = pulls - (2**r - 1)
-        if k == 0:      # this pull completed tree r - 1
+        if k == 0:  # this pull completed tree r - 1
             r, k = r - 1, 2 ** (r - 1)
         expected = sum(r * (2**r + ((k >> j) << j)) for j in range(r + 1) if k >> j & 1)
         assert (batch.noisy_means[0, 0] - 0.5) * pulls == pytest.approx(expected, rel=1e-12)
@@ -60,8 +60,9 @@ def test_laplace_noise_scales_of_arrays_and_tree_nodes(tree_noise, shift):
     mu, eps = np.array([0.75, 0.25]), 1e4
     pulls, z = [], []
     for horizon in (2, 3, 4, 6, 9, 16, 40):
-        batch = hybrid_ucb_batch(mu, np.full(2000, eps), horizon, np.random.default_rng(horizon),
-                                 tree_noise=tree_noise, reward=exact_sums)
+        batch = hybrid_ucb_batch(
+            mu, np.full(2000, eps), horizon, np.random.default_rng(horizon), tree_noise=tree_noise, reward=exact_sums
+        )
         noise = (batch.noisy_means - mu) * batch.pulls
         z.append((noise / np.sqrt(_predicted_noise_var(batch.pulls, eps, shift))).ravel())
         pulls.append(batch.pulls.ravel())
@@ -71,27 +72,27 @@ def test_laplace_noise_scales_of_arrays_and_tree_nodes(tree_noise, shift):
     for o in groups:
         g = z[pulls == o]
         assert abs(g.mean()) < 4 / np.sqrt(g.size)
-        assert abs(g.var() - 1) < 4 * np.sqrt(5 / g.size)     # Laplace sums: kurtosis at most 6
+        assert abs(g.var() - 1) < 4 * np.sqrt(5 / g.size)  # Laplace sums: kurtosis at most 6
 
 
 def test_finds_best_arm_on_easy_instance():
     batch = hybrid_ucb_batch(np.array([0.1, 0.5, 0.9]), np.full(12, 8.0), 20_000, np.random.default_rng(0))
     assert np.all(batch.pulls.argmax(axis=1) == 2) and np.all(batch.best_arm == 2)
     run = hybrid_ucb("0.9,0.5,0.1", 8.0, 20_000, np.random.default_rng(1))
-    assert run.best_arm_found and run.releases == 20_000
+    assert run.metrics["best_arm_found"] and run.metrics["releases"] == 20_000
 
 
 def test_regret_is_sublinear():
     runs = [hybrid_ucb("0.75,0.5,0.25", 64.0, 2**16, np.random.default_rng(s), checkpoints=8) for s in range(6)]
-    curves = np.array([r.curve for r in runs])
+    curves = np.array([r.curve[1] for r in runs])
     assert np.all(np.diff(curves, axis=1) >= 0)
-    np.testing.assert_allclose(curves[:, -1], [r.regret for r in runs])
-    assert curves[:, -1].mean() / curves[:, 0].mean() < 3.0     # R(T) / R(T/8); linear regret gives 8
+    np.testing.assert_allclose(curves[:, -1], [r.metrics["regret"] for r in runs])
+    assert curves[:, -1].mean() / curves[:, 0].mean() < 3.0  # R(T) / R(T/8); linear regret gives 8
 
 
 def test_larger_epsilon_gives_less_regret():
-    small = [hybrid_ucb("0.75,0.5,0.25", 0.5, 20_000, np.random.default_rng(s)).regret for s in range(8)]
-    large = [hybrid_ucb("0.75,0.5,0.25", 64.0, 20_000, np.random.default_rng(s)).regret for s in range(8)]
+    small = [hybrid_ucb("0.75,0.5,0.25", 0.5, 20_000, np.random.default_rng(s)).metrics["regret"] for s in range(8)]
+    large = [hybrid_ucb("0.75,0.5,0.25", 64.0, 20_000, np.random.default_rng(s)).metrics["regret"] for s in range(8)]
     assert np.mean(large) < 0.5 * np.mean(small)
 
 
@@ -111,11 +112,12 @@ def test_noise_free_decisions_follow_the_papers_index(tree_noise):
     of the plain per-round loop written from the paper, through the per-round (non-Bernoulli) path."""
     mu = np.array([0.75, 0.5, 0.625, 0.25])
     run = hybrid_ucb(mu, 1e9, 3000, np.random.default_rng(0), reward=exact_sums, tree_noise=tree_noise)
-    regret, pulls = per_round_hybrid_ucb(mu, 1e9, 3000, np.random.default_rng(1), exact_rewards=True,
-                                         tree_noise=tree_noise)
-    np.testing.assert_array_equal(run.pulls, pulls)
-    assert run.regret == pytest.approx(regret, rel=1e-12)
-    assert run.extra["laplace_draws"] > 3000 and run.releases == 3000
+    regret, pulls = per_round_hybrid_ucb(
+        mu, 1e9, 3000, np.random.default_rng(1), exact_rewards=True, tree_noise=tree_noise
+    )
+    np.testing.assert_array_equal(run.info["pulls"], pulls)
+    assert run.metrics["regret"] == pytest.approx(regret, rel=1e-12)
+    assert run.metrics["laplace_draws"] > 3000 and run.metrics["releases"] == 3000
 
 
 @pytest.mark.slow
@@ -132,8 +134,9 @@ def test_batch_has_the_law_of_the_per_round_loop():
 
 def test_library_batch_takes_per_run_means_and_still_checks_them():
     """The public (argument-checking) batch accepts the (runs, arms) means it documents; bad means stay errors."""
-    batch = hybrid_ucb_batch(np.array([[0.9, 0.1], [0.2, 0.8]]), [1.0, 1.0], 50, np.random.default_rng(0),
-                             checkpoints=2)
+    batch = hybrid_ucb_batch(
+        np.array([[0.9, 0.1], [0.2, 0.8]]), [1.0, 1.0], 50, np.random.default_rng(0), checkpoints=2
+    )
     assert batch.best_arm.tolist() == [0, 1]
     with pytest.raises(ConfigError, match="outside"):
         hybrid_ucb_batch(np.array([[0.9, 1.5]]), [1.0], 50, np.random.default_rng(0))

@@ -38,67 +38,72 @@ def test_event_simulation_matches_per_round_algorithm(storage, eps, seed):
     mu = np.array([0.75, 0.5, 0.625, 0.25])
     horizon = 40_000
     every_round = np.arange(1, horizon + 1)
-    run = anytime_lazy_ucb(mu, eps, horizon, np.random.default_rng(seed), storage=storage, reward=exact_sums,
-                           checkpoints=every_round)
+    run = anytime_lazy_ucb(
+        mu, eps, horizon, np.random.default_rng(seed), storage=storage, reward=exact_sums, checkpoints=every_round
+    )
     played = _reference_alu(mu, eps, horizon, np.random.default_rng(seed))
-    np.testing.assert_array_equal(run.pulls, np.bincount(played, minlength=mu.size))
+    np.testing.assert_array_equal(run.info["pulls"], np.bincount(played, minlength=mu.size))
     # The gaps are distinct, so the per-round regret increments name the arm played in every round.
-    np.testing.assert_allclose(run.curve, np.cumsum(mu.max() - mu[played]), rtol=0, atol=1e-9)
-    assert run.extra["events"] < horizon / 20      # blocks, not rounds
+    np.testing.assert_allclose(run.curve[1], np.cumsum(mu.max() - mu[played]), rtol=0, atol=1e-9)
+    assert run.metrics["events"] < horizon / 20  # blocks, not rounds
 
 
 def test_finds_best_arm_on_easy_instance():
     for seed in range(10):
         run = anytime_lazy_ucb("0.2,0.5,0.9,0.4", 0.5, 10**6, np.random.default_rng(seed))
-        assert run.best_arm == 2 and run.best_arm_found
-        assert run.pulls[2] > 0.97 * 10**6
+        assert run.info["best_arm"] == 2 and run.metrics["best_arm_found"]
+        assert run.info["pulls"][2] > 0.97 * 10**6
 
 
 def test_each_reward_feeds_exactly_one_release_of_its_array():
     run = anytime_lazy_ucb("0.75,0.7,0.7,0.7,0.7", 0.5, 2_000_000, np.random.default_rng(4))
-    check_ledger(run.ledger, run.pulls)
-    arms = np.asarray(run.ledger.noise_arm)
+    ledger = run.info["ledger"]
+    check_ledger(ledger, run.info["pulls"])
+    arms = np.asarray(ledger.noise_arm)
     released = np.zeros(5, dtype=np.int64)
     for rid, arm in enumerate(arms):
-        fed = np.flatnonzero(np.asarray(run.ledger.block_release) == rid)
-        released[arm] += sum(run.ledger.block_count[b] for b in fed)
+        fed = np.flatnonzero(np.asarray(ledger.block_release) == rid)
+        released[arm] += sum(ledger.block_count[b] for b in fed)
     for arm in range(5):
-        sizes = [sum(run.ledger.block_count[b] for b in np.flatnonzero(np.asarray(run.ledger.block_release) == rid))
-                 for rid in np.flatnonzero(arms == arm)]
-        assert sizes == [2**r for r in range(len(sizes))]        # arrays 1, 2, 4, ... in order
-        unreleased = run.pulls[arm] - released[arm]
-        assert 0 <= unreleased < 2 ** len(sizes)                 # only the filling array is pending
-    assert run.releases == len(arms)
+        sizes = [
+            sum(ledger.block_count[b] for b in np.flatnonzero(np.asarray(ledger.block_release) == rid))
+            for rid in np.flatnonzero(arms == arm)
+        ]
+        assert sizes == [2**r for r in range(len(sizes))]  # arrays 1, 2, 4, ... in order
+        unreleased = run.info["pulls"][arm] - released[arm]
+        assert 0 <= unreleased < 2 ** len(sizes)  # only the filling array is pending
+    assert run.metrics["releases"] == len(arms)
 
 
 def test_storage_forms_agree_in_law_and_differ_in_space():
     o1 = [anytime_lazy_ucb("0.7,0.6,0.5", 1.0, 200_000, np.random.default_rng(s)) for s in range(40)]
-    arr = [anytime_lazy_ucb("0.7,0.6,0.5", 1.0, 200_000, np.random.default_rng(100 + s), storage="arrays")
-           for s in range(40)]
-    a, b = np.array([r.regret for r in o1]), np.array([r.regret for r in arr])
+    arr = [
+        anytime_lazy_ucb("0.7,0.6,0.5", 1.0, 200_000, np.random.default_rng(100 + s), storage="arrays")
+        for s in range(40)
+    ]
+    a, b = np.array([r.metrics["regret"] for r in o1]), np.array([r.metrics["regret"] for r in arr])
     se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
     assert abs(a.mean() - b.mean()) < 4 * se
-    assert max(r.extra["stored_values"] for r in o1) == 15
-    assert min(r.extra["stored_values"] for r in arr) > 10_000
+    assert max(r.metrics["stored_values"] for r in o1) == 15
+    assert min(r.metrics["stored_values"] for r in arr) > 10_000
 
 
 def test_laplace_noise_has_scale_one_over_epsilon():
     z = []
     for seed in range(10):
         run = anytime_lazy_ucb("0.6,0.5,0.5", 0.5, 100_000, np.random.default_rng(seed))
-        assert set(run.ledger.noise_scale) == {2.0}
-        z.extend(np.asarray(run.ledger.noise_value) / 2.0)
+        assert set(run.info["ledger"].noise_scale) == {2.0}
+        z.extend(np.asarray(run.info["ledger"].noise_value) / 2.0)
     assert_standard_laplace(np.array(z))
 
 
 def test_regret_is_sublinear_and_curve_consistent():
     ratios = []
     for seed in range(5):
-        run = anytime_lazy_ucb("0.75,0.625,0.5,0.375,0.25", 1.0, 2**22, np.random.default_rng(seed),
-                               checkpoints=8)
-        assert run.curve[-1] == pytest.approx(run.regret)
-        assert np.all(np.diff(run.curve) >= 0)
-        ratios.append(run.curve[-1] / run.curve[0])
+        run = anytime_lazy_ucb("0.75,0.625,0.5,0.375,0.25", 1.0, 2**22, np.random.default_rng(seed), checkpoints=8)
+        assert run.curve[1][-1] == pytest.approx(run.metrics["regret"])
+        assert np.all(np.diff(run.curve[1]) >= 0)
+        ratios.append(run.curve[1][-1] / run.curve[1][0])
     assert np.mean(ratios) < 2.5
 
 

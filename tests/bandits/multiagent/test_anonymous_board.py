@@ -26,8 +26,9 @@ def plain_board(agents, slots, times, C):
         buffers.setdefault(int(slot), []).append(i)
         members = buffers[int(slot)]
         if len({int(agents[j]) for j in members}) >= C:
-            released.append((int(slot), int(time), len({int(agents[j]) for j in members}), float(len(members)),
-                             members))
+            released.append(
+                (int(slot), int(time), len({int(agents[j]) for j in members}), float(len(members)), members)
+            )
             buffers[int(slot)] = []
     released.sort(key=lambda r: (r[1], r[0]))
     for j, (*_, members) in enumerate(released):
@@ -43,8 +44,9 @@ def test_board_releases_equal_the_plain_loop(C):
     times = np.sort(rng.integers(0, 80, 200))
     rel = board_releases(agents, slots, times, C)
     expected, group = plain_board(agents, slots, times, C)
-    assert list(zip(rel.slot.tolist(), rel.time.tolist(), rel.size.tolist(), rel.total.tolist(), strict=True)) \
-        == expected
+    assert (
+        list(zip(rel.slot.tolist(), rel.time.tolist(), rel.size.tolist(), rel.total.tolist(), strict=True)) == expected
+    )
     assert rel.group.tolist() == group and len(expected) > 5
 
 
@@ -53,7 +55,7 @@ def test_first_release_is_the_first_row_where_every_column_has_c_agents():
     who = rng.integers(0, 9, (60, 3))
     for C in (1, 4, 9):
         row = first_release(who, C)
-        distinct = [[len(set(who[:r + 1, j])) for j in range(3)] for r in range(60)]
+        distinct = [[len(set(who[: r + 1, j])) for j in range(3)] for r in range(60)]
         plain = next((r for r in range(60) if min(distinct[r]) >= C), -1)
         assert row == plain and (C < 9 or row > 8)
     assert first_release(who, 10) == -1
@@ -71,17 +73,36 @@ def check_releases(rel, senders, C):
 def vote_runs(C):
     """An anonymous run of each voting scheme (votes log: sender, time, arm) and its global eliminations."""
     inst, probs = problem("1"), np.full(24, 1 / 24)
-    res = mase(inst, probs, np.random.default_rng(3), channel="anonymous", C=C)
-    yield "mase", res.releases, res.messages.sender, res.messages.time, res.messages.content, res.threshold, \
-        res.global_eliminations, inst.arms
-    res = dp_mase(inst, probs, DPMASEConfig(eps=1.0, channel="anonymous", C=C), np.random.default_rng(3))
-    yield "dp-mase", res.releases, res.messages.sender, res.messages.time, res.messages.content, res.threshold, \
-        res.global_eliminations, inst.arms
-    res = run_decentralized_elimination(MEANS, 24, rng=np.random.default_rng(3), eta=0.8, delta=0.05, eps=0.1,
-                                        channel="anonymous", C=C)
-    log = res.log
-    glob = sorted((int(s), a) for a, s in enumerate(res.elimination_steps) if s >= 0)
-    yield "decentralized-elimination", res.releases, log.sender, log.time, log.content, res.threshold, glob, len(MEANS)
+    for name, res in (
+        ("mase", mase(inst, probs, np.random.default_rng(3), channel="anonymous", C=C)),
+        ("dp-mase", dp_mase(inst, probs, DPMASEConfig(eps=1.0, channel="anonymous", C=C), np.random.default_rng(3))),
+    ):
+        log = res.info["messages"]
+        yield (
+            name,
+            res.info["releases"],
+            log.sender,
+            log.time,
+            log.content,
+            res.metrics["vote_threshold"],
+            res.info["global_eliminations"],
+            inst.arms,
+        )
+    res = run_decentralized_elimination(
+        MEANS, 24, rng=np.random.default_rng(3), eta=0.8, delta=0.05, eps=0.1, channel="anonymous", C=C
+    )
+    log = res.info["log"]
+    glob = sorted((int(s), a) for a, s in enumerate(res.info["elimination_steps"]) if s >= 0)
+    yield (
+        "decentralized-elimination",
+        res.info["releases"],
+        log.sender,
+        log.time,
+        log.content,
+        res.metrics["vote_threshold"],
+        glob,
+        len(MEANS),
+    )
 
 
 @pytest.mark.parametrize("C", [4, 7])
@@ -114,7 +135,7 @@ def test_full_sharing_releases_reward_sums_of_at_least_c_players_as_a_plain_roun
 
     C, n, delta, eps = 5, 12, 0.05, 0.1
     res = run_full_sharing(MEANS, n, rng=np.random.default_rng(4), delta=delta, eps=eps, channel="anonymous", C=C)
-    log, rel = res.log, res.releases
+    log, rel, steps = res.info["log"], res.info["releases"], res.info["elimination_steps"]
     check_releases(rel, log.sender, C)
     sender, arm, reward = log.sender, (log.kind - KIND_REWARD).astype(int), log.content
     k, held, sums, tau, i = len(MEANS), list(range(len(MEANS))), np.zeros(len(MEANS)), 0, 0
@@ -137,14 +158,18 @@ def test_full_sharing_releases_reward_sums_of_at_least_c_players_as_a_plain_roun
         width = se_boundary(tau, k, delta, 4.0, 2) / tau  # SER3 (the default subroutine): c = 4, 2t
         top = max(mu.values())
         outs = [{b for b in held if b != lead and top - mu[b] + eps >= width} for lead in held if mu[lead] == top]
-        out = next(o for o in outs if sorted((i, b) for b in o) == sorted(
-            (int(t), int(b)) for t, b in zip(res.elimination_steps[list(o)], list(o), strict=True)))
+        out = next(
+            o
+            for o in outs
+            if sorted((i, b) for b in o)
+            == sorted((int(t), int(b)) for t, b in zip(steps[list(o)], list(o), strict=True))
+        )
         eliminated += [(i, b) for b in sorted(out)]
         held = [b for b in held if b not in out]
-    assert i == res.samples == sender.size and held == [res.recommended]
+    assert i == res.metrics["samples"] == sender.size and held == [res.metrics["recommended"]]
     got = list(zip(rel.slot.tolist(), rel.time.tolist(), rel.size.tolist(), rel.total.tolist(), strict=True))
     assert got == [(b, t, s, pytest.approx(x)) for b, t, s, x in releases]
-    assert sorted(eliminated) == sorted((int(t), a) for a, t in enumerate(res.elimination_steps) if t >= 0)
+    assert sorted(eliminated) == sorted((int(t), a) for a, t in enumerate(steps) if t >= 0)
 
 
 @pytest.mark.parametrize("name", SCHEMES)
@@ -167,10 +192,13 @@ def test_more_than_the_agents_releases_nothing_and_mase_degrades_to_no_sharing()
     assert dec.metrics["truncated"] == 0  # the players finished alone, like 1-privacy
 
 
-@pytest.mark.parametrize("params, match", [
-    (dict(users=8, C=9), "exceeds the 8 players"),
-    (dict(subroutine="median"), "needs subroutine se or ser3"),
-])
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(users=8, C=9), "exceeds the 8 players"),
+        (dict(subroutine="median"), "needs subroutine se or ser3"),
+    ],
+)
 def test_full_sharing_refuses_what_its_board_cannot_serve(params, match):
     with pytest.raises(ConfigError, match=match):
         simulate("full-sharing", seed=0, channel="anonymous", **params)

@@ -1,4 +1,4 @@
-"""Privacy accounting: the spec's numbers, Lemma 3 against Theorem 2, Lemma 4's xi, and the conversions
+"""Privacy accounting: worked values, Lemma 3 against Theorem 2, Lemma 4's xi, and the conversions
 checked against the exact privacy profile of the Gaussian mechanism."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from anonbandits.privacy import (
 )
 
 
-def test_theorem2_rdp_matches_spec_numbers():
+def test_theorem2_rdp_matches_worked_values():
     assert dist_rdp_se_rdp(2, 0.1, 10) == pytest.approx(0.010225, rel=1e-9)
     assert dist_rdp_se_rdp(2, 1.0, 10) == pytest.approx(1.009, rel=1e-9)
 
@@ -38,8 +38,8 @@ def test_lemma3_with_integer_g_is_within_theorem2_bounds(eps, s, n):
     assert np.all(exact >= DEFAULT_ORDERS * eps**2 / 2)  # never better than the Gaussian curve
 
 
-def test_xi_matches_spec_values_for_a_million_rounds():
-    n = 10**6 // 2  # the spec sums k up to T/2 - 1
+def test_xi_matches_worked_values_for_a_million_rounds():
+    n = 10**6 // 2  # Lemma 4's sum over k up to T/2 - 1
     assert discrete_gaussian_sum_xi(n, 1.0) == pytest.approx(1.4e-2, rel=0.05)
     assert discrete_gaussian_sum_xi(n, 2.0) == pytest.approx(7e-17, rel=0.05)
     assert discrete_gaussian_sum_xi(n, 10.0) == 0.0

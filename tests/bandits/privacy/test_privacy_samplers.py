@@ -80,12 +80,13 @@ def test_sum_of_users_polya_differences_is_discrete_laplace(n, g, eps):
 
 
 def test_reference_code_polya_parametrisation_is_rejected():
-    """The public reference code samples Polya(1/n, 1-beta): its total noise is far too small (spec 1.2)."""
+    """The public reference code samples Polya(1/n, 1-beta): its total noise is far too small (Fact 1 of paper 004 needs
+    Polya(1/n, beta))."""
     rng = np.random.default_rng(4)
     n, g, eps = 1024, 32, 1.0
     beta = np.exp(-eps / g)
     wrong = (polya(1 / n, 1 - beta, (2000, n), rng) - polya(1 / n, 1 - beta, (2000, n), rng)).sum(axis=1)
-    assert wrong.var() < 1.0  # the spec measured 0.06, against 2 beta/(1-beta)^2 = 2047 needed
+    assert wrong.var() < 1.0  # measured 0.06, against 2 beta/(1-beta)^2 = 2047 needed
     support, pmf = dlaplace_pmf(g / eps, 2000)
     assert chi_square_pvalue(wrong, support, pmf) < 1e-12
 
@@ -111,7 +112,7 @@ def test_sum_of_users_skellam_is_skellam():
 def test_discrete_gaussian_matches_pmf(sigma):
     x = discrete_gaussian(sigma, 20_000, np.random.default_rng(7))
     support = np.arange(-int(40 * sigma) - 10, int(40 * sigma) + 11)
-    weights = np.exp(-support.astype(float) ** 2 / (2 * sigma**2))
+    weights = np.exp(-(support.astype(float) ** 2) / (2 * sigma**2))
     assert chi_square_pvalue(x, support, weights / weights.sum()) > ALPHA
 
 
@@ -132,7 +133,7 @@ def test_discrete_gaussian_sum_matches_the_convolution_of_n_users(sigma, n):
 
 def test_discrete_gaussian_sum_paths_agree_and_differ_from_total_variance_law():
     rng = np.random.default_rng(12)
-    sigma, n = 0.5, 200            # per-user variance below sigma^2: the sum is narrower than N_Z(0, n sigma^2)
+    sigma, n = 0.5, 200  # per-user variance below sigma^2: the sum is narrower than N_Z(0, n sigma^2)
     support, pmf = discrete_gaussian_pmf(sigma)
     one_by_one = discrete_gaussian(sigma, (4000, n), rng).sum(axis=1)
     histogram = discrete_gaussian_sum(sigma, n, 4000, rng)
@@ -163,14 +164,17 @@ def test_wrong_scale_is_rejected():
     assert chi_square_pvalue(x, support, pmf) < 1e-6
 
 
-@pytest.mark.parametrize("draw", [
-    lambda size, rng: discrete_laplace(2.0, size, rng),
-    lambda size, rng: polya(0.5, 0.9, size, rng),
-    lambda size, rng: polya(0.5, 0.0, size, rng),
-    lambda size, rng: skellam(3, 4.0, size, rng),
-    lambda size, rng: discrete_gaussian(1.5, size, rng),
-    lambda size, rng: discrete_gaussian_sum(1.5, 4, size, rng),
-])
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda size, rng: discrete_laplace(2.0, size, rng),
+        lambda size, rng: polya(0.5, 0.9, size, rng),
+        lambda size, rng: polya(0.5, 0.0, size, rng),
+        lambda size, rng: skellam(3, 4.0, size, rng),
+        lambda size, rng: discrete_gaussian(1.5, size, rng),
+        lambda size, rng: discrete_gaussian_sum(1.5, 4, size, rng),
+    ],
+)
 def test_discrete_samplers_give_an_int64_scalar_for_size_none_and_arrays_of_the_shape(draw):
     """``size=None`` is one draw (the first of the same stream's array), a tuple an array of that shape."""
     one = draw(None, np.random.default_rng(12))
@@ -186,14 +190,17 @@ def test_same_seed_same_draws():
     assert np.array_equal(a, b)
 
 
-@pytest.mark.parametrize("call", [
-    lambda rng: discrete_laplace(0.0, 3, rng),
-    lambda rng: laplace(-1.0, 3, rng),
-    lambda rng: polya(1.0, 1.0, 3, rng),
-    lambda rng: polya(0.0, 0.5, 3, rng),
-    lambda rng: skellam(0.5, 1.0, 3, rng),
-    lambda rng: discrete_gaussian(float("nan"), 3, rng),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda rng: discrete_laplace(0.0, 3, rng),
+        lambda rng: laplace(-1.0, 3, rng),
+        lambda rng: polya(1.0, 1.0, 3, rng),
+        lambda rng: polya(0.0, 0.5, 3, rng),
+        lambda rng: skellam(0.5, 1.0, 3, rng),
+        lambda rng: discrete_gaussian(float("nan"), 3, rng),
+    ],
+)
 def test_bad_parameters_raise(call):
     with pytest.raises(ConfigError):
         call(np.random.default_rng(0))

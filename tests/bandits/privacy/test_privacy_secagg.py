@@ -13,7 +13,7 @@ from anonbandits.privacy import complete_pairs, masked_messages, ring_pairs, sec
 
 def test_secure_sum_equals_python_modular_sum_with_negative_messages():
     rng = np.random.default_rng(0)
-    y = rng.integers(-10**6, 10**6, size=5000)
+    y = rng.integers(-(10**6), 10**6, size=5000)
     assert secure_sum(y, 229) == int(sum(int(v) for v in y)) % 229
 
 

@@ -1,13 +1,13 @@
 """Algorithm 1 of paper 004 (Chowdhury and Zhou, "Distributed Differential Privacy in Multi-Armed Bandits",
-ICLR 2023): private batch-based successive arm elimination, generic over the protocol P = (R, S, A) (spec
-distributed-dp.md, Sec. 2).
+ICLR 2023): private batch-based successive arm elimination, generic over the protocol P = (R, S, A) of its
+Sec. 3.
 
 Batch ``b = 1, 2, ...`` serves every active arm to a block of ``l(b) = base^b`` new users, in increasing arm
 order; each block's rewards reach the server only through one protocol release, whose estimate
 ``muhat_a(b) = z/l(b)`` is compared with the confidence radius ``beta(b)`` of Lemma 2. Only the last batch is
-used (forgetting); an arm survives iff ``UCB_a >= max_{a'} LCB_{a'}`` (non-strict, Sec. 6 item 10). When
-the horizon ends inside a batch, the remaining users are served and nothing is aggregated; once a single
-arm is left it is pulled to the end without running the protocol (Sec. 6 item 9).
+used (forgetting); an arm survives iff ``UCB_a >= max_{a'} LCB_{a'}`` (non-strict, as in Algorithm 1). When
+the horizon ends inside a batch, the remaining users are served and nothing is aggregated (as the paper's code
+does); once a single arm is left it is pulled to the end without running the protocol.
 
 Simulation: one step per batch, vectorised over the active arms; a block's encoded sum is one draw
 (:meth:`~anonbandits.channels.DirectChannel.encoded`) and the users' total noise one draw from its exact
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonbandits._deprecated import moved
 from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.channels.direct import DirectChannel
 from anonbandits.core.elimination import interval_survivors
@@ -33,6 +34,7 @@ from anonbandits.errors import require
 from anonbandits.privacy import randomized_round
 from anonbandits.privacy.mechanisms import Distributed
 from anonbandits.privacy.protocols import BatchParams, Protocol, Release
+from anonbandits.results import Result
 
 SIMULATIONS = ("aggregate", "per-user")
 
@@ -51,8 +53,9 @@ class BlockRelease:
 
 
 @filled_dataclass(frozen=True)
-class EliminationResult:
-    """One run of Algorithm 1 (:func:`run_elimination`).
+class _EliminationResult:
+    """One run of Algorithm 1, as :func:`run_elimination` returned it before it returned
+    :class:`~anonbandits.results.Result`: deprecated, found as ``EliminationResult`` for one release.
 
     Parameters
     ----------
@@ -80,10 +83,6 @@ class EliminationResult:
         ``record=True``, else empty.
 
     {{refs_paper004}}
-
-    {{dist_elimination_example}}
-    >>> res.blocks[:2].tolist(), res.active.tolist()
-    ([[0, 0, 2], [1, 2, 4]], [0])
     """
 
     regret: float
@@ -99,10 +98,22 @@ class EliminationResult:
 
 
 @fill
-def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, reward_sigma: float, horizon: int,
-                    batch_base: int, confidence: float, crs: float, rng: np.random.Generator,
-                    simulation: str = "aggregate", secagg: str = "ideal", checkpoints: int = 200,
-                    record: bool = False) -> EliminationResult:
+def run_elimination(
+    protocol: Protocol,
+    means: np.ndarray,
+    *,
+    reward: str,
+    reward_sigma: float,
+    horizon: int,
+    batch_base: int,
+    confidence: float,
+    crs: float,
+    rng: np.random.Generator,
+    simulation: str = "aggregate",
+    secagg: str = "ideal",
+    checkpoints: int = 200,
+    record: bool = False,
+) -> Result:
     """Run Algorithm 1 (private batch-based successive arm elimination) with ``protocol`` for ``horizon`` users.
 
     Batch ``b = 1, 2, ...`` serves every active arm to a block of ``l(b) = batch_base^b`` new users; each block's
@@ -140,8 +151,16 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
 
     Returns
     -------
-    EliminationResult
-        The regret, pulls, batches, surviving arms, regret curve, message size, wrap errors and blocks.
+    Result
+        Metrics ``regret`` (cumulative pseudo-regret over the horizon), ``batches`` (batches whose statistics
+        were released; a batch cut by the horizon is not counted), ``active_arms`` (arms still active at the
+        end), ``best_arm_found`` (the only arm left is a best one), ``best_pulls`` (users served the best arm),
+        ``bits`` (the longest user message, ``ceil(log2 m)`` of the largest batch) and ``wrap_errors`` (releases
+        whose analyzer output differs from the exact noisy sum: modular wrap-around); the regret curve at
+        log-evenly spaced users. ``info``: ``pulls`` ((K,) int, users served each arm), ``active`` (the arms
+        still active), ``blocks`` ((B, 3) int, every block of consecutive users served the same arm, as rows
+        ``(arm, start, stop)`` in serving order) and ``releases`` (every released statistic, a
+        :class:`BlockRelease`, with ``record=True``; else empty).
 
     Raises
     ------
@@ -152,11 +171,17 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
     {{refs_paper004}}
 
     {{dist_elimination_example}}
-    >>> res.pulls.tolist(), res.batches, res.checkpoints.tolist()
+    >>> res.info["pulls"].tolist(), res.metrics["batches"], res.curve[0].tolist()
     ([1746, 254], 7, [1, 1000, 2000])
+    >>> res.info["blocks"][:2].tolist(), res.info["active"].tolist()
+    ([[0, 0, 2], [1, 2, 4]], [0])
     """
-    require(reward in BOUNDED_MODELS, "reward", f"one of {', '.join(BOUNDED_MODELS)} (the encodings need rewards in "
-            "[0, 1])", reward)
+    require(
+        reward in BOUNDED_MODELS,
+        "reward",
+        f"one of {', '.join(BOUNDED_MODELS)} (the encodings need rewards in [0, 1])",
+        reward,
+    )
     instance = MultiUserInstance(np.asarray(means, dtype=float), reward, reward_sigma)
     means, gaps = instance.row, instance.gaps[0]
     channel = DirectChannel.of(instance, rng)
@@ -169,7 +194,7 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
         b += 1
         length = batch_length(batch_base, b)
         if t + active.size * length > horizon:  # the horizon ends inside this batch: no aggregation
-            for arm in active[:math.ceil((horizon - t) / length)]:   # the arms whose block starts before T
+            for arm in active[: math.ceil((horizon - t) / length)]:  # the arms whose block starts before T
                 blocks.append((int(arm), t, min(horizon, t + length)))
                 t = blocks[-1][2]
             break
@@ -198,9 +223,27 @@ def run_elimination(protocol: Protocol, means: np.ndarray, *, reward: str, rewar
     sizes = block_arr[:, 2] - block_arr[:, 1]
     pulls = np.bincount(block_arr[:, 0], weights=sizes, minlength=means.size).astype(np.int64)
     trace = RegretTrace()
-    trace.charge(sizes, gaps[block_arr[:, 0]])   # block after block, each user of a block costing its arm's gap
+    trace.charge(sizes, gaps[block_arr[:, 0]])  # block after block, each user of a block costing its arm's gap
     grid = checkpoint_grid(horizon, checkpoints, spacing="log-even")
-    return EliminationResult(
-        regret=float(gaps @ pulls), pulls=pulls, batches=batches, active=active, checkpoints=grid,
-        cumulative_regret=trace.curve(grid), max_bits=max_bits, wrap_errors=wraps, blocks=block_arr,
-        releases=tuple(releases))
+    best = instance.best
+    metrics = {
+        "regret": float(gaps @ pulls),
+        "batches": batches,
+        "active_arms": int(active.size),
+        "best_arm_found": int(active.size == 1 and int(active[0]) == best),
+        "best_pulls": int(pulls[best]),
+        "bits": max_bits,
+        "wrap_errors": wraps,
+    }
+    return Result(
+        metrics,
+        curve=(grid, trace.curve(grid)),
+        info={"pulls": pulls, "active": active, "blocks": block_arr, "releases": tuple(releases)},
+        curve_axes=("round", "cumulative pseudo-regret"),
+    )
+
+
+#: ``EliminationResult``, what :func:`run_elimination` returned before :class:`~anonbandits.results.Result`
+__getattr__ = moved(
+    __name__, {}, {"EliminationResult": (_EliminationResult, "anonbandits.Result (what run_elimination returns now)")}
+)

@@ -6,7 +6,19 @@ from anonbandits._deprecated import moved
 from anonbandits.privacy import protocols as _protocols
 
 #: the names this module held
-_MOVED = ("PROTOCOLS", "BatchParams", "Release", "Protocol", "ShuffleProtocol", "CentralProtocol", "LocalProtocol",
-          "SkellamProtocol", "DiscreteGaussianProtocol", "COMPLETE_MASKING_MAX_USERS", "RING_DEGREE", "SPLIT_SHARES")
+_MOVED = (
+    "PROTOCOLS",
+    "BatchParams",
+    "Release",
+    "Protocol",
+    "ShuffleProtocol",
+    "CentralProtocol",
+    "LocalProtocol",
+    "SkellamProtocol",
+    "DiscreteGaussianProtocol",
+    "COMPLETE_MASKING_MAX_USERS",
+    "RING_DEGREE",
+    "SPLIT_SHARES",
+)
 
 __getattr__ = moved(__name__, dict.fromkeys(_MOVED, _protocols))

@@ -31,10 +31,22 @@ from anonbandits.errors import ConfigError
 from anonbandits.multiagent.decentralized.environment import MeansSchedule
 
 
-def run_shared_learner(env: MeansSchedule, n_agents: int, sample: Callable[[int, np.random.Generator], np.ndarray],
-                       players: np.random.Generator, rewards: np.random.Generator, ties: np.random.Generator, *,
-                       subroutine: str, eps: float, conf: float, se_c: float, C: int, max_steps: int,
-                       record: bool) -> dict[str, Any]:
+def run_shared_learner(
+    env: MeansSchedule,
+    n_agents: int,
+    sample: Callable[[int, np.random.Generator], np.ndarray],
+    players: np.random.Generator,
+    rewards: np.random.Generator,
+    ties: np.random.Generator,
+    *,
+    subroutine: str,
+    eps: float,
+    conf: float,
+    se_c: float,
+    C: int,
+    max_steps: int,
+    record: bool,
+) -> dict[str, Any]:
     """One run of the shared learner over the k-anonymous board (see the module docstring).
 
     Returns the entries of :func:`.kernel.run_kernel`'s result that full sharing reads (``t_end``,
@@ -45,16 +57,20 @@ def run_shared_learner(env: MeansSchedule, n_agents: int, sample: Callable[[int,
     change over time, or C above the number of players (no aggregate could ever be released).
     """
     if subroutine not in ("se", "ser3"):
-        raise ConfigError(f"full-sharing with --channel anonymous needs subroutine se or ser3 (the shared learner "
-                          f"tests at each release, after whole rounds), got {subroutine!r}")
+        raise ConfigError(
+            f"full-sharing with --channel anonymous needs subroutine se or ser3 (the shared learner "
+            f"tests at each release, after whole rounds), got {subroutine!r}"
+        )
     if not env.stationary:
         raise ConfigError("full-sharing with --channel anonymous needs stationary means (drift = 0, switch_at = 0)")
     if C > n_agents:
-        raise ConfigError(f"C = {C} exceeds the {n_agents} players: the board could never release a reward sum "
-                          "(full sharing has no local learning to fall back on)")
+        raise ConfigError(
+            f"C = {C} exceeds the {n_agents} players: the board could never release a reward sum "
+            "(full sharing has no local learning to fall back on)"
+        )
     k, means = env.arms, env.means
     best = means == means.max()
-    c, denominator = (4.0, 2) if subroutine == "ser3" else (se_c, 1)  # spec 3.3, 3.4: SER3's radius uses 2t
+    c, denominator = (4.0, 2) if subroutine == "ser3" else (se_c, 1)  # SER3's (Hoeffding) radius uses 2t
     held, sums = np.ones(k, bool), np.zeros(k)
     t, tau, suboptimal = 0, 0, 0
     rel: list[tuple[int, int, int, float]] = []  # (slot, time, size, total)
@@ -85,7 +101,7 @@ def run_shared_learner(env: MeansSchedule, n_agents: int, sample: Callable[[int,
         if cut:
             truncated = True
             break
-        who, got, tau = who[:row + 1], got[:row + 1], tau + row + 1
+        who, got, tau = who[: row + 1], got[: row + 1], tau + row + 1
         block = got.sum(axis=0)
         sums[arms] += block
         rel += [(int(a), t, int(np.unique(who[:, j]).size), float(block[j])) for j, a in enumerate(arms)]
@@ -93,24 +109,43 @@ def run_shared_learner(env: MeansSchedule, n_agents: int, sample: Callable[[int,
         mu = sums[arms] / tau
         tops = np.flatnonzero(mu == mu.max())
         pos = tops[0] if tops.size == 1 else tops[int(ties.integers(tops.size))]
-        out = se_eliminates(mu[pos] - mu, se_boundary(tau, k, conf, c, denominator) / tau, eps)
+        out = np.asarray(se_eliminates(mu[pos] - mu, se_boundary(tau, k, conf, c, denominator) / tau, eps))
         out[pos] = False
         held[arms[out]] = False
         eliminations += [(t, int(a)) for a in arms[out]]
     left = np.flatnonzero(held)
     arm = int(left[0]) if left.size == 1 else -1
-    cols = ([np.concatenate(x) for x in zip(*pulls, strict=True)] if pulls else
-            [np.empty(0, np.int64)] * 3 + [np.empty(0), np.empty(0, np.int64)])
-    releases = Releases(*(np.array([r[i] for r in rel], dt) for i, dt in
-                          ((0, np.int64), (1, np.int64), (2, np.int64), (3, float))), cols[4])
+    cols = (
+        [np.concatenate(x) for x in zip(*pulls, strict=True)]
+        if pulls
+        else [np.empty(0, np.int64)] * 3 + [np.empty(0), np.empty(0, np.int64)]
+    )
+    slots, times, sizes, totals = (
+        np.array([r[i] for r in rel], dt) for i, dt in ((0, np.int64), (1, np.int64), (2, np.int64), (3, float))
+    )
+    releases = Releases(slots, times, sizes, totals, cols[4])
     elim_time = np.full(k, -1, np.int64)
     for step, a in eliminations:
         elim_time[a] = step
-    return dict(t_end=t, stopped=not truncated, outputs=np.array([arm]), local=used, G=held, V=np.zeros(k, np.int64),
-                elim_time=elim_time, suboptimal=suboptimal, releases=releases, eliminations=eliminations,
-                pull_senders=cols[0] if record else None,
-                pull_records=(cols[1], cols[2], cols[3]) if record else None,
-                t_consensus=t if not truncated else None, vote_sender=np.empty(0, np.int64),
-                vote_time=np.empty(0, np.int64), vote_arm=np.empty(0, np.int64), guard_fired=0, resets=0,
-                done_times=np.array([t] if not truncated else [], np.int64),
-                done_counts=np.array([1] if not truncated else [], np.int64))
+    return dict(
+        t_end=t,
+        stopped=not truncated,
+        outputs=np.array([arm]),
+        local=used,
+        G=held,
+        V=np.zeros(k, np.int64),
+        elim_time=elim_time,
+        suboptimal=suboptimal,
+        releases=releases,
+        eliminations=eliminations,
+        pull_senders=cols[0] if record else None,
+        pull_records=(cols[1], cols[2], cols[3]) if record else None,
+        t_consensus=t if not truncated else None,
+        vote_sender=np.empty(0, np.int64),
+        vote_time=np.empty(0, np.int64),
+        vote_arm=np.empty(0, np.int64),
+        guard_fired=0,
+        resets=0,
+        done_times=np.array([t] if not truncated else [], np.int64),
+        done_counts=np.array([1] if not truncated else [], np.int64),
+    )

@@ -1,11 +1,12 @@
-"""What moves in paper 002 (Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019;
-002_a84f5dc1d354d2b6.txt), Sec. 2 and 5, around one bandit instance, and who plays.
+"""What moves in paper 002 (Féraud, Alami, Laroche, "Decentralized Exploration in Multi-Armed Bandits", ICML 2019),
+Sec. 2 and 5, around one bandit instance, and who plays.
 
 * :class:`MeansSchedule`: the arms' means as a function of the global time step ``t`` (1-based) over one instance
-  shared by every player (:class:`~anonbandits.envs.instances.MultiUserInstance`: its means and reward model, spec
-  A8): stationary (Problems 1 and 2), drifting (Problem 3: every arm but the initial best loses ``drift`` per step,
-  clipped at 0; spec A9) or switching once (``means_after`` from step ``switch_at`` on; the scenario of the DSER4
-  tests, spec A18). Its rewards are drawn through the direct channel.
+  shared by every player (:class:`~anonbandits.envs.instances.MultiUserInstance`: its means and reward model;
+  Bernoulli by default, the paper not stating the law): stationary (Problems 1 and 2 of Sec. 5.1), drifting
+  (Problem 3: every arm but the initial best loses ``drift`` per global step, clipped at 0) or switching once
+  (``means_after`` from step ``switch_at`` on: a switch of the best arm, the case DSER4 of Sec. 4 is for). Its
+  rewards are drawn through the direct channel.
 * :func:`activity_sampler`: draws from the player distribution ``P_x``: ``uniform``
   (Problem 1), ``skewed`` (Problem 2: half of the players generate 80% of the events) or any probability vector.
 """
@@ -16,11 +17,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from anonbandits._deprecated import moved
 from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.channels.direct import DirectChannel
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import ConfigError, require
-from anonbandits.multiagent.shared import SKEWED_SHARE, activity_probabilities
+from anonbandits.multiagent.shared import SKEWED_SHARE, _activity_probabilities
 
 #: ``sampler(mu, counts, rng) -> sums``: the sum of ``counts[i]`` rewards of mean ``mu[i]`` for every entry.
 RewardSampler = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
@@ -30,8 +32,9 @@ RewardSampler = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarr
 class MeansSchedule:
     """Arm means ``mu_k(t)`` at global step ``t`` (1-based) over one shared ``instance``.
 
-    Stationary (Problems 1 and 2), drifting (Problem 3) or switching once (the scenario of the DSER4 tests);
-    exported as ``Environment``, the name the compiled kernel knows it by.
+    Stationary (Problems 1 and 2), drifting (Problem 3) or switching once (the scenario of the DSER4 tests).
+    Earlier releases also called it ``Environment``: that name still gives this class, with a
+    ``DeprecationWarning``, until the next release.
 
     Parameters
     ----------
@@ -126,7 +129,7 @@ class MeansSchedule:
         [[0.4, 0.6, 0.5], [0.7, 0.2, 0.5]]
         """
         t = np.asarray(times, dtype=float)[..., None]
-        if self.switch_at > 0:
+        if self.switch_at > 0 and self.means_after is not None:  # (set whenever switch_at > 0: checked above)
             return np.where(t >= self.switch_at, self.means_after, self.means)
         if self.drift > 0:
             decayed = np.maximum(0.0, self.means - self.drift * t)
@@ -218,13 +221,9 @@ class MeansSchedule:
         return DirectChannel.of(self.instance, rng).draw(mu)
 
 
-#: The name under which the compiled kernel and earlier code know the schedule.
-Environment = MeansSchedule
-
-
 def activity_sampler(activity: str | np.ndarray, n: int) -> Callable[[int, np.random.Generator], np.ndarray]:
     """``sample(size, rng)``: ``size`` i.i.d. players from ``P_x`` (player ids 0..n-1)."""
-    p = activity_probabilities(n, activity, skew="halves")
+    p = _activity_probabilities(n, activity, skew="halves")
     dtype = np.int16 if n < 2**15 else np.int32
     if isinstance(activity, str) and activity == "uniform":
         return lambda size, rng: rng.integers(0, n, size, dtype=dtype)
@@ -237,3 +236,9 @@ def activity_sampler(activity: str | np.ndarray, n: int) -> Callable[[int, np.ra
 
         return skewed
     return lambda size, rng: rng.choice(n, size, p=p).astype(dtype)
+
+
+# ``Environment``, the schedule's second name in earlier releases: still found for one release, with a warning
+__getattr__ = moved(
+    __name__, {}, {"Environment": (MeansSchedule, "anonbandits.multiagent.decentralized.MeansSchedule")}
+)

@@ -2,24 +2,27 @@
 
 Paper: Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications" (ICML
 2023), Algorithm 2 with its local routine "DP-MASE Local Elimination" (the paper's Algorithm 4 of App. B.1,
-called 4a in the spec), Sec. 4 and App. B.1; epoch length, widths and thresholds as reconstructed in spec
-sections 2.3-2.4 (A1-A3, A6-A9, A22).
+called 4a here to tell it from CORRUPTED ELIMINATION's local routine, also numbered 4), Sec. 4 and App. B.1.
+Where the printed formulas lost symbols, the epoch length, widths and thresholds are those of DP-SE (Sajed and
+Sheffet, "An Optimal Private Stochastic-MAB Algorithm Based on an Optimal Private Stopping Rule", ICML 2019):
+epochs from e = 1, ``Delta_e = 2^-e``, ``h(e) = sqrt(log(8 s e^2/beta)/(2R))``, and an arm leaves at
+``M* = max(1, ceil(log(delta)/log(beta)))`` votes (the proofs' "at least M").
 
 Every agent runs DP Successive Elimination (Sajed & Sheffet 2019) in epochs e = 1, 2, ...: during epoch e it
 pulls each arm of its local set ``R(e, s)`` times, then releases each epoch mean plus ``Lap(1/(eps R))`` noise
 and votes against every arm whose noisy mean is more than ``2(h(e) + c(e))`` below the best noisy mean. An arm
 leaves the global set once it has ``M* = ceil(log(delta)/log(beta))`` votes. Agents learn global eliminations
-only at their epoch ends (lazy synchronisation, essential to the privacy proof, spec A22).
+only at their epoch ends (the lazy synchronisation of Algorithm 2, essential to its privacy proof).
 
 Simulation, exact in distribution: nothing an agent does inside an epoch is observable, so only epoch ends are
 simulated, on a Poisson clock (agent n is activated at rate ``p_n``; the merged points of the agents in the pool
-are i.i.d. draws from P_N restricted to them, spec A10, and round numbers are ranks of activation times). An
+are i.i.d. draws from P_N restricted to them, the ``active`` sampling, and round numbers are ranks of activation
+times). An
 epoch's sums are one exact draw per arm and its end comes ``Gamma(R)/p_n`` after its start; epoch ends are
 processed in time order in vectorised batches, cut before the first event that a newly started epoch could
 precede. At the stopping time an agent that has made a (uniform) part of an unfinished epoch is counted with
 ``Binomial(R - 1, elapsed fraction)`` activations.
 """
-
 
 import numpy as np
 
@@ -32,14 +35,16 @@ from anonbandits.core.votes import anonymous_threshold, removal_steps
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import require
 from anonbandits.multiagent.mase import model
-from anonbandits.multiagent.mase.model import EliminationLog, MaseResult, NoiseAudit
+from anonbandits.multiagent.mase.model import EliminationLog, NoiseAudit
 from anonbandits.multiagent.shared import board_size
 from anonbandits.privacy.mechanisms import laplace_noise
+from anonbandits.results import Result
+from anonbandits.validation import validated
 
 
 @filled_dataclass(frozen=True)
 class DPMASEConfig:
-    """Parameters of DP-MASE (defaults are the spec's).
+    """Parameters of DP-MASE (defaults are those of the paper's experiments, Sec. 6 and App. C).
 
     Parameters
     ----------
@@ -50,12 +55,14 @@ class DPMASEConfig:
     delta : float, optional
         Global failure probability in (0, 1) (default 0.05).
     literal_order : bool, optional
-        Compute the next epoch length before synchronising with the global set (the box's line order, spec A8);
-        by default (``False``) the agent synchronises first.
+        Compute the next epoch length before synchronising with the global set (the line order of Algorithm 2 as
+        printed); by default (``False``) the agent synchronises first, so that one set size enters R, h and c.
     retire_on_sync : bool, optional
-        Also retire agents left with at most one arm by the synchronisation (spec A9; default ``False``).
+        Also retire agents left with at most one arm by the synchronisation (default ``False``: Algorithm 2 tests
+        ``|K_n| = 1`` before the sync, so such an agent runs one more epoch).
     sampling : str, optional
-        ``"active"`` (default) or ``"fixed"`` (spec A10, see :func:`mase`).
+        ``"active"`` (default: draw among the agents still in the pool) or ``"fixed"`` (keep drawing from P_N,
+        the finished agents' rounds idle; the paper does not say which).
     max_rounds : int, optional
         Cap on the Poisson clock (about the number of rounds; default 10^9); the run is then ``truncated``.
     channel : str, optional
@@ -85,8 +92,15 @@ class DPMASEConfig:
 
 
 @fill
-def dp_mase_local_elimination(eps: float, epoch: np.ndarray, means: np.ndarray, held: np.ndarray, beta: float,
-                              length: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _dp_mase_local_elimination(
+    eps: float,
+    epoch: np.ndarray,
+    means: np.ndarray,
+    held: np.ndarray,
+    beta: float,
+    length: np.ndarray,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
     """DP-MASE Local Elimination (paper 003, Algorithm 4 of App. B.1, "4a") for a batch of epoch ends.
 
     Every held arm's epoch mean gets independent ``Lap(0, 1/(eps R))`` noise, computed once; arm k is eliminated
@@ -119,7 +133,7 @@ def dp_mase_local_elimination(eps: float, epoch: np.ndarray, means: np.ndarray, 
     Raises
     ------
     ConfigError
-        Through :mod:`anonbandits.multiagent.mase`, if ``beta`` is outside (0, 1) or ``rng`` is not a generator.
+        If ``beta`` is outside (0, 1) or ``rng`` is not a generator (the checks of :mod:`anonbandits.validation`).
 
     {{refs_paper003_sajed2019}}
 
@@ -132,17 +146,18 @@ def dp_mase_local_elimination(eps: float, epoch: np.ndarray, means: np.ndarray, 
     >>> eliminated.tolist()
     [[False, True]]
     """
-    scale = dp_mase_laplace_scale(eps, length)
+    scale = np.asarray(dp_mase_laplace_scale(eps, length))
     noisy = np.where(held, means + laplace_noise(1.0, rng, means.shape) * scale[:, None], -np.inf)
     eliminated = held & ~gap_survivors(noisy, dp_mase_threshold(held.sum(axis=1), epoch, length, beta, eps))
     return eliminated, noisy
 
 
 class _DPMASE:
-    def __init__(self, instance: MultiUserInstance, probs: np.ndarray, cfg: DPMASEConfig, rng: np.random.Generator,
-                 record: bool) -> None:
+    def __init__(
+        self, instance: MultiUserInstance, probs: np.ndarray, cfg: DPMASEConfig, rng: np.random.Generator, record: bool
+    ) -> None:
         self.inst, self.p, self.cfg, self.rng, self.record = instance, probs, cfg, rng, record
-        self.channel = DirectChannel.of(instance, rng)   # every epoch's sums of rewards
+        self.channel = DirectChannel.of(instance, rng)  # every epoch's sums of rewards
         n, k = probs.size, instance.arms
         self.threshold = model.voting_threshold(cfg.delta, cfg.beta, n, "beta")
         self.board = board_size(cfg.channel, cfg.C)
@@ -175,16 +190,16 @@ class _DPMASE:
         cfg, rng = self.cfg, self.rng
         when, held, length, epoch = self.end[agents], self.Kn[agents], self.length[agents], self.epoch[agents]
         means = self.channel.sums(self.inst.row, length[:, None] * held) / length[:, None]
-        elim, noisy = dp_mase_local_elimination(cfg.eps, epoch, means, held, cfg.beta, length, rng)
+        elim, noisy = _dp_mase_local_elimination(cfg.eps, epoch, means, held, cfg.beta, length, rng)
 
         # votes in time order; an arm leaves the global set at the vote that brings it to the threshold, until
         # one arm is left (the sort puts the arms that reach it within the batch first, in order)
         removal_at = removal_steps(self.lam, elim, self.removal, self.G)
-        removed = np.argsort(removal_at, kind="stable")[:int(self.G.sum()) - 1]
+        removed = np.argsort(removal_at, kind="stable")[: int(self.G.sum()) - 1]
         removed = removed[removal_at[removed] < agents.size]
         G_before = np.repeat(self.G[None, :], agents.size, axis=0)
         for arm in removed:
-            G_before[removal_at[arm] + 1:, arm] = False
+            G_before[removal_at[arm] + 1 :, arm] = False
         stop_index = removal_at[removed[-1]] if removed.size == self.G.sum() - 1 else agents.size
 
         # next epochs (lines 12-18): retire, or reset, synchronise and compute the next length
@@ -243,22 +258,25 @@ class _DPMASE:
         return rounds, pulls, np.concatenate(pieces) if pieces else np.empty(0)
 
 
-def _uniform_times(rng: np.random.Generator, start: np.ndarray, end: np.ndarray | float,
-                   count: np.ndarray) -> np.ndarray:
+def _uniform_times(
+    rng: np.random.Generator, start: np.ndarray, end: np.ndarray | float, count: np.ndarray
+) -> np.ndarray:
     """``count[i]`` activation times uniform on ``[start[i], end[i])`` (the order statistics of a Poisson
     process given its number of points), as one array."""
     return np.repeat(start, count) + rng.random(int(count.sum())) * np.repeat(end - start, count)
 
 
 @fill
-def dp_mase(instance: MultiUserInstance, probs: np.ndarray, cfg: DPMASEConfig, rng: np.random.Generator,
-            record: bool = True) -> MaseResult:
+def _dp_mase(
+    instance: MultiUserInstance, probs: np.ndarray, cfg: DPMASEConfig, rng: np.random.Generator, record: bool = True
+) -> Result:
     """Run DP-MASE (paper 003, Algorithm 2 with Algorithm 4a) with agents activated according to ``probs``.
 
     Every agent runs DP successive elimination in epochs; at the end of epoch e it releases each arm's epoch
     mean plus ``Lap(1/(eps R))`` and votes against the arms more than ``2 (h(e) + c(e))`` below the best noisy
     mean; an arm with ``M* = ceil(log(delta)/log(beta))`` votes leaves the global set, and agents learn global
-    eliminations only at their own epoch ends (spec A22). With ``cfg.channel="anonymous"`` the board releases
+    eliminations only at their own epoch ends (Algorithm 2's lazy synchronisation). With
+    ``cfg.channel="anonymous"`` the board releases
     an arm's votes only as tallies of at least ``cfg.C`` agents' votes (:mod:`anonbandits.core.votes`), so an arm
     leaves at its ``C ceil(M*/C)``-th vote, when the released tally first reaches M*, and never if fewer agents
     ever vote against it (the agents then run alone until each holds one arm: the run ``stalled``).
@@ -279,9 +297,9 @@ def dp_mase(instance: MultiUserInstance, probs: np.ndarray, cfg: DPMASEConfig, r
 
     Returns
     -------
-    MaseResult
-        The recommendation, rounds, pulls, votes, messages, eliminations, the noise audit and the board's
-        releases.
+    anonbandits.results.Result
+        The metrics (the recommendation, rounds, samples, ...), the curve, and in ``info`` the votes, the
+        messages, the eliminations, the noise audit and the board's releases (:meth:`.model.Outcome.result`).
 
     Raises
     ------
@@ -293,7 +311,7 @@ def dp_mase(instance: MultiUserInstance, probs: np.ndarray, cfg: DPMASEConfig, r
 
     {{mase_example}}
     >>> res = dp_mase(toy, activity_probabilities(8), DPMASEConfig(eps=1.0), np.random.default_rng(0))
-    >>> res.recommended, res.threshold, res.votes.tolist()
+    >>> res.metrics["recommended"], res.metrics["vote_threshold"], res.info["votes"].tolist()
     (0, 5, [0, 5])
     """
     require(cfg.eps > 0, "epsilon", "positive", cfg.eps)
@@ -307,11 +325,31 @@ def dp_mase(instance: MultiUserInstance, probs: np.ndarray, cfg: DPMASEConfig, r
     log = EliminationLog(va[order], vk[order], np.searchsorted(times, vt[order], "right"), np.ones(order.size, bool))
     audit = None
     if record and eng.audit:
-        cols = [np.concatenate(x) for x in zip(*eng.audit, strict=True)]
-        audit = NoiseAudit(*cols, dp_mase_laplace_scale(cfg.eps, cols[3]))
+        agent, epoch, arm, length, mean, noisy = (np.concatenate(x) for x in zip(*eng.audit, strict=True))
+        audit = NoiseAudit(agent, epoch, arm, length, mean, noisy, np.asarray(dp_mase_laplace_scale(cfg.eps, length)))
     g_rounds = np.searchsorted(times, [c for c, _ in eng.global_elims], "right")
-    return model.vote_result("dp-mase", instance, log, eng.G, eng.lam, rng, record, running=bool(eng.running.any()),
-                             capped=False, rounds=rounds, pulls=pulls, threshold=eng.threshold, noise=audit,
-                             board=eng.board, agent_accuracy=model.finished_accuracy(instance, eng.Kn),
-                             global_eliminations=[(int(r), a) for r, (_, a) in zip(g_rounds, eng.global_elims,
-                                                                                     strict=True)])
+    return model.vote_result(
+        "dp-mase",
+        instance,
+        log,
+        eng.G,
+        eng.lam,
+        rng,
+        record,
+        running=bool(eng.running.any()),
+        capped=False,
+        rounds=rounds,
+        pulls=pulls,
+        threshold=eng.threshold,
+        noise=audit,
+        board=eng.board,
+        agent_accuracy=model.finished_accuracy(instance, eng.Kn),
+        global_eliminations=[(int(r), a) for r, (_, a) in zip(g_rounds, eng.global_elims, strict=True)],
+    ).result()
+
+
+# The library functions, checking their arguments by the registry's rules (anonbandits.validation.validated; the
+# (rows, arms) ``means`` of the local elimination is no vector of arm means, so it has no rule); the registry entry
+# and the DP-MASE loop call the unchecked bodies.
+dp_mase = validated(_dp_mase)
+dp_mase_local_elimination = validated(_dp_mase_local_elimination, means="")

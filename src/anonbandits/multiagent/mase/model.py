@@ -4,12 +4,16 @@ Communications", ICML 2023) and what one run reports.
 * Bandit instances (App. C.1) are :class:`~anonbandits.envs.instances.MultiUserInstance` with one row of means
   shared by every agent (:func:`problem`); their rewards are drawn through the direct channel, one pull at a time
   or as exact sums of many pulls (one Binomial(n, mu) draw, or one N(n mu, n sigma^2) draw for the reward model
-  ``gaussian-unclipped`` of Problem 2, means around 11, spec A13). The agent-activity distributions (App. C.4) are
+  ``gaussian-unclipped`` of Problem 2, means around 11; its standard deviation, unstated in App. C.1, is 0.5 by
+  default, as sub-Gaussian as rewards in [0, 1]). The agent-activity distributions (App. C.4) are
   :func:`anonbandits.multiagent.shared.activity_probabilities`.
-* Closed forms: the voting threshold ``M* = max(1, ceil(log(delta) / log(x)))`` (spec A6) and CORRUPTED
+* Closed forms: the voting threshold ``M* = max(1, ceil(log(delta) / log(x)))`` (Algorithms 1-3; "at least M
+  votes", as the proofs of Sec. 4-5 count them) and CORRUPTED
   ELIMINATION's local failure probability ``eta_xi`` (Prop. 5.1). The SE boundary ``g(t)`` and DP-SE's widths
   and epoch lengths are the elimination core's (:mod:`anonbandits.core.radii`, :mod:`anonbandits.core.schedules`).
-* :class:`MaseResult`, with its message, elimination and noise logs.
+* :class:`Outcome`: what a run collects (its message, elimination and noise logs) on the way to its
+  :class:`~anonbandits.results.Result`, the one result type of every algorithm (``MaseResult``, the name of
+  this family's result type until this release, is that ``Result`` now).
 """
 
 from dataclasses import field
@@ -17,18 +21,29 @@ from typing import Any
 
 import numpy as np
 
+from anonbandits._deprecated import moved
 from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.core.indices import vote_ratio
 from anonbandits.core.votes import Releases, board_releases, vote_threshold
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import ConfigError
 from anonbandits.multiagent.shared import MessageLog
+from anonbandits.results import Result
 
 PROBLEMS = ("1", "2")
 #: The reward models of the compiled SE loop (MASE, CORRUPTED ELIMINATION, INDEPENDENT): Bernoulli, and the unclipped
 #: Gaussian of Problem 2 (named ``gaussian`` before the reward models were shared: ``gaussian`` is now the clipped one
 #: of every family).
 MODELS = ("bernoulli", "gaussian-unclipped")
+#: The axes of the curve: the arms left in the global set; INDEPENDENT's, the agents still running.
+ARMS_AXES = ("round", "arms left in the global set")
+RUNNING_AXES = ("round", "users still running")
+#: metric names of :meth:`Outcome.metrics` -> names of the results schema (:mod:`anonbandits.results`)
+_METRIC_NAMES = {"correct": "best_arm_found", "threshold": "vote_threshold", "agent_accuracy": "users_best_arm_found"}
+#: what :meth:`Outcome.metrics` reports that is not a number: ``Result.info``
+_INFO = ("instance", "votes")
+
+__getattr__ = moved(__name__, {}, {"MaseResult": (Result, "anonbandits.results.Result (the logs are in its info)")})
 
 
 #: The one instance model, under the name this family's modules have used (a shared row: ``Instance(means, model,
@@ -38,7 +53,7 @@ Instance = MultiUserInstance
 
 @fill
 def problem(name: str, sigma: float = 0.5) -> MultiUserInstance:
-    """Paper 003's Problem 1 (Bernoulli) or Problem 2 (unclipped Gaussian, standard deviation ``sigma``; A13).
+    """Paper 003's Problem 1 (Bernoulli) or Problem 2 (unclipped Gaussian, standard deviation ``sigma``).
 
     Problem 1: K = 10 Bernoulli arms, means 0.7, 0.5, 0.3 and seven times 0.1. Problem 2: K = 10 Gaussian arms,
     means 11, 10.8 and eight times 10.4 (App. C.1).
@@ -85,15 +100,18 @@ def voting_threshold(delta: float, local_failure: float, agents: int, name: str 
     """``M* = max(1, ceil(log(delta)/log(local_failure)))``; :class:`ConfigError` if it exceeds ``agents``.
 
     An arm leaves the global set once it has at least ``M*`` votes, which guarantees
-    ``local_failure ** M* <= delta`` (spec A6); ``M* > N`` could never terminate (spec A7).
+    ``local_failure ** M* <= delta`` (the "at least M votes" of the proofs of Sec. 4-5); ``M* > N`` could never
+    terminate.
     """
     check_probability("delta", delta)
     check_probability(name, local_failure)
     m_star = max(1, vote_threshold(delta, local_failure))
     if m_star > agents:
         m_real = vote_ratio(delta, local_failure)
-        raise ConfigError(f"voting threshold M = {m_star} (log(delta)/log({name}) = {m_real:.3f}) exceeds the "
-                          f"{agents} agents: no arm could ever be eliminated; use more agents or a larger delta")
+        raise ConfigError(
+            f"voting threshold M = {m_star} (log(delta)/log({name}) = {m_real:.3f}) exceeds the "
+            f"{agents} agents: no arm could ever be eliminated; use more agents or a larger delta"
+        )
     return m_star
 
 
@@ -105,8 +123,10 @@ def eta_xi(eta: float, xi: float, arms: int) -> float:
     value = max(0.0, 1.0 - (1.0 - eta) / (1.0 - xi) ** (arms - 1))
     if not value > 0:
         limit = 1.0 - (1.0 - eta) ** (1.0 / (arms - 1))
-        raise ConfigError(f"xi = {xi} leaves no local failure budget (eta_xi = 0): with eta = {eta} and "
-                          f"K = {arms} arms xi must be below {limit:.4f}")
+        raise ConfigError(
+            f"xi = {xi} leaves no local failure budget (eta_xi = 0): with eta = {eta} and "
+            f"K = {arms} arms xi must be below {limit:.4f}"
+        )
     return value
 
 
@@ -187,8 +207,9 @@ class NoiseAudit:
 
 
 @filled_dataclass
-class MaseResult:
-    """Outcome of one run of a paper-003 algorithm on ``instance``.
+class Outcome:
+    """What one run of a paper-003 algorithm on ``instance`` collects; :meth:`result` makes its
+    :class:`~anonbandits.results.Result` (the library functions return that).
 
     The property ``correct`` says whether the recommended arm has the largest mean; ``metrics()`` gives the
     columns of the results table, ``curve()`` the arms left in the global set against rounds (the agents still
@@ -235,10 +256,10 @@ class MaseResult:
     Examples
     --------
     >>> import numpy as np
-    >>> res = MaseResult("mase", problem("1"), 0, rounds=10, pulls=100, messages=MessageLog(),
-    ...                  votes=np.zeros(10, np.int64))
-    >>> res.correct, res.metrics()["samples"]
-    (True, 100)
+    >>> res = Outcome("mase", problem("1"), 0, rounds=10, pulls=100, messages=MessageLog(),
+    ...               votes=np.zeros(10, np.int64))
+    >>> res.correct, res.metrics()["samples"], res.result().metrics["best_arm_found"]
+    (True, 100, 1)
     """
 
     algorithm: str
@@ -277,16 +298,23 @@ class MaseResult:
         Examples
         --------
         >>> import numpy as np
-        >>> res = MaseResult("mase", problem("1"), 3, rounds=40, pulls=400, messages=MessageLog(),
-        ...                  votes=np.arange(10), threshold=2)
+        >>> res = Outcome("mase", problem("1"), 3, rounds=40, pulls=400, messages=MessageLog(),
+        ...               votes=np.arange(10), threshold=2)
         >>> metrics = res.metrics()
         >>> metrics["correct"], metrics["threshold"], metrics["votes"], metrics["arms"]
         (False, 2, '0,1,2,3,4,5,6,7,8,9', 10)
         """
-        out = {"samples": self.pulls, "rounds": self.rounds, "messages": self.messages.count,
-               "recommended": self.recommended, "correct": self.correct,
-               "threshold": -1 if self.threshold is None else self.threshold, "stalled": self.stalled,
-               "truncated": self.truncated, "votes": ",".join(str(int(v)) for v in self.votes)}
+        out = {
+            "samples": self.pulls,
+            "rounds": self.rounds,
+            "messages": self.messages.count,
+            "recommended": self.recommended,
+            "correct": self.correct,
+            "threshold": -1 if self.threshold is None else self.threshold,
+            "stalled": self.stalled,
+            "truncated": self.truncated,
+            "votes": ",".join(str(int(v)) for v in self.votes),
+        }
         if self.eliminations is not None:
             out["local_eliminations"] = self.eliminations.arm.size
             out["best_eliminated_locally"] = int((self.eliminations.arm == self.instance.best).sum())
@@ -310,8 +338,8 @@ class MaseResult:
         Examples
         --------
         >>> import numpy as np
-        >>> res = MaseResult("mase", problem("1"), 0, rounds=10, pulls=100, messages=MessageLog(),
-        ...                  votes=np.zeros(10, np.int64), global_eliminations=[(3, 1), (7, 2)])
+        >>> res = Outcome("mase", problem("1"), 0, rounds=10, pulls=100, messages=MessageLog(),
+        ...               votes=np.zeros(10, np.int64), global_eliminations=[(3, 1), (7, 2)])
         >>> x, y = res.curve()
         >>> x.tolist(), y.tolist()
         ([0.0, 3.0, 3.0, 7.0, 7.0, 10.0], [10.0, 10.0, 9.0, 9.0, 8.0, 8.0])
@@ -323,6 +351,46 @@ class MaseResult:
         x = np.concatenate([[0.0], np.repeat(steps, 2), [float(self.rounds)]])
         return x, np.repeat(start - np.arange(steps.size + 1), 2)
 
+    def result(self) -> Result:
+        """The run's :class:`~anonbandits.results.Result`.
+
+        Returns
+        -------
+        anonbandits.results.Result
+            The metrics of :meth:`metrics` under the schema's names (``correct`` is ``best_arm_found``,
+            ``threshold`` is ``vote_threshold``, empty without a vote board, ``agent_accuracy`` is
+            ``users_best_arm_found``), the :meth:`curve`, the algorithm as its label, and in ``info`` the
+            ``instance`` (its name), the ``votes`` (K,), the ``messages`` (:class:`MessageLog`), the
+            ``eliminations``, ``global_eliminations``, ``exit_rounds``, ``noise`` and ``releases``.
+
+        Examples
+        --------
+        >>> res = Outcome("independent", problem("1"), 0, rounds=10, pulls=100, messages=MessageLog(),
+        ...               votes=np.zeros(10, np.int64), exit_rounds=np.array([4.0, 9.0])).result()
+        >>> res.label, res.metrics["vote_threshold"], res.curve_axes[1], res.info["instance"]
+        ('independent', None, 'users still running', 'problem1')
+        """
+        metrics = {_METRIC_NAMES.get(k, k): v for k, v in self.metrics().items() if k not in _INFO}
+        if metrics["vote_threshold"] == -1:
+            metrics["vote_threshold"] = None  # no vote board: not applicable
+        info = {
+            "instance": self.instance.name,
+            "votes": self.votes,
+            "messages": self.messages,
+            "eliminations": self.eliminations,
+            "global_eliminations": self.global_eliminations,
+            "exit_rounds": self.exit_rounds,
+            "noise": self.noise,
+            "releases": self.releases,
+        }
+        return Result(
+            metrics=metrics,
+            curve=self.curve(),
+            label=self.algorithm,
+            info=info,
+            curve_axes=RUNNING_AXES if self.exit_rounds is not None else ARMS_AXES,
+        )
+
 
 def finished_accuracy(instance: MultiUserInstance, held: np.ndarray) -> float:
     """The fraction of the finished agents (one arm left in ``held``, their (N, K) local sets) whose arm is a
@@ -332,16 +400,27 @@ def finished_accuracy(instance: MultiUserInstance, held: np.ndarray) -> float:
     return float(np.mean(true[arms] == true.max())) if arms.size else 0.0
 
 
-def vote_result(algorithm: str, instance: MultiUserInstance, log: EliminationLog, global_set: np.ndarray,
-                votes: np.ndarray, rng: np.random.Generator, record: bool, *, running: bool, capped: bool,
-                board: int | None = None, **fields: Any) -> MaseResult:
+def vote_result(
+    algorithm: str,
+    instance: MultiUserInstance,
+    log: EliminationLog,
+    global_set: np.ndarray,
+    votes: np.ndarray,
+    rng: np.random.Generator,
+    record: bool,
+    *,
+    running: bool,
+    capped: bool,
+    board: int | None = None,
+    **fields: Any,
+) -> Outcome:
     """The result of a voting run (MASE, DP-MASE, CORRUPTED ELIMINATION): every delivered elimination of ``log``
     is a message (sender, round, arm index); the recommendation is the last arm of ``global_set``, or after a
     stall (no agent ``running``, the run not ``capped``) or a truncation an arm with the fewest votes, drawn
     with ``rng``. With a ``board`` (the smallest group it releases: 1 direct, C anonymous) the votes are
     grouped as the board released them (:func:`~anonbandits.core.votes.board_releases`, kept in ``releases``)
     and the fewest votes are the fewest released ones: votes still buffered are nobody's knowledge.
-    ``fields``: the other :class:`MaseResult` fields."""
+    ``fields``: the other :class:`Outcome` fields."""
     messages = MessageLog(record=record)
     sender, arm, time = log.agent[log.delivered], log.arm[log.delivered], log.time[log.delivered]
     messages.add(sender, time, arm)
@@ -352,6 +431,15 @@ def vote_result(algorithm: str, instance: MultiUserInstance, log: EliminationLog
             tally = np.bincount(releases.slot, releases.total, minlength=votes.size).round().astype(np.int64)
     left = np.flatnonzero(global_set)
     recommended = int(left[0]) if left.size == 1 else int(rng.choice(left[tally[left] == tally[left].min()]))
-    return MaseResult(algorithm, instance, recommended, messages=messages, votes=votes, eliminations=log,
-                      stalled=left.size > 1 and not running and not capped, truncated=left.size > 1 and running,
-                      releases=releases, **fields)
+    return Outcome(
+        algorithm,
+        instance,
+        recommended,
+        messages=messages,
+        votes=votes,
+        eliminations=log,
+        stalled=left.size > 1 and not running and not capped,
+        truncated=left.size > 1 and running,
+        releases=releases,
+        **fields,
+    )

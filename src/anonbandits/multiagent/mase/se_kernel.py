@@ -1,8 +1,15 @@
-"""Compiled round loop for the SE-based voting schemes of paper 003 (MASE, CORRUPTED ELIMINATION, INDEPENDENT).
+"""Compiled round loop for the SE-based voting schemes of Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm
+Identification with Private Communications" (ICML 2023): MASE (Algorithm 1), CORRUPTED ELIMINATION (Algorithm 3)
+and the INDEPENDENT baseline (Sec. 6).
 
-The kernel is the algorithm itself, one main-loop iteration per round: an agent is drawn from P_N restricted to
-the agents still in the pool (spec A10), it pulls every arm of its local set, runs the SE test of Sec. 4.1 /
-Alg. 4b, votes, leaves the pool or synchronises, in the order of Algorithms 1 and 3 (spec 2.1, 2.5).
+The kernel is the algorithm itself, one main-loop iteration per round: an agent is drawn from P_N (by default
+restricted to the agents still in the pool, a choice of this library: the paper does not say whether finished
+agents are still drawn), it pulls every arm of its local set, runs the SE test of Sec. 4.1 (local routine 4b),
+votes, leaves the pool or synchronises, in the order of Algorithms 1 and 3.
+
+Its state travels as named tuples of arrays: :class:`LoopConfig` (the instance, the activity and the
+algorithm's constants), :class:`Agents` (every agent's local set, sums, clock and status) and :class:`Board`
+(the global set, the votes and the logs of local and global eliminations).
 
 One shortcut, exact in distribution: with Bernoulli rewards, after an SE test the agent's next
 :func:`safe_steps` activations provably cannot eliminate anything, whatever their rewards, so they are not
@@ -13,6 +20,7 @@ the local set during a stretch needs no sum at all, since it is never read again
 import functools
 import math
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -25,6 +33,60 @@ SYNC_NONE, SYNC_LAZY, SYNC_IMMEDIATE = 0, 1, 2
 STOP_GLOBAL, STOP_ALL, STOP_FIRST = 0, 1, 2
 _MIN_STRETCH = 4  # shorter safe stretches are not worth skipping the SE test for
 _TABULATED = 64  # stretches up to this length draw their sums from tabulated Binomial CDFs
+
+
+class LoopConfig(NamedTuple):
+    """What stays fixed during a run: the means ``mu`` (K,), Gaussian rewards' ``sigma``, the activity ``probs``
+    (N,), the SE test's confidence ``conf``, constant ``width_c`` and ``denominator`` (1: t, 2: 2t), the vote
+    ``threshold`` (0: no communication, INDEPENDENT), the probability ``xi`` that a vote is dropped,
+    ``retire_on_sync`` (agents that a sync leaves with at most one arm leave the pool), ``fixed`` (draw from the
+    fixed P_N, finished agents' rounds being idle), the ``stop`` code and ``max_rounds``."""
+
+    mu: np.ndarray
+    sigma: float
+    probs: np.ndarray
+    conf: float
+    width_c: float
+    denominator: int
+    threshold: int
+    xi: float
+    retire_on_sync: bool
+    fixed: bool
+    stop: int
+    max_rounds: int
+
+
+class Agents(NamedTuple):
+    """Every agent's state: its local set ``held`` (N, K) and its size ``nheld``, its sums, its clock ``t`` (its
+    activations), the activations whose rewards are drawn later (``pending``) and the last one of its safe
+    stretch (``safe_until``), its ``status`` (RUNNING, IDLE or GONE), the round it finished (``exit_round``; -1:
+    not yet) and the generation of the global set at its last sync (``synced``)."""
+
+    held: np.ndarray
+    nheld: np.ndarray
+    sums: np.ndarray
+    t: np.ndarray
+    pending: np.ndarray
+    safe_until: np.ndarray
+    status: np.ndarray
+    exit_round: np.ndarray
+    synced: np.ndarray
+
+
+class Board(NamedTuple):
+    """The global set ``G`` (K,), the ``votes`` each arm received, the log of local eliminations ``elim``
+    (agent, arm, round, delivered) and of global ones ``glob`` (round, arm), and work arrays: the arms dropped at
+    a round and the alias table of the activity (``members``, ``q``, ``alias``)."""
+
+    G: np.ndarray
+    votes: np.ndarray
+    elim: np.ndarray
+    glob: np.ndarray
+    dropped: np.ndarray
+    members: np.ndarray
+    q: np.ndarray
+    alias: np.ndarray
+
 
 #: Helpers called only from compiled code: no Python or C wrappers to compile (a first call compiles less);
 #: numpy's error model, as no division here can be by zero.
@@ -157,33 +219,42 @@ def _build_alias(probs, status, members, q, alias):
     return m, mass
 
 
-def run_kernel(rng: np.random.Generator, mu: np.ndarray, gaussian: bool, sigma: float, probs: np.ndarray,
-               conf: float, width_c: float, denominator: int, threshold: int, xi: float, sync: int,
-               retire_on_sync: bool, fixed: bool, stop: int, max_rounds: int) -> tuple:
+def run_kernel(rng: np.random.Generator, config: LoopConfig, gaussian: bool, sync: int) -> tuple:
     """Simulate the agents until the stopping rule fires (see :mod:`.voting`).
 
-    ``threshold`` 0 means no communication (INDEPENDENT). Agents done leave the pool (``GONE``), except under
-    immediate synchronisation (Alg. 1), where they stay ``IDLE`` and keep pulling their last arm. ``STOP_FIRST``
-    ends at the first agent done (INDEPENDENT). Returns ``rounds, pulls, G, votes, held, status, exit_round, elim
-    (agent, arm, time, delivered; first n_elim rows), n_elim, glob (round, arm; first n_glob rows), n_glob``.
+    ``gaussian``: unclipped Gaussian rewards (else Bernoulli); ``sync``: ``SYNC_NONE``, ``SYNC_LAZY`` or
+    ``SYNC_IMMEDIATE``. A ``threshold`` of 0 means no communication (INDEPENDENT). Agents done leave the pool
+    (``GONE``), except under immediate synchronisation (Algorithm 1), where they stay ``IDLE`` and keep pulling
+    their last arm. ``STOP_FIRST`` ends at the first agent done (INDEPENDENT). Returns ``rounds, pulls, G, votes,
+    held, status, exit_round, elim (agent, arm, time, delivered; first n_elim rows), n_elim, glob (round, arm;
+    first n_glob rows), n_glob``.
 
     The agents' state is allocated here, by numpy (in the compiled loop every allocation is one more function
     for numba to compile).
     """
-    k, n_agents = mu.size, probs.size
-    held, nheld, sums = np.ones((n_agents, k), np.bool_), np.full(n_agents, k, np.int64), np.zeros((n_agents, k))
-    t, pending, safe_until = np.zeros(n_agents, np.int64), np.zeros(n_agents, np.int64), np.zeros(n_agents, np.int64)
-    status, exit_round = np.full(n_agents, RUNNING, np.int8), np.full(n_agents, -1, np.int64)
-    synced = np.zeros(n_agents, np.int64)  # generation of the global set at the agent's last sync
-    G, votes = np.ones(k, np.bool_), np.zeros(k, np.int64)
-    elim = np.zeros((n_agents * k, 4), np.int64)  # (agent, arm, round, delivered)
-    glob = np.zeros((k, 2), np.int64)  # (round, arm)
-    dropped = np.empty(k, np.int64)
-    members, q, alias = np.empty(n_agents, np.int64), np.empty(n_agents), np.empty(n_agents, np.int64)
-    return _loop(bool(gaussian), int(sync), threshold > 0)(
-        rng, mu, sigma, probs, conf, width_c, denominator, threshold, xi, retire_on_sync, fixed, stop, max_rounds,
-        held, nheld, sums, t, pending, safe_until, status, exit_round, synced, G, votes, elim, glob, dropped, members,
-        q, alias)
+    k, n_agents = config.mu.size, config.probs.size
+    agents = Agents(
+        held=np.ones((n_agents, k), np.bool_),
+        nheld=np.full(n_agents, k, np.int64),
+        sums=np.zeros((n_agents, k)),
+        t=np.zeros(n_agents, np.int64),
+        pending=np.zeros(n_agents, np.int64),
+        safe_until=np.zeros(n_agents, np.int64),
+        status=np.full(n_agents, RUNNING, np.int8),
+        exit_round=np.full(n_agents, -1, np.int64),
+        synced=np.zeros(n_agents, np.int64),
+    )  # generation of the global set at the agent's last sync
+    board = Board(
+        G=np.ones(k, np.bool_),
+        votes=np.zeros(k, np.int64),
+        elim=np.zeros((n_agents * k, 4), np.int64),  # (agent, arm, round, delivered)
+        glob=np.zeros((k, 2), np.int64),  # (round, arm)
+        dropped=np.empty(k, np.int64),
+        members=np.empty(n_agents, np.int64),
+        q=np.empty(n_agents),
+        alias=np.empty(n_agents, np.int64),
+    )
+    return _loop(bool(gaussian), int(sync), config.threshold > 0)(rng, config, agents, board)
 
 
 @functools.cache
@@ -196,9 +267,16 @@ def _loop(gaussian: bool, sync: int, voting: bool) -> Callable[..., tuple]:
     process)."""
 
     @njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
-    def loop(rng, mu, sigma, probs, conf, width_c, denominator, threshold, xi, retire_on_sync, fixed, stop,
-             max_rounds, held, nheld, sums, t, pending, safe_until, status, exit_round, synced, G, votes, elim, glob,
-             dropped, members, q, alias):
+    def loop(rng, cfg, agents, board):
+        """One run over the rounds (see :func:`run_kernel`): ``cfg`` a :class:`LoopConfig`, ``agents`` the
+        :class:`Agents` and ``board`` the :class:`Board`, updated in place."""
+        mu, sigma, probs, conf, width_c = cfg.mu, cfg.sigma, cfg.probs, cfg.conf, cfg.width_c
+        denominator, threshold, xi, fixed = cfg.denominator, cfg.threshold, cfg.xi, cfg.fixed
+        retire_on_sync, stop, max_rounds = cfg.retire_on_sync, cfg.stop, cfg.max_rounds
+        held, nheld, sums, t, pending = agents.held, agents.nheld, agents.sums, agents.t, agents.pending
+        safe_until, status, exit_round, synced = agents.safe_until, agents.status, agents.exit_round, agents.synced
+        G, votes, elim, glob, dropped = board.G, board.votes, board.elim, board.glob, board.dropped
+        members, q, alias = board.members, board.q, board.alias
         k, n_agents = mu.size, probs.size
         retire = sync != SYNC_IMMEDIATE
         n_glob_left, generation, n_elim, n_glob = k, 0, 0, 0
@@ -219,7 +297,7 @@ def _loop(gaussian: bool, sync: int, voting: bool) -> Callable[..., tuple]:
                 if status[n] == IDLE:  # Alg. 1: an agent with one arm left keeps pulling it
                     rounds += 1
                     pulls += nheld[n]
-                elif fixed:  # spec A10 "fixed": a finished agent's round is idle but counts
+                elif fixed:  # sampling "fixed": a finished agent's round is idle but counts
                     rounds += 1
                 elif live_mass < 0.5 * table_mass:  # rejected draw; keep the acceptance rate above 1/2
                     m, table_mass = _build_alias(probs, status, members, q, alias)

@@ -36,7 +36,7 @@ def run(name: str, seed: int = 0, **params):
     return spec.run(spec.resolve(params), seed)
 
 
-def test_all_six_are_registered_with_the_spec_defaults():
+def test_all_six_are_registered_with_the_papers_defaults():
     for name in NAMES:
         d = registry.get(name).defaults()
         assert d["confidence"] == 0.1 and d["batch_base"] == 2 and d["crs"] == 1.0
@@ -54,8 +54,14 @@ def test_dist_dp_se_has_the_law_of_the_per_user_loop():
     pair of elimination batches)."""
     means, runs = np.array([0.9, 0.6, 0.5]), 150
     ref = np.array([per_round_dist_dp_se(means, 1.0, 4000, np.random.default_rng(s)) for s in range(runs)])
-    fast = np.array([run("dist-dp-se", 10_000 + s, means="0.9,0.6,0.5", epsilon=1.0, horizon=4000,
-                         tau_confidence=0.1).metrics["regret"] for s in range(runs)])
+    fast = np.array(
+        [
+            run("dist-dp-se", 10_000 + s, means="0.9,0.6,0.5", epsilon=1.0, horizon=4000, tau_confidence=0.1).metrics[
+                "regret"
+            ]
+            for s in range(runs)
+        ]
+    )
     # both arms out by the second batch pair / arm 2 later / arm 1 later (float sums differ in the last bits)
     classes = [np.histogram(r, bins=[0, 450, 650, np.inf])[0] for r in (ref, fast)]
     assert np.all(classes[0] > 0)
@@ -76,33 +82,52 @@ def test_finds_the_best_arm_on_an_easy_instance(name):
 @pytest.mark.parametrize("simulation", ["aggregate", "per-user"])
 def test_each_reward_is_in_at_most_one_released_statistic(name, simulation):
     proto = PROTOCOLS[name](0.8, 0.1, 2.0)
-    res = run_elimination(proto, np.array([0.5, 0.45, 0.4]), reward="gaussian", reward_sigma=0.1,
-                          horizon=30_000, batch_base=2, confidence=0.1, crs=1.0,
-                          rng=np.random.default_rng(1), simulation=simulation, record=True)
+    res = run_elimination(
+        proto,
+        np.array([0.5, 0.45, 0.4]),
+        reward="gaussian",
+        reward_sigma=0.1,
+        horizon=30_000,
+        batch_base=2,
+        confidence=0.1,
+        crs=1.0,
+        rng=np.random.default_rng(1),
+        simulation=simulation,
+        record=True,
+    )
     # the served blocks tile [0, T) in order
-    assert res.blocks[0, 1] == 0 and res.blocks[-1, 2] == 30_000
-    assert np.array_equal(res.blocks[1:, 1], res.blocks[:-1, 2])
-    served = {(int(a), int(s), int(e)) for a, s, e in res.blocks}
+    assert res.info["blocks"][0, 1] == 0 and res.info["blocks"][-1, 2] == 30_000
+    assert np.array_equal(res.info["blocks"][1:, 1], res.info["blocks"][:-1, 2])
+    served = {(int(a), int(s), int(e)) for a, s, e in res.info["blocks"]}
     covered = np.zeros(30_000, dtype=np.int64)
-    for rel in res.releases:
+    for rel in res.info["releases"]:
         assert (rel.arm, rel.start, rel.stop) in served  # computed from users who pulled that arm
         assert rel.stop - rel.start == rel.params.n == 2**rel.batch
-        covered[rel.start:rel.stop] += 1
+        covered[rel.start : rel.stop] += 1
     assert covered.max() == 1  # no user's reward enters two released statistics
-    assert len(res.releases) > 3 and res.batches == len({r.batch for r in res.releases})
+    assert len(res.info["releases"]) > 3 and res.metrics["batches"] == len({r.batch for r in res.info["releases"]})
 
 
 def test_pulls_regret_and_curve_are_consistent():
     means = np.array([0.3, 0.6, 0.55, 0.1])
-    res = run_elimination(PROTOCOLS["dist-dp-se"](0.5, 0.1), means, reward="bernoulli", reward_sigma=0.5,
-                          horizon=123_457, batch_base=3, confidence=0.1, crs=1.0,
-                          rng=np.random.default_rng(2), checkpoints=50)
+    res = run_elimination(
+        PROTOCOLS["dist-dp-se"](0.5, 0.1),
+        means,
+        reward="bernoulli",
+        reward_sigma=0.5,
+        horizon=123_457,
+        batch_base=3,
+        confidence=0.1,
+        crs=1.0,
+        rng=np.random.default_rng(2),
+        checkpoints=50,
+    )
     gaps = means.max() - means
-    assert res.pulls.sum() == 123_457
-    assert res.regret == pytest.approx(gaps @ res.pulls)
-    assert res.checkpoints[-1] == 123_457 and res.cumulative_regret[-1] == pytest.approx(res.regret)
-    assert np.all(np.diff(res.cumulative_regret) >= 0)
-    assert 40 <= res.checkpoints.size <= 50
+    assert res.info["pulls"].sum() == 123_457
+    assert res.metrics["regret"] == pytest.approx(gaps @ res.info["pulls"])
+    assert res.curve[0][-1] == 123_457 and res.curve[1][-1] == pytest.approx(res.metrics["regret"])
+    assert np.all(np.diff(res.curve[1]) >= 0)
+    assert 40 <= res.curve[0].size <= 50
 
 
 def test_tiny_horizons():
@@ -135,10 +160,20 @@ def test_per_user_and_aggregate_modes_release_the_same_law(name):
     horizon = 3 * (2**7 - 2)  # exactly six batches of three arms; the radius keeps all arms active
 
     def released(simulation: str, seed: int) -> list[int]:
-        res = run_elimination(proto, np.array([0.6, 0.5, 0.3]), reward="gaussian", reward_sigma=0.3,
-                              horizon=horizon, batch_base=2, confidence=0.1, crs=1.0,
-                              rng=np.random.default_rng(seed), simulation=simulation, record=True)
-        return [round(r.z * r.params.g) for r in res.releases if r.batch == 6 and r.arm == 1]
+        res = run_elimination(
+            proto,
+            np.array([0.6, 0.5, 0.3]),
+            reward="gaussian",
+            reward_sigma=0.3,
+            horizon=horizon,
+            batch_base=2,
+            confidence=0.1,
+            crs=1.0,
+            rng=np.random.default_rng(seed),
+            simulation=simulation,
+            record=True,
+        )
+        return [round(r.z * r.params.g) for r in res.info["releases"] if r.batch == 6 and r.arm == 1]
 
     fast = np.concatenate([released("aggregate", s) for s in range(200)])
     slow = np.concatenate([released("per-user", 10_000 + s) for s in range(200)])
@@ -162,19 +197,22 @@ def test_local_model_pays_much_more_than_distributed():
     assert local > 3 * dist
 
 
-@pytest.mark.parametrize(("name", "params"), [
-    ("dist-dp-se", {"epsilon": 0.0}),
-    ("dist-dp-se", {"batch_base": 1}),
-    ("dist-dp-se", {"confidence": 1.5}),
-    ("dist-dp-se", {"horizon": 0}),
-    ("dist-dp-se", {"means": "0.5"}),
-    ("dist-dp-se", {"secagg": "masked"}),
-    ("dist-dp-se", {"secagg": "split-and-mix"}),
-    ("dist-rdp-se", {"scale": 0.5}),
-    ("dist-cdp-se", {"dp_delta": 1.0}),
-    ("dist-cdp-se", {"delta": 1.0}),  # the deprecated name, checked as its new name
-    ("shuffle-dp-se", {"secagg": "masked"}),
-])
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [
+        ("dist-dp-se", {"epsilon": 0.0}),
+        ("dist-dp-se", {"batch_base": 1}),
+        ("dist-dp-se", {"confidence": 1.5}),
+        ("dist-dp-se", {"horizon": 0}),
+        ("dist-dp-se", {"means": "0.5"}),
+        ("dist-dp-se", {"secagg": "masked"}),
+        ("dist-dp-se", {"secagg": "split-and-mix"}),
+        ("dist-rdp-se", {"scale": 0.5}),
+        ("dist-cdp-se", {"dp_delta": 1.0}),
+        ("dist-cdp-se", {"delta": 1.0}),  # the deprecated name, checked as its new name
+        ("shuffle-dp-se", {"secagg": "masked"}),
+    ],
+)
 def test_bad_parameters_raise_config_error(name, params):
     with pytest.raises(ConfigError):
         run(name, **params)
@@ -187,12 +225,50 @@ def test_central_model_warns_for_large_epsilon():
 
 def test_cli_simulate_writes_the_table(tmp_path):
     out, plot = tmp_path / "r.csv", tmp_path / "r.png"
-    code = main(["simulate", "--algorithm", "dist-dp-se", "--means", "0.9,0.8,0.7", "--epsilon", "0.5",
-                 "--horizon", "100000", "--seeds", "2", "--reward", "bernoulli", "--batch-base", "4",
-                 "--out", str(out), "--plot", str(plot), "--workers", "1", "--no-progress"])
+    code = main(
+        [
+            "simulate",
+            "--algorithm",
+            "dist-dp-se",
+            "--means",
+            "0.9,0.8,0.7",
+            "--epsilon",
+            "0.5",
+            "--horizon",
+            "100000",
+            "--seeds",
+            "2",
+            "--reward",
+            "bernoulli",
+            "--batch-base",
+            "4",
+            "--out",
+            str(out),
+            "--plot",
+            str(plot),
+            "--workers",
+            "1",
+            "--no-progress",
+        ]
+    )
     assert code == 0 and plot.stat().st_size > 0
     rows = list(csv.DictReader(out.open()))
     assert len(rows) == 2
     assert {"algorithm", "seed", "epsilon", "horizon", "regret", "wall_time", "batches"} <= set(rows[0])
-    assert main(["simulate", "--algorithm", "dist-dp-se", "--epsilon", "-1", "--seeds", "1",
-                 "--workers", "1", "--no-progress"]) == 2
+    assert (
+        main(
+            [
+                "simulate",
+                "--algorithm",
+                "dist-dp-se",
+                "--epsilon",
+                "-1",
+                "--seeds",
+                "1",
+                "--workers",
+                "1",
+                "--no-progress",
+            ]
+        )
+        == 2
+    )

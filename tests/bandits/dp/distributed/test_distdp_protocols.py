@@ -1,4 +1,4 @@
-"""The protocols of paper 004: the spec's parameter table, exact aggregate laws of the users' noise, and
+"""The protocols of paper 004: worked parameter values, exact aggregate laws of the users' noise, and
 agreement in distribution of the per-user (faithful) and aggregate (fast) releases."""
 
 from __future__ import annotations
@@ -53,23 +53,26 @@ def gof_pvalue(samples: np.ndarray, support: np.ndarray, pmf: np.ndarray) -> flo
     return float(stats.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue)
 
 
-@pytest.mark.parametrize(("eps", "n", "p_tau", "g", "tau", "m"), [
-    (1.0, 32, 0.1, 6, 18, 229),
-    (1.0, 1024, 0.1, 32, 96, 32961),
-    (0.1, 2, 0.1, 1, 30, 63),
-    (0.1, 1024, 0.1, 4, 120, 4337),
-    (1.0, 1024, 1e-6, 32, 465, 33699),
-])
-def test_dist_dp_se_parameters_match_spec(eps, n, p_tau, g, tau, m):
+@pytest.mark.parametrize(
+    ("eps", "n", "p_tau", "g", "tau", "m"),
+    [
+        (1.0, 32, 0.1, 6, 18, 229),
+        (1.0, 1024, 0.1, 32, 96, 32961),
+        (0.1, 2, 0.1, 1, 30, 63),
+        (0.1, 1024, 0.1, 4, 120, 4337),
+        (1.0, 1024, 1e-6, 32, 465, 33699),
+    ],
+)
+def test_dist_dp_se_parameters_match_worked_values(eps, n, p_tau, g, tau, m):
     bp = Protocol(eps, p_tau).batch_params(n)
     assert (bp.g, bp.tau, bp.m) == (g, tau, m)
 
 
-def test_bits_of_the_spec_example():
+def test_bits_of_a_worked_example():
     assert Protocol(1.0, 0.1).batch_params(1024).bits == 16
 
 
-def test_dist_rdp_se_parameters_match_spec():
+def test_dist_rdp_se_parameters_match_worked_values():
     proto = SkellamProtocol(1.0, 1e-6, scale=10)
     bp = proto.batch_params(1024)
     assert (bp.g, bp.tau, bp.m, bp.bits) == (320, 2459, 332599, 19)
@@ -105,8 +108,8 @@ def total_user_noise(proto: Protocol, n: int, reps: int, seed: int) -> np.ndarra
     return np.array([proto.user_noise(bp, rng).sum() for _ in range(reps)])
 
 
-def test_polya_users_sum_to_discrete_laplace_at_spec_size():
-    """Spec 1.2's test: with eps = 1, n = 1024 (g = 32), the users' total noise is Lap_Z(32)."""
+def test_polya_users_sum_to_discrete_laplace_at_a_papers_size():
+    """Fact 1 of paper 004 at work: with eps = 1, n = 1024 (g = 32), the users' total noise is Lap_Z(32)."""
     proto = Protocol(1.0, 0.1)
     total = total_user_noise(proto, 1024, 2500, seed=0)
     support = np.arange(-1200, 1201)
@@ -159,8 +162,9 @@ def test_per_user_and_aggregate_releases_agree(name):
     xhat = rng.integers(0, bp.g + 1, size=n)
     per_user = np.array([proto.release_users(xhat, bp, "ideal", rng).z[0] for _ in range(reps)])
     aggregate = proto.release_sums(np.full(reps, xhat.sum()), bp, rng).z
-    assert same_law(np.rint(per_user * bp.g).astype(np.int64), np.rint(aggregate * bp.g).astype(np.int64),
-                    center=float(xhat.sum()))
+    assert same_law(
+        np.rint(per_user * bp.g).astype(np.int64), np.rint(aggregate * bp.g).astype(np.int64), center=float(xhat.sum())
+    )
 
 
 def test_agreement_test_detects_a_fifteen_percent_noise_scale_error():
@@ -192,10 +196,17 @@ def test_central_protocol_adds_noise_only_at_the_analyzer():
     assert rel.z[0] == rel.exact[0]
 
 
-@pytest.mark.parametrize(("model", "mu", "g", "sigma"), [
-    ("gaussian", 0.3, 5, 0.1), ("gaussian", 0.05, 3, 0.5), ("gaussian", 0.5, 40, 0.1),
-    ("beta", 0.3, 4, 0.5), ("beta", 0.8, 7, 0.5), ("bernoulli", 0.35, 6, 0.5),
-])
+@pytest.mark.parametrize(
+    ("model", "mu", "g", "sigma"),
+    [
+        ("gaussian", 0.3, 5, 0.1),
+        ("gaussian", 0.05, 3, 0.5),
+        ("gaussian", 0.5, 40, 0.1),
+        ("beta", 0.3, 4, 0.5),
+        ("beta", 0.8, 7, 0.5),
+        ("bernoulli", 0.35, 6, 0.5),
+    ],
+)
 def test_encoding_pmf_matches_randomized_rounding_of_rewards(model, mu, g, sigma):
     rng = np.random.default_rng(9)
     xhat = randomized_round(draw_rewards(model, np.full(30_000, mu), rng, sigma=sigma), g, rng)
@@ -224,22 +235,27 @@ def lemma2_radius(length: int, active: int, batch: int, p: float, sigma: float, 
     return math.sqrt(l4 / (2 * length)) + sigma * math.sqrt(l2) / length + h * l2 / length
 
 
-@pytest.mark.parametrize(("proto", "sigma", "h"), [
-    (Protocol(0.5, 0.1), math.sqrt(2) / 0.5, 1 / 0.5),
-    (CentralProtocol(0.5, 0.1), math.sqrt(2) / 0.5, 1 / 0.5),
-    (ShuffleProtocol(0.5, 0.1), math.sqrt(2) / 0.25, 1 / 0.25),
-    (SkellamProtocol(0.5, 0.1, scale=10), 2 / 0.5 + math.sqrt(2) / 5, 1 / 5),
-    (DiscreteGaussianProtocol(0.5, 0.1, scale=10), math.sqrt(2) / 0.5 + math.sqrt(2) / 5, 0.0),
-])
+@pytest.mark.parametrize(
+    ("proto", "sigma", "h"),
+    [
+        (Protocol(0.5, 0.1), math.sqrt(2) / 0.5, 1 / 0.5),
+        (CentralProtocol(0.5, 0.1), math.sqrt(2) / 0.5, 1 / 0.5),
+        (ShuffleProtocol(0.5, 0.1), math.sqrt(2) / 0.25, 1 / 0.25),
+        (SkellamProtocol(0.5, 0.1, scale=10), 2 / 0.5 + math.sqrt(2) / 5, 1 / 5),
+        (DiscreteGaussianProtocol(0.5, 0.1, scale=10), math.sqrt(2) / 0.5 + math.sqrt(2) / 5, 0.0),
+    ],
+)
 def test_radius_is_lemma2_with_the_variant_constants(proto, sigma, h):
     for length, active, batch in [(2, 10, 1), (4096, 3, 12)]:
         assert proto.radius(length, active, batch, 0.1) == pytest.approx(
-            lemma2_radius(length, active, batch, 0.1, sigma, h), rel=1e-12)
+            lemma2_radius(length, active, batch, 0.1, sigma, h), rel=1e-12
+        )
 
 
 def test_local_radius_uses_the_derived_constant():
     eps, length, active, batch, p = 0.5, 1024, 4, 10, 0.1
     l2 = math.log(2 * active * batch**2 / p)
-    expected = (lemma2_radius(length, active, batch, p, math.sqrt(2) / eps, 0.0)
-                + (1 / eps) * max(3.01 * math.sqrt(l2 / length), 4 * l2 / length))
+    expected = lemma2_radius(length, active, batch, p, math.sqrt(2) / eps, 0.0) + (1 / eps) * max(
+        3.01 * math.sqrt(l2 / length), 4 * l2 / length
+    )
     assert LocalProtocol(eps, p).radius(length, active, batch, p) == pytest.approx(expected, rel=1e-12)

@@ -32,22 +32,24 @@ def test_index_is_uniform(q: int) -> None:
 def test_no_sharing_has_the_law_of_the_per_pull_loop() -> None:
     means, players, runs = [0.6, 0.5, 0.4], 4, 60
     kw = {"delta": 0.3, "eps": 0.25, "subroutine": "ser3", "activity": "skewed"}
-    ref = [reference.reference_no_sharing(means, players, rng=np.random.default_rng(10**6 + s), **kw)
-           for s in range(runs)]
+    ref = [
+        reference.reference_no_sharing(means, players, rng=np.random.default_rng(10**6 + s), **kw) for s in range(runs)
+    ]
     eng = [run_no_sharing(means, players, rng=np.random.default_rng(s), **kw) for s in range(runs)]
-    p = stats.ks_2samp([r["samples"] for r in ref], [r.samples for r in eng]).pvalue
-    assert p > 1e-3, (np.mean([r["samples"] for r in ref]), np.mean([r.samples for r in eng]))
+    p = stats.ks_2samp([r["samples"] for r in ref], [r.metrics["samples"] for r in eng]).pvalue
+    assert p > 1e-3, (np.mean([r["samples"] for r in ref]), np.mean([r.metrics["samples"] for r in eng]))
     best_ref = [sum(a == 0 for a in r["arms"]) for r in ref]
-    best_eng = [int(np.sum(r.agent_arms == 0)) for r in eng]
+    best_eng = [int(np.sum(r.info["agent_arms"] == 0)) for r in eng]
     assert stats.ks_2samp(best_ref, best_eng).pvalue > 1e-3
     for r in eng:
-        assert r.agent_pulls.sum() == r.samples and np.all(r.agent_arms >= 0)
+        assert r.info["agent_pulls"].sum() == r.metrics["samples"] and np.all(r.info["agent_arms"] >= 0)
 
 
-@pytest.mark.parametrize(("kind", "c", "denominator"),
-                         [(kernel.SE, 4.0, 1), (kernel.SE, 1.0, 1), (kernel.SER3, 4.0, 2)])
+@pytest.mark.parametrize(
+    ("kind", "c", "denominator"), [(kernel.SE, 4.0, 1), (kernel.SE, 1.0, 1), (kernel.SER3, 4.0, 2)]
+)
 def test_radius_table_is_the_papers_radius(kind: int, c: float, denominator: int) -> None:
-    """The tabulated ``2 radius(tau)`` of SE (spec 3.3) and SER3 (spec 3.4) is the paper's formula
+    """The tabulated ``2 radius(tau)`` of SE and SER3 (paper 002, Sec. 3.1's subroutines) is the paper's formula
     ``2 sqrt(log(c K tau^2/conf) / (denominator tau))``, and the compiled value used past the table continues it."""
     k, conf = 10, 0.1
     two_radius, _ = kernel._tables(kind, k, conf, c)

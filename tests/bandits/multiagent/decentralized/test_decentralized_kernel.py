@@ -10,7 +10,7 @@ Bernoulli in blocks and DSER4's resets in advance), so they are compared in law 
 two-sample Kolmogorov-Smirnov tests on the stopping and consensus steps and on the number of players holding the
 best arm, and Welch's statistic (means within 4 standard errors) for the message, suboptimal-pull and reset
 counts. Instances are in the hard regime (eps larger than the gaps, eta = 0.5): players finish on different
-arms, vote against the best arm, restart after global eliminations (A5) and read eliminations in the middle of
+arms, vote against the best arm, restart after global eliminations and read eliminations in the middle of
 a round or phase. A kernel whose drifting arms did not decay, or whose round mode pulled one arm per activation,
 fails these tests (checked by hand by such mutations).
 """
@@ -37,11 +37,19 @@ CASES = {  # name: (algorithm, options); eps, players and activity follow
     "switch": ("de", {"subroutine": "se", "switch_at": 300, "means_after": [0.3, 0.5, 0.7, 0.45]}),
     "gaussian": ("de", {"subroutine": "ser3", "reward": "gaussian"}),
     "beta-median": ("none", {"subroutine": "median", "reward": "beta", "eps": 0.9}),
-    "round-se": ("de", {"subroutine": "se", "per_activation": "round", "stop": "consensus",
-                        "draw_only_active": True, "se_c": 1.0, "eps": 0.3}),
+    "round-se": (
+        "de",
+        {
+            "subroutine": "se",
+            "per_activation": "round",
+            "stop": "consensus",
+            "draw_only_active": True,
+            "se_c": 1.0,
+            "eps": 0.3,
+        },
+    ),
     "round-naive": ("de", {"subroutine": "naive", "per_activation": "round", "eps": 0.8}),
-    "round-median-drift": ("none", {"subroutine": "median", "per_activation": "round", "eps": 1.0,
-                                    "drift": 1e-4}),
+    "round-median-drift": ("none", {"subroutine": "median", "per_activation": "round", "eps": 1.0, "drift": 1e-4}),
     "full-ser3": ("full", {"subroutine": "ser3", "eps": 0.2}),
     "full-ugapec-switch": ("full", {"subroutine": "ugapec", "switch_at": 40, "means_after": [0.3, 0.5, 0.7, 0.2]}),
 }
@@ -60,8 +68,12 @@ def _kernel(algorithm: str, options: dict, seed: int):
 
 def _reference(algorithm: str, options: dict, seed: int) -> dict:
     kw = {"eps": 0.6, "activity": "skewed", **options}
-    env = MeansSchedule(MultiUserInstance(np.array(MEANS)), drift=kw.pop("drift", 0.0),
-                        switch_at=kw.pop("switch_at", 0), means_after=kw.pop("means_after", None))
+    env = MeansSchedule(
+        MultiUserInstance(np.array(MEANS)),
+        drift=kw.pop("drift", 0.0),
+        switch_at=kw.pop("switch_at", 0),
+        means_after=kw.pop("means_after", None),
+    )
     kw["mean_at"] = env.mean
     rng = np.random.default_rng(10**6 + seed)
     if algorithm == "de":
@@ -75,17 +87,19 @@ def _reference(algorithm: str, options: dict, seed: int) -> dict:
 def assert_same_law(ref: list[dict], ker: list, best: int = 0) -> None:
     """KS on the steps and best-arm holders, Welch (4 standard errors) on the counts."""
     pairs = {
-        "samples": ([r["samples"] for r in ref], [r.samples for r in ker]),
-        "t_consensus": ([r["t_consensus"] or -1 for r in ref], [r.t_consensus or -1 for r in ker]),
-        "best holders": ([sum(a == best for a in r["arms"]) for r in ref],
-                         [int(np.sum(r.agent_arms == best)) for r in ker]),
+        "samples": ([r["samples"] for r in ref], [r.metrics["samples"] for r in ker]),
+        "t_consensus": ([r["t_consensus"] or -1 for r in ref], [r.metrics["t_consensus"] or -1 for r in ker]),
+        "best holders": (
+            [sum(a == best for a in r["arms"]) for r in ref],
+            [int(np.sum(r.info["agent_arms"] == best)) for r in ker],
+        ),
     }
     for name, (a, b) in pairs.items():
         p = stats.ks_2samp(a, b).pvalue
         assert p > 1e-3, f"{name}: reference mean {np.mean(a):.1f} vs kernel {np.mean(b):.1f} (KS p = {p:.2g})"
     for name, key in (("messages", "messages"), ("suboptimal_pulls", "suboptimal"), ("resets", "resets")):
         a = np.array([r[key] for r in ref], float)
-        b = np.array([getattr(r, name) for r in ker], float)
+        b = np.array([r.metrics[name] for r in ker], float)
         se = np.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
         assert abs(a.mean() - b.mean()) <= 4 * se + 1e-9, (name, a.mean(), b.mean())
 
@@ -108,85 +122,110 @@ class _FullView:
     """0-PRIVACY's result seen as the reference's single learner."""
 
     def __init__(self, res) -> None:
-        self.samples, self.t_consensus, self.messages = res.samples, None, 0
-        self.agent_arms, self.suboptimal_pulls, self.resets = res.agent_arms[:1], res.suboptimal_pulls, res.resets
+        self.metrics = {**res.metrics, "t_consensus": None, "messages": 0}
+        self.info = {"agent_arms": res.info["agent_arms"][:1]}
 
 
 def test_user_reward_sampler_is_used() -> None:
     """A user-supplied sampler (here Bernoulli through ``rng.binomial``) drives the rewards: its runs have the
     law of the per-pull loop's Bernoulli runs."""
+
     def sampler(mu, counts, rng):
         return rng.binomial(counts, mu).astype(float)
 
     kw = {"eps": 0.6, "subroutine": "ser3", "activity": "uniform"}
-    ker = [run_decentralized_elimination(MEANS, 5, rng=np.random.default_rng(s), delta=0.25, eta=0.5,
-                                         reward=sampler, **kw) for s in range(RUNS)]
-    ref = [reference.reference_decentralized(MEANS, 5, rng=np.random.default_rng(10**6 + s), delta=0.25, eta=0.5,
-                                             **kw) for s in range(RUNS)]
+    ker = [
+        run_decentralized_elimination(MEANS, 5, rng=np.random.default_rng(s), delta=0.25, eta=0.5, reward=sampler, **kw)
+        for s in range(RUNS)
+    ]
+    ref = [
+        reference.reference_decentralized(MEANS, 5, rng=np.random.default_rng(10**6 + s), delta=0.25, eta=0.5, **kw)
+        for s in range(RUNS)
+    ]
     assert_same_law(ref, ker)
     calls = []
-    run_decentralized_elimination(MEANS, 5, rng=np.random.default_rng(0), delta=0.25, eta=0.5,
-                                  reward=lambda mu, c, rng: calls.append(c.shape) or sampler(mu, c, rng), **kw)
+    run_decentralized_elimination(
+        MEANS,
+        5,
+        rng=np.random.default_rng(0),
+        delta=0.25,
+        eta=0.5,
+        reward=lambda mu, c, rng: calls.append(c.shape) or sampler(mu, c, rng),
+        **kw,
+    )
     assert calls and all(shape[1] == len(MEANS) for shape in calls)
 
 
 def test_dser4_and_per_pull_loop_have_the_same_law() -> None:
     """DSER4 (Sec. 4): decentralized SER3 with global resets of probability phi per step over a horizon, the
     best arm switching in the middle; compared on the suboptimal plays, votes, resets and the final holders."""
-    env = MeansSchedule(MultiUserInstance(np.array(MEANS)), switch_at=1500,
-                        means_after=np.array([0.3, 0.5, 0.7, 0.45]))
+    env = MeansSchedule(MultiUserInstance(np.array(MEANS)), switch_at=1500, means_after=np.array([0.3, 0.5, 0.7, 0.45]))
     kw = {"delta": 0.25, "eta": 0.5, "eps": 0.5}
     ker = [run_dser4(env, 6, rng=np.random.default_rng(s), horizon=3000, phi=2e-3, **kw) for s in range(RUNS)]
-    ref = [reference.reference_decentralized(MEANS, 6, rng=np.random.default_rng(10**6 + s), subroutine="ser3",
-                                             activity="uniform", stop="none", max_steps=3000, phi=2e-3,
-                                             mean_at=env.mean, **kw) for s in range(RUNS)]
+    ref = [
+        reference.reference_decentralized(
+            MEANS,
+            6,
+            rng=np.random.default_rng(10**6 + s),
+            subroutine="ser3",
+            activity="uniform",
+            stop="none",
+            max_steps=3000,
+            phi=2e-3,
+            mean_at=env.mean,
+            **kw,
+        )
+        for s in range(RUNS)
+    ]
     assert_same_law(ref, ker, best=2)
-    assert np.mean([r.resets for r in ker]) > 3  # the resets ran
+    assert np.mean([r.metrics["resets"] for r in ker]) > 3  # the resets ran
 
 
 @pytest.mark.parametrize("subroutine", ["naive", "median", "se", "ser3", "ugapec"])
 @pytest.mark.parametrize("stop", ["all", "consensus"])
 def test_vote_log_invariants(subroutine: str, stop: str) -> None:
     """One vote per (player, arm); at most M per arm; an arm leaves the shared set at the step of its M-th
-    vote (index order at one step, never the last arm: A4); the consensus step is the last elimination; one
+    vote (index order at one step, never the last arm); the consensus step is the last elimination; one
     pull per step; the done curve counts players within [0, 1] and ends with all (or at consensus)."""
     eps = 1.0 if subroutine == "median" else 0.6
     for seed in range(8):
-        res = run_decentralized_elimination(MEANS, 6, rng=np.random.default_rng(seed), delta=0.25, eta=0.5,
-                                            eps=eps, subroutine=subroutine, stop=stop)
-        m, log = res.threshold, res.log
-        assert res.messages == log.count == res.votes.sum() <= m * len(MEANS)
-        assert np.array_equal(np.bincount(log.content.astype(int), minlength=len(MEANS)), res.votes)
+        res = run_decentralized_elimination(
+            MEANS, 6, rng=np.random.default_rng(seed), delta=0.25, eta=0.5, eps=eps, subroutine=subroutine, stop=stop
+        )
+        m, log = res.metrics["vote_threshold"], res.info["log"]
+        assert res.metrics["messages"] == log.count == res.info["votes"].sum() <= m * len(MEANS)
+        assert np.array_equal(np.bincount(log.content.astype(int), minlength=len(MEANS)), res.info["votes"])
         pairs = set(zip(log.sender.tolist(), log.content.astype(int).tolist(), strict=True))
         assert len(pairs) == log.count
-        assert np.all(np.diff(log.time) >= 0) and (log.count == 0 or log.time.max() <= res.samples)
-        assert np.all(res.votes <= m) and res.agent_pulls.sum() == res.samples
+        assert np.all(np.diff(log.time) >= 0) and (log.count == 0 or log.time.max() <= res.metrics["samples"])
+        assert np.all(res.info["votes"] <= m) and res.info["agent_pulls"].sum() == res.metrics["samples"]
         for arm in range(len(MEANS)):
             times = np.sort(log.time[log.content == arm])
-            step = res.elimination_steps[arm]
+            step = res.info["elimination_steps"][arm]
             if step >= 0:
                 assert times.size == m and times[m - 1] == step
-            else:  # the guard keeps the last arm (A4)
-                assert times.size < m or (res.guard_fired and arm == res.recommended)
-        dropped = res.elimination_steps[res.elimination_steps >= 0]
+            else:  # the guard keeps the last arm
+                assert times.size < m or (res.metrics["guard_fired"] and arm == res.metrics["recommended"])
+        dropped = res.info["elimination_steps"][res.info["elimination_steps"] >= 0]
         if dropped.size == len(MEANS) - 1:
-            assert res.t_consensus == dropped.max()
-            assert res.recommended == int(np.flatnonzero(res.elimination_steps < 0)[0])
+            assert res.metrics["t_consensus"] == dropped.max()
+            assert res.metrics["recommended"] == int(np.flatnonzero(res.info["elimination_steps"] < 0)[0])
         else:
-            assert res.t_consensus is None
+            assert res.metrics["t_consensus"] is None
         assert np.all((res.curve[1] >= 0) & (res.curve[1] <= 1))
-        if stop == "consensus" and res.t_consensus is not None:
-            assert res.samples == res.t_consensus
+        if stop == "consensus" and res.metrics["t_consensus"] is not None:
+            assert res.metrics["samples"] == res.metrics["t_consensus"]
         else:  # every player holds one arm
-            assert res.curve[1][-1] == 1 and np.all(res.agent_arms >= 0)
+            assert res.curve[1][-1] == 1 and np.all(res.info["agent_arms"] >= 0)
 
 
 def test_reproducible_and_truncated() -> None:
     kw = {"delta": 0.25, "eta": 0.5, "eps": 0.6, "subroutine": "ser3"}
     a = run_decentralized_elimination(MEANS, 6, rng=np.random.default_rng(4), **kw)
     b = run_decentralized_elimination(MEANS, 6, rng=np.random.default_rng(4), **kw)
-    assert a.samples == b.samples and np.array_equal(a.log.time, b.log.time)
-    assert np.array_equal(a.agent_arms, b.agent_arms) and a.suboptimal_pulls == b.suboptimal_pulls
-    cut = run_decentralized_elimination(MEANS, 6, rng=np.random.default_rng(4), max_steps=a.samples // 2, **kw)
-    assert cut.truncated and cut.samples == a.samples // 2 == cut.agent_pulls.sum()
-    assert np.array_equal(cut.log.time, a.log.time[a.log.time <= cut.samples])  # same streams, same prefix
+    assert a.metrics == b.metrics and np.array_equal(a.info["log"].time, b.info["log"].time)
+    assert np.array_equal(a.info["agent_arms"], b.info["agent_arms"])
+    samples, times = a.metrics["samples"], a.info["log"].time
+    cut = run_decentralized_elimination(MEANS, 6, rng=np.random.default_rng(4), max_steps=samples // 2, **kw)
+    assert cut.metrics["truncated"] and cut.metrics["samples"] == samples // 2 == cut.info["agent_pulls"].sum()
+    assert np.array_equal(cut.info["log"].time, times[times <= cut.metrics["samples"]])  # same streams, same prefix

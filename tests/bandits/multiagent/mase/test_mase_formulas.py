@@ -1,4 +1,5 @@
-"""Closed forms of paper 003 against the values derived in spec section 4.5, and the kernel's safe-stretch bound."""
+"""Closed forms of paper 003 against values derived from its formulas (Sec. 4-5), and the kernel's safe-stretch
+bound."""
 
 import math
 
@@ -13,9 +14,8 @@ from anonbandits.multiagent.mase.model import eta_xi, voting_threshold
 from anonbandits.multiagent.mase.se_kernel import safe_steps
 
 
-@pytest.mark.parametrize("local, expected", [(0.3, 3), (0.5, 5), (0.8, 14), (0.9, 29), (0.8413, 18),
-                                             (0.7419, 11)])
-def test_voting_thresholds_match_spec_table(local, expected):
+@pytest.mark.parametrize("local, expected", [(0.3, 3), (0.5, 5), (0.8, 14), (0.9, 29), (0.8413, 18), (0.7419, 11)])
+def test_voting_thresholds_match_derived_table(local, expected):
     assert voting_threshold(0.05, local, 1000) == expected
 
 
@@ -33,13 +33,16 @@ def test_eta_xi_and_its_limits():
         voting_threshold(0.05, 0.9, 20)
 
 
-@pytest.mark.parametrize("eps, cells", [
-    (0.05, [(1, 10, 1403, 0.210, 0.0143), (2, 2, 2662, 0.123, None), (3, 2, 11598, 0.048, None)]),
-    (0.10, [(1, 10, 702, 0.245, 0.0143), (2, 2, 2485, 0.096, None), (3, 2, 11598, 0.040, None)]),
-    (0.25, [(1, 10, 650, 0.179, 0.0062), (2, 2, 2485, 0.076, None), (3, 2, 11598, 0.035, None)]),
-    (0.50, [(1, 10, 650, 0.152, 0.0031), (2, 2, 2485, 0.069, None), (3, 2, 11598, 0.033, None)]),
-])
-def test_dp_mase_epoch_quantities_match_spec_table(eps, cells):
+@pytest.mark.parametrize(
+    "eps, cells",
+    [
+        (0.05, [(1, 10, 1403, 0.210, 0.0143), (2, 2, 2662, 0.123, None), (3, 2, 11598, 0.048, None)]),
+        (0.10, [(1, 10, 702, 0.245, 0.0143), (2, 2, 2485, 0.096, None), (3, 2, 11598, 0.040, None)]),
+        (0.25, [(1, 10, 650, 0.179, 0.0062), (2, 2, 2485, 0.076, None), (3, 2, 11598, 0.035, None)]),
+        (0.50, [(1, 10, 650, 0.152, 0.0031), (2, 2, 2485, 0.069, None), (3, 2, 11598, 0.033, None)]),
+    ],
+)
+def test_dp_mase_epoch_quantities_match_derived_table(eps, cells):
     for e, s, length, threshold, scale in cells:
         r = epoch_length(s, e, 0.5, eps)
         h, c = dpse_widths(s, e, r, 0.5, eps)
@@ -65,14 +68,16 @@ def test_epoch_length_makes_both_widths_at_most_an_eighth_of_the_gap():
         assert h <= 2.0 ** -e[i] / 8 + 1e-12 and c <= 2.0 ** -e[i] / 8 + 1e-12
 
 
-@pytest.mark.parametrize("conf, crossings", [(0.9, (1733, 354, 136)), (0.8413, (1740, 356, 137)),
-                                             (0.7419, (1755, 360, 139)), (0.05, (2056, 437, 174))])
-def test_se_crossing_times_match_spec_table(conf, crossings):
+@pytest.mark.parametrize(
+    "conf, crossings",
+    [(0.9, (1733, 354, 136)), (0.8413, (1740, 356, 137)), (0.7419, (1755, 360, 139)), (0.05, (2056, 437, 174))],
+)
+def test_se_crossing_times_match_derived_table(conf, crossings):
     t = np.arange(1, 5000)
     g = se_boundary(t, 10, conf)
     got = [int(t[np.argmax(gap * t >= g)]) for gap in (0.2, 0.4, 0.6)]
     assert tuple(got) == crossings
-    # the spec's alternatives: denominator 2t, and c = 4
+    # the alternatives of the width's lost constants: denominator 2t, and c = 4
     if conf == 0.9:
         assert int(t[np.argmax(0.2 * t >= se_boundary(t, 10, 0.9, denominator=2))]) == 788
         assert int(t[np.argmax(0.2 * t >= se_boundary(t, 10, 0.9, c=4.0))]) == 1889
@@ -95,5 +100,6 @@ def test_safe_steps_never_allow_a_crossing():
     assert np.any(spread[tight] + b[tight] + 1 >= se_boundary(t[tight] + b[tight] + 1, 10, 0.3))
     # the compiled boundary is the formula itself, including the t vs 2t and c options
     for c, d in ((1.0, 1), (4.0, 2)):
-        assert np.array_equal([compiled_boundary(int(u), 10, 0.3, c, d) for u in t[:200]],
-                              se_boundary(t[:200], 10, 0.3, c, d))
+        assert np.array_equal(
+            [compiled_boundary(int(u), 10, 0.3, c, d) for u in t[:200]], se_boundary(t[:200], 10, 0.3, c, d)
+        )

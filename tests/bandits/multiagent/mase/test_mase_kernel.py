@@ -1,7 +1,6 @@
 """The compiled round loop of MASE, CORRUPTED ELIMINATION and INDEPENDENT: same law as literal per-pull loops
 (rounds, pulls, messages, elimination rounds) and the invariants of its logs."""
 
-
 import numpy as np
 import pytest
 from scipy import stats
@@ -45,8 +44,16 @@ def test_kernel_matches_literal_loop_including_elimination_rounds(case):
     runs = [algorithm(inst, probs, np.random.default_rng(s), **kw) for s in range(150)]
     slow = [reference.reference_se_voting(inst.row, probs, 10_000 + s, kind=kind, **kw) for s in range(150)]
     slow = [(r.rounds, r.pulls, r.messages, r.local_times, r.global_times) for r in slow]
-    fast = [(r.rounds, r.pulls, r.messages.count, r.eliminations.time, [t for t, _ in r.global_eliminations])
-            for r in runs]
+    fast = [
+        (
+            r.metrics["rounds"],
+            r.metrics["samples"],
+            r.info["messages"].count,
+            r.info["eliminations"].time,
+            [t for t, _ in r.info["global_eliminations"]],
+        )
+        for r in runs
+    ]
     for j in range(3):  # rounds, pulls, messages
         _same_law([f[j] for f in fast], [s[j] for s in slow])
     _same_law([len(f[3]) for f in fast], [len(s[3]) for s in slow])
@@ -64,19 +71,19 @@ def test_logs_are_votes_in_round_order(kind):
             r = corrupted_elimination(EASY, probs, np.random.default_rng(seed), eta=0.6, xi=0.1)
         else:
             r = mase(EASY, probs, np.random.default_rng(seed), beta=0.5)
-        el = r.eliminations
-        assert np.all(np.diff(el.time) >= 0) and el.time.max() <= r.rounds
-        sent = np.stack([r.messages.sender, r.messages.time, r.messages.content], axis=1)
+        el = r.info["eliminations"]
+        assert np.all(np.diff(el.time) >= 0) and el.time.max() <= r.metrics["rounds"]
+        sent = np.stack([r.info["messages"].sender, r.info["messages"].time, r.info["messages"].content], axis=1)
         assert np.array_equal(sent, np.stack([el.agent, el.time, el.arm], axis=1)[el.delivered])
-        assert r.messages.count == int(r.votes.sum()) == int(el.delivered.sum())
-        assert np.array_equal(r.votes, np.bincount(el.arm[el.delivered], minlength=EASY.arms))
+        assert r.info["messages"].count == int(r.info["votes"].sum()) == int(el.delivered.sum())
+        assert np.array_equal(r.info["votes"], np.bincount(el.arm[el.delivered], minlength=EASY.arms))
         pairs = el.agent * EASY.arms + el.arm
         assert np.unique(pairs).size == pairs.size
-        assert len(r.global_eliminations) == EASY.arms - 1 and r.recommended == 0
-        assert r.global_eliminations[-1][0] == r.rounds
-        for when, arm in r.global_eliminations:
+        assert len(r.info["global_eliminations"]) == EASY.arms - 1 and r.metrics["recommended"] == 0
+        assert r.info["global_eliminations"][-1][0] == r.metrics["rounds"]
+        for when, arm in r.info["global_eliminations"]:
             times = el.time[el.delivered & (el.arm == arm)]
-            assert np.sum(times < when) < r.threshold <= np.sum(times <= when)
+            assert np.sum(times < when) < r.metrics["vote_threshold"] <= np.sum(times <= when)
             if kind == "mase":  # Alg. 1: every agent loses the arm at once, so nobody votes on it afterwards
                 assert times.max() == when
 
@@ -85,24 +92,29 @@ def test_independent_exit_rounds_and_gaussian_rewards():
     probs = activity_probabilities(6, "skewed")
     for seed in range(5):
         r = independent(QUICK, probs, np.random.default_rng(seed))
-        assert r.exit_rounds.size == 6 and np.unique(r.exit_rounds).size == 6 and r.exit_rounds.max() == r.rounds
+        exits = r.info["exit_rounds"]
+        assert exits.size == 6 and np.unique(exits).size == 6 and exits.max() == r.metrics["rounds"]
     inst = MultiUserInstance(np.array([1.0, 0.6, 0.5]), "gaussian-unclipped", 0.5)
     probs = activity_probabilities(4)
     fast = [independent(inst, probs, np.random.default_rng(s)) for s in range(60)]
-    slow = [reference.reference_se_voting(inst.row, probs, 10_000 + s, kind="independent", model="gaussian")
-            for s in range(60)]
-    _same_law([r.rounds for r in fast], [r.rounds for r in slow])
-    _same_law([r.pulls for r in fast], [r.pulls for r in slow])
+    slow = [
+        reference.reference_se_voting(inst.row, probs, 10_000 + s, kind="independent", model="gaussian")
+        for s in range(60)
+    ]
+    _same_law([r.metrics["rounds"] for r in fast], [r.rounds for r in slow])
+    _same_law([r.metrics["samples"] for r in fast], [r.pulls for r in slow])
 
 
 def test_caps_stop_at_exactly_max_rounds():
     probs = activity_probabilities(8)
-    runs = [independent(QUICK, probs, np.random.default_rng(0), max_rounds=300),
-            corrupted_elimination(EASY, probs, np.random.default_rng(0), eta=0.6, max_rounds=300),
-            mase(EASY, probs, np.random.default_rng(0), max_rounds=300)]
+    runs = [
+        independent(QUICK, probs, np.random.default_rng(0), max_rounds=300),
+        corrupted_elimination(EASY, probs, np.random.default_rng(0), eta=0.6, max_rounds=300),
+        mase(EASY, probs, np.random.default_rng(0), max_rounds=300),
+    ]
     for r in runs:
-        assert r.truncated and not r.stalled and r.rounds == 300
-    assert np.all(runs[0].exit_rounds <= 300)
+        assert r.metrics["truncated"] and not r.metrics["stalled"] and r.metrics["rounds"] == 300
+    assert np.all(runs[0].info["exit_rounds"] <= 300)
 
 
 @pytest.mark.parametrize("n, p", [(1, 0.3), (5, 0.5), (37, 0.3), (64, 0.9), (64, 0.05), (200, 0.7)])

@@ -17,9 +17,11 @@ from anonbandits.multiagent.mase import (
 
 def _audits(eps, seeds, n_agents=12):
     inst = problem("1")
-    out = [dp_mase(inst, activity_probabilities(n_agents), DPMASEConfig(eps=eps, beta=0.5),
-                   np.random.default_rng(s)) for s in seeds]
-    return out, [r.noise for r in out]
+    out = [
+        dp_mase(inst, activity_probabilities(n_agents), DPMASEConfig(eps=eps, beta=0.5), np.random.default_rng(s))
+        for s in seeds
+    ]
+    return out, [r.info["noise"] for r in out]
 
 
 @pytest.mark.parametrize("eps", [0.1, 0.5])
@@ -48,15 +50,15 @@ def test_dp_mase_noise_is_laplace_with_scale_one_over_eps_r(eps):
     # a scale off by a factor 2 would be rejected by the same test
     assert stats.kstest(z * 2, stats.laplace.cdf).pvalue < 1e-6
     for r in results:
-        assert np.all(np.isin(r.messages.content, np.arange(10)))
+        assert np.all(np.isin(r.info["messages"].content, np.arange(10)))
 
 
 def test_dp_mase_messages_are_votes_on_locally_eliminated_arms_only():
     results, _ = _audits(0.25, range(2), n_agents=16)
     for r in results:
-        pairs = np.stack([r.messages.sender, r.messages.content], axis=1)
+        pairs = np.stack([r.info["messages"].sender, r.info["messages"].content], axis=1)
         assert np.unique(pairs, axis=0).shape[0] == pairs.shape[0]  # at most one vote per (agent, arm)
-        el = r.eliminations
+        el = r.info["eliminations"]
         assert np.array_equal(np.sort(el.agent * 100 + el.arm), np.sort(pairs[:, 0] * 100 + pairs[:, 1]))
 
 
@@ -67,11 +69,10 @@ CORRUPTIBLE = MultiUserInstance(np.array([0.9, 0.3, 0.2, 0.1]))
 def test_corrupted_elimination_drops_votes_with_probability_xi(xi):
     elims = []
     for seed in range(16):
-        r = corrupted_elimination(CORRUPTIBLE, activity_probabilities(40), np.random.default_rng(seed), eta=0.9,
-                                  xi=xi)
-        el = r.eliminations
+        r = corrupted_elimination(CORRUPTIBLE, activity_probabilities(40), np.random.default_rng(seed), eta=0.9, xi=xi)
+        el = r.info["eliminations"]
         # delivered votes are exactly the messages; dropped ones are never sent
-        sent = np.stack([r.messages.sender, r.messages.content, r.messages.time], axis=1)
+        sent = np.stack([r.info["messages"].sender, r.info["messages"].content, r.info["messages"].time], axis=1)
         kept = np.stack([el.agent, el.arm, el.time], axis=1)[el.delivered]
         assert np.array_equal(sent, kept)
         pairs = el.agent * 10 + el.arm
@@ -85,4 +86,4 @@ def test_corrupted_elimination_drops_votes_with_probability_xi(xi):
 
 def test_without_corruption_every_local_elimination_is_a_vote():
     r = corrupted_elimination(CORRUPTIBLE, activity_probabilities(40), np.random.default_rng(0), eta=0.9, xi=0.0)
-    assert r.eliminations.delivered.all() and r.messages.count == r.eliminations.arm.size
+    assert r.info["eliminations"].delivered.all() and r.info["messages"].count == r.info["eliminations"].arm.size
