@@ -1,6 +1,7 @@
 """beta(G) of Lemma 3: the largest beta with beta * w_hat in P_C (paper 000, Lemma 3 and Open Problem 1).
 
-Spec 4.7 [DECISION]: since P_C = conv(union_S P_C(S)), membership of beta * w_hat is the *disjunctive LP*
+A choice of this implementation (the paper does not say how to compute beta(G)): since P_C = conv(union_S P_C(S))
+(Section 3.4.2), membership of beta * w_hat is the *disjunctive LP*
 
     max beta  s.t.  beta * w_hat <= sum_S y_S,  y_S in lambda_S * P_C(S),  sum_S lambda_S = 1,  lambda >= 0,
 
@@ -16,18 +17,18 @@ same) and report a *certified interval* [lower, upper]:
 For K <= 12 both ends meet (up to LP tolerance): beta(G) exactly. Lemma 3 then gives a decomposition with
 at most D/beta + NK + 1 assignments.
 
-**Reading of "beta * w_hat in P_C" [deviation from the spec's equality, documented].** The spec writes the
-disjunctive LP with equality, beta * w_hat = sum_S y_S. P_C is not closed downwards (open columns need C+1
-users), and with equality beta(G) is 0 on many U-batched graphs: if a user's only arm j has column mass
-sum_i w_hat_ij < C+1 times its own w_hat_ij, no point of P_C serves it *exactly*. Lemma 3's converse (a
-decomposition with alpha*D assignments gives beta >= 1/alpha) holds only when beta * w_hat may be
-*dominated* by a point of P_C (a decomposition over-covers some pairs). We use domination by default
-(``sense="dominate"``), with the point of P_C kept on the demand support, or on the graph's support where it is
-wider (users never play arms they do not want or may not pad, spec 3; otherwise users could "fill" arms they
-have no demand for and beta would overstate what any decomposition achieves); then beta = 1 / (the covering LP
-of w_hat), the reading of :func:`anondecomp.membership`.
-``sense="equal"`` keeps the literal reading (equality forces the support anyway). The zero vertex of P_C is
-included as the empty face: it never raises the optimum, and keeps the equality LP feasible (beta = 0).
+**Reading of "beta * w_hat in P_C" (a choice of this implementation).** Read literally, Lemma 3 and Open Problem 1
+ask for the disjunctive LP with equality, beta * w_hat = sum_S y_S. P_C is not closed downwards (open columns need
+C+1 users), and with equality beta(G) is 0 on many U-batched graphs: if a user's only arm j has column mass
+sum_i w_hat_ij < C+1 times its own w_hat_ij, no point of P_C serves it *exactly*. Lemma 3's converse (a decomposition
+with alpha*D assignments gives beta >= 1/alpha) holds only when beta * w_hat may be *dominated* by a point of P_C
+(a decomposition over-covers some pairs). We use domination by default (``sense="dominate"``), with the point of
+P_C kept on the demand support, or on the graph's support where it is wider (users never play arms they do not want
+or may not pad, Section 3.2, property 1; otherwise users could "fill" arms they have no demand for and beta would
+overstate what any decomposition achieves); then beta = 1 / (the covering LP of w_hat), the reading of
+:func:`anondecomp.membership`. ``sense="equal"`` keeps the literal reading (equality forces the support anyway).
+The zero vertex of P_C is included as the empty face: it never raises the optimum, and keeps the equality LP
+feasible (beta = 0).
 """
 
 from __future__ import annotations

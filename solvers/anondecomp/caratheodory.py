@@ -1,4 +1,6 @@
-"""Carathéodory decomposition of a point of P_C(S) into integral vertices (spec 4.3).
+"""Carathéodory decomposition of a point of P_C(S) into integral vertices (Carathéodory's theorem as used by
+Lemma 3 and Corollaries 1 and 2, Section 3.4.2; the paper points to Hoeksma, Manthey and Uetz, 2016, for an efficient
+implementation and gives no procedure: the one below is a choice of this implementation).
 
 Procedure. Keep the part of x still to be written as ``z`` with weight ``rho`` (``z / rho`` is in P_C(S);
 at the start z = x, rho = 1), and the set T of constraints of P_C(S) known to be tight at ``z / rho``:

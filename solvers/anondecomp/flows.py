@@ -1,8 +1,9 @@
 """Integral bipartite flows with bounds (:func:`transport`), by max-flow with lower bounds
 (scipy.sparse.csgraph), and assignments of users to arms with per-arm bounds built on them.
 
-The constraint matrix of P_C(S) is a bipartite incidence matrix, hence totally unimodular (spec 4.2): every
-feasible bounded flow problem below has an integral solution, which is a vertex of the polytope.
+The constraint matrix of P_C(S) is a bipartite incidence matrix, hence totally unimodular (the standard fact behind
+Lemma 4, Section 3.4.2): every feasible bounded flow problem below has an integral solution, which is a vertex of
+the polytope.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The demand graph: users x arms, non-negative weights w_ij = feedback samples user i wants from arm j.
 
-Spec: ``shared/specs/anonymous-bandits.md`` section 3 (paper 000, Section 3.2).
+Paper 000, Section 3.2 (anonymous decompositions of weighted bipartite graphs, batched and U-batched graphs).
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
-"""The column-generation LP: a certified lower bound on R for any decomposition (spec 4.7 [DECISION]).
+"""The column-generation LP: a certified lower bound on R for any decomposition (a choice of this implementation:
+the paper does not say how to bound R from below beyond max_i sum_j w_ij, Section 3.2).
 
 The LP ``min sum_r m_r  s.t.  sum_r m_r v_r >= ceil(w),  m >= 0`` over the vertices v_r of P_C has a value no
-decomposition can beat (every decomposition is an integral point of it). We solve it at the level of user
-*types* (users with identical demand rows are interchangeable, spec 4.7: by symmetry the type-level LP has
-the same value) and over *faces* instead of vertices: since P_C = conv(union_S P_C(S)), the LP equals
+decomposition can beat (every decomposition is an integral point of it). We solve it at the level of user *types*
+(users with identical demand rows are interchangeable: by symmetry the type-level LP has the same value; working on
+types is a choice of this implementation) and over *faces* instead of vertices: since P_C = conv(union_S P_C(S)),
+the LP equals
 
     min sum_S mu_S  s.t.  sum_S Y^S >= n * q  (every type t, arm j: sum_S Y^S_tj >= n_t q_tj),
                           Y^S in mu_S * P_C(S)  (type level: sum_j Y^S_tj <= n_t mu_S,

@@ -1,9 +1,9 @@
 """The C-anonymity polytope P_C(S): its H-representation, membership, and the covering LP on HiGHS.
 
-Spec section 4.2 (paper 000, Lemma 4): x is in P_C(S) iff 0 <= x_ij <= 1, every row sums to at most 1,
-every column in S sums to at least C+1 and every column outside S is zero. The constraint matrix is a
-bipartite incidence matrix (totally unimodular), so these inequalities describe the convex hull of the
-0/1 points exactly, and LP vertices are integral.
+Paper 000, Section 3.4.2, Lemma 4 (the constraints (1)): x is in P_C(S) iff 0 <= x_ij <= 1, every row sums to at
+most 1, every column in S sums to at least C+1 and every column outside S is zero. The constraint matrix is a
+bipartite incidence matrix (totally unimodular), so these inequalities describe the convex hull of the 0/1 points
+exactly, and LP vertices are integral.
 """
 
 from __future__ import annotations

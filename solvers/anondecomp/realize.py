@@ -1,4 +1,5 @@
-"""Integer face solutions -> explicit assignments, exactly (used by the ``optimal`` method, spec 4.7).
+"""Integer face solutions -> explicit assignments, exactly (used by the ``optimal`` method, a choice of this
+implementation: the paper does not say how to find optimal decompositions, Lemma 3 and Open Problem 1).
 
 An integer *face solution* gives, for faces S_1..S_F (arm sets), lengths L_f and type-level counts
 Y[f, (t, j)] (samples users of type t take on arm j in face f) with
@@ -7,10 +8,11 @@ Y[f, (t, j)] (samples users of type t take on arm j in face f) with
 
 It is realised in two exact steps, both on integral flows (bipartite, totally unimodular):
 
-1. **Per type** (spec 4.7, symmetry): Y[:, t] is split into one integer profile per user, each with face rows
-   <= L_f and arm totals >= q_tj. The per-user polytope is a transportation polytope, which has the integer
-   decomposition property (Baum and Trotter, 1977: a point of n*T that is integral is a sum of n integral
-   points of T); we peel profiles off one flow at a time, several users at once when they can share one.
+1. **Per type** (users with identical demand rows are interchangeable): Y[:, t] is split into one integer profile
+   per user, each with face rows <= L_f and arm totals >= q_tj. The per-user polytope is a transportation polytope,
+   which has the integer decomposition property (Baum and Trotter, 1977: a point of n*T that is integral is a sum
+   of n integral points of T); we peel profiles off one flow at a time, several users at once when they can share
+   one.
 2. **Per face**: the users x arms multigraph with user degrees <= L_f and arm degrees >= (C+1) L_f is cut
    into L_f assignments in which every user takes at most one arm and every arm of S_f holds >= C+1 users:
    an equitable edge colouring (de Werra, 1971: every bipartite multigraph has an L-colouring in which every

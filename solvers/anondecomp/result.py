@@ -1,4 +1,8 @@
-"""The decomposition result: distinct assignments with integer multiplicities (spec section 3 [DECISION])."""
+"""The decomposition result: distinct assignments with integer multiplicities (Section 3.2).
+
+Storing distinct assignments with multiplicities rather than R explicit rows is a choice of this
+implementation: the paper does not say how a decomposition is represented.
+"""
 
 from __future__ import annotations
 

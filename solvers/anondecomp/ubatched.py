@@ -1,4 +1,4 @@
-"""Is a batched graph U-batched? (spec section 3: some assignment gives every arm at least U users)."""
+"""Is a batched graph U-batched? (paper Section 3.2: some assignment gives every arm at least U users)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Exact verification of a decomposition (spec section 6).
+"""Exact verification of a decomposition (the properties of a C-anonymous decomposition, Section 3.2).
+
+The paper defines the properties but gives no checker: this exact verifier is a choice of this implementation.
 
 All counting is in integers: a pair's informative count is a sum of integer multiplicities, compared with
 ``ceil(w_ij)``. Multiplicities may be any positive integers (an object array of Python ints when they do not

@@ -90,8 +90,8 @@ def test_polytope_valid_and_within_corollary_1(case, vertices):
 
 
 def _randomized_one_block_at_a_time(graph, C, rng):
-    """Spec 4.6 as a plain loop: blocks of BATCH uniform assignments until the demand is met, cut at the first
-    assignment that meets it (the sampling the method vectorises)."""
+    """The randomized method (Section 4 simulations) as a plain loop: blocks of BATCH uniform assignments until the
+    demand is met, cut at the first assignment that meets it (the sampling the method vectorises)."""
     from anondecomp.methods import randomized
     from anondecomp.result import compress
     from anondecomp.verify import coverage

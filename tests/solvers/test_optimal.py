@@ -1,5 +1,6 @@
-"""The optimal method and the column-generation LP bound (spec 4.7): brute force on tiny graphs, the bound
-below every verified decomposition, exact realisation steps, time limits and the command line."""
+"""The optimal method and the column-generation LP bound (beyond the paper, Lemma 3 and Open Problem 1): brute
+force on tiny graphs, the bound below every verified decomposition, exact realisation steps, time limits and the
+command line."""
 
 import json
 

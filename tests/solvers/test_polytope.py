@@ -1,5 +1,5 @@
 """The C-anonymity polytope: H-representation and covering LP against brute-force vertex enumeration,
-and Carathéodory invariants (spec 4.2-4.3)."""
+and Carathéodory invariants (Section 3.4.2: Lemma 4 and Carathéodory's theorem)."""
 
 import itertools
 

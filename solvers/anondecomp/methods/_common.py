@@ -159,7 +159,7 @@ def vertices_to_assignments(vertices: np.ndarray, graph: DemandGraph) -> np.ndar
 
 
 def greedy_assignments(graph: DemandGraph, arms: np.ndarray) -> np.ndarray:
-    """For each arm j: every user who may play j is on j, the others parked (spec 4.1's M_j)."""
+    """For each arm j: every user who may play j is on j, the others parked (the M_j of Section 3.4.1)."""
     out = np.repeat(park(graph).astype(arm_dtype(graph.n_arms))[None, :], len(arms), axis=0)
     users, start = arm_users(graph)
     for r, j in enumerate(arms):

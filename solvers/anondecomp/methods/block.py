@@ -1,11 +1,11 @@
-"""Block decomposition (paper 000, Corollary 2 and Lemma 6; spec 4.5): alpha = ceil(K(C+1)/U).
+"""Block decomposition (paper 000, Section 3.4.2, Corollary 2 and Lemma 6): alpha = ceil(K(C+1)/U).
 
-Split the wanted arms into blocks S_1..S_b. Within block a every user spreads its time over
-A_i ∩ S_a, i.e. w(a)_ij = w_ij / sum_{j' in S_a} w_ij'; when every column of w(a) sums to at least C+1,
-w(a) is in P_C(S_a) and is decomposed like the polytope method; blocks run one after the other.
-Blocks of at most floor(U/(C+1)) arms always qualify (Lemma 6, with U = min_j |B_j|). The paper leaves the
-block choice free [spec DECISION]: we try b = 1, 2, ... balanced blocks (arms sorted by |B_j| and dealt
-round-robin, so every block gets a mix of popular and rare arms) and keep the first b whose blocks all
+Split the wanted arms into blocks S_1..S_b. Within block a every user spreads its time over A_i ∩ S_a, i.e.
+w(a)_ij = w_ij / sum_{j' in S_a} w_ij'; when every column of w(a) sums to at least C+1, w(a) is in P_C(S_a) and is
+decomposed like the polytope method; blocks run one after the other. Blocks of at most floor(U/(C+1)) arms always
+qualify (Lemma 6, with U = min_j |B_j|). The paper partitions the arms arbitrarily and does not say how; the
+block choice is a choice of this implementation: we try b = 1, 2, ... balanced blocks (arms sorted by |B_j| and
+dealt round-robin, so every block gets a mix of popular and rare arms) and keep the first b whose blocks all
 qualify, which is never more than ceil(K / floor(U/(C+1))) and often fewer.
 """
 

@@ -1,4 +1,4 @@
-"""Greedy decomposition (paper 000, Section 3.4.1; spec 4.1): alpha = K, needs every |B_j| >= C+1."""
+"""Greedy decomposition (paper 000, Section 3.4.1): alpha = K, needs every |B_j| >= C+1."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from anondecomp.validation import check_output_cells, prepare
 def greedy_total_demand(graph: DemandGraph, required: np.ndarray | None = None) -> int:
     """The D of the paper's greedy: ``ceil(D)`` of a batched graph, else ``max_i sum_j ceil(w_ij)``.
 
-    A general demand graph has no D in the paper; the trivial lower bound is the smallest D for which D
-    copies of every M_j cover every pair (spec 4.1 [DECISION]). ``required`` overrides the graph's integer
-    demands, per edge or dense (best-effort mode removes thin arms).
+    A general demand graph has no D in the paper; the trivial lower bound is the smallest D for which D copies of
+    every M_j cover every pair (a choice of this implementation: the paper's greedy, Section 3.4.1, is stated for
+    batched graphs only). ``required`` overrides the graph's integer demands, per edge or dense (best-effort mode
+    removes thin arms).
     """
     if graph.demand is not None:
         return math.ceil(graph.demand)

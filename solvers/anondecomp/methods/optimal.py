@@ -1,4 +1,4 @@
-"""Optimal decomposition by column generation and an integer face program (spec 4.7 [DECISION]).
+"""Optimal decomposition by column generation and an integer face program (a choice of this implementation).
 
 Beyond paper 000 (which leaves optimal decompositions open: Lemma 3 and Open Problem 1). Steps:
 
@@ -85,7 +85,7 @@ def optimal_decomposition(
     rng: np.random.Generator | None = None,
     vertices: str = "auto",
 ) -> Decomposition:
-    """A decomposition with the fewest assignments we can find, and a certified lower bound (spec 4.7).
+    """A decomposition with the fewest assignments we can find, and a certified lower bound (beyond the paper).
 
     Parameters
     ----------

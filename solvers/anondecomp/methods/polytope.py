@@ -1,4 +1,4 @@
-"""LP / polytope decomposition (paper 000, Lemma 3 and Corollary 1; spec 4.3-4.4).
+"""LP / polytope decomposition (paper 000, Section 3.4.2: Lemmas 3 and 5 and Corollary 1).
 
 When every column of w_hat = w / D sums to at least C+1, w_hat lies in P_C([K]) and a Carathéodory
 decomposition of it, scaled by D, is a C-anonymous decomposition with at most D + NK + 1 assignments

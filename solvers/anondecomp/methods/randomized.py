@@ -1,12 +1,12 @@
-"""Randomized decomposition (paper 000, Section 4 simulations; spec 4.6).
+"""Randomized decomposition (paper 000, Section 4 simulations, and Section 3.4.2).
 
-Every assignment sends each user to a uniformly random arm of its support; a pair is informative when its
-arm drew at least C+1 users. Assignments are drawn until every pair has its demand [spec DECISION], or
-fail after a cap with an error naming uncovered pairs. The cap is ``cap_factor`` times the larger of K * D
-(the spec's suggestion) and D / p, where p is a lower bound on any pair's chance of being informative in one
-assignment: user i picks arm j with probability 1/|A_i|, and each other user of B_j picks it with
-probability at least q_j = min 1/|A_k|, so at least C of them do with probability >= P(Bin(|B_j|-1, q_j) >= C).
-A baseline: it wastes the rounds in which an arm draws C or fewer users.
+Every assignment sends each user to a uniformly random arm of its support; a pair is informative when its arm drew
+at least C+1 users. Assignments are drawn until every pair has its demand (a choice of this implementation: the
+paper does not say how many to draw), or fail after a cap with an error naming uncovered pairs. The cap is
+``cap_factor`` times the larger of K * D (a cap of this implementation) and D / p, where p is a lower bound on any
+pair's chance of being informative in one assignment: user i picks arm j with probability 1/|A_i|, and each other
+user of B_j picks it with probability at least q_j = min 1/|A_k|, so at least C of them do with probability
+>= P(Bin(|B_j|-1, q_j) >= C). A baseline: it wastes the rounds in which an arm draws C or fewer users.
 
 Everything runs on the graph's edges: a draw picks an offset within each user's row of the CSR edge list, so
 the drawn edge is known along with the arm, and coverage is counted per edge. Memory is the draws themselves
