@@ -473,11 +473,11 @@ def trusted() -> Iterator[None]:
 
     Examples
     --------
-    >>> from anonbandits.privacy.samplers import laplace
     >>> import numpy as np
-    >>> with trusted():
-    ...     float(laplace(1.0, np.random.default_rng(0)))   # checked once, outside
-    1.2572399487069802
+    >>> from anonbandits.privacy.samplers import laplace
+    >>> with trusted():  # the caller checked scale and size already
+    ...     laplace(1.0, 3, np.random.default_rng(0)).shape
+    (3,)
     """
     token = _CHECKED.set(True)
     try:

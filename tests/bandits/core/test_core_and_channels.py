@@ -111,7 +111,7 @@ def test_clipped_gaussian_sums_follow_the_clipped_law_of_the_given_std():
 
 
 def test_central_laplace_noise_is_laplace_of_scale_one_over_epsilon():
-    release = CentralLaplace(0.5).release(np.zeros(20_000), np.ones(20_000), np.random.default_rng(1))
+    release = CentralLaplace(0.5).release(np.zeros(20_000), np.ones(20_000, np.int64), np.random.default_rng(1))
     assert stats.kstest(release.noise, stats.laplace(scale=2.0).cdf).pvalue > 1e-3
     assert np.array_equal(release.values, release.noise)
     assert release.accounting["epsilon"] == 0.5
