@@ -17,13 +17,14 @@ demo: $(STAMP)
 	$(BIN)/anonbandits decompose examples/ads_60x4.json --C 3 --method auto -o examples/ads_60x4.decomposition.json
 	$(BIN)/anonbandits verify examples/ads_60x4.json examples/ads_60x4.decomposition.json --C 3
 
-# ruff (lint and the complexity limit, then format), mypy of each layer from the project root, then pytest
+# ruff (lint and the complexity limit, then format), mypy of each layer from the project root, then pytest on
+# every core (pytest-xdist)
 test: $(STAMP)
 	$(BIN)/ruff check solvers src tests benchmarks
 	$(BIN)/ruff format --check solvers src tests benchmarks
 	$(BIN)/mypy solvers
 	$(BIN)/mypy src
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto
 
 # the API reference (Sphinx + numpydoc, installed by the test extra), warnings as errors, into build/docs
 docs: $(STAMP)
