@@ -46,6 +46,7 @@ from anonbandits.core.limits import MAX_ELICITATION_ENTRIES, check_size
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import AnonBanditsError, AnonymityViolation, ConfigError, require
 from anonbandits.privacy.mechanisms import Mechanism
+from anonbandits.validation import RULES
 
 if TYPE_CHECKING:
     import anondecomp
@@ -262,8 +263,7 @@ class AnonymityAuditor:
     """
 
     def __init__(self, C: int) -> None:
-        ok = isinstance(C, int | np.integer) and not isinstance(C, bool | np.bool_) and bool(C >= 1)
-        require(ok, "C", "a positive integer", C)  # True, 2.5 or NaN would audit groups of one
+        RULES["C"].check("C", C)  # the parameter's one rule: True, 2.5 or NaN would audit groups of one
         self.C, self.observations = int(C), 0
         self.min_group_size: int | None = None
         self.group_sizes = np.zeros(0, dtype=np.int64)

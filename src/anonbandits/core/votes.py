@@ -29,6 +29,7 @@ import numpy as np
 from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.core.indices import vote_ratio
 from anonbandits.errors import require
+from anonbandits.validation import RULES
 
 VOTE_ROUNDINGS = ("ceil", "floor")
 
@@ -53,8 +54,7 @@ def __getattr__(name: str) -> Any:
 def _release_size(C: Any) -> int:
     """``C`` checked: a board releases aggregates of at least C >= 1 agents (0, -1, 2.5 or True would release
     single agents' votes under a k-anonymous label)."""
-    ok = isinstance(C, int | np.integer) and not isinstance(C, bool | np.bool_) and bool(C >= 1)
-    require(ok, "C", "an integer >= 1", C)
+    RULES["C"].check("C", C)
     return int(C)
 
 
