@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import importlib
 import inspect
 import math
 import numbers
@@ -225,9 +226,95 @@ RULES: dict[str, Rule] = {
         "a positive probability vector (one entry per agent, summing to 1)",
         lambda v: np.asarray(v, dtype=float),
     ),
-    # a seed or None where the generator belongs is the usual mistake; stand-ins (tests' known-noise objects) pass
-    "rng": Rule(lambda v: not isinstance(v, numbers.Number | str | bytes | None), "a numpy.random.Generator"),
+    # a seed or None where the generator belongs is the usual mistake; stand-ins (tests' known-noise objects)
+    # pass by offering a generator's sampling methods
+    "rng": Rule(lambda v: _generator_like(v), "a numpy.random.Generator"),
 }
+
+
+_SAMPLING = ("random", "integers", "laplace", "normal", "standard_normal", "binomial", "poisson")
+
+
+def _generator_like(value: Any) -> bool:
+    return isinstance(value, np.random.Generator) or (
+        not isinstance(value, numbers.Number | str | bytes | np.ndarray | Mapping | list | tuple | None)
+        and any(callable(getattr(value, m, None)) for m in _SAMPLING)
+    )
+
+
+def instance_of(path: str, what: str) -> Rule:
+    """The rule "an instance of the class at dotted ``path``", imported when first checked (the classes this
+    module checks for import it).
+
+    Parameters
+    ----------
+    path : str
+        ``"package.module.Class"``.
+    what : str
+        The requirement as the message says it (``"a MultiUserInstance"``).
+
+    Returns
+    -------
+    Rule
+        A rule passing instances of that class (subclasses included).
+
+    Examples
+    --------
+    >>> instance_of("fractions.Fraction", "a Fraction").check("x", 0.5)
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: x must be a Fraction, got 0.5
+    """
+    module, _, name = path.rpartition(".")
+
+    def test(value: Any) -> bool:
+        return isinstance(value, getattr(importlib.import_module(module), name))
+
+    return Rule(test, what)
+
+
+def array_of(kinds: str, what: str, *, ndim: int | None = 1, low: float | None = None, size: int = 0) -> Rule:
+    """The rule "an array of finite numbers of the dtype kinds ``kinds``" (``"iu"`` integers, ``"iuf"``
+    numbers; never bools or strings), of ``ndim`` dimensions, every entry at least ``low``, at least ``size``
+    entries; a list converts.
+
+    Parameters
+    ----------
+    kinds : str
+        numpy dtype kinds allowed.
+    what : str
+        The requirement as the message says it.
+    ndim : int or None, optional
+        The number of dimensions (default 1); ``None``: any of 0 to 3.
+    low : float or None, optional
+        The smallest entry allowed; ``None`` (default): any finite entry.
+    size : int, optional
+        The fewest entries allowed (default 0).
+
+    Returns
+    -------
+    Rule
+        The rule; its ``convert`` gives the array.
+
+    Examples
+    --------
+    >>> COUNTS.check("counts", [3, -1])
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: counts must be a 1-D array of non-negative integers, got [3, -1]
+    """
+
+    def test(value: Any) -> bool:
+        a = _array(value, kinds)
+        return (
+            (ndim is None or a.ndim == ndim)
+            and a.size >= size
+            and bool(np.all(np.isfinite(a)))
+            and (low is None or bool(np.all(a >= low)))
+            and (a.dtype.kind == "f" or bool(np.all(np.abs(a) <= 2**62)))
+        )
+
+    return Rule(test, what, np.asarray)
 
 
 def _size(value: Any) -> bool:
@@ -338,6 +425,19 @@ INT_ARRAY = Rule(lambda v: _array(v, "iu").size >= 0, "an integer or an array of
 POSITIVE_INT_ARRAY = Rule(lambda v: bool(np.all(_array(v, "iu") >= 1)), "a positive integer or an array of them")
 ORDERS = Rule(_orders, "a Renyi order > 1 or a non-empty array of finite ones")
 RNG = RULES["rng"]
+#: per-arm pull counts and reward sums of a batch, and a vector of finite numbers (means, gaps)
+COUNTS = array_of("iu", "a 1-D array of non-negative integers", low=0)
+SUMS = array_of("iuf", "a 1-D array of finite numbers")
+VECTOR = array_of("iuf", "a non-empty 1-D array of finite numbers", size=1)
+MATRIX = array_of("iuf", "a non-empty 2-D array of finite numbers", ndim=2, size=1)
+#: the objects the drivers pass around: an instance of the anonymous and DP families, a batch learner (any
+#: object with the members of the protocol) and a feedback channel
+INSTANCE = instance_of("anonbandits.envs.MultiUserInstance", "a MultiUserInstance")
+LEARNERS = instance_of("anonbandits.core.learners.BatchLearner", "a batch learner (anonbandits.core.learners)")
+CHANNEL = Rule(
+    lambda v: not isinstance(v, type) and all(callable(getattr(v, m, None)) for m in ("serve_batch", "play", "open")),
+    "a feedback channel (anonbandits.channels.FeedbackChannel)",
+)
 CALLABLE = Rule(callable, "a callable of the Renyi orders")
 RDP_CURVE = Rule(
     lambda v: callable(v) or _finite_array(v), "a callable of the Renyi orders or an array of finite numbers"
