@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from anondecomp.errors import InvalidInputError
-from anondecomp.validation import checked
+from anondecomp.validation import ALLOW_LARGE, DENSE_CELLS, checked, large_allowed
 
 MAX_DEMAND = 2**53
 """Largest demand of one user, ``sum_j ceil(w_ij)``, the solver layer accepts (also bounds every weight and D).
@@ -307,6 +307,15 @@ class DemandGraph:
     # -- dense views -------------------------------------------------------------------------------
     def _dense_of(self, name: str, values: np.ndarray | bool, dtype: npt.DTypeLike) -> np.ndarray:
         if name not in self._dense:
+            cells = self.n_users * self.n_arms
+            if cells > DENSE_CELLS and not large_allowed():
+                # the sparse graph's dense views exist for small graphs (the exact methods, beta): a log of
+                # 10^5 users x 10^4 items would take 8 GB per view
+                raise InvalidInputError(
+                    f"DemandGraph.{name}: its dense view, {self.n_users} users x {self.n_arms} arms = {cells:.3g} "
+                    f"cells, is above DENSE_CELLS = {DENSE_CELLS:.0e} (anondecomp.validation.DENSE_CELLS); read "
+                    f"the edges (edge_users, edge_arms, edge_weights) instead, or {ALLOW_LARGE}"
+                )
             out = np.zeros(self.shape, dtype=dtype)
             out[self.edge_users, self.edge_arms] = values
             out.flags.writeable = False
@@ -315,17 +324,29 @@ class DemandGraph:
 
     @property
     def weights(self) -> np.ndarray:
-        """(N, K) float64 dense weights, built on first access (memory N x K x 8 bytes)."""
+        """(N, K) float64 dense weights, built on first access (memory N x K x 8 bytes).
+
+        Refused (:class:`~anondecomp.InvalidInputError`) above :data:`~anondecomp.validation.DENSE_CELLS`
+        cells unless :func:`~anondecomp.validation.allowing_large` confirms it.
+        """
         return self._dense_of("weights", self.edge_weights, np.float64)
 
     @property
     def required(self) -> np.ndarray:
-        """(N, K) int64 dense requirements ``ceil(w_ij)``, built on first access."""
+        """(N, K) int64 dense requirements ``ceil(w_ij)``, built on first access.
+
+        Refused (:class:`~anondecomp.InvalidInputError`) above :data:`~anondecomp.validation.DENSE_CELLS`
+        cells unless :func:`~anondecomp.validation.allowing_large` confirms it.
+        """
         return self._dense_of("required", self.edge_required, np.int64)
 
     @property
     def support(self) -> np.ndarray:
-        """(N, K) bool dense support, built on first access."""
+        """(N, K) bool dense support, built on first access.
+
+        Refused (:class:`~anondecomp.InvalidInputError`) above :data:`~anondecomp.validation.DENSE_CELLS`
+        cells unless :func:`~anondecomp.validation.allowing_large` confirms it.
+        """
         return self._dense_of("support", True, bool)
 
     @checked()

@@ -100,3 +100,30 @@ def test_type_refusals_are_type_errors_too():
 def test_a_call_that_does_not_fit_the_signature_is_refused_by_name():
     with pytest.raises(anondecomp.InvalidInputError, match=r"coverage\(\).*unexpected keyword"):
         anondecomp.coverage(np.zeros((1, 4), int), np.array([1]), 1, 2, colour="red")
+
+
+@pytest.mark.parametrize("view", ["weights", "required", "support", "toarray", "normalized"])
+def test_dense_views_of_a_large_sparse_graph_are_refused_before_allocation(view, monkeypatch):
+    """10^5 users x 10^4 arms with 2 edges each: every dense view would take 1-8 GB; each is refused in one
+    line naming the view, and built under ``allowing_large`` (shown under a lowered limit)."""
+    from scipy import sparse
+
+    from anondecomp.validation import allowing_large
+
+    def dense(graph):
+        value = getattr(graph, view)
+        return value() if callable(value) else value
+
+    n, k = 10**5, 10**4
+    rows = np.repeat(np.arange(n), 2)
+    w = sparse.csr_matrix((np.ones(rows.size), (rows, (rows * 7 + np.tile([0, 1], n)) % k)), shape=(n, k))
+    with pytest.raises(anondecomp.InvalidInputError, match=r"DemandGraph\.\w+: its dense view, 100000 users") as err:
+        dense(anondecomp.DemandGraph.from_weights(w))
+    assert "\n" not in str(err.value)
+    monkeypatch.setattr("anondecomp.graph.DENSE_CELLS", 3)
+    small = anondecomp.DemandGraph.from_weights([[1.0, 2.0], [0.0, 3.0]])
+    with pytest.raises(anondecomp.InvalidInputError, match="dense view"):
+        dense(small)
+    with allowing_large():
+        built = dense(small)
+        assert (built[0] if view == "normalized" else built).shape == (2, 2)
