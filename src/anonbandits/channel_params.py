@@ -19,7 +19,7 @@ from anonbandits.channels.anonymous import is_decomposer
 from anonbandits.channels.feedback import MAX_HORIZON
 from anonbandits.envs.instances import INSTANCE_REWARDS
 from anonbandits.spec import ARM_MEANS, Param
-from anonbandits.validation import POSITIVE, Rule, is_integer
+from anonbandits.validation import BOOL, POSITIVE, Rule, checks, is_integer
 
 #: ``--shares`` of ``--privacy distributed``: the paper 004 protocol whose per-member noise shares they are.
 SHARES = {"polya": "dist-dp-se", "skellam": "dist-rdp-se", "gaussian": "dist-cdp-se"}
@@ -149,6 +149,7 @@ DECOMPOSER = Param(
 )
 
 
+@checks(private=BOOL)
 def epoch_params(private: bool) -> tuple[Param, ...]:
     """The parameters ``se`` and ``dp-se`` add for ``--channel anonymous``.
 
@@ -165,6 +166,11 @@ def epoch_params(private: bool) -> tuple[Param, ...]:
     tuple of Param
         ``channel``, the instance and privacy parameters of the anonymous family (without deprecated names:
         these entries never had them) and ``decomposer``.
+
+    Raises
+    ------
+    ConfigError
+        If ``private`` is not True or False.
 
     References
     ----------

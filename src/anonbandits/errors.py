@@ -1,5 +1,7 @@
 """Exception family of the bandit layer; the CLI turns each into one line and exit code 2."""
 
+import numpy as np
+
 from anonbandits._docstrings import fill
 
 
@@ -67,7 +69,8 @@ def require(ok: bool, name: str, requirement: str, value: object) -> None:
     Raises
     ------
     ConfigError
-        If ``ok`` is false.
+        If ``ok`` is false; or if ``ok`` is not a bool (a Python or numpy bool: ``0``, ``None`` or an array
+        would be a check that tests something else than what it says).
 
     Examples
     --------
@@ -77,6 +80,8 @@ def require(ok: bool, name: str, requirement: str, value: object) -> None:
     ...
     anonbandits.errors.ConfigError: horizon must be a positive integer, got -3
     """
+    if ok is not True and ok is not False and not isinstance(ok, np.bool_):
+        raise ConfigError(f"ok must be a bool (the requirement's outcome), got {_shown(ok)}")
     if not ok:
         raise ConfigError(f"{name} must be {requirement}, got {_shown(value)}")
 

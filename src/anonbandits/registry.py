@@ -30,7 +30,7 @@ from anonbandits import spec as _spec
 from anonbandits._deprecated import moved
 from anonbandits._docstrings import fill
 from anonbandits.channels import CHANNELS
-from anonbandits.errors import ConfigError
+from anonbandits.errors import ConfigError, _shown
 from anonbandits.validation import check_seed, trusted
 
 if TYPE_CHECKING:
@@ -175,7 +175,7 @@ def get(name: str) -> AlgorithmSpec:
     Raises
     ------
     ConfigError
-        For an unknown name; the message lists the known ones.
+        For a name that is not a str, or an unknown name (the message lists the known ones).
 
     References
     ----------
@@ -191,6 +191,8 @@ def get(name: str) -> AlgorithmSpec:
     ...
     anonbandits.errors.ConfigError: unknown algorithm 'anon-ect'; known: anon-bai, anon-batched, ...
     """
+    if not isinstance(name, str):
+        raise ConfigError(f"name must be an algorithm's name (a str), got {_shown(name)}")
     family = _index().get(name)
     if family is not None:
         for spec in importlib.import_module(family).ALGORITHMS:

@@ -26,9 +26,9 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Self
 
 import numpy as np
 
@@ -38,8 +38,17 @@ from anonbandits.errors import ConfigError, _shown
 KINDS = ("int", "float", "flag")
 
 
+class _MetricFields(NamedTuple):
+    name: str
+    kind: str
+    unit: str
+    meaning: str
+    empty: str = ""
+    families: str = ""
+
+
 @fill
-class Metric(NamedTuple):
+class Metric(_MetricFields):
     """One metric of the schema: its name, kind, unit, meaning and when it is empty.
 
     Parameters
@@ -57,6 +66,12 @@ class Metric(NamedTuple):
     families : str, optional
         The families (or algorithms) that report it; default ``""``.
 
+    Raises
+    ------
+    ConfigError
+        (A ``ValueError``.) For a field that is not a str, or a ``kind`` outside ``KINDS``; however the metric is
+        built (``Metric(...)``, ``_make``, ``_replace``).
+
     {{refs_metrics}}
 
     Examples
@@ -64,14 +79,29 @@ class Metric(NamedTuple):
     >>> m = metric("regret")
     >>> m.kind, m.unit, m.empty
     ('float', 'reward', '')
+    >>> Metric("regret", "real", "reward", "meaning")
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: kind must be one of int, float, flag, got 'real'
     """
 
-    name: str
-    kind: str
-    unit: str
-    meaning: str
-    empty: str = ""
-    families: str = ""
+    __slots__ = ()
+
+    def __new__(cls, name: str, kind: str, unit: str, meaning: str, empty: str = "", families: str = "") -> Metric:
+        fields = {"name": name, "kind": kind, "unit": unit, "meaning": meaning, "empty": empty, "families": families}
+        for field_name, value in fields.items():
+            if not isinstance(value, str):
+                raise ConfigError(f"{field_name} must be a str, got {_shown(value)}")
+        if kind not in KINDS:
+            raise ConfigError(f"kind must be one of {', '.join(KINDS)}, got {_shown(kind)}")
+        return super().__new__(cls, name, kind, unit, meaning, empty, families)
+
+    @classmethod
+    def _make(cls, iterable: Iterable[Any]) -> Self:  # type: ignore[override]  # checked, however built
+        return cls(*iterable)
+
+    def _replace(self, **changes: Any) -> Self:
+        return type(self)(**{**self._asdict(), **changes})
 
 
 _ALL = "all"
@@ -331,7 +361,7 @@ def metric(name: str) -> Metric | None:
     ('R_over_D_b<k>', True)
     """
     if not isinstance(name, str):
-        raise ConfigError(f"name must be a metric name (a str), got {name!r}")
+        raise ConfigError(f"name must be a metric name (a str), got {_shown(name)}")
     found = _BY_NAME.get(name)
     if found is None:
         found = next((m for pattern, m in _PATTERNS if pattern.match(name)), None)
@@ -353,23 +383,23 @@ def _value(m: Metric, name: str, value: Any) -> int | float | None:
         return None
     if isinstance(value, bool | np.bool_):
         if m.kind != "flag":
-            raise ConfigError(f"{where} is a {m.kind}, got the bool {value!r}")
+            raise ConfigError(f"{where} is a {m.kind}, got the bool {_shown(value)}")
         return int(value)
     if not _is_real(value):
-        raise ConfigError(f"{where} must be a number, got {value!r} (text belongs in Result.info)")
+        raise ConfigError(f"{where} must be a number, got {_shown(value)} (text belongs in Result.info)")
     if not math.isfinite(value):
-        raise ConfigError(f"{where} must be finite, got {value!r} (empty is None, where the schema allows)")
+        raise ConfigError(f"{where} must be finite, got {_shown(value)} (empty is None, where the schema allows)")
     if name in NONNEGATIVE and value < 0:
         raise ConfigError(
-            f"{where} is never negative, got {value!r} (a conversion to (epsilon, delta) reports "
+            f"{where} is never negative, got {_shown(value)} (a conversion to (epsilon, delta) reports "
             "the tightest valid epsilon, max(., 0))"
         )
     if m.kind == "float":
         return value.item() if isinstance(value, np.generic) else value
     if float(value) != int(value):
-        raise ConfigError(f"{where} is an {m.kind}, got {value!r}")
+        raise ConfigError(f"{where} is an {m.kind}, got {_shown(value)}")
     if m.kind == "flag" and int(value) not in (0, 1):
-        raise ConfigError(f"{where} is a flag (0 or 1), got {value!r}")
+        raise ConfigError(f"{where} is a flag (0 or 1), got {_shown(value)}")
     return int(value)
 
 
@@ -414,7 +444,7 @@ def check_metrics(metrics: Mapping[str, Any]) -> dict[str, int | float | None]:
         m = metric(name)
         if m is None:
             raise ConfigError(
-                f"metrics: unknown metric {name!r}: add it to anonbandits.results.METRICS (with its meaning)"
+                f"metrics: unknown metric {_shown(name)}: add it to anonbandits.results.METRICS (with its meaning)"
             )
         out[name] = _value(m, name, value)
     return out
@@ -483,17 +513,17 @@ class Result:
         object.__setattr__(self, "metrics", check_metrics(self.metrics))
         object.__setattr__(self, "curve", _curve(self.curve))
         if self.label is not None and not isinstance(self.label, str):
-            raise ConfigError(f"label must be a str or None, got {self.label!r}")
+            raise ConfigError(f"label must be a str or None, got {_shown(self.label)}")
         if not isinstance(self.records, tuple | list) or not all(isinstance(r, Mapping) for r in self.records):
-            raise ConfigError(f"records must be a tuple of mappings, got {self.records!r}")
+            raise ConfigError(f"records must be a tuple of mappings, got {_shown(self.records)}")
         object.__setattr__(self, "records", tuple(self.records))
         if not isinstance(self.info, Mapping):
-            raise ConfigError(f"info must be a mapping, got {self.info!r}")
+            raise ConfigError(f"info must be a mapping, got {_shown(self.info)}")
         axes = self.curve_axes
         if axes is not None and not (
             isinstance(axes, tuple | list) and len(axes) == 2 and all(isinstance(a, str) for a in axes)
         ):
-            raise ConfigError(f"curve_axes must be a pair of str or None, got {axes!r}")
+            raise ConfigError(f"curve_axes must be a pair of str or None, got {_shown(axes)}")
 
 
 def _curve(curve: Any) -> tuple[np.ndarray, np.ndarray] | None:
@@ -501,14 +531,14 @@ def _curve(curve: Any) -> tuple[np.ndarray, np.ndarray] | None:
     if curve is None:
         return None
     if not isinstance(curve, tuple | list) or len(curve) != 2:
-        raise ConfigError(f"curve must be a pair (x, y) of 1-D arrays or None, got {curve!r}"[:300])
+        raise ConfigError(f"curve must be a pair (x, y) of 1-D arrays or None, got {_shown(curve)}")
     out = []
     for array in curve:
         if isinstance(array, str | bytes):
-            raise ConfigError(f"curve must be a pair (x, y) of 1-D numeric arrays, got {array!r}")
+            raise ConfigError(f"curve must be a pair (x, y) of 1-D numeric arrays, got {_shown(array)}")
         a = np.array(array)
         if a.ndim != 1 or a.dtype.kind not in "iuf" or len(a) != len(np.asarray(curve[0])):
-            raise ConfigError(f"curve must be a pair (x, y) of numeric 1-D arrays of equal length, got {curve!r}"[:300])
+            raise ConfigError(f"curve must be a pair (x, y) of numeric 1-D arrays of equal length, got {_shown(curve)}")
         a.setflags(write=False)
         out.append(a)
     return out[0], out[1]

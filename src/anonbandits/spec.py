@@ -22,9 +22,9 @@ from functools import partial
 from typing import Any
 
 from anonbandits._docstrings import filled_dataclass
-from anonbandits.errors import ConfigError
+from anonbandits.errors import ConfigError, _shown
 from anonbandits.results import Result
-from anonbandits.validation import RULES, Rule, check_seed
+from anonbandits.validation import BOOL, RULES, Rule, check_seed
 
 __all__ = ["ARM_MEANS", "AlgorithmSpec", "DeprecatedParameterWarning", "Param", "parse_bool", "agent_means"]
 
@@ -74,7 +74,7 @@ def parse_bool(value: str | bool) -> bool:
         return value
     text = str(value).strip().lower()
     if text not in ("true", "yes", "1", "on", "false", "no", "0", "off"):
-        raise ConfigError(f"expected true or false, got {value!r}")
+        raise ConfigError(f"expected true or false, got {_shown(value)}")
     return text in ("true", "yes", "1", "on")
 
 
@@ -100,7 +100,9 @@ def _convert(kind: Callable[[str], Any], value: Any) -> Any:
         and (kind is float or isinstance(value, int) or value.is_integer())
     ):
         return kind(value)
-    raise ValueError(f"expected {dict([(int, 'an integer'), (float, 'a number'), (str, 'text')])[kind]}, got {value!r}")
+    raise ValueError(
+        f"expected {dict([(int, 'an integer'), (float, 'a number'), (str, 'text')])[kind]}, got {_shown(value)}"
+    )
 
 
 @dataclass(frozen=True)
@@ -356,7 +358,9 @@ class AlgorithmSpec:
         Raises
         ------
         ConfigError
-            For an unknown name (a ``channel`` for an algorithm without one: the message names those of
+            For ``given`` that is not a mapping of parameter names (str) to values, ``as_flags`` that is not a
+            bool, ``deprecated`` that is neither ``None`` nor a list; for an unknown name (a ``channel`` for an
+            algorithm without one: the message names those of
             :func:`anonbandits.registry.channel_algorithms`), a deprecated name given with its new name, a value
             its type cannot convert, a value outside its choices, or a value its rule refuses.
 
@@ -372,6 +376,11 @@ class AlgorithmSpec:
         ...
         anonbandits.errors.ConfigError: --users must be at least 1, got 0
         """
+        if not isinstance(given, Mapping) or not all(isinstance(name, str) for name in given):
+            raise ConfigError(f"given must be a mapping of parameter names (str) to values, got {_shown(given)}")
+        BOOL.check("as_flags", as_flags)
+        if deprecated is not None and not isinstance(deprecated, list):
+            raise ConfigError(f"deprecated must be None or a list, got {_shown(deprecated)}")
         known = {p.name: p for p in self.params}
         alias_of = {alias: p.name for p in self.params for alias in p.aliases}
 
@@ -389,7 +398,7 @@ class AlgorithmSpec:
         if unknown:
             names = ", ".join(called(n) for n in unknown)
             raise ConfigError(
-                f"algorithm {self.name!r} has no {names}; known: {', '.join(called(n) for n in sorted(known))}"
+                f"algorithm {self.name!r} has no {names} (given); known: {', '.join(called(n) for n in sorted(known))}"
             )
         notes: list[str] = []
         canonical: dict[str, Any] = {}
@@ -412,7 +421,8 @@ class AlgorithmSpec:
                 raise ConfigError(f"{called(name)} of {self.name!r}: {exc}") from None
             if p.choices is not None and value not in p.choices:
                 raise ConfigError(
-                    f"{called(name)} of {self.name!r} must be one of {', '.join(map(str, p.choices))}, got {value!r}"
+                    f"{called(name)} of {self.name!r} must be one of {', '.join(map(str, p.choices))}, "
+                    f"got {_shown(value)}"
                 )
             p.check(f"--{name.replace('_', '-')}" if as_flags else name, value)  # the library's words
             out[name] = value

@@ -18,6 +18,7 @@ import importlib
 import inspect
 import math
 import numbers
+import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -197,13 +198,24 @@ EPSILON = Rule(
     ),
 )
 
+#: The most rounds of a horizon: a hard bound (``allow_large`` does not lift it), the value of
+#: :data:`anonbandits.channels.feedback.MAX_HORIZON` (the registry's and the channels' bound; docs/limits).
+MAX_HORIZON = 10**9
+#: The largest number of users, arms or C: the 64-bit arithmetic of the sizes holds 2^62, and
+#: :func:`anonbandits.core.limits.check_size` refuses any size above it, confirmed or not.
+AT_MOST_2_62 = Rule(lambda v: v <= 2**62, "at most 2^62")
+
 #: The rule of each name of the parameter vocabulary (and of the library's array arguments); a name without
 #: a rule is checked by its type and choices only, or by the algorithm where the check needs other parameters.
 RULES: dict[str, Rule] = {
-    "users": int_at_least(1),
-    "arms": int_at_least(2),
-    "C": int_at_least(1),
-    "horizon": int_at_least(1),
+    "users": Rule(lambda v: is_integer(v) and v >= 1, "at least 1", then=AT_MOST_2_62),
+    "arms": Rule(lambda v: is_integer(v) and v >= 2, "at least 2", then=AT_MOST_2_62),
+    "C": Rule(lambda v: is_integer(v) and v >= 1, "at least 1", then=AT_MOST_2_62),
+    "horizon": Rule(
+        lambda v: is_integer(v) and v >= 1,
+        "at least 1",
+        then=Rule(lambda v: v <= MAX_HORIZON, f"at most {MAX_HORIZON:.0e} rounds (MAX_HORIZON)"),
+    ),
     "max_rounds": int_at_least(1),
     "batch_base": int_at_least(2),
     "checkpoints": int_at_least(2),
@@ -258,6 +270,16 @@ def instance_of(path: str, what: str) -> Rule:
     Rule
         A rule passing instances of that class (subclasses included).
 
+    Raises
+    ------
+    ConfigError
+        If ``path`` is not a dotted name or ``what`` not a non-empty str.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (the objects its
+    algorithms pass around: an instance, its learners and feedback).
+
     Examples
     --------
     >>> instance_of("fractions.Fraction", "a Fraction").check("x", 0.5)
@@ -265,6 +287,10 @@ def instance_of(path: str, what: str) -> Rule:
     ...
     anonbandits.errors.ConfigError: x must be a Fraction, got 0.5
     """
+    if not isinstance(path, str) or not all(part.isidentifier() for part in path.split(".")) or "." not in path:
+        raise ConfigError(f"path must be a dotted name 'package.module.Class', got {_shown(path)}")
+    if not isinstance(what, str) or not what:
+        raise ConfigError(f"what must be a non-empty str, got {_shown(what)}")
     module, _, name = path.rpartition(".")
 
     def test(value: Any) -> bool:
@@ -295,6 +321,16 @@ def array_of(kinds: str, what: str, *, ndim: int | None = 1, low: float | None =
     -------
     Rule
         The rule; its ``convert`` gives the array.
+
+    Raises
+    ------
+    ConfigError
+        From the rule's ``check``: for a value that is not such an array.
+
+    References
+    ----------
+    Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (the per-arm counts
+    and sums its learners update).
 
     Examples
     --------
@@ -405,6 +441,35 @@ def optional(rule: Rule) -> Rule:
     return Rule(lambda v: v is None or rule.test(v), f"None or {rule.requirement}")
 
 
+def one_of(*choices: str) -> Rule:
+    """The rule "one of the names ``choices``": a str among them (a list, an array or a dict is refused, not
+    compared).
+
+    Parameters
+    ----------
+    *choices : str
+        The names allowed.
+
+    Returns
+    -------
+    Rule
+        Its requirement reads ``"one of {choices}"``.
+
+    References
+    ----------
+    Gao, Han, Ren, Zhou, "Batched Multi-armed Bandits Problem", NeurIPS 2019 (its grids: minimax, geometric,
+    arithmetic).
+
+    Examples
+    --------
+    >>> one_of("ceil", "floor").check("rounding", "round")
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: rounding must be one of ceil, floor, got 'round'
+    """
+    return Rule(lambda v: isinstance(v, str) and v in choices, f"one of {', '.join(choices)}")
+
+
 #: The most draws one call of a sampler makes (``size``): 10^8 doubles are 800 MB.
 MAX_DRAWS = 10**8
 #: The most users whose every pair a secure aggregation masks (``complete_pairs``): n (n - 1) / 2 pairs.
@@ -413,6 +478,8 @@ MAX_PAIRED_USERS = 10**4
 FINITE = Rule(lambda v: _number(v) and math.isfinite(v), "a finite number")
 NONNEGATIVE_FINITE = Rule(lambda v: _number(v) and 0 <= v < math.inf, "a finite number >= 0")
 UNIT_NO_ONE = Rule(lambda v: _number(v) and 0 <= v < 1, "in [0, 1)")
+#: a probability that may be 1 but not 0 (a tail or failure probability)
+UNIT_NO_ZERO = Rule(lambda v: _number(v) and 0 < v <= 1, "in (0, 1]")
 INTEGER = Rule(lambda v: is_integer(v) and abs(v) <= 2**62, "an integer of at most 2^62 in absolute value")
 COUNT = int_between(1, 2**62)
 NONNEGATIVE_COUNT = int_between(0, 2**62)
@@ -421,8 +488,15 @@ FINITE_ARRAY = Rule(_finite_array, "a number or an array of finite numbers")
 POSITIVE_ARRAY = Rule(
     lambda v: _finite_array(v) and bool(np.all(np.asarray(v) > 0)), "a positive finite number or an array of them"
 )
-INT_ARRAY = Rule(lambda v: _array(v, "iu").size >= 0, "an integer or an array of integers")
-POSITIVE_INT_ARRAY = Rule(lambda v: bool(np.all(_array(v, "iu") >= 1)), "a positive integer or an array of them")
+#: integers of at most 2^62 in absolute value: the int64 arithmetic of the privacy layer (sums, moduli) holds them
+INT_ARRAY = Rule(
+    lambda v: bool(np.all(np.abs(_array(v, "iu")) <= 2**62)),
+    "an integer or an array of integers, each of at most 2^62 in absolute value",
+)
+POSITIVE_INT_ARRAY = Rule(
+    lambda v: bool(np.all((_array(v, "iu") >= 1) & (_array(v, "iu") <= 2**62))),
+    "a positive integer or an array of them, each at most 2^62",
+)
 ORDERS = Rule(_orders, "a Renyi order > 1 or a non-empty array of finite ones")
 RNG = RULES["rng"]
 #: per-arm pull counts and reward sums of a batch, and a vector of finite numbers (means, gaps)
@@ -430,6 +504,8 @@ COUNTS = array_of("iu", "a 1-D array of non-negative integers", low=0)
 SUMS = array_of("iuf", "a 1-D array of finite numbers")
 VECTOR = array_of("iuf", "a non-empty 1-D array of finite numbers", size=1)
 MATRIX = array_of("iuf", "a non-empty 2-D array of finite numbers", ndim=2, size=1)
+#: an (N, K) demand or count of samples per learner (user) and arm
+COUNT_MATRIX = array_of("iu", "a 2-D array of non-negative integers", ndim=2, low=0)
 #: the objects the drivers pass around: an instance of the anonymous and DP families, a batch learner (any
 #: object with the members of the protocol) and a feedback channel
 INSTANCE = instance_of("anonbandits.envs.MultiUserInstance", "a MultiUserInstance")
@@ -439,6 +515,13 @@ CHANNEL = Rule(
     "a feedback channel (anonbandits.channels.FeedbackChannel)",
 )
 CALLABLE = Rule(callable, "a callable of the Renyi orders")
+#: a switch: True or False (a numpy bool too), never 0, 1 or text (a typo must not switch a run's behaviour)
+BOOL = Rule(lambda v: isinstance(v, bool | np.bool_), "True or False")
+#: a file to read or write: a non-empty str or a path object (bytes and numbers are not paths)
+PATH = Rule(
+    lambda v: isinstance(os.fspath(v), str) and os.fspath(v).strip() != "",
+    "a file path (a non-empty str or a pathlib.Path)",
+)
 RDP_CURVE = Rule(
     lambda v: callable(v) or _finite_array(v), "a callable of the Renyi orders or an array of finite numbers"
 )
@@ -543,8 +626,8 @@ def check_seed(seed: Any) -> int:
     return int(seed)
 
 
-def _checked(vocabulary_name: str, called: str, value: Any) -> Any:
-    rule = RULES.get(vocabulary_name)
+def _checked(vocabulary_name: str | Rule, called: str, value: Any) -> Any:
+    rule = vocabulary_name if isinstance(vocabulary_name, Rule) else RULES.get(vocabulary_name)
     if rule is None:
         return value
     rule.check(called, value)
@@ -594,18 +677,19 @@ def _run_trusted(function: Callable[..., Any], args: tuple, kwargs: dict) -> Any
         _CHECKED.reset(token)
 
 
-def validated(function: F, **names: str) -> F:
+def validated(function: F, **names: str | Rule) -> F:
     """``function`` checking, before it runs, each argument that has a rule in ``RULES``.
 
     The rule of an argument is that of its name, or of the vocabulary name ``names`` maps it to
-    (``n_agents="users"``). The error names the argument as the caller wrote it.
+    (``n_agents="users"``), or the rule ``names`` gives it (``instance=INSTANCE``: an argument that is no
+    parameter of the vocabulary). The error names the argument as the caller wrote it.
 
     Parameters
     ----------
     function : callable
         A library function.
-    **names : str
-        Argument name -> the vocabulary name whose rule applies to it.
+    **names : str or Rule
+        Argument name -> the vocabulary name whose rule applies to it (``""``: none), or its rule.
 
     Returns
     -------
@@ -638,7 +722,7 @@ def validated(function: F, **names: str) -> F:
     ...
     anonbandits.errors.ConfigError: n_users must be at least 1, got 0
     """
-    if not callable(function) or not all(isinstance(v, str) for v in names.values()):
+    if not callable(function) or not all(isinstance(v, str | Rule) for v in names.values()):
         raise ConfigError(f"function must be a callable and names vocabulary names, got {_shown(function)}")
     signature = inspect.signature(function)
     public = function.__name__.lstrip("_")

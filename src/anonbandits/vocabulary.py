@@ -15,6 +15,7 @@ from pathlib import Path
 
 from anonbandits import registry, results
 from anonbandits._docstrings import fill
+from anonbandits.errors import ConfigError, _shown
 from anonbandits.spec import AlgorithmSpec
 
 
@@ -116,8 +117,8 @@ def render(text: str) -> str:
 
     Raises
     ------
-    ValueError
-        When the page lacks a section's markers.
+    ConfigError
+        (A ``ValueError``.) When ``text`` is not a str, or lacks a section's markers.
 
     References
     ----------
@@ -142,12 +143,16 @@ def render(text: str) -> str:
     >>> render("# no tables")
     Traceback (most recent call last):
     ...
-    ValueError: the page has no section 'parameters'
+    anonbandits.errors.ConfigError: text has no section 'parameters' (its markers <!-- generated: parameters --> ...
     """
+    if not isinstance(text, str):
+        raise ConfigError(f"text must be the page as a str, got {_shown(text)}")
     for name, make in SECTIONS.items():
         pattern = re.compile(rf"(<!-- generated: {name} -->\n).*?(<!-- end: {name} -->)", re.S)
         if not pattern.search(text):
-            raise ValueError(f"the page has no section {name!r}")
+            raise ConfigError(
+                f"text has no section {name!r} (its markers <!-- generated: {name} --> and <!-- end: {name} -->)"
+            )
         text = pattern.sub(functools.partial(_section, make()), text)
     return text
 

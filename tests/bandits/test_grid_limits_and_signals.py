@@ -120,6 +120,32 @@ def test_a_run_that_raises_in_a_worker_raises_here_with_its_traceback():
     assert not multiprocessing.active_children()
 
 
+def _fails_at_seed_1(task: Task):
+    if task.seed == 1:
+        raise IndexError("index 7 is out of bounds for axis 0 with size 2")  # a bug of the run, not a refusal
+    return run_task(task)
+
+
+@pytest.mark.skipif(multiprocessing.get_start_method() != "fork", reason="the patched run_task reaches forked workers")
+def test_a_run_failing_by_a_bug_in_a_worker_raises_here_with_its_traceback(monkeypatch):
+    """The worker forwards the errors a run raises (runner.RUN_ERRORS), not only the project's own."""
+    monkeypatch.setattr(runner, "run_task", _fails_at_seed_1)
+    with pytest.raises(IndexError, match="index 7 is out of bounds") as info:
+        run_tasks(_se_tasks(4), workers=2, progress=False)
+    assert isinstance(info.value.__cause__, RemoteTraceback) and "Traceback" in str(info.value.__cause__)
+    assert not multiprocessing.active_children()
+
+
+def test_the_command_reports_a_failing_run_in_one_line_and_keeps_the_finished_ones(tmp_path, monkeypatch):
+    monkeypatch.setattr(runner, "run_task", _fails_at_seed_1)
+    monkeypatch.chdir(tmp_path)
+    args = ["simulate", "--algorithm", "se", "--horizon", "20000", "--seeds", "3", "--workers", "1"]
+    code, err = _main([*args, "--no-progress", "--out", "r.csv"])
+    assert code == 1 and err.count("\n") == 1, err
+    assert "error: a run failed: IndexError: index 7 is out of bounds" in err and "--resume" in err
+    assert [row["seed"] for row in _table(tmp_path / "r.csv")] == ["0"]
+
+
 @pytest.mark.skipif(multiprocessing.get_start_method() != "fork", reason="the patched run_task reaches forked workers")
 def test_a_worker_killed_mid_run_is_an_error_not_a_hang(monkeypatch):
     def run_or_die(task: Task):

@@ -11,8 +11,8 @@ a number, NaN, infinity, negative, huge, the wrong shape, duplicates, None, ...)
   returned, a :class:`~anonbandits.Result` frozen with read-only curve arrays and no negative epsilon).
 
 No other exception may escape. :func:`test_every_public_callable_has_a_strategy` fails when a public callable
-has no valid call here, so a new public function must get one. Calls that still fail in code this suite does
-not own are listed in :data:`KNOWN` (xfail, not strict) with the owner's area, to be emptied as they are fixed.
+has no valid call here, so a new public function must get one. ``python tests/bandits/test_hostile_properties.py``
+runs every fixed hostile value (:data:`_HOSTILE`) on every argument of every valid call and lists what fails.
 """
 
 from __future__ import annotations
@@ -199,6 +199,9 @@ simple("anonbandits.validation.int_at_least", 1)
 simple("anonbandits.validation.is_integer", 3)
 simple("anonbandits.validation.int_between", 1, 10)
 simple("anonbandits.validation.optional", lambda: __import__("anonbandits.validation").validation.COUNT)
+simple("anonbandits.validation.one_of", "ceil", "floor")
+simple("anonbandits.validation.instance_of", "fractions.Fraction", "a Fraction")
+simple("anonbandits.validation.array_of", "iu", "a 1-D array of integers")
 simple("anonbandits.validation.checks", scale=lambda: __import__("anonbandits.validation").validation.COUNT)
 simple("anonbandits.validation.Rule", lambda: lambda v: v > 0, "positive")
 simple(
@@ -533,7 +536,7 @@ def _read_means():
 simple("anonbandits.channels.Batch", lambda: np.array([1.0]), lambda: np.array([2]))
 simple("anonbandits.channels.Feedback", lambda: np.zeros((2, 2)), lambda: np.ones((2, 2), int))
 simple("anonbandits.channels.ChannelOptions", C=2)
-simple("anonbandits.channels.Served", None, lambda: np.ones((2, 2), int), 0.25, 4, 2, 1, 1, "polytope", 0, None)
+simple("anonbandits.channels.Served", None, lambda: np.ones((2, 2), int), 0.25, 4, 2, 1, 1, "polytope", 0, 0)
 simple("anonbandits.channels.channel_named", "anonymous")
 simple("anonbandits.channels.check_decomposer", "auto")
 simple("anonbandits.channels.elicitation_rounds", 2)
@@ -977,223 +980,6 @@ simple("anonbandits.core.limits.check_size", "(2C+2) x users", 40, 10**6, "MAX_E
 simple("anonbandits.core.limits.allowing_large", True)
 
 
-# ------------------------------------------------------------------------------------------------- known gaps
-#: valid call name -> why it still fails (the code belongs to another area of issue 31); xfail, not strict
-#: valid call name (without "anonbandits.") -> how many of the fixed hostile values (:data:`_HOSTILE`, on every
-#: argument) still fail: the work left, not run (xfail). The failures are escapes (AttributeError, TypeError,
-#: IndexError, numpy errors from deep inside), refusals that do not name the argument, NaN results and calls
-#: that run unbounded work; ``python tests/bandits/test_hostile_properties.py`` lists them call by call.
-FAILING: dict[str, int] = {
-    "channels.feedback.ChannelLedger.curve": 1,
-    "Result": 2,
-    "anonymous.anon_batched": 69,
-    "anonymous.anon_etc": 50,
-    "anonymous.batched_regret": 111,
-    "anonymous.batches.StoppingRule": 6,
-    "anonymous.batches.channel_variance": 49,
-    "anonymous.batches.run_batches": 108,
-    "anonymous.error_rate": 88,
-    "anonymous.etc_assignments": 4,
-    "anonymous.guaranteed_ratio": 58,
-    "anonymous.identify": 110,
-    "anonymous.regret.finish_run": 173,
-    "anonymous.stop_curve": 36,
-    "channel_params.epoch_params": 3,
-    "channels.AnonymousChannel": 39,
-    "channels.AnonymousChannel.elicit": 39,
-    "channels.AnonymousChannel.min_group": 20,
-    "channels.AnonymousChannel.open": 73,
-    "channels.AnonymousChannel.sample_variance": 16,
-    "channels.AnonymousChannel.serve": 175,
-    "channels.AnonymousChannel.serve_batch": 75,
-    "channels.Batch": 6,
-    "channels.CentralLaplace.noise": 14,
-    "channels.CentralLaplace.release": 15,
-    "channels.CentralLaplace.release_rewards": 15,
-    "channels.CentralLaplace.variance": 1,
-    "channels.DirectChannel": 8,
-    "channels.DirectChannel.draw": 42,
-    "channels.DirectChannel.encoded": 76,
-    "channels.DirectChannel.of": 36,
-    "channels.DirectChannel.request": 52,
-    "channels.DirectChannel.sums": 51,
-    "channels.DirectFeedback": 37,
-    "channels.DirectFeedback.open": 73,
-    "channels.DirectFeedback.play": 55,
-    "channels.DirectFeedback.regret_curve": 31,
-    "channels.DirectFeedback.serve_batch": 72,
-    "channels.Distributed": 1,
-    "channels.Distributed.rdp": 2,
-    "channels.Distributed.release": 15,
-    "channels.Distributed.release_rewards": 28,
-    "channels.Distributed.variance": 1,
-    "channels.FeedbackChannel": 37,
-    "channels.FeedbackChannel.open": 73,
-    "channels.FeedbackChannel.play": 55,
-    "channels.FeedbackChannel.serve_batch": 72,
-    "channels.NoisyRelease": 3,
-    "channels.Served": 30,
-    "channels.anonymous.decompose_demand": 177,
-    "channels.anonymous.demand_graph": 106,
-    "channels.anonymous.elicit_demand": 108,
-    "channels.anonymous.noisy_variance": 59,
-    "channels.anonymous.supports": 36,
-    "channels.channel_named": 3,
-    "channels.check_decomposer": 36,
-    "channels.elicitation_rounds": 16,
-    "channels.elicitation_variance": 16,
-    "channels.laplace_noise": 18,
-    "core.BatchedElimination": 87,
-    "core.BatchedElimination.update": 51,
-    "core.checkpoint_grid": 38,
-    "core.default_batches": 28,
-    "core.epoch_length": 27,
-    "core.gap_survivors": 44,
-    "core.indices.dp_mase_laplace_scale": 36,
-    "core.indices.dp_mase_threshold": 99,
-    "core.indices.hybrid_ucb_array_scale": 18,
-    "core.indices.hybrid_ucb_index": 78,
-    "core.indices.hybrid_ucb_node_scale": 34,
-    "core.indices.lazy_ucb_capacity": 8,
-    "core.indices.lazy_ucb_crossing": 58,
-    "core.indices.vote_ratio": 56,
-    "core.interval_survivors": 31,
-    "core.learners.BaSEElimination": 89,
-    "core.learners.BaSEElimination.update": 69,
-    "core.learners.BatchLearner": 90,
-    "core.learners.BatchLearner.update": 90,
-    "core.learners.BestArmElimination": 111,
-    "core.learners.BestArmElimination.update": 90,
-    "core.learners.EpochElimination": 90,
-    "core.learners.EpochElimination.update": 90,
-    "core.learners.UGapEc": 144,
-    "core.learners.UGapEc.update": 90,
-    "core.regret.RegretTrace": 8,
-    "core.regret.RegretTrace.charge": 71,
-    "core.regret.RegretTrace.curve": 27,
-    "core.regret.RegretTrace.play": 48,
-    "core.static_grid": 79,
-    "core.votes.anonymous_threshold": 21,
-    "core.votes.board_releases": 74,
-    "core.votes.first_release": 33,
-    "core.votes.removal_steps": 101,
-    "core.votes.running_distinct": 32,
-    "core.votes.vote_threshold": 57,
-    "dp.Ledger.block": 48,
-    "dp.Ledger.release": 148,
-    "dp.RegretTrace": 8,
-    "dp.RegretTrace.charge": 71,
-    "dp.RegretTrace.curve": 27,
-    "dp.RegretTrace.play": 48,
-    "dp.anytime_lazy_ucb": 16,
-    "dp.distributed.Protocol.accuracy": 28,
-    "dp.distributed.Protocol.aggregate_noise": 83,
-    "dp.distributed.Protocol.batch_params": 2,
-    "dp.distributed.Protocol.precision": 26,
-    "dp.distributed.Protocol.radius": 106,
-    "dp.distributed.Protocol.release_sums": 68,
-    "dp.distributed.Protocol.release_users": 122,
-    "dp.distributed.Protocol.secure": 73,
-    "dp.distributed.Protocol.user_noise": 50,
-    "dp.distributed.run_elimination": 56,
-    "dp.dp_se": 2,
-    "dp.ftnl": 16,
-    "dp.hybrid_ucb": 16,
-    "dp.hybrid_ucb_batch": 53,
-    "dp.se": 2,
-    "dp.successive_elimination": 2,
-    "envs.MultiUserInstance": 35,
-    "envs.MultiUserInstance.is_best": 23,
-    "envs.MultiUserInstance.round_regret": 26,
-    "envs.clustered_instance": 146,
-    "envs.draw_rewards": 47,
-    "envs.parse_means": 35,
-    "envs.read_means": 36,
-    "envs.sum_rewards": 90,
-    "errors.require": 10,
-    "experiments.count_runs": 36,
-    "experiments.curves_figure": 36,
-    "experiments.load_grid": 36,
-    "experiments.plot_curves": 72,
-    "experiments.run_task": 36,
-    "experiments.run_tasks": 38,
-    "experiments.tasks_from_grid": 36,
-    "experiments.write_table": 65,
-    "multiagent.decentralized.MeansSchedule": 55,
-    "multiagent.decentralized.MeansSchedule.best": 10,
-    "multiagent.decentralized.MeansSchedule.draw": 44,
-    "multiagent.decentralized.MeansSchedule.eps_optimal": 26,
-    "multiagent.decentralized.MeansSchedule.mean": 8,
-    "multiagent.decentralized.run_decentralized_elimination": 24,
-    "multiagent.decentralized.run_dser4": 26,
-    "multiagent.decentralized.run_full_sharing": 24,
-    "multiagent.decentralized.run_no_sharing": 24,
-    "multiagent.decentralized.vote_threshold": 57,
-    "multiagent.mase.Instance": 35,
-    "multiagent.mase.Instance.is_best": 23,
-    "multiagent.mase.Instance.round_regret": 26,
-    "multiagent.mase.activity_probabilities": 2,
-    "multiagent.mase.central": 50,
-    "multiagent.mase.corrupted_elimination": 50,
-    "multiagent.mase.dp_mase": 86,
-    "multiagent.mase.dp_mase_local_elimination": 140,
-    "multiagent.mase.independent": 50,
-    "multiagent.mase.mase": 50,
-    "multiagent.mase.problem": 35,
-    "privacy.analyze": 5,
-    "privacy.discrete_gaussian": 15,
-    "privacy.discrete_gaussian_pmf": 3,
-    "privacy.discrete_gaussian_sum": 17,
-    "privacy.discrete_laplace": 14,
-    "privacy.dist_rdp_se_rdp": 1,
-    "privacy.laplace": 14,
-    "privacy.masked_messages": 15,
-    "privacy.mechanisms.CentralLaplace.noise": 14,
-    "privacy.mechanisms.CentralLaplace.release": 15,
-    "privacy.mechanisms.CentralLaplace.release_rewards": 15,
-    "privacy.mechanisms.CentralLaplace.variance": 1,
-    "privacy.mechanisms.Distributed": 1,
-    "privacy.mechanisms.Distributed.rdp": 2,
-    "privacy.mechanisms.Distributed.release": 15,
-    "privacy.mechanisms.Distributed.release_rewards": 28,
-    "privacy.mechanisms.Distributed.variance": 1,
-    "privacy.mechanisms.NoisyRelease": 3,
-    "privacy.mechanisms.laplace_noise": 18,
-    "privacy.polya": 17,
-    "privacy.protocols.Protocol.accuracy": 28,
-    "privacy.protocols.Protocol.aggregate_noise": 83,
-    "privacy.protocols.Protocol.batch_params": 2,
-    "privacy.protocols.Protocol.precision": 26,
-    "privacy.protocols.Protocol.radius": 106,
-    "privacy.protocols.Protocol.release_sums": 68,
-    "privacy.protocols.Protocol.release_users": 122,
-    "privacy.protocols.Protocol.secure": 73,
-    "privacy.protocols.Protocol.user_noise": 50,
-    "privacy.pure_dp_to_rdp": 3,
-    "privacy.randomized_round": 21,
-    "privacy.rdp_to_dp": 5,
-    "privacy.secure_sum": 1,
-    "privacy.skellam": 16,
-    "privacy.split_and_mix": 15,
-    "registry.get": 11,
-    "registry.simulate": 15,
-    "results.Metric": 12,
-    "results.Result": 2,
-    "results.metric": 1,
-    "simulate": 15,
-    "spec.AlgorithmSpec.resolve": 35,
-    "spec.parse_bool": 1,
-    "vocabulary.render": 36,
-}
-#: the areas of issue 31 that own the modules (the rest is the bandit layer's validation, this suite's owner)
-OTHERS = ("channels", "anonymous", "envs", "core", "experiments")
-KNOWN: dict[str, str] = {
-    f"anonbandits.{name}": f"{count} hostile values still fail; owner: "
-    f"{'the learner-view/limits area' if name.split('.')[0] in OTHERS else 'bandit-layer validation'}"
-    for name, count in FAILING.items()
-}
-
-
 # ------------------------------------------------------------------------------------------------- the checks
 def _public() -> dict[int, str]:
     """id(object) -> a dotted name, for every public callable (documented, a documented class's public
@@ -1235,11 +1021,6 @@ def test_every_public_callable_has_a_strategy():
         covered.add(id(_underlying(_resolve(name)[1])))
     missing = sorted(name for key, name in _public().items() if key not in covered)
     assert not missing, f"public callables without a valid call (and so no hostile strategy): {missing}"
-
-
-def test_the_failing_table_names_valid_calls():
-    """A FAILING entry whose call was renamed or removed would hide nothing: it must name a valid call."""
-    assert not [name for name in KNOWN if name not in CALLS]
 
 
 def _names(fn: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[inspect.BoundArguments | None, list[str]]:
@@ -1309,7 +1090,12 @@ def _invariants(name: str, result: Any) -> None:
 
 #: how a message may name an argument besides its own name: what it is (``get(name)``: "unknown algorithm");
 #: a checker's ``value`` is named by the name it is given (``Param.check("horizon", True)``)
-ALIASES = {"name": ("algorithm", "metric"), "value": ("horizon", "C", "true or false"), "called": ("must be",)}
+ALIASES = {
+    "name": ("algorithm", "metric"),
+    "value": ("horizon", "C", "true or false"),
+    "called": ("must be",),
+    "ok": ("must be",),  # require(False, ...) refuses the value the caller checked, by the caller's name
+}
 
 
 def _names_the_argument(message: str, target: str) -> bool:
@@ -1363,12 +1149,6 @@ def _check_call(name: str, target: str, value: Any) -> None:
     _invariants(name, result)
 
 
-def _params(name: str):
-    # not run: a known failure may be one that runs unbounded work (the list is the work left)
-    marks = [pytest.mark.xfail(reason=KNOWN[name], strict=False, run=False)] if name in KNOWN else []
-    return pytest.param(name, marks=marks, id=name.removeprefix("anonbandits."))
-
-
 @pytest.mark.parametrize("name", sorted(CALLS), ids=lambda n: n.removeprefix("anonbandits."))
 def test_the_valid_call_succeeds(name):
     fn, args, kwargs = CALLS[name]()
@@ -1377,7 +1157,7 @@ def test_the_valid_call_succeeds(name):
         _invariants(name, fn(*args, **kwargs))
 
 
-@pytest.mark.parametrize("name", [_params(n) for n in sorted(CALLS)])
+@pytest.mark.parametrize("name", sorted(CALLS), ids=lambda n: n.removeprefix("anonbandits."))
 @SETTINGS
 @given(data=st.data())
 def test_hostile_arguments_are_refused_in_the_family_or_give_a_valid_result(name, data):
@@ -1393,12 +1173,6 @@ def test_hostile_arguments_are_refused_in_the_family_or_give_a_valid_result(name
 # ---------------------------------------------------------------------------- item 1: no broad except clauses
 #: files whose top level is a command line's: they may turn any error into one line and an exit code
 TOP_LEVEL = {"src/anonbandits/cli/main.py", "solvers/anondecomp/cli.py", "solvers/anondecomp/__main__.py"}
-#: broad handlers still to be narrowed, by (file, enclosing function), with the area that owns them (issue 31)
-PENDING = {
-    ("src/anonbandits/envs/means_file.py", "_read_types"): "envs: pyarrow's errors of a damaged file",
-    ("src/anonbandits/cli/simulate.py", "_run_and_save"): "cli/simulate.py: a failing run reported in one line",
-    ("src/anonbandits/experiments/runner.py", "_worker"): "experiments: a worker forwarding its task's error",
-}
 
 
 def _broad_handlers() -> list[tuple[str, str, int]]:
@@ -1438,13 +1212,8 @@ def _broad(kind: ast.expr | None) -> bool:
 
 
 def test_no_broad_except_outside_the_command_lines_top_level():
-    new = [f"{rel}:{line} ({name})" for rel, name, line in _broad_handlers() if (rel, name) not in PENDING]
-    assert not new, "except Exception / BaseException / bare except: that swallows: " + ", ".join(new)
-
-
-@pytest.mark.xfail(reason="the PENDING handlers belong to other areas of issue 31", strict=False)
-def test_no_broad_except_is_pending():
-    assert not _broad_handlers()
+    found = [f"{rel}:{line} ({name})" for rel, name, line in _broad_handlers()]
+    assert not found, "except Exception / BaseException / bare except: that swallows: " + ", ".join(found)
 
 
 def test_the_scan_finds_a_broad_handler(tmp_path):
@@ -1524,7 +1293,7 @@ def test_distributed_refuses_what_is_not_a_protocol(protocol_arg):
 
 
 def _report() -> None:
-    """Every fixed hostile value on every argument of every valid call, and what fails (the FAILING table)."""
+    """Every fixed hostile value on every argument of every valid call, and what fails."""
     for name in sorted(CALLS):
         fn, args, kwargs = CALLS[name]()
         failed = []

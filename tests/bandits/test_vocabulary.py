@@ -199,6 +199,23 @@ def test_library_functions_check_their_arguments_like_the_registry():
         simulate("dist-dp-se", seed=0, batch_base=0)
 
 
+def test_every_horizon_has_the_one_hard_bound():
+    """The vocabulary's horizon rule and the channels' clock share MAX_HORIZON (10^9 rounds): a library call and
+    a registry run refuse a larger horizon in the same line, before any work (a horizon of 10^30 once ran for
+    minutes or overflowed deep inside)."""
+    from anonbandits.channels.feedback import MAX_HORIZON
+    from anonbandits.multiagent.decentralized import run_dser4
+    from anonbandits.validation import MAX_HORIZON as RULE_BOUND
+
+    assert MAX_HORIZON == RULE_BOUND == 10**9
+    message = r"^horizon must be .*1e\+09 rounds.*, got 1000000000000000000000000000000$"
+    with pytest.raises(ConfigError, match=message):
+        run_dser4([0.9, 0.5], 4, rng=np.random.default_rng(0), horizon=10**30, phi=0.01, eta=0.5)
+    for name in ("se", "decentralized-elimination"):
+        with pytest.raises(ConfigError, match=message):
+            simulate(name, seed=0, horizon=10**30)
+
+
 # --- the results schema ----------------------------------------------------------------------------------------
 
 

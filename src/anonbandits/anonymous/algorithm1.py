@@ -30,15 +30,24 @@ import numpy as np
 import anondecomp
 from anonbandits._docstrings import fill
 from anonbandits.anonymous._legacy import old_names
+from anonbandits.anonymous.batches import DECOMPOSER, MECHANISM, OPTIONAL_RNG
 from anonbandits.anonymous.regret import batched_regret
 from anonbandits.channels import check_decomposer, elicitation_rounds, elicitation_variance
-from anonbandits.core import default_batches, static_grid
+from anonbandits.core import GRIDS, THRESHOLDS, default_batches, static_grid
 from anonbandits.core.learners import BaSEElimination
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import AnonBanditsError, ConfigError, require
 from anonbandits.privacy.mechanisms import Mechanism
 from anonbandits.results import Result
-from anonbandits.validation import validated
+from anonbandits.validation import (
+    BOOL,
+    COUNT,
+    INSTANCE,
+    NONNEGATIVE_COUNT,
+    POSITIVE_FINITE,
+    Rule,
+    validated,
+)
 
 __getattr__ = old_names(__name__, ("AnonymousRun",))
 
@@ -122,7 +131,7 @@ def _guaranteed_ratio(method: str, n_arms: int, C: int, U: int) -> int:
 
 
 # the library function, checking its arguments by the registry's rules (anonbandits.validation.validated)
-guaranteed_ratio = validated(_guaranteed_ratio, n_arms="arms")
+guaranteed_ratio = validated(_guaranteed_ratio, method=DECOMPOSER, n_arms="arms", U=COUNT)
 
 
 def measured_ratio(
@@ -207,8 +216,10 @@ def _anon_batched(
     Raises
     ------
     ConfigError
-        If an argument is out of range (e.g. ``U < C + 1``, an instance with an arm optimal for fewer than U users
-        without ``best_effort``, an unknown decomposer, or a horizon leaving BaSE no round).
+        If an argument is of the wrong type (an ``instance`` that is not a ``MultiUserInstance``, a generator
+        that is not one, a bool where a number is meant) or out of range (e.g. ``U < C + 1``, an instance with an
+        arm optimal for fewer than U users without ``best_effort``, an unknown decomposer or grid, a horizon
+        above ``MAX_HORIZON`` (10^9) or leaving BaSE no round).
     NotUBatchedError
         If a batch's graph is not U-batched and ``best_effort`` is False.
     AnonBanditsError
@@ -302,5 +313,19 @@ def _anon_batched(
     )
 
 
-# the library function, checking its arguments by the registry's rules (anonbandits.validation.validated)
-anon_batched = validated(_anon_batched)
+# the library function, checking its arguments by the registry's rules (anonbandits.validation.validated) and,
+# for those that are no parameter of the vocabulary, by the drivers' (anonbandits.anonymous.batches)
+anon_batched = validated(
+    _anon_batched,
+    instance=INSTANCE,
+    U=COUNT,
+    decomposer=DECOMPOSER,
+    grid=Rule(lambda v: isinstance(v, str) and v in GRIDS, f"one of {', '.join(GRIDS)}"),
+    batches=NONNEGATIVE_COUNT,
+    gamma=POSITIVE_FINITE,
+    threshold=Rule(lambda v: isinstance(v, str) and v in THRESHOLDS, f"one of {', '.join(THRESHOLDS)}"),
+    best_effort=BOOL,
+    decomposer_rng=OPTIONAL_RNG,
+    mechanism=MECHANISM,
+    noise_rng=OPTIONAL_RNG,
+)

@@ -16,15 +16,16 @@ import numpy as np
 
 from anonbandits._docstrings import fill
 from anonbandits.anonymous._legacy import old_names
-from anonbandits.anonymous.batches import BatchRecord
+from anonbandits.anonymous.batches import MECHANISM, OPTIONAL_RNG, BatchRecord
 from anonbandits.anonymous.regret import finish_run
 from anonbandits.channels import AnonymousChannel, elicitation_rounds
+from anonbandits.core.limits import MAX_INSTANCE_CELLS, check_size
 from anonbandits.core.schedules import exploration_length
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import require
 from anonbandits.privacy.mechanisms import Mechanism
 from anonbandits.results import Result
-from anonbandits.validation import validated
+from anonbandits.validation import BOOL, INSTANCE, POSITIVE_FINITE, validated
 
 __getattr__ = old_names(__name__, ("AnonymousRun",))
 
@@ -53,6 +54,8 @@ def _etc_assignments(n_users: int, n_arms: int, C: int, arm_offset: bool = True)
         (K, N) arm indices.
 
     {{raises_validation}}
+        Also for N at most C, or N x K above ``MAX_INSTANCE_CELLS`` (10^8) without an enclosing
+        :func:`~anonbandits.core.limits.allowing_large`.
 
     References
     ----------
@@ -66,6 +69,14 @@ def _etc_assignments(n_users: int, n_arms: int, C: int, arm_offset: bool = True)
     >>> etc_assignments(5, 2, 1, arm_offset=False).tolist()
     [[0, 0, 0, 0, 0], [1, 1, 1, 1, 1]]
     """
+    require(n_users > C, "n_users", f"more than C = {C} (a group has C + 1 users)", n_users)
+    check_size(
+        "users x arms",
+        n_users * n_arms,
+        MAX_INSTANCE_CELLS,
+        "MAX_INSTANCE_CELLS",
+        "cells of the assignments: n_users x n_arms",
+    )
     n_groups = n_users // (C + 1)
     group = np.minimum(np.arange(n_users) // (C + 1), n_groups - 1)
     q = np.arange(n_arms)[:, None]
@@ -120,7 +131,10 @@ def _anon_etc(
     Raises
     ------
     ConfigError
-        If ``C`` is below 1, the instance has at most C users, or ``explore_scale`` is not positive.
+        If an argument is of the wrong type (an ``instance`` that is not a ``MultiUserInstance``, a generator
+        that is not one, a switch that is not a bool), ``C`` is below 1, the instance has at most C users, the
+        horizon is not an integer from 1 to ``MAX_HORIZON`` (10^9), or ``explore_scale`` is not a finite positive
+        number.
 
     {{refs_paper000}}
     Section 3.5, Algorithm 2, Theorem 2.
@@ -159,6 +173,15 @@ def _anon_etc(
     return finish_run(channel, instance, commit, (record,), {"exploration_target": t_exp, "phases": phases})
 
 
-# the library functions, checking their arguments by the registry's rules (anonbandits.validation.validated)
-etc_assignments = validated(_etc_assignments, n_users="users", n_arms="arms")
-anon_etc = validated(_anon_etc)
+# the library functions, checking their arguments by the registry's rules (anonbandits.validation.validated) and,
+# for those that are no parameter of the vocabulary, by the drivers' (anonbandits.anonymous.batches)
+etc_assignments = validated(_etc_assignments, n_users="users", n_arms="arms", arm_offset=BOOL)
+anon_etc = validated(
+    _anon_etc,
+    instance=INSTANCE,
+    arm_offset=BOOL,
+    explore_scale=POSITIVE_FINITE,
+    mechanism=MECHANISM,
+    noise_rng=OPTIONAL_RNG,
+    allow_large=BOOL,
+)

@@ -33,7 +33,17 @@ import numpy as np
 
 from anonbandits._docstrings import fill
 from anonbandits.anonymous._legacy import IdentificationResult, old_names
-from anonbandits.anonymous.batches import EVERY_LEARNER_STOPPED, MAX_ELICITED, channel_variance, run_batches
+from anonbandits.anonymous.batches import (
+    CHANNEL_NAME,
+    DECOMPOSER,
+    EVERY_LEARNER_STOPPED,
+    MAX_ELICITED,
+    MECHANISM,
+    OPTIONAL_RNG,
+    channel_variance,
+    checked_arms,
+    run_batches,
+)
 from anonbandits.channels import ChannelFactory, ChannelOptions, channel_named, check_decomposer
 from anonbandits.channels.feedback import MAX_HORIZON
 from anonbandits.core.learners import BatchLearner
@@ -41,16 +51,51 @@ from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import require
 from anonbandits.privacy.mechanisms import Mechanism
 from anonbandits.results import Result
+from anonbandits.validation import (
+    BOOL,
+    INSTANCE,
+    LEARNERS,
+    NONNEGATIVE_FINITE,
+    RNG,
+    RULES,
+    Rule,
+    array_of,
+    checks,
+    instance_of,
+    int_between,
+    is_integer,
+)
 
 __all__ = ["STOP_AXES", "error_rate", "identify", "stop_curve"]
 
 #: the axes of an identification run's curve (:func:`stop_curve`)
 STOP_AXES = ("round", "users still exploring")
+#: a run's result (:class:`anonbandits.results.Result`)
+RESULT = instance_of("anonbandits.results.Result", "a Result (anonbandits.Result)")
+#: a run's ``info["stopped_at"]``: the round each learner stopped (-1: still exploring)
+STOPPED = array_of(
+    "iu", "a run of identify with info['stopped_at'] a 1-D array of rounds (-1: still exploring)", low=-1
+)
+#: a run's ``metrics["rounds"]``
+ROUNDS = Rule(lambda v: is_integer(v) and v >= 0, "a run of identify with metrics['rounds'] an integer >= 0")
 
 __getattr__ = old_names(__name__, ("IdentificationRun",))
 
 
 @fill
+@checks(
+    instance=INSTANCE,
+    learners=LEARNERS,
+    channel=CHANNEL_NAME,
+    C=RULES["C"],
+    decomposer=DECOMPOSER,
+    rng=RNG,
+    decomposer_rng=OPTIONAL_RNG,
+    max_rounds=int_between(1, MAX_HORIZON),
+    mechanism=MECHANISM,
+    noise_rng=OPTIONAL_RNG,
+    allow_large=BOOL,
+)
 def identify(
     instance: MultiUserInstance,
     learners: BatchLearner,
@@ -92,7 +137,10 @@ def identify(
     Raises
     ------
     ConfigError
-        For an unknown channel or decomposer, learners that do not match the instance or are sized below the
+        For an argument of the wrong type (an ``instance`` that is not a ``MultiUserInstance``, ``learners``
+        that are not batch learners, a generator that is not one, a switch that is not a bool), an unknown
+        channel or decomposer, a C that is not an integer of at least 1, a ``max_rounds`` that is not an integer
+        from 1 to ``MAX_HORIZON`` (10^9), learners that do not match the instance or are sized below the
         channel's variance proxy, or a mechanism on the direct channel.
     AnonBanditsError
         When an arm some learner wants cannot gather C + 1 users, a decomposer leaves a pair short, or a batch's
@@ -154,6 +202,7 @@ def identify(
     )
 
 
+@checks(run=RESULT, instance=INSTANCE, approx=NONNEGATIVE_FINITE)
 def error_rate(run: Result, instance: MultiUserInstance, approx: float) -> float:
     """Share of users whose recommendation in ``run`` is not ``approx``-optimal for them.
 
@@ -171,6 +220,13 @@ def error_rate(run: Result, instance: MultiUserInstance, approx: float) -> float
     float
         The share of wrong recommendations, in [0, 1].
 
+    Raises
+    ------
+    ConfigError
+        For a ``run`` that is not a :class:`~anonbandits.results.Result` with an ``info["recommendation"]`` of
+        (N,) integer arms of ``instance``, an ``instance`` that is not a ``MultiUserInstance``, or an ``approx``
+        that is not a finite number >= 0.
+
     References
     ----------
     Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
@@ -182,7 +238,14 @@ def error_rate(run: Result, instance: MultiUserInstance, approx: float) -> float
     >>> round(error_rate(run, instance, 0.1), 3), round(error_rate(run, instance, 0.01), 3)
     (0.333, 0.667)
     """
-    gap = instance.gaps[np.arange(instance.n_users), run.info["recommendation"]]
+    arms = checked_arms(
+        "run",
+        run.info.get("recommendation"),
+        instance,
+        f"a run of identify with info['recommendation'] of (N,) = ({instance.n_users},) arms in "
+        f"0 .. {instance.n_arms - 1}",
+    )
+    gap = instance.gaps[np.arange(instance.n_users), arms]
     return float(np.mean(gap > approx))
 
 
@@ -194,6 +257,7 @@ def _stop_curve(stopped_at: np.ndarray, rounds: int) -> tuple[np.ndarray, np.nda
 
 
 @fill
+@checks(run=RESULT)
 def stop_curve(run: Result) -> tuple[np.ndarray, np.ndarray]:
     """The stop curve of a run: users still exploring against rounds (:func:`identify` reports it as its curve).
 
@@ -207,6 +271,13 @@ def stop_curve(run: Result) -> tuple[np.ndarray, np.ndarray]:
     tuple of numpy.ndarray
         ``(rounds, users still exploring)`` at round 0, at every round where a learner stopped, and at the end.
 
+    Raises
+    ------
+    ConfigError
+        For a ``run`` that is not a :class:`~anonbandits.results.Result` of :func:`identify`: one whose
+        ``info["stopped_at"]`` is a 1-D array of integer rounds (-1: still exploring) and whose
+        ``metrics["rounds"]`` is an integer >= 0.
+
     {{refs_paper000}}
 
     Examples
@@ -215,4 +286,7 @@ def stop_curve(run: Result) -> tuple[np.ndarray, np.ndarray]:
     >>> [v.tolist() for v in stop_curve(run)]
     [[0, 10, 30, 30], [2.0, 1.0, 0.0, 0.0]]
     """
-    return _stop_curve(np.asarray(run.info["stopped_at"]), int(run.metrics["rounds"]))
+    stopped, rounds = run.info.get("stopped_at"), run.metrics.get("rounds", -1)
+    STOPPED.check("run", stopped)
+    ROUNDS.check("run", rounds)
+    return _stop_curve(np.asarray(stopped), int(rounds))

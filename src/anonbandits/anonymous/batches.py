@@ -17,24 +17,39 @@ are found here too.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple, Self
 
 import numpy as np
 
+import anondecomp
 from anonbandits._docstrings import fill
-from anonbandits.channels import ChannelFactory, FeedbackChannel, channel_named
+from anonbandits.channels import CHANNELS, ChannelFactory, FeedbackChannel, channel_named
 from anonbandits.channels.anonymous import (
     MAX_ELICITED,
     decompose_demand,
     demand_graph,
     elicit_demand,
+    is_decomposer,
     noisy_variance,
     supports,
 )
 from anonbandits.core.learners import BatchLearner
-from anonbandits.errors import ConfigError
-from anonbandits.privacy.mechanisms import CentralLaplace
+from anonbandits.envs.instances import MultiUserInstance
+from anonbandits.errors import ConfigError, require
+from anonbandits.privacy.mechanisms import CentralLaplace, Distributed
+from anonbandits.validation import (
+    BOOL,
+    CHANNEL,
+    LEARNERS,
+    RNG,
+    RULES,
+    Rule,
+    checks,
+    instance_of,
+    optional,
+)
 
 __all__ = [
     "EVERY_LEARNER_STOPPED",
@@ -52,7 +67,46 @@ __all__ = [
 ]
 
 
+#: the ``channel`` of a driver: a name of :data:`anonbandits.channels.CHANNELS` or a channel class
+CHANNEL_NAME = Rule(
+    lambda v: (
+        (isinstance(v, str) and v in CHANNELS)
+        or (
+            isinstance(v, type) and all(callable(getattr(v, m, None)) for m in ("open", "sample_variance", "min_group"))
+        )
+    ),
+    f"one of {', '.join(CHANNELS)} or a channel class (anonbandits.channels.FeedbackChannel)",
+)
+#: the ``decomposer`` of a driver: an ``anondecomp.METHODS`` name
+DECOMPOSER = Rule(is_decomposer, f"one of {', '.join(anondecomp.METHODS)}")
+#: an optional generator (the decomposer's, the noise's), and an optional privacy mechanism
+OPTIONAL_RNG = optional(RNG)
+MECHANISM = optional(
+    Rule(
+        lambda v: isinstance(v, CentralLaplace | Distributed),
+        "a privacy mechanism (anonbandits.privacy.mechanisms.CentralLaplace or Distributed)",
+    )
+)
+
+
+def checked_arms(called: str, given: Any, instance: MultiUserInstance, requirement: str) -> np.ndarray:
+    """``given`` as each user's arm of ``instance``: (N,) integers in ``0 .. K-1`` (-1 would wrap to the last
+    arm); a one-line :class:`ConfigError` ``"{called} must be {requirement}, got ..."`` for anything else."""
+
+    def test(value: Any) -> bool:
+        arms = np.asarray(value) if not isinstance(value, str | bytes | Mapping) else np.asarray(None)
+        return (
+            arms.shape == (instance.n_users,)
+            and arms.dtype.kind in "iu"
+            and bool(np.all((arms >= 0) & (arms < instance.n_arms)))
+        )
+
+    Rule(test, requirement).check(called, given)
+    return np.asarray(given)
+
+
 @fill
+@checks(channel=CHANNEL_NAME, C=RULES["C"], learners=optional(LEARNERS))
 def channel_variance(channel: str | ChannelFactory, C: int, learners: BatchLearner | None = None) -> float:
     """The variance proxy of one sample on ``channel``, checked against the one ``learners`` are sized for.
 
@@ -79,7 +133,8 @@ def channel_variance(channel: str | ChannelFactory, C: int, learners: BatchLearn
     Raises
     ------
     ConfigError
-        For an unknown channel name, or if ``learners.sigma2`` is below the proxy.
+        For an unknown channel name or a value that is no channel, a ``C`` that is not an integer of at least 1,
+        ``learners`` that are neither ``None`` nor batch learners, or if ``learners.sigma2`` is below the proxy.
 
     {{refs_paper000}}
 
@@ -102,7 +157,7 @@ def channel_variance(channel: str | ChannelFactory, C: int, learners: BatchLearn
     if learners is not None and learners.sigma2 < sigma2:
         raise ConfigError(
             f"the learners are sized for variance proxy {learners.sigma2:g}, below the "
-            f"{factory.name} channel's {sigma2:g}; build them with sigma2={sigma2:g}"
+            f"{factory.name} channel's {sigma2:g} at C = {C}; build them with sigma2={sigma2:g}"
         )
     return sigma2
 
@@ -156,7 +211,12 @@ class BatchRecord:
     active_pairs: int
 
 
-class StoppingRule(NamedTuple):
+class _StoppingFields(NamedTuple):
+    name: str
+    at_horizon: bool
+
+
+class StoppingRule(_StoppingFields):
     """What ends :func:`run_batches`, besides every learner having stopped.
 
     Parameters
@@ -168,6 +228,11 @@ class StoppingRule(NamedTuple):
         is played to it (its rounds and regret count) with no update. False: a batch that does not fit in the
         rounds left is not played and the loop ends (learners still exploring keep their recommendation).
 
+    Raises
+    ------
+    ConfigError
+        For a ``name`` that is not a str or an ``at_horizon`` that is not a bool (however the rule is built).
+
     References
     ----------
     Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022.
@@ -178,8 +243,19 @@ class StoppingRule(NamedTuple):
     (True, False)
     """
 
-    name: str
-    at_horizon: bool
+    __slots__ = ()
+
+    def __new__(cls, name: str, at_horizon: bool) -> StoppingRule:
+        require(isinstance(name, str), "name", "a str (what the rule is, in words)", name)
+        BOOL.check("at_horizon", at_horizon)
+        return super().__new__(cls, name, bool(at_horizon))
+
+    @classmethod
+    def _make(cls, iterable: Iterable[Any]) -> Self:  # type: ignore[override]  # checked, however built
+        return cls(*iterable)
+
+    def _replace(self, **changes: Any) -> Self:
+        return type(self)(**{**self._asdict(), **changes})
 
 
 #: Run until every learner has stopped; the channel's horizon is a cap no batch may pass (identification).
@@ -223,6 +299,13 @@ class BatchLoop:
 
 
 @fill
+@checks(
+    learners=LEARNERS,
+    channel=CHANNEL,
+    until=instance_of("anonbandits.anonymous.batches.StoppingRule", "a StoppingRule (HORIZON, EVERY_LEARNER_STOPPED)"),
+    sum_noise=optional(instance_of("anonbandits.privacy.mechanisms.CentralLaplace", "a CentralLaplace mechanism")),
+    noise_rng=OPTIONAL_RNG,
+)
 def run_batches(
     learners: BatchLearner,
     channel: FeedbackChannel,
@@ -255,6 +338,14 @@ def run_batches(
     -------
     BatchLoop
         The records and figures of the batches.
+
+    Raises
+    ------
+    ConfigError
+        For ``learners`` that are not batch learners, a ``channel`` that is not a feedback channel, an ``until``
+        that is not a :class:`StoppingRule`, a ``sum_noise`` that is neither ``None`` nor a ``CentralLaplace``, a
+        ``noise_rng`` that is neither ``None`` nor a generator; whatever the channel's batch raises (learners
+        that do not match its instance, a group below C).
 
     {{refs_paper000}}
 

@@ -30,20 +30,43 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
 import anondecomp
 from anonbandits._docstrings import fill
 from anonbandits.anonymous._legacy import RegretResult, old_names
-from anonbandits.anonymous.batches import HORIZON, BatchRecord, channel_variance, run_batches
+from anonbandits.anonymous.batches import (
+    CHANNEL_NAME,
+    DECOMPOSER,
+    HORIZON,
+    MECHANISM,
+    OPTIONAL_RNG,
+    BatchRecord,
+    channel_variance,
+    checked_arms,
+    run_batches,
+)
 from anonbandits.channels import ChannelFactory, ChannelOptions, FeedbackChannel, channel_named, check_decomposer
+from anonbandits.channels.feedback import ChannelLedger
 from anonbandits.core.learners import BatchLearner
 from anonbandits.envs.instances import MultiUserInstance
-from anonbandits.errors import require
+from anonbandits.errors import ConfigError, _shown, require
 from anonbandits.privacy.mechanisms import CentralLaplace, Mechanism
 from anonbandits.results import Result
+from anonbandits.validation import (
+    BOOL,
+    CHANNEL,
+    INSTANCE,
+    LEARNERS,
+    POSITIVE,
+    RNG,
+    RULES,
+    Rule,
+    checks,
+    optional,
+)
 
 __all__ = ["BatchRecord", "batched_regret", "finish_run"]
 
@@ -54,6 +77,16 @@ __getattr__ = old_names(__name__, ("AnonymousRun",))
 
 
 @fill
+@checks(
+    channel=CHANNEL,
+    instance=INSTANCE,
+    commit=Rule(callable, "a callable giving each user's committed arm"),
+    batches=Rule(
+        lambda v: isinstance(v, list | tuple) and all(isinstance(b, BatchRecord) for b in v),
+        "a list or tuple of BatchRecord",
+    ),
+    info=Rule(lambda v: isinstance(v, Mapping), "a mapping of the run's constants"),
+)
 def finish_run(
     channel: FeedbackChannel,
     instance: MultiUserInstance,
@@ -87,6 +120,14 @@ def finish_run(
         horizon came first, whose recommendation is; never NaN); ``curve``: the regret at about 200 rounds;
         ``records``: one mapping per batch (the fields of :class:`BatchRecord`); ``info`` as above.
 
+    Raises
+    ------
+    ConfigError
+        For a ``channel`` that is not a feedback channel of ``instance``, an ``instance`` that is not a
+        :class:`~anonbandits.envs.instances.MultiUserInstance`, a ``commit`` that is not callable or gives
+        anything but (N,) integer arms in ``0 .. K-1``, ``batches`` that are not a sequence of
+        :class:`BatchRecord`, or ``info`` that is not a mapping.
+
     {{refs_paper000}}
     Theorems 1 and 2.
 
@@ -104,14 +145,27 @@ def finish_run(
     >>> run.metrics["optimal_fraction"], run.info["exposure"]
     (1.0, {})
     """
+    books = getattr(channel, "_ledger", None)  # the simulator's books: the result builder alone reads them
+    if not isinstance(books, ChannelLedger):
+        raise ConfigError(f"channel must be a feedback channel with its books (_ledger), got {_shown(channel)}")
+    require(
+        books.instance.mu.shape == instance.mu.shape,
+        "instance",
+        f"the channel's instance ({books.instance.n_users} x {books.instance.n_arms})",
+        f"{instance.n_users} x {instance.n_arms}",
+    )
     exploration = channel.t
     # scored even when the horizon came first, so the share is over all users and never NaN
-    recommended = np.asarray(commit())
+    recommended = checked_arms(
+        "commit",
+        commit(),
+        instance,
+        f"a callable giving (N,) = ({instance.n_users},) integer arms in 0 .. {instance.n_arms - 1}",
+    )
     committed = None if channel.done else recommended
     if committed is not None:
         channel.play(committed)
     best = instance.gaps[np.arange(instance.n_users), recommended] == 0  # a tie for the best counts
-    books = channel._ledger  # the simulator's books: the result builder alone reads them, never a learner
     metrics = {
         "regret": books.regret,
         "observations": channel.observations,
@@ -136,6 +190,23 @@ def finish_run(
 
 
 @fill
+@checks(
+    instance=INSTANCE,
+    learners=LEARNERS,
+    horizon=RULES["horizon"],
+    channel=CHANNEL_NAME,
+    C=RULES["C"],
+    decomposer=DECOMPOSER,
+    rng=RNG,
+    decomposer_rng=OPTIONAL_RNG,
+    mechanism=MECHANISM,
+    noise_rng=OPTIONAL_RNG,
+    sum_epsilon=POSITIVE,
+    batch_graph=optional(Rule(callable, "a callable batch_graph(demand, batch)")),
+    use_surplus=BOOL,
+    best_effort=BOOL,
+    allow_large=BOOL,
+)
 def batched_regret(
     instance: MultiUserInstance,
     learners: BatchLearner,
@@ -196,9 +267,12 @@ def batched_regret(
     Raises
     ------
     ConfigError
-        For an unknown channel or decomposer, learners that do not match the instance or are sized below the
-        channel's variance proxy, a horizon out of range, a mechanism on the direct channel, a ``sum_epsilon``
-        that is not positive, or ``best_effort`` without ``use_surplus``.
+        For an argument of the wrong type (an ``instance`` that is not a ``MultiUserInstance``, ``learners``
+        that are not batch learners, a generator that is not one, a switch that is not a bool), an unknown
+        channel or decomposer, a C that is not an integer of at least 1, learners that do not match the instance
+        or are sized below the channel's variance proxy, a horizon that is not an integer from 1 to
+        ``MAX_HORIZON`` (10^9), a mechanism on the direct channel, a ``sum_epsilon`` that is not positive, or
+        ``best_effort`` without ``use_surplus``.
     AnonBanditsError
         When an arm some learner wants cannot gather C + 1 users, or a decomposer leaves a pair short (not
         ``best_effort``); or whatever ``batch_graph`` raises.
@@ -228,7 +302,7 @@ def batched_regret(
     check_decomposer(decomposer)
     require(sum_epsilon > 0, "sum_epsilon", "positive (inf: no noise)", sum_epsilon)
     require(
-        use_surplus or not best_effort,
+        bool(use_surplus) or not best_effort,
         "best_effort",
         "False unless use_surplus (its learners get fewer samples than asked)",
         best_effort,

@@ -24,6 +24,7 @@ from anonbandits.channels.direct import Batch, DirectChannel, DirectFeedback, Re
 from anonbandits.channels.feedback import ChannelFactory, ChannelOptions, FeedbackChannel, Served
 from anonbandits.errors import require
 from anonbandits.privacy.mechanisms import CentralLaplace, Distributed, NoisyRelease, laplace_noise
+from anonbandits.validation import Rule, checks
 
 #: The channels by the name the command line and the grid files give (``--channel direct|anonymous``): the one
 #: place a name becomes a channel.
@@ -33,6 +34,18 @@ CHANNELS: dict[str, ChannelFactory] = {
 }
 
 
+def _factory(value: object) -> bool:
+    return isinstance(value, type) and all(
+        callable(getattr(value, m, None)) for m in ("open", "sample_variance", "min_group")
+    )
+
+
+@checks(
+    channel=Rule(
+        lambda v: isinstance(v, str) or _factory(v),
+        "a name of anonbandits.channels.CHANNELS or a channel class (with open, sample_variance and min_group)",
+    )
+)
 def channel_named(channel: str | ChannelFactory) -> ChannelFactory:
     """The channel a name stands for in :data:`CHANNELS` (a channel given itself is returned as it is).
 
@@ -49,7 +62,8 @@ def channel_named(channel: str | ChannelFactory) -> ChannelFactory:
     Raises
     ------
     ConfigError
-        For a name :data:`CHANNELS` does not hold (the message lists those it does).
+        For a name :data:`CHANNELS` does not hold (the message lists those it does), or a value that is
+        neither a str nor a class with the channel's ``open``, ``sample_variance`` and ``min_group``.
 
     References
     ----------

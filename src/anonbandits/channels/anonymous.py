@@ -41,12 +41,34 @@ import numpy as np
 
 from anonbandits._docstrings import fill
 from anonbandits.channels.direct import DirectChannel
-from anonbandits.channels.feedback import MAX_HORIZON, ChannelOptions, RoundBooks, Served
+from anonbandits.channels.feedback import (
+    MAX_HORIZON,
+    MECHANISM,
+    OPTIONS,
+    ChannelOptions,
+    RoundBooks,
+    Served,
+)
 from anonbandits.core.limits import MAX_ELICITATION_ENTRIES, check_size
 from anonbandits.envs.instances import MultiUserInstance
-from anonbandits.errors import AnonBanditsError, AnonymityViolation, ConfigError, require
+from anonbandits.errors import AnonBanditsError, AnonymityViolation, ConfigError, _shown, require
 from anonbandits.privacy.mechanisms import Mechanism
-from anonbandits.validation import RULES
+from anonbandits.validation import (
+    BOOL,
+    COUNT,
+    COUNT_MATRIX,
+    COUNTS,
+    INSTANCE,
+    LEARNERS,
+    POSITIVE_FINITE,
+    RNG,
+    RULES,
+    Rule,
+    array_of,
+    checks,
+    instance_of,
+    optional,
+)
 
 if TYPE_CHECKING:
     import anondecomp
@@ -72,6 +94,21 @@ __all__ = [
 
 #: Upper bound on the entries of one vectorised chunk (rows x rounds x users, or individual draws).
 CHUNK_ENTRIES = 1 << 22
+#: The rules of the channel's arguments: assignments of arms to users (one, or one row per assignment), group
+#: labels and positions of :func:`partition_groups`, repetitions, the noise variances and pairs of a batch
+ASSIGNMENT = array_of("iu", "an (N,) array of arm indices (integers >= 0)", low=0)
+ASSIGNMENTS = array_of("iu", "an (n, N) array of arm indices (integers >= 0)", ndim=2, low=0)
+LABELS = array_of("iu", "an (n, N) array of group labels (integers >= -1)", ndim=2, low=-1)
+POSITIONS = array_of("iu", "an (n, N) array of positions in the groups (integers >= 0)", ndim=2, low=0)
+REPETITIONS = array_of("iu", "an (n,) array of repetitions (integers >= 1)", low=1)
+VARIANCES = array_of("iuf", "a 2-D array of finite variances >= 0", ndim=2, low=0)
+PAIRS = array_of("b", "a 2-D array of bools", ndim=2)
+#: a decomposition method of the solver layer (the solver layer is loaded when one is checked)
+DECOMPOSER = Rule(lambda v: is_decomposer(v), "an anondecomp method (anonbandits decompose --help lists them)")
+GRAPH = instance_of("anondecomp.DemandGraph", "an anondecomp.DemandGraph")
+DECOMPOSITION = instance_of("anondecomp.Decomposition", "an anondecomp.Decomposition (of decompose_demand)")
+CHANNEL = instance_of("anonbandits.channels.anonymous.AnonymousChannel", "an AnonymousChannel")
+
 #: Distinct user-assignments (distinct assignments x users) one identification batch may elicit. Keeping each
 #: pair's demanded estimates and the 2C+2 rounds' group sums holds about 100 bytes per entry (measured: 3 x 10^7
 #: entries took 3 GB), so this keeps a batch near 1 GB; only decompositions without multiplicities (randomized,
@@ -79,6 +116,7 @@ CHUNK_ENTRIES = 1 << 22
 MAX_ELICITED = 10**7
 
 
+@checks(C=COUNT)
 def elicitation_rounds(C: int) -> int:
     """Length of one run of the feedback-elicitation sub-algorithm: 2C + 2 rounds.
 
@@ -92,6 +130,11 @@ def elicitation_rounds(C: int) -> int:
     int
         ``2 C + 2``.
 
+    Raises
+    ------
+    ConfigError
+        If ``C`` is not an integer from 1 to 2^62.
+
     References
     ----------
     Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Section 3.1).
@@ -104,6 +147,7 @@ def elicitation_rounds(C: int) -> int:
     return 2 * C + 2
 
 
+@checks(C=COUNT)
 def elicitation_variance(C: int) -> float:
     """Variance proxy of one estimate of the feedback-elicitation sub-algorithm: ``(4C+1)/4``.
 
@@ -120,6 +164,11 @@ def elicitation_variance(C: int) -> float:
     -------
     float
         ``(4 C + 1) / 4``.
+
+    Raises
+    ------
+    ConfigError
+        If ``C`` is not an integer from 1 to 2^62.
 
     References
     ----------
@@ -407,7 +456,9 @@ class AnonymousChannel(RoundBooks):
     Raises
     ------
     ConfigError
-        If ``horizon`` is out of range, ``C`` is not a positive integer, or (2C+2) x N passes
+        If ``instance`` is not a :class:`~anonbandits.envs.MultiUserInstance`, ``horizon`` not an integer from
+        1 to ``MAX_HORIZON``, ``C`` not an integer from 1 to 2^62, ``rng`` (or ``noise_rng``) not a generator,
+        ``mechanism`` not ``None`` or a mechanism, ``allow_large`` not True or False, or (2C+2) x N passes
         ``MAX_ELICITATION_ENTRIES`` without ``allow_large``.
 
     References
@@ -430,6 +481,15 @@ class AnonymousChannel(RoundBooks):
     name = "anonymous"
     requires_decomposition = True
 
+    @checks(
+        instance=INSTANCE,
+        C=COUNT,
+        horizon=RULES["horizon"],
+        rng=RNG,
+        mechanism=MECHANISM,
+        noise_rng=optional(RNG),
+        allow_large=BOOL,
+    )
     def __init__(
         self,
         instance: MultiUserInstance,
@@ -463,6 +523,7 @@ class AnonymousChannel(RoundBooks):
         self._pooled = np.zeros((self.n_users, self.n_arms), np.int64)
 
     @classmethod
+    @checks(instance=INSTANCE, horizon=RULES["horizon"], rng=RNG, options=OPTIONS)
     def open(
         cls, instance: MultiUserInstance, horizon: int, rng: np.random.Generator, options: ChannelOptions
     ) -> AnonymousChannel:
@@ -484,6 +545,12 @@ class AnonymousChannel(RoundBooks):
         AnonymousChannel
             The channel, its clock at 0.
 
+        Raises
+        ------
+        ConfigError
+            For an argument of another type or out of range (as :class:`AnonymousChannel` says; ``options`` not
+            a :class:`ChannelOptions`), or ``options.decomposer`` not an ``anondecomp`` method.
+
         Examples
         --------
         >>> import numpy as np
@@ -493,6 +560,7 @@ class AnonymousChannel(RoundBooks):
         >>> channel.C, channel.variance_proxy, channel.t
         (2, 2.25, 0)
         """
+        check_decomposer(options.decomposer)  # its batches are decomposed: refused now, not at the first one
         channel = cls(
             instance,
             options.C,
@@ -507,6 +575,7 @@ class AnonymousChannel(RoundBooks):
         return channel
 
     @staticmethod
+    @checks(C=COUNT)
     def sample_variance(C: int) -> float:
         """The variance proxy of one estimate, ``(4C+1)/4`` (:func:`elicitation_variance`).
 
@@ -520,6 +589,11 @@ class AnonymousChannel(RoundBooks):
         float
             ``(4 C + 1) / 4``.
 
+        Raises
+        ------
+        ConfigError
+            If ``C`` is not an integer from 1 to 2^62.
+
         Examples
         --------
         >>> AnonymousChannel.sample_variance(3)
@@ -528,6 +602,7 @@ class AnonymousChannel(RoundBooks):
         return elicitation_variance(C)
 
     @staticmethod
+    @checks(C=COUNT)
     def min_group(C: int) -> int:
         """The smallest aggregate released: C (a vote board releases a tally of at least C agents).
 
@@ -544,14 +619,13 @@ class AnonymousChannel(RoundBooks):
         Raises
         ------
         ConfigError
-            If ``C`` is not an integer of at least 1.
+            If ``C`` is not an integer from 1 to 2^62.
 
         Examples
         --------
         >>> AnonymousChannel.min_group(3)
         3
         """
-        require(int(C) == C and C >= 1, "C", "an integer >= 1", C)
         return int(C)
 
     @property
@@ -564,6 +638,7 @@ class AnonymousChannel(RoundBooks):
         """The smallest group the auditor served (``None`` before the first)."""
         return self.auditor.min_group_size
 
+    @checks(learners=LEARNERS, demand=COUNT_MATRIX, batch=COUNT, partial=BOOL)
     def serve_batch(self, learners: BatchLearner, demand: np.ndarray, batch: int, *, partial: bool) -> Served | None:
         """One batch: decompose ``demand`` into C-anonymous assignments, elicit their estimates, keep the demanded.
 
@@ -591,6 +666,9 @@ class AnonymousChannel(RoundBooks):
 
         Raises
         ------
+        ConfigError
+            If ``learners`` is not a batch learner of the channel's N users and K arms, ``demand`` not an (N, K)
+            array of non-negative integers, ``batch`` not a positive integer or ``partial`` not True or False.
         AnonBanditsError
             When an arm some learner wants cannot gather C + 1 users, a decomposer leaves a pair short (not
             ``best_effort``), or the decomposition passes ``max_elicited``.
@@ -608,6 +686,7 @@ class AnonymousChannel(RoundBooks):
         >>> served.rounds == served.assignments * 6 == channel.t, served.sigma2, served.method
         (True, 2.25, 'polytope')
         """
+        self._check_batch(learners, demand)
         o = self._options
         graph = (
             demand_graph(learners, demand, self.C, batch, best_effort=o.best_effort)
@@ -649,6 +728,15 @@ class AnonymousChannel(RoundBooks):
             surplus=0 if fb.surplus is None else int(fb.surplus.sum()),
         )
 
+    @checks(
+        assignments=Rule(
+            lambda v: ASSIGNMENT.test(v) or ASSIGNMENTS.test(v),
+            "an (N,) or (n, N) array of arm indices (integers >= 0)",
+        ),
+        multiplicities=optional(COUNTS),
+        order=optional(COUNTS),
+        wanted=optional(COUNT_MATRIX),
+    )
     def elicit(
         self,
         assignments: np.ndarray,
@@ -684,9 +772,10 @@ class AnonymousChannel(RoundBooks):
 
         Raises
         ------
-        ValueError
-            If ``assignments`` does not have N columns, holds an arm index out of range, or neither
-            ``multiplicities`` nor ``order`` is given.
+        ConfigError
+            If ``assignments`` is not an (n, N) or (N,) array of arm indices from 0 to K - 1, ``multiplicities``
+            not (n,) integers from 0 to 2^62, ``order`` not indices of the n assignments, ``wanted`` not an (N, K)
+            array of non-negative integers, or neither ``multiplicities`` nor ``order`` is given.
 
         Examples
         --------
@@ -699,10 +788,13 @@ class AnonymousChannel(RoundBooks):
         """
         a = np.atleast_2d(assignments)
         n_dist, n_users = a.shape
-        if n_users != self.n_users:
-            raise ValueError(f"assignments must have {self.n_users} columns, got {n_users}")
-        if np.any((a < 0) | (a >= self.n_arms)):
-            raise ValueError("assignment arm index out of range")
+        if n_users != self.n_users or np.any((a < 0) | (a >= self.n_arms)):
+            raise ConfigError(
+                f"assignments must be {self.n_users} arm indices from 0 to {self.n_arms - 1} per row, got "
+                f"{_shown(assignments)}"
+            )
+        if wanted is not None and np.shape(wanted) != (self.n_users, self.n_arms):
+            raise ConfigError(f"wanted must be a ({self.n_users}, {self.n_arms}) array, got {_shown(wanted)}")
         r, remaining = elicitation_rounds(self.C), self.horizon - self.t
         fit = remaining // r  # the repetitions the horizon leaves room for: nothing beyond is ever allocated
         if order is not None:
@@ -710,7 +802,7 @@ class AnonymousChannel(RoundBooks):
         elif multiplicities is not None:
             reps, runs, lengths, cut_row = _repetitions(multiplicities, n_dist, fit)
         else:
-            raise ValueError("give multiplicities or order")
+            raise ConfigError("multiplicities or order must be given, got neither")
         partial = remaining - int(reps.sum()) * r if cut_row is not None else 0
         rates = self._ledger.instance.round_regret(a)
         if runs.size:
@@ -754,6 +846,7 @@ class AnonymousChannel(RoundBooks):
             sums.reshape(shape), counts.reshape(shape), noise.reshape(shape) if self.mechanism is not None else None
         )
 
+    @checks(a=ASSIGNMENTS, labels=LABELS, positions=POSITIONS, reps=REPETITIONS, rounds=COUNT)
     def serve(
         self, a: np.ndarray, labels: np.ndarray, positions: np.ndarray, reps: np.ndarray, rounds: int
     ) -> tuple[np.ndarray, np.ndarray | None]:
@@ -786,6 +879,10 @@ class AnonymousChannel(RoundBooks):
 
         Raises
         ------
+        ConfigError
+            If ``a``, ``labels`` and ``positions`` are not (n, N) integer arrays (arms from 0 to K - 1, labels
+            from -1 to N - 1, positions >= 0), ``reps`` not (n,) positive integers, ``rounds`` not an integer from
+            1 to 2C+2, or the rounds played (``reps.sum() x rounds``) would pass the horizon.
         AnonymityViolation
             If a group of a round has fewer than C users or mixes arms (the auditor refuses to release it).
 
@@ -800,14 +897,25 @@ class AnonymousChannel(RoundBooks):
         >>> sums.tolist(), variance
         ([[[2.0, 0.0], [1.0, 0.0], [1.0, 0.0], [2.0, 0.0]]], None)
         """
+        a, labels, positions = np.asarray(a), np.asarray(labels), np.asarray(positions)
         reps = np.asarray(reps, dtype=np.int64)
-        played = int(reps.sum()) * int(rounds)
-        require(
-            self.t + played <= self.horizon,
-            "rounds",
-            f"within the horizon ({self.horizon - self.t} rounds left)",
-            played,
-        )
+        shape = (a.shape[0], self.n_users)
+        for name, value, top in (("a", a, self.n_arms - 1), ("labels", labels, self.n_users - 1)):
+            if value.shape != shape or (value.size and value.max() > top):
+                raise ConfigError(f"{name} must be an {shape} array of integers up to {top}, got {_shown(value)}")
+        if positions.shape != shape:
+            raise ConfigError(f"positions must be an {shape} array (the shape of a), got {_shown(positions)}")
+        if reps.shape != shape[:1]:
+            raise ConfigError(f"reps must be an ({shape[0]},) array (one per row of a), got {_shown(reps)}")
+        if rounds > elicitation_rounds(self.C):
+            raise ConfigError(f"rounds must be at most 2C+2 = {elicitation_rounds(self.C)}, got {rounds}")
+        left = self.horizon - self.t
+        # a repetition past the horizon is refused before the sum, which then stays exact in 64 bits
+        if (reps.size and int(reps.max()) > left) or int(rounds) * int(reps.sum()) > left:
+            raise ConfigError(
+                f"rounds must be within the horizon ({left} rounds left), got reps.sum() x rounds = "
+                f"{_shown(reps)}.sum() x {rounds}"
+            )
         released = self._release(a, labels, positions, reps, rounds)  # the auditor refuses before any charge
         self._ledger.charge(reps * rounds, self._ledger.instance.round_regret(a))
         return released
@@ -872,9 +980,7 @@ def _repetitions(
         or np.any(m < 0)
         or np.any(m != np.floor(m))
     ):
-        raise ConfigError(
-            f"multiplicities must be {n_dist} integers >= 0 (one per assignment), got {np.array2string(m, threshold=6)}"
-        )
+        raise ConfigError(f"multiplicities must be {n_dist} integers >= 0 (one per assignment), got {_shown(m)}")
     m = m.astype(np.int64)
     before = np.cumsum(m) - m
     reps = np.clip(fit - before, 0, m)
@@ -886,9 +992,7 @@ def _repetitions(
 def _ordered(order: np.ndarray, n_dist: int, fit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int | None]:
     """:func:`_repetitions` for assignments played in ``order`` (one index per repetition)."""
     if order.ndim != 1 or np.any((order < 0) | (order >= n_dist)):
-        raise ConfigError(
-            f"order must list assignment indices in [0, {n_dist}), got {np.array2string(order, threshold=6)}"
-        )
+        raise ConfigError(f"order must list assignment indices in [0, {n_dist}), got {_shown(order)}")
     n_full = min(order.size, fit)
     played = order[:n_full]
     reps = np.bincount(played, minlength=n_dist)
@@ -900,6 +1004,7 @@ def _ordered(order: np.ndarray, n_dist: int, fit: int) -> tuple[np.ndarray, np.n
 
 
 @fill
+@checks(learners=LEARNERS)
 def supports(learners: BatchLearner) -> np.ndarray:
     """The arms each user may be assigned: every arm while it explores, its recommendation alone once stopped.
 
@@ -915,6 +1020,11 @@ def supports(learners: BatchLearner) -> np.ndarray:
     -------
     numpy.ndarray
         (N, K) bool support.
+
+    Raises
+    ------
+    ConfigError
+        If ``learners`` is not a batch learner (:class:`~anonbandits.core.learners.BatchLearner`).
 
     {{refs_paper000}}
 
@@ -936,7 +1046,17 @@ def supports(learners: BatchLearner) -> np.ndarray:
     return support
 
 
+def _check_demand(learners: BatchLearner, demand: np.ndarray) -> None:
+    """Refuse a demand of another size than the learners' N x K (O(1): every batch)."""
+    if np.shape(demand) != (learners.n_learners, learners.n_arms):
+        raise ConfigError(
+            f"demand must be a ({learners.n_learners}, {learners.n_arms}) array (the learners' users x arms), "
+            f"got {_shown(demand)}"
+        )
+
+
 @fill
+@checks(learners=LEARNERS, demand=COUNT_MATRIX, C=COUNT, batch=COUNT, best_effort=BOOL)
 def demand_graph(
     learners: BatchLearner, demand: np.ndarray, C: int, batch: int, *, best_effort: bool = False
 ) -> anondecomp.DemandGraph:
@@ -968,6 +1088,9 @@ def demand_graph(
 
     Raises
     ------
+    ConfigError
+        If ``learners`` is not a batch learner, ``demand`` not an (N, K) array of non-negative integers (N
+        learners of K arms), ``C`` or ``batch`` not a positive integer, or ``best_effort`` not True or False.
     AnonBanditsError
         When an arm some learner wants cannot gather C + 1 users, stopped users included (not ``best_effort``).
 
@@ -985,6 +1108,7 @@ def demand_graph(
     """
     import anondecomp  # the solver layer, loaded with the first decomposed batch
 
+    _check_demand(learners, demand)
     support = supports(learners)
     graph = anondecomp.DemandGraph.from_weights(demand, support=support)
     thin = graph.thin_arms(C)
@@ -1031,26 +1155,27 @@ def is_decomposer(name: object) -> bool:
 
 
 @fill
-def check_decomposer(name: str) -> str:
-    """``name``, checked to be a decomposition method of the solver layer (``anondecomp.METHODS``).
+def check_decomposer(decomposer: str) -> str:
+    """``decomposer``, checked to be a decomposition method of the solver layer (``anondecomp.METHODS``).
 
     The one check of a ``decomposer`` argument: the library drivers call it, and the registry's ``decomposer``
     parameter (:data:`anonbandits.channel_params.DECOMPOSER`) applies the same test.
 
     Parameters
     ----------
-    name : str
+    decomposer : str
         The decomposer given.
 
     Returns
     -------
     str
-        ``name``.
+        ``decomposer``.
 
     Raises
     ------
     ConfigError
-        If ``name`` is not one of ``anondecomp.METHODS`` (the message lists them).
+        If ``decomposer`` is not one of ``anondecomp.METHODS`` (the message lists them; anything but a str is
+        none).
 
     {{refs_paper000}}
     Section 3.2, the anonymous decomposition.
@@ -1066,11 +1191,22 @@ def check_decomposer(name: str) -> str:
     """
     import anondecomp  # the solver layer, loaded with the first decomposer checked
 
-    require(is_decomposer(name), "decomposer", f"one of {', '.join(anondecomp.METHODS)}", name)
-    return name
+    require(is_decomposer(decomposer), "decomposer", f"one of {', '.join(anondecomp.METHODS)}", decomposer)
+    return decomposer
 
 
 @fill
+@checks(
+    learners=LEARNERS,
+    demand=COUNT_MATRIX,
+    C=COUNT,
+    decomposer=DECOMPOSER,
+    rng=RNG,
+    batch=COUNT,
+    max_elicited=optional(COUNT),
+    graph=optional(GRAPH),
+    best_effort=BOOL,
+)
 def decompose_demand(
     learners: BatchLearner,
     demand: np.ndarray,
@@ -1116,6 +1252,11 @@ def decompose_demand(
 
     Raises
     ------
+    ConfigError
+        If ``learners`` is not a batch learner, ``demand`` not an (N, K) array of non-negative integers (N
+        learners of K arms), ``C`` or ``batch`` not a positive integer, ``decomposer`` not an ``anondecomp``
+        method, ``rng`` not a generator, ``max_elicited`` not ``None`` or a positive integer, ``graph`` not
+        ``None`` or an (N, K) ``anondecomp.DemandGraph``, or ``best_effort`` not True or False.
     AnonBanditsError
         When an arm some learner wants cannot gather C + 1 users, stopped users included (not ``best_effort``);
         or when the batch's decomposition has more distinct user-assignments than ``max_elicited`` (for
@@ -1138,6 +1279,11 @@ def decompose_demand(
     """
     import anondecomp  # the solver layer, loaded with the first decomposed batch
 
+    _check_demand(learners, demand)
+    if graph is not None and graph.shape != np.shape(demand):
+        raise ConfigError(
+            f"graph must be a graph of the demand's {np.shape(demand)} users x arms, got one of {graph.shape}"
+        )
     if graph is None:
         graph = demand_graph(learners, demand, C, batch, best_effort=best_effort)
     n = learners.n_learners
@@ -1166,6 +1312,7 @@ def decompose_demand(
 
 
 @fill
+@checks(channel=CHANNEL, res=DECOMPOSITION, demand=COUNT_MATRIX, batch=COUNT, use_surplus=BOOL, best_effort=BOOL)
 def elicit_demand(
     channel: AnonymousChannel,
     res: anondecomp.Decomposition,
@@ -1203,6 +1350,10 @@ def elicit_demand(
 
     Raises
     ------
+    ConfigError
+        If ``channel`` is not an :class:`AnonymousChannel`, ``res`` not an ``anondecomp.Decomposition`` of the
+        channel's N users x K arms, ``demand`` not an (N, K) array of non-negative integers, ``batch`` not a
+        positive integer, or a switch not True or False.
     AnonBanditsError
         When a complete batch left a pair below its demand (not ``best_effort``).
 
@@ -1223,6 +1374,13 @@ def elicit_demand(
     >>> complete, bool((feedback.counts == demand).all())
     (True, True)
     """
+    users_arms = (channel.n_users, channel.n_arms)
+    if np.shape(demand) != users_arms:
+        raise ConfigError(f"demand must be a {users_arms} array (the channel's users x arms), got {_shown(demand)}")
+    if res.graph.shape != users_arms:
+        raise ConfigError(
+            f"res must decompose a graph of the channel's {users_arms} users x arms, got one of {res.graph.shape}"
+        )
     t0 = channel.t
     fb = channel.elicit(res.assignments, res.multiplicities, wanted=None if use_surplus else demand)
     complete = channel.t - t0 == res.total_assignments * elicitation_rounds(channel.C)
@@ -1231,6 +1389,7 @@ def elicit_demand(
     return fb, complete
 
 
+@checks(sigma2=POSITIVE_FINITE, noise=VARIANCES, counts=COUNT_MATRIX, where=PAIRS)
 def noisy_variance(sigma2: float, noise: np.ndarray, counts: np.ndarray, where: np.ndarray) -> float:
     """The variance proxy of estimates whose sums carry a mechanism's noise: ``sigma2 + max W_ij / n_ij``.
 
@@ -1253,6 +1412,12 @@ def noisy_variance(sigma2: float, noise: np.ndarray, counts: np.ndarray, where: 
     float
         The raised proxy (``sigma2`` when ``where`` is empty).
 
+    Raises
+    ------
+    ConfigError
+        If ``sigma2`` is not a finite positive number, ``noise`` not a 2-D array of finite numbers >= 0,
+        ``counts`` one of non-negative integers or ``where`` one of bools, or the three of different shapes.
+
     References
     ----------
     Chowdhury, Zhou, "Distributed Differential Privacy in Multi-Armed Bandits", ICLR 2023.
@@ -1263,4 +1428,9 @@ def noisy_variance(sigma2: float, noise: np.ndarray, counts: np.ndarray, where: 
     >>> noisy_variance(3.25, np.array([[8.0, 2.0]]), np.array([[4, 0]]), np.array([[True, False]]))
     5.25
     """
+    if not np.shape(noise) == np.shape(counts) == np.shape(where):
+        raise ConfigError(
+            f"noise, counts and where must have one shape, got {np.shape(noise)}, {np.shape(counts)} and "
+            f"{np.shape(where)}"
+        )
     return sigma2 + float(np.max(noise / np.maximum(counts, 1), where=where, initial=0.0))

@@ -20,14 +20,33 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, Self
 
 import numpy as np
 
 from anonbandits.core.regret import RegretTrace
-from anonbandits.errors import ConfigError
+from anonbandits.errors import ConfigError, _shown
+from anonbandits.validation import (
+    BOOL,
+    COUNT,
+    COUNT_MATRIX,
+    COUNTS,
+    INSTANCE,
+    MATRIX,
+    NONNEGATIVE_COUNT,
+    POSITIVE_FINITE,
+    RNG,
+    RULES,
+    SUMS,
+    Rule,
+    array_of,
+    checks,
+    int_between,
+    optional,
+)
+from anonbandits.validation import MAX_HORIZON as _MAX_HORIZON
 
 if TYPE_CHECKING:
     from anonbandits.core.learners import BatchLearner
@@ -68,6 +87,15 @@ class ChannelOptions:
         Confirm sizes past the documented limits of :mod:`anonbandits.core.limits` (the anonymous channel's
         (2C+2) x N user-rounds of one elicitation). Default False: refused in one line.
 
+    Raises
+    ------
+    ConfigError
+        For a field of another type or out of range: ``C`` not an integer from 1 to 2^62, ``decomposer`` not
+        a str (the anonymous channel checks it is a method when it opens), a generator that is not a
+        ``numpy.random.Generator``, ``mechanism`` not ``None`` or a mechanism of
+        :mod:`anonbandits.privacy.mechanisms`, ``batch_graph`` not ``None`` or callable, a switch not True or
+        False, ``max_elicited`` not ``None`` or a positive integer.
+
     References
     ----------
     Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Section 3.1).
@@ -76,6 +104,10 @@ class ChannelOptions:
     --------
     >>> ChannelOptions(C=3).decomposer
     'auto'
+    >>> ChannelOptions(C=0)
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: C must be an integer from 1 to 4611686018427387904, got 0
     """
 
     C: int = 1
@@ -89,8 +121,53 @@ class ChannelOptions:
     max_elicited: int | None = None
     allow_large: bool = False
 
+    def __post_init__(self) -> None:
+        # built once per run: every field checked here, so a channel opened with these options trusts them
+        for name, rule in _OPTION_RULES.items():
+            rule.check(name, getattr(self, name))
 
-class Served(NamedTuple):
+
+def _is_mechanism(value: Any) -> bool:
+    from anonbandits.privacy.mechanisms import Mechanism  # the privacy layer, loaded when a mechanism is given
+
+    return isinstance(value, Mechanism)
+
+
+#: a privacy mechanism on released group sums, or none
+MECHANISM = Rule(
+    lambda v: v is None or _is_mechanism(v),
+    "None or a privacy mechanism of anonbandits.privacy.mechanisms (CentralLaplace, Distributed)",
+)
+_OPTION_RULES: dict[str, Rule] = {
+    "C": COUNT,
+    "decomposer": Rule(lambda v: isinstance(v, str), "the name of an anondecomp method"),
+    "decomposer_rng": optional(RNG),
+    "mechanism": MECHANISM,
+    "noise_rng": optional(RNG),
+    "batch_graph": Rule(lambda v: v is None or callable(v), "None or a callable batch_graph(demand, batch)"),
+    "use_surplus": BOOL,
+    "best_effort": BOOL,
+    "max_elicited": optional(COUNT),
+    "allow_large": BOOL,
+}
+#: the options a channel opens with
+OPTIONS = Rule(lambda v: isinstance(v, ChannelOptions), "a ChannelOptions (anonbandits.channels.ChannelOptions)")
+
+
+class _Served(NamedTuple):
+    sums: np.ndarray | None
+    counts: np.ndarray
+    sigma2: float
+    rounds: int
+    size: int
+    assignments: int
+    distinct: int
+    method: str
+    uncovered: int
+    surplus: int
+
+
+class Served(_Served):
     """What a channel answers for one batch's demand (:meth:`FeedbackChannel.serve_batch`).
 
     Parameters
@@ -116,7 +193,15 @@ class Served(NamedTuple):
     uncovered : int
         (user, arm) pairs a best-effort decomposition left uncovered.
     surplus : int
-        Samples served beyond a pair's demand and discarded.
+        Samples served beyond a pair's demand and discarded (0 for a channel that discards nothing).
+
+    Raises
+    ------
+    ConfigError
+        However built (``Served(...)``, ``_make``, ``_replace``): for ``sums`` not ``None`` or a 2-D array of
+        finite numbers of the shape of ``counts``, ``counts`` not a 2-D array of non-negative integers,
+        ``sigma2`` not a finite positive number, a count (``rounds`` to ``uncovered``, ``surplus``) not an
+        integer from 0 to 2^62, or ``method`` not a non-empty str.
 
     References
     ----------
@@ -128,18 +213,52 @@ class Served(NamedTuple):
     >>> served = Served(np.ones((1, 2)), np.ones((1, 2), np.int64), 0.25, 1, 1, 0, 0, "direct", 0, 0)
     >>> served.sigma2, served.method
     (0.25, 'direct')
+    >>> served._replace(sigma2=float("nan"))
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: sigma2 must be a finite positive number, got nan
     """
 
-    sums: np.ndarray | None
-    counts: np.ndarray
-    sigma2: float
-    rounds: int
-    size: int
-    assignments: int
-    distinct: int
-    method: str
-    uncovered: int
-    surplus: int
+    __slots__ = ()
+
+    @checks(
+        sums=optional(MATRIX),
+        counts=COUNT_MATRIX,
+        sigma2=POSITIVE_FINITE,
+        rounds=NONNEGATIVE_COUNT,
+        size=NONNEGATIVE_COUNT,
+        assignments=NONNEGATIVE_COUNT,
+        distinct=NONNEGATIVE_COUNT,
+        method=Rule(lambda v: isinstance(v, str) and v != "", "a non-empty str"),
+        uncovered=NONNEGATIVE_COUNT,
+        surplus=NONNEGATIVE_COUNT,
+    )
+    def __new__(
+        cls,
+        sums: np.ndarray | None,
+        counts: np.ndarray,
+        sigma2: float,
+        rounds: int,
+        size: int,
+        assignments: int,
+        distinct: int,
+        method: str,
+        uncovered: int,
+        surplus: int,
+    ) -> Served:
+        # the one relation of the fields: each sum has its count (the rules above are skipped inside the channels)
+        if sums is not None and np.shape(sums) != np.shape(counts):
+            raise ConfigError(f"sums must be None or of the shape of counts {np.shape(counts)}, got {_shown(sums)}")
+        return super().__new__(
+            cls, sums, counts, sigma2, rounds, size, assignments, distinct, method, uncovered, surplus
+        )
+
+    @classmethod
+    def _make(cls, iterable: Iterable[Any]) -> Self:  # type: ignore[override]  # checked, however built
+        return cls(*iterable)
+
+    def _replace(self, **changes: Any) -> Self:
+        return type(self)(**{**self._asdict(), **changes})
 
 
 class FeedbackChannel(Protocol):
@@ -224,6 +343,12 @@ class FeedbackChannel(Protocol):
         FeedbackChannel
             The channel, its clock at 0.
 
+        Raises
+        ------
+        ConfigError
+            For an argument of another type or out of range (``horizon`` past :data:`MAX_HORIZON`), or options
+            the channel cannot honour.
+
         Examples
         --------
         >>> import numpy as np
@@ -249,6 +374,11 @@ class FeedbackChannel(Protocol):
         float
             The proxy.
 
+        Raises
+        ------
+        ConfigError
+            If ``C`` is not an integer the channel takes (from 1, or from 0 where C plays no part, to 2^62).
+
         Examples
         --------
         >>> from anonbandits.channels import AnonymousChannel, DirectFeedback
@@ -270,6 +400,11 @@ class FeedbackChannel(Protocol):
         -------
         int
             1 when every reward (or vote) reaches its reader alone, C when aggregates group C users.
+
+        Raises
+        ------
+        ConfigError
+            If ``C`` is not an integer the channel takes (from 1, or from 0 where C plays no part, to 2^62).
 
         Examples
         --------
@@ -314,6 +449,12 @@ class FeedbackChannel(Protocol):
         Served or None
             The sums and counts, the variance proxy, the rounds charged and the batch's figures.
 
+        Raises
+        ------
+        ConfigError
+            If ``learners`` is not a batch learner of the channel's N users and K arms, ``demand`` not an (N, K)
+            array of non-negative integers, ``batch`` not a positive integer or ``partial`` not True or False.
+
         Examples
         --------
         >>> import numpy as np
@@ -342,6 +483,12 @@ class FeedbackChannel(Protocol):
         int
             The number of rounds played (cut at the horizon).
 
+        Raises
+        ------
+        ConfigError
+            If ``arms`` is not an (N,) array of arm indices from 0 to K - 1, or ``rounds`` not ``None`` or an
+            integer from 0 to 2^62.
+
         Examples
         --------
         >>> import numpy as np
@@ -354,8 +501,14 @@ class FeedbackChannel(Protocol):
         ...
 
 
-#: The longest simulated horizon: Algorithm 2 keeps one entry per exploration phase (about T^(2/3)).
-MAX_HORIZON = 10**9
+#: The longest simulated horizon: Algorithm 2 keeps one entry per exploration phase (about T^(2/3)). The one
+#: value of :data:`anonbandits.validation.MAX_HORIZON`, whose ``horizon`` rule the channels apply.
+MAX_HORIZON = _MAX_HORIZON
+#: the most intervals of a regret curve (each is a point of the returned arrays)
+MAX_CURVE_POINTS = 10**7
+_POINTS = int_between(1, MAX_CURVE_POINTS)
+#: arms played, one per user (their upper bound, the channel's K, is checked by the channel)
+ARMS = array_of("iu", "a 1-D array of arm indices (integers >= 0)", low=0)
 
 
 #: What a driver is given: a channel class (or any object with ``open``, ``sample_variance`` and ``min_group``).
@@ -381,7 +534,8 @@ class ChannelLedger:
     Raises
     ------
     ConfigError
-        If ``horizon`` is not an integer between 1 and :data:`MAX_HORIZON`.
+        If ``instance`` is not a :class:`~anonbandits.envs.MultiUserInstance` or ``horizon`` not an integer
+        between 1 and :data:`MAX_HORIZON`.
 
     References
     ----------
@@ -397,9 +551,8 @@ class ChannelLedger:
     (20, 32.0, [[0, 10, 20], [0.0, 16.0, 32.0]])
     """
 
+    @checks(instance=INSTANCE, horizon=RULES["horizon"])
     def __init__(self, instance: MultiUserInstance, horizon: int) -> None:
-        if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or not 1 <= horizon <= MAX_HORIZON:
-            raise ConfigError(f"horizon must be an integer between 1 and {MAX_HORIZON:.0e} rounds, got {horizon!r}")
         self.instance = instance
         self.horizon = int(horizon)
         self._trace = RegretTrace()  # one block per played stretch
@@ -417,6 +570,7 @@ class ChannelLedger:
         self._settle()
         return self._trace.regret
 
+    @checks(lengths=COUNTS, rates=SUMS)
     def charge(self, lengths: np.ndarray, rates: np.ndarray) -> None:
         """Charge stretches of ``lengths`` rounds, each of per-round pseudo-regret ``rates`` (summed over users).
 
@@ -430,7 +584,8 @@ class ChannelLedger:
         Raises
         ------
         ConfigError
-            If the lengths are not (m,) integers >= 0 with (m,) finite rates, or would pass the horizon.
+            If ``lengths`` are not (m,) integers >= 0 with ``rates`` (m,) finite numbers, or would pass the
+            horizon.
 
         Examples
         --------
@@ -442,25 +597,16 @@ class ChannelLedger:
         (15, 4.0)
         """
         lengths, rates = np.asarray(lengths), np.asarray(rates)
-        if (
-            lengths.ndim != 1
-            or lengths.shape != rates.shape
-            or lengths.dtype.kind not in "iu"
-            or rates.dtype.kind not in "iuf"
-            or np.any(lengths < 0)
-            or not np.all(np.isfinite(rates))
-        ):
-            raise ConfigError(
-                f"charge: lengths must be (m,) integers >= 0 and rates (m,) finite numbers, got "
-                f"{lengths!r} and {rates!r}"
-            )
-        if self.rounds + int(lengths.sum()) > self.horizon:
-            raise ConfigError(
-                f"charge: {int(lengths.sum())} rounds after {self.rounds} pass the horizon {self.horizon}"
-            )
+        if lengths.shape != rates.shape:
+            raise ConfigError(f"rates must be one per stretch of lengths {lengths.shape}, got {_shown(rates)}")
+        # a length past the horizon is refused before the sum, which then stays exact in 64 bits
+        left = self.horizon - self.rounds
+        if (lengths.size and int(lengths.max()) > left) or int(lengths.sum()) > left:
+            raise ConfigError(f"lengths must fit in the {left} rounds left of the horizon, got {_shown(lengths)}")
         self._settle()
         self._trace.charge(lengths, rates)
 
+    @checks(rounds=NONNEGATIVE_COUNT, stretches=Rule(callable, "a callable stretches() -> (lengths, rates)"))
     def defer(self, rounds: int, stretches: Callable[[], tuple[np.ndarray, np.ndarray]]) -> None:
         """Count ``rounds`` on the clock now and charge ``stretches()`` (lengths, rates) when the books are read.
 
@@ -485,18 +631,8 @@ class ChannelLedger:
         >>> ledger.rounds, ledger.regret  # on the clock at once, charged when read
         (10, 16.0)
         """
-        if (
-            isinstance(rounds, bool)
-            or not isinstance(rounds, (int, np.integer))
-            or rounds < 0
-            or self.rounds + rounds > self.horizon
-        ):
-            raise ConfigError(
-                f"defer: rounds must be an integer between 0 and the {self.horizon - self.rounds} "
-                f"rounds left, got {rounds!r}"
-            )
-        if not callable(stretches):
-            raise ConfigError(f"defer: stretches must be callable, got {stretches!r}")
+        if self.rounds + rounds > self.horizon:
+            raise ConfigError(f"rounds must be at most the {self.horizon - self.rounds} rounds left, got {rounds}")
         self._deferred.append(stretches)
         self._deferred_rounds += int(rounds)
 
@@ -506,6 +642,7 @@ class ChannelLedger:
             for stretches in deferred:
                 self._trace.charge(*stretches())
 
+    @checks(points=_POINTS)
     def curve(self, points: int = 200) -> tuple[np.ndarray, np.ndarray]:
         """Cumulative pseudo-regret (summed over users) at ``points + 1`` evenly spaced rounds of [0, rounds].
 
@@ -527,7 +664,7 @@ class ChannelLedger:
         Raises
         ------
         ConfigError
-            If ``points`` is not a positive integer.
+            If ``points`` is not an integer from 1 to :data:`MAX_CURVE_POINTS` (10^7).
 
         Examples
         --------
@@ -538,8 +675,6 @@ class ChannelLedger:
         >>> [v.tolist() for v in ledger.curve(4)]
         [[0, 5, 10, 15, 20], [0.0, 0.0, 0.0, 16.0, 32.0]]
         """
-        if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or not 1 <= points <= 10**7:
-            raise ConfigError(f"points must be an integer between 1 and 1e+07, got {points!r}")
         self._settle()
         x = np.unique(np.linspace(0, self.rounds, points + 1).round().astype(np.int64))
         return x, self._trace.curve(x)
@@ -600,12 +735,25 @@ class RoundBooks:
         """Whether the horizon is reached."""
         return self.t >= self.horizon
 
+    def _check_batch(self, learners: BatchLearner, demand: np.ndarray) -> None:
+        """Refuse learners or a demand of another size than the channel's N users x K arms (O(1): every batch)."""
+        if (learners.n_learners, learners.n_arms) != (self.n_users, self.n_arms):
+            raise ConfigError(
+                f"learners must be {self.n_users} learners of {self.n_arms} arms (the channel's), got "
+                f"{learners.n_learners} x {learners.n_arms}"
+            )
+        if np.shape(demand) != (self.n_users, self.n_arms):
+            raise ConfigError(
+                f"demand must be a ({self.n_users}, {self.n_arms}) array (users x arms), got {_shown(demand)}"
+            )
+
     @property
     def regret(self) -> float:
         """Deprecated: NaN, with a ``DeprecationWarning`` (the regret is the driver's, in the run's ``Result``)."""
         _removed("regret", "the run's Result reports it")
         return math.nan
 
+    @checks(points=_POINTS)
     def regret_curve(self, points: int = 200) -> tuple[np.ndarray, np.ndarray]:
         """Deprecated: the rounds of the curve and NaN regret, with a ``DeprecationWarning`` (the run's
         ``Result.curve`` holds it).
@@ -619,11 +767,17 @@ class RoundBooks:
         -------
         tuple of numpy.ndarray
             The rounds, and NaN for each.
+
+        Raises
+        ------
+        ConfigError
+            If ``points`` is not an integer from 1 to :data:`MAX_CURVE_POINTS` (10^7).
         """
         _removed("regret_curve", "the run's Result.curve holds it")
         x = np.unique(np.linspace(0, self.t, points + 1).round().astype(np.int64))
         return x, np.full(x.size, np.nan)
 
+    @checks(arms=ARMS, rounds=optional(NONNEGATIVE_COUNT))
     def play(self, arms: np.ndarray, rounds: int | None = None) -> int:
         """Every user i plays ``arms[i]`` for ``rounds`` rounds (default: to the horizon), with no feedback.
 
@@ -641,8 +795,9 @@ class RoundBooks:
 
         Raises
         ------
-        ValueError
-            If ``arms`` is not of shape (N,).
+        ConfigError
+            If ``arms`` is not an (N,) array of arm indices from 0 to K - 1, or ``rounds`` not ``None`` or an
+            integer from 0 to 2^62.
 
         Examples
         --------
@@ -651,10 +806,17 @@ class RoundBooks:
         >>> books = RoundBooks(MultiUserInstance(np.array([[0.9, 0.1]] * 4)), 30)
         >>> books.play(np.array([0, 0, 1, 1]), 20), books.t
         (20, 20)
+        >>> books.play(np.array([0, 0, 2, 1]))
+        Traceback (most recent call last):
+        ...
+        anonbandits.errors.ConfigError: arms must be an array of 4 arm indices from 0 to 1, got array([0, 0, 2, 1])
         """
         arms = np.asarray(arms)
-        if arms.shape != (self.n_users,):
-            raise ValueError(f"arms must have shape ({self.n_users},)")
+        # the shape and the upper bound relate arms to the channel: checked at every call (O(N), as the charge)
+        if arms.shape != (self.n_users,) or (arms.size and arms.max() >= self.n_arms):
+            raise ConfigError(
+                f"arms must be an array of {self.n_users} arm indices from 0 to {self.n_arms - 1}, got {_shown(arms)}"
+            )
         n = self.horizon - self.t if rounds is None else min(int(rounds), self.horizon - self.t)
         if n > 0:
             self._ledger.charge(np.array([n]), np.array([self._ledger.instance.round_regret(arms)]))

@@ -20,7 +20,7 @@ from anonbandits.cli.options import Terminated, check_outputs, nonnegative_int, 
 from anonbandits.errors import AnonBanditsError, ConfigError
 from anonbandits.experiments import count_runs, load_grid, plot_curves, tasks_from_grid, write_table
 from anonbandits.experiments.grid import MAX_RUNS, MAX_SEEDS, Task, seed_list
-from anonbandits.experiments.runner import TaskResult, collect
+from anonbandits.experiments.runner import RUN_ERRORS, TaskResult, collect
 from anonbandits.experiments.table import TABLE_SUFFIXES, configuration_labels, read_resumable, run_key, task_key
 from anonbandits.spec import AlgorithmSpec, DeprecatedParameterWarning
 from anondecomp.errors import AnonDecompError
@@ -283,7 +283,7 @@ def _run_and_save(args: argparse.Namespace, tasks: list[Task], kept: list[dict[s
     except (AnonBanditsError, AnonDecompError) as exc:
         message = _in_flag_words(str(exc), args.algorithm) if args.algorithm else str(exc)
         return _stop(args, kept, finished, len(tasks), f"error: {message}", EXIT_USER_ERROR)
-    except Exception as exc:  # a failing run is reported in one line, and the finished ones are kept
+    except RUN_ERRORS as exc:  # a failing run (a bug, the machine) is reported in one line, the finished ones kept
         return _stop(args, kept, finished, len(tasks), f"error: a run failed: {type(exc).__name__}: {exc}", 1)
 
     new = [finished[i] for i in sorted(finished)]

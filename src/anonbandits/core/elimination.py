@@ -18,10 +18,23 @@ from __future__ import annotations
 import numpy as np
 
 from anonbandits._docstrings import fill
+from anonbandits.core._rules import BATCH_SUMS, GRID, LEARNERS_N, MEANS, WHOLE_COUNTS, WIDTHS, check_cells
 from anonbandits.core.radii import base_gao_radius, base_log_radius
-from anonbandits.errors import ConfigError, require
+from anonbandits.errors import ConfigError, _shown, require
+from anonbandits.validation import (
+    NONNEGATIVE,
+    POSITIVE_FINITE,
+    array_of,
+    checks,
+    int_between,
+    one_of,
+)
+
+#: ``ties`` of :func:`gap_survivors`.
+TIES = ("keep", "eliminate")
 
 
+@checks(means=MEANS, width=WIDTHS, ties=one_of(*TIES))
 def gap_survivors(means: np.ndarray, width: float | np.ndarray, *, ties: str = "keep") -> np.ndarray:
     """Mask of the arms within ``width`` of the best mean along the last axis.
 
@@ -42,6 +55,12 @@ def gap_survivors(means: np.ndarray, width: float | np.ndarray, *, ties: str = "
     numpy.ndarray
         A bool array of the shape of ``means``: True for the arms that survive.
 
+    Raises
+    ------
+    ConfigError
+        If ``means`` is not a non-empty array of numbers (NaN or ``+inf`` included), ``width`` is negative, NaN
+        or not of the shape ``means.shape[:-1]``, or ``ties`` is not ``"keep"`` or ``"eliminate"``.
+
     References
     ----------
     Sajed, Sheffet, "An Optimal Private Stochastic-MAB Algorithm based on an Optimal Private Stopping Rule",
@@ -57,13 +76,20 @@ def gap_survivors(means: np.ndarray, width: float | np.ndarray, *, ties: str = "
     >>> gap_survivors(np.array([[0.5, 0.3], [0.5, 0.1]]), np.array([0.1, 0.5]), ties="eliminate").tolist()
     [[True, False], [True, True]]
     """
+    means = np.asarray(means)
     # the 1-D case (one learner, DP-SE's once-per-epoch test) avoids the slower keepdims reduction
     gap = (means.max(axis=-1, keepdims=True) if means.ndim > 1 else means.max()) - means
-    if isinstance(width, np.ndarray) and width.ndim:
-        width = width[..., None]
+    if not isinstance(width, float | int):
+        width = np.asarray(width)
+        if width.ndim:
+            # one width per learner: any other shape would broadcast into a mask of another shape
+            if width.shape != means.shape[:-1]:
+                raise ConfigError(f"width must be a number or of shape {means.shape[:-1]}, got {_shown(width)}")
+            width = width[..., None]
     return gap <= width if ties == "keep" else ~(gap >= width)
 
 
+@checks(means=array_of("iuf", "a non-empty array of finite numbers", ndim=None, size=1), radius=NONNEGATIVE)
 @fill
 def interval_survivors(means: np.ndarray, radius: float) -> np.ndarray:
     """Mask of the arms with ``mean + radius >= max(mean - radius)`` (paper 004's non-strict UCB/LCB test).
@@ -80,6 +106,11 @@ def interval_survivors(means: np.ndarray, radius: float) -> np.ndarray:
     numpy.ndarray
         A (K,) bool array: True for the arms whose upper confidence bound reaches the best lower bound.
 
+    Raises
+    ------
+    ConfigError
+        If ``means`` is not a non-empty array of finite numbers or ``radius`` is not a number >= 0.
+
     {{refs_paper004}}
     Algorithm 1.
 
@@ -89,6 +120,7 @@ def interval_survivors(means: np.ndarray, radius: float) -> np.ndarray:
     >>> interval_survivors(np.array([0.5, 0.45, 0.2]), 0.1).tolist()
     [True, True, False]
     """
+    means = np.asarray(means)
     return means + radius >= np.max(means - radius)
 
 
@@ -133,8 +165,10 @@ class BatchedElimination:
     Raises
     ------
     ConfigError
-        If ``grid`` does not start at 0, decreases or has fewer than two points, or if ``gamma``, ``threshold``
-        or ``sigma2`` is out of range.
+        If ``n_learners`` or ``n_arms`` is not an integer >= 1 (or N x K is above
+        :data:`~anonbandits.core.limits.MAX_INSTANCE_CELLS`), if ``grid`` is not an array of integers that
+        starts at 0, never decreases and has at least two points, or if ``gamma`` or ``sigma2`` is not a finite
+        positive number or ``threshold`` not one of :data:`THRESHOLDS`.
 
     {{refs_gao2019_paper000}}
     Algorithm 1.
@@ -152,6 +186,14 @@ class BatchedElimination:
     (False, [0, 0])
     """
 
+    @checks(
+        n_learners=LEARNERS_N,
+        n_arms=int_between(1, 2**62),
+        grid=GRID,
+        gamma=POSITIVE_FINITE,
+        threshold=one_of(*THRESHOLDS),
+        sigma2=POSITIVE_FINITE,
+    )
     def __init__(
         self,
         n_learners: int,
@@ -162,9 +204,13 @@ class BatchedElimination:
         threshold: str = "log",
         sigma2: float = 0.25,
     ) -> None:
-        grid = np.asarray(grid, dtype=np.int64)
+        check_cells(n_learners, n_arms)
+        given, grid = grid, np.asarray(grid, dtype=np.int64)
         if grid.ndim != 1 or grid.size < 2 or grid[0] != 0 or np.any(np.diff(grid) < 0):
-            raise ConfigError("grid must be non-decreasing, start at 0 and have at least two points")
+            raise ConfigError(
+                f"grid must be non-decreasing, start at 0 and have at least two points, got {_shown(given)}"
+            )
+        # the registry's runs reach here trusted: their gamma, threshold and sigma2 are checked here
         require(gamma > 0, "gamma", "positive", gamma)
         require(threshold in THRESHOLDS, "threshold", f"one of {', '.join(THRESHOLDS)}", threshold)
         require(sigma2 > 0, "sigma2", "positive", sigma2)
@@ -271,6 +317,7 @@ class BatchedElimination:
             m = self.sums / self.counts
         return np.where(self.active & (self.counts > 0), m, -np.inf)
 
+    @checks(sums=BATCH_SUMS, counts=WHOLE_COUNTS)
     def update(self, sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
         """Add one exploration batch's samples and eliminate.
 
@@ -293,8 +340,10 @@ class BatchedElimination:
         ------
         RuntimeError
             If no exploration batch is left (the last batch commits, see :meth:`commit`).
-        ValueError
-            If ``counts`` gives samples to an eliminated arm.
+        ConfigError
+            If ``sums`` is not an (N, K) array of finite numbers, ``counts`` not an (N, K) array of non-negative
+            integers (floats of integer value accepted), or ``counts`` gives samples to an eliminated arm (a
+            ``ValueError`` too).
 
         Examples
         --------
@@ -310,9 +359,16 @@ class BatchedElimination:
         """
         if not self.exploring:
             raise RuntimeError("no exploration batch left: the last batch commits")
-        counts = np.asarray(counts, dtype=np.int64)
+        sums, counts = np.asarray(sums, dtype=float), np.asarray(counts, dtype=np.int64)
+        # one row per learner and one column per arm: a row or a scalar would broadcast over every learner
+        if sums.shape != self.active.shape or counts.shape != self.active.shape:
+            raise ConfigError(
+                f"sums and counts must have shape {self.active.shape}, got {_shown(sums)} and {_shown(counts)}"
+            )
         if np.any(counts[~self.active] > 0):
-            raise ValueError("samples given for an eliminated arm")
+            raise ConfigError(
+                f"counts must be 0 on eliminated arms: samples given for an eliminated arm, got {_shown(counts)}"
+            )
         self.sums += sums
         self.counts += counts
         self.batch += 1

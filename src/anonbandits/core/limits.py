@@ -16,19 +16,27 @@ The limits (each far above what the reproduction runs and benchmarks use, docs/r
 * :data:`MAX_REWARD_DRAWS`: the rewards one reward sum draws one by one (Gaussian and Beta rewards: a sum of
   counts x arms samples);
 * the horizon: :data:`anonbandits.channels.feedback.MAX_HORIZON` (10^9 rounds; a hard bound of the registry's
-  ``horizon`` rule, not lifted by ``allow_large``).
+  ``horizon`` rule, not lifted by ``allow_large``);
+* :data:`MAX_GRID_POINTS`: the points of a grid the core builds (a hard bound too).
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
-import numbers
 from collections.abc import Iterator
 
 from anonbandits.errors import ConfigError
+from anonbandits.validation import BOOL, COUNT, checks, int_at_least
 
-__all__ = ["MAX_ELICITATION_ENTRIES", "MAX_INSTANCE_CELLS", "MAX_REWARD_DRAWS", "allowing_large", "check_size"]
+__all__ = [
+    "MAX_ELICITATION_ENTRIES",
+    "MAX_GRID_POINTS",
+    "MAX_INSTANCE_CELLS",
+    "MAX_REWARD_DRAWS",
+    "allowing_large",
+    "check_size",
+]
 
 #: The most user-rounds, (2C+2) x N, of one run of the feedback-elicitation sub-algorithm (Esfandiari et al.,
 #: NeurIPS 2022, Section 3.1): the anonymous channel holds the group labels, rewards and bins of every user in
@@ -45,6 +53,11 @@ MAX_INSTANCE_CELLS = 10**8
 #: models: their sums have no closed form, so every reward is drawn and held, with its index, about 24 bytes each,
 #: so about 2.4 GB here; Bernoulli and unclipped Gaussian sums are one draw per entry whatever the count).
 MAX_REWARD_DRAWS = 10**8
+
+#: The most points of a grid the core builds: the batches M of :func:`~anonbandits.core.schedules.static_grid` and
+#: the checkpoints of :func:`~anonbandits.core.schedules.checkpoint_grid` (int64 arrays, 80 MB here). The
+#: reproductions use a few hundred at most. A hard bound: ``allow_large`` does not lift it.
+MAX_GRID_POINTS = 10**7
 
 _ALLOW_LARGE: contextvars.ContextVar[bool] = contextvars.ContextVar("allow_large", default=False)
 
@@ -81,6 +94,7 @@ def allowing_large(allow: bool = True) -> Iterator[None]:
         _ALLOW_LARGE.reset(token)
 
 
+@checks(value=int_at_least(0), limit=COUNT, allow_large=BOOL)
 def check_size(name: str, value: int, limit: int, limit_name: str, what: str, *, allow_large: bool = False) -> int:
     """``value``, checked against its documented ``limit`` before anything of that size is allocated.
 
@@ -89,9 +103,10 @@ def check_size(name: str, value: int, limit: int, limit_name: str, what: str, *,
     name : str
         The parameter (or the product of parameters) the message names.
     value : int
-        Its value (the size the work would have).
+        Its value (the size the work would have), an integer >= 0; above 2^62 it is refused even when confirmed
+        (nothing of that size can be allocated).
     limit : int
-        The documented limit.
+        The documented limit, an integer from 1 to 2^62.
     limit_name : str
         The limit's constant, named by the message.
     what : str
@@ -108,7 +123,8 @@ def check_size(name: str, value: int, limit: int, limit_name: str, what: str, *,
     ------
     ConfigError
         If ``value`` passes ``limit`` and nothing confirmed it: one line naming the parameter, the value and the
-        limit (or if ``value`` or ``limit`` is not an integer >= 0).
+        limit; if ``value`` is above 2^62, confirmed or not; or if ``value`` or ``limit`` is out of its range
+        above, or ``allow_large`` is not a bool.
 
     References
     ----------
@@ -126,9 +142,10 @@ def check_size(name: str, value: int, limit: int, limit_name: str, what: str, *,
     anonbandits.errors.ConfigError: (2C+2) x users = 800,000,000 is above MAX_ELICITATION_ENTRIES = 50,000,000
     (user-rounds of one elicitation); pass allow_large=True (--allow-large) to run it anyway
     """
-    for arg, given in (("value", value), ("limit", limit)):
-        if isinstance(given, bool) or not isinstance(given, numbers.Integral) or given < 0:
-            raise ConfigError(f"check_size: {arg} must be an integer >= 0, got {given!r}")
+    if value > 2**62:
+        raise ConfigError(
+            f"{name} = {int(value):,} is above 2^62: no value this large can be allocated, even with allow_large"
+        )
     if value > limit and not (allow_large or _ALLOW_LARGE.get()):
         raise ConfigError(
             f"{name} = {int(value):,} is above {limit_name} = {limit:,} ({what}); pass allow_large=True "

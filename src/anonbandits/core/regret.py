@@ -14,6 +14,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from anonbandits.core._rules import ARM_CYCLE
+from anonbandits.errors import ConfigError, _shown
+from anonbandits.validation import COUNTS, INT_ARRAY, INTEGER, SUMS, array_of, checks, optional
+
 
 class RegretTrace:
     """Exact cumulative pseudo-regret of a sequence of blocks of rounds.
@@ -24,8 +28,8 @@ class RegretTrace:
     Parameters
     ----------
     gaps : numpy.ndarray or None, optional
-        (K,) the regret of one round on each arm, for :meth:`play`; ``None`` (the default) when only
-        :meth:`charge` is used.
+        (K,) the regret of one round on each arm (finite, >= 0), for :meth:`play`; ``None`` (the default) when
+        only :meth:`charge` is used.
 
     Attributes
     ----------
@@ -35,6 +39,11 @@ class RegretTrace:
         Cumulative pseudo-regret after them (the blocks' regrets added in order).
     pulls : numpy.ndarray or None
         (K,) rounds each arm was played (with ``gaps``).
+
+    Raises
+    ------
+    ConfigError
+        If ``gaps`` is neither ``None`` nor a non-empty 1-D array of finite numbers >= 0.
 
     References
     ----------
@@ -53,6 +62,7 @@ class RegretTrace:
     [0.0, 0.5, 1.0, 5.0, 9.0]
     """
 
+    @checks(gaps=optional(array_of("iuf", "a non-empty 1-D array of finite numbers >= 0", low=0, size=1)))
     def __init__(self, gaps: np.ndarray | None = None) -> None:
         self.gaps = None if gaps is None else np.asarray(gaps, dtype=float)
         self.pulls = None if self.gaps is None else np.zeros(self.gaps.size, dtype=np.int64)
@@ -62,13 +72,15 @@ class RegretTrace:
         self._cycles: dict[int, tuple[int, float, np.ndarray]] = {}  # played block -> (first, before, cycle sums)
         self._blocks = 0
 
+    @checks(arms=ARM_CYCLE, rounds=INTEGER)
     def play(self, arms: int | Sequence[int] | np.ndarray, rounds: int) -> None:
         """Record ``rounds`` rounds playing ``arms`` cyclically (in the given order), from the next round.
 
         Parameters
         ----------
         arms : int, sequence of int or numpy.ndarray
-            The arm, or the cycle of arms, played (indices into ``gaps``; the trace needs ``gaps``).
+            The arm, or the non-empty cycle of arms, played (indices from 0 to K - 1 into ``gaps``; the trace
+            needs ``gaps``).
         rounds : int
             Number of rounds of the block; nothing is recorded when it is not positive.
 
@@ -76,6 +88,9 @@ class RegretTrace:
         ------
         TypeError
             If the trace was made without ``gaps`` (it then records charged blocks only).
+        ConfigError
+            If ``arms`` is not an arm index from 0 to K - 1 or a non-empty 1-D array of them, or ``rounds`` is
+            not an integer of at most 2^62 in absolute value.
 
         Examples
         --------
@@ -91,7 +106,10 @@ class RegretTrace:
             raise TypeError("RegretTrace.play needs the arms' gaps: RegretTrace(gaps)")
         arms = np.atleast_1d(np.asarray(arms, dtype=np.int64))
         full, rem = divmod(int(rounds), arms.size)
-        cum = np.concatenate((np.zeros(1), np.cumsum(self.gaps[arms])))
+        try:
+            cum = np.concatenate((np.zeros(1), np.cumsum(self.gaps[arms])))
+        except IndexError:  # an arm past K (the checks above refuse negative ones, which would wrap)
+            raise ConfigError(f"arms must be arm indices from 0 to {self.gaps.size - 1}, got {_shown(arms)}") from None
         self._cycles[self._blocks] = (self.rounds, self.regret, cum)
         total = full * cum[-1] + cum[rem]
         self._first.append(np.array([self.rounds]))
@@ -102,6 +120,7 @@ class RegretTrace:
         self.rounds += int(rounds)
         self.regret += total
 
+    @checks(rounds=COUNTS, rates=SUMS)
     def charge(self, rounds: np.ndarray, rates: np.ndarray) -> None:
         """Record blocks of ``rounds[i]`` rounds, each round of block i costing ``rates[i]``.
 
@@ -114,6 +133,12 @@ class RegretTrace:
         rates : numpy.ndarray
             (B,) regret of one round of each block.
 
+        Raises
+        ------
+        ConfigError
+            If ``rounds`` is not a 1-D array of non-negative integers, ``rates`` not a 1-D array of finite
+            numbers, or the two differ in length.
+
         Examples
         --------
         >>> import numpy as np
@@ -123,6 +148,10 @@ class RegretTrace:
         (5, 3.5)
         """
         rounds, rates = np.asarray(rounds, dtype=np.int64), np.asarray(rates, dtype=float)
+        if rounds.shape != rates.shape:  # one rate per block: a single rate would broadcast over every block
+            raise ConfigError(
+                f"rounds and rates must have one entry per block, got {_shown(rounds)} and {_shown(rates)}"
+            )
         ends = self.rounds + np.cumsum(rounds)
         self._first.append(ends - rounds)
         self._total.append(rounds * rates)
@@ -130,6 +159,7 @@ class RegretTrace:
         self.rounds = int(ends[-1]) if ends.size else self.rounds
         self.regret += float(rounds @ rates)
 
+    @checks(rounds=INT_ARRAY)
     def curve(self, rounds: np.ndarray) -> np.ndarray:
         """Cumulative pseudo-regret after each of ``rounds``.
 
@@ -145,8 +175,9 @@ class RegretTrace:
 
         Raises
         ------
-        ValueError
-            If a round lies outside ``[0, rounds recorded]``.
+        ConfigError
+            If ``rounds`` is not an integer or an array of integers, or a round lies outside
+            ``[0, rounds recorded]`` (a ``ValueError`` too).
 
         Examples
         --------
@@ -156,9 +187,9 @@ class RegretTrace:
         >>> trace.curve(np.array([0, 1, 2, 4])).tolist()
         [0.0, 0.0, 1.0, 2.0]
         """
-        rounds = np.asarray(rounds, dtype=np.int64)
+        shape, rounds = np.shape(rounds), np.asarray(rounds, dtype=np.int64).ravel()
         if rounds.size and (rounds.min() < 0 or rounds.max() > self.rounds):
-            raise ValueError(f"rounds must lie in [0, {self.rounds}]")
+            raise ConfigError(f"rounds must lie in [0, {self.rounds}], got {_shown(rounds)}")
         first = np.concatenate([*self._first, np.array([self.rounds], np.int64)])  # block starts, then the end
         # linear between block ends (the block regrets added in order): exact for a charged block
         out = np.interp(rounds, first, np.cumsum(np.concatenate([np.zeros(1), *self._total])))
@@ -168,4 +199,4 @@ class RegretTrace:
                 start, regret_before, cum = self._cycles[int(seg[j])]
                 full, rem = divmod(int(rounds[j] - start), cum.size - 1)
                 out[j] = regret_before + full * cum[-1] + cum[rem]
-        return out
+        return out.reshape(shape)

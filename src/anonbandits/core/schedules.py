@@ -22,11 +22,23 @@ from typing import overload
 import numpy as np
 
 from anonbandits._docstrings import fill
-from anonbandits.errors import ConfigError, require
+from anonbandits.core._rules import EPSILONS_OR_INF, OPEN_UNITS, POSITIVE_INTS
+from anonbandits.core.limits import MAX_GRID_POINTS
+from anonbandits.errors import ConfigError, _shown, require
+from anonbandits.validation import (
+    COUNT,
+    Rule,
+    array_of,
+    checks,
+    int_between,
+    is_integer,
+    one_of,
+)
 
 GRIDS = ("minimax", "geometric", "arithmetic")
 
 
+@checks(horizon=COUNT)
 def default_batches(horizon: int) -> int:
     """The number of batches M = ceil(log log T), at least 2 (Lemma 1 of paper 000 uses M = log log T).
 
@@ -40,6 +52,11 @@ def default_batches(horizon: int) -> int:
     int
         ``max(2, ceil(log(max(log T, 1))))``.
 
+    Raises
+    ------
+    ConfigError
+        If ``horizon`` is not an integer from 1 to 2^62.
+
     References
     ----------
     Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Multi-User Systems", NeurIPS 2022 (Lemma 1).
@@ -52,6 +69,7 @@ def default_batches(horizon: int) -> int:
     return max(2, math.ceil(math.log(max(math.log(horizon), 1.0))))
 
 
+@checks(horizon=COUNT, batches=int_between(1, MAX_GRID_POINTS))
 @fill
 def static_grid(kind: str, horizon: int, batches: int) -> np.ndarray:
     """The static grid ``[t_0, ..., t_M]`` of BaSE (int64, non-decreasing, ``t_0 = 0``, ``t_M = horizon``).
@@ -66,7 +84,7 @@ def static_grid(kind: str, horizon: int, batches: int) -> np.ndarray:
     horizon : int
         The horizon T, at least 1.
     batches : int
-        The number of batches M, at least 1.
+        The number of batches M, from 1 to :data:`~anonbandits.core.limits.MAX_GRID_POINTS` (10^7).
 
     Returns
     -------
@@ -76,7 +94,8 @@ def static_grid(kind: str, horizon: int, batches: int) -> np.ndarray:
     Raises
     ------
     ConfigError
-        If ``kind`` is not a grid name, or ``horizon`` or ``batches`` is below 1.
+        If ``kind`` is not a grid name, ``horizon`` is not an integer from 1 to 2^62 or ``batches`` not one from
+        1 to 10^7.
 
     {{refs_gao2019_paper000}}
     Section 2.2.
@@ -88,7 +107,9 @@ def static_grid(kind: str, horizon: int, batches: int) -> np.ndarray:
     >>> static_grid("arithmetic", 10, 4).tolist()
     [0, 2, 5, 7, 10]
     """
-    require(kind in GRIDS, "grid", f"one of {', '.join(GRIDS)}", kind)
+    # the registry calls its parameter grid; the library argument is kind
+    if not (isinstance(kind, str) and kind in GRIDS):
+        raise ConfigError(f"grid must be one of {', '.join(GRIDS)}, got kind={_shown(kind)}")
     require(horizon >= 1, "grid horizon", "at least 1", horizon)
     require(batches >= 1, "batches", "at least 1", batches)
     m = np.arange(1, batches + 1, dtype=float)
@@ -115,6 +136,7 @@ def epoch_length(active: np.ndarray, epoch: int | np.ndarray, beta: float, epsil
 def epoch_length(active: int | np.ndarray, epoch: np.ndarray, beta: float, epsilon: float = ...) -> np.ndarray: ...
 
 
+@checks(active=POSITIVE_INTS, epoch=POSITIVE_INTS, beta=OPEN_UNITS, epsilon=EPSILONS_OR_INF)
 @fill
 def epoch_length(
     active: int | np.ndarray, epoch: int | np.ndarray, beta: float, epsilon: float = math.inf
@@ -129,18 +151,27 @@ def epoch_length(
     Parameters
     ----------
     active : int or numpy.ndarray
-        s, the number of arms active at the start of the epoch.
+        s, the number of arms active at the start of the epoch, at least 1.
     epoch : int or numpy.ndarray
         e, the epoch (1-based).
-    beta : float
+    beta : float or numpy.ndarray
         The failure probability, in (0, 1).
-    epsilon : float, optional
-        The privacy parameter; the default ``math.inf`` gives SE (no privacy term).
+    epsilon : float or numpy.ndarray, optional
+        The privacy parameter, in the range the privacy mechanisms support; the default ``math.inf`` gives SE
+        (no privacy term).
 
     Returns
     -------
     int or numpy.ndarray
         R_e, an int for scalar arguments, an int64 array of the broadcast shape otherwise.
+
+    Raises
+    ------
+    ConfigError
+        If ``active`` or ``epoch`` is not a positive integer (or an array of them), ``beta`` is not in (0, 1),
+        ``epsilon`` is neither ``inf`` nor in the supported range (entry by entry for arrays), the arguments'
+        shapes do not broadcast together,
+        or R_e is above 2^62 (an epoch far past any horizon: it would not fit in 64-bit integers).
 
     {{refs_sajed2019}}
 
@@ -151,9 +182,23 @@ def epoch_length(
     """
     s = np.asarray(active, dtype=float)
     e = np.asarray(epoch, dtype=float)
-    bound = np.maximum(
-        32.0 * np.log(8.0 * s * e * e / beta) * 4.0**e, 8.0 * np.log(4.0 * s * e * e / beta) * 2.0**e / epsilon
-    )
+    try:
+        with np.errstate(over="ignore"):  # an overflow to inf is refused below
+            bound = np.maximum(
+                32.0 * np.log(8.0 * s * e * e / beta) * 4.0**e,
+                8.0 * np.log(4.0 * s * e * e / beta) * 2.0**e / epsilon,
+            )
+    except ValueError:  # numpy's only ValueError here: shapes that do not broadcast
+        shapes = [np.shape(x) for x in (active, epoch, beta, epsilon)]
+        raise ConfigError(
+            f"active, epoch, beta and epsilon must have shapes that broadcast together, got {shapes}"
+        ) from None
+    # floor + 1 must fit in int64 (a larger R_e would wrap around to a negative length)
+    if not np.all(bound < 2.0**62):
+        raise ConfigError(
+            f"epoch_length: R_e is above 2^62 at active={_shown(active)}, epoch={_shown(epoch)}, "
+            f"beta={_shown(beta)}, epsilon={_shown(epsilon)}: a later epoch than any horizon reaches"
+        )
     # The smallest integer strictly above the bound (floor + 1, as the DP-SE code of paper 004 computes it; paper
     # 001 gives no constants). Paper 003's Algorithm 4 prints a garbled formula whose ceiling we would take; the two
     # differ only when the bound is an integer, which it never is at the papers' parameters (a test scans
@@ -244,7 +289,15 @@ def batch_length(base: int, batch: int) -> int:
 #: ``spacing`` of :func:`checkpoint_grid`.
 SPACINGS = ("even", "log-even")
 
+_ROUNDS = array_of("iu", "", size=1)
+#: ``checkpoints`` of :func:`checkpoint_grid`: how many, or which rounds
+CHECKPOINTS = Rule(
+    lambda v: (is_integer(v) and 1 <= v <= MAX_GRID_POINTS) or (not is_integer(v) and _ROUNDS.test(v)),
+    f"a number of rounds from 1 to {MAX_GRID_POINTS:.0e} (MAX_GRID_POINTS) or a non-empty 1-D array of rounds",
+)
 
+
+@checks(horizon=COUNT, checkpoints=CHECKPOINTS, spacing=one_of(*SPACINGS))
 def checkpoint_grid(
     horizon: int, checkpoints: int | Sequence[int] | np.ndarray = 200, *, spacing: str = "even"
 ) -> np.ndarray:
@@ -253,10 +306,10 @@ def checkpoint_grid(
     Parameters
     ----------
     horizon : int
-        The last round T.
+        The last round T, at least 1.
     checkpoints : int or sequence of int or numpy.ndarray, optional
-        The number of rounds wanted (default 200), or the rounds themselves (each in [1, T]; sorted and
-        deduplicated here).
+        The number of rounds wanted (default 200, at most :data:`~anonbandits.core.limits.MAX_GRID_POINTS`),
+        or the rounds themselves (each in [1, T]; sorted and deduplicated here).
     spacing : str, optional
         For a number n of rounds: ``"even"`` (the default), n evenly spaced rounds ending at T; ``"log-even"``,
         half of them log-spaced from 1 (the early behaviour a log-scale plot shows) and half evenly spaced, about
@@ -270,7 +323,8 @@ def checkpoint_grid(
     Raises
     ------
     ConfigError
-        If a number of rounds is below 1, ``spacing`` is unknown, or a given round lies outside [1, T].
+        If ``horizon`` is not an integer from 1 to 2^62, ``checkpoints`` is neither an integer from 1 to
+        ``MAX_GRID_POINTS`` nor a non-empty 1-D array of integers in [1, T], or ``spacing`` is unknown.
 
     References
     ----------
@@ -285,7 +339,7 @@ def checkpoint_grid(
     [1, 50, 100]
     """
     if np.isscalar(checkpoints):
-        n = int(np.asarray(checkpoints))  # the scalar as numpy reads it (an int, a numpy integer, ...)
+        n = int(np.asarray(checkpoints))  # an int or a numpy integer (the checks above)
         require(n >= 1, "checkpoints", "at least 1", checkpoints)
         if spacing == "even":
             grid = np.linspace(horizon / n, horizon, n)
@@ -298,7 +352,7 @@ def checkpoint_grid(
         return np.unique(np.clip(np.round(grid), 1, horizon).astype(np.int64))
     grid = np.unique(np.asarray(checkpoints, dtype=np.int64))
     if grid.size == 0 or grid[0] < 1 or grid[-1] > horizon:
-        raise ConfigError(f"checkpoint rounds must lie in [1, {horizon}]")
+        raise ConfigError(f"checkpoints: checkpoint rounds must lie in [1, {horizon}], got {_shown(checkpoints)}")
     return grid
 
 

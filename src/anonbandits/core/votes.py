@@ -27,11 +27,40 @@ from typing import Any
 import numpy as np
 
 from anonbandits._docstrings import fill, filled_dataclass
+from anonbandits.core._rules import INDICES, MASK
 from anonbandits.core.indices import vote_ratio
-from anonbandits.errors import require
-from anonbandits.validation import RULES
+from anonbandits.errors import ConfigError, _shown, require
+from anonbandits.validation import (
+    COUNTS,
+    NONNEGATIVE_COUNT,
+    OPEN_UNIT,
+    RULES,
+    SUMS,
+    Rule,
+    array_of,
+    checks,
+    one_of,
+    optional,
+)
 
 VOTE_ROUNDINGS = ("ceil", "floor")
+
+
+def _votes(value: Any) -> bool:
+    if isinstance(value, str | bytes | dict | bool | np.bool_) or value is None:
+        return False
+    a = np.asarray(value)
+    return a.ndim in (1, 2) and (a.dtype.kind == "b" or (a.dtype.kind in "iu" and bool(np.all((a == 0) | (a == 1)))))
+
+
+#: votes cast, one row per event (a 1-D array: one event): bools, or integers 0 and 1
+_CAST = Rule(_votes, "a 2-D array of bools (or of 0 and 1), one row per event, or a 1-D one of a single event")
+#: agent ids in time order: one stream, or one stream per column (slot)
+_AGENT_IDS = {ndim: array_of("iu", "", ndim=ndim, low=0) for ndim in (1, 2)}
+_AGENTS = Rule(
+    lambda v: np.ndim(v) in _AGENT_IDS and _AGENT_IDS[np.ndim(v)].test(v),
+    "a 1-D or 2-D array of non-negative integer agent ids",
+)
 
 
 def __getattr__(name: str) -> Any:
@@ -58,6 +87,7 @@ def _release_size(C: Any) -> int:
     return int(C)
 
 
+@checks(delta=OPEN_UNIT, local_failure=OPEN_UNIT, rounding=one_of(*VOTE_ROUNDINGS))
 @fill
 def vote_threshold(delta: float, local_failure: float, rounding: str = "ceil") -> int:
     """``M = ceil(log(delta) / log(local_failure))`` votes remove an arm, so that ``local_failure^M <= delta``.
@@ -80,7 +110,8 @@ def vote_threshold(delta: float, local_failure: float, rounding: str = "ceil") -
     Raises
     ------
     ConfigError
-        If ``rounding`` is not one of :data:`VOTE_ROUNDINGS` (``"ceil"``, ``"floor"``).
+        If ``delta`` or ``local_failure`` is not a number in (0, 1), or ``rounding`` is not one of
+        :data:`VOTE_ROUNDINGS` (``"ceil"``, ``"floor"``).
 
     {{refs_paper002_paper003}}
 
@@ -89,11 +120,13 @@ def vote_threshold(delta: float, local_failure: float, rounding: str = "ceil") -
     >>> vote_threshold(0.05, 0.9), vote_threshold(0.05, 0.9, "floor"), vote_threshold(0.25, 0.5)
     (29, 28, 2)
     """
+    # trusted callers (the decentralized runs) skip the checks above: their vote_rounding is checked here
     require(rounding in VOTE_ROUNDINGS, "vote_rounding", f"one of {', '.join(VOTE_ROUNDINGS)}", rounding)
     ratio = vote_ratio(delta, local_failure)
     return math.ceil(ratio - 1e-9) if rounding == "ceil" else math.floor(ratio + 1e-9)
 
 
+@checks(votes_before=COUNTS, cast=_CAST, threshold=NONNEGATIVE_COUNT, alive=MASK)
 @fill
 def removal_steps(votes_before: np.ndarray, cast: np.ndarray, threshold: int, alive: np.ndarray) -> np.ndarray:
     """For each arm, the row of ``cast`` whose vote brings it to ``threshold`` votes (``len(cast)`` if none).
@@ -103,7 +136,7 @@ def removal_steps(votes_before: np.ndarray, cast: np.ndarray, threshold: int, al
     votes_before : numpy.ndarray
         (K,) votes each arm held before this batch.
     cast : numpy.ndarray
-        (n, K) bool, row i the votes of the i-th event in time order.
+        (n, K) bool (or 0 and 1), row i the votes of the i-th event in time order; a (K,) array is one event.
     threshold : int
         M, the votes that remove an arm.
     alive : numpy.ndarray
@@ -114,6 +147,13 @@ def removal_steps(votes_before: np.ndarray, cast: np.ndarray, threshold: int, al
     numpy.ndarray
         (K,) int: the index of the removing event of each arm, ``len(cast)`` for the arms not removed.
 
+    Raises
+    ------
+    ConfigError
+        If ``votes_before`` is not a 1-D array of non-negative integers, ``cast`` not a 2-D (or 1-D) array of
+        bools or of 0 and 1, ``alive`` not a 1-D bool array, ``threshold`` not an integer >= 0, or the three
+        arrays disagree on K.
+
     {{refs_paper002_paper003}}
 
     Examples
@@ -123,11 +163,21 @@ def removal_steps(votes_before: np.ndarray, cast: np.ndarray, threshold: int, al
     >>> removal_steps(np.array([0, 1, 0]), cast, 2, np.ones(3, bool)).tolist()
     [1, 0, 2]
     """
+    cast = np.asarray(cast)
+    if cast.ndim == 1:  # one event (cumsum along a 1-D array would add up the arms instead)
+        cast = cast[None, :]
+    # one column of cast per arm: another K would broadcast into a tally of other arms
+    if not np.shape(votes_before) == np.shape(alive) == cast.shape[1:]:
+        raise ConfigError(
+            f"votes_before, cast and alive must agree on the arms K, got shapes {np.shape(votes_before)}, "
+            f"{np.shape(cast)} and {np.shape(alive)}"
+        )
     tally = votes_before + np.cumsum(cast, axis=0)
     crossing = cast & (tally >= threshold) & alive[None, :]
     return np.where(crossing.any(axis=0), crossing.argmax(axis=0), cast.shape[0])
 
 
+@checks(threshold=NONNEGATIVE_COUNT, C=RULES["C"])
 @fill
 def anonymous_threshold(threshold: int, C: int) -> int:
     """The vote on an arm at which a k-anonymous board's released tally first reaches ``threshold`` M.
@@ -140,7 +190,7 @@ def anonymous_threshold(threshold: int, C: int) -> int:
     Parameters
     ----------
     threshold : int
-        M, the votes that remove an arm, at least 1.
+        M, the votes that remove an arm, at least 1 (0: none, a board without threshold).
     C : int
         The anonymity parameter: every released aggregate combines at least C agents, at least 1.
 
@@ -153,7 +203,7 @@ def anonymous_threshold(threshold: int, C: int) -> int:
     ------
     ConfigError
         If ``C`` is not an integer >= 1 (a bool, 2.5 or NaN included): a smaller release would carry single
-        agents' values under a k-anonymous label.
+        agents' values under a k-anonymous label; or if ``threshold`` is not an integer from 0 to 2^62.
 
     {{refs_paper002_paper003}}
 
@@ -221,6 +271,7 @@ class Releases:
         }
 
 
+@checks(agents=_AGENTS)
 def running_distinct(agents: np.ndarray) -> np.ndarray:
     """Along axis 0 of ``agents`` (a stream, or one stream per column), the distinct agents seen so far.
 
@@ -234,6 +285,11 @@ def running_distinct(agents: np.ndarray) -> np.ndarray:
     numpy.ndarray
         int, of the shape of ``agents``: entry ``[i, j]`` counts the distinct agents of ``agents[:i + 1, j]``.
 
+    Raises
+    ------
+    ConfigError
+        If ``agents`` is not a 1-D or 2-D array of non-negative integers.
+
     References
     ----------
     Rio, Barlier, Colin, Soare, "Multi-Agent Best Arm Identification with Private Communications", ICML 2023.
@@ -244,13 +300,15 @@ def running_distinct(agents: np.ndarray) -> np.ndarray:
     >>> running_distinct(np.array([4, 4, 7, 4, 1])).tolist()
     [1, 1, 2, 2, 3]
     """
-    cols = agents.reshape(agents.shape[0], -1)
+    agents = np.asarray(agents)
+    cols = agents if agents.ndim == 2 else agents[:, None]  # (reshape cannot infer a column of no rows)
     first = np.zeros(cols.shape, np.int64)
     for j in range(cols.shape[1]):  # a handful of slots (arms)
         first[np.unique(cols[:, j], return_index=True)[1], j] = 1
     return np.cumsum(first, axis=0).reshape(agents.shape)
 
 
+@checks(agents=array_of("iu", "a 2-D array of non-negative integer agent ids", ndim=2, low=0), C=RULES["C"])
 @fill
 def first_release(agents: np.ndarray, C: int) -> int:
     """The first row of ``agents`` at which every column holds at least C distinct agents (-1 if none).
@@ -274,7 +332,7 @@ def first_release(agents: np.ndarray, C: int) -> int:
     ------
     ConfigError
         If ``C`` is not an integer >= 1 (a bool, 2.5 or NaN included): a smaller release would carry single
-        agents' values under a k-anonymous label.
+        agents' values under a k-anonymous label; or if ``agents`` is not a 2-D array of non-negative integers.
 
     {{refs_paper002}}
 
@@ -284,11 +342,12 @@ def first_release(agents: np.ndarray, C: int) -> int:
     >>> first_release(np.array([[0, 1], [0, 2], [1, 2]]), 2), first_release(np.array([[0, 1]]), 2)
     (2, -1)
     """
-    C = _release_size(C)
+    C, agents = _release_size(C), np.asarray(agents)
     enough = np.flatnonzero((running_distinct(agents) >= C).all(axis=1)) if agents.size else np.empty(0, int)
     return int(enough[0]) if enough.size else -1
 
 
+@checks(agents=INDICES, slots=INDICES, times=INDICES, C=RULES["C"], values=optional(SUMS))
 @fill
 def board_releases(
     agents: np.ndarray, slots: np.ndarray, times: np.ndarray, C: int, values: np.ndarray | None = None
@@ -321,7 +380,9 @@ def board_releases(
     ------
     ConfigError
         If ``C`` is not an integer >= 1 (a bool, 2.5 or NaN included): a smaller release would carry single
-        agents' values under a k-anonymous label.
+        agents' values under a k-anonymous label; or if ``agents``, ``slots`` or ``times`` is not a 1-D array of
+        non-negative integers, ``values`` not ``None`` or a 1-D array of finite numbers, the arrays differ in
+        length, or ``times`` decreases.
 
     {{refs_paper002_paper003}}
 
@@ -333,7 +394,16 @@ def board_releases(
     ([0, 1], [2, 4], [2.0, 2.0], [0, 1, 0, -1, 1])
     """
     C = _release_size(C)
+    agents, slots, times = np.asarray(agents), np.asarray(slots), np.asarray(times)
     values = np.ones(agents.size) if values is None else np.asarray(values, float)
+    # one slot, time and value per contribution, in time order: the releases follow the stream's order
+    if not agents.shape == slots.shape == times.shape == values.shape:
+        raise ConfigError(
+            f"agents, slots, times and values must have one entry per contribution, got lengths {agents.size}, "
+            f"{slots.size}, {times.size} and {values.size}"
+        )
+    if np.any(np.diff(times) < 0):
+        raise ConfigError(f"times must be non-decreasing (the stream in time order), got {_shown(times)}")
     group, found = np.full(agents.size, -1, np.int64), []
     for s in np.unique(slots):
         idx = np.flatnonzero(slots == s)

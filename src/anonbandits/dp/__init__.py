@@ -24,11 +24,23 @@ from anonbandits.dp.ftnl import ftnl
 from anonbandits.dp.hybrid_ucb import TREE_NOISES, HybridBatch, hybrid_ucb, hybrid_ucb_batch
 from anonbandits.dp.lazy_ucb import STORAGES, anytime_lazy_ucb
 from anonbandits.dp.ledger import Ledger
+from anonbandits.dp.runs import HORIZON as HORIZON_RULE
+from anonbandits.dp.runs import HORIZON_PARAM
 from anonbandits.envs.rewards import GAUSSIAN_SIGMA, REWARD_MODELS, model_means, parse_means, sum_rewards
 from anonbandits.errors import ConfigError
 from anonbandits.results import Result
 from anonbandits.spec import ARM_MEANS, AlgorithmSpec, Param
-from anonbandits.validation import validated
+from anonbandits.validation import (
+    EPSILON_MAX,
+    EPSILON_MIN,
+    FINITE_ARRAY,
+    MATRIX,
+    RNG,
+    VECTOR,
+    Rule,
+    checks,
+    validated,
+)
 
 __all__ = [
     "ALGORITHMS",
@@ -97,7 +109,9 @@ def _spec(
 
 MEANS, CHANNEL_MEANS = ARM_MEANS, EPOCH_MEANS  # se's and dp-se's: also a means file with --channel anonymous
 EPSILON = Param("epsilon", float, 0.5, "privacy parameter epsilon")
-HORIZON = Param("horizon", int, 2 * 2**21, "number of rounds T (paper 001: 2 x 2^21)", unit="rounds")
+HORIZON = Param(
+    "horizon", int, 2 * 2**21, "number of rounds T (paper 001: 2 x 2^21)", unit="rounds", rule=HORIZON_PARAM
+)
 REWARDS = (
     Param("reward", str, "bernoulli", "reward distribution", choices=REWARD_MODELS),
     Param("reward_sigma", float, GAUSSIAN_SIGMA, "std of the clipped Gaussian rewards (paper 004: 0.1)", unit="reward"),
@@ -194,5 +208,21 @@ dp_se = validated(dp_se, **_ARRAYS)
 successive_elimination = validated(successive_elimination, epsilon="", **_ARRAYS)
 anytime_lazy_ucb = validated(anytime_lazy_ucb, **_ARRAYS)
 hybrid_ucb = validated(hybrid_ucb, **_ARRAYS)
-hybrid_ucb_batch = validated(hybrid_ucb_batch, means="", **_ARRAYS)  # (runs, arms) means: checked by the function
+# hybrid_ucb_batch's means are a (runs, arms) matrix (or one row) and its epsilons one per run: rules of their own
+hybrid_ucb_batch = checks(
+    means=Rule(
+        lambda v: VECTOR.test(v) or MATRIX.test(v), "a non-empty (arms,) or (runs, arms) array of finite numbers"
+    ),
+    epsilons=Rule(
+        lambda v: (
+            FINITE_ARRAY.test(v)
+            and np.ndim(v) <= 1
+            and np.size(v) >= 1
+            and all(EPSILON_MIN <= e <= EPSILON_MAX for e in np.ravel(v))
+        ),
+        f"a privacy parameter or a non-empty 1-D array of them, each between {EPSILON_MIN:g} and {EPSILON_MAX:g}",
+    ),
+    horizon=HORIZON_RULE,
+    rng=RNG,
+)(hybrid_ucb_batch)
 ftnl = validated(ftnl, **_ARRAYS)

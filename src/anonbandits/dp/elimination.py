@@ -77,7 +77,7 @@ def successive_elimination(
     ----------
     {{dp_means}}
     horizon : int
-        Number of rounds T (at least 1).
+        Number of rounds T, from 1 to :data:`~anonbandits.channels.feedback.MAX_HORIZON` (10^9).
     rng : numpy.random.Generator
         The run's source of randomness (rewards and noise).
     epsilon : float, optional
@@ -99,7 +99,8 @@ def successive_elimination(
     Raises
     ------
     ConfigError
-        If the means, horizon, epsilon, confidence, order or reward model are invalid (or, through
+        If the means, horizon (an integer from 1 to :data:`~anonbandits.channels.feedback.MAX_HORIZON`; a bool
+        or a float is not one), epsilon, confidence, order or reward model are invalid (or, through
         :mod:`anonbandits.dp`, an argument breaks the registry's rules).
 
     See Also
@@ -163,7 +164,8 @@ def dp_se(means: Means, epsilon: float, horizon: int, rng: np.random.Generator, 
     Raises
     ------
     ConfigError
-        If ``epsilon`` is not finite and positive, or another argument is invalid.
+        If ``epsilon`` is not a finite positive number in the supported range, or another argument is invalid
+        (as :func:`successive_elimination` refuses it).
 
     {{refs_sajed2019_paper001_paper004}}
 
@@ -196,7 +198,7 @@ def se(means: Means, horizon: int, rng: np.random.Generator, **options: Any) -> 
     Raises
     ------
     ConfigError
-        If an argument is invalid.
+        If an argument is invalid (as :func:`successive_elimination` refuses it).
 
     {{refs_sajed2019_paper001}}
 

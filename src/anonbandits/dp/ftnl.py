@@ -89,7 +89,8 @@ def ftnl(
     Raises
     ------
     ConfigError
-        If the means, epsilon, horizon, noise multiplier, initial action or reward model are invalid.
+        If the means, epsilon, horizon (an integer from 1 to :data:`~anonbandits.channels.feedback.MAX_HORIZON`),
+        noise multiplier, initial action or reward model are invalid.
 
     {{refs_paper001}}
 

@@ -107,7 +107,7 @@ def hybrid_ucb_batch(
     epsilons : numpy.ndarray or sequence of float
         (R,) privacy parameter per run, each finite and positive (R is taken from here when ``means`` is 1-D).
     horizon : int
-        Number of rounds T (at least K).
+        Number of rounds T (from K to :data:`~anonbandits.channels.feedback.MAX_HORIZON`).
     rng : numpy.random.Generator
         Random generator of the batch (runs draw from it jointly, so one batch of R runs is not the same as R
         single runs with separate seeds, but has the same law).
@@ -130,7 +130,12 @@ def hybrid_ucb_batch(
     Raises
     ------
     ConfigError
-        If an epsilon, the shape of ``means``, the horizon, ``tree_noise`` or the reward model is invalid.
+        If ``means`` is not a non-empty (K,) or (R, K) array of finite numbers (in the reward model's range)
+        with R the number of epsilons, ``epsilons`` is not a privacy parameter or a non-empty 1-D array of them
+        (each between :data:`~anonbandits.validation.EPSILON_MIN` and
+        :data:`~anonbandits.validation.EPSILON_MAX`), ``horizon`` is not an integer from K to
+        :data:`~anonbandits.channels.feedback.MAX_HORIZON`, ``rng`` is not a generator, or ``tree_noise``, the
+        reward model, ``expected_means`` or ``checkpoints`` is invalid.
 
     {{refs_paper001}}
 
@@ -248,7 +253,7 @@ def hybrid_ucb(
     {{dp_means}}
     {{dp_epsilon}}
     horizon : int
-        Number of rounds T (at least the number of arms).
+        Number of rounds T, from the number of arms to :data:`~anonbandits.channels.feedback.MAX_HORIZON`.
     rng : numpy.random.Generator
         The run's source of randomness.
     tree_noise : str, optional
@@ -266,7 +271,8 @@ def hybrid_ucb(
     Raises
     ------
     ConfigError
-        If the means, epsilon, horizon, ``tree_noise`` or reward model are invalid.
+        If the means, epsilon, horizon (an integer from the number of arms to
+        :data:`~anonbandits.channels.feedback.MAX_HORIZON`), ``tree_noise`` or reward model are invalid.
 
     {{refs_paper001}}
 

@@ -85,7 +85,8 @@ def anytime_lazy_ucb(
     {{dp_means}}
     {{dp_epsilon}}
     horizon : int
-        Number of rounds T (at least the number of arms); the algorithm itself does not use it.
+        Number of rounds T, from the number of arms to :data:`~anonbandits.channels.feedback.MAX_HORIZON`; the
+        algorithm itself does not use it.
     rng : numpy.random.Generator
         The run's source of randomness.
     storage : str, optional
@@ -102,7 +103,8 @@ def anytime_lazy_ucb(
     Raises
     ------
     ConfigError
-        If the means, epsilon, horizon, storage or reward model are invalid.
+        If the means, epsilon, horizon (an integer from the number of arms to
+        :data:`~anonbandits.channels.feedback.MAX_HORIZON`), storage or reward model are invalid.
 
     {{refs_paper001}}
 

@@ -8,15 +8,43 @@ and the release it fed, and a run returns it in ``Result.info["ledger"]``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import field
-from typing import SupportsInt
+from collections.abc import Mapping, Sequence
+from dataclasses import field, fields
+from typing import Any, SupportsInt
 
 import numpy as np
 
 from anonbandits._docstrings import filled_dataclass
+from anonbandits.errors import ConfigError, _shown
+from anonbandits.validation import FINITE_ARRAY, NONNEGATIVE_COUNT, NONNEGATIVE_FINITE, Rule, checks, int_between
 
 __all__ = ["Ledger"]
+
+
+def _vector(value: Any, kinds: str) -> np.ndarray:
+    # a ragged list makes np.ndim raise ValueError: the rules count that as a refusal
+    if isinstance(value, str | bytes | Mapping) or np.ndim(value) != 1:
+        raise TypeError("not a 1-D sequence")
+    a = np.asarray(value)
+    if a.size and a.dtype.kind not in kinds:
+        raise TypeError("not numbers of that kind")
+    return a
+
+
+def _ids(low: int) -> Rule:
+    """A 1-D sequence (list, range, array) of integers from ``low`` to 2^62, possibly empty."""
+    return Rule(
+        lambda v: bool(np.all((_vector(v, "iu") >= low) & (_vector(v, "iu") <= 2**62))),
+        f"a 1-D sequence of integers >= {low}",
+    )
+
+
+#: a block's arm (-1: whole reward vectors) and a block's sum (a number, or K sums in the experts setting)
+_ARM = int_between(-1, 2**62)
+_BLOCK_SUM = Rule(
+    lambda v: FINITE_ARRAY.test(v) and np.ndim(v) <= 1, "a finite number or a 1-D array of finite numbers"
+)
+_SUMS = Rule(lambda v: bool(np.all(np.isfinite(_vector(v, "iuf")))), "a 1-D sequence of finite numbers")
 
 
 @filled_dataclass
@@ -28,8 +56,8 @@ class Ledger:
     from blocks; each of its noisy sums is one row of the ``noise_*`` columns (arm, true sum, noise draw,
     Laplace scale). :meth:`release` refuses (``RuntimeError``) a block that already fed a release, so the rule
     "each reward is used in at most one released statistic" is enforced when the run happens and checkable
-    afterwards. Every field is a column, one entry per block (``block_*``), per release (``release_round``)
-    or per noisy sum (``noise_*``); a new ledger starts empty.
+    afterwards. Every field is a column (a list), one entry per block (``block_*``), per release
+    (``release_round``) or per noisy sum (``noise_*``); a new ledger starts empty.
 
     Parameters
     ----------
@@ -54,6 +82,11 @@ class Ledger:
     noise_scale : list of float, optional
         The Laplace scale of that noise.
 
+    Raises
+    ------
+    ConfigError
+        If a column is not a list, or the columns of the blocks (or of the noisy sums) differ in length.
+
     {{refs_paper001}}
 
     Examples
@@ -77,6 +110,17 @@ class Ledger:
     noise_value: list[float] = field(default_factory=list)
     noise_scale: list[float] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        for column in fields(self):
+            value = getattr(self, column.name)
+            if not isinstance(value, list):
+                raise ConfigError(f"{column.name} must be a list (a column of the ledger), got {_shown(value)}")
+        for prefix in ("block_", "noise_"):
+            lengths = {c.name: len(getattr(self, c.name)) for c in fields(self) if c.name.startswith(prefix)}
+            if len(set(lengths.values())) > 1:
+                raise ConfigError(f"the {prefix}* columns must have one length, got lengths {lengths}")
+
+    @checks(arm=_ARM, count=NONNEGATIVE_COUNT, reward_sum=_BLOCK_SUM)
     def block(self, arm: SupportsInt, count: SupportsInt, reward_sum: float | np.ndarray) -> int:
         """Record a block of ``count`` rewards of ``arm`` summing to ``reward_sum``, not yet used by a release.
 
@@ -94,6 +138,12 @@ class Ledger:
         int
             The block's id, its index in the ``block_*`` columns.
 
+        Raises
+        ------
+        ConfigError
+            If ``arm`` is not an integer >= -1, ``count`` is not a non-negative integer (bools and floats are
+            refused), or ``reward_sum`` is not a finite number or a 1-D array of finite numbers.
+
         Examples
         --------
         >>> ledger = Ledger()
@@ -108,6 +158,9 @@ class Ledger:
         self.block_release.append(-1)
         return len(self.block_arm) - 1
 
+    @checks(
+        blocks=_ids(0), arms=_ids(-1), true_sums=_SUMS, noises=_SUMS, scale=NONNEGATIVE_FINITE, round_=NONNEGATIVE_COUNT
+    )
     def release(
         self,
         blocks: Sequence[int],
@@ -122,17 +175,18 @@ class Ledger:
         Parameters
         ----------
         blocks : sequence of int
-            Ids of the blocks (from :meth:`block`) whose rewards fed the release; each may feed one release only.
+            Ids of the blocks (from :meth:`block`) whose rewards fed the release, distinct; each may feed one
+            release only.
         arms : sequence of int
-            The arm of each noisy sum released.
+            The arm of each noisy sum released (-1 or more).
         true_sums : sequence of float
-            The exact sum behind each noisy sum.
+            The exact sum behind each noisy sum, one per arm.
         noises : sequence of float
-            The noise added to each.
+            The noise added to each, one per arm.
         scale : float
-            The Laplace scale of that noise (one for the whole release).
+            The Laplace scale of that noise (one for the whole release; 0 for no noise).
         round_ : int
-            The round of the release.
+            The round of the release (a non-negative integer).
 
         Returns
         -------
@@ -141,8 +195,12 @@ class Ledger:
 
         Raises
         ------
+        ConfigError
+            If ``blocks`` is not a 1-D sequence of distinct ids of recorded blocks, ``arms`` a 1-D sequence of
+            integers >= -1, ``true_sums`` and ``noises`` 1-D sequences of finite numbers of the length of ``arms``,
+            ``scale`` a finite number >= 0 or ``round_`` a non-negative integer (nothing is recorded then).
         RuntimeError
-            If one of ``blocks`` already fed a release (the blocks before it are then marked with this release).
+            If one of ``blocks`` already fed a release (nothing is recorded then): a reward would be used twice.
 
         Examples
         --------
@@ -157,13 +215,24 @@ class Ledger:
         ...
         RuntimeError: block 0 already fed release 0
         """
-        rid = len(self.release_round)
-        for b in blocks:
+        ids = [int(b) for b in blocks]
+        if len(set(ids)) != len(ids) or not all(0 <= b < len(self.block_release) for b in ids):
+            raise ConfigError(
+                f"blocks must be distinct ids of the {len(self.block_release)} recorded blocks, got {_shown(blocks)}"
+            )
+        n = len(arms)
+        if len(true_sums) != n or len(noises) != n:
+            raise ConfigError(
+                "arms, true_sums and noises must have one length (one noisy sum each), got lengths "
+                f"{n}, {len(true_sums)} and {len(noises)}"
+            )
+        for b in ids:  # all checked before any is marked: a refused release records nothing
             if self.block_release[b] != -1:
                 raise RuntimeError(f"block {b} already fed release {self.block_release[b]}")
+        rid = len(self.release_round)
+        for b in ids:
             self.block_release[b] = rid
         self.release_round.append(int(round_))
-        n = len(arms)
         self.noise_release.extend([rid] * n)
         self.noise_arm.extend(int(a) for a in arms)
         self.noise_true_sum.extend(float(s) for s in true_sums)
@@ -173,4 +242,5 @@ class Ledger:
 
     @property
     def releases(self) -> int:
+        """The number of releases recorded."""
         return len(self.release_round)

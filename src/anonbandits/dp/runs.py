@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from anonbandits.channels.direct import DirectChannel, RewardSum
+from anonbandits.channels.feedback import MAX_HORIZON
 from anonbandits.core.regret import RegretTrace
 from anonbandits.core.schedules import checkpoint_grid
 from anonbandits.dp.ledger import Ledger
@@ -25,14 +26,35 @@ from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.envs.rewards import BOUNDED_MODELS, parse_means
 from anonbandits.errors import require
 from anonbandits.results import Result
-from anonbandits.validation import EPSILON
+from anonbandits.validation import EPSILON, RULES, Rule, is_integer
 
-__all__ = ["REGRET_AXES", "Means", "check_epsilon", "check_setup", "finish", "instance_of", "run_result", "start"]
+__all__ = [
+    "HORIZON",
+    "HORIZON_PARAM",
+    "REGRET_AXES",
+    "Means",
+    "check_epsilon",
+    "check_setup",
+    "finish",
+    "instance_of",
+    "run_result",
+    "start",
+]
 
 Means = str | Sequence[float] | np.ndarray
 
 #: the names of a run's curve: rounds and the cumulative pseudo-regret
 REGRET_AXES = ("round", "cumulative pseudo-regret")
+
+#: The horizon of the dp families' algorithms: at most MAX_HORIZON rounds, as the other families'. ``HORIZON`` is
+#: the library functions' rule (the vocabulary's "at least 1", then the limit), ``HORIZON_PARAM`` the registry
+#: parameters' (the anonymous family's message).
+HORIZON = Rule(
+    RULES["horizon"].test,
+    RULES["horizon"].requirement,
+    then=Rule(lambda v: v <= MAX_HORIZON, f"at most {MAX_HORIZON:.0e} rounds (MAX_HORIZON)"),
+)
+HORIZON_PARAM = Rule(lambda v: is_integer(v) and 1 <= v <= MAX_HORIZON, f"between 1 and {MAX_HORIZON:.0e} rounds")
 
 
 def check_epsilon(epsilon: float) -> float:
@@ -67,14 +89,15 @@ def check_setup(
     min_horizon: int = 1,
     expected_means: Sequence[float] | np.ndarray | None = None,
 ) -> tuple[np.ndarray, int, np.ndarray]:
-    """Checked arm means, horizon (at least ``min_horizon``; ``-1`` for the number of arms) and the arms' true
-    expected rewards (see :func:`instance_of`)."""
+    """Checked arm means, horizon (an integer from ``min_horizon``, ``-1`` for the number of arms, to
+    :data:`~anonbandits.channels.feedback.MAX_HORIZON` rounds) and the arms' true expected rewards (see
+    :func:`instance_of`); ``ConfigError`` for any of them refused."""
     instance = instance_of(means, reward, expected_means)
     minimum = instance.n_arms if min_horizon < 0 else min_horizon
     require(
-        not isinstance(horizon, bool) and int(horizon) == horizon >= minimum,
+        is_integer(horizon) and minimum <= horizon <= MAX_HORIZON,
         "horizon",
-        f"an integer of at least {minimum}",
+        f"an integer from {minimum} to {MAX_HORIZON:.0e} rounds (MAX_HORIZON)",
         horizon,
     )
     return instance.row, int(horizon), instance.means[0]

@@ -23,16 +23,30 @@ simulation settings are not in its text):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from anonbandits.core.limits import MAX_INSTANCE_CELLS, check_size
 from anonbandits.envs.rewards import BOUNDED_MODELS, GAUSSIAN_SIGMA, REWARD_MODELS, model_means
-from anonbandits.errors import ConfigError, require
+from anonbandits.errors import ConfigError, _shown, require
+from anonbandits.validation import (
+    BOOL,
+    FINITE,
+    INTEGER,
+    NONNEGATIVE_COUNT,
+    POSITIVE_FINITE,
+    RNG,
+    RULES,
+    array_of,
+    checks,
+)
 
 MEANS_LOW, MEANS_HIGH = 0.1, 0.9
+#: one round's arms: (N,) or (n, N) integer arm indices (their range is the instance's, checked by the method)
+ASSIGNMENTS = array_of("iu", "(N,) or (n, N) integer arm indices", ndim=None)
 #: The reward models the anonymous family offers (its channel's sums are exact for every model).
 INSTANCE_REWARDS = ("bernoulli", "gaussian")
 
@@ -77,9 +91,10 @@ class MultiUserInstance:
     Raises
     ------
     ConfigError
-        For means that are not an (N, K) matrix or K-vector with K >= 2, means outside [0, 1] for a bounded
-        model (or not finite otherwise), an unknown model, a non-positive ``sigma``, or ``expected`` of the
-        wrong size.
+        For ``mu`` that is not an (N, K) matrix or K-vector of numbers with K >= 2 (text, bools, a ragged list,
+        a 3-D array), means outside [0, 1] for a bounded model (or not finite otherwise), an unknown model, a
+        ``sigma`` that is not a finite positive number, a ``name`` that is not a str, or ``expected`` of the
+        wrong size or not finite.
 
     References
     ----------
@@ -114,25 +129,33 @@ class MultiUserInstance:
     min_cluster: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        mu = np.asarray(self.mu, dtype=float)
-        mu = mu[None, :] if mu.ndim == 1 else mu
-        if mu.ndim != 2 or mu.shape[0] < 1 or mu.shape[1] < 2:
-            raise ConfigError(
-                f"instance means must be an (N, K) matrix or a K-vector with K >= 2, got shape {np.shape(self.mu)}"
-            )
+        mu = _matrix("mu", self.mu)
         named = not callable(self.model)
-        require(not named or self.model in REWARD_MODELS, "reward", f"one of {', '.join(REWARD_MODELS)}", self.model)
-        if named and self.model in BOUNDED_MODELS:
-            if not np.all((mu >= 0) & (mu <= 1)):
-                raise ConfigError("instance means must lie in [0, 1]")
-        elif not np.all(np.isfinite(mu)):
-            raise ConfigError("instance means must be finite")
-        require(self.sigma > 0, "reward_sigma", "positive", self.sigma)
+        require(
+            not named or (isinstance(self.model, str) and self.model in REWARD_MODELS),
+            "reward",
+            f"one of {', '.join(REWARD_MODELS)} or a callable sums(mu, counts, rng)",
+            self.model,
+        )
+        bounded = named and self.model in BOUNDED_MODELS
+        bad = np.argwhere(~((mu >= 0) & (mu <= 1)) if bounded else ~np.isfinite(mu))
+        if bad.size:
+            i, j = bad[0]
+            where = f"mu[{j}]" if np.ndim(self.mu) == 1 else f"mu[{i}, {j}]"
+            requirement = f"in [0, 1] for the {self.model} model" if bounded else "finite"
+            raise ConfigError(f"mu must be {requirement}: {where} is {float(mu[i, j])!r}")
+        POSITIVE_FINITE.check("sigma", self.sigma)
+        if not isinstance(self.name, str):
+            raise ConfigError(f"name must be a str, got {_shown(self.name)}")
         if self.expected is not None:
+            expected = _matrix("expected", self.expected)
             require(
-                np.size(self.expected) == mu.size, "expected_means", f"one entry per arm ({mu.shape[1]})", self.expected
+                expected.size == mu.size and bool(np.all(np.isfinite(expected))),
+                "expected",
+                f"finite, one entry per arm of mu ({mu.shape[1]})",
+                self.expected,
             )
-            means = np.broadcast_to(np.asarray(self.expected, dtype=float), mu.shape)
+            means = expected.reshape(mu.shape)
         elif callable(self.model):
             means = mu
         else:
@@ -173,6 +196,7 @@ class MultiUserInstance:
         self._shared()
         return int(self.optimal[0])
 
+    @checks(arm=INTEGER)
     def is_best(self, arm: int) -> bool:
         """Whether ``arm`` has the largest true mean of a shared instance (ties count as correct).
 
@@ -189,7 +213,8 @@ class MultiUserInstance:
         Raises
         ------
         ConfigError
-            For an instance with more than one row of means.
+            For an instance with more than one row of means, or an ``arm`` that is not an integer (a bool, a
+            float or text) or is beyond 2^62 in absolute value.
 
         Examples
         --------
@@ -199,6 +224,7 @@ class MultiUserInstance:
         self._shared()
         return bool(0 <= arm < self.n_arms and self.means[0, arm] == self.means[0].max())
 
+    @checks(assignments=ASSIGNMENTS)
     def round_regret(self, assignments: np.ndarray) -> np.ndarray:
         """Pseudo-regret of one round of each assignment, summed over users.
 
@@ -212,16 +238,56 @@ class MultiUserInstance:
         numpy.float64 or numpy.ndarray
             The sum over users of ``gaps[i, assignment[i]]``: a scalar for one assignment, else (n,).
 
+        Raises
+        ------
+        ConfigError
+            For assignments that are not integers, not of shape (N,) or (n, N), or hold an arm outside
+            ``0 .. K-1`` (-1 does not wrap to the last arm).
+
         Examples
         --------
         >>> inst = MultiUserInstance([[0.9, 0.5], [0.2, 0.6]])
         >>> inst.round_regret([[0, 1], [1, 0]]).round(2).tolist()
         [0.0, 0.8]
         """
-        a = np.asarray(assignments, dtype=np.intp)
+        a = np.asarray(assignments)
+        if a.ndim not in (1, 2) or a.shape[-1] != self.n_users or (a.size and (a.min() < 0 or a.max() >= self.n_arms)):
+            raise ConfigError(
+                f"assignments must be (N,) or (n, N) arm indices with N = {self.n_users} users and arms in "
+                f"0 .. {self.n_arms - 1}, got {_shown(assignments)}"
+            )
         return self.gaps[np.arange(self.n_users), a].sum(axis=-1)
 
 
+def _matrix(name: str, value: Any) -> np.ndarray:
+    """``value`` (an (N, K) matrix or a K-vector of numbers, K >= 2) as an (N, K) float array; a one-line
+    :class:`ConfigError` naming ``name`` for anything else (text, bools, a ragged list, a 3-D array)."""
+    array = None
+    if not isinstance(value, str | bytes | Mapping) and value is not None:
+        try:
+            array = np.asarray(value)
+        except (ValueError, TypeError):  # a ragged list
+            array = None
+    if array is None or array.dtype.kind not in "iuf" or array.ndim not in (1, 2) or array.size == 0:
+        array = None
+    elif array.shape[-1] < 2:
+        array = None
+    if array is None:
+        raise ConfigError(f"{name} must be an (N, K) matrix or a K-vector of numbers with K >= 2, got {_shown(value)}")
+    matrix = array.astype(float)
+    return matrix[None, :] if matrix.ndim == 1 else matrix
+
+
+@checks(
+    n_users=RULES["users"],
+    n_arms=RULES["arms"],
+    cluster=NONNEGATIVE_COUNT,
+    gap=POSITIVE_FINITE,
+    rng=RNG,
+    low=FINITE,
+    high=FINITE,
+    allow_large=BOOL,
+)
 def clustered_instance(
     n_users: int,
     n_arms: int,
@@ -267,8 +333,10 @@ def clustered_instance(
     Raises
     ------
     ConfigError
-        For N < 1, K < 2, a negative ``cluster``, ``cluster * K > N``, a ``gap`` outside (0, high - low), or
-        N x K above ``MAX_INSTANCE_CELLS`` without ``allow_large`` (refused before anything is drawn).
+        For N < 1, K < 2, a negative ``cluster``, ``cluster * K > N``, a ``gap`` outside (0, high - low), a
+        range ``low``, ``high`` outside [0, 1] (or empty), an ``rng`` that is not a generator, or N x K above
+        ``MAX_INSTANCE_CELLS`` without ``allow_large`` (refused before anything is drawn); each a bool, a float
+        where an integer is meant, text or NaN included.
 
     References
     ----------
@@ -284,15 +352,13 @@ def clustered_instance(
     >>> bool(np.allclose(np.sort(inst.gaps, axis=1)[:, 1], 0.2))  # second-smallest gap of each user
     True
     """
-    require(n_users >= 1, "users", "at least 1", n_users)
-    require(n_arms >= 2, "arms", "at least 2", n_arms)
-    require(cluster >= 0, "cluster", ">= 0 (0 = balanced)", cluster)
+    require(0 <= low < high <= 1, "low, high", "a range 0 <= low < high <= 1 of means", (low, high))
     check_size(
         "users x arms",
         int(n_users) * int(n_arms),
         MAX_INSTANCE_CELLS,
         "MAX_INSTANCE_CELLS",
-        "cells of one instance",
+        "cells of one instance: n_users x n_arms",
         allow_large=allow_large,
     )
     if cluster * n_arms > n_users:
@@ -300,8 +366,8 @@ def clustered_instance(
             f"cluster {cluster} x arms {n_arms} exceeds users {n_users}: "
             "every arm cannot be optimal for that many users"
         )
-    if not 0 < gap < high - low:
-        raise ConfigError(f"gap must lie in (0, {high - low:g}), got {gap}")
+    if not gap < high - low:
+        raise ConfigError(f"gap must lie in (0, {high - low:g}), got {_shown(gap)}")
     u = cluster if cluster > 0 else n_users // n_arms
     optimal = np.empty(n_users, dtype=np.intp)
     order = rng.permutation(n_users)

@@ -19,9 +19,16 @@ import numpy as np
 from anonbandits._docstrings import fill
 from anonbandits.core.limits import MAX_INSTANCE_CELLS, check_size
 from anonbandits.errors import ConfigError
+from anonbandits.validation import BOOL, PATH, Rule, checks
 
 #: the column of a user-type table holding how many users share the row's means
 COUNT = "count"
+
+
+def _name(path: Path) -> str:
+    """The file's name as a message gives it: as written, or quoted when it holds a newline or another
+    character that would break the one-line message."""
+    return str(path) if str(path).isprintable() else repr(str(path))
 
 
 def _number(text: str) -> float | None:
@@ -36,34 +43,36 @@ def _csv_rows(path: Path) -> list[list[str]]:
         with path.open(newline="", encoding="utf-8") as fh:
             return [row for row in csv.reader(fh) if any(cell.strip() for cell in row)]
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"means file {path} is not UTF-8 text (byte {exc.start})") from None
+        raise ConfigError(f"means file {_name(path)} is not UTF-8 text (byte {exc.start})") from None
     except csv.Error as exc:
-        raise ConfigError(f"means file {path} is not a CSV table: {exc}") from None
+        raise ConfigError(f"means file {_name(path)} is not a CSV table: {exc}") from None
 
 
 def _types(path: Path, header: list[str], rows: list[list[str]]) -> tuple[np.ndarray, np.ndarray]:
     """(type means, counts) of a user-type table given as text cells."""
     names = [h.strip() for h in header]
     if COUNT not in names:
-        raise ConfigError(f"means file {path}: a table with a header needs a '{COUNT}' column (users per type)")
+        raise ConfigError(f"means file {_name(path)}: a table with a header needs a '{COUNT}' column (users per type)")
     if len(set(names)) != len(names):
-        raise ConfigError(f"means file {path}: column {next(n for n in names if names.count(n) > 1)!r} appears twice")
+        raise ConfigError(
+            f"means file {_name(path)}: column {next(n for n in names if names.count(n) > 1)!r} appears twice"
+        )
     c = names.index(COUNT)
     arms = [k for k in range(len(names)) if k != c]
     means, counts = np.empty((len(rows), len(arms))), np.empty(len(rows), dtype=np.int64)
     for i, row in enumerate(rows, start=2):
         if len(row) != len(names):
-            raise ConfigError(f"means file {path}, row {i}: {len(row)} cells for {len(names)} columns")
+            raise ConfigError(f"means file {_name(path)}, row {i}: {len(row)} cells for {len(names)} columns")
         count = _number(row[c])
         if count is None or not count.is_integer() or count < 1:
-            raise ConfigError(f"means file {path}, row {i}: count must be a positive integer, got {row[c]!r}")
+            raise ConfigError(f"means file {_name(path)}, row {i}: count must be a positive integer, got {row[c]!r}")
         if count >= 2**62:  # beyond any instance (and int64): refused whatever allow_large says
-            raise ConfigError(f"means file {path}, row {i}: count must be below 2^62, got {row[c]!r}")
+            raise ConfigError(f"means file {_name(path)}, row {i}: count must be below 2^62, got {row[c]!r}")
         counts[i - 2] = int(count)
         for j, k in enumerate(arms):
             value = _number(row[k])
             if value is None:
-                raise ConfigError(f"means file {path}, row {i}, arm {names[k]!r}: not a number: {row[k]!r}")
+                raise ConfigError(f"means file {_name(path)}, row {i}, arm {names[k]!r}: not a number: {row[k]!r}")
             means[i - 2, j] = value
     return means, counts
 
@@ -73,7 +82,7 @@ def _check_users(path: Path, counts: np.ndarray, n_arms: int, allow_large: bool)
     before the types are expanded."""
     users = sum(counts.tolist())  # Python integers: no overflow
     check_size(
-        f"means file {path}: users (the count column's sum) x arms",
+        f"means file {_name(path)}: users (the count column's sum) x arms",
         users * n_arms,
         MAX_INSTANCE_CELLS,
         "MAX_INSTANCE_CELLS",
@@ -84,6 +93,13 @@ def _check_users(path: Path, counts: np.ndarray, n_arms: int, allow_large: bool)
 
 
 @fill
+@checks(
+    path=Rule(
+        lambda v: PATH.test(v) and Path(v).suffix.lower() in (".csv", ".parquet"),
+        "the path of a .csv or .parquet means file",
+    ),
+    allow_large=BOOL,
+)
 def read_means(path: str | Path, *, allow_large: bool = False) -> tuple[np.ndarray, tuple[str, ...] | None]:
     """The users x arms means of a means file (see the module docstring).
 
@@ -105,9 +121,9 @@ def read_means(path: str | Path, *, allow_large: bool = False) -> tuple[np.ndarr
     Raises
     ------
     ConfigError
-        For an unreadable file, an unknown extension, a ragged or empty table, a missing or bad ``count``, a
-        cell that is not a number, a mean outside [0, 1], fewer than two arms, or more users x arms than
-        ``MAX_INSTANCE_CELLS`` without ``allow_large``.
+        For a ``path`` that is not a str or a path object, an unreadable file, an unknown extension, a ragged or
+        empty table, a missing or bad ``count``, a cell that is not a number, a mean outside [0, 1], fewer than
+        two arms, or more users x arms than ``MAX_INSTANCE_CELLS`` without ``allow_large``.
 
     {{refs_paper000}}
 
@@ -130,45 +146,52 @@ def _read_types(path: Path) -> tuple[np.ndarray, np.ndarray, tuple[str, ...] | N
     matrix: one type per row, count 1)."""
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".parquet"):
-        raise ConfigError(f"means file {path}: use a .csv or .parquet table")
+        raise ConfigError(f"means file {_name(path)}: use a .csv or .parquet table")
     if not path.is_file():
-        raise ConfigError(f"means file {path} does not exist")
+        raise ConfigError(f"means file {_name(path)} does not exist")
     arms: tuple[str, ...] | None
     if suffix == ".parquet":
-        import pyarrow.parquet as pq  # here: the CSV path must not need pyarrow
+        import pyarrow as pa  # here: the CSV path must not need pyarrow
+        import pyarrow.parquet as pq
 
         try:
             table = pq.read_table(path)
-        except Exception as exc:  # pyarrow raises several types for a damaged file
-            raise ConfigError(f"means file {path} is not a Parquet table: {str(exc).splitlines()[0]}") from None
+            records = table.to_pylist()
+        # a damaged file: pyarrow's own errors (ArrowInvalid for a missing footer or a 0-byte file,
+        # ArrowNotImplementedError for a type it cannot read) and OSError (a footer it cannot deserialize, a
+        # read that fails)
+        except (pa.ArrowException, OSError) as exc:
+            raise ConfigError(f"means file {_name(path)} is not a Parquet table: {str(exc).splitlines()[0]}") from None
         header = table.column_names
-        rows = [[str(v) for v in row.values()] for row in table.to_pylist()]
+        rows = [[str(v) for v in row.values()] for row in records]
         means, counts = _types(path, header, rows)
         arms = tuple(h for h in header if h != COUNT)
     else:
         rows = _csv_rows(path)
         if not rows:
-            raise ConfigError(f"means file {path} is empty")
+            raise ConfigError(f"means file {_name(path)} is empty")
         if all(_number(cell) is not None for cell in rows[0]):
             for i, row in enumerate(rows, start=1):
                 if len(row) != len(rows[0]):
-                    raise ConfigError(f"means file {path}, row {i}: {len(row)} cells, the first row has {len(rows[0])}")
+                    raise ConfigError(
+                        f"means file {_name(path)}, row {i}: {len(row)} cells, the first row has {len(rows[0])}"
+                    )
                 bad = next((cell for cell in row if _number(cell) is None), None)
                 if bad is not None:
-                    raise ConfigError(f"means file {path}, row {i}: not a number: {bad!r}")
+                    raise ConfigError(f"means file {_name(path)}, row {i}: not a number: {bad!r}")
             means, counts, arms = np.array(rows, dtype=float), np.ones(len(rows), dtype=np.int64), None
         else:
             means, counts = _types(path, rows[0], rows[1:])
             arms = tuple(h.strip() for h in rows[0] if h.strip() != COUNT)
     if means.shape[0] == 0:
-        raise ConfigError(f"means file {path} has no users")
+        raise ConfigError(f"means file {_name(path)} has no users")
     if means.shape[1] < 2:
-        raise ConfigError(f"means file {path} has {means.shape[1]} arm(s); at least two are needed")
+        raise ConfigError(f"means file {_name(path)} has {means.shape[1]} arm(s); at least two are needed")
     outside = ~((means >= 0) & (means <= 1))
     if outside.any():
         i, j = np.argwhere(outside)[0]
         where = f"row {i + 2}, arm {arms[j]!r}" if arms else f"row {i + 1}, column {j + 1}"
-        raise ConfigError(f"means file {path}, {where}: mean {float(means[i, j]):g} is outside [0, 1]")
+        raise ConfigError(f"means file {_name(path)}, {where}: mean {float(means[i, j]):g} is outside [0, 1]")
     return means, counts, arms
 
 
@@ -273,9 +296,10 @@ def shared_means(text: str) -> tuple[np.ndarray, int | None]:
     ([0.7, 0.5], None)
     """
     if not is_means_path(text):
-        from anonbandits.envs.rewards import parse_means  # here: rewards must not import this module's callers
+        # here: rewards must not import this module's callers; the body, whose messages name the means
+        from anonbandits.envs.rewards import _arm_means
 
-        return parse_means(text), None
+        return _arm_means(text), None
     means, counts, arms = _read_types(Path(text.strip()))  # not expanded: the agents are the counts' sum
     differ = np.flatnonzero(np.any(means != means[0], axis=1))
     if differ.size:

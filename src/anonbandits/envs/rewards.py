@@ -17,19 +17,32 @@ block's encoded rewards. Every function takes an explicit ``numpy.random.Generat
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from anonbandits._docstrings import fill
 from anonbandits.core.limits import MAX_REWARD_DRAWS, check_size
-from anonbandits.errors import ConfigError, require
+from anonbandits.errors import ConfigError, _shown, require
+from anonbandits.validation import FINITE_ARRAY, POSITIVE_FINITE, RNG, SIZE, Rule, array_of, checks
 
 REWARD_MODELS = ("bernoulli", "gaussian", "beta", "gaussian-unclipped")
 #: The models whose rewards lie in [0, 1] (what a privacy mechanism's sensitivity and the encodings assume).
 BOUNDED_MODELS = ("bernoulli", "gaussian", "beta")
 GAUSSIAN_SIGMA = 0.5
 BETA_CONCENTRATION = 2.0
+#: the ``model`` argument: a name of :data:`REWARD_MODELS`
+MODEL = Rule(lambda v: isinstance(v, str) and v in REWARD_MODELS, f"one of {', '.join(REWARD_MODELS)}")
+#: how many rewards each sum adds up: non-negative integers (a number or an array of any shape)
+COUNT_ARRAY = array_of("iu", "a non-negative integer or an array of them", ndim=None, low=0)
 
 
+@checks(
+    text=Rule(
+        lambda v: isinstance(v, str | list | tuple) and _arm_means(v).size >= 2,
+        "at least two arm means in [0, 1] (comma-separated text or a list)",
+    )
+)
 def parse_means(text: str | list | tuple) -> np.ndarray:
     """The arm means written ``"0.9,0.8,0.7"`` (or given as a sequence), as an array.
 
@@ -46,7 +59,9 @@ def parse_means(text: str | list | tuple) -> np.ndarray:
     Raises
     ------
     ConfigError
-        For text that is not numbers, fewer than two arms, or a mean outside [0, 1].
+        For ``text`` that is neither a str nor a list or tuple, items that are not numbers, fewer than two arms,
+        or a mean outside [0, 1] (called directly, the message names ``text``; a registry run's messages name
+        the means).
 
     References
     ----------
@@ -57,22 +72,36 @@ def parse_means(text: str | list | tuple) -> np.ndarray:
     --------
     >>> parse_means("0.9, 0.5,0.1").tolist()
     [0.9, 0.5, 0.1]
-    >>> parse_means("0.9,1.5")
+    >>> parse_means("0.9,1.5")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    anonbandits.errors.ConfigError: mean of arm 1 is 1.5, outside [0, 1]
+    anonbandits.errors.ConfigError: text must be at least two arm means in [0, 1] ..., got '0.9,1.5'
     """
+    return _arm_means(text)
+
+
+def _arm_means(text: str | list | tuple) -> np.ndarray:
+    """:func:`parse_means`'s body: its messages name the means (a registry run's ``--means``, trusted)."""
+    if not isinstance(text, str | list | tuple):
+        raise ConfigError(f"means must be comma-separated numbers or a list of them, got {_shown(text)}")
     items = text.split(",") if isinstance(text, str) else list(text)
     try:
-        means = np.array([float(x) for x in items], dtype=float)
-    except ValueError:
-        raise ConfigError(f"means must be comma-separated numbers, got {text!r}") from None
+        means = np.array([_real(x) for x in items], dtype=float)
+    except (TypeError, ValueError):
+        raise ConfigError(f"means must be comma-separated numbers, got {_shown(text)}") from None
     if means.size < 2:
-        raise ConfigError(f"need at least two arms, got means {text!r}")
+        raise ConfigError(f"need at least two arms, got means {_shown(text)}")
     bad = np.flatnonzero(~((means >= 0) & (means <= 1)))
     if bad.size:
-        raise ConfigError(f"mean of arm {bad[0]} is {means[bad[0]]}, outside [0, 1]")
+        raise ConfigError(f"means: the mean of arm {bad[0]} is {means[bad[0]]}, outside [0, 1]")
     return means
+
+
+def _real(item: object) -> float:
+    """One arm mean of :func:`parse_means`: text or a real number (a bool, a complex or a list is not one)."""
+    if isinstance(item, bool | np.bool_) or not isinstance(item, str | numbers.Real):
+        raise TypeError("not a mean")
+    return float(item)
 
 
 def model_means(model: str, mu: np.ndarray, sigma: float = GAUSSIAN_SIGMA) -> np.ndarray:
@@ -124,6 +153,7 @@ def bernoulli_reward(u, mu):
     return (u < mu) * 1.0
 
 
+@checks(model=MODEL, mu=FINITE_ARRAY, rng=RNG, size=SIZE, sigma=POSITIVE_FINITE)
 def draw_rewards(
     model: str, mu: np.ndarray, rng: np.random.Generator, size=None, sigma: float = GAUSSIAN_SIGMA
 ) -> np.ndarray:
@@ -152,7 +182,9 @@ def draw_rewards(
     Raises
     ------
     ConfigError
-        For an unknown model.
+        For an unknown model, ``mu`` that is not a number or an array of finite numbers, an ``rng`` that is not
+        a generator, a ``size`` that is not a shape (or above ``MAX_DRAWS`` draws) or that ``mu`` does not
+        broadcast to, or a ``sigma`` that is not a finite positive number.
 
     References
     ----------
@@ -172,7 +204,9 @@ def draw_rewards(
     """
     require(model in REWARD_MODELS, "reward model", f"one of {', '.join(REWARD_MODELS)}", model)
     mu = np.asarray(mu, dtype=float)
-    shape = mu.shape if size is None else size
+    shape = mu.shape if size is None else ((size,) if np.ndim(size) == 0 else tuple(size))
+    if size is not None and mu.ndim and mu.shape != shape and not _broadcasts(mu.shape, shape):
+        raise ConfigError(f"size must be a shape mu {mu.shape} broadcasts to, got {_shown(size)}")
     if model == "bernoulli":
         return bernoulli_reward(rng.random(shape), mu)
     if model == "gaussian":
@@ -183,6 +217,7 @@ def draw_rewards(
     return rng.beta(m * BETA_CONCENTRATION, (1 - m) * BETA_CONCENTRATION, shape)
 
 
+@checks(model=MODEL, mu=FINITE_ARRAY, counts=COUNT_ARRAY, rng=RNG, sigma=POSITIVE_FINITE)
 def sum_rewards(
     model: str, mu: np.ndarray, counts: np.ndarray, rng: np.random.Generator, sigma: float = GAUSSIAN_SIGMA
 ) -> np.ndarray:
@@ -212,10 +247,11 @@ def sum_rewards(
 
     Raises
     ------
-    ValueError
-        For a negative count.
     ConfigError
-        For an unknown model, or (models drawn one by one) more rewards than
+        (A ``ValueError``.) For an unknown model, ``mu`` that is not a number or an array of finite numbers (in
+        [0, 1] for the Bernoulli model), counts that are not non-negative integers (at most 2^62 each), ``mu``
+        and ``counts`` that do not broadcast, an ``rng`` that is not a generator, a ``sigma`` that is not a
+        finite positive number, or (models drawn one by one) more rewards than
         :data:`~anonbandits.core.limits.MAX_REWARD_DRAWS` (10^8) without an enclosing
         :func:`~anonbandits.core.limits.allowing_large`.
 
@@ -235,11 +271,18 @@ def sum_rewards(
     >>> sum_rewards("gaussian", 0.5, [[3], [4]], rng).shape
     (2, 1)
     """
-    mu, counts = np.broadcast_arrays(np.asarray(mu, dtype=float), np.asarray(counts, dtype=np.int64))
+    mu, counts = np.asarray(mu, dtype=float), np.asarray(counts, dtype=np.int64)
+    try:
+        mu, counts = np.broadcast_arrays(mu, counts)
+    except ValueError:
+        raise ConfigError(f"mu {mu.shape} and counts {counts.shape} must broadcast to one shape") from None
     if np.any(counts < 0):
-        raise ValueError("counts must be non-negative")
+        raise ConfigError("counts must be non-negative")
     if model == "bernoulli":
-        return rng.binomial(counts, mu).astype(float)
+        try:
+            return rng.binomial(counts, mu).astype(float)
+        except ValueError:  # numpy's "p < 0, p > 1 or p contains NaNs": no Binomial(n, mu) then
+            raise ConfigError(f"mu must lie in [0, 1] for the bernoulli model, got {_shown(mu)}") from None
     if model == "gaussian-unclipped":
         return rng.normal(counts * mu, sigma * np.sqrt(counts))
     flat_n = counts.ravel()
@@ -257,6 +300,14 @@ def sum_rewards(
     if starts.size:
         sums[nz] = np.add.reduceat(draws, starts)
     return sums.reshape(counts.shape)
+
+
+def _broadcasts(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """Whether ``shape`` broadcasts to ``target``."""
+    try:
+        return np.broadcast_shapes(shape, target) == tuple(target)
+    except ValueError:
+        return False
 
 
 def encoding_pmf(model: str, mu: float, g: int, sigma: float) -> np.ndarray:

@@ -35,7 +35,8 @@ from typing import Any
 
 from anonbandits import registry
 from anonbandits._docstrings import fill, filled_dataclass
-from anonbandits.errors import ConfigError, require
+from anonbandits.errors import ConfigError, _shown, require
+from anonbandits.validation import BOOL, COUNT, PATH, Rule, check_seed, checks, optional
 
 
 @filled_dataclass(frozen=True)
@@ -54,6 +55,13 @@ class Task:
         Run it with sizes past the documented limits of :mod:`anonbandits.core.limits` confirmed (the command
         line's ``--allow-large``); not a parameter of the run, so not in its table row. Default False.
 
+    Raises
+    ------
+    ConfigError
+        For an ``algorithm`` that is not a str, ``params`` that are not a mapping of names (str), a ``seed``
+        that is not a non-negative integer, or an ``allow_large`` that is not a bool (the parameters' values are
+        checked by ``resolve``, which gives them).
+
     {{refs_experiments}}
 
     Examples
@@ -69,8 +77,18 @@ class Task:
     seed: int
     allow_large: bool = False
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.algorithm, str):
+            raise ConfigError(f"algorithm must be an algorithm's name (a str), got {_shown(self.algorithm)}")
+        if not isinstance(self.params, Mapping) or not all(isinstance(name, str) for name in self.params):
+            raise ConfigError(f"params must be a mapping of parameter names to values, got {_shown(self.params)}")
+        check_seed(self.seed)
+        BOOL.check("allow_large", self.allow_large)
+
 
 GRID_SUFFIXES = (".toml", ".json")
+#: a grid: a mapping of its top-level keys (``runs``, ``seeds``, ...), as :func:`load_grid` returns it
+GRID = Rule(lambda v: isinstance(v, Mapping), "a grid: a mapping with a non-empty list 'runs' (see load_grid)")
 _TOP_LEVEL = ("seeds", "seed_offset", "defaults", "runs")
 #: more seeds than this is a typo, not an experiment (the seed list alone would fill memory)
 MAX_SEEDS = 1_000_000
@@ -79,6 +97,7 @@ MAX_RUNS = 1_000_000
 
 
 @fill
+@checks(path=PATH)
 def load_grid(path: str | Path) -> dict[str, Any]:
     """Read a grid file (``.toml`` or ``.json``; format in the module docstring).
 
@@ -96,8 +115,8 @@ def load_grid(path: str | Path) -> dict[str, Any]:
     Raises
     ------
     ConfigError
-        On any problem: wrong extension, unreadable, not UTF-8, not valid TOML/JSON, nested too deeply, or not
-        shaped like a grid.
+        On any problem: a ``path`` that is not a str or a path object, wrong extension, unreadable, not UTF-8,
+        not valid TOML/JSON, nested too deeply, or not shaped like a grid.
 
     {{refs_experiments}}
 
@@ -113,34 +132,36 @@ def load_grid(path: str | Path) -> dict[str, Any]:
     >>> load_grid(Path(tmp.name) / "grid.yaml")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    anonbandits.errors.ConfigError: --config ...grid.yaml: a grid file must end in .toml or .json
+    anonbandits.errors.ConfigError: --config ...: a grid file must end in .toml or .json; this path ends in '.yaml'
     >>> tmp.cleanup()
     """
     path = Path(path)
+    shown = str(path) if str(path).isprintable() else repr(str(path))  # a name with a newline: one line still
     suffix = path.suffix.lower()
     if suffix not in GRID_SUFFIXES:
-        raise ConfigError(f"--config {path}: a grid file must end in .toml or .json")
+        ends = f"ends in {path.suffix!r}" if path.suffix else "has no suffix"
+        raise ConfigError(f"--config {shown}: a grid file must end in .toml or .json; this path {ends}")
     try:
         text = path.read_bytes().decode("utf-8")
     except OSError as exc:
-        raise ConfigError(f"cannot read grid file {path}: {exc.strerror}") from None
+        raise ConfigError(f"cannot read grid file {shown}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"grid file {path} is not UTF-8 text (byte {exc.start})") from None
+        raise ConfigError(f"grid file {shown} is not UTF-8 text (byte {exc.start})") from None
     try:
         data = tomllib.loads(text) if suffix == ".toml" else json.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"grid file {path} is not valid {suffix.lstrip('.').upper()}: {exc}") from None
+        raise ConfigError(f"grid file {shown} is not valid {suffix.lstrip('.').upper()}: {exc}") from None
     except RecursionError:
-        raise ConfigError(f"grid file {path} nests too deeply") from None
+        raise ConfigError(f"grid file {shown} nests too deeply") from None
     if not isinstance(data, dict) or not isinstance(data.get("runs"), list) or not data["runs"]:
-        raise ConfigError(f"grid file {path} needs a non-empty list 'runs' of algorithm entries")
+        raise ConfigError(f"grid file {shown} needs a non-empty list 'runs' of algorithm entries")
     unknown = sorted(set(data) - set(_TOP_LEVEL))
     if unknown:
         raise ConfigError(
-            f"grid file {path} has unknown key(s) {', '.join(map(repr, unknown))}; known: {', '.join(_TOP_LEVEL)}"
+            f"grid file {shown} has unknown key(s) {', '.join(map(repr, unknown))}; known: {', '.join(_TOP_LEVEL)}"
         )
     if not isinstance(data.get("defaults", {}), dict):
-        raise ConfigError(f"grid file {path}: 'defaults' must be a table of parameter values")
+        raise ConfigError(f"grid file {shown}: 'defaults' must be a table of parameter values")
     return data
 
 
@@ -170,11 +191,17 @@ def seed_list(seeds: int | Sequence[int], offset: int = 0) -> list[int]:
 
 
 def _entries(grid: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Each ``runs`` entry merged over ``defaults``; :class:`ConfigError` for an entry that is not a table with
-    an ``algorithm`` key or that holds an empty list."""
-    defaults = dict(grid.get("defaults", {}))
+    """Each ``runs`` entry merged over ``defaults``; :class:`ConfigError` for a grid without a non-empty list
+    ``runs`` or with ``defaults`` that are not a table, an entry that is not a table with an ``algorithm`` key or
+    that holds an empty list."""
+    runs, defaults = grid.get("runs"), grid.get("defaults", {})
+    if not isinstance(runs, list) or not runs:
+        raise ConfigError(f"grid needs a non-empty list 'runs' of algorithm entries, got {_shown(runs)}")
+    if not isinstance(defaults, Mapping):
+        raise ConfigError(f"grid 'defaults' must be a table of parameter values, got {_shown(defaults)}")
+    defaults = dict(defaults)
     merged = []
-    for k, entry in enumerate(grid["runs"]):
+    for k, entry in enumerate(runs):
         if not isinstance(entry, Mapping) or "algorithm" not in entry:
             raise ConfigError(f"runs[{k}] must be a table with an 'algorithm' key")
         values = {**defaults, **entry}
@@ -190,6 +217,7 @@ def _configurations(entry: Mapping[str, Any]) -> int:
 
 
 @fill
+@checks(grid=GRID)
 def count_runs(grid: Mapping[str, Any]) -> int:
     """The number of runs ``grid`` expands to (configurations x seeds).
 
@@ -208,8 +236,9 @@ def count_runs(grid: Mapping[str, Any]) -> int:
     Raises
     ------
     ConfigError
-        As in :func:`tasks_from_grid`, for a bad ``seeds`` or ``seed_offset`` or a malformed entry (one
-        without ``algorithm``, or with an empty list).
+        As in :func:`tasks_from_grid`, for a ``grid`` that is not a mapping, without a non-empty list ``runs``,
+        a bad ``seeds`` or ``seed_offset`` or a malformed entry (one without ``algorithm``, or with an empty
+        list).
 
     {{refs_experiments}}
 
@@ -227,6 +256,7 @@ def count_runs(grid: Mapping[str, Any]) -> int:
 
 
 @fill
+@checks(grid=GRID, max_runs=optional(COUNT))
 def tasks_from_grid(grid: Mapping[str, Any], *, max_runs: int | None = MAX_RUNS) -> list[Task]:
     """Expand a grid into tasks, configuration-major, seed-minor.
 
@@ -246,8 +276,9 @@ def tasks_from_grid(grid: Mapping[str, Any], *, max_runs: int | None = MAX_RUNS)
     Raises
     ------
     ConfigError
-        For more than ``max_runs`` runs (naming the count); naming the entry and key, for an empty list, an
-        unknown algorithm or parameter, or a bad value; for bad ``seeds``.
+        For a ``grid`` that is not a mapping or has no non-empty list ``runs``, a ``max_runs`` that is neither
+        ``None`` nor a positive integer, more than ``max_runs`` runs (naming the count); naming the entry and
+        key, for an empty list, an unknown algorithm or parameter, or a bad value; for bad ``seeds``.
 
     {{refs_experiments}}
 

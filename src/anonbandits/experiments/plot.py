@@ -25,8 +25,10 @@ from typing import Any
 import numpy as np
 
 from anonbandits._docstrings import fill
+from anonbandits.errors import ConfigError
 from anonbandits.experiments.runner import TaskResult
-from anonbandits.experiments.table import configuration_labels
+from anonbandits.experiments.table import configuration_labels, writable
+from anonbandits.validation import PATH, Rule, checks, optional
 from anondecomp.io import atomic_open
 
 
@@ -57,7 +59,24 @@ QUANTITIES: dict[str, Quantity] = {
 UNKNOWN = Quantity(step=False)
 
 
+def _figure_format(path: Any) -> bool:
+    """Whether ``path`` ends in an image format matplotlib writes (``.png``, ``.svg``, ``.pdf``, ...)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    return Path(path).suffix[1:].lower() in FigureCanvasBase.get_supported_filetypes()
+
+
+#: the runs to draw: a list or tuple of :class:`~anonbandits.experiments.TaskResult`
+RESULTS = Rule(
+    lambda v: isinstance(v, list | tuple) and all(isinstance(r, TaskResult) for r in v),
+    "a list or tuple of TaskResult (anonbandits.experiments.run_tasks)",
+)
+#: an axis label, or ``None`` for the names the results give their curves
+LABEL = optional(Rule(lambda v: isinstance(v, str), "a str"))
+
+
 @fill
+@checks(results=RESULTS, xlabel=LABEL, ylabel=LABEL)
 def curves_figure(results: Sequence[TaskResult], *, xlabel: str | None = None, ylabel: str | None = None):
     """The figure :func:`plot_curves` saves: one panel per quantity, one line per configuration.
 
@@ -80,8 +99,9 @@ def curves_figure(results: Sequence[TaskResult], *, xlabel: str | None = None, y
 
     Raises
     ------
-    ValueError
-        When no run recorded a curve.
+    ConfigError
+        (A ``ValueError``.) For ``results`` that are not a list or tuple of :class:`TaskResult` or of which no
+        run recorded a curve, or a label that is neither ``None`` nor a str.
 
     {{refs_experiments}}
 
@@ -97,7 +117,7 @@ def curves_figure(results: Sequence[TaskResult], *, xlabel: str | None = None, y
 
     runs = [r for r in results if r.curve is not None]
     if not runs:
-        raise ValueError("no run recorded a curve to plot")
+        raise ConfigError(f"results hold no run that recorded a curve to plot ({len(results)} runs)")
     labels = configuration_labels([r.row for r in runs], [r.label for r in runs])
     # panel (y name) -> line label -> runs, in the order the runs first give them
     panels: dict[str, dict[str, list[TaskResult]]] = {}
@@ -120,6 +140,15 @@ def curves_figure(results: Sequence[TaskResult], *, xlabel: str | None = None, y
 
 
 @fill
+@checks(
+    results=RESULTS,
+    path=Rule(
+        lambda v: PATH.test(v) and _figure_format(v),
+        "a file path ending in an image format (.png, .svg, .pdf, ...)",
+    ),
+    xlabel=LABEL,
+    ylabel=LABEL,
+)
 def plot_curves(
     results: Sequence[TaskResult], path: str | Path, *, xlabel: str | None = None, ylabel: str | None = None
 ) -> Path:
@@ -150,8 +179,10 @@ def plot_curves(
 
     Raises
     ------
-    ValueError
-        When no run recorded a curve.
+    ConfigError
+        (A ``ValueError``.) For ``results`` that are not a list or tuple of :class:`TaskResult` or of which no
+        run recorded a curve, a ``path`` that is not a str or a path object, has no image format's extension,
+        or cannot be written (a directory, a device), or a label that is neither ``None`` nor a str.
 
     {{refs_experiments}}
 
@@ -246,7 +277,7 @@ def save_figure(fig, path: str | Path) -> Path:
     directories are created. The figure is closed."""
     import matplotlib.pyplot as plt
 
-    path = Path(path)
+    path = writable(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         with atomic_open(path, binary=True) as fh:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.process
 import os
+import pickle
 import signal
 import sys
 import threading
@@ -27,10 +28,12 @@ import numpy as np
 from anonbandits import registry
 from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.core.limits import allowing_large
-from anonbandits.errors import ConfigError
+from anonbandits.errors import AnonBanditsError, ConfigError
 from anonbandits.experiments.grid import Task
 from anonbandits.experiments.instance import recorded_params
 from anonbandits.results import Result
+from anonbandits.validation import BOOL, COUNT, Rule, checks, instance_of, optional, trusted
+from anondecomp.errors import AnonDecompError
 
 #: seconds to wait for a Dask scheduler before giving up (an unreachable one must fail fast)
 SCHEDULER_TIMEOUT = 3
@@ -76,13 +79,16 @@ class TaskResult:
 
 
 @fill
+@checks(task=instance_of("anonbandits.experiments.grid.Task", "a Task (anonbandits.experiments.Task)"))
 def run_task(task: Task) -> TaskResult:
     """Run one task in this process.
 
     Parameters
     ----------
     task : Task
-        The run; its parameters are resolved already.
+        The run; its parameters are resolved already (:func:`~anonbandits.experiments.tasks_from_grid`,
+        ``AlgorithmSpec.resolve``), so the run is trusted: its library calls do not check them again, as in
+        :func:`anonbandits.simulate`.
 
     Returns
     -------
@@ -94,8 +100,8 @@ def run_task(task: Task) -> TaskResult:
     Raises
     ------
     ConfigError
-        For an algorithm that is not registered (or a bad seed); whatever else the algorithm raises
-        propagates.
+        For a ``task`` that is not a :class:`Task`, an algorithm that is not registered (or a bad seed); whatever
+        else the algorithm raises propagates.
 
     {{refs_experiments}}
 
@@ -106,8 +112,11 @@ def run_task(task: Task) -> TaskResult:
     (['algorithm', 'means', 'epsilon'], 0, 1, True)
     """
     start = time.perf_counter()
-    with allowing_large(task.allow_large):  # --allow-large reaches every size check of the run, in this process
-        out = registry.get(task.algorithm).run(task.params, task.seed)
+    spec = registry.get(task.algorithm)
+    # --allow-large reaches every size check of the run, in this process; the parameters were checked when the
+    # task was resolved, so the run's library calls are trusted (as a registry run's are)
+    with allowing_large(task.allow_large), trusted():
+        out = spec.run(task.params, task.seed)
     wall = time.perf_counter() - start
     params = recorded_params(task.algorithm, task.params)  # the instance that ran (a means file's sizes)
     return TaskResult(
@@ -117,6 +126,26 @@ def run_task(task: Task) -> TaskResult:
 
 class WorkerDied(RuntimeError):
     """A local worker process ended while it ran a task (killed by a signal, out of memory, ...)."""
+
+
+#: What a failing run raises: the project's errors (a parameter refused by a run's own check, an anonymity
+#: violation, a solver's refusal) and those of a bug or of the machine (a wrong type or value, an index or key out
+#: of range, an arithmetic or assertion error, a recursion too deep, memory, an operating-system error). A worker
+#: forwards them to its parent, which re-raises them (:func:`iter_results`), and ``anonbandits simulate`` reports
+#: them in one line, keeping the finished runs; anything else ends the worker, reported as :class:`WorkerDied`.
+RUN_ERRORS: tuple[type[Exception], ...] = (
+    AnonBanditsError,
+    AnonDecompError,
+    ArithmeticError,
+    AssertionError,
+    AttributeError,
+    LookupError,
+    MemoryError,
+    OSError,
+    RuntimeError,
+    TypeError,
+    ValueError,
+)
 
 
 class RemoteTraceback(Exception):
@@ -172,13 +201,15 @@ def _worker(conn: Connection, parent: int) -> None:
         reply: tuple[int, TaskResult | None, tuple[Exception, str] | None]
         try:
             reply = (i, run_task(task), None)
-        except Exception as exc:
+        except RUN_ERRORS as exc:  # forwarded: the parent re-raises it (anything else ends this worker: WorkerDied)
             reply = (i, None, (exc, "".join(traceback.format_exception(exc))))
         try:
             conn.send(reply)
         except OSError:
             return
-        except Exception as exc:  # the reply does not pickle (send pickles it whole before writing): send text
+        # the reply does not pickle (send pickles it whole before writing): a local object, a lock, a class
+        # pickle cannot find, or one nested too deeply; its text is sent instead
+        except (pickle.PicklingError, TypeError, AttributeError, RecursionError) as exc:
             what = reply[2][0] if reply[2] is not None else exc
             conn.send((i, None, (RuntimeError(f"{type(what).__name__}: {what}"), "")))
 
@@ -469,6 +500,15 @@ def collect(
 
 
 @fill
+@checks(
+    tasks=Rule(
+        lambda v: isinstance(v, list | tuple) and all(isinstance(t, Task) for t in v),
+        "a list or tuple of Task (anonbandits.experiments.Task)",
+    ),
+    workers=optional(COUNT),
+    scheduler=optional(Rule(lambda v: isinstance(v, str) and v != "", "a scheduler address (tcp://host:port)")),
+    progress=BOOL,
+)
 def run_tasks(
     tasks: Sequence[Task], *, workers: int | None = None, scheduler: str | None = None, progress: bool = True
 ) -> list[TaskResult]:
@@ -498,7 +538,9 @@ def run_tasks(
     Raises
     ------
     ConfigError
-        When the Dask scheduler cannot be reached, or the ``distributed`` package is missing.
+        For ``tasks`` that are not a list or tuple of :class:`Task`, ``workers`` that is not ``None`` or a
+        positive integer, a ``scheduler`` that is not ``None`` or an address, ``progress`` that is not a bool;
+        when the Dask scheduler cannot be reached, or the ``distributed`` package is missing.
     WorkerDied
         When a local worker process dies while it runs a task; a task that raises re-raises its exception.
 

@@ -16,18 +16,44 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from anonbandits import registry
 from anonbandits._docstrings import fill
-from anonbandits.errors import ConfigError
+from anonbandits.errors import ConfigError, _shown
 from anonbandits.experiments.grid import Task
 from anonbandits.experiments.instance import recorded_params
 from anonbandits.results import metric
-from anondecomp.io import atomic_open
+from anonbandits.validation import PATH, Rule, checks
+from anondecomp.errors import InvalidInputError
+from anondecomp.io import atomic_open, refuse_special
 
 TABLE_SUFFIXES = (".csv", ".jsonl")
 
 
+def writable(path: str | Path) -> Path:
+    """``path`` as a :class:`~pathlib.Path`, refused in one line naming ``path`` when it cannot be written: a
+    directory, a device, a FIFO or this command's own standard streams (``anondecomp.io``'s check, the one every
+    writer of the project makes before it writes).
+
+    >>> writable("table.csv").name
+    'table.csv'
+    """
+    try:
+        refuse_special(path, "path")
+    except InvalidInputError as exc:
+        raise ConfigError(str(exc)) from None
+    return Path(path)
+
+
 @fill
+@checks(
+    rows=Rule(
+        lambda v: isinstance(v, Iterable) and not isinstance(v, str | bytes | Mapping | np.ndarray),
+        "an iterable (a list) of mappings, one per run",
+    ),
+    path=PATH,
+)
 def write_table(rows: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
     """Write ``rows`` to ``path`` atomically: a temporary file renamed into place, so no half-written table
     remains.
@@ -46,6 +72,13 @@ def write_table(rows: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
     pathlib.Path
         ``path``.
 
+    Raises
+    ------
+    ConfigError
+        For ``rows`` that are not an iterable of mappings (text, a single mapping, an array), a row a JSON line
+        cannot hold (keys that are not text, values that are not numbers or text), or a ``path`` that is not a
+        str or a path object or cannot be written (a directory, a device).
+
     {{refs_experiments}}
 
     Examples
@@ -59,12 +92,20 @@ def write_table(rows: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
     >>> tmp.cleanup()
     """
     rows = list(rows)
-    path = Path(path)
+    bad = next((k for k, row in enumerate(rows) if not isinstance(row, Mapping)), None)
+    if bad is not None:
+        raise ConfigError(f"rows must be mappings (one per run): row {bad} is {_shown(rows[bad])}")
+    path = writable(path)
+    jsonl = path.suffix.lower() == ".jsonl"
+    if jsonl:
+        try:  # before the file is opened: a row a JSON line cannot hold leaves no file behind
+            lines = [json.dumps(row, default=float) + "\n" for row in rows]
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"rows must hold text keys and number or text values for JSON lines: {exc}") from None
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_open(path, newline="") as fh:
-        if path.suffix.lower() == ".jsonl":
-            for row in rows:
-                fh.write(json.dumps(row, default=float) + "\n")
+        if jsonl:
+            fh.writelines(lines)
         else:
             writer = csv.DictWriter(fh, fieldnames=list(dict.fromkeys(key for row in rows for key in row)))
             writer.writeheader()

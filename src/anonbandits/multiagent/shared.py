@@ -25,6 +25,7 @@ import numpy as np
 
 from anonbandits._docstrings import fill
 from anonbandits.channels import CHANNELS, channel_named
+from anonbandits.core.limits import MAX_INSTANCE_CELLS, check_size
 from anonbandits.core.votes import VOTE_ROUNDINGS, vote_threshold  # noqa: F401 (re-exported: both papers)
 from anonbandits.errors import ConfigError, require
 from anonbandits.spec import Param
@@ -87,9 +88,10 @@ def _activity_probabilities(
     Raises
     ------
     ConfigError
-        If ``agents`` is below 1, ``activity`` or ``skew`` is unknown, a given vector is not a positive
-        probability vector over the N agents, N is odd with ``skew="halves"``, or ``gamma`` or ``offset`` is
-        out of range.
+        If ``agents`` is below 1 (or above ``MAX_INSTANCE_CELLS``, 10^8, without an enclosing
+        :func:`~anonbandits.core.limits.allowing_large`), ``activity`` or ``skew`` is unknown, a given vector is
+        not a positive probability vector over the N agents, N is odd with ``skew="halves"``, or ``gamma`` or
+        ``offset`` is out of range.
 
     {{refs_paper003_paper002}}
 
@@ -101,6 +103,7 @@ def _activity_probabilities(
     True
     """
     require(agents >= 1, "agents", "at least 1", agents)
+    check_size("agents", agents, MAX_INSTANCE_CELLS, "MAX_INSTANCE_CELLS", "agents of one activity distribution")
     if not isinstance(activity, str):
         p = np.asarray(activity, dtype=float)
         if p.shape != (agents,) or np.any(p <= 0) or not np.isclose(p.sum(), 1.0):

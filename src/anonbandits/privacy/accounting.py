@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from anonbandits._docstrings import fill
-from anonbandits.errors import require
+from anonbandits.errors import ConfigError, require
 from anonbandits.validation import (
     CALLABLE,
     COUNT,
@@ -28,6 +28,7 @@ from anonbandits.validation import (
     RDP_CURVE,
     UNIT_NO_ONE,
     checks,
+    int_between,
     optional,
 )
 
@@ -69,6 +70,11 @@ def nonnegative_epsilon(raw: float, delta: float) -> float:
     -------
     float
         ``raw``, or 0.0 when it is negative.
+
+    Raises
+    ------
+    ConfigError
+        If ``raw`` is not a finite number (a bool, NaN or infinite) or ``delta`` is outside [0, 1).
 
     {{refs_paper004}}
 
@@ -115,6 +121,12 @@ def skellam_rdp(alpha: np.ndarray | float, sensitivity: float, variance: float) 
 
     {{rdp_returns}}
 
+    Raises
+    ------
+    ConfigError
+        If ``alpha`` is not an order > 1 or a non-empty array of finite ones, or ``sensitivity`` or ``variance``
+        is not a positive finite number.
+
     {{refs_agarwal2021_paper004}}
 
     Examples
@@ -149,6 +161,13 @@ def dist_rdp_se_rdp(alpha: np.ndarray | float, epsilon: float, scale: float, n: 
 
     {{rdp_returns}}
 
+    Raises
+    ------
+    ConfigError
+        If ``alpha`` is not an order > 1 or a non-empty array of finite ones, ``epsilon`` is not a finite
+        positive number in the supported range, ``scale`` is not a positive finite number, or ``n`` is neither
+        ``None`` nor a positive integer.
+
     {{refs_paper004}}
 
     Examples
@@ -159,12 +178,19 @@ def dist_rdp_se_rdp(alpha: np.ndarray | float, epsilon: float, scale: float, n: 
     a = np.asarray(alpha, dtype=float)
     nn = 1.0 if n is None else float(n)
     e, s = float(epsilon), float(scale)
+    # s * s * s, not s**3: a huge scale makes the term 0 (its limit) instead of raising OverflowError
     return a * e * e / 2 + np.minimum(
-        (2 * a - 1) * e * e / (4 * s * s * nn) + 3 * e / (2 * s**3 * nn**1.5), 3 * e / (2 * s * math.sqrt(nn))
+        (2 * a - 1) * e * e / (4 * s * s * nn) + 3 * e / (2 * (s * s * s) * nn**1.5), 3 * e / (2 * s * math.sqrt(nn))
     )
 
 
-@checks(n=COUNT, sigma=POSITIVE_FINITE)
+#: The most users of :func:`discrete_gaussian_sum_xi` and :func:`discrete_gaussian_sum_cdp`: the sum has one
+#: term per user (about a second per 10^8 of them); a batch has at most a horizon's users
+#: (:data:`anonbandits.channels.feedback.MAX_HORIZON`).
+MAX_XI_USERS = 10**9
+
+
+@checks(n=int_between(1, MAX_XI_USERS), sigma=POSITIVE_FINITE)
 @fill
 def discrete_gaussian_sum_xi(n: int, sigma: float) -> float:
     """``xi = 10 sum_{k=1}^{n-1} exp(-2 pi^2 sigma^2 k/(k+1))`` of Lemma 4 of paper 004.
@@ -180,6 +206,11 @@ def discrete_gaussian_sum_xi(n: int, sigma: float) -> float:
     -------
     float
         ``xi`` (0 when every term underflows in double precision).
+
+    Raises
+    ------
+    ConfigError
+        If ``n`` is not an integer from 1 to :data:`MAX_XI_USERS` or ``sigma`` is not a positive finite number.
 
     References
     ----------
@@ -204,7 +235,7 @@ def discrete_gaussian_sum_xi(n: int, sigma: float) -> float:
     return 10.0 * total
 
 
-@checks(n=COUNT, sigma=POSITIVE_FINITE, sensitivity=POSITIVE_FINITE)
+@checks(n=int_between(1, MAX_XI_USERS), sigma=POSITIVE_FINITE, sensitivity=POSITIVE_FINITE)
 @fill
 def discrete_gaussian_sum_cdp(n: int, sigma: float, sensitivity: float) -> float:
     """Lemma 4 of paper 004: adding the sum of ``n`` i.i.d. ``N_Z(0, sigma^2)`` is ``(1/2) epsbar^2``-CDP.
@@ -229,7 +260,8 @@ def discrete_gaussian_sum_cdp(n: int, sigma: float, sensitivity: float) -> float
     Raises
     ------
     ConfigError
-        If ``sigma`` is below 1/2.
+        If ``n`` is not an integer from 1 to :data:`MAX_XI_USERS`, ``sigma`` is not a finite number of at least
+        1/2, or ``sensitivity`` is not a positive finite number.
 
     {{refs_kairouz2021_paper004}}
 
@@ -265,7 +297,8 @@ def rdp_to_dp(
     Raises
     ------
     ConfigError
-        If ``delta`` is outside (0, 1) or an order is at most 1.
+        If ``rdp`` is neither a callable nor an array of finite numbers, its values are not one per order (or
+        NaN), ``delta`` is outside (0, 1), or ``orders`` is not a non-empty array of finite orders > 1.
 
     {{refs_canonne2020_paper004}}
 
@@ -278,6 +311,12 @@ def rdp_to_dp(
     a = np.asarray(orders, dtype=float)
     require(bool(np.all(a > 1)), "RDP orders", "> 1", a[a <= 1])
     values = np.asarray(rdp(a) if callable(rdp) else rdp, dtype=float)
+    require(
+        values.shape == a.shape and not np.isnan(values).any(),
+        "rdp",
+        f"a curve of {a.size} values (one per order, not NaN)",
+        values,
+    )
     return nonnegative_epsilon(float(np.min(values + np.log(1.0 / (a * delta)) / (a - 1) + np.log1p(-1.0 / a))), delta)
 
 
@@ -301,7 +340,7 @@ def zcdp_to_dp(rho: float, delta: float) -> float:
     Raises
     ------
     ConfigError
-        If ``delta`` is outside (0, 1).
+        If ``rho`` is not a finite number >= 0 or ``delta`` is outside (0, 1).
 
     See Also
     --------
@@ -336,6 +375,12 @@ def pure_dp_to_rdp(epsilon: float | np.ndarray, alpha: np.ndarray | float) -> np
     numpy.ndarray
         The RDP curve at ``alpha``.
 
+    Raises
+    ------
+    ConfigError
+        If ``epsilon`` is not a positive finite number or array of them, ``alpha`` is not an order > 1 or an
+        array of them, or the two do not broadcast together.
+
     {{refs_bun2016_paper004}}
 
     Examples
@@ -344,6 +389,12 @@ def pure_dp_to_rdp(epsilon: float | np.ndarray, alpha: np.ndarray | float) -> np
     array([0.01, 0.02])
     """
     eps = np.asarray(epsilon, dtype=float)
+    try:
+        np.broadcast_shapes(eps.shape, np.shape(alpha))
+    except ValueError:
+        raise ConfigError(
+            f"epsilon and alpha must broadcast together, got shapes {eps.shape} and {np.shape(alpha)}"
+        ) from None
     return np.minimum(eps, np.asarray(alpha, dtype=float) * eps**2 / 2)
 
 
@@ -372,7 +423,8 @@ def advanced_composition_epsilon(epsilon_total: float, k: int, delta_prime: floa
     Raises
     ------
     ConfigError
-        If ``delta_prime`` is outside (0, 1).
+        If ``epsilon_total`` is not a positive finite number, ``k`` is not a positive integer or ``delta_prime``
+        is outside (0, 1).
 
     {{refs_dwork2010_paper004}}
 
@@ -407,7 +459,8 @@ def returning_users_dp(
     Raises
     ------
     ConfigError
-        If ``batches`` is not a positive integer, ``delta`` is outside (0, 1) or an order is at most 1.
+        If ``rdp`` is not a callable, ``batches`` is not a positive integer, ``delta`` is outside (0, 1), an order
+        is at most 1, or the curve ``rdp`` gives is not one value per order.
 
     {{refs_paper004}}
 

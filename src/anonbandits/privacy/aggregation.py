@@ -10,34 +10,43 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from anonbandits._docstrings import fill
-from anonbandits.errors import ConfigError, require
+from anonbandits.errors import ConfigError, _shown, require
 from anonbandits.validation import (
     COUNT,
     INT_ARRAY,
     MAX_DRAWS,
     MAX_PAIRED_USERS,
+    NONNEGATIVE_COUNT,
     RNG,
+    Rule,
     checks,
-    int_at_least,  # noqa: I001
+    int_at_least,
     int_between,
+    is_integer,
 )
+
+#: a modulus: the int64 arithmetic of the sums and masks holds any modulus below 2^62
+_MODULUS = Rule(lambda v: is_integer(v) and 2 <= v < 2**62, "an integer in [2, 2^62)")
 
 
 def _check_modulus(m: int) -> int:
+    """The body's own check of ``m``, for the trusted calls the decorator does not check."""
     require(int(m) == m and 2 <= m < 2**62, "modulus m", "an integer in [2, 2^62)", m)
     return int(m)
 
 
-@checks(messages=INT_ARRAY, m=COUNT)
+@checks(messages=INT_ARRAY, m=_MODULUS)
 @fill
 def secure_sum(messages: np.ndarray, m: int) -> int:
     """``(sum of messages) mod m`` as a Python int: secure aggregation's ideal functionality.
 
-    Any integer messages (negative ones too) are allowed. Exact integer arithmetic with intermediate
-    reductions, so no overflow whatever the number of messages and ``m < 2^62``.
+    Any integer messages (negative ones too, each of at most 2^62 in absolute value) are allowed. Exact integer
+    arithmetic with intermediate reductions, so no overflow whatever the number of messages and ``m < 2^62``.
 
     Parameters
     ----------
@@ -54,7 +63,8 @@ def secure_sum(messages: np.ndarray, m: int) -> int:
     Raises
     ------
     ConfigError
-        If ``m`` is not an integer in [2, 2^62).
+        If ``messages`` is not an integer or an array of integers (of at most 2^62 in absolute value; bools,
+        floats and text are refused) or ``m`` is not an integer in [2, 2^62).
 
     {{refs_bonawitz2017_paper004}}
 
@@ -86,6 +96,12 @@ def complete_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
     -------
     i, j : numpy.ndarray
         ``int64`` arrays of the pairs' first and second users.
+
+    Raises
+    ------
+    ConfigError
+        If ``n`` is not an integer from 1 to :data:`~anonbandits.validation.MAX_PAIRED_USERS` (n (n - 1) / 2
+        pairs).
 
     {{refs_bonawitz2017}}
 
@@ -120,7 +136,9 @@ def ring_pairs(n: int, degree: int) -> tuple[np.ndarray, np.ndarray]:
     Raises
     ------
     ConfigError
-        If ``degree`` is outside [1, n/2).
+        If ``n`` or ``degree`` is not an integer from 1 to :data:`~anonbandits.validation.MAX_DRAWS`,
+        ``degree`` is outside [1, n/2), or the ``n degree`` pairs are more than
+        :data:`~anonbandits.validation.MAX_DRAWS`.
 
     {{refs_bonawitz2017}}
 
@@ -130,12 +148,18 @@ def ring_pairs(n: int, degree: int) -> tuple[np.ndarray, np.ndarray]:
     (array([0, 1, 2, 3, 4]), array([1, 2, 3, 4, 0]))
     """
     require(1 <= degree and 2 * degree < n, "ring masking's degree", f"in [1, n/2) for n = {n}", degree)
+    require(
+        n * degree <= MAX_DRAWS,
+        "ring masking's degree",
+        f"at most MAX_DRAWS / n = {MAX_DRAWS // n} pairs per user",
+        degree,
+    )
     i = np.repeat(np.arange(n, dtype=np.int64), degree)
     k = np.tile(np.arange(1, degree + 1, dtype=np.int64), n)
     return i, (i + k) % n
 
 
-@checks(messages=INT_ARRAY, m=COUNT, rng=RNG)
+@checks(messages=INT_ARRAY, m=_MODULUS, rng=RNG)
 @fill
 def masked_messages(
     messages: np.ndarray, m: int, rng: np.random.Generator, pairs: tuple[np.ndarray, np.ndarray] | None = None
@@ -150,7 +174,8 @@ def masked_messages(
     {{messages_modulus}}
     {{rng}}
     pairs : tuple of numpy.ndarray, optional
-        The masking graph as ``(i, j)``; default :func:`complete_pairs`.
+        The masking graph as ``(i, j)``, two integer arrays of one length whose entries index the messages;
+        default :func:`complete_pairs` (at most :data:`~anonbandits.validation.MAX_PAIRED_USERS` messages).
 
     Returns
     -------
@@ -160,7 +185,11 @@ def masked_messages(
     Raises
     ------
     ConfigError
-        If ``m`` is not an integer in [2, 2^62), or a user holds so many masks that their sum could overflow.
+        If ``messages`` is not an integer or an array of integers (of at most 2^62 in absolute value), ``m`` is
+        not an integer in [2, 2^62), ``rng`` is not a generator, ``pairs`` is not two 1-D integer arrays of one
+        length indexing the messages (or, when omitted, the messages are more than
+        :data:`~anonbandits.validation.MAX_PAIRED_USERS`), or a user holds so many masks that their sum could
+        overflow.
 
     {{refs_bonawitz2017}}
 
@@ -172,7 +201,17 @@ def masked_messages(
     """
     m = _check_modulus(m)
     y = np.mod(np.asarray(messages, dtype=np.int64).ravel(), m)
-    i, j = complete_pairs(y.size) if pairs is None else pairs
+    if pairs is None:
+        require(
+            y.size <= MAX_PAIRED_USERS,
+            "messages",
+            f"at most MAX_PAIRED_USERS = {MAX_PAIRED_USERS} of them "
+            "with every pair masked (pass pairs=ring_pairs(...))",
+            f"{y.size} messages",
+        )
+        i, j = complete_pairs(y.size) if y.size else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    else:
+        i, j = _pairs(pairs, y.size)
     if i.size:
         per_user = max(np.bincount(i, minlength=y.size).max(), np.bincount(j, minlength=y.size).max())
         if int(per_user + 1) * m >= 2**63:
@@ -185,7 +224,25 @@ def masked_messages(
     return np.mod(np.mod(out, m) - np.mod(minus, m), m)
 
 
-@checks(messages=INT_ARRAY, m=COUNT, shares=int_between(1, 10**4), rng=RNG)
+def _pairs(pairs: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``pairs`` as two int64 arrays of one length indexing ``n`` messages, or a one-line ConfigError."""
+
+    def indexing(v: Any) -> bool:  # a ragged list raises in np.asarray: the rule counts that as a refusal
+        i, j = (np.asarray(side) for side in v) if isinstance(v, tuple | list) and len(v) == 2 else (None, None)
+        return (
+            i is not None
+            and j is not None
+            and i.ndim == j.ndim == 1
+            and i.size == j.size
+            and (i.size == 0 or (i.dtype.kind in "iu" and j.dtype.kind in "iu"))
+            and (i.size == 0 or (min(i.min(), j.min()) >= 0 and max(i.max(), j.max()) < n))
+        )
+
+    Rule(indexing, f"two 1-D integer arrays of one length, entries in [0, {n})").check("pairs", pairs)
+    return np.asarray(pairs[0], dtype=np.int64), np.asarray(pairs[1], dtype=np.int64)
+
+
+@checks(messages=INT_ARRAY, m=_MODULUS, shares=int_between(1, 10**4), rng=RNG)
 @fill
 def split_and_mix(messages: np.ndarray, m: int, shares: int, rng: np.random.Generator) -> np.ndarray:
     """Split each ``y_i`` into ``shares`` uniform additive shares mod m and shuffle all of them together.
@@ -208,7 +265,9 @@ def split_and_mix(messages: np.ndarray, m: int, shares: int, rng: np.random.Gene
     Raises
     ------
     ConfigError
-        If ``m`` is not an integer in [2, 2^62) or ``shares`` is not a positive integer.
+        If ``messages`` is not an integer or an array of integers (of at most 2^62 in absolute value), ``m`` is
+        not an integer in [2, 2^62), ``shares`` is not an integer from 1 to 10^4, ``rng`` is not a generator,
+        or the shares would be more than :data:`~anonbandits.validation.MAX_DRAWS`.
 
     {{refs_paper004}}
 
@@ -221,6 +280,7 @@ def split_and_mix(messages: np.ndarray, m: int, shares: int, rng: np.random.Gene
     m = _check_modulus(m)
     require(int(shares) == shares and shares >= 1, "shares", "a positive integer", shares)
     y = np.mod(np.asarray(messages, dtype=np.int64).ravel(), m)
+    require(y.size * int(shares) <= MAX_DRAWS, "shares", f"at most MAX_DRAWS = {MAX_DRAWS:,} shares in all", shares)
     parts = rng.integers(0, m, size=(y.size, int(shares)), dtype=np.int64)
     last = y
     for col in parts[:, :-1].T:
@@ -243,6 +303,12 @@ def modulus(n: int, g: int, tau: int) -> int:
     int
         The modulus ``m``.
 
+    Raises
+    ------
+    ConfigError
+        If ``n`` or ``g`` is not a positive integer or ``tau`` is not a non-negative integer (bools and floats
+        are refused).
+
     {{refs_paper004}}
 
     Examples
@@ -253,7 +319,7 @@ def modulus(n: int, g: int, tau: int) -> int:
     return int(n) * int(g) + 2 * int(tau) + 1
 
 
-@checks(yhat=INT_ARRAY, n=int_at_least(1), g=int_at_least(1), tau=int_at_least(0), m=int_at_least(1))
+@checks(yhat=INT_ARRAY, n=COUNT, g=COUNT, tau=NONNEGATIVE_COUNT, m=_MODULUS)
 @fill
 def analyze(yhat: np.ndarray | int, n: int, g: int, tau: int, m: int) -> np.ndarray:
     """Private estimate ``z`` of ``sum_i x_i`` from secure-aggregation output(s) ``yhat`` in {0, ..., m-1}.
@@ -278,7 +344,9 @@ def analyze(yhat: np.ndarray | int, n: int, g: int, tau: int, m: int) -> np.ndar
     Raises
     ------
     ConfigError
-        If ``m`` is below ``n g + 2 tau + 1`` or a value lies outside {0, ..., m-1}.
+        If ``yhat`` is not an integer or an array of integers, ``n`` or ``g`` is not a positive integer, ``tau``
+        is not a non-negative integer (each of at most 2^62), ``m`` is not an integer in [2, 2^62) or is below
+        ``n g + 2 tau + 1``, or a value of ``yhat`` lies outside {0, ..., m-1}.
 
     {{refs_paper004}}
 
@@ -292,6 +360,6 @@ def analyze(yhat: np.ndarray | int, n: int, g: int, tau: int, m: int) -> np.ndar
         raise ConfigError(f"modulus m={m} is smaller than n g + 2 tau + 1 = {modulus(n, g, tau)}")
     y = np.asarray(yhat, dtype=np.int64)
     if np.any((y < 0) | (y >= m)):
-        raise ConfigError("SecAgg outputs must lie in {0, ..., m-1}")
+        raise ConfigError(f"yhat (the SecAgg outputs) must lie in {{0, ..., m-1}} for m = {m}, got {_shown(yhat)}")
     wrapped = y > int(n) * int(g) + int(tau)
     return np.where(wrapped, (y - m) / g, y / g)

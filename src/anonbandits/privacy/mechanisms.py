@@ -22,7 +22,7 @@ from typing import Any, NamedTuple, Self, overload
 import numpy as np
 
 from anonbandits._docstrings import fill
-from anonbandits.errors import ConfigError, require
+from anonbandits.errors import ConfigError, _shown, require
 from anonbandits.privacy.accounting import (
     DEFAULT_ORDERS,
     discrete_gaussian_sum_cdp,
@@ -30,17 +30,20 @@ from anonbandits.privacy.accounting import (
     rdp_to_dp,
     skellam_rdp,
 )
-from anonbandits.privacy.protocols import LocalProtocol, Protocol
+from anonbandits.privacy.protocols import BatchParams, LocalProtocol, Protocol
 from anonbandits.validation import (
     COUNT,
+    COUNTS,
     EPSILON,
     FINITE_ARRAY,
     INT_ARRAY,
+    OPEN_UNIT,
     POSITIVE_ARRAY,
     POSITIVE_FINITE,
     POSITIVE_INT_ARRAY,
     RNG,
     SIZE,
+    Rule,
     checks,
 )
 
@@ -60,8 +63,8 @@ class NoisyRelease(_Release):
 
     A named tuple: cheap to build once per epoch. However built (``NoisyRelease(...)``, ``_make``,
     ``_replace``), its fields are checked and its arrays stored read-only: the values and the noise numeric
-    arrays of one shape (the values not NaN), the accounting a mapping whose ``epsilon``, when it has one, is
-    a finite positive number.
+    arrays of one shape (neither NaN), the accounting a mapping whose ``epsilon``, when it has one, is a finite
+    positive number.
 
     Parameters
     ----------
@@ -72,6 +75,13 @@ class NoisyRelease(_Release):
     accounting : Mapping
         The accounting of the release (e.g. ``{"epsilon": 0.5, "scale": 2.0}``; for paper 004's protocols,
         their raw release).
+
+    Raises
+    ------
+    ConfigError
+        If ``values`` is not a number or an array of numbers (bools, text, ragged lists and NaN are refused),
+        ``noise`` is neither ``None`` nor such an array of the values' shape, ``accounting`` is not a mapping,
+        or its ``epsilon`` is not a finite positive number.
 
     {{refs_dwork2006_paper004}}
 
@@ -87,7 +97,6 @@ class NoisyRelease(_Release):
 
     def __new__(cls, values: np.ndarray, noise: np.ndarray | None, accounting: Mapping[str, Any]) -> NoisyRelease:
         values = _frozen("values", values)
-        require(not np.isnan(values).any(), "values", "an array of numbers, not NaN", values)
         if noise is not None:
             noise = _frozen("noise", noise)
             require(
@@ -106,10 +115,21 @@ class NoisyRelease(_Release):
         return type(self)(**{**self._asdict(), **changes})
 
 
+def _numbers(value: Any) -> bool:
+    # a ragged list makes np.asarray raise ValueError: the rule counts that as a refusal
+    if isinstance(value, str | bytes | Mapping):
+        return False
+    a = np.asarray(value)
+    return a.dtype.kind in "iuf" and not np.isnan(a).any()
+
+
+_NUMBERS = Rule(_numbers, "a number or an array of numbers (not bools, not text, not NaN)")
+
+
 def _frozen(name: str, value: Any) -> np.ndarray:
     """``value`` as a read-only numeric array (a copy when the caller could still write it)."""
-    a = np.asarray(value) if not isinstance(value, str | bytes | Mapping) else np.asarray([None])
-    require(a.dtype.kind in "iuf", name, "an array of numbers (not bools, not text)", value)
+    _NUMBERS.check(name, value)
+    a = np.asarray(value)
     if a.flags.writeable:
         a = a.copy()
         a.setflags(write=False)
@@ -155,6 +175,13 @@ def laplace_noise(
     numpy.ndarray or float
         The draws (a float for a scalar ``scale`` and ``size=None``).
 
+    Raises
+    ------
+    ConfigError
+        If ``scale`` is not a positive finite number or an array of them (or, with ``size``, an array that does
+        not broadcast to ``size``), ``rng`` is not a generator, or ``size`` is not ``None`` or a non-negative
+        integer or tuple of them of at most :data:`~anonbandits.validation.MAX_DRAWS` draws.
+
     {{refs_dwork2006}}
 
     Examples
@@ -165,6 +192,14 @@ def laplace_noise(
     >>> laplace_noise(np.array([1.0, 10.0]), np.random.default_rng(0)).shape
     (2,)
     """
+    if size is not None and np.ndim(scale):  # an array of scales must fill the shape drawn
+        shape = (size,) if isinstance(size, int | np.integer) else tuple(size)
+        try:
+            fits = np.broadcast_shapes(np.shape(scale), shape) == shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ConfigError(f"scale must broadcast to size {size!r}, got an array of shape {np.shape(scale)}")
     return rng.laplace(0.0, scale, size)
 
 
@@ -239,6 +274,12 @@ class CentralLaplace:
         numpy.ndarray or float
             Independent draws of the Laplace distribution of scale :attr:`scale`, centred at 0.
 
+        Raises
+        ------
+        ConfigError
+            If ``rng`` is not a generator or ``size`` is not ``None`` or a non-negative integer or tuple of them
+            of at most :data:`~anonbandits.validation.MAX_DRAWS` draws.
+
         Examples
         --------
         >>> import numpy as np
@@ -265,8 +306,14 @@ class CentralLaplace:
         Returns
         -------
         NoisyRelease
-            The noisy sums, the noise added and the accounting ``{"epsilon", "scale"}`` (one read-only mapping
-            shared by every release).
+            The noisy sums (of the shape of ``sums``), the noise added and the accounting ``{"epsilon",
+            "scale"}`` (one read-only mapping shared by every release).
+
+        Raises
+        ------
+        ConfigError
+            If ``sums`` is not a number or an array of finite numbers, ``contributors`` is not an integer or an
+            array of integers, or ``rng`` is not a generator.
 
         Examples
         --------
@@ -276,10 +323,13 @@ class CentralLaplace:
         ([3.0, 4.0], {'epsilon': 0.5, 'scale': 2.0})
         """
         noise = self.noise(rng, np.size(sums))
+        if np.ndim(sums) > 1:  # the same draws, in the sums' shape
+            noise = noise.reshape(np.shape(sums))
         return NoisyRelease(sums + noise, noise, self._accounting)
 
     pure, release_rewards = True, release
 
+    @checks(rewards=FINITE_ARRAY)
     def variance(self, rewards: np.ndarray) -> np.ndarray:
         """Variance of the noise of each release (``2 sensitivity^2/eps^2``, whatever its number of rewards).
 
@@ -292,6 +342,12 @@ class CentralLaplace:
         -------
         numpy.ndarray
             The variance, of the shape of ``rewards``.
+
+        Raises
+        ------
+        ConfigError
+            If ``rewards`` is not a number or an array of finite numbers (bools, text and ragged lists are
+            refused).
 
         Examples
         --------
@@ -318,6 +374,11 @@ class Distributed:
         The protocol (an instance of a class of ``anonbandits.privacy.protocols.PROTOCOLS``): its noise,
         parameters and accounting.
 
+    Raises
+    ------
+    ConfigError
+        If ``protocol`` is not a :class:`~anonbandits.privacy.protocols.Protocol`.
+
     {{refs_paper004}}
     Section 3.
 
@@ -334,13 +395,13 @@ class Distributed:
     def __init__(self, protocol: Any) -> None:
         if not isinstance(protocol, Protocol):
             raise ConfigError(
-                f"protocol must be a protocol of anonbandits.privacy.protocols.PROTOCOLS, got {protocol!r}"
+                f"protocol must be a protocol of anonbandits.privacy.protocols.PROTOCOLS, got {_shown(protocol)}"
             )
         self.protocol: Any = protocol  # a subclass: the scaled ones add total_variance and user_sigma
         self.pure, self.epsilon = protocol.pure, protocol.epsilon
         self.orders = DEFAULT_ORDERS if protocol.name == "dist-rdp-se" else REAL_ORDERS  # Lemma 3: integers
 
-    @checks(sums=INT_ARRAY, contributors=COUNT, rng=RNG)
+    @checks(sums=COUNTS, contributors=COUNT, rng=RNG)
     def release(
         self, sums: np.ndarray, contributors: int, rng: np.random.Generator, *, params: Any = None
     ) -> NoisyRelease:
@@ -352,7 +413,7 @@ class Distributed:
         Parameters
         ----------
         sums : numpy.ndarray
-            The blocks' integer encoded sums.
+            The blocks' integer encoded sums (1-D), each in [0, contributors g].
         contributors : int
             The number of users of every block.
         rng : numpy.random.Generator
@@ -367,17 +428,30 @@ class Distributed:
             The analyzer's estimates ``z`` of the blocks' sums, no separate noise (``None``), and the accounting
             ``{"protocol", "params", "release"}``.
 
+        Raises
+        ------
+        ConfigError
+            If ``sums`` is not a 1-D array of integers, each in [0, contributors g] (the sum of
+            ``contributors`` encodings in {0, ..., g}), ``contributors`` is not a positive integer (or needs a
+            modulus over 2^62), ``rng`` is not a generator, or ``params`` is neither ``None`` nor the
+            :class:`~anonbandits.privacy.protocols.BatchParams` of ``contributors`` users.
+
         Examples
         --------
         >>> import numpy as np
         >>> from anonbandits.privacy.protocols import PROTOCOLS
         >>> mechanism = Distributed(PROTOCOLS["dist-dp-se"](1.0, 1e-3))
-        >>> release = mechanism.release(np.array([30, 70]), 10, np.random.default_rng(0))
+        >>> release = mechanism.release(np.array([12, 28]), 10, np.random.default_rng(0))  # g = 4: sums <= 40
         >>> release.values.shape, release.noise, release.accounting["params"].n
         ((2,), None, 10)
         """
+        if params is not None and not (isinstance(params, BatchParams) and params.n == contributors):
+            raise ConfigError(f"params must be None or the BatchParams of {contributors} users, got {_shown(params)}")
         bp = params if params is not None else self.protocol.batch_params(int(contributors))
-        rel = self.protocol.release_sums(sums, bp, rng)
+        encoded = np.asarray(sums, dtype=np.int64)
+        if encoded.size and not (0 <= encoded.min() and encoded.max() <= bp.n * bp.g):
+            raise ConfigError(f"sums must be encoded sums in [0, contributors g = {bp.n * bp.g}], got {_shown(sums)}")
+        rel = self.protocol.release_sums(encoded, bp, rng)
         return NoisyRelease(rel.z, None, {"protocol": self.protocol.name, "params": bp, "release": rel})
 
     def _by_size(self, rewards: np.ndarray, value) -> np.ndarray:
@@ -415,7 +489,9 @@ class Distributed:
         Raises
         ------
         ConfigError
-            If a sum is not an integer (rewards that are not 0/1).
+            If ``sums`` is not a number or an array of finite numbers, ``rewards`` is not a positive integer or
+            an array of them (at most 2^62) of the shape of ``sums``, ``rng`` is not a generator, or a sum is not
+            an integer between 0 and its number of rewards (rewards that are not 0/1).
 
         Examples
         --------
@@ -425,11 +501,15 @@ class Distributed:
         >>> mechanism.release_rewards(np.array([0.5]), np.array([10]), np.random.default_rng(0))
         Traceback (most recent call last):
         ...
-        anonbandits.errors.ConfigError: the distributed mechanism on summed rewards needs 0/1 (bernoulli) rewards
+        anonbandits.errors.ConfigError: sums must be integers from 0 to rewards (sums of 0/1 rewards), got array([0.5])
         """
         sums = np.asarray(sums, dtype=float)
-        if np.any(sums != np.rint(sums)):
-            raise ConfigError("the distributed mechanism on summed rewards needs 0/1 (bernoulli) rewards")
+        if np.shape(rewards) != sums.shape:
+            raise ConfigError(
+                f"rewards must have the shape of sums {sums.shape} (one count per sum), got {_shown(rewards)}"
+            )
+        if np.any((sums != np.rint(sums)) | (sums < 0) | (sums > rewards)):
+            raise ConfigError(f"sums must be integers from 0 to rewards (sums of 0/1 rewards), got {_shown(sums)}")
         values = self._by_size(
             rewards, lambda bp, at: self.release(np.rint(sums[at] * bp.g).astype(np.int64), bp.n, rng, params=bp).values
         )
@@ -450,6 +530,12 @@ class Distributed:
         numpy.ndarray
             The variance in reward units, one per release (the shape of ``rewards``).
 
+        Raises
+        ------
+        ConfigError
+            If ``rewards`` is not a positive integer or an array of them (at most 2^62; bools, floats and text
+            are refused), or a number of rewards needs a modulus over 2^62.
+
         Examples
         --------
         >>> import numpy as np
@@ -468,6 +554,7 @@ class Distributed:
 
         return self._by_size(rewards, var)
 
+    @checks(c=COUNTS, n=COUNTS)
     def rdp(self, c: np.ndarray, n: np.ndarray) -> np.ndarray:
         """Rényi DP, at :attr:`orders`, of a user with ``c[k]`` of the ``n[k]`` rewards of release k.
 
@@ -537,6 +624,11 @@ def _counts(name: str, value: Any) -> np.ndarray:
 Mechanism = CentralLaplace | Distributed
 
 
+@checks(
+    mechanism=Rule(lambda v: isinstance(v, CentralLaplace | Distributed), "a CentralLaplace or Distributed mechanism"),
+    exposure=Rule(lambda v: isinstance(v, Mapping), "a mapping (c, n) -> per-user counts"),
+    delta=OPEN_UNIT,
+)
 def guarantee(
     mechanism: Mechanism, exposure: Mapping[tuple[int, int], np.ndarray], delta: float
 ) -> tuple[float, float, float]:
@@ -547,6 +639,12 @@ def guarantee(
     (exactly eps with delta 0 for the pure mechanisms). Per user (the worst): her curves add up (RDP
     composition; pure eps-DP is ``min(eps, alpha eps^2/2)``-RDP), converted at ``delta``. ``delta`` is 0 when
     no reported figure needed it.
+
+    Raises
+    ------
+    ConfigError
+        If ``mechanism`` is not a :class:`CentralLaplace` or :class:`Distributed`, ``exposure`` is not a mapping
+        or ``delta`` is outside (0, 1).
     """
     keys = np.array(sorted(exposure), dtype=np.int64).reshape(-1, 2)
     if not keys.size:

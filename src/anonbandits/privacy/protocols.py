@@ -28,11 +28,24 @@ import numpy as np
 
 from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.core.radii import lemma2_radius, lemma5_radius
-from anonbandits.errors import ConfigError, require
+from anonbandits.errors import ConfigError, _shown, require
 from anonbandits.privacy import accounting, aggregation, samplers, tails
-from anonbandits.validation import EPSILON, Rule, is_integer
+from anonbandits.validation import (
+    COUNT,
+    COUNTS,
+    EPSILON,
+    MAX_DRAWS,
+    NONNEGATIVE_COUNT,
+    OPEN_UNIT,
+    RNG,
+    UNIT_NO_ZERO,
+    Rule,
+    checks,
+    int_between,
+    is_integer,
+    optional,
+)
 
-_TAU_CONFIDENCE = Rule(lambda v: _real(v) and 0 < v <= 1, "in (0, 1]")
 _SCALE = Rule(lambda v: _real(v) and 1 <= v < math.inf, "a finite number of at least 1")
 
 
@@ -47,10 +60,14 @@ def _real(value: object) -> bool:
 #: The largest modulus ``m`` of a batch: messages, their sums and the analyzer's arithmetic stay within int64.
 #: An epsilon (or scale) whose precision or accuracy would need more for some batch is refused at that batch.
 MAX_MODULUS = 2**62
+_MODULUS = int_between(2, MAX_MODULUS)
 
 #: Pairwise masking uses the complete graph up to this many users, a ring of degree 16 above it; the
 #: split-and-mix shuffle stand-in cuts each message into 3 shares.
 COMPLETE_MASKING_MAX_USERS, RING_DEGREE, SPLIT_SHARES = 512, 16, 3
+
+#: The secure computations :meth:`Protocol.secure` simulates.
+SECAGGS = ("ideal", "masked", "split-and-mix")
 
 
 @filled_dataclass(frozen=True)
@@ -69,6 +86,13 @@ class BatchParams:
     m : int
         Modulus of the users' messages and of the secure aggregation.
 
+    Raises
+    ------
+    ConfigError
+        If ``n`` or ``g`` is not a positive integer, ``tau`` is not a non-negative integer (bools and floats are
+        refused), or ``m`` is not an integer from ``n g + 2 tau + 1`` (the analyzer's exactness) to
+        :data:`MAX_MODULUS`.
+
     {{refs_paper004}}
 
     Examples
@@ -82,6 +106,14 @@ class BatchParams:
     g: int
     tau: int
     m: int
+
+    def __post_init__(self) -> None:
+        for name, rule in (("n", COUNT), ("g", COUNT), ("tau", NONNEGATIVE_COUNT), ("m", _MODULUS)):
+            rule.check(name, getattr(self, name))
+        if self.m < self.n * self.g + 2 * self.tau + 1:
+            raise ConfigError(
+                f"m must be at least n g + 2 tau + 1 = {self.n * self.g + 2 * self.tau + 1}, got {self.m!r}"
+            )
 
     @property
     def bits(self) -> int:
@@ -100,6 +132,30 @@ class Release:
     yhat: np.ndarray
     z: np.ndarray
     exact: np.ndarray
+
+
+#: the parameters of a batch, and those of a batch whose users are drawn one by one (at most MAX_DRAWS of them)
+_BATCH = Rule(lambda v: isinstance(v, BatchParams), "the BatchParams of a batch (Protocol.batch_params)")
+_USER_BATCH = Rule(
+    lambda v: isinstance(v, BatchParams) and v.n <= MAX_DRAWS,
+    f"the BatchParams of a batch of at most MAX_DRAWS = {MAX_DRAWS:,} users (each user is drawn)",
+)
+_SECAGG = Rule(lambda v: isinstance(v, str) and v in SECAGGS, f"one of {', '.join(SECAGGS)}")
+#: a run's batch sizes: positive integers up to a horizon's users (the accounting of each is about linear in it)
+_BATCH_SIZES = Rule(
+    lambda v: not isinstance(v, str | bytes) and all(is_integer(n) and 1 <= n <= accounting.MAX_XI_USERS for n in v),
+    f"a sequence of batch sizes, integers from 1 to {accounting.MAX_XI_USERS:.0e}",
+)
+_DELTA = optional(OPEN_UNIT)
+
+#: the checks of each method (the subclasses' overrides apply the same)
+_CHECK_PRECISION = checks(n=COUNT)
+_CHECK_ACCURACY = checks(n=COUNT, g=COUNT)
+_CHECK_RADIUS = checks(length=COUNT, active=COUNT, batch=COUNT, p=UNIT_NO_ZERO)
+_CHECK_USER_NOISE = checks(bp=_USER_BATCH, rng=RNG)
+_CHECK_AGGREGATE_NOISE = checks(bp=_BATCH, count=int_between(0, MAX_DRAWS), rng=RNG)
+_CHECK_PRIVACY = checks(batch_sizes=_BATCH_SIZES, delta=_DELTA)
+_CHECK_BATCH = checks(bp=_BATCH)
 
 
 @fill
@@ -144,11 +200,12 @@ class Protocol:
 
     def __init__(self, epsilon: float, tau_confidence: float, scale: float = 1.0) -> None:
         EPSILON.check("epsilon", epsilon)
-        _TAU_CONFIDENCE.check("tau_confidence", tau_confidence)
+        UNIT_NO_ZERO.check("tau_confidence", tau_confidence)
         _SCALE.check("scale", scale)
         self.epsilon, self.tau_confidence, self.scale = float(epsilon), float(tau_confidence), float(scale)
         self.noise_eps = self.epsilon * self.share
 
+    @_CHECK_PRECISION
     def precision(self, n: int) -> int:
         """The precision ``g = ceil(eps sqrt(n))`` (at least 1) of the randomized rounding for a batch of ``n`` users.
 
@@ -164,6 +221,11 @@ class Protocol:
         int
             g, at least 1.
 
+        Raises
+        ------
+        ConfigError
+            If ``n`` is not a positive integer (at most 2^62; bools and floats are refused).
+
         Examples
         --------
         >>> Protocol(1.0, 0.1).precision(16)
@@ -171,6 +233,7 @@ class Protocol:
         """
         return max(1, math.ceil(self.noise_eps * math.sqrt(n)))
 
+    @_CHECK_ACCURACY
     def accuracy(self, n: int, g: int) -> int:
         """The accuracy ``tau``: the total noise of a release exceeds it with probability at most ``p_tau``.
 
@@ -189,6 +252,11 @@ class Protocol:
         int
             tau.
 
+        Raises
+        ------
+        ConfigError
+            If ``n`` or ``g`` is not a positive integer (at most 2^62; bools and floats are refused).
+
         Examples
         --------
         >>> Protocol(1.0, 0.1).accuracy(16, 4)  # ceil(4 log(20))
@@ -196,6 +264,7 @@ class Protocol:
         """
         return math.ceil(tails.discrete_laplace_radius(g / self.noise_eps, self.tau_confidence * self.share))
 
+    @_CHECK_PRECISION
     def batch_params(self, n: int) -> BatchParams:
         """The public parameters of a batch of ``n`` users: precision, accuracy and modulus ``m = n g + 2 tau + 1``.
 
@@ -212,8 +281,8 @@ class Protocol:
         Raises
         ------
         ConfigError
-            If ``n`` is not a positive integer, or ``m`` would exceed :data:`MAX_MODULUS` (the epsilon, or the
-            scale, is too large or too small for a batch of ``n`` users: the message says which).
+            If ``n`` is not a positive integer (at most 2^62), or ``m`` would exceed :data:`MAX_MODULUS` (the
+            epsilon, or the scale, is too large or too small for a batch of ``n`` users: the message says which).
 
         Examples
         --------
@@ -259,6 +328,7 @@ class Protocol:
         """
         return math.sqrt(2.0) / self.noise_eps, 1.0 / self.noise_eps
 
+    @_CHECK_RADIUS
     def radius(self, length: int, active: int, batch: int, p: float) -> float:
         """The confidence radius ``beta(b)`` of Lemma 2 for a batch of length ``l(b)``.
 
@@ -274,12 +344,18 @@ class Protocol:
         batch : int
             The batch index b (from 1).
         p : float
-            The failure probability, in (0, 1).
+            The failure probability, in (0, 1].
 
         Returns
         -------
         float
             The radius, in reward units.
+
+        Raises
+        ------
+        ConfigError
+            If ``length``, ``active`` or ``batch`` is not a positive integer (at most 2^62) or ``p`` is outside
+            (0, 1].
 
         Examples
         --------
@@ -288,6 +364,7 @@ class Protocol:
         """
         return lemma2_radius(length, active, batch, p, *self.noise_constants())
 
+    @_CHECK_USER_NOISE
     @fill
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
         """The noise of each of the batch's ``n`` users (local randomizer R).
@@ -306,6 +383,12 @@ class Protocol:
         numpy.ndarray
             (n,) int64, one noise per user, in encoded units.
 
+        Raises
+        ------
+        ConfigError
+            If ``bp`` is not a :class:`BatchParams` of at most :data:`~anonbandits.validation.MAX_DRAWS` users or
+            ``rng`` is not a generator.
+
         Examples
         --------
         >>> import numpy as np
@@ -316,6 +399,7 @@ class Protocol:
         beta = math.exp(-self.noise_eps / bp.g)
         return samplers.polya(1.0 / bp.n, beta, bp.n, rng) - samplers.polya(1.0 / bp.n, beta, bp.n, rng)
 
+    @_CHECK_AGGREGATE_NOISE
     @fill
     def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
         """Independent totals of the ``n`` users' noise, drawn from their exact law (here ``Lap_Z(g/eps)``).
@@ -333,6 +417,12 @@ class Protocol:
         numpy.ndarray
             (count,) int64, in encoded units; distributed as the sum of ``count`` x ``n`` :meth:`user_noise`.
 
+        Raises
+        ------
+        ConfigError
+            If ``bp`` is not a :class:`BatchParams`, ``count`` is not an integer from 0 to
+            :data:`~anonbandits.validation.MAX_DRAWS`, or ``rng`` is not a generator.
+
         Examples
         --------
         >>> import numpy as np
@@ -342,6 +432,7 @@ class Protocol:
         """
         return samplers.discrete_laplace(bp.g / self.noise_eps, count, rng)
 
+    @_CHECK_AGGREGATE_NOISE
     def server_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray | None:
         """Noise the trusted analyzer adds itself to each SecAgg output, in encoded units (central model only).
 
@@ -359,6 +450,12 @@ class Protocol:
         numpy.ndarray or None
             (count,) int64 noises, or ``None`` (here, and in every model but the central one): no noise.
 
+        Raises
+        ------
+        ConfigError
+            If ``bp`` is not a :class:`BatchParams`, ``count`` is not an integer from 0 to
+            :data:`~anonbandits.validation.MAX_DRAWS`, or ``rng`` is not a generator.
+
         Examples
         --------
         >>> import numpy as np
@@ -374,6 +471,7 @@ class Protocol:
         exact = clean if extra is None else clean + extra
         return Release(yhat=yhat, z=aggregation.analyze(y, bp.n, bp.g, bp.tau, bp.m), exact=exact / bp.g)
 
+    @checks(encoded=COUNTS, bp=_BATCH, rng=RNG)
     def release_sums(self, encoded: np.ndarray, bp: BatchParams, rng: np.random.Generator) -> Release:
         """Releases for several blocks of ``n`` users from their encoded sums (aggregate-noise mode).
 
@@ -383,7 +481,8 @@ class Protocol:
         Parameters
         ----------
         encoded : array_like of int
-            The blocks' sums of the users' encoded rewards ``sum_i xhat_i`` (one entry per block).
+            The blocks' sums of the users' encoded rewards ``sum_i xhat_i`` (one entry per block), each in
+            [0, n g].
         bp : BatchParams
             The parameters of a batch of ``n`` users.
         rng : numpy.random.Generator
@@ -395,6 +494,13 @@ class Protocol:
             ``yhat`` the SecAgg outputs, ``z`` the analyzer's estimates of the reward sums and ``exact`` the
             noisy sums without modular wrap (``z != exact`` flags a wrap error).
 
+        Raises
+        ------
+        ConfigError
+            If ``encoded`` is not a 1-D array of integers in [0, n g] (the sum of n encodings in {0, ..., g}),
+            ``bp`` is not a :class:`BatchParams` (or has more blocks than
+            :data:`~anonbandits.validation.MAX_DRAWS`), or ``rng`` is not a generator.
+
         Examples
         --------
         >>> import numpy as np
@@ -404,9 +510,12 @@ class Protocol:
         (True, (2,))
         """
         total = np.asarray(encoded, dtype=np.int64)
+        if total.size and not (0 <= total.min() and total.max() <= bp.n * bp.g):
+            raise ConfigError(f"encoded must be sums in [0, n g = {bp.n * bp.g}], got {_shown(encoded)}")
         total = total + self.aggregate_noise(bp, total.size, rng)
         return self._analyze(np.mod(total, bp.m), total, bp, rng)
 
+    @checks(messages=COUNTS, bp=_USER_BATCH, secagg=_SECAGG, rng=RNG)
     def secure(self, messages: np.ndarray, bp: BatchParams, secagg: str, rng: np.random.Generator) -> int:
         """The secure computation S on the users' messages: ideal SecAgg or one of its simulations.
 
@@ -415,7 +524,7 @@ class Protocol:
         Parameters
         ----------
         messages : numpy.ndarray
-            (n,) int64, the users' messages ``y_i`` in ``[0, m)``.
+            (n,) int64, the batch's users' messages ``y_i``, each in ``[0, m)``.
         bp : BatchParams
             The batch's parameters (the modulus ``m``).
         secagg : str
@@ -432,7 +541,9 @@ class Protocol:
         Raises
         ------
         ConfigError
-            If ``secagg`` is none of the three.
+            If ``messages`` is not a 1-D array of ``bp.n`` integers in [0, m), ``bp`` is not a
+            :class:`BatchParams` (of at most :data:`~anonbandits.validation.MAX_DRAWS` users), ``secagg`` is
+            none of the three, or ``rng`` is not a generator.
 
         Examples
         --------
@@ -441,6 +552,11 @@ class Protocol:
         >>> protocol.secure(np.arange(16), protocol.batch_params(16), "masked", np.random.default_rng(0))
         31
         """
+        messages = np.asarray(messages, dtype=np.int64)
+        if messages.size != bp.n or (messages.size and not (0 <= messages.min() and messages.max() < bp.m)):
+            raise ConfigError(
+                f"messages must be the batch's {bp.n} messages, each in [0, m = {bp.m}), got {_shown(messages)}"
+            )
         if secagg == "masked":
             n = messages.size
             pairs = (
@@ -452,9 +568,10 @@ class Protocol:
         elif secagg == "split-and-mix":
             messages = aggregation.split_and_mix(messages, bp.m, SPLIT_SHARES, rng)
         elif secagg != "ideal":
-            raise ConfigError(f"unknown secure computation {secagg!r}")
+            raise ConfigError(f"secagg must be one of {', '.join(SECAGGS)}, got {_shown(secagg)}")
         return aggregation.secure_sum(messages, bp.m)
 
+    @checks(xhat=COUNTS, bp=_USER_BATCH, secagg=_SECAGG, rng=RNG)
     def release_users(self, xhat: np.ndarray, bp: BatchParams, secagg: str, rng: np.random.Generator) -> Release:
         """The release for one block from every user's encoding (faithful per-user mode).
 
@@ -480,7 +597,9 @@ class Protocol:
         Raises
         ------
         ConfigError
-            If the number of encodings is not ``bp.n``, or ``secagg`` is unknown.
+            If ``xhat`` is not a 1-D array of ``bp.n`` integers in {0, ..., g}, ``bp`` is not a
+            :class:`BatchParams` (of at most :data:`~anonbandits.validation.MAX_DRAWS` users), ``secagg`` is
+            unknown, or ``rng`` is not a generator.
 
         Examples
         --------
@@ -491,12 +610,16 @@ class Protocol:
         array([10.])
         """
         xhat = np.asarray(xhat, dtype=np.int64)
-        require(xhat.size == bp.n, "the number of encodings", f"the batch's {bp.n} users", xhat.size)
+        if xhat.size != bp.n or (xhat.size and not (0 <= xhat.min() and xhat.max() <= bp.g)):
+            raise ConfigError(
+                f"xhat must be the batch's {bp.n} encodings, each in {{0, ..., g = {bp.g}}}, got {_shown(xhat)}"
+            )
         eta = self.user_noise(bp, rng)
         messages = np.mod(xhat + eta, bp.m)  # local randomizer R: y_i = (xhat_i + eta_i) mod m
         yhat = np.array([self.secure(messages, bp, secagg, rng)], dtype=np.int64)
         return self._analyze(yhat, np.array([int(xhat.sum()) + int(eta.sum())], dtype=np.int64), bp, rng)
 
+    @_CHECK_PRIVACY
     def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
         """The ``(eps, delta)``-DP guarantee of a whole run (users are unique, so the worst batch counts).
 
@@ -513,6 +636,13 @@ class Protocol:
             The privacy level (here ``epsilon``, Theorem 1).
         delta : float or None
             0 for the pure-DP protocols, else the given delta.
+
+        Raises
+        ------
+        ConfigError
+            If ``batch_sizes`` is not a sequence of integers from 1 to
+            :data:`~anonbandits.privacy.accounting.MAX_XI_USERS`, ``delta`` is neither ``None`` nor in (0, 1),
+            or (the approximate-DP protocols) ``delta`` is ``None`` or a batch needs a modulus over 2^62.
 
         Examples
         --------
@@ -547,12 +677,15 @@ class CentralProtocol(Protocol):
     name = "cdp-se"
     server_noise = Protocol.aggregate_noise  # the analyzer adds what Dist-DP-SE's users add in total
 
+    @_CHECK_USER_NOISE
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
-        """No user noise: zeros (the analyzer adds it, :meth:`server_noise`)."""
+        """No user noise: zeros (the analyzer adds it, :meth:`server_noise`); refuses what
+        :meth:`Protocol.user_noise` refuses."""
         return np.zeros(bp.n, dtype=np.int64)
 
+    @_CHECK_AGGREGATE_NOISE
     def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
-        """No users' noise: zeros."""
+        """No users' noise: zeros; refuses what :meth:`Protocol.aggregate_noise` refuses."""
         return np.zeros(count, dtype=np.int64)
 
 
@@ -569,20 +702,27 @@ class LocalProtocol(Protocol):
 
     name = "ldp-se"
 
+    @_CHECK_ACCURACY
     def accuracy(self, n: int, g: int) -> int:
-        """``tau = ceil((g/eps) max(3.01 sqrt(n log(2/p_tau)), 4 log(2/p_tau)))`` (Lemma 5), for n users' noises."""
+        """``tau = ceil((g/eps) max(3.01 sqrt(n log(2/p_tau)), 4 log(2/p_tau)))`` (Lemma 5), for n users' noises;
+        refuses what :meth:`Protocol.accuracy` refuses."""
         return math.ceil(tails.discrete_laplace_sum_radius(g / self.epsilon, n, self.tau_confidence))
 
+    @_CHECK_RADIUS
     def radius(self, length: int, active: int, batch: int, p: float) -> float:
-        """``beta(b)`` with the local noise's tail (Lemma 5) in place of Assumption 1's."""
+        """``beta(b)`` with the local noise's tail (Lemma 5) in place of Assumption 1's; refuses what
+        :meth:`Protocol.radius` refuses."""
         return lemma5_radius(length, active, batch, p, self.epsilon)
 
+    @_CHECK_USER_NOISE
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
-        """Each user's own ``Lap_Z(g/eps)``."""
+        """Each user's own ``Lap_Z(g/eps)``; refuses what :meth:`Protocol.user_noise` refuses."""
         return samplers.discrete_laplace(bp.g / self.epsilon, bp.n, rng)
 
+    @_CHECK_AGGREGATE_NOISE
     def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
-        """Totals of n users' ``Lap_Z(g/eps)``: ``Polya(n, beta) - Polya(n, beta)``, ``beta = e^{-eps/g}``."""
+        """Totals of n users' ``Lap_Z(g/eps)``: ``Polya(n, beta) - Polya(n, beta)``, ``beta = e^{-eps/g}``;
+        refuses what :meth:`Protocol.aggregate_noise` refuses."""
         beta = math.exp(-self.epsilon / bp.g)
         return samplers.polya(bp.n, beta, count, rng) - samplers.polya(bp.n, beta, count, rng)
 
@@ -592,14 +732,16 @@ class _ScaledProtocol(Protocol):
 
     pure = False
 
+    @_CHECK_PRECISION
     def precision(self, n: int) -> int:
-        """``g = ceil(s eps sqrt(n))`` (at least 1)."""
+        """``g = ceil(s eps sqrt(n))`` (at least 1); refuses what :meth:`Protocol.precision` refuses."""
         return max(1, math.ceil(self.scale * self.epsilon * math.sqrt(n)))
 
     @staticmethod
+    @checks(delta=_DELTA)
     def target_delta(delta: float | None) -> float:
         """The delta of the reported ``(eps', delta)``-DP conversion, which these approximate-DP protocols need
-        (``ConfigError`` for ``None``)."""
+        (``ConfigError`` for ``None``, or a delta outside (0, 1))."""
         if delta is None:
             raise ConfigError(
                 f"{SkellamProtocol.name} and {DiscreteGaussianProtocol.name} report (eps, delta)-DP: "
@@ -607,8 +749,10 @@ class _ScaledProtocol(Protocol):
             )
         return delta
 
+    @_CHECK_BATCH
     def total_variance(self, bp: BatchParams) -> float:
-        """Variance of the aggregated noise of one release, in encoded units."""
+        """Variance of the aggregated noise of one release, in encoded units (``ConfigError`` if ``bp`` is not a
+        :class:`BatchParams`)."""
         return (bp.g / self.epsilon) ** 2
 
 
@@ -627,20 +771,27 @@ class SkellamProtocol(_ScaledProtocol):
         e, s = self.epsilon, self.scale
         return 2.0 / e + math.sqrt(2.0) / (s * e), 1.0 / (s * e)
 
+    @_CHECK_ACCURACY
     def accuracy(self, n: int, g: int) -> int:
-        """``tau = ceil((2g/eps) sqrt(log(2/p_tau)) + sqrt(2) log(2/p_tau))`` (Proposition 1)."""
+        """``tau = ceil((2g/eps) sqrt(log(2/p_tau)) + sqrt(2) log(2/p_tau))`` (Proposition 1); refuses what
+        :meth:`Protocol.accuracy` refuses."""
         return math.ceil(tails.skellam_radius((g / self.epsilon) ** 2, self.tau_confidence))
 
+    @_CHECK_USER_NOISE
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
-        """Each user's ``Sk(0, g^2/(n eps^2))``."""
+        """Each user's ``Sk(0, g^2/(n eps^2))``; refuses what :meth:`Protocol.user_noise` refuses."""
         return samplers.skellam(0, self.total_variance(bp) / bp.n, bp.n, rng)
 
+    @_CHECK_AGGREGATE_NOISE
     def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
-        """Totals ``Sk(0, g^2/eps^2)`` (Skellam is closed under sums)."""
+        """Totals ``Sk(0, g^2/eps^2)`` (Skellam is closed under sums); refuses what
+        :meth:`Protocol.aggregate_noise` refuses."""
         return samplers.skellam(0, self.total_variance(bp), count, rng)
 
+    @_CHECK_PRIVACY
     def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
-        """Lemma 3 with the actual integer g of every batch size, converted by Lemma 10; worst batch."""
+        """Lemma 3 with the actual integer g of every batch size, converted by Lemma 10; worst batch. Refuses
+        what :meth:`Protocol.privacy` refuses."""
         curves = [
             accounting.skellam_rdp(accounting.DEFAULT_ORDERS, bp.g, self.total_variance(bp))
             for bp in map(self.batch_params, batch_sizes)
@@ -665,24 +816,32 @@ class DiscreteGaussianProtocol(_ScaledProtocol):
         e, s = self.epsilon, self.scale
         return math.sqrt(2.0) / e + math.sqrt(2.0) / (s * e), 0.0
 
+    @_CHECK_ACCURACY
     def accuracy(self, n: int, g: int) -> int:
-        """``tau = ceil((g/eps) sqrt(2 log(2/p_tau)))``."""
+        """``tau = ceil((g/eps) sqrt(2 log(2/p_tau)))``; refuses what :meth:`Protocol.accuracy` refuses."""
         return math.ceil(tails.subgaussian_radius((g / self.epsilon) ** 2, self.tau_confidence))
 
+    @_CHECK_BATCH
     def user_sigma(self, bp: BatchParams) -> float:
-        """Scale of one user's discrete Gaussian share (the n shares add up to the total variance)."""
+        """Scale of one user's discrete Gaussian share (the n shares add up to the total variance);
+        ``ConfigError`` if ``bp`` is not a :class:`BatchParams`."""
         return math.sqrt(self.total_variance(bp) / bp.n)
 
+    @_CHECK_USER_NOISE
     def user_noise(self, bp: BatchParams, rng: np.random.Generator) -> np.ndarray:
-        """Each user's ``N_Z(0, g^2/(n eps^2))``."""
+        """Each user's ``N_Z(0, g^2/(n eps^2))``; refuses what :meth:`Protocol.user_noise` refuses."""
         return samplers.discrete_gaussian(self.user_sigma(bp), bp.n, rng)
 
+    @_CHECK_AGGREGATE_NOISE
     def aggregate_noise(self, bp: BatchParams, count: int, rng: np.random.Generator) -> np.ndarray:
-        """Totals of ``n`` per-user discrete Gaussians (their exact law, drawn as the users' histogram)."""
+        """Totals of ``n`` per-user discrete Gaussians (their exact law, drawn as the users' histogram); refuses
+        what :meth:`Protocol.aggregate_noise` refuses."""
         return samplers.discrete_gaussian_sum(self.user_sigma(bp), bp.n, count, rng)
 
+    @_CHECK_PRIVACY
     def privacy(self, batch_sizes: list[int], delta: float | None) -> tuple[float, float]:
-        """Lemma 4 per batch size (``(1/2) epsbar^2``-CDP), worst batch, converted to ``(eps', delta)``-DP."""
+        """Lemma 4 per batch size (``(1/2) epsbar^2``-CDP), worst batch, converted to ``(eps', delta)``-DP.
+        Refuses what :meth:`Protocol.privacy` refuses."""
         worst = max(
             [
                 0.0,

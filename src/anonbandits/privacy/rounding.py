@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from anonbandits._docstrings import fill
-from anonbandits.errors import ConfigError, require
+from anonbandits.errors import ConfigError, _shown, require
 from anonbandits.validation import COUNT, FINITE_ARRAY, RNG, checks
 
 
@@ -37,7 +37,9 @@ def randomized_round(x: np.ndarray, g: int, rng: np.random.Generator) -> np.ndar
     Raises
     ------
     ConfigError
-        If ``g`` is not a positive integer or a value lies outside [0, 1].
+        If ``x`` is not a number or an array of finite numbers (bools, text, NaN and infinities are refused) or
+        a value lies outside [0, 1], ``g`` is not a positive integer (at most 2^62), or ``rng`` is not a
+        generator.
 
     {{refs_paper004}}
 
@@ -50,7 +52,7 @@ def randomized_round(x: np.ndarray, g: int, rng: np.random.Generator) -> np.ndar
     require(int(g) == g and g >= 1, "precision g", "a positive integer", g)
     x = np.asarray(x, dtype=float)
     if x.size and not (np.all(x >= 0.0) and np.all(x <= 1.0)):
-        raise ConfigError("randomized rounding needs values in [0, 1]; clip rewards first")
+        raise ConfigError(f"x must have every value in [0, 1] (clip rewards first), got {_shown(x)}")
     scaled = x * int(g)
     low = np.floor(scaled)
     up = rng.random(x.shape) < (scaled - low)

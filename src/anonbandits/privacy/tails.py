@@ -11,7 +11,7 @@ import numpy as np
 
 from anonbandits._docstrings import fill
 from anonbandits.errors import require
-from anonbandits.validation import COUNT, FINITE_ARRAY, OPEN_UNIT, POSITIVE_FINITE, checks
+from anonbandits.validation import COUNT, FINITE_ARRAY, POSITIVE_FINITE, UNIT_NO_ZERO, checks
 
 
 def _check_p(p: float) -> float:
@@ -36,6 +36,11 @@ def discrete_laplace_tail(scale: float, k: np.ndarray | int) -> np.ndarray:
     numpy.ndarray
         The tail probabilities, of the shape of ``k``.
 
+    Raises
+    ------
+    ConfigError
+        If ``scale`` is not a positive finite number or ``k`` is not a number or an array of finite numbers.
+
     {{refs_paper004}}
 
     Examples
@@ -48,7 +53,7 @@ def discrete_laplace_tail(scale: float, k: np.ndarray | int) -> np.ndarray:
     return np.where(k <= 0, 1.0, 2.0 * beta ** np.maximum(k, 1.0) / (1.0 + beta))
 
 
-@checks(scale=POSITIVE_FINITE, p=OPEN_UNIT)
+@checks(scale=POSITIVE_FINITE, p=UNIT_NO_ZERO)
 @fill
 def discrete_laplace_radius(scale: float, p: float) -> float:
     """``b log(2/p)``: ``P[|Lap_Z(b)| > b log(2/p)] <= p`` (from the exact tail; Fact 3 of paper 004).
@@ -57,7 +62,20 @@ def discrete_laplace_radius(scale: float, p: float) -> float:
     ----------
     scale : float
         The scale ``b``.
-    {{tail_radius}}
+    p : float
+        The tail probability, in (0, 1].
+
+    Returns
+    -------
+    float
+        The radius ``v`` with ``P[|X| > v] <= p``.
+
+    Raises
+    ------
+    ConfigError
+        If ``scale`` is not a positive finite number or ``p`` is outside (0, 1] (a bool, NaN).
+
+    {{refs_paper004}}
 
     Examples
     --------
@@ -67,7 +85,7 @@ def discrete_laplace_radius(scale: float, p: float) -> float:
     return scale * math.log(2.0 / _check_p(p))
 
 
-@checks(var=POSITIVE_FINITE, p=OPEN_UNIT)
+@checks(var=POSITIVE_FINITE, p=UNIT_NO_ZERO)
 @fill
 def skellam_radius(var: float, p: float) -> float:
     """Proposition 1 of paper 004: ``|Sk(0, var)| <= 2 sigma sqrt(log(2/p)) + sqrt(2) log(2/p)`` w.p. 1-p.
@@ -76,7 +94,20 @@ def skellam_radius(var: float, p: float) -> float:
     ----------
     var : float
         The variance ``sigma^2`` of the Skellam noise.
-    {{tail_radius}}
+    p : float
+        The tail probability, in (0, 1].
+
+    Returns
+    -------
+    float
+        The radius ``v`` with ``P[|X| > v] <= p``.
+
+    Raises
+    ------
+    ConfigError
+        If ``var`` is not a positive finite number or ``p`` is outside (0, 1] (a bool, NaN).
+
+    {{refs_paper004}}
 
     Examples
     --------
@@ -87,7 +118,7 @@ def skellam_radius(var: float, p: float) -> float:
     return 2.0 * math.sqrt(var) * math.sqrt(log_term) + math.sqrt(2.0) * log_term
 
 
-@checks(var=POSITIVE_FINITE, p=OPEN_UNIT)
+@checks(var=POSITIVE_FINITE, p=UNIT_NO_ZERO)
 @fill
 def subgaussian_radius(var: float, p: float) -> float:
     """Lemma 6 of paper 004: a ``var``-sub-Gaussian X (e.g. a discrete Gaussian) has ``|X| <= sqrt(2 var log(2/p))``.
@@ -96,7 +127,20 @@ def subgaussian_radius(var: float, p: float) -> float:
     ----------
     var : float
         The variance proxy.
-    {{tail_radius}}
+    p : float
+        The tail probability, in (0, 1].
+
+    Returns
+    -------
+    float
+        The radius ``v`` with ``P[|X| > v] <= p``.
+
+    Raises
+    ------
+    ConfigError
+        If ``var`` is not a positive finite number or ``p`` is outside (0, 1] (a bool, NaN).
+
+    {{refs_paper004}}
 
     Examples
     --------
@@ -106,7 +150,7 @@ def subgaussian_radius(var: float, p: float) -> float:
     return math.sqrt(2.0 * var * math.log(2.0 / _check_p(p)))
 
 
-@checks(scale=POSITIVE_FINITE, n=COUNT, p=OPEN_UNIT)
+@checks(scale=POSITIVE_FINITE, n=COUNT, p=UNIT_NO_ZERO)
 @fill
 def discrete_laplace_sum_radius(scale: float, n: int, p: float) -> float:
     """Sum of ``n`` i.i.d. ``Lap_Z(B)``, B >= 1: ``B max(3.01 sqrt(n log(2/p)), 4 log(2/p))`` (Lemma 5, derived).
@@ -119,7 +163,21 @@ def discrete_laplace_sum_radius(scale: float, n: int, p: float) -> float:
         The scale ``B >= 1`` of each term.
     n : int
         The number of terms.
-    {{tail_radius}}
+    p : float
+        The tail probability, in (0, 1].
+
+    Returns
+    -------
+    float
+        The radius ``v`` with ``P[|X| > v] <= p``.
+
+    Raises
+    ------
+    ConfigError
+        If ``scale`` is not a positive finite number, ``n`` is not a positive integer (at most 2^62) or ``p`` is
+        outside (0, 1] (a bool, NaN).
+
+    {{refs_paper004}}
 
     Examples
     --------

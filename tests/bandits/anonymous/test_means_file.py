@@ -178,3 +178,25 @@ def test_shared_means_tells_a_list_from_a_path():
         shared_means("0.9")
     with pytest.raises(ConfigError, match="means file types.txt: use a .csv or .parquet table"):
         shared_means("types.txt")
+
+
+@pytest.mark.parametrize("damage", ["empty", "text", "truncated", "corrupt footer"])
+def test_a_damaged_parquet_file_is_refused_in_one_line(tmp_path, damage):
+    pq.write_table(pa.table({"count": [1, 2], "a": [0.1, 0.2], "b": [0.3, 0.4]}), tmp_path / "good.parquet")
+    data = (tmp_path / "good.parquet").read_bytes()
+    damaged = {
+        "empty": b"",
+        "text": b"count,a,b\n1,0.1,0.2\n",
+        "truncated": data[: len(data) // 2],
+        "corrupt footer": data[:-12] + b"\xff\xff\xff\x7f" + data[-8:],
+    }[damage]
+    (tmp_path / "bad.parquet").write_bytes(damaged)
+    with pytest.raises(ConfigError, match=r"^means file .*bad\.parquet is not a Parquet table: ") as info:
+        read_means(tmp_path / "bad.parquet")
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("path", [None, 3, b"t.csv", "", "types.txt", ["t.csv"]])
+def test_read_means_names_its_path_argument(path):
+    with pytest.raises(ConfigError, match=r"^path must be the path of a \.csv or \.parquet means file, got "):
+        read_means(path)

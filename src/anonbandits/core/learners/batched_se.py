@@ -9,9 +9,11 @@ import math
 import numpy as np
 
 from anonbandits._docstrings import fill
-from anonbandits.core.elimination import BatchedElimination
+from anonbandits.core._rules import ARMS, BATCH_SUMS, GRID, LEARNERS_N
+from anonbandits.core.elimination import THRESHOLDS, BatchedElimination
 from anonbandits.core.learners.protocol import UNIT_SIGMA2
 from anonbandits.errors import require
+from anonbandits.validation import COUNT_MATRIX, POSITIVE_FINITE, checks, one_of
 
 
 @fill
@@ -48,8 +50,9 @@ class BaSEElimination:
     Raises
     ------
     ConfigError
-        If N < 1, K < 2, or the grid, ``gamma``, ``threshold`` or ``sigma2`` is out of its range (those of
-        :class:`~anonbandits.core.elimination.BatchedElimination`).
+        If ``n_learners`` is not an integer >= 1 or ``n_arms`` one >= 2 (or N x K is above
+        :data:`~anonbandits.core.limits.MAX_INSTANCE_CELLS`), or the grid, ``gamma``, ``threshold`` or ``sigma2``
+        is out of its range (those of :class:`~anonbandits.core.elimination.BatchedElimination`).
 
     {{refs_gao2019_paper000}}
 
@@ -67,6 +70,14 @@ class BaSEElimination:
     ([False, False], [0, 0])
     """
 
+    @checks(
+        n_learners=LEARNERS_N,
+        n_arms=ARMS,
+        grid=GRID,
+        gamma=POSITIVE_FINITE,
+        threshold=one_of(*THRESHOLDS),
+        sigma2=POSITIVE_FINITE,
+    )
     def __init__(
         self,
         n_learners: int,
@@ -77,6 +88,7 @@ class BaSEElimination:
         threshold: str = "log",
         sigma2: float = UNIT_SIGMA2,
     ) -> None:
+        # trusted callers (the registry's runs) skip the checks above: N and K are checked here for them
         require(n_learners >= 1, "learners", "at least 1", n_learners)
         require(n_arms >= 2, "arms", "at least 2", n_arms)
         self.n_learners, self.n_arms = n_learners, n_arms
@@ -117,6 +129,7 @@ class BaSEElimination:
         size = self.base.active.sum(axis=1, keepdims=True)
         return np.where(self.base.active, -(-self.base.batch_length() // np.maximum(size, 1)), 0).astype(np.int64)
 
+    @checks(sums=BATCH_SUMS, counts=COUNT_MATRIX, sigma2=POSITIVE_FINITE)
     def update(self, sums: np.ndarray, counts: np.ndarray, sigma2: float) -> np.ndarray:
         """Take a batch's samples on the active arms, at variance proxy ``sigma2``, and eliminate.
 
@@ -137,9 +150,9 @@ class BaSEElimination:
         Raises
         ------
         ConfigError
-            If ``sigma2`` is not a positive finite number.
-        ValueError
-            If ``counts`` gives samples to an eliminated arm.
+            If ``sigma2`` is not a positive finite number, ``sums`` not an (N, K) array of finite numbers,
+            ``counts`` not an (N, K) array of non-negative integers, or ``counts`` gives samples to an eliminated
+            arm.
         RuntimeError
             If no exploration batch is left.
 

@@ -10,12 +10,14 @@ import math
 import numpy as np
 
 from anonbandits._docstrings import fill
+from anonbandits.core._rules import ARMS, BATCH_SUMS, LEARNERS_N, check_cells
 from anonbandits.core.learners.protocol import UNIT_SIGMA2, _argmax_random_ties, _check_batch
 from anonbandits.core.radii import (
     se_boundary,
 )
 from anonbandits.core.schedules import median_elimination_pulls, naive_elimination_pulls
 from anonbandits.errors import require
+from anonbandits.validation import COUNT_MATRIX, OPEN_UNIT, POSITIVE_FINITE, RNG, RULES, checks, int_between, one_of
 
 SUBROUTINES = ("naive", "median", "se", "ser3")
 
@@ -56,12 +58,15 @@ class BestArmElimination:
         Variance proxy of the first batch's samples (its demand depends on it for naive and median). Default
         0.25 (rewards in [0, 1]).
     growth : int, optional
-        tau's growth factor between the checks of ``se``/``ser3``, an integer >= 2. Default 2.
+        tau's growth factor between the checks of ``se``/``ser3``, an integer from 2 to 2^20. Default 2.
 
     Raises
     ------
     ConfigError
-        If an argument is out of its range.
+        If an argument is out of its range: ``n_learners`` not an integer >= 1, ``n_arms`` not one >= 2 (or
+        N x K above :data:`~anonbandits.core.limits.MAX_INSTANCE_CELLS`), ``subroutine`` not one of
+        :data:`SUBROUTINES`, ``approx`` not in (0, 1], ``delta`` not in (0, 1), ``rng`` not a generator,
+        ``sigma2`` not a finite positive number or ``growth`` not an integer from 2 to 2^20.
 
     References
     ----------
@@ -82,6 +87,16 @@ class BestArmElimination:
     ([False, False], [0, 0])
     """
 
+    @checks(
+        n_learners=LEARNERS_N,
+        n_arms=ARMS,
+        subroutine=one_of(*SUBROUTINES),
+        approx=RULES["approx"],
+        delta=OPEN_UNIT,
+        rng=RNG,
+        sigma2=POSITIVE_FINITE,
+        growth=int_between(2, 2**20),
+    )
     def __init__(
         self,
         n_learners: int,
@@ -94,6 +109,8 @@ class BestArmElimination:
         sigma2: float = UNIT_SIGMA2,
         growth: int = 2,
     ) -> None:
+        check_cells(n_learners, n_arms)
+        # trusted callers (the registry's runs) skip the checks above: their values are checked here
         require(n_learners >= 1, "learners", "at least 1", n_learners)
         require(n_arms >= 2, "arms", "at least 2", n_arms)
         require(subroutine in SUBROUTINES, "subroutine", f"one of {', '.join(SUBROUTINES)}", subroutine)
@@ -158,6 +175,7 @@ class BestArmElimination:
         den = 2 if self.subroutine == "ser3" else 1
         return se_boundary(tau, self.n_arms, self.delta, 4.0, den) / tau * math.sqrt(sigma2 / UNIT_SIGMA2)
 
+    @checks(sums=BATCH_SUMS, counts=COUNT_MATRIX, sigma2=POSITIVE_FINITE)
     @fill
     def update(self, sums: np.ndarray, counts: np.ndarray, sigma2: float) -> np.ndarray:
         """Take the demanded batch of samples and eliminate (:meth:`BatchLearner.update`).
@@ -174,10 +192,11 @@ class BestArmElimination:
         >>> wanted = learner.demand()
         >>> wanted.tolist(), learner.update(wanted * np.array([0.9, 0.5, 0.1]), wanted, 0.25).tolist()
         ([[1, 1, 1]], [[False, False, False]])
-        >>> learner.update(np.zeros((1, 3)), np.full((1, 3), 2), 0.25)
+        >>> learner.update(np.zeros((1, 3)), np.full((1, 3), 2), 0.25)  # doctest: +NORMALIZE_WHITESPACE
         Traceback (most recent call last):
         ...
-        ValueError: learner 0 asked for 1 samples of arm 0 and got 2: discard surplus samples before the update
+        anonbandits.errors.ConfigError: counts must equal the demand: learner 0 asked for 1 samples of arm 0 and
+        got 2: discard surplus samples before the update
         """
         wanted = self.demand()
         sums, counts = _check_batch(sums, counts, wanted, sigma2)

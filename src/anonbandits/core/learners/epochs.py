@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from anonbandits._docstrings import fill
+from anonbandits.core._rules import ARMS, BATCH_SUMS, EPSILON_OR_INF, LEARNERS_N, check_cells
 from anonbandits.core.elimination import gap_survivors
 from anonbandits.core.learners.protocol import UNIT_SIGMA2, _check_batch
 from anonbandits.core.radii import (
@@ -16,6 +17,7 @@ from anonbandits.core.radii import (
 )
 from anonbandits.core.schedules import epoch_length
 from anonbandits.errors import require
+from anonbandits.validation import COUNT_MATRIX, OPEN_UNIT, POSITIVE_FINITE, checks
 
 
 @fill
@@ -35,14 +37,16 @@ class EpochElimination:
     confidence : float
         beta in (0, 1), the failure probability of the whole run per learner.
     epsilon : float, optional
-        Privacy level of the released sums, positive; ``math.inf`` (the default) is none.
+        Privacy level of the released sums, between 1e-6 and 1e12; ``math.inf`` (the default) is none.
     sigma2 : float, optional
         Variance proxy of the first epoch's samples. Default 0.25 (rewards in [0, 1]).
 
     Raises
     ------
     ConfigError
-        If an argument is out of its range.
+        If an argument is out of its range: ``n_learners`` not an integer >= 1, ``n_arms`` not one >= 2 (or
+        N x K above :data:`~anonbandits.core.limits.MAX_INSTANCE_CELLS`), ``confidence`` not in (0, 1),
+        ``epsilon`` neither ``inf`` nor between 1e-6 and 1e12, or ``sigma2`` not a finite positive number.
 
     {{refs_sajed2019_paper004}}
 
@@ -59,9 +63,12 @@ class EpochElimination:
     ([False], [0])
     """
 
+    @checks(n_learners=LEARNERS_N, n_arms=ARMS, confidence=OPEN_UNIT, epsilon=EPSILON_OR_INF, sigma2=POSITIVE_FINITE)
     def __init__(
         self, n_learners: int, n_arms: int, *, confidence: float, epsilon: float = math.inf, sigma2: float = UNIT_SIGMA2
     ) -> None:
+        check_cells(n_learners, n_arms)
+        # trusted callers (the registry's runs) skip the checks above: their values are checked here
         require(n_learners >= 1, "learners", "at least 1", n_learners)
         require(n_arms >= 2, "arms", "at least 2", n_arms)
         require(0 < confidence < 1, "confidence", "in (0, 1)", confidence)
@@ -104,6 +111,7 @@ class EpochElimination:
         """
         return self.active * np.where(self.exploring, self._length(), 0)[:, None]
 
+    @checks(sums=BATCH_SUMS, counts=COUNT_MATRIX, sigma2=POSITIVE_FINITE)
     @fill
     def update(self, sums: np.ndarray, counts: np.ndarray, sigma2: float) -> np.ndarray:
         """Take one epoch's samples and eliminate by the epoch's means alone (:meth:`BatchLearner.update`).
@@ -120,10 +128,11 @@ class EpochElimination:
         >>> eliminated = learner.update(counts * np.array([0.5, 0.45, 0.1]), counts, 0.25)
         >>> eliminated.tolist(), learner.active.tolist()
         ([[False, False, True]], [[True, True, False]])
-        >>> learner.update(counts * 0.5, counts, 0.25)
+        >>> learner.update(counts * 0.5, counts, 0.25)  # doctest: +NORMALIZE_WHITESPACE
         Traceback (most recent call last):
         ...
-        ValueError: learner 0 asked for 3309 samples of arm 0 and got 702: discard surplus samples before the update
+        anonbandits.errors.ConfigError: counts must equal the demand: learner 0 asked for 3309 samples of arm 0
+        and got 702: discard surplus samples before the update
         """
         wanted = self.demand()
         sums, counts = _check_batch(sums, counts, wanted, sigma2)

@@ -10,7 +10,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from anonbandits._docstrings import fill
-from anonbandits.errors import require
+from anonbandits.errors import ConfigError, _shown, require
 
 #: Variance proxy of one reward in [0, 1] (Hoeffding): the scale the papers' radii are written for.
 UNIT_SIGMA2 = 0.25
@@ -126,15 +126,16 @@ class BatchLearner(Protocol):
 def _check_batch(
     sums: np.ndarray, counts: np.ndarray, wanted: np.ndarray, sigma2: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(sums, counts)`` as arrays after checking they are the batch that was asked for."""
+    """``(sums, counts)`` as arrays after checking they are the batch that was asked for (a ``ConfigError``,
+    which is a ``ValueError`` too, otherwise)."""
     sums, counts = np.asarray(sums, dtype=float), np.asarray(counts, dtype=np.int64)
     if sums.shape != wanted.shape or counts.shape != wanted.shape:
-        raise ValueError(f"sums and counts must have shape {wanted.shape}, got {sums.shape} and {counts.shape}")
+        raise ConfigError(f"sums and counts must have shape {wanted.shape}, got {_shown(sums)} and {_shown(counts)}")
     if not np.array_equal(counts, wanted):
         i, j = np.argwhere(counts != wanted)[0]
-        raise ValueError(
-            f"learner {i} asked for {wanted[i, j]} samples of arm {j} and got {counts[i, j]}: "
-            "discard surplus samples before the update"
+        raise ConfigError(
+            f"counts must equal the demand: learner {i} asked for {wanted[i, j]} samples of arm {j} and got "
+            f"{counts[i, j]}: discard surplus samples before the update"
         )
     require(sigma2 > 0 and math.isfinite(sigma2), "sigma2", "a positive finite variance proxy", sigma2)
     return sums, counts

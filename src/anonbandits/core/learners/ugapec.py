@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from anonbandits._docstrings import fill
+from anonbandits.core._rules import ARMS, BATCH_SUMS, LEARNERS_N, check_cells
 from anonbandits.core.learners.best_arm import SUBROUTINES
 from anonbandits.core.learners.protocol import UNIT_SIGMA2, _argmax_random_ties, _check_batch
 from anonbandits.core.radii import (
@@ -19,6 +20,7 @@ from anonbandits.core.radii import (
     ugapec_upper,
 )
 from anonbandits.errors import require
+from anonbandits.validation import COUNT_MATRIX, OPEN_UNIT, POSITIVE_FINITE, RNG, RULES, checks
 
 #: the best-arm identification schemes of ``anon-bai``: the elimination subroutines and UGapEc (:class:`UGapEc`)
 BAI_SCHEMES = (*SUBROUTINES, "ugapec")
@@ -68,7 +70,9 @@ class UGapEc:
     Raises
     ------
     ConfigError
-        If N < 1, K < 2, or ``approx``, ``delta`` or ``sigma2`` is out of its range.
+        If ``n_learners`` is not an integer >= 1 or ``n_arms`` one >= 2 (or N x K is above
+        :data:`~anonbandits.core.limits.MAX_INSTANCE_CELLS`), ``approx`` is not in (0, 1], ``delta`` not in
+        (0, 1), ``rng`` not a generator or ``sigma2`` not a finite positive number.
 
     References
     ----------
@@ -91,6 +95,14 @@ class UGapEc:
     ([0, 1], [106, 101])
     """
 
+    @checks(
+        n_learners=LEARNERS_N,
+        n_arms=ARMS,
+        approx=RULES["approx"],
+        delta=OPEN_UNIT,
+        rng=RNG,
+        sigma2=POSITIVE_FINITE,
+    )
     def __init__(
         self,
         n_learners: int,
@@ -101,6 +113,8 @@ class UGapEc:
         rng: np.random.Generator,
         sigma2: float = UNIT_SIGMA2,
     ) -> None:
+        check_cells(n_learners, n_arms)
+        # trusted callers (the registry's runs) skip the checks above: their values are checked here
         require(n_learners >= 1, "learners", "at least 1", n_learners)
         require(n_arms >= 2, "arms", "at least 2", n_arms)
         require(0 < approx <= 1, "approx", "in (0, 1]", approx)
@@ -158,6 +172,7 @@ class UGapEc:
         j = _argmax_random_ties(-gap, np.ones(gap.shape, dtype=bool), self.rng)
         return beta, upper, gap, j
 
+    @checks(sums=BATCH_SUMS, counts=COUNT_MATRIX, sigma2=POSITIVE_FINITE)
     @fill
     def update(self, sums: np.ndarray, counts: np.ndarray, sigma2: float) -> np.ndarray:
         """Take each exploring learner's one pull, test UGapEc's stopping rule and choose its next arm

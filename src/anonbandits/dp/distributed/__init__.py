@@ -27,15 +27,26 @@ from typing import Any
 import numpy as np
 
 from anonbandits._deprecated import moved
+from anonbandits.core.limits import MAX_GRID_POINTS
 from anonbandits.core.schedules import batch_length
 from anonbandits.dp.distributed import elimination as _elimination
 from anonbandits.dp.distributed.elimination import SIMULATIONS, _EliminationResult
-from anonbandits.envs.rewards import GAUSSIAN_SIGMA, REWARD_MODELS, parse_means
-from anonbandits.errors import require
-from anonbandits.privacy.protocols import PROTOCOLS, BatchParams, Protocol
+from anonbandits.dp.runs import HORIZON, HORIZON_PARAM
+from anonbandits.envs.rewards import BOUNDED_MODELS, GAUSSIAN_SIGMA, REWARD_MODELS, parse_means
+from anonbandits.privacy.protocols import PROTOCOLS, SECAGGS, BatchParams, Protocol
 from anonbandits.results import Result
 from anonbandits.spec import ARM_MEANS, AlgorithmSpec, Param
-from anonbandits.validation import POSITIVE_FINITE, Rule, validated
+from anonbandits.validation import (
+    POSITIVE_FINITE,
+    RNG,
+    RULES,
+    UNIT_NO_ZERO,
+    VECTOR,
+    Rule,
+    checks,
+    int_between,
+    one_of,
+)
 
 #: ``confidence`` and ``tau_confidence``: a probability, 0 standing for 1/T
 CONFIDENCE = Rule(lambda v: 0 <= v <= 1, "in [0, 1] (0 means 1/T)")
@@ -48,23 +59,34 @@ __getattr__ = moved(
     __name__, {}, {"EliminationResult": (_EliminationResult, "anonbandits.Result (what run_elimination returns now)")}
 )
 
-#: Algorithm 1 as a library function, checking its arguments by the registry's rules (the registry entries
-#: call the unchecked one: resolve has checked their parameters)
-run_elimination = validated(_elimination.run_elimination)
+#: Algorithm 1 as a library function, checking its arguments by the registry's rules and those of its own (the
+#: registry entries call the unchecked one: resolve has checked their parameters)
+run_elimination = checks(
+    protocol=Rule(lambda v: isinstance(v, Protocol), "a protocol of anonbandits.privacy.protocols.PROTOCOLS"),
+    means=VECTOR,
+    reward=Rule(
+        lambda v: isinstance(v, str) and v in BOUNDED_MODELS,
+        f"one of {', '.join(BOUNDED_MODELS)} (the encodings need rewards in [0, 1])",
+    ),
+    reward_sigma=RULES["reward_sigma"],
+    horizon=HORIZON,
+    batch_base=RULES["batch_base"],
+    confidence=UNIT_NO_ZERO,
+    crs=RULES["crs"],
+    rng=RNG,
+    simulation=one_of(*SIMULATIONS),
+    secagg=one_of(*SECAGGS),
+    checkpoints=int_between(2, MAX_GRID_POINTS),
+    record=Rule(lambda v: isinstance(v, bool), "True or False"),
+)(_elimination.run_elimination)
 
 
 def _run(name: str, eps_below_one: str | None, params: Mapping[str, Any], seed: int) -> Result:
-    """Run Algorithm 1 with protocol ``name`` on the resolved ``params`` (each checked by its Param's rule;
-    only the pairing of simulation and secagg is checked here) and package metrics and the regret curve;
+    """Run Algorithm 1 with protocol ``name`` on the resolved ``params`` (each checked by its Param's rule; the
+    pairing of simulation and secagg by :func:`run_elimination`) and package metrics and the regret curve;
     warn when ``eps_below_one`` (a theorem) assumes epsilon < 1 and it is not."""
     means = parse_means(params["means"])
     horizon, base, eps = params["horizon"], params["batch_base"], params["epsilon"]
-    require(
-        params["simulation"] == "per-user" or params["secagg"] == "ideal",
-        "secagg",
-        "ideal with simulation=aggregate (the others simulate users' messages)",
-        params["secagg"],
-    )
     p, p_tau = (params[key] or 1.0 / horizon for key in ("confidence", "tau_confidence"))
     protocol = PROTOCOLS[name](eps, p_tau, params.get("scale", 1.0))  # refuses an epsilon out of range first
     lengths = [n for n in (batch_length(base, b) for b in range(1, 64)) if n <= horizon // 2]
@@ -111,7 +133,7 @@ def _params(secure: tuple[str, ...], scaled: bool = False) -> tuple[Param, ...]:
     return (
         ARM_MEANS,
         Param("epsilon", float, 0.5, "privacy level eps > 0", rule=POSITIVE_FINITE),
-        Param("horizon", int, 1_000_000, "number of users T (one round each)", unit="rounds"),
+        Param("horizon", int, 1_000_000, "number of users T (one round each)", unit="rounds", rule=HORIZON_PARAM),
         Param("reward", str, "bernoulli", "reward model", choices=REWARD_MODELS),
         Param("reward_sigma", float, GAUSSIAN_SIGMA, "std of the clipped Gaussian rewards (paper: 0.1)", unit="reward"),
         Param("confidence", float, 0.1, "p in the confidence radius beta(b); 0 means 1/T", rule=CONFIDENCE),

@@ -35,6 +35,7 @@ from anonbandits.privacy import randomized_round
 from anonbandits.privacy.mechanisms import Distributed
 from anonbandits.privacy.protocols import BatchParams, Protocol, Release
 from anonbandits.results import Result
+from anonbandits.validation import MAX_DRAWS
 
 SIMULATIONS = ("aggregate", "per-user")
 
@@ -165,8 +166,15 @@ def run_elimination(
     Raises
     ------
     ConfigError
-        If ``reward`` is not a bounded reward model, the means are invalid or, through
-        :mod:`anonbandits.dp.distributed`, an argument breaks the registry's rules.
+        If ``reward`` is not a bounded reward model, the means are invalid (a non-empty 1-D array of finite
+        numbers, at least two arms in the model's range), ``secagg`` is not ``"ideal"`` with
+        ``simulation="aggregate"`` (the others simulate the users' messages), or ``simulation="per-user"``
+        with a horizon over :data:`~anonbandits.validation.MAX_DRAWS` users (each drawn); through
+        :mod:`anonbandits.dp.distributed`, if ``protocol`` is not a protocol, ``horizon`` is not an integer from
+        1 to :data:`~anonbandits.channels.feedback.MAX_HORIZON`, ``confidence`` is outside (0, 1],
+        ``checkpoints`` is not an integer from 2 to :data:`~anonbandits.core.limits.MAX_GRID_POINTS`,
+        ``simulation`` or ``secagg`` is not one of its names, ``record`` is not a bool, or another argument
+        breaks the registry's rules.
 
     {{refs_paper004}}
 
@@ -177,10 +185,22 @@ def run_elimination(
     ([[0, 0, 2], [1, 2, 4]], [0])
     """
     require(
-        reward in BOUNDED_MODELS,
+        isinstance(reward, str) and reward in BOUNDED_MODELS,
         "reward",
         f"one of {', '.join(BOUNDED_MODELS)} (the encodings need rewards in [0, 1])",
         reward,
+    )
+    require(
+        simulation == "per-user" or secagg == "ideal",
+        "secagg",
+        "ideal with simulation=aggregate (the others simulate users' messages)",
+        secagg,
+    )
+    require(
+        simulation != "per-user" or horizon <= MAX_DRAWS,
+        "horizon",
+        f"at most MAX_DRAWS = {MAX_DRAWS:,} users with simulation=per-user (each user is drawn)",
+        horizon,
     )
     instance = MultiUserInstance(np.asarray(means, dtype=float), reward, reward_sigma)
     means, gaps = instance.row, instance.gaps[0]

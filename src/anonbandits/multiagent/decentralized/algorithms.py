@@ -33,10 +33,11 @@ import numpy as np
 from anonbandits._deprecated import moved
 from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.core.indices import vote_ratio
+from anonbandits.core.limits import MAX_INSTANCE_CELLS, check_size
 from anonbandits.core.votes import Releases, anonymous_threshold, board_releases
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.envs.means_file import shared_means
-from anonbandits.envs.rewards import REWARD_MODELS, parse_means
+from anonbandits.envs.rewards import BOUNDED_MODELS, REWARD_MODELS, parse_means
 from anonbandits.errors import ConfigError, require
 from anonbandits.multiagent.decentralized.anonymous_sharing import run_shared_learner
 from anonbandits.multiagent.decentralized.environment import MeansSchedule, RewardSampler, activity_sampler
@@ -53,7 +54,7 @@ from anonbandits.multiagent.shared import (
 from anonbandits.results import Result
 from anonbandits.spec import AlgorithmSpec, Param, agent_means
 from anonbandits.spec import parse_bool as flag
-from anonbandits.validation import validated
+from anonbandits.validation import BOOL, RULES, VECTOR, Rule, validated
 
 KIND_VOTE = 0
 KIND_REWARD = 1
@@ -131,6 +132,10 @@ def _setup(
     means, n_agents: int, opts: Options, *, delta: float, eps: float, subroutine: str, conf: float
 ) -> MeansSchedule:
     """The run's instance, after the checks every algorithm shares."""
+    bounded = isinstance(opts.reward, str) and opts.reward in BOUNDED_MODELS
+    if bounded and not isinstance(means, MeansSchedule):
+        values = np.asarray(means, dtype=float)
+        require(bool(np.all((values >= 0) & (values <= 1))), "means", f"in [0, 1] for {opts.reward} rewards", means)
     env = (
         means
         if isinstance(means, MeansSchedule)
@@ -142,6 +147,14 @@ def _setup(
         )
     )
     require(int(n_agents) == n_agents and n_agents >= 1, "agents", "a positive integer", n_agents)
+    # the players' arrays (activity, pulls, local sets) hold users x arms cells
+    check_size(
+        "users x arms",
+        int(n_agents) * env.arms,
+        MAX_INSTANCE_CELLS,
+        "MAX_INSTANCE_CELLS",
+        "cells of the players: n_agents x arms",
+    )
     require(0 < delta < 1, "delta", "in (0, 1)", delta)
     require(0 <= eps <= 1, "epsilon", "in [0, 1] (0 only for se and ser3)", eps)
     require(opts.max_steps >= 1, "max_steps", ">= 1", opts.max_steps)
@@ -325,7 +338,12 @@ def _threshold(delta: float, eta: float, n_agents: int, rounding: str) -> int:
     require(0 < eta < 1, "eta", "in (0, 1)", eta)
     ratio = vote_ratio(delta, eta)
     require(ratio >= 2 - 1e-9, "delta", f"<= eta^2 = {eta**2:.4g} (M >= 2 votes)", delta)
-    require(ratio <= n_agents + 1e-9, "delta", f">= eta^N = {eta**n_agents:.4g} (M <= N = {n_agents} players)", delta)
+    require(
+        ratio <= n_agents + 1e-9,
+        "delta",
+        f">= eta^N = {eta**n_agents:.4g} (M <= N = n_agents = {n_agents} players)",
+        delta,
+    )
     return vote_threshold(delta, eta, rounding)
 
 
@@ -651,7 +669,23 @@ def _run_dser4(
 # The library functions, checking their arguments by the registry's rules (anonbandits.validation.validated) under
 # the registry's names; ``means`` may be a MeansSchedule and ``eps`` 0 (se, ser3), so the functions check those.
 # The registry entries below call the unchecked bodies, their parameters being checked by resolve already.
-_NAMES = {"n_agents": "users", "max_steps": "max_rounds", "means": "", "horizon": "horizon"}
+#: The smallest global failure probability: below it the subroutines' radii, ``log(c K r^2 / delta)``, overflow
+#: (a subnormal delta makes every radius infinite, and a run would never stop before ``max_steps``).
+DELTA_MIN = 1e-100
+DELTA = dataclasses.replace(
+    RULES["delta"], then=Rule(lambda v: v >= DELTA_MIN, f"at least {DELTA_MIN:g} (the smallest the radii compute)")
+)
+_NAMES: dict[str, str | Rule] = {
+    "delta": DELTA,
+    "n_agents": "users",
+    "max_steps": "max_rounds",
+    "means": Rule(
+        lambda v: isinstance(v, MeansSchedule) or (VECTOR.test(v) and np.size(v) >= 2),
+        "a vector of at least two finite arm means, or a MeansSchedule",
+    ),
+    "horizon": "horizon",
+    "record_messages": BOOL,
+}
 run_decentralized_elimination = validated(_run_decentralized_elimination, **_NAMES)
 run_dser4 = validated(_run_dser4, **_NAMES)
 run_full_sharing = validated(_run_full_sharing, **_NAMES)
@@ -665,7 +699,7 @@ CURVE_AXES = ("global step", "fraction of players holding one arm")
 _COMMON = (
     Param("users", int, 64, "number of players N", aliases=("agents",), unit="users"),
     agent_means(PAPER_MEANS),
-    Param("delta", float, 0.05, "global failure probability"),
+    Param("delta", float, 0.05, "global failure probability", rule=DELTA),
     Param(
         "approx",
         float,

@@ -23,6 +23,16 @@ from anonbandits.channels.direct import DirectChannel
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import ConfigError, require
 from anonbandits.multiagent.shared import SKEWED_SHARE, _activity_probabilities
+from anonbandits.validation import (
+    FINITE_ARRAY,
+    INSTANCE,
+    NONNEGATIVE_COUNT,
+    NONNEGATIVE_FINITE,
+    RNG,
+    VECTOR,
+    array_of,
+    checks,
+)
 
 #: ``sampler(mu, counts, rng) -> sums``: the sum of ``counts[i]`` rewards of mean ``mu[i]`` for every entry.
 RewardSampler = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
@@ -53,8 +63,10 @@ class MeansSchedule:
     Raises
     ------
     ConfigError
-        If ``drift`` is negative or not finite, ``switch_at`` is negative, ``switch_at > 0`` comes without
-        ``means_after`` (or with both a drift and a switch), or ``means_after`` has the wrong size.
+        If ``instance`` is not a :class:`~anonbandits.envs.instances.MultiUserInstance` of one row, ``drift``
+        is not a finite number >= 0, ``switch_at`` is not an integer >= 0, ``switch_at > 0`` comes without
+        ``means_after`` (or with both a drift and a switch), or ``means_after`` is not a vector of finite means
+        of the instance's size.
 
     {{refs_paper002}}
 
@@ -72,12 +84,14 @@ class MeansSchedule:
     means_after: np.ndarray | None = None
 
     def __post_init__(self) -> None:
+        INSTANCE.check("instance", self.instance)
         means = self.instance.row
-        require(np.isfinite(self.drift) and self.drift >= 0, "drift", "a non-negative number", self.drift)
-        require(self.switch_at >= 0, "switch_at", ">= 0", self.switch_at)
+        NONNEGATIVE_FINITE.check("drift", self.drift)
+        NONNEGATIVE_COUNT.check("switch_at", self.switch_at)
         if self.switch_at > 0:
             if self.means_after is None:
                 raise ConfigError("switch_at > 0 needs means_after")
+            VECTOR.check("means_after", self.means_after)
             after = np.asarray(self.means_after, dtype=float)
             require(after.shape == means.shape, "means_after", f"{means.size} arms like means", after.size)
             if self.drift > 0:
@@ -105,6 +119,7 @@ class MeansSchedule:
         return self.instance.n_arms
 
     @fill
+    @checks(times=array_of("iuf", "a step or an array of steps >= 0", ndim=None, low=0))
     def mean(self, times: np.ndarray) -> np.ndarray:
         """Means of the arms at the given steps.
 
@@ -117,6 +132,11 @@ class MeansSchedule:
         -------
         numpy.ndarray
             Float means of shape ``times.shape + (K,)`` (a read-only broadcast view when stationary).
+
+        Raises
+        ------
+        ConfigError
+            For ``times`` that are not finite numbers >= 0 (text, NaN, a ragged list).
 
         {{refs_paper002}}
 
@@ -138,6 +158,7 @@ class MeansSchedule:
         return np.broadcast_to(self.means, t.shape[:-1] + (self.arms,))
 
     @fill
+    @checks(t=NONNEGATIVE_COUNT)
     def best(self, t: int) -> int:
         """The best arm at step ``t``.
 
@@ -150,6 +171,11 @@ class MeansSchedule:
         -------
         int
             The index of the arm with the largest mean at ``t``, the first one on ties.
+
+        Raises
+        ------
+        ConfigError
+            For a ``t`` that is not an integer >= 0 (a bool, a float, text).
 
         {{refs_paper002}}
 
@@ -164,6 +190,7 @@ class MeansSchedule:
         return int(np.argmax(self.mean(np.array(t))))
 
     @fill
+    @checks(t=NONNEGATIVE_COUNT, eps=NONNEGATIVE_FINITE)
     def eps_optimal(self, t: int, eps: float) -> np.ndarray:
         """Mask of the eps-optimal arms at step ``t`` (Definition 1 of Féraud, Alami, Laroche, ICML 2019).
 
@@ -179,6 +206,11 @@ class MeansSchedule:
         numpy.ndarray
             (K,) bool, True for the eps-optimal arms.
 
+        Raises
+        ------
+        ConfigError
+            For a ``t`` that is not an integer >= 0, or an ``eps`` that is not a finite number >= 0.
+
         {{refs_paper002}}
 
         Examples
@@ -192,6 +224,7 @@ class MeansSchedule:
         return mu >= mu.max() - eps
 
     @fill
+    @checks(mu=FINITE_ARRAY, rng=RNG)
     def draw(self, mu: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """One reward of mean ``mu`` per entry, through the direct channel of the instance's reward model.
 
@@ -208,6 +241,11 @@ class MeansSchedule:
         -------
         numpy.ndarray
             Float rewards of the shape of ``mu``.
+
+        Raises
+        ------
+        ConfigError
+            For ``mu`` that is not a number or an array of finite numbers, or an ``rng`` that is not a generator.
 
         {{refs_paper002}}
 

@@ -27,6 +27,7 @@ precede. At the stopping time an agent that has made a (uniform) part of an unfi
 import numpy as np
 
 from anonbandits._docstrings import fill, filled_dataclass
+from anonbandits.channels import CHANNELS
 from anonbandits.channels.direct import DirectChannel
 from anonbandits.core.elimination import gap_survivors
 from anonbandits.core.indices import dp_mase_laplace_scale, dp_mase_threshold
@@ -39,7 +40,7 @@ from anonbandits.multiagent.mase.model import EliminationLog, NoiseAudit
 from anonbandits.multiagent.shared import board_size
 from anonbandits.privacy.mechanisms import laplace_noise
 from anonbandits.results import Result
-from anonbandits.validation import validated
+from anonbandits.validation import BOOL, INSTANCE, MATRIX, RULES, Rule, array_of, instance_of, validated
 
 
 @filled_dataclass(frozen=True)
@@ -72,12 +73,23 @@ class DPMASEConfig:
     C : int, optional
         The anonymity parameter of the anonymous channel, at least 1 (default 3; unused on the direct one).
 
+    Raises
+    ------
+    ConfigError
+        For a field its rule refuses (:mod:`anonbandits.validation`: ``eps`` a supported privacy level, ``beta``
+        and ``delta`` in (0, 1), the switches bools, ``max_rounds`` and ``C`` integers of at least 1), or a
+        ``sampling`` or ``channel`` that is not one of the names above.
+
     {{refs_paper003}}
 
     Examples
     --------
     >>> DPMASEConfig(eps=1.0).beta, DPMASEConfig().eps
     (0.5, 0.1)
+    >>> DPMASEConfig(beta=1.5)
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: beta must be in (0, 1), got 1.5
     """
 
     eps: float = 0.1
@@ -89,6 +101,21 @@ class DPMASEConfig:
     max_rounds: int = 10**9
     channel: str = "direct"
     C: int = 3
+
+    def __post_init__(self) -> None:
+        rules = {
+            "eps": RULES["epsilon"],
+            "beta": RULES["beta"],
+            "delta": RULES["delta"],
+            "literal_order": BOOL,
+            "retire_on_sync": BOOL,
+            "sampling": Rule(lambda v: v in ("active", "fixed"), "one of active, fixed"),
+            "max_rounds": RULES["max_rounds"],
+            "channel": Rule(lambda v: isinstance(v, str) and v in CHANNELS, f"one of {', '.join(CHANNELS)}"),
+            "C": RULES["C"],
+        }
+        for name, rule in rules.items():
+            rule.check(name, getattr(self, name))
 
 
 @fill
@@ -133,7 +160,10 @@ def _dp_mase_local_elimination(
     Raises
     ------
     ConfigError
-        If ``beta`` is outside (0, 1) or ``rng`` is not a generator (the checks of :mod:`anonbandits.validation`).
+        If ``eps`` is not a privacy level of :data:`anonbandits.validation.EPSILON`, ``beta`` is outside (0, 1),
+        ``epoch`` or ``length`` is not a 1-D array of integers >= 1, ``means`` is not a 2-D array of finite numbers,
+        ``held`` not a 2-D bool array, their shapes disagree, or ``rng`` is not a generator (the checks of
+        :mod:`anonbandits.validation`).
 
     {{refs_paper003_sajed2019}}
 
@@ -146,6 +176,13 @@ def _dp_mase_local_elimination(
     >>> eliminated.tolist()
     [[False, True]]
     """
+    batch = np.shape(epoch) + np.shape(means)[1:]
+    require(
+        np.shape(means) == np.shape(held) == batch and np.shape(length) == np.shape(epoch),
+        "means, held, length",
+        f"(B, K), (B, K) and (B,) for epoch's B = {np.size(epoch)} epoch ends",
+        (np.shape(means), np.shape(held), np.shape(length)),
+    )
     scale = np.asarray(dp_mase_laplace_scale(eps, length))
     noisy = np.where(held, means + laplace_noise(1.0, rng, means.shape) * scale[:, None], -np.inf)
     eliminated = held & ~gap_survivors(noisy, dp_mase_threshold(held.sum(axis=1), epoch, length, beta, eps))
@@ -304,7 +341,9 @@ def _dp_mase(
     Raises
     ------
     ConfigError
-        If ``cfg.eps`` is not positive, ``cfg.beta`` or ``cfg.delta`` is outside (0, 1), ``M*`` exceeds the
+        If ``instance`` is not a :class:`~anonbandits.envs.instances.MultiUserInstance`, ``probs`` not a positive
+        probability vector, ``cfg`` not a :class:`DPMASEConfig`, ``rng`` not a generator, ``record`` not a bool;
+        if ``cfg.eps`` is not positive, ``cfg.beta`` or ``cfg.delta`` is outside (0, 1), ``M*`` exceeds the
         number of agents, the channel is unknown or ``cfg.C`` is below 1.
 
     {{refs_paper003_sajed2019}}
@@ -351,5 +390,17 @@ def _dp_mase(
 # The library functions, checking their arguments by the registry's rules (anonbandits.validation.validated; the
 # (rows, arms) ``means`` of the local elimination is no vector of arm means, so it has no rule); the registry entry
 # and the DP-MASE loop call the unchecked bodies.
-dp_mase = validated(_dp_mase)
-dp_mase_local_elimination = validated(_dp_mase_local_elimination, means="")
+dp_mase = validated(
+    _dp_mase,
+    instance=INSTANCE,
+    cfg=instance_of("anonbandits.multiagent.mase.dp_mase.DPMASEConfig", "a DPMASEConfig"),
+    record=BOOL,
+)
+dp_mase_local_elimination = validated(
+    _dp_mase_local_elimination,
+    eps="epsilon",
+    epoch=array_of("iu", "a 1-D array of epochs >= 1", low=1),
+    means=MATRIX,
+    held=Rule(lambda v: np.asarray(v).dtype == bool and np.ndim(v) == 2, "a 2-D bool array (the arms held)"),
+    length=array_of("iu", "a 1-D array of epoch lengths >= 1", low=1),
+)

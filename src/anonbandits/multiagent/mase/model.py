@@ -29,6 +29,7 @@ from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import ConfigError
 from anonbandits.multiagent.shared import MessageLog
 from anonbandits.results import Result
+from anonbandits.validation import POSITIVE_FINITE, Rule, checks
 
 PROBLEMS = ("1", "2")
 #: The reward models of the compiled SE loop (MASE, CORRUPTED ELIMINATION, INDEPENDENT): Bernoulli, and the unclipped
@@ -52,6 +53,10 @@ Instance = MultiUserInstance
 
 
 @fill
+@checks(
+    name=Rule(lambda v: isinstance(v, str) and v in PROBLEMS, f"one of {', '.join(PROBLEMS)} (paper 003's problems)"),
+    sigma=POSITIVE_FINITE,
+)
 def problem(name: str, sigma: float = 0.5) -> MultiUserInstance:
     """Paper 003's Problem 1 (Bernoulli) or Problem 2 (unclipped Gaussian, standard deviation ``sigma``).
 
@@ -73,7 +78,7 @@ def problem(name: str, sigma: float = 0.5) -> MultiUserInstance:
     Raises
     ------
     ConfigError
-        If ``name`` is neither ``"1"`` nor ``"2"``.
+        If ``name`` is neither ``"1"`` nor ``"2"``, or ``sigma`` is not a finite positive number.
 
     {{refs_paper003}}
 

@@ -22,7 +22,7 @@ from anonbandits.multiagent.mase import model, se_kernel
 from anonbandits.multiagent.mase.model import MessageLog
 from anonbandits.multiagent.shared import board_size
 from anonbandits.results import Result
-from anonbandits.validation import validated
+from anonbandits.validation import BOOL, INSTANCE, validated
 
 SAMPLINGS = ("active", "fixed")
 STOP_RULES = ("all", "first")
@@ -434,7 +434,7 @@ def _central(
 # The library functions, checking their arguments by the registry's rules (anonbandits.validation.validated); the
 # registry entries (anonbandits.multiagent.mase.ALGORITHMS) call the unchecked bodies, their parameters being
 # checked by resolve already.
-corrupted_elimination = validated(_corrupted_elimination)
-mase = validated(_mase)
-independent = validated(_independent)
-central = validated(_central)
+corrupted_elimination = validated(_corrupted_elimination, instance=INSTANCE, record=BOOL)
+mase = validated(_mase, instance=INSTANCE, record=BOOL)
+independent = validated(_independent, instance=INSTANCE, record=BOOL)
+central = validated(_central, instance=INSTANCE, record=BOOL)
