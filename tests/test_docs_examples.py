@@ -142,7 +142,7 @@ def _csv_block(text: str) -> str:
 def _outputs(command: list[str]) -> list[str]:
     if command[0] == ".venv/bin/python" and command[1].startswith("benchmarks/"):
         return ["build/benchmarks/"]
-    return [command[i + 1] for i, word in enumerate(command[:-1]) if word in ("--out", "--plot", "-o")]
+    return [command[i + 1] for i, word in enumerate(command[:-1]) if word in ("--out", "--plot", "-o", "--residual")]
 
 
 def _examples(page: Path) -> list[Example]:
@@ -155,7 +155,8 @@ def _examples(page: Path) -> list[Example]:
             after = blocks[i + 1] if i + 1 < len(blocks) else None
             if after and after[1] == "text" and not text[end : after[3]].strip() and not after[2].startswith("$ "):
                 shown = after[2].splitlines()
-            outputs = re.findall(r"open\(\"([^\"]+)\", \"w\"\)", body)
+            outputs = re.findall(r"open\(\"([^\"]+)\", \"w\"\)|write_decomposition\([^,\n]+, \"([^\"]+)\"\)", body)
+            outputs = [a or b for a, b in outputs]
             found.append(Example(page.name, line, "python", body, shown, outputs))
             continue
         if lang not in ("", "bash", "sh", "console", "text"):

@@ -11,6 +11,7 @@ written). Reference: Esfandiari, Mirrokni, Schneider, "Anonymous Bandits for Mul
 (102, True)
 """
 
+from anondecomp.absence import robust_group_size
 from anondecomp.beta import BetaResult, beta
 from anondecomp.caratheodory import CaratheodoryResult, caratheodory
 from anondecomp.decompose import METHOD_TABLE, METHODS, Method, decompose, method_info
@@ -27,7 +28,9 @@ from anondecomp.graph import DemandGraph
 from anondecomp.io import read_decomposition, read_graph, write_decomposition
 from anondecomp.lower_bound import LPBound, lp_lower_bound
 from anondecomp.polytope import Membership, check_membership, membership
+from anondecomp.replan import replan
 from anondecomp.result import Decomposition
+from anondecomp.stream import InteractionLog, StreamWindow, read_log, stream_windows, write_stream
 from anondecomp.ubatched import check_u_batched
 from anondecomp.verify import VerificationReport, coverage, verify
 
@@ -41,6 +44,7 @@ __all__ = [
     "Decomposition",
     "DemandGraph",
     "InfeasibleError",
+    "InteractionLog",
     "InvalidInputError",
     "InvalidTypeError",
     "LPBound",
@@ -48,6 +52,7 @@ __all__ = [
     "Method",
     "MethodNotApplicableError",
     "SolverError",
+    "StreamWindow",
     "VerificationReport",
     "beta",
     "caratheodory",
@@ -60,6 +65,11 @@ __all__ = [
     "method_info",
     "read_decomposition",
     "read_graph",
+    "read_log",
+    "replan",
+    "robust_group_size",
+    "stream_windows",
     "verify",
     "write_decomposition",
+    "write_stream",
 ]

@@ -287,3 +287,159 @@ def _release_arrow() -> None:
     import pyarrow as pa
 
     pa.default_memory_pool().release_unused()
+
+
+def table_columns(path: str | os.PathLike) -> list[str]:
+    """The column names of a Parquet or CSV table (its schema, or the CSV header; nothing else is read), and no
+    columns for a JSON document or a file that cannot be read (the reader then says why)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    kind = file_kind(path)
+    try:
+        if kind == "parquet":
+            return list(open_parquet(parquet_files(path)[0]).schema_arrow.names)
+        if kind == "csv":
+            with pacsv.open_csv(path) as reader:
+                return list(reader.schema.names)
+    except (InvalidInputError, pa.ArrowException, OSError):
+        return []
+    return []
+
+
+def _numbers(table, name: str, path) -> np.ndarray:
+    """A numeric column (integers or floats; no nulls) as a numpy array."""
+    import pyarrow as pa
+
+    col = table.column(name)
+    if pa.types.is_dictionary(col.type):
+        col = col.cast(col.type.value_type)
+    if not (pa.types.is_integer(col.type) or pa.types.is_floating(col.type)):
+        raise InvalidInputError(f"{path}: column {name!r} must hold numbers, got {col.type}")
+    no_nulls(col, name, path)
+    return col.to_numpy()
+
+
+def read_absence(path: str | os.PathLike, graph: DemandGraph) -> np.ndarray | None:
+    """The ``absence`` column of a graph table (docs/formats.md): (N,) float64, each user's probability in
+    [0, 1) of missing a block, or ``None`` when the table has no such column (a JSON graph neither).
+
+    Every row of a user must give the same value; the users are the graph's (read from the same table), in
+    its order. Refused in one line naming the file, the user or the row: a value outside [0, 1), NaN, empty,
+    not a number, or two values for one user."""
+    kind = file_kind(path)
+    if kind == "json" or "absence" not in table_columns(path):
+        return None
+    table = _read_columns(path, kind, ["user", "absence"])
+    u, users = _ids(table, "user", path)
+    values = _numbers(table, "absence", path).astype(np.float64)
+    bad = ~np.isfinite(values) | (values < 0) | (values >= 1)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise InvalidInputError(
+            f"{path}: absence of user {users[u[k]]!r} (row {k + 1}) is {values[k]}; it must be a probability in [0, 1)"
+        )
+    if tuple(users) != graph.users:
+        raise InvalidInputError(f"{path}: the absence column's users are not the graph's")
+    lo, hi = np.full(len(users), np.inf), np.full(len(users), -np.inf)
+    np.minimum.at(lo, u, values)
+    np.maximum.at(hi, u, values)
+    if (lo != hi).any():
+        i = int(np.argmax(lo != hi))
+        raise InvalidInputError(
+            f"{path}: user {users[i]!r} has absence {lo[i]:g} and {hi[i]:g}; give one value per user (on every row)"
+        )
+    return lo
+
+
+def _read_columns(path: str | os.PathLike, kind: str, columns: list[str]):
+    """Only ``columns`` of a Parquet dataset or CSV file (ids as text)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    if kind == "csv":
+        opts = pacsv.ConvertOptions(column_types={"user": pa.string(), "arm": pa.string()}, include_columns=columns)
+        try:
+            return pacsv.read_csv(path, convert_options=opts)
+        except (pa.ArrowException, OSError) as exc:
+            raise InvalidInputError(f"{path}: not a readable CSV table ({first_line(exc)})") from None
+    tables = []
+    for part in parquet_files(path):
+        try:
+            tables.append(open_parquet(part).read(columns=columns))
+        except (pa.ArrowException, OSError) as exc:
+            raise InvalidInputError(f"{path}: not a readable Parquet file ({first_line(exc)})") from None
+    try:
+        return pa.concat_tables(tables, promote_options="permissive") if len(tables) > 1 else tables[0]
+    except pa.ArrowException as exc:
+        raise InvalidInputError(f"{path}: part files have different columns ({first_line(exc)})") from None
+
+
+def _graph_codes(table, name: str, names: tuple[str, ...], path) -> np.ndarray:
+    """Each row's index of column ``name`` (users or arms) among the graph's ``names``; an unknown one is
+    refused, naming it and its row."""
+    codes, found = _ids(table, name, path)
+    index = {x: k for k, x in enumerate(names)}
+    mapped = np.array([index.get(x, -1) for x in found], dtype=np.int64)
+    if (mapped < 0).any():
+        k = int(np.argmax(mapped < 0))
+        row = int(np.argmax(codes == k)) + 1
+        raise InvalidInputError(f"{path}: row {row} names {name} {found[k]!r}, which is not in the graph")
+    return mapped[codes]
+
+
+def read_received(path: str | os.PathLike, graph: DemandGraph):
+    """A RECEIVED table (docs/formats.md): columns ``user``, ``arm``, ``count``, the informative samples each
+    (user, arm) pair has received so far, CSV or Parquet; a pair without a row has received none.
+
+    Returns
+    -------
+    scipy.sparse.csr_array
+        (N, K) int64 counts over the graph's users and arms (its stored entries are the table's rows).
+
+    Raises
+    ------
+    InvalidInputError
+        In one line naming the file, the row or the name: a JSON file, a missing column, an unknown user or
+        arm, a pair given twice, a count that is empty, negative, fractional, not finite or not a number.
+    """
+    from scipy.sparse import csr_array
+
+    kind = file_kind(path)
+    if kind == "json":
+        raise InvalidInputError(f"{path}: RECEIVED must be a CSV or Parquet table with columns user, arm, count")
+    table, _ = _read_table(path, kind)
+    missing = [c for c in ("user", "arm", "count") if c not in table.column_names]
+    if missing:
+        raise InvalidInputError(
+            f"{path}: no column {missing[0]!r} (columns: {', '.join(table.column_names) or 'none'}); a RECEIVED "
+            "table has columns user, arm, count"
+        )
+    if table.num_rows == 0:
+        return csr_array(graph.shape, dtype=np.int64)
+    u = _graph_codes(table, "user", graph.users, path)
+    a = _graph_codes(table, "arm", graph.arms, path)
+    counts = _numbers(table, "count", path)
+    x = counts.astype(np.float64)
+    bad = (~np.isfinite(x) | (x < 0) | (x != np.floor(x))) if counts.dtype.kind == "f" else (counts < 0)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise InvalidInputError(
+            f"{path}: count of user {graph.users[u[k]]!r} on arm {graph.arms[a[k]]!r} (row {k + 1}) is {counts[k]}; "
+            "counts are whole numbers >= 0"
+        )
+    _check_pairs(u, a, graph.n_arms, list(graph.users), list(graph.arms), path)
+    return csr_array((whole_counts(counts), (u, a)), shape=graph.shape)
+
+
+def whole_counts(values) -> np.ndarray:
+    """Whole, non-negative counts (any numeric dtype, or Python ints) as int64, those above every possible
+    demand (2^53) clipped to it: they meet any demand, and no width of integer wraps around."""
+    v = np.asarray(values)
+    if v.dtype == object:
+        return np.array([min(int(x), MAX_DEMAND) for x in v.ravel()], dtype=np.int64).reshape(v.shape)
+    if v.dtype.kind == "u":
+        return np.minimum(v, np.uint64(MAX_DEMAND)).astype(np.int64)
+    if v.dtype.kind == "f":
+        return np.minimum(v, float(MAX_DEMAND)).astype(np.int64)
+    return v.astype(np.int64)

@@ -410,16 +410,17 @@ class _Occupancy:
     """Informative rounds of any row, from the arm occupancy over time: at most arms x (distinct + 1)
     events, whatever the number of users."""
 
-    def __init__(self, events: tuple[np.ndarray, ...], C: int) -> None:
+    def __init__(self, events: tuple[np.ndarray, ...], C: int, threshold: np.ndarray | None = None) -> None:
         order = np.lexsort((events[1], events[0]))  # by arm, then time
         arm, time, delta = (x[order] for x in events)
+        need = C + 1 if threshold is None else threshold[arm]  # users a group of the arm needs to count
         count = np.cumsum(delta)  # users on the arm from each event on: each arm's deltas sum to 0
         seg = np.zeros(len(time), dtype=np.int64)
         seg[:-1] = np.where(arm[1:] == arm[:-1], time[1:] - time[:-1], 0)
         # good rounds before each event; the int64 running sum may wrap across arms, but the difference of
         # two values of one arm is at most R < 2^63, so modular arithmetic gives it exactly
         with np.errstate(over="ignore"):
-            self.good = np.concatenate([[0], np.cumsum(np.where(count >= C + 1, seg, 0))])[:-1]
+            self.good = np.concatenate([[0], np.cumsum(np.where(count >= need, seg, 0))])[:-1]
         self.times = np.unique(time)
         self.keys = self._keys(arm, time)
 
@@ -461,6 +462,8 @@ def verify_compact(
     *,
     progress: Callable[[int, int], None] | None = None,
     best_effort: bool = False,
+    absence: float | None = None,
+    confidence: float | None = None,
 ) -> VerificationReport:
     """Check a compact decomposition exactly, streaming it twice in record batches.
 
@@ -473,10 +476,13 @@ def verify_compact(
     ``progress(rows_done, rows_total)`` is called after each batch of both passes (rows count twice).
     ``best_effort`` does not require the pairs on arms wanted by at most C users, and lists them, as in
     :func:`anondecomp.verify`. Malformed files raise :class:`InvalidInputError`; schedule problems make the
-    report invalid.
+    report invalid. With ``absence`` (one probability for every user; read from the file's metadata by the
+    command line) a round counts only when its arm holds the robust group size, or its whole support for an
+    arm at risk (:mod:`anondecomp.absence`); one absence per user needs the JSON form, whose groups are named.
     """
     if C < 1:
         raise InvalidInputError(f"C must be at least 1, got {C}")
+    threshold, robust = _thresholds(graph, C, absence, confidence)
     files = parquet_files(path)
     indexes = _Index(graph.users), _Index(graph.arms)  # shared by both passes
     edges = _Edges(graph)
@@ -484,7 +490,7 @@ def verify_compact(
     for batch in _batches(files, *indexes, None if progress is None else (lambda d, t: progress(d, 2 * t))):
         first.add(*batch)
     R = first.finish()
-    occupancy = _Occupancy(first.events, C)
+    occupancy = _Occupancy(first.events, C, threshold)
     # the demand per edge (graph.edge_required), never as a users x arms matrix
     required, uncoverable = (
         drop_uncoverable(graph, C, graph.edge_required) if best_effort else (graph.edge_required, np.empty((0, 2), int))
@@ -508,7 +514,31 @@ def verify_compact(
         unit="round",
         best_effort=best_effort,
         **uncoverable_fields(graph, uncoverable),
+        **robust,
     )
+
+
+def _thresholds(graph: DemandGraph, C: int, absence, confidence) -> tuple[np.ndarray | None, dict]:
+    """The users a group of each arm needs to count, and the report's absence fields: ``None`` and none without
+    absence; with one absence for every user, the robust size or the arm's whole support."""
+    from anondecomp.absence import describe_absence, is_absent, presence
+
+    if not is_absent(absence):
+        return None, {}
+    if np.ndim(absence) != 0 and len(np.unique(np.asarray(absence))) > 1:
+        raise InvalidInputError(
+            "a compact (Parquet) schedule names no groups: one absence per user is verified on a JSON "
+            "decomposition (write -o OUT.json)"
+        )
+    pres = presence(graph, C, absence, confidence)
+    fields = {
+        "absence": describe_absence(pres.given),
+        "confidence": pres.confidence,
+        "robust_size": pres.size,
+        "at_risk": graph.arm_names(np.flatnonzero(pres.at_risk)),
+        "n_fragile": -1,  # a schedule names no groups
+    }
+    return pres.threshold.astype(np.int64), fields
 
 
 def _repeated(x: np.ndarray) -> np.ndarray:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anondecomp.absence import is_absent, robust_decomposition
 from anondecomp.errors import AnonDecompWarning, InvalidInputError
 from anondecomp.graph import DemandGraph
 from anondecomp.methods.auto import auto_decomposition
@@ -149,7 +150,14 @@ def method_info(method: str) -> Method:
 
 @checked()
 def decompose(
-    graph: DemandGraph, C: int, method: str = "auto", *, best_effort: bool = False, **options
+    graph: DemandGraph,
+    C: int,
+    method: str = "auto",
+    *,
+    best_effort: bool = False,
+    absence=None,
+    confidence: float | None = None,
+    **options,
 ) -> Decomposition:
     """Compute a C-anonymous decomposition of ``graph`` (paper 000, Section 3).
 
@@ -173,6 +181,17 @@ def decompose(
     best_effort : bool, optional
         Cover what can be covered when some arm is wanted by at most C users, and list the rest in
         ``result.uncovered`` instead of raising :class:`~anondecomp.InfeasibleError`.
+    absence : float or array_like of float, optional
+        The probability in [0, 1) that a user misses a block (one assignment), one for every user or one per user
+        (default 0: every user is always present, and the decomposition is the method's, bit for bit). Above 0
+        the decomposition is *robust* (:mod:`anondecomp.absence`): the method runs with groups of at least the
+        robust size (:func:`~anondecomp.robust_group_size`), so that every group that gives samples keeps at
+        least C+1 present users with probability >= ``confidence``; an arm whose whole support cannot reach that
+        (*at risk*) gets groups of its whole support; padders go to the groups least likely to keep C+1 present
+        users. ``info`` keeps ``absence``, ``confidence``, ``robust_size`` (one absence for all) and
+        ``at_risk_arms``; :func:`~anondecomp.verify` reads them.
+    confidence : float, optional
+        Q in (0, 1), default 0.95; read only with an absence above 0.
     **options : dict
         Read by some methods only (others warn with :class:`~anondecomp.AnonDecompWarning`):
 
@@ -221,6 +240,9 @@ def decompose(
     >>> res = anondecomp.decompose(g, C=1)
     >>> res.method, anondecomp.verify(g, 1, res).valid
     ('polytope', True)
+    >>> robust = anondecomp.decompose(g, C=1, absence=0.2, confidence=0.9)
+    >>> robust.info["robust_size"], robust.total_assignments, anondecomp.verify(g, 1, robust).valid
+    (4, 20, True)
     """
     info = method_info(method)
     unknown = sorted(set(options) - set(OPTION_CHECKS))
@@ -235,4 +257,15 @@ def decompose(
     with allowing_large(given.get("allow_large", False) or large_allowed()):
         if info.dense:
             check_dense(graph, method)
+        if is_absent(absence):
+            return robust_decomposition(
+                graph,
+                C,
+                lambda g, c: info.function(g, c, best_effort=True, **kwargs),
+                absence,
+                confidence,
+                best_effort,
+            )
+        if confidence is not None:
+            warnings.warn("confidence has no effect without absence; ignored", AnonDecompWarning, stacklevel=2)
         return info.function(graph, C, best_effort=best_effort, **kwargs)

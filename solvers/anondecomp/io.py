@@ -45,6 +45,8 @@ from anondecomp.validation import checked
 
 __all__ = [
     "ZERO_WEIGHT",
+    "absence_from_header",
+    "absence_header",
     "atomic_open",
     "check_writable",
     "decomposition_header",
@@ -53,9 +55,11 @@ __all__ = [
     "load_json",
     "output_target",
     "read_decomposition",
+    "read_decomposition_document",
     "read_graph",
     "refuse_special",
     "write_decomposition",
+    "write_graph_table",
 ]
 
 
@@ -286,7 +290,46 @@ def decomposition_header(result: Decomposition, extra: dict | None = None) -> di
     if len(result.uncovered):
         g = result.graph
         head["uncovered"] = [{"user": g.users[i], "arm": g.arms[j]} for i, j in result.uncovered]
+    if "absence" in result.info:
+        head.update(absence_header(result.graph, result.info))
     return {**head, **(extra or {})}
+
+
+def absence_header(graph: DemandGraph, info: dict) -> dict:
+    """The header fields of a decomposition made for absent users (docs/formats.md): ``absence`` (a number, or
+    ``{user: probability}`` with one per user), ``confidence``, ``robust_size`` (one absence for all) and
+    ``at_risk_arms``."""
+    given = info["absence"]
+    absence = float(given) if np.ndim(given) == 0 else dict(zip(graph.users, map(float, given), strict=True))
+    head: dict[str, Any] = {"absence": absence, "confidence": float(info["confidence"])}
+    if info.get("robust_size") is not None:
+        head["robust_size"] = int(info["robust_size"])
+    head["at_risk_arms"] = list(info.get("at_risk_arms", ()))
+    return head
+
+
+def absence_from_header(header: dict, graph: DemandGraph, where: str) -> dict:
+    """``{"absence": ..., "confidence": ...}`` read from a decomposition file's header (JSON fields or Parquet
+    metadata), checked by the rules of :data:`~anondecomp.validation.RULES`; empty when the file has no
+    ``absence``. A per-user absence must name every user of ``graph`` once; messages start with ``where``."""
+    from anondecomp.validation import check_absence, check_confidence
+
+    if "absence" not in header:
+        return {}
+    value, conf = header["absence"], header.get("confidence")
+    try:
+        if isinstance(value, dict):
+            unknown = sorted(set(value) - set(graph.users))
+            missing = [u for u in graph.users if u not in value]
+            if unknown or missing:
+                what = f"names unknown user {unknown[0]!r}" if unknown else f"does not give user {missing[0]!r}"
+                raise InvalidInputError(f"absence {what} (one probability per user of the graph)")
+            value = [value[u] for u in graph.users]
+        absence = check_absence("absence", value, {"graph": graph})
+        confidence = check_confidence("confidence", conf)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{where}: {exc}") from None
+    return {"absence": absence, "confidence": confidence}
 
 
 @checked()
@@ -351,6 +394,31 @@ def _write(result: Decomposition, path: str | os.PathLike, extra: dict | None) -
                 ("," if r else "") + '\n  {"multiplicity": ' + str(int(m)) + ', "arms": {' + ", ".join(pieces) + "}}"
             )
         fh.write("\n]}\n")
+
+
+def write_graph_table(graph: DemandGraph, path: str | os.PathLike, C: int | None = None) -> None:
+    """Write ``graph`` as an edge table (docs/formats.md): Parquet for ``*.parquet`` / ``*.pq`` (``C`` in its
+    metadata), else CSV; one row ``user, arm, weight`` per edge (weight 0: support without demand), never a users
+    x arms array. Written under a temporary name and renamed when complete."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    users, arms = pa.array(graph.users, pa.string()), pa.array(graph.arms, pa.string())
+    table = pa.table(
+        {
+            "user": users.take(np.asarray(graph.edge_users)),
+            "arm": arms.take(np.asarray(graph.edge_arms)),
+            "weight": np.asarray(graph.edge_weights),
+        }
+    )
+    with atomic_open(path, binary=True) as fh:
+        if Path(path).suffix.lower() in columnar.PARQUET_SUFFIXES:
+            if C is not None:
+                table = table.replace_schema_metadata({"C": json.dumps(int(C))})
+            pq.write_table(table, fh)
+        else:
+            pacsv.write_csv(table, fh)
 
 
 def check_writable(
@@ -475,6 +543,14 @@ def read_decomposition(path: str | os.PathLike, graph: DemandGraph) -> tuple[np.
     >>> assignments.shape, multiplicities.tolist(), C
     ((2, 4), [5, 5], 1)
     """
+    a, m, C, _ = read_decomposition_document(path, graph)
+    return a, m, C
+
+
+def read_decomposition_document(
+    path: str | os.PathLike, graph: DemandGraph
+) -> tuple[np.ndarray, np.ndarray, Any, dict]:
+    """:func:`read_decomposition` and the document's other fields (its header: method, absence, ...)."""
     doc = load_json(path)
     if not isinstance(doc, dict) or not isinstance(doc.get("assignments"), list):
         raise InvalidInputError(f"{path}: a decomposition needs a list 'assignments'")
@@ -504,4 +580,5 @@ def read_decomposition(path: str | os.PathLike, graph: DemandGraph) -> tuple[np.
             )
         a[r] = [arm_index[arms[u]] for u in graph.users]
     fits = all(m < 2**63 for m in mults)
-    return a, np.array(mults, dtype=np.int64 if fits else object), C
+    header = {k: v for k, v in doc.items() if k != "assignments"}
+    return a, np.array(mults, dtype=np.int64 if fits else object), C, header

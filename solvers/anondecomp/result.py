@@ -159,7 +159,8 @@ class Decomposition:
         Returns
         -------
         str
-            One ``label value`` line per quantity, plus the number of uncovered pairs in best-effort mode.
+            One ``label value`` line per quantity, plus the number of uncovered pairs in best-effort mode, and
+            with absent users (``decompose(..., absence=A)``) the absence, the confidence and the arms at risk.
 
         Examples
         --------
@@ -182,6 +183,16 @@ class Decomposition:
         ]
         if len(self.uncovered):
             lines.append(f"uncovered pairs      {len(self.uncovered)} (best effort)")
+        if "absence" in self.info:
+            from anondecomp.absence import describe_absence
+
+            size = self.info.get("robust_size")
+            lines += [
+                f"absence              {describe_absence(self.info['absence'])}, confidence "
+                f"{self.info['confidence']:g}" + (f" (robust group size {size})" if size is not None else ""),
+                f"arms at risk         {len(self.info.get('at_risk_arms', ()))} (their groups hold every user of "
+                "the arm)",
+            ]
         return "\n".join(lines)
 
 

@@ -576,6 +576,101 @@ def check_required(name: str, value: Any, bound: Mapping[str, Any]) -> Any:
     return value
 
 
+def check_absence(name: str, value: Any, bound: Mapping[str, Any]) -> Any:
+    """``None``, one probability in ``[0, 1)`` that each user misses a block (every user alike), or one per
+    user of the bound graph (a 1-D array of its length). Returned as a Python float, or as a read-only float64
+    copy of the array; a bool, a string, NaN or a value of 1 (a user never present) is refused."""
+    if value is None:
+        return None
+    if is_number(value):
+        a = check_number(name, value)
+        if not 0 <= a < 1:
+            raise InvalidInputError(f"{name} must be a probability in [0, 1), got {show(value)}")
+        return float(a)
+    if isinstance(value, str | bytes | Mapping | bool | np.bool_) or not hasattr(value, "__len__"):
+        raise InvalidTypeError(f"{name} must be a probability in [0, 1) or one per user, got {show(value)}")
+    try:
+        v = np.asarray(value)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"{name} must be a 1-D array of probabilities, one per user") from None
+    _real_values(name, v)
+    graph = bound.get("graph")
+    n = getattr(graph, "n_users", None)
+    if v.ndim != 1 or (n is not None and len(v) != n):
+        raise InvalidInputError(f"{name} must hold one probability per user ({n} users), got shape {v.shape}")
+    x = np.array(v, dtype=np.float64)
+    bad = ~np.isfinite(x) | (x < 0) | (x >= 1)
+    if bad.any():
+        k = int(np.argmax(bad))
+        who = f"user {graph.users[k]!r}" if graph is not None else f"entry {k}"
+        raise InvalidInputError(f"{name} must be a probability in [0, 1): {who} has {show(v[k])}")
+    x.flags.writeable = False
+    return x
+
+
+def check_one_absence(name: str, value: Any, bound: Mapping[str, Any]) -> float:
+    """One absence probability in ``[0, 1)`` (where one per user has no meaning: a group size for all users)."""
+    if not is_number(value):
+        raise InvalidTypeError(f"{name} must be a probability in [0, 1), got {show(value)}")
+    return check_absence(name, value, bound)
+
+
+def check_confidence(name: str, value: Any) -> float | None:
+    """``None`` or a probability strictly between 0 and 1 (a group must keep C+1 present users with at least
+    this probability); a bool, a string, NaN, 0 and 1 are refused."""
+    if value is None:
+        return None
+    q = check_number(name, value)
+    if not 0 < q < 1:
+        raise InvalidInputError(f"{name} must be a probability in (0, 1), got {show(value)}")
+    return float(q)
+
+
+def check_received(name: str, value: Any, bound: Mapping[str, Any]) -> Any:
+    """An (N, K) matrix (dense or scipy.sparse) of the bound graph's shape holding whole, non-negative, finite
+    counts, in any numeric dtype (bools, strings, NaN, 1.5 and -1 are refused, naming the entry)."""
+    v, shape = _values_of(name, value)
+    _real_values(name, v)
+    graph = bound.get("graph")
+    if graph is not None and tuple(shape) != tuple(graph.shape):
+        raise InvalidInputError(f"{name} must have the graph's shape {graph.shape}, got {tuple(shape)}")
+    a = np.asarray(v)
+    if np.issubdtype(a.dtype, np.integer):
+        bad = a < 0
+    elif a.dtype == object:  # Python numbers of any size: compared one by one, never made float
+        bad = np.array(
+            [
+                not (x >= 0 and (isinstance(x, int | np.integer) or (math.isfinite(x) and x == math.floor(x))))
+                for x in a.ravel()
+            ],
+            dtype=bool,
+        ).reshape(a.shape)
+    else:
+        x = a.astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(x) | (x < 0) | (x != np.floor(x))
+    if bad.any():
+        if type(value).__module__.startswith("scipy.sparse"):
+            coo = value.tocoo()
+            k = int(np.argmax(np.asarray(bad).ravel()))
+            at: tuple[int, ...] = (int(coo.row[k]), int(coo.col[k]))
+            shown = show(np.asarray(coo.data)[k])
+        else:
+            at = tuple(int(k) for k in np.argwhere(bad)[0])
+            shown = show(a[at])
+        raise InvalidInputError(f"{name} must hold whole non-negative counts, got {shown} at {at}")
+    return value
+
+
+def check_plan(name: str, value: Any, bound: Mapping[str, Any]) -> Any:
+    """A :class:`~anondecomp.Decomposition` over the bound graph's users and arms (same names, same order)."""
+    value = check_decomposition(name, value, bound)
+    graph = bound.get("graph")
+    if graph is not None and (value.graph.users != graph.users or value.graph.arms != graph.arms):
+        raise InvalidInputError(f"{name} must decompose a graph of the same users and arms, in the same order")
+    return value
+
+
 def freeze_arrays(obj: Any) -> None:
     """Make every numpy array field of a frozen dataclass a read-only view (the caller's array keeps its flags)."""
     import dataclasses
@@ -616,9 +711,12 @@ RULES: dict[str, Rule] = {
     "demand": lambda name, value, bound: check_demand(name, value),
     "time_limit": lambda name, value, bound: check_time_limit(value),
     "tol": lambda name, value, bound: check_number(name, value, lo=0.0),
+    "absence": check_absence,
+    "confidence": lambda name, value, bound: check_confidence(name, value),
     # flags and choices
     "best_effort": _plain(check_bool),
     "allow_large": _plain(check_bool),
+    "compare_cold": _plain(check_bool),
     "improve": lambda name, value, bound: check_improve(value),
     "method": _plain(check_str),
     "sense": _plain(check_str),
@@ -641,6 +739,8 @@ RULES: dict[str, Rule] = {
     "idx": check_arm_indices,
     "multiplicities": check_multiplicities,
     "required": check_required,
+    "received": check_received,
+    "plan": check_plan,
     # files
     "path": _plain(check_path),
     "extra": _plain(check_extra),

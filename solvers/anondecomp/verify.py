@@ -11,7 +11,9 @@ exact, and in Python integers above. Nothing here trusts the method that produce
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -87,7 +89,7 @@ def coverage(
     step = max(1, _CHUNK // max(N, 1))
     for lo in range(0, n, step):
         block = a[lo : lo + step].astype(np.int64)
-        r_idx, i_idx = np.nonzero(_informative(block, C, n_arms))
+        r_idx, i_idx = np.nonzero(informative_entries(block, C, n_arms))
         keys = i_idx * n_arms + block[r_idx, i_idx]
         if exact_in_float:
             out += np.bincount(keys, weights=m[lo + r_idx].astype(np.float64), minlength=N * n_arms).astype(np.int64)
@@ -96,14 +98,18 @@ def coverage(
     return out.reshape(N, n_arms)
 
 
-def _informative(block: np.ndarray, C: int, n_arms: int) -> np.ndarray:
+def informative_entries(block: np.ndarray, C: int, n_arms: int) -> np.ndarray:
     """(b, N) bool: whether each entry of a block of assignments sits on an arm with >= C+1 users there."""
     at = np.arange(len(block), dtype=np.int64)[:, None] * n_arms + block
     return np.bincount(at.ravel(), minlength=len(block) * n_arms)[at] >= C + 1
 
 
 def edge_coverage(
-    graph: DemandGraph, assignments: np.ndarray, multiplicities: np.ndarray, C: int
+    graph: DemandGraph,
+    assignments: np.ndarray,
+    multiplicities: np.ndarray,
+    C: int,
+    informative: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Informative samples per edge of ``graph`` that a decomposition gives, and its off-support placements.
 
@@ -119,6 +125,10 @@ def edge_coverage(
         (n,) positive integers (int64, or an object array of Python ints).
     C : int
         The anonymity parameter.
+    informative : callable, optional
+        ``informative(block)``: (b, N) bool, whether each entry of a (b, N) block of assignments is in a group
+        that gives samples (default: a group of at least C+1 users; with absent users,
+        :meth:`anondecomp.absence.Presence.informative`).
 
     Returns
     -------
@@ -148,14 +158,14 @@ def edge_coverage(
     users = np.arange(N, dtype=np.int64)
     for lo in range(0, n, step):
         block = a[lo : lo + step].astype(np.int64)
-        informative = _informative(block, C, K)
+        counts = informative_entries(block, C, K) if informative is None else informative(block)
         want = users[None, :] * K + block
         at = np.minimum(np.searchsorted(keys, want), max(len(keys) - 1, 0))
         on = keys[at] == want if len(keys) else np.zeros(want.shape, bool)
         if not on.all():
             r_off, i_off = np.nonzero(~on)
             off_parts.append(np.stack([r_off + lo, i_off], axis=1))
-        r_idx, i_idx = np.nonzero(informative & on)
+        r_idx, i_idx = np.nonzero(counts & on)
         edge = at[r_idx, i_idx]
         if exact_in_float:
             got += np.bincount(edge, weights=m[lo + r_idx].astype(np.float64), minlength=graph.nnz).astype(np.int64)
@@ -204,6 +214,20 @@ class VerificationReport:
         not required (the first 1000); every other pair was.
     n_uncoverable : int, optional
         Their number.
+    absence : str, optional
+        With absent users (``verify(..., absence=A)``, or read from the decomposition): A as given (a number,
+        or ``per user (...)``); empty without.
+    confidence : float, optional
+        Q: a group counts only when it keeps at least C+1 present users with probability >= Q, or holds the
+        whole support of an arm at risk.
+    robust_size : int, optional
+        The smallest robust group when every user has the same absence.
+    at_risk : list of str, optional
+        The arms at risk (their whole support is not robust): their groups count only with every user of the
+        arm's support.
+    n_fragile : int, optional
+        Groups of at least C+1 users (in distinct assignments) that do not count: below Q and not a whole
+        support (-1: not counted, for a compact schedule, whose groups are not named).
 
     References
     ----------
@@ -232,6 +256,11 @@ class VerificationReport:
     best_effort: bool = False
     uncoverable: list[tuple[str, str]] = field(default_factory=list)
     n_uncoverable: int = -1
+    absence: str = ""
+    confidence: float | None = None
+    robust_size: int | None = None
+    at_risk: list[str] = field(default_factory=list)
+    n_fragile: int = 0
 
     def __post_init__(self) -> None:
         for count, items in (
@@ -290,6 +319,16 @@ class VerificationReport:
                 + (f": {shown}{more}" if shown else "")
                 + "; every other pair is checked"
             )
+        if self.absence:
+            size = f" (robust size {self.robust_size})" if self.robust_size is not None else ""
+            fragile = (
+                f"; {self.n_fragile} group(s) of >= C+1 users below it give no samples" if self.n_fragile >= 0 else ""
+            )
+            lines.append(
+                f"  absence {self.absence}, confidence {self.confidence:g}: a group counts when it keeps C+1 present "
+                f"users with probability >= {self.confidence:g}{size}; {len(self.at_risk)} arm(s) at risk count "
+                f"with their whole support only{fragile}"
+            )
         for text in self.problems[:limit]:
             lines.append(f"  {text}")
         for r, user, arm in self.off_support[:limit]:
@@ -318,6 +357,8 @@ def verify(
     *,
     required: np.ndarray | None = None,
     best_effort: bool = False,
+    absence=None,
+    confidence: float | None = None,
 ) -> VerificationReport:
     """Check a decomposition exactly, in integer arithmetic.
 
@@ -340,6 +381,14 @@ def verify(
         by at most C users can never be covered and is not required (the report lists it in
         ``uncoverable``); every other pair must get its demand, as without ``best_effort``. The uncoverable
         pairs are found from the graph, not taken from the decomposition.
+    absence : float or array_like of float, optional
+        The probability in [0, 1) that a user misses a block, one for every user or one per user (default: the
+        decomposition's ``info["absence"]``, else 0). With absent users a group gives samples only when it
+        keeps at least C+1 present users with probability >= ``confidence`` (the exact binomial or
+        Poisson-binomial tail, decided exactly) or, on an arm at risk, holds the arm's whole support
+        (:mod:`anondecomp.absence`). 0 is the check without absence, exactly.
+    confidence : float, optional
+        Q in (0, 1) (default: the decomposition's ``info["confidence"]``, else 0.95).
 
     Returns
     -------
@@ -349,7 +398,8 @@ def verify(
     Raises
     ------
     InvalidInputError
-        If C < 1, or the assignments or multiplicities are malformed.
+        If C < 1, the assignments or multiplicities are malformed, or the absence (given or in the
+        decomposition's info) is not a probability in [0, 1) or one per user, or the confidence not in (0, 1).
 
     References
     ----------
@@ -363,6 +413,8 @@ def verify(
     True
     """
     if multiplicities is None:
+        absence = assignments.info.get("absence") if absence is None else absence
+        confidence = assignments.info.get("confidence") if confidence is None else confidence
         assignments, multiplicities = assignments.assignments, assignments.multiplicities
     a = np.asarray(assignments)
     m = np.asarray(multiplicities)
@@ -374,7 +426,8 @@ def verify(
         raise InvalidInputError("multiplicities must be one positive integer per assignment")
     if not np.issubdtype(a.dtype, np.integer) or ((a < 0) | (a >= graph.n_arms)).any():
         raise InvalidInputError(f"assignment entries must be arm indices in [0, {graph.n_arms})")
-    got, off = edge_coverage(graph, a, m, C)
+    robust, informative = _absence_model(graph, C, absence, confidence)
+    got, off = edge_coverage(graph, a, m, C, informative)
     off_support = [(int(r), graph.users[i], graph.arms[a[r, i]]) for r, i in off[:1000]]
     outside = np.empty((0, 2), dtype=np.int64)
     if required is None:
@@ -400,7 +453,33 @@ def verify(
         n_off_support=len(off),
         best_effort=best_effort,
         **uncoverable_fields(graph, uncoverable),
+        **robust,
     )
+
+
+def _absence_model(graph: DemandGraph, C: int, absence, confidence) -> tuple[dict, Callable | None]:
+    """The report fields and the ``informative`` rule of :func:`edge_coverage` for ``absence`` (none when
+    nobody is ever absent: the check is then the one without absence); the rule tallies the groups of >= C+1
+    users that do not count into the fields' ``n_fragile``."""
+    from anondecomp.absence import describe_absence, is_absent, presence
+
+    if not is_absent(absence):
+        return {}, None
+    pres = presence(graph, C, absence, confidence)
+    fields: dict[str, Any] = {
+        "absence": describe_absence(pres.given),
+        "confidence": pres.confidence,
+        "robust_size": pres.size,
+        "at_risk": graph.arm_names(np.flatnonzero(pres.at_risk)),
+        "n_fragile": 0,
+    }
+
+    def informative(block: np.ndarray) -> np.ndarray:
+        counted, sizes = pres.counted(block)
+        fields["n_fragile"] += int(((sizes > C) & ~counted).sum())
+        return counted[np.arange(len(block), dtype=np.int64)[:, None] * graph.n_arms + block]
+
+    return fields, informative
 
 
 def uncoverable_fields(graph: DemandGraph, pairs: np.ndarray) -> dict:

@@ -106,6 +106,18 @@ def _small_schedule(b_rounds: int = 2, start: int = 0, users=SMALL_USERS, a_roun
     )
 
 
+def _log(time=None, types: dict | None = None) -> bytes:
+    """An interaction log of the small_batched users: each on items a and b in each of two hours, timestamps in
+    ms (UTC) unless ``time`` maps the seconds to other values (``types`` forces Arrow types)."""
+    import pyarrow as pa
+
+    rows = [(u, item, 3600 * h + 60 * k) for h in range(2) for k, u in enumerate(SMALL_USERS) for item in "ab"]
+    seconds = [t for _, _, t in rows]
+    stamps = pa.array([1_700_000_000_000 + 1000 * t for t in seconds], pa.timestamp("ms", tz="UTC"))
+    columns = {"user": [u for u, _, _ in rows], "item": [i for _, i, _ in rows]}
+    return _parquet({**columns, "timestamp": stamps if time is None else time(seconds)}, types=types)
+
+
 def _ring(n: int) -> bytes:
     """An edge table of ``n`` users and ``n`` items, user i wanting items i and i+1 (mod n): every item has two
     users. Dense it would hold n^2 cells (2.5 x 10^9 at n = 50,000: 42 GB of weights, demands and support)."""
@@ -130,8 +142,44 @@ def _ring_schedule(n: int) -> bytes:
         return out.read_bytes()
 
 
+WIDE = {"demand": 4, "active_sets": {f"u{i}": ["a", "b", "c", "d"] for i in range(12)}}  # 12 users, 4 arms
+
+
+def _plan(graph_doc: dict, C: int, header: dict | None = None, **options) -> bytes:
+    """A JSON decomposition of the graph ``graph_doc`` by the library (``options`` to decompose: absence, ...),
+    with ``header`` fields written over its own (a tampered file)."""
+    import tempfile
+
+    import anondecomp
+    from anondecomp.io import graph_from_document
+
+    graph, _ = graph_from_document(graph_doc)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "plan.json"
+        anondecomp.write_decomposition(anondecomp.decompose(graph, C, **options), out)
+        doc = json.loads(out.read_text())
+    return json.dumps({**doc, **(header or {})}).encode()
+
+
 FIXTURES = {
     "example": lambda: EXAMPLE.read_bytes(),
+    # -- absent users (tests/hostile/cases/absence.toml) ---------------------------------------------
+    "wide_batched": lambda: json.dumps(WIDE).encode(),
+    "wide_plan": lambda: _plan(WIDE, 2),
+    "wide_plan_robust": lambda: _plan(WIDE, 2, absence=0.2, confidence=0.9),
+    # today's plan, groups of C+1 = 3 users, read as if made for absence 0.2: its groups miss Q = 0.9
+    "wide_plan_claims_absence": lambda: _plan(WIDE, 2, {"absence": 0.2, "confidence": 0.9}),
+    "wide_plan_absence_1_5": lambda: _plan(WIDE, 2, {"absence": 1.5, "confidence": 0.9}),
+    "wide_plan_absence_text": lambda: _plan(WIDE, 2, {"absence": "often", "confidence": 0.9}),
+    "wide_plan_confidence_1": lambda: _plan(WIDE, 2, {"absence": 0.2, "confidence": 1}),
+    "wide_plan_absence_unknown_user": lambda: _plan(
+        WIDE, 2, {"absence": {**{f"u{i}": 0.1 for i in range(12)}, "zz": 0.1}, "confidence": 0.9}
+    ),
+    "wide_plan_absence_missing_user": lambda: _plan(
+        WIDE, 2, {"absence": {f"u{i}": 0.1 for i in range(11)}, "confidence": 0.9}
+    ),
+    "wide_plan_no_C": lambda: json.dumps({k: v for k, v in json.loads(_plan(WIDE, 2)).items() if k != "C"}).encode(),
+    "wide_schedule": lambda: _compact_plan(WIDE, 2),
     "ring_50000": lambda: _ring(50_000),
     "ring_50000_schedule": lambda: _ring_schedule(50_000),
     "deep_json": _deep_json,
@@ -231,7 +279,27 @@ FIXTURES = {
     "pq_schedule_first_half": lambda: _small_schedule(users=SMALL_USERS[:4]),
     "pq_schedule_second_half": lambda: _small_schedule(users=SMALL_USERS[4:]),
     "pq_schedule_second_half_C2": lambda: _small_schedule(users=SMALL_USERS[4:], metadata={"C": 2}),
+    # -- interaction logs (tests/hostile/cases/stream.toml): the small_batched users on a and b, two hours ------
+    "pq_log": lambda: _log(),
+    "pq_log_text_time": lambda: _log(time=lambda t: [f"hour {x // 3600}" for x in t]),
+    "pq_log_date": lambda: _log(types={"timestamp": "date32"}, time=lambda t: [x // 86400 for x in t]),
+    "pq_log_null_time": lambda: _log(time=lambda t: [None, *t[1:]], types={"timestamp": "int64"}),
+    "pq_log_dictionary_items": lambda: _log(types={"item": _dictionary_strings()}),
 }
+
+
+def _compact_plan(graph_doc: dict, C: int) -> bytes:
+    """The decomposition of ``graph_doc`` by the library as a compact Parquet schedule."""
+    import tempfile
+
+    import anondecomp
+    from anondecomp.io import graph_from_document
+
+    graph, _ = graph_from_document(graph_doc)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "d.parquet"
+        anondecomp.write_decomposition(anondecomp.decompose(graph, C), out)
+        return out.read_bytes()
 
 
 def _load_cases() -> list[dict]:

@@ -44,8 +44,13 @@ BASELINES: dict[str, tuple[tuple, dict]] = {
     "DemandGraph.from_weights": (([[2.0, 1.0], [1.0, 3.0]],), {"users": ["u", "v"], "arms": ["a", "b"]}),
     "DemandGraph.from_batched": ((10, np.ones((4, 2), bool)), {"users": None, "arms": None}),
     "Decomposition": ((GRAPH, 1, "polytope", RESULT.assignments, RESULT.multiplicities), {}),
-    "decompose": ((GRAPH, 1), {"method": "auto", "best_effort": False}),
-    "verify": ((GRAPH, 1, RESULT.assignments, RESULT.multiplicities), {"required": None, "best_effort": False}),
+    "decompose": ((GRAPH, 1), {"method": "auto", "best_effort": False, "absence": 0.3, "confidence": 0.9}),
+    "verify": (
+        (GRAPH, 1, RESULT.assignments, RESULT.multiplicities),
+        {"required": None, "best_effort": False, "absence": None, "confidence": None},
+    ),
+    "replan": ((GRAPH, RESULT, np.zeros((6, 2), int)), {"absence": 0.3, "confidence": 0.9, "method": "auto"}),
+    "robust_group_size": ((2, 0.2), {"confidence": 0.9}),
     "coverage": ((RESULT.assignments, RESULT.multiplicities, 1, 2), {}),
     "lp_lower_bound": ((GRAPH, 1), {"seed": None, "best_effort": False, "time_limit": 5.0}),
     "membership": ((POINT, 1), {"S": None}),
@@ -57,6 +62,26 @@ BASELINES: dict[str, tuple[tuple, dict]] = {
     "read_graph": (("PATH_GRAPH",), {"demand": None}),
     "read_decomposition": (("PATH_DECOMPOSITION", GRAPH), {}),
     "write_decomposition": ((RESULT, "PATH_OUT"), {"extra": None}),
+    # a log of 12 interactions in two hours: 6 users on items a and b (anondecomp.read_log's result)
+    "stream_windows": (
+        (
+            anondecomp.InteractionLog(
+                "log.csv",
+                np.arange(12) * 600.0,
+                np.arange(12) % 6,
+                np.arange(12) % 2,
+                np.ones(12),
+                np.array([f"u{i}" for i in range(6)], object),
+                np.array(["a", "b"], object),
+                False,
+            ),
+            1,
+            "1h",
+        ),
+        {"step": "30min", "tolerance": 0.02, "fallback": True, "cold": False},
+    ),
+    "read_log": (("PATH_LOG",), {}),
+    "write_stream": (("PATH_LOG", "PATH_OUT", 1, "1h"), {"step": None, "tolerance": 0.02, "progress": None}),
 }
 CARATHEODORY = anondecomp.caratheodory(POINT, 1)
 BETA = anondecomp.beta(GRAPH, 1)
@@ -104,6 +129,8 @@ NOT_CALLED = {
     "Membership",
     "Method",
     "VerificationReport",
+    "InteractionLog",
+    "StreamWindow",
 }
 # results, built by the functions above (their constructors hold what a function computed)
 
@@ -148,6 +175,12 @@ ALIASES = {
     "graph": ("graph",),
     "result": ("result",),
     "path": ("path",),
+    "received": ("received",),
+    "plan": ("plan",),
+    "absence": ("absence",),
+    "confidence": ("confidence",),
+    "outdir": ("outdir", "-o"),
+    "log": ("log",),
 }
 
 
@@ -202,7 +235,14 @@ def _paths(tmp_path_factory) -> dict[str, str]:
     decomposition = root / "d.json"
     g, _ = anondecomp.read_graph(graph)
     anondecomp.write_decomposition(anondecomp.decompose(g, 1), decomposition)
-    return {"PATH_GRAPH": str(graph), "PATH_DECOMPOSITION": str(decomposition), "PATH_OUT": str(root / "out.json")}
+    log = root / "log.csv"
+    log.write_text("user,item,timestamp\n" + "".join(f"u{k % 6},{'ab'[k % 2]},{600 * k}\n" for k in range(12)))
+    return {
+        "PATH_GRAPH": str(graph),
+        "PATH_DECOMPOSITION": str(decomposition),
+        "PATH_OUT": str(root / "out.json"),
+        "PATH_LOG": str(log),
+    }
 
 
 def _check_result(name: str, out, bound: dict) -> None:

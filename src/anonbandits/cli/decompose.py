@@ -16,9 +16,12 @@ import time
 import warnings
 from pathlib import Path
 
+import numpy as np
+
 import anondecomp
 from anonbandits.cli.options import (
     DECOMPOSITION_SUFFIXES,
+    add_absence_arguments,
     add_graph_arguments,
     check_outputs,
     nonnegative_int,
@@ -27,7 +30,7 @@ from anonbandits.cli.options import (
 )
 from anonbandits.cli.progress import Progress
 from anonbandits.errors import ConfigError
-from anondecomp import scale
+from anondecomp import columnar, scale
 from anondecomp.compact import is_compact_output
 from anondecomp.errors import InvalidInputError
 from anondecomp.improve import POLISH_SECONDS
@@ -58,6 +61,7 @@ def add_parser(sub) -> None:
     add_graph_arguments(p)
     p.add_argument("--C", type=positive_int, default=None, help="anonymity parameter (overrides the file's 'C')")
     p.add_argument("--method", default="auto", choices=anondecomp.METHODS, help="decomposition method (default auto)")
+    add_absence_arguments(p, "the graph table's 'absence' column, else 0")
     p.add_argument(
         "-o",
         "--output",
@@ -203,7 +207,11 @@ def sharded(args: argparse.Namespace) -> bool:
     """Whether the sharded path was asked for (--shards or --scheduler); refuses what it cannot honour. The
     default command may take it too (:func:`read_input`)."""
     if args.shards is not None or args.scheduler is not None:
-        for flag, given in (("--method", args.method != "auto"), ("--best-effort", args.best_effort)):
+        for flag, given in (
+            ("--method", args.method != "auto"),
+            ("--best-effort", args.best_effort),
+            ("--absence", args.absence is not None),
+        ):
             if given:
                 raise ConfigError(f"{flag} does not apply with --shards/--scheduler (each shard runs auto)")
         if args.output and not is_compact_output(args.output):
@@ -220,8 +228,9 @@ def untuned(args: argparse.Namespace) -> bool:
     them) and no output or a compact Parquet one (a JSON output lists the distinct assignments)."""
     return (
         args.method == "auto"
-        and not (args.best_effort or args.time_limit is not None)
+        and not (args.best_effort or args.time_limit is not None or args.absence is not None)
         and (not args.output or is_compact_output(args.output))
+        and "absence" not in columnar.table_columns(args.graph)
     )
 
 
@@ -317,9 +326,21 @@ def run(args: argparse.Namespace) -> int:
         if len(graph.arms) <= PHASE_ARMS or graph.phase_fits(C):
             return run_sharded(args, start, graph, file_C)
         graph = graph.graph()  # a log that only looks batched (unit weights): its sparse graph, for auto
+    absence = args.absence if args.absence is not None else columnar.read_absence(args.graph, graph)
+    if absence is not None and np.ndim(absence) and args.output and is_compact_output(args.output):
+        raise ConfigError(
+            f"-o {args.output}: one absence per user is written (and verified) as JSON, whose groups are named; "
+            "give -o OUT.json"
+        )
     with phase("solving"):
         result = anondecomp.decompose(
-            graph, C, method=args.method, best_effort=args.best_effort, **method_options(args)
+            graph,
+            C,
+            method=args.method,
+            best_effort=args.best_effort,
+            absence=absence,
+            confidence=args.confidence,
+            **method_options(args),
         )
     left = None if args.time_limit is None else max(CERTIFY_END * args.time_limit - (time.perf_counter() - start), 0.1)
     if args.certify or result.method == "optimal":

@@ -28,7 +28,7 @@ from anonbandits.errors import AnonBanditsError
 from anondecomp.errors import AnonDecompError
 from anondecomp.io import discard_pending_outputs
 
-SUBCOMMANDS = ("decompose", "verify", "simulate", "beta", "bench")
+SUBCOMMANDS = ("decompose", "verify", "replan", "stream", "simulate", "beta", "bench")
 
 EXIT_USER_ERROR = 2
 
@@ -37,7 +37,7 @@ INTERRUPT_GRACE = 2.0
 # the subcommands _Deadline guards: their long phases are solver calls with no output file open, or writers
 # whose temporary files anondecomp.io.discard_pending_outputs knows; simulate and bench keep their own handling
 # (simulate saves the finished runs after a signal, however long that takes)
-DEADLINE_COMMANDS = ("decompose", "verify", "beta")
+DEADLINE_COMMANDS = ("decompose", "verify", "replan", "stream", "beta")
 
 # The solver layer speaks Python (it is a library); on the command line the same advice names the flags.
 _CLI_WORDING = [

@@ -111,6 +111,47 @@ def check_suffix(flag: str, path: str, accepted: Sequence[str], *, directory_ok:
     )
 
 
+def absence_value(text: str) -> float:
+    """A probability in [0, 1) that a user misses a block (``nan``, ``inf`` and 1 are refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a probability in [0, 1), got {text!r}") from None
+    if not 0 <= value < 1:  # also NaN
+        raise argparse.ArgumentTypeError(f"must be a probability in [0, 1), got {text!r}")
+    return value
+
+
+def confidence_value(text: str) -> float:
+    """A probability strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a probability in (0, 1), got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be a probability in (0, 1), got {text!r}")
+    return value
+
+
+def add_absence_arguments(p: argparse.ArgumentParser, default: str) -> None:
+    """``--absence A`` and ``--confidence Q`` (docs/platform.md), shared by decompose and replan."""
+    p.add_argument(
+        "--absence",
+        type=absence_value,
+        default=None,
+        metavar="A",
+        help="probability in [0, 1) that a user misses a block: every group that gives samples keeps C+1 "
+        f"present users with probability >= Q (default: {default})",
+    )
+    p.add_argument(
+        "--confidence",
+        type=confidence_value,
+        default=None,
+        metavar="Q",
+        help="with --absence: the probability Q in (0, 1) a group must keep C+1 present users with (default 0.95)",
+    )
+
+
 def demand_value(text: str) -> int | float:
     """A total demand D > 0: an integer, kept exact (the solver refuses D > 2^53 by name), or a finite number."""
     value = _positive_finite(text)

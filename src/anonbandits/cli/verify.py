@@ -10,6 +10,7 @@ from anonbandits.cli.decompose import resolve_C
 from anonbandits.cli.options import add_graph_arguments, nonnegative_int, positive_int, silence_stdout
 from anonbandits.cli.progress import Progress
 from anondecomp.errors import InvalidInputError
+from anondecomp.io import absence_from_header, read_decomposition_document
 
 
 def add_parser(sub) -> None:
@@ -19,8 +20,9 @@ def add_parser(sub) -> None:
         description="Check a decomposition exactly (integer arithmetic): every assignment "
         "stays on each user's arms and every pair gets ceil(w_ij) informative "
         "samples (with --best-effort, every pair whose arm is wanted by at least "
-        "C+1 users; the others are listed as not coverable). Exit code 1 when it "
-        "is not valid.",
+        "C+1 users; the others are listed as not coverable); a decomposition made "
+        "with --absence is checked against the absence and confidence its file "
+        "names (docs/platform.md). Exit code 1 when it is not valid.",
     )
     add_graph_arguments(p)
     p.add_argument(
@@ -60,17 +62,20 @@ def run(args: argparse.Namespace) -> int:
     with phase(f"reading {args.graph}"):
         graph, graph_C = anondecomp.read_graph(args.graph, demand=args.demand)
     if columnar.file_kind(args.decomposition) == "parquet":
-        C = _choose_C(args.C, graph_C, compact.read_header(args.decomposition).get("C"))
+        header = compact.read_header(args.decomposition)
+        C = _choose_C(args.C, graph_C, header.get("C"))
+        robust = absence_from_header(header, graph, str(args.decomposition))
         with phase("verifying", unit="rows (2 passes)") as progress:  # verify_compact counts rows twice
             report = compact.verify_compact(
-                graph, C, args.decomposition, progress=progress, best_effort=args.best_effort
+                graph, C, args.decomposition, progress=progress, best_effort=args.best_effort, **robust
             )
     else:
         with phase(f"reading {args.decomposition}"):
-            assignments, mult, out_C = anondecomp.read_decomposition(args.decomposition, graph)
+            assignments, mult, out_C, header = read_decomposition_document(args.decomposition, graph)
         C = _choose_C(args.C, graph_C, out_C)
+        robust = absence_from_header(header, graph, str(args.decomposition))
         with phase("verifying"):
-            report = anondecomp.verify(graph, C, assignments, mult, best_effort=args.best_effort)
+            report = anondecomp.verify(graph, C, assignments, mult, best_effort=args.best_effort, **robust)
     try:
         print(report.summary(limit=args.limit))
         sys.stdout.flush()
