@@ -156,7 +156,7 @@ def test_the_value_objects_are_checked_however_built():
     _refused(lambda: served._replace(sigma2=float("nan")), "sigma2")
     _refused(lambda: served._replace(sums=np.ones((2, 2))), "sums")
     _refused(lambda: Served._make([None, np.ones((1, 2), int), 0.25, -1, 2, 0, 0, "direct", 0, 0]), "rounds")
-    assert Served(None, np.ones((1, 2), int), 0.25, 2, 2, 0, 0, "direct", 0, None).surplus == 0
+    _refused(lambda: Served(None, np.ones((1, 2), int), 0.25, 2, 2, 0, 0, "direct", 0, None), "surplus")
     batch = Batch(np.array([1.0, 2.0]), np.array([1, 2]))
     _refused(lambda: batch._replace(counts=np.array([1, 2, 3])), "sums")
     _refused(lambda: Batch(np.array([1.0, np.inf]), np.array([1, 2])), "sums")

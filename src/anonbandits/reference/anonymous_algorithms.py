@@ -43,6 +43,7 @@ import numpy as np
 
 import anondecomp
 from anonbandits.errors import AnonBanditsError
+from anonbandits.reference import oracle
 from anonbandits.reference.anonymous_bai import PlainChannel
 
 
@@ -172,6 +173,7 @@ def _finish(channel: PlainChannel, mu: np.ndarray, recommendation: list[int], ba
     )
 
 
+@oracle
 def reference_batched(
     mu: np.ndarray,
     C: int,
@@ -249,6 +251,7 @@ def _best_estimate(estimate: list[float]) -> int:
     return max(range(len(estimate)), key=lambda a: (estimate[a], -a))
 
 
+@oracle
 def reference_etc(
     mu: np.ndarray,
     C: int,

@@ -37,6 +37,7 @@ import numpy as np
 
 import anondecomp
 from anonbandits.errors import AnonBanditsError, AnonymityViolation
+from anonbandits.reference import oracle
 
 UNIT = 0.25  # variance proxy of a reward in [0, 1]: the papers' counts and radii are written for it
 
@@ -257,6 +258,7 @@ def plain_decompose(
     return anondecomp.decompose(graph, C, method=decomposer, rng=rng, improve=False)  # as the drivers do
 
 
+@oracle
 def reference_identify(
     mu: np.ndarray,
     subroutine: str,

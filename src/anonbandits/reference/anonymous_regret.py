@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from anonbandits.reference import oracle
 from anonbandits.reference.anonymous_bai import UNIT, PlainChannel, plain_decompose
 
 
@@ -101,6 +102,7 @@ class ReferenceRegretRun:
     curve: dict[int, float] = field(default_factory=dict)  # round -> cumulative regret (``record_at``)
 
 
+@oracle
 def reference_regret(
     mu: np.ndarray,
     horizon: int,

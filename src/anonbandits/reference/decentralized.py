@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from anonbandits.envs.rewards import draw_rewards
+from anonbandits.reference import oracle
 
 
 class RefSubroutine:
@@ -187,6 +188,7 @@ def _players(activity: str, n: int, rng: np.random.Generator):
     return lambda: int(rng.integers(half)) + (0 if rng.random() < 0.8 else half)
 
 
+@oracle
 def reference_run(
     means,
     n: int,

@@ -15,8 +15,10 @@ import numpy as np
 
 from anonbandits.privacy import analyze
 from anonbandits.privacy.protocols import Protocol
+from anonbandits.reference import oracle
 
 
+@oracle
 def per_round_dist_dp_se(
     means: np.ndarray,
     eps: float,

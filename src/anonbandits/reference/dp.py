@@ -16,8 +16,10 @@ import numpy as np
 
 from anonbandits.core.radii import dpse_threshold
 from anonbandits.core.schedules import epoch_length
+from anonbandits.reference import oracle
 
 
+@oracle
 def per_round_dp_se(mu: np.ndarray, eps: float, horizon: int, rng: np.random.Generator) -> float:
     """DP-SE with one Bernoulli draw and one decision per round; returns the pseudo-regret."""
     beta, best = 1 / horizon, float(mu.max())
@@ -42,6 +44,7 @@ def per_round_dp_se(mu: np.ndarray, eps: float, horizon: int, rng: np.random.Gen
     return regret
 
 
+@oracle
 def per_round_lazy_ucb(mu: np.ndarray, eps: float, horizon: int, rng: np.random.Generator) -> float:
     """Anytime-Lazy-UCB with one Bernoulli draw and one index computation per round."""
     K = mu.size
@@ -63,6 +66,7 @@ def per_round_lazy_ucb(mu: np.ndarray, eps: float, horizon: int, rng: np.random.
     return regret
 
 
+@oracle
 def per_round_hybrid_ucb(
     mu: np.ndarray,
     eps: float,

@@ -18,6 +18,7 @@ import numpy as np
 from anonbandits.core.radii import dpse_widths
 from anonbandits.core.schedules import epoch_length
 from anonbandits.multiagent.mase.model import eta_xi, voting_threshold
+from anonbandits.reference import oracle
 
 
 @dataclass
@@ -131,6 +132,7 @@ def _loop(
     return ReferenceOutcome(rounds, pulls, recommended, messages, local_times, global_times)
 
 
+@oracle
 def reference_se_voting(
     means,
     probs,
@@ -150,6 +152,7 @@ def reference_se_voting(
     return _loop(means, probs, seed, kind, conf, threshold, xi=xi, model=model, sigma=sigma)
 
 
+@oracle
 def reference_dp_mase(
     means,
     probs,
