@@ -286,6 +286,17 @@ SNIPPETS["driver_mechanism"] = (
     "    The source of the mechanism's noise (default ``rng``)."
 )
 
+SNIPPETS["driver_absence"] = (
+    "absence : float, optional\n"
+    "    The probability in [0, 1) that a user misses a block (one assignment, its 2C+2 rounds; anonymous channel\n"
+    "    only): an absent user gets no reward, is in no sum and adds no regret; each batch is decomposed with groups\n"
+    "    robust to it and what absent users left short is re-planned until every pair has its demand\n"
+    "    (:mod:`anonbandits.channels.anonymous`). Default 0: every user is always there.\n"
+    "confidence : float or None, optional\n"
+    "    Q in (0, 1): a robust group keeps C+1 present users with probability at least Q (``None``, the default:\n"
+    "    0.95); only with an absence."
+)
+
 # the Parameters, Returns and Raises of a batch learner's update (core.learners)
 SNIPPETS["learner_update"] = (
     "Parameters\n----------\n"

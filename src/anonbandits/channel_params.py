@@ -1,6 +1,7 @@
 """The library parameters of the anonymous channel (:class:`~anonbandits.spec.Param` definitions), shared by the
 algorithms that take it: the multi-user instance, the anonymity parameter C, the privacy mechanism on released
-group sums (``--privacy``, ``--epsilon``), the decomposer, and the ``--channel`` flags of ``se`` and ``dp-se``.
+group sums (``--privacy``, ``--epsilon``), the users' absence (``--absence``), the decomposer, and the
+``--channel`` flags of ``se`` and ``dp-se``.
 
 A module of its own, light to import (no solver, no anonymous driver): the registry entries of ``se`` and
 ``dp-se`` (in :mod:`anonbandits.dp`) list these parameters, and a first direct run must not load the anonymous
@@ -82,6 +83,16 @@ INSTANCE_MEANS = Param(
     rule=Rule(lambda v: isinstance(v, str), "the path of a means file, or empty"),
 )
 
+#: ``--absence``: users of the platform miss blocks (the anonymous channel's assignments); 0 is the paper's model
+ABSENCE = Param(
+    "absence",
+    float,
+    0.0,
+    "probability in [0, 1) that a user misses a block (one assignment, its 2C+2 rounds): absent users get no "
+    "reward, are in no sum and add no regret; decomposed batches use groups robust to it (confidence 0.95) and "
+    "are re-planned until every pair has its demand (docs/platform.md)",
+)
+
 INSTANCE_PARAMS = (
     Param("users", int, 300, "number of users N", unit="users"),
     Param("arms", int, 5, "number of arms K", unit="arms"),
@@ -102,6 +113,7 @@ INSTANCE_PARAMS = (
     Param("instance_seed", int, -1, "seed of the instance; -1 draws a new instance from each run's seed"),
     INSTANCE_MEANS,
     *PRIVACY_PARAMS,
+    ABSENCE,
 )
 
 #: ``--means`` of ``se`` and ``dp-se``: one learner's arm means, and with ``--channel anonymous`` also a means file
@@ -134,6 +146,7 @@ ANONYMOUS_ONLY = (
     "privacy",
     "shares",
     "dp_delta",
+    "absence",
 )
 DIRECT_ONLY = ("order", "reward_sigma", "spacing")
 

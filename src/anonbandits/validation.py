@@ -228,6 +228,8 @@ RULES: dict[str, Rule] = {
     "beta": OPEN_UNIT,
     "eta": OPEN_UNIT,
     "xi": CLOSED_UNIT,
+    # a user misses a block (one assignment, its 2C+2 rounds) with this probability: 1 would be a user never there
+    "absence": Rule(lambda v: _number(v) and 0 <= v < 1, "a probability in [0, 1)"),
     "phi": CLOSED_UNIT,
     "crs": POSITIVE,
     "explore_scale": POSITIVE,

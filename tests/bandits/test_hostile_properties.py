@@ -535,7 +535,7 @@ def _read_means():
 # channels
 simple("anonbandits.channels.Batch", lambda: np.array([1.0]), lambda: np.array([2]))
 simple("anonbandits.channels.Feedback", lambda: np.zeros((2, 2)), lambda: np.ones((2, 2), int))
-simple("anonbandits.channels.ChannelOptions", C=2)
+simple("anonbandits.channels.ChannelOptions", C=2, absence=0.1, confidence=0.9)
 simple("anonbandits.channels.Served", None, lambda: np.ones((2, 2), int), 0.25, 4, 2, 1, 1, "polytope", 0, 0)
 simple("anonbandits.channels.channel_named", "anonymous")
 simple("anonbandits.channels.check_decomposer", "auto")
@@ -557,7 +557,7 @@ CALLS["anonbandits.channels.anonymous.supports"] = lambda: (
 CALLS["anonbandits.channels.AnonymousChannel"] = lambda: (
     _resolve("anonbandits.channels.AnonymousChannel")[1],
     (inst(), 2, 100, rng()),
-    {},
+    {"absence": 0.1},
 )
 CALLS["anonbandits.channels.DirectFeedback"] = lambda: (
     _resolve("anonbandits.channels.DirectFeedback")[1],

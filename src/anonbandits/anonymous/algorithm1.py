@@ -44,8 +44,10 @@ from anonbandits.validation import (
     COUNT,
     INSTANCE,
     NONNEGATIVE_COUNT,
+    OPEN_UNIT,
     POSITIVE_FINITE,
     Rule,
+    optional,
     validated,
 )
 
@@ -165,6 +167,8 @@ def _anon_batched(
     decomposer_rng: np.random.Generator | None = None,
     mechanism: Mechanism | None = None,
     noise_rng: np.random.Generator | None = None,
+    absence: float = 0.0,
+    confidence: float | None = None,
 ) -> Result:
     """Run Algorithm 1 (``anon-batched``) on ``instance`` for ``horizon`` rounds.
 
@@ -205,6 +209,8 @@ def _anon_batched(
     decomposer_rng : numpy.random.Generator or None, optional
         The randomness of randomized decomposers (default ``rng``).
     {{mechanism}}
+    {{driver_absence}}
+        T' is not changed by it: the re-planned blocks take rounds of the horizon.
 
     Returns
     -------
@@ -219,7 +225,8 @@ def _anon_batched(
         If an argument is of the wrong type (an ``instance`` that is not a ``MultiUserInstance``, a generator
         that is not one, a bool where a number is meant) or out of range (e.g. ``U < C + 1``, an instance with an
         arm optimal for fewer than U users without ``best_effort``, an unknown decomposer or grid, a horizon
-        above ``MAX_HORIZON`` (10^9) or leaving BaSE no round).
+        above ``MAX_HORIZON`` (10^9) or leaving BaSE no round, an ``absence`` outside [0, 1), a ``confidence``
+        outside (0, 1) or given without an absence).
     NotUBatchedError
         If a batch's graph is not U-batched and ``best_effort`` is False.
     AnonBanditsError
@@ -298,6 +305,8 @@ def _anon_batched(
         batch_graph=batched_graph,
         use_surplus=True,
         best_effort=best_effort,
+        absence=absence,
+        confidence=confidence,
     )
     kept = {key: run.info[key] for key in ("horizon", "committed", "channel", "exposure")}
     return replace(
@@ -328,4 +337,5 @@ anon_batched = validated(
     decomposer_rng=OPTIONAL_RNG,
     mechanism=MECHANISM,
     noise_rng=OPTIONAL_RNG,
+    confidence=optional(OPEN_UNIT),
 )

@@ -95,6 +95,7 @@ def _anon_etc(
     mechanism: Mechanism | None = None,
     noise_rng: np.random.Generator | None = None,
     allow_large: bool = False,
+    absence: float = 0.0,
 ) -> Result:
     """Run Algorithm 2 (``anon-etc``, explore-then-commit) on ``instance`` for ``horizon`` rounds.
 
@@ -120,6 +121,11 @@ def _anon_etc(
     allow_large : bool, optional
         Confirm sizes past the documented limits of :mod:`anonbandits.core.limits` (the anonymous channel's
         (2C+2) x N user-rounds of one elicitation). Default False: refused in one line.
+    absence : float, optional
+        The probability in [0, 1) that a user misses a phase (one block of 2C+2 rounds): an absent user gets no
+        reward, is in no sum and adds no regret, and a group keeps only its present users (an arm left with C or
+        fewer gives nothing that phase). The phases are not re-planned: each user commits on the estimates it
+        received. Default 0.
 
     Returns
     -------
@@ -133,8 +139,8 @@ def _anon_etc(
     ConfigError
         If an argument is of the wrong type (an ``instance`` that is not a ``MultiUserInstance``, a generator
         that is not one, a switch that is not a bool), ``C`` is below 1, the instance has at most C users, the
-        horizon is not an integer from 1 to ``MAX_HORIZON`` (10^9), or ``explore_scale`` is not a finite positive
-        number.
+        horizon is not an integer from 1 to ``MAX_HORIZON`` (10^9), ``explore_scale`` is not a finite positive
+        number, or ``absence`` is not a probability in [0, 1).
 
     {{refs_paper000}}
     Section 3.5, Algorithm 2, Theorem 2.
@@ -149,7 +155,7 @@ def _anon_etc(
     require(n_users > C, "users", f"more than C = {C} (Algorithm 2 needs more users than C)", n_users)
     require(explore_scale > 0, "explore_scale", "positive", explore_scale)
     channel = AnonymousChannel(
-        instance, C, horizon, rng, mechanism=mechanism, noise_rng=noise_rng, allow_large=allow_large
+        instance, C, horizon, rng, mechanism=mechanism, noise_rng=noise_rng, allow_large=allow_large, absence=absence
     )
     r = elicitation_rounds(C)
     t_exp = exploration_length(n_users, n_arms, C, horizon, explore_scale)

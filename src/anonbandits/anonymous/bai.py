@@ -56,6 +56,7 @@ from anonbandits.validation import (
     INSTANCE,
     LEARNERS,
     NONNEGATIVE_FINITE,
+    OPEN_UNIT,
     RNG,
     RULES,
     Rule,
@@ -64,6 +65,7 @@ from anonbandits.validation import (
     instance_of,
     int_between,
     is_integer,
+    optional,
 )
 
 __all__ = ["STOP_AXES", "error_rate", "identify", "stop_curve"]
@@ -95,6 +97,8 @@ __getattr__ = old_names(__name__, ("IdentificationRun",))
     mechanism=MECHANISM,
     noise_rng=OPTIONAL_RNG,
     allow_large=BOOL,
+    absence=RULES["absence"],
+    confidence=optional(OPEN_UNIT),
 )
 def identify(
     instance: MultiUserInstance,
@@ -109,6 +113,8 @@ def identify(
     mechanism: Mechanism | None = None,
     noise_rng: np.random.Generator | None = None,
     allow_large: bool = False,
+    absence: float = 0.0,
+    confidence: float | None = None,
 ) -> Result:
     """Run ``learners`` (one per user of ``instance``) batch by batch until every one has stopped.
 
@@ -122,6 +128,7 @@ def identify(
     allow_large : bool, optional
         Confirm sizes past the documented limits of :mod:`anonbandits.core.limits` (the anonymous channel's
         (2C+2) x N user-rounds of one elicitation). Default False: refused in one line.
+    {{driver_absence}}
 
     Returns
     -------
@@ -141,7 +148,8 @@ def identify(
         that are not batch learners, a generator that is not one, a switch that is not a bool), an unknown
         channel or decomposer, a C that is not an integer of at least 1, a ``max_rounds`` that is not an integer
         from 1 to ``MAX_HORIZON`` (10^9), learners that do not match the instance or are sized below the
-        channel's variance proxy, or a mechanism on the direct channel.
+        channel's variance proxy, a mechanism or an absence on the direct channel, an ``absence`` that is not a
+        probability in [0, 1), or a ``confidence`` that is not ``None`` or in (0, 1) (or given without an absence).
     AnonBanditsError
         When an arm some learner wants cannot gather C + 1 users, a decomposer leaves a pair short, or a batch's
         decomposition has more distinct user-assignments than ``anonymous.batches.MAX_ELICITED`` (10^7, about
@@ -174,6 +182,8 @@ def identify(
         noise_rng=noise_rng,
         max_elicited=MAX_ELICITED,
         allow_large=allow_large,
+        absence=absence,
+        confidence=confidence,
     )
     books = factory.open(instance, max_rounds, rng, options)
     channel_variance(factory, C, learners)

@@ -80,6 +80,7 @@ BAI_INSTANCE = (
     "privacy",
     "epsilon",
     "shares",
+    "absence",
 )
 
 #: ``--decomposer`` of the family: :data:`~anonbandits.channel_params.DECOMPOSER`, its values listed by ``--help``
@@ -180,6 +181,7 @@ def run_batched(params: Mapping[str, Any], seed: int) -> Result:
         decomposer_rng=dec_rng,
         mechanism=mechanism,
         noise_rng=noise_rng,
+        absence=params["absence"],
     )
     per_batch = {}
     for b, rec in enumerate(run.records, start=1):
@@ -259,6 +261,7 @@ def run_bai(params: Mapping[str, Any], seed: int) -> Result:
         max_rounds=params["max_rounds"],
         mechanism=mechanism,
         noise_rng=noise_rng,
+        absence=params["absence"],
     )
     m = run.metrics
     metrics = {
@@ -328,6 +331,7 @@ def run_epochs(name: str, defaults: Mapping[str, Any], params: Mapping[str, Any]
         mechanism=mechanism,
         noise_rng=noise_rng,
         sum_epsilon=eps,
+        absence=params["absence"],
     )
     extra = {
         "batches": len(run.records),
@@ -351,6 +355,7 @@ def run_etc(params: Mapping[str, Any], seed: int) -> Result:
         rng=reward_rng,
         mechanism=mechanism,
         noise_rng=noise_rng,
+        absence=params["absence"],
     )
     return _output(run, "anon-etc", {}, params, mechanism)
 

@@ -60,6 +60,7 @@ from anonbandits.validation import (
     CHANNEL,
     INSTANCE,
     LEARNERS,
+    OPEN_UNIT,
     POSITIVE,
     RNG,
     RULES,
@@ -206,6 +207,8 @@ def finish_run(
     use_surplus=BOOL,
     best_effort=BOOL,
     allow_large=BOOL,
+    absence=RULES["absence"],
+    confidence=optional(OPEN_UNIT),
 )
 def batched_regret(
     instance: MultiUserInstance,
@@ -224,6 +227,8 @@ def batched_regret(
     use_surplus: bool = False,
     best_effort: bool = False,
     allow_large: bool = False,
+    absence: float = 0.0,
+    confidence: float | None = None,
 ) -> Result:
     """Run ``learners`` (one per user of ``instance``) batch by batch for ``horizon`` rounds and charge the regret.
 
@@ -254,6 +259,7 @@ def batched_regret(
     allow_large : bool, optional
         Confirm sizes past the documented limits of :mod:`anonbandits.core.limits` (the anonymous channel's
         (2C+2) x N user-rounds of one elicitation). Default False: refused in one line.
+    {{driver_absence}}
 
     Returns
     -------
@@ -271,8 +277,9 @@ def batched_regret(
         that are not batch learners, a generator that is not one, a switch that is not a bool), an unknown
         channel or decomposer, a C that is not an integer of at least 1, learners that do not match the instance
         or are sized below the channel's variance proxy, a horizon that is not an integer from 1 to
-        ``MAX_HORIZON`` (10^9), a mechanism on the direct channel, a ``sum_epsilon`` that is not positive, or
-        ``best_effort`` without ``use_surplus``.
+        ``MAX_HORIZON`` (10^9), a mechanism or an absence on the direct channel, a ``sum_epsilon`` that is not
+        positive, ``best_effort`` without ``use_surplus``, an ``absence`` that is not a probability in [0, 1), or a
+        ``confidence`` that is not ``None`` or in (0, 1) (or given without an absence).
     AnonBanditsError
         When an arm some learner wants cannot gather C + 1 users, or a decomposer leaves a pair short (not
         ``best_effort``); or whatever ``batch_graph`` raises.
@@ -318,6 +325,8 @@ def batched_regret(
         use_surplus=use_surplus,
         best_effort=best_effort,
         allow_large=allow_large,
+        absence=absence,
+        confidence=confidence,
     )
     books = factory.open(instance, horizon, rng, options)
     channel_variance(factory, C, learners)

@@ -30,6 +30,17 @@ Section 3.2), the sub-algorithm runs on them, and each learner keeps exactly the
 (:func:`elicit_demand`; Algorithm 1's BaSE keeps them all); a privacy mechanism's noise raises the variance proxy
 (:func:`noisy_variance`). The solver layer ``anondecomp`` is imported by these functions only, so importing the
 channels does not load it.
+
+Absent users (the platform model, ``absence`` A > 0): each user misses each block (one repetition of an
+assignment, its 2C+2 rounds) with probability A, drawn once per user and block from the run's generator (one
+(blocks, N) Bernoulli array per chunk of an elicitation) and known at the block's start. The groups of a block
+form from its present users only: the present users of each arm are partitioned as in step 1, so an arm left with
+C or fewer present users forms no group and nothing of it reaches the auditor (which still refuses any group
+below C). An absent user gets no reward, is in no sum and adds no pseudo-regret for that block; the blocks are
+drawn one by one (their groups differ), so the estimates of a pair are counted as actually received. A batch is
+decomposed with groups robust to A (``anondecomp.decompose(absence=A, confidence=Q)``) and what the absent
+users left short is re-planned (``anondecomp.replan``) until every pair has its demand: the learners get exactly
+what was received. At A = 0 nothing of this runs and no extra number is drawn.
 """
 
 from __future__ import annotations
@@ -60,6 +71,7 @@ from anonbandits.validation import (
     COUNTS,
     INSTANCE,
     LEARNERS,
+    OPEN_UNIT,
     POSITIVE_FINITE,
     RNG,
     RULES,
@@ -114,6 +126,9 @@ CHANNEL = instance_of("anonbandits.channels.anonymous.AnonymousChannel", "an Ano
 #: entries took 3 GB), so this keeps a batch near 1 GB; only decompositions without multiplicities (randomized,
 #: on many arms) come near it.
 MAX_ELICITED = 10**7
+#: Re-plans of one batch's residual demand under absence before it is refused (each re-plan runs at least one
+#: block; a pair still short after this many has groups its users almost never fill).
+MAX_REPLANS = 1000
 
 
 @checks(C=COUNT)
@@ -452,14 +467,21 @@ class AnonymousChannel(RoundBooks):
     allow_large : bool, optional
         Confirm (2C+2) x N above :data:`~anonbandits.core.limits.MAX_ELICITATION_ENTRIES` (5 x 10^7 user-rounds
         of one elicitation, held at once). Default False.
+    absence : float, optional
+        The probability in [0, 1) that a user misses a block (one assignment, its 2C+2 rounds; module
+        docstring). Default 0: every user is always there, and nothing is drawn for presence.
+    confidence : float or None, optional
+        Q in (0, 1) of the robust decompositions of :meth:`serve_batch` (``None``, the default: the solver's
+        0.95); only with an ``absence`` above 0.
 
     Raises
     ------
     ConfigError
         If ``instance`` is not a :class:`~anonbandits.envs.MultiUserInstance`, ``horizon`` not an integer from
         1 to ``MAX_HORIZON``, ``C`` not an integer from 1 to 2^62, ``rng`` (or ``noise_rng``) not a generator,
-        ``mechanism`` not ``None`` or a mechanism, ``allow_large`` not True or False, or (2C+2) x N passes
-        ``MAX_ELICITATION_ENTRIES`` without ``allow_large``.
+        ``mechanism`` not ``None`` or a mechanism, ``allow_large`` not True or False, (2C+2) x N passes
+        ``MAX_ELICITATION_ENTRIES`` without ``allow_large``, ``absence`` is not a probability in [0, 1), or
+        ``confidence`` is not ``None`` or in (0, 1) (or is given without an absence).
 
     References
     ----------
@@ -476,6 +498,14 @@ class AnonymousChannel(RoundBooks):
     (6, [[1, 0], [1, 0], [1, 0], [1, 0]], 3)
     >>> channel.play(np.zeros(4, dtype=int)), channel.done
     (94, True)
+
+    With absent users, a block's groups hold its present users only:
+
+    >>> absent = AnonymousChannel(MultiUserInstance(np.array([[1.0, 0.0]] * 6)), 2, 600, np.random.default_rng(0),
+    ...                           absence=0.3)
+    >>> fb = absent.elicit(np.zeros(6, dtype=int), np.array([100]))
+    >>> bool((fb.sums == fb.counts).all()), int(fb.counts.sum()) < 600, absent.auditor.group_sizes[:2].tolist()
+    (True, True, [0, 0])
     """
 
     name = "anonymous"
@@ -489,6 +519,8 @@ class AnonymousChannel(RoundBooks):
         mechanism=MECHANISM,
         noise_rng=optional(RNG),
         allow_large=BOOL,
+        absence=RULES["absence"],
+        confidence=optional(OPEN_UNIT),
     )
     def __init__(
         self,
@@ -500,7 +532,10 @@ class AnonymousChannel(RoundBooks):
         mechanism: Mechanism | None = None,
         noise_rng: np.random.Generator | None = None,
         allow_large: bool = False,
+        absence: float = 0.0,
+        confidence: float | None = None,
     ) -> None:
+        options = ChannelOptions(C=C, absence=absence, confidence=confidence)  # refuses a confidence without absence
         super().__init__(instance, horizon)
         self.auditor = AnonymityAuditor(C)
         # one elicitation holds every user of every one of its 2C+2 rounds at once: sized before any is drawn
@@ -516,7 +551,8 @@ class AnonymousChannel(RoundBooks):
         self.mechanism, self._noise_rng = mechanism, noise_rng if noise_rng is not None else rng
         self.exposure: dict[tuple[int, int], np.ndarray] = {}
         self._sums = DirectChannel.sampler(instance.model, instance.sigma)  # the exact sums of many rewards
-        self._options, self._dec_rng = ChannelOptions(C=self.C), rng
+        self._options, self._dec_rng = options, rng
+        self.absence, self.confidence = float(absence), confidence
         self.variance_proxy = elicitation_variance(self.C)
         # with use_surplus: the noise variances and estimates pooled over every batch so far
         self._noise = np.zeros((self.n_users, self.n_arms))
@@ -569,6 +605,8 @@ class AnonymousChannel(RoundBooks):
             mechanism=options.mechanism,
             noise_rng=options.noise_rng,
             allow_large=options.allow_large,
+            absence=options.absence,
+            confidence=options.confidence,
         )
         channel._options = options
         channel._dec_rng = options.decomposer_rng if options.decomposer_rng is not None else rng
@@ -693,6 +731,8 @@ class AnonymousChannel(RoundBooks):
             if o.batch_graph is None
             else o.batch_graph(demand, batch)
         )
+        if self.absence > 0:
+            return self._serve_absent(learners, demand, batch, graph, partial)
         res = decompose_demand(
             learners,
             demand,
@@ -751,7 +791,9 @@ class AnonymousChannel(RoundBooks):
         the other, or played in ``order``. The feedback holds the estimates of every *complete* repetition: one
         cut by the horizon is played and served (regret, observations) but yields no estimate. With ``wanted``,
         each pair keeps its first ``wanted[i, j]`` informative estimates (distinct assignments in row order) and
-        the rest are discarded and counted in ``Feedback.surplus`` (:func:`kept_segments`).
+        the rest are discarded and counted in ``Feedback.surplus`` (:func:`kept_segments`). With absent users
+        (``absence`` > 0) each repetition is a block drawn apart: its present users form its groups, the absent
+        ones get no estimate and add no regret, so the counts are the estimates actually received.
 
         Parameters
         ----------
@@ -804,6 +846,9 @@ class AnonymousChannel(RoundBooks):
         else:
             raise ConfigError("multiplicities or order must be given, got neither")
         partial = remaining - int(reps.sum()) * r if cut_row is not None else 0
+        if self.absence > 0:  # every block drawn apart: its present users form its groups
+            played = None if order is None else np.asarray(order, dtype=np.int64)[: int(reps.sum())]
+            return self._elicit_absent(a, reps, played, wanted, partial, cut_row)
         rates = self._ledger.instance.round_regret(a)
         if runs.size:
             self._ledger.charge(lengths * r, rates[runs])
@@ -882,7 +927,8 @@ class AnonymousChannel(RoundBooks):
         ConfigError
             If ``a``, ``labels`` and ``positions`` are not (n, N) integer arrays (arms from 0 to K - 1, labels
             from -1 to N - 1, positions >= 0), ``reps`` not (n,) positive integers, ``rounds`` not an integer from
-            1 to 2C+2, or the rounds played (``reps.sum() x rounds``) would pass the horizon.
+            1 to 2C+2, or the rounds played (``reps.sum() x rounds``) would pass the horizon; or the channel has
+            absent users (given groups would hold them: :meth:`elicit` forms each block's groups itself).
         AnonymityViolation
             If a group of a round has fewer than C users or mixes arms (the auditor refuses to release it).
 
@@ -897,6 +943,11 @@ class AnonymousChannel(RoundBooks):
         >>> sums.tolist(), variance
         ([[[2.0, 0.0], [1.0, 0.0], [1.0, 0.0], [2.0, 0.0]]], None)
         """
+        if self.absence > 0:
+            raise ConfigError(
+                "labels must be the channel's own with absent users (absence > 0: a block's groups form from its "
+                "present users, drawn at its start): use elicit or serve_batch"
+            )
         a, labels, positions = np.asarray(a), np.asarray(labels), np.asarray(positions)
         reps = np.asarray(reps, dtype=np.int64)
         shape = (a.shape[0], self.n_users)
@@ -941,6 +992,166 @@ class AnonymousChannel(RoundBooks):
         noisy[ok] = self.mechanism.release_rewards(noisy[ok], n_rel[ok], self._noise_rng).values
         variance[ok] = self.mechanism.variance(n_rel[ok])
         return noisy.reshape(sums.shape), variance.reshape(sums.shape)
+
+    def _present_groups(self, block: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(b, N) rows of ``block``, one block each: who is present (one Bernoulli draw per user and block), and
+        step 1's group labels and positions among the present users only (an absent user is in no group; an arm
+        left with at most C present users forms none, so the auditor is never asked for it)."""
+        present = self._rng.random(block.shape) >= self.absence
+        # the absent users go to an arm K of their own, whose groups (numbered last) are then dropped
+        labels, positions = partition_groups(np.where(present, block, self.n_arms), self.n_arms + 1, self.C)
+        return present, np.where(present, labels, -1), np.where(present, positions, 0)
+
+    def _present_regret(self, block: np.ndarray, present: np.ndarray) -> np.ndarray:
+        """(b,) the pseudo-regret of one round of each block, summed over its present users."""
+        gaps = self._ledger.instance.gaps[np.arange(self.n_users)[None, :], block]
+        return np.where(present, gaps, 0.0).sum(axis=1)
+
+    def _stretches(self, arms: np.ndarray, rounds: int) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`play`'s charge: with absent users, blocks of 2C+2 rounds from the play's start, each user present
+        in ``Binomial(full blocks, 1 - A)`` of them (one draw per user) and in the last, shorter block with
+        probability 1 - A; each stretch's per-round regret is its present users' average."""
+        if self.absence == 0:
+            return super()._stretches(arms, rounds)
+        r = elicitation_rounds(self.C)
+        full, rest = divmod(rounds, r)
+        gaps = self._ledger.instance.gaps[np.arange(self.n_users), arms]
+        lengths, rates = [], []
+        if full:
+            lengths.append(full * r)
+            rates.append(float(gaps @ self._rng.binomial(full, 1.0 - self.absence, self.n_users)) / full)
+        if rest:
+            lengths.append(rest)
+            rates.append(float(gaps @ (self._rng.random(self.n_users) >= self.absence)))
+        return np.array(lengths, dtype=np.int64), np.array(rates)
+
+    def _elicit_absent(
+        self,
+        a: np.ndarray,
+        reps: np.ndarray,
+        played: np.ndarray | None,
+        wanted: np.ndarray | None,
+        partial: int,
+        cut_row: int | None,
+    ) -> Feedback:
+        """:meth:`elicit` with absent users: the ``reps.sum()`` blocks that fit (``played``, or each row of ``a``
+        ``reps`` times in order) drawn one by one, a chunk of blocks at a time; each pair keeps its first
+        ``wanted`` informative estimates in block order (all without ``wanted``)."""
+        n_users, n_arms, r = self.n_users, self.n_arms, elicitation_rounds(self.C)
+        size = n_users * n_arms
+        sums, noise = np.zeros(size), np.zeros(size)
+        counts, seen, surplus = np.zeros(size, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64)
+        limit = None if wanted is None else np.asarray(wanted, dtype=np.int64).ravel()
+        total, ends = int(reps.sum()), np.cumsum(reps)
+        users = np.arange(n_users)[None, :]
+        step = max(1, CHUNK_ENTRIES // (r * n_users))
+        for lo in range(0, total, step):
+            at = np.arange(lo, min(lo + step, total))
+            block = a[played[at] if played is not None else np.searchsorted(ends, at, side="right")]
+            present, labels, positions = self._present_groups(block)
+            self._ledger.charge(np.full(len(block), r, dtype=np.int64), self._present_regret(block, present))
+            released, variance = self._release(block, labels, positions, np.ones(len(block), np.int64), r)
+            key, informative = users * n_arms + block, labels >= 0
+            keep = informative if limit is None else _first_wanted(key, informative, seen, limit)
+            pair = key[keep]
+            sums += np.bincount(pair, weights=estimates_from_sums(released, labels, positions)[keep], minlength=size)
+            counts += np.bincount(pair, minlength=size)
+            surplus += np.bincount(key[informative & ~keep], minlength=size)
+            if variance is not None:  # an estimate r_{s,0} - r_{s,k} has the variances of both sums
+                signed = variance * np.where(np.arange(r) == 0, 1.0, -1.0)[:, None]
+                noise += np.bincount(pair, weights=estimates_from_sums(signed, labels, positions)[keep], minlength=size)
+        if partial and cut_row is not None:  # the block the horizon cuts: played and served, no estimate
+            cut = a[cut_row][None, :]
+            present, labels, positions = self._present_groups(cut)
+            self._ledger.charge(np.array([partial]), self._present_regret(cut, present))
+            self._release(cut, labels, positions, np.ones(1, np.int64), partial)
+        shape = (n_users, n_arms)
+        return Feedback(
+            sums.reshape(shape),
+            counts.reshape(shape),
+            noise.reshape(shape) if self.mechanism is not None else None,
+            None if wanted is None else surplus.reshape(shape),
+        )
+
+    def _serve_absent(
+        self, learners: BatchLearner, demand: np.ndarray, batch: int, graph: anondecomp.DemandGraph, partial: bool
+    ) -> Served | None:
+        """:meth:`serve_batch` with absent users: ``graph`` decomposed with groups robust to them, then the residual
+        demand (demand minus what was received) re-planned (``anondecomp.replan``) and elicited until every pair
+        has its demand (or the horizon cuts the batch); the learners get the estimates received."""
+        import anondecomp  # the solver layer, loaded with the first decomposed batch
+
+        o, r = self._options, elicitation_rounds(self.C)
+        plan = decompose_demand(
+            learners,
+            demand,
+            self.C,
+            o.decomposer,
+            self._dec_rng,
+            batch,
+            graph=graph,
+            max_elicited=o.max_elicited,
+            best_effort=o.best_effort,
+            absence=self.absence,
+            confidence=self.confidence,
+        )
+        first, target = plan, np.array(demand, dtype=np.int64)
+        target[plan.uncovered[:, 0], plan.uncovered[:, 1]] = 0  # best effort: pairs no group can cover
+        sums, noise = np.zeros(target.shape), np.zeros(target.shape)
+        received = np.zeros(target.shape, np.int64)
+        t0, surplus, assignments, distinct, complete = self.t, 0, 0, 0, True
+        for replans in range(MAX_REPLANS + 1):
+            if replans:
+                plan = anondecomp.replan(
+                    graph,
+                    plan,
+                    received,
+                    method=o.decomposer,
+                    best_effort=o.best_effort,
+                    rng=self._dec_rng,
+                    improve=False,
+                    absence=self.absence,
+                    confidence=self.confidence,
+                )
+                _check_elicited(plan, self.n_users, o.max_elicited, batch)
+            if not partial and self.t + plan.total_assignments * r > self.horizon:
+                return None
+            start = self.t
+            wanted = None if o.use_surplus else np.maximum(demand - received, 0)
+            fb = self.elicit(plan.assignments, plan.multiplicities, wanted=wanted)
+            sums, received = sums + fb.sums, received + fb.counts
+            noise = noise + fb.noise if fb.noise is not None else noise
+            surplus += 0 if fb.surplus is None else int(fb.surplus.sum())
+            assignments, distinct = assignments + plan.total_assignments, distinct + plan.n_distinct
+            complete = self.t - start == plan.total_assignments * r
+            if not complete or not plan.total_assignments or (received >= target).all():
+                break
+        else:
+            raise AnonBanditsError(
+                f"batch {batch}: {MAX_REPLANS} re-plans left pairs short of their demand (absence {self.absence:g} "
+                "leaves too few users present for their groups)"
+            )
+        if complete and not o.best_effort and np.any(received < demand):
+            raise AnonBanditsError(f"decomposer {first.method!r} left pairs below their demand in batch {batch}")
+        if complete and self.mechanism is not None:
+            base = elicitation_variance(self.C)
+            if o.use_surplus:  # pooled estimates carry the noise of every batch so far
+                self._noise, self._pooled = self._noise + noise, self._pooled + received
+                self.variance_proxy = noisy_variance(base, self._noise, self._pooled, demand > 0)
+            else:
+                self.variance_proxy = max(self.variance_proxy, noisy_variance(base, noise, received, demand > 0))
+        return Served(
+            sums=sums if complete else None,
+            counts=received,
+            sigma2=self.variance_proxy,
+            rounds=self.t - t0,
+            size=int(graph.demand or graph.lower_bound),
+            assignments=assignments,
+            distinct=distinct,
+            method=first.method,
+            uncovered=len(first.uncovered),
+            surplus=surplus,
+        )
 
     def _reward_sums(self, mu: np.ndarray, reps: np.ndarray, rounds: int) -> np.ndarray:
         """(n, rounds, N): for each row's users and each round, the sum of ``reps[row]`` i.i.d. rewards of
@@ -1001,6 +1212,37 @@ def _ordered(order: np.ndarray, n_dist: int, fit: int) -> tuple[np.ndarray, np.n
     starts = np.concatenate(([0], np.flatnonzero(np.diff(played)) + 1))
     lengths = np.diff(np.append(starts, n_full))
     return reps, played[starts], lengths, int(order[n_full]) if n_full < order.size else None
+
+
+def _first_wanted(key: np.ndarray, informative: np.ndarray, seen: np.ndarray, limit: np.ndarray) -> np.ndarray:
+    """(b, N) bool: the ``informative`` entries of b blocks that are among their pair's first ``limit[pair]``
+    informative estimates, blocks in order (``key``: (b, N) each entry's pair ``user * K + arm``); ``seen`` ((N K,)
+    the informative estimates of each pair before these blocks) is advanced in place. One stable sort, as
+    :func:`kept_segments`: within a pair the blocks keep their order."""
+    b, n_users = key.shape
+    flat = key.T.ravel()  # user-major, blocks in order
+    given = informative.T.ravel().astype(np.int64)
+    order = np.argsort(flat, kind="stable")
+    sorted_given = given[order]
+    total = np.cumsum(sorted_given)
+    first = np.ones(flat.size, dtype=bool)
+    first[1:] = flat[order][1:] != flat[order][:-1]
+    start = np.maximum.accumulate(np.where(first, np.arange(flat.size), 0))
+    before = np.empty(flat.size, dtype=np.int64)
+    before[order] = total - sorted_given - (total[start] - sorted_given[start])
+    keep = informative & (seen[key] + before.reshape(n_users, b).T < limit[key])
+    seen += np.bincount(key[informative], minlength=seen.size)
+    return keep
+
+
+def _check_elicited(res: anondecomp.Decomposition, n_users: int, max_elicited: int | None, batch: int) -> None:
+    """Refuse a (re-planned) decomposition of more distinct user-assignments than ``max_elicited``."""
+    if max_elicited is not None and len(res.multiplicities) * n_users > max_elicited:
+        raise AnonBanditsError(
+            f"batch {batch}: the {res.method} decomposition has {len(res.multiplicities)} "
+            f"distinct assignments of {n_users} users, more than the {max_elicited:.0e} "
+            "user-assignments a batch elicits"
+        )
 
 
 @fill
@@ -1206,6 +1448,8 @@ def check_decomposer(decomposer: str) -> str:
     max_elicited=optional(COUNT),
     graph=optional(GRAPH),
     best_effort=BOOL,
+    absence=RULES["absence"],
+    confidence=optional(OPEN_UNIT),
 )
 def decompose_demand(
     learners: BatchLearner,
@@ -1218,6 +1462,8 @@ def decompose_demand(
     max_elicited: int | None = None,
     graph: anondecomp.DemandGraph | None = None,
     best_effort: bool = False,
+    absence: float = 0.0,
+    confidence: float | None = None,
 ) -> anondecomp.Decomposition:
     """The C-anonymous decomposition of one batch's demand graph (by default :func:`demand_graph`'s).
 
@@ -1244,6 +1490,12 @@ def decompose_demand(
     best_effort : bool, optional
         Cover what can be covered and list the rest in the result's ``uncovered``
         (``anondecomp.decompose(best_effort=True)``) instead of refusing the batch. Default False.
+    absence : float, optional
+        The probability in [0, 1) that a user misses a block: above 0 the decomposition's groups are robust to it
+        (``anondecomp.decompose(absence=..., confidence=...)``). Default 0: the method's decomposition, bit for
+        bit.
+    confidence : float or None, optional
+        Q in (0, 1) of the robust groups (``None``, the default: the solver's 0.95); only with an absence.
 
     Returns
     -------
@@ -1256,7 +1508,8 @@ def decompose_demand(
         If ``learners`` is not a batch learner, ``demand`` not an (N, K) array of non-negative integers (N
         learners of K arms), ``C`` or ``batch`` not a positive integer, ``decomposer`` not an ``anondecomp``
         method, ``rng`` not a generator, ``max_elicited`` not ``None`` or a positive integer, ``graph`` not
-        ``None`` or an (N, K) ``anondecomp.DemandGraph``, or ``best_effort`` not True or False.
+        ``None`` or an (N, K) ``anondecomp.DemandGraph``, ``best_effort`` not True or False, ``absence`` not a
+        probability in [0, 1), or ``confidence`` not ``None`` or in (0, 1) (or given without an absence).
     AnonBanditsError
         When an arm some learner wants cannot gather C + 1 users, stopped users included (not ``best_effort``);
         or when the batch's decomposition has more distinct user-assignments than ``max_elicited`` (for
@@ -1276,6 +1529,9 @@ def decompose_demand(
     >>> res = decompose_demand(learners, learners.demand(), 2, "polytope", np.random.default_rng(0), 1)
     >>> res.total_assignments  # R = D: each user's 1300 samples, no assignment wasted
     1300
+    >>> robust = decompose_demand(learners, learners.demand(), 2, "auto", np.random.default_rng(0), 1, absence=0.1)
+    >>> robust.info["robust_size"], robust.total_assignments  # all 6 users on one arm: 3 of them stay present
+    (5, 1300)
     """
     import anondecomp  # the solver layer, loaded with the first decomposed batch
 
@@ -1301,7 +1557,14 @@ def decompose_demand(
             )
     # improve=False: a batch needs its decomposition fast, not auto's last rounds removed (and the runs keep
     # the decompositions of the reproduction tables)
-    res = anondecomp.decompose(graph, C, method=decomposer, rng=rng, best_effort=best_effort, improve=False)
+    require(
+        absence > 0 or confidence is None,
+        "confidence",
+        "None without absence (it sizes groups for absent users)",
+        confidence,
+    )
+    robust = {"absence": absence, "confidence": confidence} if absence > 0 else {}  # none at 0: bit for bit
+    res = anondecomp.decompose(graph, C, method=decomposer, rng=rng, best_effort=best_effort, improve=False, **robust)
     if max_elicited is not None and len(res.multiplicities) * n > max_elicited:
         raise AnonBanditsError(
             f"batch {batch}: the {decomposer} decomposition has {len(res.multiplicities)} "

@@ -526,7 +526,7 @@ class DirectFeedback(RoundBooks):
         rng : numpy.random.Generator
             The source of every reward.
         options : ChannelOptions
-            The driver's options; only a mechanism matters, and is refused.
+            The driver's options; only a mechanism or an absence matters, and is refused.
 
         Returns
         -------
@@ -536,8 +536,10 @@ class DirectFeedback(RoundBooks):
         Raises
         ------
         ConfigError
-            If ``options`` has a privacy mechanism (it acts on released group sums), or for an argument of another
-            type or out of range (as :class:`DirectFeedback` says; ``options`` not a :class:`ChannelOptions`).
+            If ``options`` has a privacy mechanism (it acts on released group sums) or an absence above 0 (absent
+            users miss the blocks of the anonymous channel's assignments: there are none here), or for an argument
+            of another type or out of range (as :class:`DirectFeedback` says; ``options`` not a
+            :class:`ChannelOptions`).
 
         Examples
         --------
@@ -551,6 +553,11 @@ class DirectFeedback(RoundBooks):
             raise ConfigError(
                 "options.mechanism must be None on the direct channel (a privacy mechanism acts on released group "
                 f"sums: it needs the anonymous channel), got {_shown(options.mechanism)}"
+            )
+        if options.absence:
+            raise ConfigError(
+                "options.absence must be 0 on the direct channel (a user misses a block of the anonymous channel's "
+                f"assignments: it has none), got {_shown(options.absence)}"
             )
         return cls(instance, horizon, rng)
 

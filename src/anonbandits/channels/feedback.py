@@ -36,6 +36,7 @@ from anonbandits.validation import (
     INSTANCE,
     MATRIX,
     NONNEGATIVE_COUNT,
+    OPEN_UNIT,
     POSITIVE_FINITE,
     RNG,
     RULES,
@@ -86,6 +87,15 @@ class ChannelOptions:
     allow_large : bool, optional
         Confirm sizes past the documented limits of :mod:`anonbandits.core.limits` (the anonymous channel's
         (2C+2) x N user-rounds of one elicitation). Default False: refused in one line.
+    absence : float, optional
+        The probability in [0, 1) that a user misses a block (one assignment, its 2C+2 rounds), drawn once per
+        user and block: an absent user gets no reward, is in no sum and adds no regret (a grouping channel
+        decomposes its batches with groups robust to it and re-plans what absent users left short; a channel
+        without blocks refuses it when above 0). Default 0: every user is always there.
+    confidence : float or None, optional
+        Q in (0, 1): a robust group keeps C+1 present users with probability at least Q
+        (``anondecomp.decompose(confidence=...)``); ``None`` (default) is the solver's 0.95. Read only with an
+        ``absence`` above 0, and refused without one (it would have no effect).
 
     Raises
     ------
@@ -94,7 +104,8 @@ class ChannelOptions:
         a str (the anonymous channel checks it is a method when it opens), a generator that is not a
         ``numpy.random.Generator``, ``mechanism`` not ``None`` or a mechanism of
         :mod:`anonbandits.privacy.mechanisms`, ``batch_graph`` not ``None`` or callable, a switch not True or
-        False, ``max_elicited`` not ``None`` or a positive integer.
+        False, ``max_elicited`` not ``None`` or a positive integer, ``absence`` not a probability in [0, 1),
+        ``confidence`` not ``None`` or in (0, 1), or a ``confidence`` without an ``absence``.
 
     References
     ----------
@@ -108,6 +119,12 @@ class ChannelOptions:
     Traceback (most recent call last):
     ...
     anonbandits.errors.ConfigError: C must be an integer from 1 to 4611686018427387904, got 0
+    >>> ChannelOptions(C=3, absence=0.1).confidence is None  # the solver's Q = 0.95
+    True
+    >>> ChannelOptions(C=3, confidence=0.9)
+    Traceback (most recent call last):
+    ...
+    anonbandits.errors.ConfigError: confidence must be None without absence (it sizes groups for absent users), got 0.9
     """
 
     C: int = 1
@@ -120,11 +137,18 @@ class ChannelOptions:
     best_effort: bool = False
     max_elicited: int | None = None
     allow_large: bool = False
+    absence: float = 0.0
+    confidence: float | None = None
 
     def __post_init__(self) -> None:
         # built once per run: every field checked here, so a channel opened with these options trusts them
         for name, rule in _OPTION_RULES.items():
             rule.check(name, getattr(self, name))
+        if self.confidence is not None and self.absence == 0:  # a parameter without effect is refused
+            raise ConfigError(
+                "confidence must be None without absence (it sizes groups for absent users), "
+                f"got {_shown(self.confidence)}"
+            )
 
 
 def _is_mechanism(value: Any) -> bool:
@@ -149,6 +173,8 @@ _OPTION_RULES: dict[str, Rule] = {
     "best_effort": BOOL,
     "max_elicited": optional(COUNT),
     "allow_large": BOOL,
+    "absence": RULES["absence"],
+    "confidence": optional(OPEN_UNIT),
 }
 #: the options a channel opens with
 OPTIONS = Rule(lambda v: isinstance(v, ChannelOptions), "a ChannelOptions (anonbandits.channels.ChannelOptions)")
@@ -819,5 +845,11 @@ class RoundBooks:
             )
         n = self.horizon - self.t if rounds is None else min(int(rounds), self.horizon - self.t)
         if n > 0:
-            self._ledger.charge(np.array([n]), np.array([self._ledger.instance.round_regret(arms)]))
+            self._ledger.charge(*self._stretches(arms, n))
         return n
+
+    def _stretches(self, arms: np.ndarray, rounds: int) -> tuple[np.ndarray, np.ndarray]:
+        """What :meth:`play` charges for ``rounds`` > 0 rounds of ``arms`` (checked): the stretches' lengths and
+        per-round pseudo-regret. Here one stretch, every user there; a channel with absent users charges the
+        present ones only."""
+        return np.array([rounds]), np.array([self._ledger.instance.round_regret(arms)])
