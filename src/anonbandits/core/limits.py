@@ -59,6 +59,11 @@ MAX_REWARD_DRAWS = 10**8
 #: reproductions use a few hundred at most. A hard bound: ``allow_large`` does not lift it.
 MAX_GRID_POINTS = 10**7
 
+#: The most rounds of a table held per round: Hybrid-UCB's floor(log2) table and its binary mechanism's levels per
+#: count (Tao et al.; about 40 bytes a round while they are built, so about 4 GB here; 10^9 rounds would take
+#: 40 GB). The reproductions use at most 10^7.
+MAX_TABLE_ROUNDS = 10**8
+
 _ALLOW_LARGE: contextvars.ContextVar[bool] = contextvars.ContextVar("allow_large", default=False)
 
 

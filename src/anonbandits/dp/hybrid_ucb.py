@@ -30,6 +30,7 @@ import numpy as np
 from anonbandits._docstrings import fill, filled_dataclass
 from anonbandits.channels.direct import DirectChannel, RewardSum
 from anonbandits.core.indices import hybrid_ucb_array_scale, hybrid_ucb_node_scale
+from anonbandits.core.limits import MAX_TABLE_ROUNDS, check_size
 from anonbandits.core.radii import HYBRID_PRIVACY_WIDTH, hybrid_ucb_widths
 from anonbandits.core.schedules import checkpoint_grid
 from anonbandits.dp.hybrid_kernel import choose_arms, floor_log2, run_rounds, tree_noise_store
@@ -153,6 +154,7 @@ def hybrid_ucb_batch(
     require(tree_noise in TREE_NOISES, "tree_noise", f"one of {', '.join(TREE_NOISES)}", tree_noise)
     checked = [check_setup(row, horizon, reward, min_horizon=-1) for row in mu]
     T, exact = checked[0][1], tree_noise == "exact"
+    check_size("horizon", T, MAX_TABLE_ROUNDS, "MAX_TABLE_ROUNDS", "rounds of Hybrid-UCB's per-round tables")
     true = (
         np.stack([c[2] for c in checked])
         if expected_means is None

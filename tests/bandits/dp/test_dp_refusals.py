@@ -107,3 +107,22 @@ def test_run_elimination_refuses_a_secure_computation_the_aggregate_simulation_w
 def test_run_elimination_names_each_refused_argument(changes, message):
     with pytest.raises(ConfigError, match=message):
         _elimination(**changes)
+
+
+def test_hybrid_ucb_refuses_a_horizon_whose_tables_do_not_fit_before_building_them():
+    """At 10^9 rounds the per-round tables would take about 40 GB: refused at once, in one line, unless confirmed
+    (shown under a lowered limit, so that nothing large is built)."""
+    import importlib
+    from unittest import mock
+
+    from anonbandits.core.limits import allowing_large
+
+    hybrid = importlib.import_module("anonbandits.dp.hybrid_ucb")  # the module, not the function of that name
+
+    with pytest.raises(ConfigError, match=r"horizon = 1,000,000,000 is above MAX_TABLE_ROUNDS"):
+        hybrid_ucb_batch(np.array([0.5, 0.25]), [1.0], 10**9, np.random.default_rng(0))
+    with mock.patch.object(hybrid, "MAX_TABLE_ROUNDS", 50):
+        with pytest.raises(ConfigError, match="MAX_TABLE_ROUNDS"):
+            hybrid_ucb_batch(np.array([0.5, 0.25]), [1.0], 100, np.random.default_rng(0))
+        with allowing_large():
+            assert hybrid_ucb_batch(np.array([0.5, 0.25]), [1.0], 100, np.random.default_rng(0)).pulls.sum() == 100
