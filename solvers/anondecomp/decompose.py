@@ -12,8 +12,9 @@ limit has nothing to lift.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -148,6 +149,15 @@ def method_info(method: str) -> Method:
     return METHOD_TABLE[method]
 
 
+def checked_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options of :func:`decompose` that are given (not None), each checked by its rule; an unknown option
+    is refused (``InvalidInputError``, naming it)."""
+    unknown = sorted(set(options) - set(OPTION_CHECKS))
+    if unknown:
+        raise InvalidInputError(f"unknown option {unknown[0]!r}; the options are {', '.join(OPTION_CHECKS)}")
+    return {name: OPTION_CHECKS[name](value) for name, value in options.items() if value is not None}
+
+
 @checked()
 def decompose(
     graph: DemandGraph,
@@ -245,10 +255,7 @@ def decompose(
     (4, 20, True)
     """
     info = method_info(method)
-    unknown = sorted(set(options) - set(OPTION_CHECKS))
-    if unknown:
-        raise InvalidInputError(f"unknown option {unknown[0]!r}; the options are {', '.join(OPTION_CHECKS)}")
-    given = {name: OPTION_CHECKS[name](value) for name, value in options.items() if value is not None}
+    given = checked_options(options)
     for name in sorted(set(given) - info.options - SILENT):
         warnings.warn(f"method {method!r} does not use option {name!r}; ignored", AnonDecompWarning, stacklevel=2)
     kwargs = {name: value for name, value in given.items() if name in info.options and name != "seed"}

@@ -15,7 +15,7 @@ import numpy as np
 
 from anondecomp.absence import DEFAULT_CONFIDENCE, graph_with_demand, is_absent, presence
 from anondecomp.columnar import whole_counts
-from anondecomp.decompose import decompose
+from anondecomp.decompose import checked_options, decompose, method_info
 from anondecomp.graph import DemandGraph, exact_sum
 from anondecomp.result import Decomposition, arm_dtype, compress
 from anondecomp.validation import checked, drop_uncoverable
@@ -175,6 +175,9 @@ def replan(
     (4, 'warm', True)
     """
     start = time.perf_counter()
+    # refused now, even when the plan leaves nothing to decompose
+    method_info(method)
+    checked_options(options)
     C = plan.C
     absence = plan.info.get("absence", 0.0) if absence is None else absence
     confidence = plan.info.get("confidence", DEFAULT_CONFIDENCE) if confidence is None else confidence
