@@ -34,12 +34,9 @@ import numpy as np
 from anonbandits._docstrings import fill
 from anonbandits.anonymous._legacy import IdentificationResult, old_names
 from anonbandits.anonymous.batches import (
-    CHANNEL_NAME,
-    DECOMPOSER,
+    DRIVER_RULES,
     EVERY_LEARNER_STOPPED,
     MAX_ELICITED,
-    MECHANISM,
-    OPTIONAL_RNG,
     channel_variance,
     checked_arms,
     run_batches,
@@ -52,20 +49,14 @@ from anonbandits.errors import require
 from anonbandits.privacy.mechanisms import Mechanism
 from anonbandits.results import Result
 from anonbandits.validation import (
-    BOOL,
     INSTANCE,
-    LEARNERS,
     NONNEGATIVE_FINITE,
-    OPEN_UNIT,
-    RNG,
-    RULES,
     Rule,
     array_of,
     checks,
     instance_of,
     int_between,
     is_integer,
-    optional,
 )
 
 __all__ = ["STOP_AXES", "error_rate", "identify", "stop_curve"]
@@ -85,21 +76,7 @@ __getattr__ = old_names(__name__, ("IdentificationRun",))
 
 
 @fill
-@checks(
-    instance=INSTANCE,
-    learners=LEARNERS,
-    channel=CHANNEL_NAME,
-    C=RULES["C"],
-    decomposer=DECOMPOSER,
-    rng=RNG,
-    decomposer_rng=OPTIONAL_RNG,
-    max_rounds=int_between(1, MAX_HORIZON),
-    mechanism=MECHANISM,
-    noise_rng=OPTIONAL_RNG,
-    allow_large=BOOL,
-    absence=RULES["absence"],
-    confidence=optional(OPEN_UNIT),
-)
+@checks(**DRIVER_RULES, max_rounds=int_between(1, MAX_HORIZON))
 def identify(
     instance: MultiUserInstance,
     learners: BatchLearner,

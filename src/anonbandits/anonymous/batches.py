@@ -35,14 +35,17 @@ from anonbandits.channels.anonymous import (
     noisy_variance,
     supports,
 )
+from anonbandits.channels.feedback import MECHANISM
 from anonbandits.core.learners import BatchLearner
 from anonbandits.envs.instances import MultiUserInstance
 from anonbandits.errors import ConfigError, require
-from anonbandits.privacy.mechanisms import CentralLaplace, Distributed
+from anonbandits.privacy.mechanisms import CentralLaplace
 from anonbandits.validation import (
     BOOL,
     CHANNEL,
+    INSTANCE,
     LEARNERS,
+    OPEN_UNIT,
     RNG,
     RULES,
     Rule,
@@ -79,14 +82,23 @@ CHANNEL_NAME = Rule(
 )
 #: the ``decomposer`` of a driver: an ``anondecomp.METHODS`` name
 DECOMPOSER = Rule(is_decomposer, f"one of {', '.join(anondecomp.METHODS)}")
-#: an optional generator (the decomposer's, the noise's), and an optional privacy mechanism
+#: an optional generator (the decomposer's, the noise's)
 OPTIONAL_RNG = optional(RNG)
-MECHANISM = optional(
-    Rule(
-        lambda v: isinstance(v, CentralLaplace | Distributed),
-        "a privacy mechanism (anonbandits.privacy.mechanisms.CentralLaplace or Distributed)",
-    )
-)
+#: the rules of the arguments every driver over a feedback channel shares (identify, batched_regret)
+DRIVER_RULES: dict[str, Rule] = {
+    "instance": INSTANCE,
+    "learners": LEARNERS,
+    "channel": CHANNEL_NAME,
+    "C": RULES["C"],
+    "decomposer": DECOMPOSER,
+    "rng": RNG,
+    "decomposer_rng": OPTIONAL_RNG,
+    "mechanism": MECHANISM,
+    "noise_rng": OPTIONAL_RNG,
+    "allow_large": BOOL,
+    "absence": RULES["absence"],
+    "confidence": optional(OPEN_UNIT),
+}
 
 
 def checked_arms(called: str, given: Any, instance: MultiUserInstance, requirement: str) -> np.ndarray:

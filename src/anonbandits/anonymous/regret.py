@@ -38,11 +38,8 @@ import anondecomp
 from anonbandits._docstrings import fill
 from anonbandits.anonymous._legacy import RegretResult, old_names
 from anonbandits.anonymous.batches import (
-    CHANNEL_NAME,
-    DECOMPOSER,
+    DRIVER_RULES,
     HORIZON,
-    MECHANISM,
-    OPTIONAL_RNG,
     BatchRecord,
     channel_variance,
     checked_arms,
@@ -59,10 +56,7 @@ from anonbandits.validation import (
     BOOL,
     CHANNEL,
     INSTANCE,
-    LEARNERS,
-    OPEN_UNIT,
     POSITIVE,
-    RNG,
     RULES,
     Rule,
     checks,
@@ -192,23 +186,12 @@ def finish_run(
 
 @fill
 @checks(
-    instance=INSTANCE,
-    learners=LEARNERS,
+    **DRIVER_RULES,
     horizon=RULES["horizon"],
-    channel=CHANNEL_NAME,
-    C=RULES["C"],
-    decomposer=DECOMPOSER,
-    rng=RNG,
-    decomposer_rng=OPTIONAL_RNG,
-    mechanism=MECHANISM,
-    noise_rng=OPTIONAL_RNG,
     sum_epsilon=POSITIVE,
     batch_graph=optional(Rule(callable, "a callable batch_graph(demand, batch)")),
     use_surplus=BOOL,
     best_effort=BOOL,
-    allow_large=BOOL,
-    absence=RULES["absence"],
-    confidence=optional(OPEN_UNIT),
 )
 def batched_regret(
     instance: MultiUserInstance,
