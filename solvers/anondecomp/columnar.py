@@ -352,6 +352,36 @@ def read_absence(path: str | os.PathLike, graph: DemandGraph) -> np.ndarray | No
     return lo
 
 
+def read_capacity(path: str | os.PathLike, graph: DemandGraph) -> np.ndarray | None:
+    """The ``capacity`` column of a graph table (docs/formats.md): (K,) int64, each arm's largest number of
+    users in one assignment, or ``None`` when the table has no such column (a JSON graph neither).
+
+    Every row of an arm must give the same value. Refused in one line naming the file, the arm or the row: a
+    value that is not a whole number >= 1, empty, or two values for one arm."""
+    kind = file_kind(path)
+    if kind == "json" or "capacity" not in table_columns(path):
+        return None
+    table = _read_columns(path, kind, ["arm", "capacity"])
+    arms = _graph_codes(table, "arm", graph.arms, path)
+    values = _numbers(table, "capacity", path).astype(np.float64)
+    bad = ~np.isfinite(values) | (values < 1) | (values != np.floor(values)) | (values > 2.0**62)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise InvalidInputError(
+            f"{path}: capacity of arm {graph.arms[arms[k]]!r} (row {k + 1}) is {values[k]:g}; it must be a whole "
+            "number of users >= 1"
+        )
+    lo, hi = np.full(graph.n_arms, np.inf), np.full(graph.n_arms, -np.inf)
+    np.minimum.at(lo, arms, values)
+    np.maximum.at(hi, arms, values)
+    if (lo != hi).any():
+        j = int(np.argmax(lo != hi))
+        raise InvalidInputError(
+            f"{path}: arm {graph.arms[j]!r} has capacity {lo[j]:g} and {hi[j]:g}; give one value per arm (on every row)"
+        )
+    return lo.astype(np.int64)
+
+
 def _read_columns(path: str | os.PathLike, kind: str, columns: list[str]):
     """Only ``columns`` of a Parquet dataset or CSV file (ids as text)."""
     import pyarrow as pa

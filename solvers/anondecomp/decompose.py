@@ -11,15 +11,19 @@ limit has nothing to lift.
 
 from __future__ import annotations
 
+import time
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from anondecomp.absence import is_absent, robust_decomposition
+from anondecomp.capacity import capacitated
 from anondecomp.errors import AnonDecompWarning, InvalidInputError
+from anondecomp.exposure import least_exposed
 from anondecomp.graph import DemandGraph
 from anondecomp.methods.auto import auto_decomposition
 from anondecomp.methods.block import block_decomposition
@@ -27,7 +31,7 @@ from anondecomp.methods.greedy import greedy_decomposition
 from anondecomp.methods.optimal import optimal_decomposition
 from anondecomp.methods.polytope import polytope_decomposition
 from anondecomp.methods.randomized import randomized_decomposition
-from anondecomp.methods.sessions import sessions_decomposition
+from anondecomp.methods.sessions import LARGE_EDGES, sessions_decomposition
 from anondecomp.methods.slack import slack_decomposition
 from anondecomp.result import Decomposition
 from anondecomp.validation import (
@@ -49,7 +53,7 @@ RANDOMNESS = frozenset({"rng", "seed"})
 # accepted without a warning by every method: a caller may hand them to whichever method it runs (a deterministic
 # method draws nothing; ``improve=False`` asks for no improvement step, which only ``auto`` has; ``allow_large``
 # lifts the size limits of the methods that have one, and is read by decompose itself, never by a method)
-SILENT = RANDOMNESS | {"improve", "allow_large"}
+SILENT = RANDOMNESS | {"improve", "allow_large", "reseat"}
 OPTION_CHECKS: dict[str, Callable] = {
     "rng": check_rng,
     "seed": check_seed,
@@ -57,6 +61,7 @@ OPTION_CHECKS: dict[str, Callable] = {
     "time_limit": check_time_limit,
     "improve": check_improve,
     "allow_large": lambda value: check_bool("allow_large", value),
+    "reseat": lambda value: check_bool("reseat", value),
 }
 
 
@@ -114,6 +119,9 @@ METHOD_TABLE: dict[str, Method] = {
 }
 
 METHODS = tuple(METHOD_TABLE)
+CALENDAR_ROUNDS = 20_000
+"""Lower bound (rounds) above which the session calendar is not tried as an alternative: it places one session
+at a time among all its rounds (a batch of a bandit run can need 10^5 rounds, and then takes minutes)."""
 
 
 @checked()
@@ -167,6 +175,8 @@ def decompose(
     best_effort: bool = False,
     absence=None,
     confidence: float | None = None,
+    max_surplus_exposure: int | None = None,
+    capacity=None,
     **options,
 ) -> Decomposition:
     """Compute a C-anonymous decomposition of ``graph`` (paper 000, Section 3).
@@ -202,6 +212,20 @@ def decompose(
         ``at_risk_arms``; :func:`~anondecomp.verify` reads them.
     confidence : float, optional
         Q in (0, 1), default 0.95; read only with an absence above 0.
+    max_surplus_exposure : int, optional
+        S >= 0: no user's exposure (the blocks in which its arm holds at least C+1 users, with multiplicity) may
+        exceed its demand ``sum_j ceil(w_ij)`` by more than S (:mod:`anondecomp.exposure`). The shortest
+        re-seated candidate that meets it is returned; an S below the certified minimum is refused
+        (:class:`~anondecomp.InfeasibleError`), and so is one no candidate meets
+        (:class:`~anondecomp.MethodNotApplicableError`, giving the least found). Not with an absence above 0.
+    capacity : int or array_like of int, optional
+        M: at most M users on an arm in one assignment, padders and hidden users included; one for every arm or
+        one per arm (:mod:`anondecomp.capacity`). The chosen method (``auto``: the session calendar, which
+        seats at most the capacity) runs on the demand left until none is left, each group keeping at most its
+        arm's capacity; ``info["lower_bound"]`` (and ``lower_bound``) becomes
+        ``max(max_i sum_j ceil(w_ij), max_j ceil(sum_i ceil(w_ij) / M_j))``. An arm with demand and a capacity
+        below C+1, or users that cannot all be seated at once, are refused
+        (:class:`~anondecomp.InvalidInputError`). Not with an absence above 0.
     **options : dict
         Read by some methods only (others warn with :class:`~anondecomp.AnonDecompWarning`):
 
@@ -218,7 +242,15 @@ def decompose(
         - ``allow_large`` (bool, default False; every method): build a dense model above
           :data:`~anondecomp.validation.DENSE_CELLS` cells or an output above
           :data:`~anondecomp.validation.OUTPUT_CELLS` cells instead of refusing (the command line's
-          ``--allow-large``); it changes no decomposition the limits let through.
+          ``--allow-large``); it changes no decomposition the limits let through;
+        - ``reseat`` (bool; every method; default True for ``auto``, False for the others, which return the
+          paper's or their own seating): re-seat the decomposition so that it releases each user as little as it
+          can at the same R and coverage (:func:`anondecomp.exposure.reseat`: groups keep the users that need
+          them and padders up to C+1, the others move to hidden groups of at most C users); ``auto`` also
+          re-seats the session calendar and keeps it when its R is within 1 % and its total exposure lower
+          (unless its time limit cut it). ``info["exposure"]`` holds the exposure figures. The bandit layer
+          passes ``False``, so that its recorded runs stay as they were. Robust decompositions (absence above 0)
+          are never re-seated: their spare members are their robustness.
 
     Returns
     -------
@@ -265,6 +297,9 @@ def decompose(
         if info.dense:
             check_dense(graph, method)
         if is_absent(absence):
+            for name, value in (("max_surplus_exposure", max_surplus_exposure), ("capacity", capacity)):
+                if value is not None:
+                    raise InvalidInputError(f"{name} cannot be combined with an absence above 0")
             return robust_decomposition(
                 graph,
                 C,
@@ -275,4 +310,36 @@ def decompose(
             )
         if confidence is not None:
             warnings.warn("confidence has no effect without absence; ignored", AnonDecompWarning, stacklevel=2)
-        return info.function(graph, C, best_effort=best_effort, **kwargs)
+        start = time.perf_counter()
+        alternatives: list[Callable[[], Decomposition]] = []
+        if capacity is not None:
+            if method in ("auto", "sessions"):  # the calendar seats at most the capacity in every session
+                solve = partial(sessions_decomposition, best_effort=True, capacity=capacity)
+            else:
+                solve = partial(info.function, best_effort=True, **kwargs)
+            result = capacitated(graph, C, solve, capacity, best_effort)
+        else:
+            result = info.function(graph, C, best_effort=best_effort, **kwargs)
+            if not given.get("reseat", method == "auto") and max_surplus_exposure is None:
+                return result
+            alternatives = _alternatives(graph, C, method, result, best_effort, max_surplus_exposure)
+        best = least_exposed(result, alternatives, max_surplus_exposure, reseat=capacity is None)
+        return best._annotated(wall_time=time.perf_counter() - start)
+
+
+def _alternatives(
+    graph: DemandGraph, C: int, method: str, result: Decomposition, best_effort: bool, max_surplus: int | None
+) -> list[Callable[[], Decomposition]]:
+    """The other decompositions :func:`~anondecomp.exposure.least_exposed` weighs against ``result``: for
+    ``auto`` on a graph that is not batched (a log; not cut by its time limit) the session calendar, and with a
+    cap on the surplus exposure the calendar whose padders are those that padded least; none for graphs of more
+    than ``LARGE_EDGES`` edges or whose lower bound is above :data:`CALENDAR_ROUNDS`."""
+    out: list[Callable[[], Decomposition]] = []
+    if graph.nnz > LARGE_EDGES or graph.lower_bound > CALENDAR_ROUNDS:
+        return out
+    logs = graph.demand is None  # on batched graphs auto's faces already seat every user where it is needed
+    if method == "auto" and logs and result.method != "sessions" and not result.info.get("time_limit_reached", False):
+        out.append(partial(sessions_decomposition, graph, C, best_effort=best_effort))
+    if max_surplus is not None:
+        out.append(partial(sessions_decomposition, graph, C, best_effort=best_effort, padders="surplus"))
+    return out

@@ -9,6 +9,8 @@ the polytope.
 from __future__ import annotations
 
 import numpy as np
+from scipy.sparse import csr_array
+from scipy.sparse.csgraph import maximum_flow
 
 from anondecomp.highs import load_model, new_highs
 
@@ -140,3 +142,30 @@ def _transport_lp(n_rows, n_cols, er, ec, cap, row_lo, row_hi, col_lo, col_hi) -
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
     return np.round(np.asarray(h.getSolution().col_value)).astype(np.int64)
+
+
+def seat_flow(graph, users: np.ndarray, room: np.ndarray) -> np.ndarray | None:
+    """An arm of its support (``graph``, a DemandGraph) for each of ``users`` with at most ``room[j]`` of them
+    on arm j, by a maximum flow (scipy.sparse.csgraph); ``None`` when they do not all fit."""
+    n, K = len(users), graph.n_arms
+    starts, stops = graph.indptr[users], graph.indptr[users + 1]
+    deg = stops - starts
+    edge = np.repeat(starts - np.cumsum(np.r_[0, deg[:-1]]), deg) + np.arange(deg.sum())
+    arms = graph.edge_arms[edge].astype(np.int64)
+    who = np.repeat(np.arange(n), deg)
+    # nodes: 0 source, 1..n users, n+1..n+K arms, n+K+1 sink
+    src = np.r_[np.zeros(n, np.int64), 1 + who, n + 1 + np.arange(K)]
+    dst = np.r_[1 + np.arange(n), n + 1 + arms, np.full(K, n + K + 1)]
+    cap = np.r_[np.ones(n + len(who), np.int64), np.clip(room, 0, n)].astype(np.int32)
+    size = n + K + 2
+    net = csr_array((cap, (src, dst)), shape=(size, size))
+    net.sum_duplicates()
+    flow = maximum_flow(net, 0, size - 1)
+    if flow.flow_value < n:
+        return None
+    f = flow.flow.tocsr()
+    out = np.empty(n, dtype=np.int64)
+    sub = f[1 : n + 1, n + 1 : n + K + 1].tocoo()
+    pos = sub.data > 0
+    out[sub.row[pos]] = sub.col[pos]
+    return out

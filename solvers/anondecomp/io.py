@@ -46,6 +46,7 @@ from anondecomp.validation import checked
 __all__ = [
     "ZERO_WEIGHT",
     "absence_from_header",
+    "limits_from_header",
     "absence_header",
     "atomic_open",
     "check_writable",
@@ -292,7 +293,42 @@ def decomposition_header(result: Decomposition, extra: dict | None = None) -> di
         head["uncovered"] = [{"user": g.users[i], "arm": g.arms[j]} for i, j in result.uncovered]
     if "absence" in result.info:
         head.update(absence_header(result.graph, result.info))
+    if result.info.get("capacity") is not None:
+        cap = np.asarray(result.info["capacity"])
+        uniform = cap.size and cap.min() == cap.max()
+        head["capacity"] = int(cap[0]) if uniform else dict(zip(result.graph.arms, map(int, cap), strict=True))
+    if "max_surplus_exposure" in result.info:
+        head["max_surplus_exposure"] = int(result.info["max_surplus_exposure"])
+    if "exposure" in result.info:
+        head["exposure"] = dict(result.info["exposure"])
     return {**head, **(extra or {})}
+
+
+def limits_from_header(header: dict, graph: DemandGraph, where: str) -> dict:
+    """``{"capacity": ..., "max_surplus_exposure": ...}`` read from a decomposition file's header (the fields
+    :func:`decomposition_header` writes), checked by the rules of :data:`~anondecomp.validation.RULES`; only
+    those present. A per-arm capacity (``{arm: M}``) must name every arm of ``graph`` once; messages start with
+    ``where``."""
+    from anondecomp.validation import RULES
+
+    out = {}
+    try:
+        if "capacity" in header:
+            value = header["capacity"]
+            if isinstance(value, dict):
+                unknown = sorted(set(value) - set(graph.arms))
+                missing = [a for a in graph.arms if a not in value]
+                if unknown or missing:
+                    what = f"names unknown arm {unknown[0]!r}" if unknown else f"does not give arm {missing[0]!r}"
+                    raise InvalidInputError(f"capacity {what} (one capacity per arm of the graph)")
+                value = [value[a] for a in graph.arms]
+            out["capacity"] = RULES["capacity"]("capacity", value, {"graph": graph})
+        if "max_surplus_exposure" in header:
+            value = header["max_surplus_exposure"]
+            out["max_surplus_exposure"] = RULES["max_surplus_exposure"]("max_surplus_exposure", value, {})
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{where}: {exc}") from None
+    return out
 
 
 def absence_header(graph: DemandGraph, info: dict) -> dict:

@@ -6,6 +6,7 @@ implementation: the paper does not say how a decomposition is represented.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -133,6 +134,15 @@ class Decomposition:
             object.__setattr__(self, name, value)
         return self
 
+    def _annotated(self, wall_time: float | None = None, **info: object) -> Decomposition:
+        """A copy with another wall time and more ``info`` entries: the arrays are this one's, already checked
+        (the structural check of a large schedule takes seconds)."""
+        out = copy.copy(self)
+        object.__setattr__(out, "info", {**self.info, **info})
+        if wall_time is not None:
+            object.__setattr__(out, "wall_time", float(wall_time))
+        return out
+
     @property
     def total_assignments(self) -> int:
         return exact_sum(self.multiplicities)
@@ -143,7 +153,9 @@ class Decomposition:
 
     @property
     def lower_bound(self) -> int:
-        return self.graph.lower_bound
+        """``max_i sum_j ceil(w_ij)``, or the bound of the constraints the decomposition was made under
+        (``info["lower_bound"]``: with a capacity, :func:`anondecomp.capacity.capacity_lower_bound`)."""
+        return int(self.info.get("lower_bound", self.graph.lower_bound))
 
     @property
     def ratio(self) -> float:
@@ -176,13 +188,29 @@ class Decomposition:
             f"method               {self.method}",
             f"users x arms         {self.graph.n_users} x {self.graph.n_arms}, C = {self.C}",
             f"R (assignments)      {self.total_assignments}",
-            f"lower bound          {self.lower_bound}   (max_i sum_j w_ij)",
+            f"lower bound          {self.lower_bound}   "
+            + ("(with capacity: also max_j sum_i w_ij / M_j)" if "capacity" in self.info else "(max_i sum_j w_ij)"),
             f"R / lower bound      {self.ratio:.4f}",
             f"distinct assignments {self.n_distinct}",
             f"wall time            {self.wall_time:.3f} s",
         ]
         if len(self.uncovered):
             lines.append(f"uncovered pairs      {len(self.uncovered)} (best effort)")
+        if "capacity" in self.info:
+            cap = np.asarray(self.info["capacity"])
+            lines.append(
+                f"capacity             {int(cap.min())}"
+                + ("" if cap.min() == cap.max() else f" to {int(cap.max())}")
+                + f" users per arm and assignment ({self.info.get('passes', 1)} pass(es))"
+            )
+        if "exposure" in self.info:
+            x = self.info["exposure"]
+            lines += [
+                f"exposure (blocks)    largest {x['exposure_max']}, mean {x['exposure_mean']:.1f}; demand largest "
+                f"{x['demand_max']}, mean {x['demand_mean']:.1f}",
+                f"surplus exposure     largest {x['surplus_max']} (certified minimum {x['surplus_bound']}); total "
+                f"exposure {x['exposure_total']} (certified minimum {x['exposure_total_bound']})",
+            ]
         if "absence" in self.info:
             from anondecomp.absence import describe_absence
 

@@ -608,6 +608,31 @@ def check_absence(name: str, value: Any, bound: Mapping[str, Any]) -> Any:
     return x
 
 
+def check_capacity(name: str, value: Any, bound: Mapping[str, Any]) -> Any:
+    """``None``, one capacity (an integer >= 1: at most that many users on an arm in one assignment) for every
+    arm, or one per arm of the bound graph; returned as a read-only (K,) int64 array (or ``None``)."""
+    if value is None:
+        return None
+    graph = bound.get("graph")
+    K = getattr(graph, "n_arms", None)
+    if is_number(value):
+        m = check_int(name, value, lo=1)
+        if K is None:
+            return m
+        out = np.full(K, min(m, 2**62), dtype=np.int64)
+    else:
+        v = check_int_array(name, value, 1)
+        if not isinstance(value, np.ndarray) and any(isinstance(x, bool | np.bool_) for x in v.tolist()):
+            raise InvalidTypeError(f"{name} must hold integers, got a bool")
+        if K is not None and len(v) != K:
+            raise InvalidInputError(f"{name} must hold one capacity per arm ({K} arms), got {len(v)}")
+        if len(v) and v.min() < 1:
+            raise InvalidInputError(f"{name} must be integers >= 1, got {v.min()} at arm {int(np.argmin(v))}")
+        out = np.array(np.minimum(v, 2**62), dtype=np.int64)
+    out.flags.writeable = False
+    return out
+
+
 def check_one_absence(name: str, value: Any, bound: Mapping[str, Any]) -> float:
     """One absence probability in ``[0, 1)`` (where one per user has no meaning: a group size for all users)."""
     if not is_number(value):
@@ -712,6 +737,8 @@ RULES: dict[str, Rule] = {
     "time_limit": lambda name, value, bound: check_time_limit(value),
     "tol": lambda name, value, bound: check_number(name, value, lo=0.0),
     "absence": check_absence,
+    "capacity": check_capacity,
+    "max_surplus_exposure": lambda name, value, bound: None if value is None else check_int(name, value, lo=0),
     "confidence": lambda name, value, bound: check_confidence(name, value),
     # flags and choices
     "best_effort": _plain(check_bool),
@@ -724,6 +751,7 @@ RULES: dict[str, Rule] = {
     # objects
     "graph": _plain(check_graph),
     "result": lambda name, value, bound: check_decomposition(name, value),
+    "decomposition": lambda name, value, bound: check_decomposition(name, value),
     "seed": _seed_rule,  # lp_lower_bound's seed decomposition (decompose's int seed: OPTION_RULES)
     "rng": _rng_rule,
     # arrays

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from anondecomp.errors import InvalidInputError
-from anondecomp.graph import DemandGraph, exact_sum
-from anondecomp.validation import DENSE_CELLS, checked, drop_uncoverable
+from anondecomp.graph import DemandGraph, exact_sum, row_sums
+from anondecomp.validation import DENSE_CELLS, check_capacity, checked, drop_uncoverable
 
 _CHUNK = 1 << 24  # entries of (assignments x users) handled at once, bounds the memory of verification
 _EDGE_CHUNK = 1 << 21  # ... by edge_coverage, whose eight int64 temporaries per entry then take about 128 MB
@@ -228,6 +228,19 @@ class VerificationReport:
     n_fragile : int, optional
         Groups of at least C+1 users (in distinct assignments) that do not count: below Q and not a whole
         support (-1: not counted, for a compact schedule, whose groups are not named).
+    capacity : str, optional
+        With a capacity (``verify(..., capacity=M)``, or read from the decomposition): M as given (a number, or
+        ``per arm (...)``); empty without.
+    over_capacity : list of tuple, optional
+        (assignment, arm, users, capacity) where an arm holds more users than its capacity (the first 1000).
+    n_over_capacity : int, optional
+        Their number.
+    max_surplus_exposure : int, optional
+        S: no user's exposure may exceed its demand by more than S (:mod:`anondecomp.exposure`).
+    over_exposure : list of tuple, optional
+        (user, surplus exposure) for the users above S (the first 1000).
+    n_over_exposure : int, optional
+        Their number.
 
     References
     ----------
@@ -261,6 +274,12 @@ class VerificationReport:
     robust_size: int | None = None
     at_risk: list[str] = field(default_factory=list)
     n_fragile: int = 0
+    capacity: str = ""
+    over_capacity: list[tuple[int, str, int, int]] = field(default_factory=list)
+    n_over_capacity: int = -1
+    max_surplus_exposure: int | None = None
+    over_exposure: list[tuple[str, int]] = field(default_factory=list)
+    n_over_exposure: int = -1
 
     def __post_init__(self) -> None:
         for count, items in (
@@ -268,6 +287,8 @@ class VerificationReport:
             ("n_off_support", self.off_support),
             ("n_problems", self.problems),
             ("n_uncoverable", self.uncoverable),
+            ("n_over_capacity", self.over_capacity),
+            ("n_over_exposure", self.over_exposure),
         ):
             if getattr(self, count) < 0:
                 object.__setattr__(self, count, len(items))
@@ -329,6 +350,14 @@ class VerificationReport:
                 f"users with probability >= {self.confidence:g}{size}; {len(self.at_risk)} arm(s) at risk count "
                 f"with their whole support only{fragile}"
             )
+        if self.capacity:
+            lines.append(f"  capacity {self.capacity}: {self.n_over_capacity} (assignment, arm) above it")
+        if self.max_surplus_exposure is not None:
+            lines.append(f"  max surplus exposure {self.max_surplus_exposure}: {self.n_over_exposure} user(s) above it")
+        for r, arm, load, cap in self.over_capacity[:limit]:
+            lines.append(f"  {self.unit} {r}: arm {arm!r} holds {load} users, above its capacity {cap}")
+        for user, surplus in self.over_exposure[:limit]:
+            lines.append(f"  user {user!r}: surplus exposure {surplus}, above {self.max_surplus_exposure}")
         for text in self.problems[:limit]:
             lines.append(f"  {text}")
         for r, user, arm in self.off_support[:limit]:
@@ -339,9 +368,13 @@ class VerificationReport:
             self.n_problems
             + self.n_off_support
             + self.n_short
+            + self.n_over_capacity
+            + self.n_over_exposure
             - len(self.problems[:limit])
             - len(self.off_support[:limit])
             - len(self.deficits[:limit])
+            - len(self.over_capacity[:limit])
+            - len(self.over_exposure[:limit])
         )
         if hidden:
             lines.append(f"  ... and {hidden} more")
@@ -359,6 +392,8 @@ def verify(
     best_effort: bool = False,
     absence=None,
     confidence: float | None = None,
+    capacity=None,
+    max_surplus_exposure: int | None = None,
 ) -> VerificationReport:
     """Check a decomposition exactly, in integer arithmetic.
 
@@ -389,6 +424,13 @@ def verify(
         (:mod:`anondecomp.absence`). 0 is the check without absence, exactly.
     confidence : float, optional
         Q in (0, 1) (default: the decomposition's ``info["confidence"]``, else 0.95).
+    capacity : int or array_like of int, optional
+        At most this many users on an arm in one assignment, one for every arm or one per arm (default: the
+        decomposition's ``info["capacity"]``, else none): every (assignment, arm) above it is reported.
+    max_surplus_exposure : int, optional
+        S (default: the decomposition's ``info["max_surplus_exposure"]``, else none): every user whose exposure
+        (blocks in which its arm holds at least C+1 users) exceeds its demand ``sum_j ceil(w_ij)`` by more than
+        S is reported (:mod:`anondecomp.exposure`).
 
     Returns
     -------
@@ -415,6 +457,10 @@ def verify(
     if multiplicities is None:
         absence = assignments.info.get("absence") if absence is None else absence
         confidence = assignments.info.get("confidence") if confidence is None else confidence
+        if capacity is None and assignments.info.get("capacity") is not None:
+            capacity = check_capacity("capacity", assignments.info["capacity"], {"graph": graph})
+        if max_surplus_exposure is None:
+            max_surplus_exposure = assignments.info.get("max_surplus_exposure")
         assignments, multiplicities = assignments.assignments, assignments.multiplicities
     a = np.asarray(assignments)
     m = np.asarray(multiplicities)
@@ -443,8 +489,9 @@ def verify(
         (graph.users[graph.edge_users[e]], graph.arms[graph.edge_arms[e]], int(need[e]), int(got[e])) for e in short
     ]
     deficits += [(graph.users[i], graph.arms[j], int(need_dense[i, j]), 0) for i, j in outside]
+    limits = _limits(graph, C, a, m, capacity, max_surplus_exposure)
     return VerificationReport(
-        valid=not deficits and not len(off),
+        valid=not deficits and not len(off) and not limits["n_over_capacity"] and not limits["n_over_exposure"],
         total_assignments=exact_sum(m),
         lower_bound=graph.lower_bound,
         n_distinct=int(len(m)),
@@ -454,7 +501,41 @@ def verify(
         best_effort=best_effort,
         **uncoverable_fields(graph, uncoverable),
         **robust,
+        **limits,
     )
+
+
+def _limits(graph: DemandGraph, C: int, a: np.ndarray, m: np.ndarray, capacity, max_surplus) -> dict:
+    """The report fields of a capacity and an exposure cap: every (assignment, arm) above its capacity and every
+    user above the surplus, counted exactly (int64 sums, or Python ints when R reaches 2^62)."""
+    out: dict = {"n_over_capacity": 0, "n_over_exposure": 0}
+    N, K = graph.shape
+    step = max(1, _EDGE_CHUNK // max(N, 1))
+    if capacity is not None:
+        cap = np.asarray(capacity)
+        over = []
+        for lo in range(0, len(a), step):
+            block = a[lo : lo + step].astype(np.int64)
+            at = np.arange(len(block), dtype=np.int64)[:, None] * K + block
+            loads = np.bincount(at.ravel(), minlength=len(block) * K).reshape(len(block), K)
+            r, j = np.nonzero(loads > cap[None, :])
+            over += [(lo + int(x), graph.arms[y], int(loads[x, y]), int(cap[y])) for x, y in zip(r, j, strict=True)]
+        low, high = (int(cap.min()), int(cap.max())) if cap.size else (0, 0)
+        out["capacity"] = f"{low}" if low == high else f"per arm ({low} to {high})"
+        out["over_capacity"], out["n_over_capacity"] = over[:1000], len(over)
+    if max_surplus is not None:
+        small = exact_sum(m) < 2**62
+        expo = np.zeros(N, dtype=np.int64 if small else object)
+        for lo in range(0, len(a), step):
+            seen = informative_entries(a[lo : lo + step].astype(np.int64), C, K)
+            weights = m[lo : lo + step]
+            expo += (weights.astype(np.int64) @ seen) if small else (weights.astype(object) @ seen.astype(object))
+        surplus = expo - row_sums(graph.indptr, drop_uncoverable(graph, C, graph.edge_required)[0])
+        bad = np.flatnonzero(surplus > max_surplus)
+        out["max_surplus_exposure"] = int(max_surplus)
+        out["over_exposure"] = [(graph.users[i], int(surplus[i])) for i in bad[:1000]]
+        out["n_over_exposure"] = len(bad)
+    return out
 
 
 def _absence_model(graph: DemandGraph, C: int, absence, confidence) -> tuple[dict, Callable | None]:

@@ -294,7 +294,12 @@ SNIPPETS["driver_absence"] = (
     "    (:mod:`anonbandits.channels.anonymous`). Default 0: every user is always there.\n"
     "confidence : float or None, optional\n"
     "    Q in (0, 1): a robust group keeps C+1 present users with probability at least Q (``None``, the default:\n"
-    "    0.95); only with an absence."
+    "    0.95); only with an absence.\n"
+    "max_exposure : int or None, optional\n"
+    "    S >= 0: each batch's decomposition exposes no user (puts it in a released group) in more than S blocks\n"
+    "    beyond its demand (``anondecomp.decompose(max_surplus_exposure=S)``, re-seated; anonymous channel only);\n"
+    "    with a privacy mechanism each user's epsilon is computed from its actual releases\n"
+    '    (``info["epsilon_by_user"]``). ``None`` (default): the decomposer\'s own seating. Not with an absence.'
 )
 
 # the Parameters, Returns and Raises of a batch learner's update (core.learners)

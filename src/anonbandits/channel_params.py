@@ -93,6 +93,17 @@ ABSENCE = Param(
     "are re-planned until every pair has its demand (docs/platform.md)",
 )
 
+#: ``--max-exposure``: a cap on each user's surplus exposure per decomposed batch (-1: none, the decomposer's seating)
+MAX_EXPOSURE = Param(
+    "max_exposure",
+    int,
+    -1,
+    "S >= 0: each decomposed batch puts no user in a released group in more than S blocks beyond its demand "
+    "(anondecomp's max_surplus_exposure); with --privacy each user's epsilon comes from its own releases; "
+    "-1 = no cap (docs/platform.md)",
+    rule=Rule(lambda v: is_integer(v) and -1 <= v <= 2**62, "an integer >= 0, or -1 for no cap"),
+)
+
 INSTANCE_PARAMS = (
     Param("users", int, 300, "number of users N", unit="users"),
     Param("arms", int, 5, "number of arms K", unit="arms"),
@@ -114,6 +125,7 @@ INSTANCE_PARAMS = (
     INSTANCE_MEANS,
     *PRIVACY_PARAMS,
     ABSENCE,
+    MAX_EXPOSURE,
 )
 
 #: ``--means`` of ``se`` and ``dp-se``: one learner's arm means, and with ``--channel anonymous`` also a means file
@@ -147,6 +159,7 @@ ANONYMOUS_ONLY = (
     "shares",
     "dp_delta",
     "absence",
+    "max_exposure",
 )
 DIRECT_ONLY = ("order", "reward_sigma", "spacing")
 

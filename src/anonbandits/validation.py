@@ -230,6 +230,8 @@ RULES: dict[str, Rule] = {
     "xi": CLOSED_UNIT,
     # a user misses a block (one assignment, its 2C+2 rounds) with this probability: 1 would be a user never there
     "absence": Rule(lambda v: _number(v) and 0 <= v < 1, "a probability in [0, 1)"),
+    # blocks a user may be exposed in beyond its demand, per decomposed batch (anondecomp's max_surplus_exposure)
+    "max_exposure": Rule(lambda v: is_integer(v) and v >= 0, "an integer >= 0", then=AT_MOST_2_62),
     "phi": CLOSED_UNIT,
     "crs": POSITIVE,
     "explore_scale": POSITIVE,

@@ -294,6 +294,12 @@ simple("anonbandits.channels.laplace_noise", 1.0, lambda: rng(), 3)
 simple("anonbandits.privacy.mechanisms.CentralLaplace", 1.0, 1.0)
 simple("anonbandits.channels.CentralLaplace", 1.0, 1.0)
 simple(
+    "anonbandits.privacy.mechanisms.epsilon_by_user",
+    lambda: _laplace(),
+    lambda: {(1, 10): np.array([0, 1, 4])},
+    1e-6,
+)
+simple(
     "anonbandits.privacy.mechanisms.NoisyRelease",
     lambda: np.array([1.0]),
     lambda: np.array([0.5]),

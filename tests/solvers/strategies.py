@@ -6,6 +6,23 @@ from hypothesis import strategies as st
 from anondecomp import DemandGraph
 
 
+def random_weights(seed: int, N: int, K: int, C: int, values=(0, 0, 1, 2, 3, 0.5, 2.5)) -> np.ndarray:
+    """(N, K) random weights from ``values``: every user wants some arm, every arm with demand has C+1 users."""
+    rng = np.random.default_rng(seed)
+    w = rng.choice(values, size=(N, K)).astype(float)
+    w[~(w > 0).any(axis=1), 0] = 1.0
+    for j in np.flatnonzero((w > 0).sum(axis=0) < C + 1):
+        w[: C + 1, j] = np.maximum(w[: C + 1, j], 1.0)
+    return w
+
+
+def supported_graph(seed: int, N: int, K: int, C: int) -> DemandGraph:
+    """:func:`random_weights` with a support wider than the demand (users that may pad an arm they do not want)."""
+    w = random_weights(seed, N, K, C)
+    support = (w > 0) | (np.random.default_rng(seed + 1000).random((N, K)) < 0.4)
+    return DemandGraph.from_weights(w, support=support)
+
+
 def random_support(N: int, K: int, seed: int) -> np.ndarray:
     """The generator of benchmarks/decompose_speed.py: an optimal arm per user, other arms with probability 1/2."""
     rng = np.random.default_rng(seed)

@@ -16,6 +16,7 @@ from anondecomp import (
     verify,
 )
 from anondecomp.errors import SolverError
+from anondecomp.exposure import exposures
 from anondecomp.methods.polytope import polytope_applies
 from tests.solvers.strategies import random_support
 
@@ -79,9 +80,14 @@ def test_issue_graph_shape_decomposes_at_the_lower_bound():
     # the issue's stalling family (N = 1000, K = 50, C = 10) at a tenth of the users: polytope applies
     graph = dense_graph(300, 50, 1000, 0)
     for method in ("polytope", "block", "auto"):
-        res = decompose(graph, 3, method)
+        res = decompose(graph, 3, method, reseat=False)
         _assert_verified(graph, 3, res)
         assert res.total_assignments == graph.lower_bound
+    # re-seated, the default may trade up to 1 % of R for less exposure (anondecomp.exposure.R_SLACK)
+    default = decompose(graph, 3)
+    _assert_verified(graph, 3, default)
+    assert default.total_assignments <= 1.01 * graph.lower_bound
+    assert default.info["exposure"]["exposure_total"] <= exposures(res).sum()
 
 
 @pytest.mark.parametrize("vertices", ["caratheodory", "colouring"])

@@ -82,6 +82,9 @@ BASELINES: dict[str, tuple[tuple, dict]] = {
     ),
     "read_log": (("PATH_LOG",), {}),
     "write_stream": (("PATH_LOG", "PATH_OUT", 1, "1h"), {"step": None, "tolerance": 0.02, "progress": None}),
+    # the public functions of anondecomp.exposure (a submodule, reached as anondecomp.exposure)
+    "exposure.exposures": ((RESULT,), {}),
+    "exposure.exposure_bounds": ((GRAPH, 1), {}),
 }
 CARATHEODORY = anondecomp.caratheodory(POINT, 1)
 BETA = anondecomp.beta(GRAPH, 1)

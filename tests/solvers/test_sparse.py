@@ -162,3 +162,14 @@ def test_greedy_refuses_an_output_above_its_limit_and_works_sparse_below():
     small = sparse_catalogue(2_000, 400)
     res = anondecomp.decompose(small, 4, method="greedy")
     assert verify(small, 4, res).valid and res.total_assignments == 400 * small.lower_bound
+
+
+def test_the_platform_limits_run_on_the_edges_of_a_graph_above_dense_cells():
+    """Re-seating, an exposure cap and a capacity never build a users x arms array (docs/platform.md)."""
+    g = sparse_catalogue(12_000)
+    assert g.n_users * g.n_arms > DENSE_CELLS
+    res = anondecomp.decompose(g, 4, capacity=10, max_surplus_exposure=2)
+    report = verify(g, 4, res)
+    assert report.valid and report.capacity == "10" and report.max_surplus_exposure == 2
+    assert res.total_assignments >= res.lower_bound >= g.lower_bound
+    assert not g._dense  # no dense view was built on the way

@@ -46,6 +46,7 @@ from anonbandits.validation import (
     NONNEGATIVE_COUNT,
     OPEN_UNIT,
     POSITIVE_FINITE,
+    RULES,
     Rule,
     optional,
     validated,
@@ -146,7 +147,8 @@ def measured_ratio(
     (4.0, 1.0)
     """
     graph = anondecomp.DemandGraph.from_batched(demand, np.ones((n_users, n_arms), bool))
-    return anondecomp.decompose(graph, C, method=method, rng=rng, improve=False).total_assignments / demand
+    res = anondecomp.decompose(graph, C, method=method, rng=rng, improve=False, reseat=False)
+    return res.total_assignments / demand
 
 
 @fill
@@ -169,6 +171,7 @@ def _anon_batched(
     noise_rng: np.random.Generator | None = None,
     absence: float = 0.0,
     confidence: float | None = None,
+    max_exposure: int | None = None,
 ) -> Result:
     """Run Algorithm 1 (``anon-batched``) on ``instance`` for ``horizon`` rounds.
 
@@ -307,6 +310,7 @@ def _anon_batched(
         best_effort=best_effort,
         absence=absence,
         confidence=confidence,
+        max_exposure=max_exposure,
     )
     kept = {key: run.info[key] for key in ("horizon", "committed", "channel", "exposure")}
     return replace(
@@ -338,4 +342,5 @@ anon_batched = validated(
     mechanism=MECHANISM,
     noise_rng=OPTIONAL_RNG,
     confidence=optional(OPEN_UNIT),
+    max_exposure=optional(RULES["max_exposure"]),
 )

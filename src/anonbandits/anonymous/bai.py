@@ -92,6 +92,7 @@ def identify(
     allow_large: bool = False,
     absence: float = 0.0,
     confidence: float | None = None,
+    max_exposure: int | None = None,
 ) -> Result:
     """Run ``learners`` (one per user of ``instance``) batch by batch until every one has stopped.
 
@@ -161,6 +162,7 @@ def identify(
         allow_large=allow_large,
         absence=absence,
         confidence=confidence,
+        max_exposure=max_exposure,
     )
     books = factory.open(instance, max_rounds, rng, options)
     channel_variance(factory, C, learners)

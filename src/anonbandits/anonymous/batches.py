@@ -98,6 +98,7 @@ DRIVER_RULES: dict[str, Rule] = {
     "allow_large": BOOL,
     "absence": RULES["absence"],
     "confidence": optional(OPEN_UNIT),
+    "max_exposure": optional(RULES["max_exposure"]),
 }
 
 

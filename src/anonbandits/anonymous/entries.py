@@ -41,7 +41,7 @@ from anonbandits.core.schedules import parse_confidence
 from anonbandits.envs.instances import INSTANCE_REWARDS, MultiUserInstance, clustered_instance
 from anonbandits.envs.means_file import read_means
 from anonbandits.errors import ConfigError, require
-from anonbandits.privacy.mechanisms import Mechanism, guarantee
+from anonbandits.privacy.mechanisms import Mechanism, epsilon_by_user, guarantee
 from anonbandits.privacy.protocols import PROTOCOLS
 from anonbandits.results import Result
 from anonbandits.spec import AlgorithmSpec, Param, parse_bool
@@ -81,6 +81,7 @@ BAI_INSTANCE = (
     "epsilon",
     "shares",
     "absence",
+    "max_exposure",
 )
 
 #: ``--decomposer`` of the family: :data:`~anonbandits.channel_params.DECOMPOSER`, its values listed by ``--help``
@@ -163,7 +164,8 @@ def _output(
         "assignments": m["assignments"],
         "optimal_fraction": None if optimal is None or math.isnan(optimal) else optimal,
     }
-    return Result(metrics=metrics, curve=run.curve, label=label, info=dict(info or {}), records=run.records)
+    info = {**(info or {}), **_user_epsilons(mechanism, run.info["exposure"], params["dp_delta"])}
+    return Result(metrics=metrics, curve=run.curve, label=label, info=info, records=run.records)
 
 
 def run_batched(params: Mapping[str, Any], seed: int) -> Result:
@@ -182,6 +184,7 @@ def run_batched(params: Mapping[str, Any], seed: int) -> Result:
         mechanism=mechanism,
         noise_rng=noise_rng,
         absence=params["absence"],
+        max_exposure=_cap(params["max_exposure"]),
     )
     per_batch = {}
     for b, rec in enumerate(run.records, start=1):
@@ -232,6 +235,17 @@ BAI_PARAMS = (
 )
 
 
+def _user_epsilons(mechanism: Mechanism | None, exposure: Mapping, dp_delta: float) -> dict[str, Any]:
+    """``{"epsilon_by_user": (N,) array}``: each user's epsilon from her own releases
+    (:func:`~anonbandits.privacy.mechanisms.epsilon_by_user`); empty without a mechanism."""
+    return {"epsilon_by_user": epsilon_by_user(mechanism, exposure, dp_delta)} if mechanism else {}
+
+
+def _cap(max_exposure: int) -> int | None:
+    """The library's ``max_exposure`` of the parameter's value (-1: no cap)."""
+    return None if max_exposure == -1 else max_exposure
+
+
 def _privacy(mechanism: Mechanism | None, exposure: Mapping, dp_delta: float) -> dict[str, Any]:
     """The privacy metrics of a run; empty (the schema's "not applicable") without a mechanism."""
     privacy = guarantee(mechanism, exposure, dp_delta) if mechanism else (None, None, None)
@@ -262,6 +276,7 @@ def run_bai(params: Mapping[str, Any], seed: int) -> Result:
         mechanism=mechanism,
         noise_rng=noise_rng,
         absence=params["absence"],
+        max_exposure=_cap(params["max_exposure"]),
     )
     m = run.metrics
     metrics = {
@@ -269,12 +284,14 @@ def run_bai(params: Mapping[str, Any], seed: int) -> Result:
         "users_approx_optimal": 1.0 - error_rate(run, instance, params["approx"]),
         "users_stopped": m["users_stopped"],
     }
+    info = {}
     if mechanism is not None:
         metrics.update(_privacy(mechanism, run.info["exposure"], PRIVACY_PARAMS[-1].default))
+        info = _user_epsilons(mechanism, run.info["exposure"], PRIVACY_PARAMS[-1].default)
     label = f"anon-bai/{params['subroutine']}/{params['channel']}"
     if channel.requires_decomposition:  # the decomposer that shaped the rounds
         label += f"/{params['decomposer']}"
-    return Result(metrics=metrics, curve=run.curve, label=label)
+    return Result(metrics=metrics, curve=run.curve, label=label, info=info)
 
 
 def _epoch_instance(params: Mapping[str, Any], seed: int, default_means: str) -> tuple[Any, ...]:
@@ -332,6 +349,7 @@ def run_epochs(name: str, defaults: Mapping[str, Any], params: Mapping[str, Any]
         noise_rng=noise_rng,
         sum_epsilon=eps,
         absence=params["absence"],
+        max_exposure=_cap(params["max_exposure"]),
     )
     extra = {
         "batches": len(run.records),
@@ -381,7 +399,8 @@ ALGORITHMS: tuple[AlgorithmSpec, ...] = (
     AlgorithmSpec(
         name="anon-etc",
         run=run_etc,
-        params=INSTANCE_PARAMS + ETC_PARAMS,
+        # no --max-exposure: Algorithm 2's groups are fixed by its phases, never decomposed
+        params=tuple(p for p in INSTANCE_PARAMS if p.name != "max_exposure") + ETC_PARAMS,
         summary="Algorithm 2 of paper 000: anonymous explore-then-commit (no cluster assumption)",
         family="anonymous",
         observes="anonymous",

@@ -212,6 +212,7 @@ def batched_regret(
     allow_large: bool = False,
     absence: float = 0.0,
     confidence: float | None = None,
+    max_exposure: int | None = None,
 ) -> Result:
     """Run ``learners`` (one per user of ``instance``) batch by batch for ``horizon`` rounds and charge the regret.
 
@@ -310,6 +311,7 @@ def batched_regret(
         allow_large=allow_large,
         absence=absence,
         confidence=confidence,
+        max_exposure=max_exposure,
     )
     books = factory.open(instance, horizon, rng, options)
     channel_variance(factory, C, learners)

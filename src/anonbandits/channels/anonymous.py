@@ -46,7 +46,7 @@ what was received. At A = 0 nothing of this runs and no extra number is drawn.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -743,6 +743,7 @@ class AnonymousChannel(RoundBooks):
             graph=graph,
             max_elicited=o.max_elicited,
             best_effort=o.best_effort,
+            max_exposure=o.max_exposure,
         )
         if not partial and self.t + res.total_assignments * elicitation_rounds(self.C) > self.horizon:
             return None
@@ -1094,6 +1095,7 @@ class AnonymousChannel(RoundBooks):
             best_effort=o.best_effort,
             absence=self.absence,
             confidence=self.confidence,
+            max_exposure=o.max_exposure,
         )
         first, target = plan, np.array(demand, dtype=np.int64)
         target[plan.uncovered[:, 0], plan.uncovered[:, 1]] = 0  # best effort: pairs no group can cover
@@ -1449,6 +1451,7 @@ def check_decomposer(decomposer: str) -> str:
     graph=optional(GRAPH),
     best_effort=BOOL,
     absence=RULES["absence"],
+    max_exposure=optional(RULES["max_exposure"]),
     confidence=optional(OPEN_UNIT),
 )
 def decompose_demand(
@@ -1464,6 +1467,7 @@ def decompose_demand(
     best_effort: bool = False,
     absence: float = 0.0,
     confidence: float | None = None,
+    max_exposure: int | None = None,
 ) -> anondecomp.Decomposition:
     """The C-anonymous decomposition of one batch's demand graph (by default :func:`demand_graph`'s).
 
@@ -1496,6 +1500,10 @@ def decompose_demand(
         bit.
     confidence : float or None, optional
         Q in (0, 1) of the robust groups (``None``, the default: the solver's 0.95); only with an absence.
+    max_exposure : int or None, optional
+        S >= 0: the decomposition is re-seated and no user is exposed (in a released group) in more than S blocks
+        beyond its demand (``anondecomp.decompose(max_surplus_exposure=S)``). ``None`` (default): the method's
+        own seating, bit for bit. Not with an absence.
 
     Returns
     -------
@@ -1563,8 +1571,19 @@ def decompose_demand(
         "None without absence (it sizes groups for absent users)",
         confidence,
     )
-    robust = {"absence": absence, "confidence": confidence} if absence > 0 else {}  # none at 0: bit for bit
-    res = anondecomp.decompose(graph, C, method=decomposer, rng=rng, best_effort=best_effort, improve=False, **robust)
+    require(absence == 0 or max_exposure is None, "max_exposure", "None with an absence above 0", max_exposure)
+    robust: dict[str, Any] = {"absence": absence, "confidence": confidence} if absence > 0 else {}  # none at 0
+    if max_exposure is not None:
+        robust["max_surplus_exposure"] = max_exposure
+    # the method's own seating (reseat=False): the recorded runs of the bandit layer were made with it
+    try:
+        res = anondecomp.decompose(
+            graph, C, method=decomposer, rng=rng, best_effort=best_effort, improve=False, reseat=False, **robust
+        )
+    except (anondecomp.InfeasibleError, anondecomp.MethodNotApplicableError) as exc:
+        if max_exposure is None:
+            raise
+        raise AnonBanditsError(f"batch {batch}: max_exposure {max_exposure}: {exc}") from None
     if max_elicited is not None and len(res.multiplicities) * n > max_elicited:
         raise AnonBanditsError(
             f"batch {batch}: the {decomposer} decomposition has {len(res.multiplicities)} "

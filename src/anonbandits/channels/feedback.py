@@ -96,6 +96,11 @@ class ChannelOptions:
         Q in (0, 1): a robust group keeps C+1 present users with probability at least Q
         (``anondecomp.decompose(confidence=...)``); ``None`` (default) is the solver's 0.95. Read only with an
         ``absence`` above 0, and refused without one (it would have no effect).
+    max_exposure : int or None, optional
+        S >= 0: each decomposed batch exposes no user (puts it in a released group) in more than S blocks beyond
+        its demand (``anondecomp.decompose(max_surplus_exposure=S)``, re-seated); a batch no such decomposition is
+        found for stops the run in one line. ``None`` (default): the decomposer's own seating. Not with an
+        ``absence`` above 0.
 
     Raises
     ------
@@ -105,7 +110,8 @@ class ChannelOptions:
         ``numpy.random.Generator``, ``mechanism`` not ``None`` or a mechanism of
         :mod:`anonbandits.privacy.mechanisms`, ``batch_graph`` not ``None`` or callable, a switch not True or
         False, ``max_elicited`` not ``None`` or a positive integer, ``absence`` not a probability in [0, 1),
-        ``confidence`` not ``None`` or in (0, 1), or a ``confidence`` without an ``absence``.
+        ``confidence`` not ``None`` or in (0, 1), a ``confidence`` without an ``absence``, ``max_exposure`` not
+        ``None`` or an integer >= 0, or a ``max_exposure`` with an ``absence``.
 
     References
     ----------
@@ -139,6 +145,7 @@ class ChannelOptions:
     allow_large: bool = False
     absence: float = 0.0
     confidence: float | None = None
+    max_exposure: int | None = None
 
     def __post_init__(self) -> None:
         # built once per run: every field checked here, so a channel opened with these options trusts them
@@ -148,6 +155,11 @@ class ChannelOptions:
             raise ConfigError(
                 "confidence must be None without absence (it sizes groups for absent users), "
                 f"got {_shown(self.confidence)}"
+            )
+        if self.max_exposure is not None and self.absence > 0:
+            raise ConfigError(
+                f"max_exposure must be None with an absence above 0 (robust groups keep their spare members), "
+                f"got {_shown(self.max_exposure)}"
             )
 
 
@@ -175,6 +187,7 @@ _OPTION_RULES: dict[str, Rule] = {
     "allow_large": BOOL,
     "absence": RULES["absence"],
     "confidence": optional(OPEN_UNIT),
+    "max_exposure": optional(RULES["max_exposure"]),
 }
 #: the options a channel opens with
 OPTIONS = Rule(lambda v: isinstance(v, ChannelOptions), "a ChannelOptions (anonbandits.channels.ChannelOptions)")

@@ -63,6 +63,22 @@ def add_parser(sub) -> None:
     p.add_argument("--method", default="auto", choices=anondecomp.METHODS, help="decomposition method (default auto)")
     add_absence_arguments(p, "the graph table's 'absence' column, else 0")
     p.add_argument(
+        "--max-surplus-exposure",
+        type=nonnegative_int,
+        default=None,
+        metavar="S",
+        help="no user's exposure (blocks in which its arm holds C+1 users or more) may exceed its demand by more "
+        "than S; the shortest decomposition found that meets it, or a one-line refusal (docs/platform.md)",
+    )
+    p.add_argument(
+        "--capacity",
+        type=positive_int,
+        default=None,
+        metavar="M",
+        help="at most M users on an item in one assignment, padders included (default: the graph table's "
+        "'capacity' column, else none)",
+    )
+    p.add_argument(
         "-o",
         "--output",
         help="write the decomposition here: JSON (every assignment), or a compact "
@@ -211,6 +227,8 @@ def sharded(args: argparse.Namespace) -> bool:
             ("--method", args.method != "auto"),
             ("--best-effort", args.best_effort),
             ("--absence", args.absence is not None),
+            ("--max-surplus-exposure", args.max_surplus_exposure is not None),
+            ("--capacity", args.capacity is not None),
         ):
             if given:
                 raise ConfigError(f"{flag} does not apply with --shards/--scheduler (each shard runs auto)")
@@ -229,8 +247,10 @@ def untuned(args: argparse.Namespace) -> bool:
     return (
         args.method == "auto"
         and not (args.best_effort or args.time_limit is not None or args.absence is not None)
+        and args.max_surplus_exposure is None
+        and args.capacity is None
         and (not args.output or is_compact_output(args.output))
-        and "absence" not in columnar.table_columns(args.graph)
+        and not {"absence", "capacity"} & set(columnar.table_columns(args.graph))
     )
 
 
@@ -332,6 +352,15 @@ def run(args: argparse.Namespace) -> int:
             f"-o {args.output}: one absence per user is written (and verified) as JSON, whose groups are named; "
             "give -o OUT.json"
         )
+    capacity = args.capacity if args.capacity is not None else columnar.read_capacity(args.graph, graph)
+    limited = [
+        f for f, v in (("--capacity", capacity), ("--max-surplus-exposure", args.max_surplus_exposure)) if v is not None
+    ]
+    if limited and args.output and is_compact_output(args.output):
+        raise ConfigError(
+            f"-o {args.output}: a decomposition made with {limited[0]} is written (and verified) as JSON; "
+            "give -o OUT.json"
+        )
     with phase("solving"):
         result = anondecomp.decompose(
             graph,
@@ -340,6 +369,8 @@ def run(args: argparse.Namespace) -> int:
             best_effort=args.best_effort,
             absence=absence,
             confidence=args.confidence,
+            max_surplus_exposure=args.max_surplus_exposure,
+            capacity=capacity,
             **method_options(args),
         )
     left = None if args.time_limit is None else max(CERTIFY_END * args.time_limit - (time.perf_counter() - start), 0.1)

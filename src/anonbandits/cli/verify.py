@@ -10,7 +10,7 @@ from anonbandits.cli.decompose import resolve_C
 from anonbandits.cli.options import add_graph_arguments, nonnegative_int, positive_int, silence_stdout
 from anonbandits.cli.progress import Progress
 from anondecomp.errors import InvalidInputError
-from anondecomp.io import absence_from_header, read_decomposition_document
+from anondecomp.io import absence_from_header, limits_from_header, read_decomposition_document
 
 
 def add_parser(sub) -> None:
@@ -74,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
             assignments, mult, out_C, header = read_decomposition_document(args.decomposition, graph)
         C = _choose_C(args.C, graph_C, out_C)
         robust = absence_from_header(header, graph, str(args.decomposition))
+        robust.update(limits_from_header(header, graph, str(args.decomposition)))
         with phase("verifying"):
             report = anondecomp.verify(graph, C, assignments, mult, best_effort=args.best_effort, **robust)
     try:
@@ -90,9 +91,12 @@ def run(args: argparse.Namespace) -> int:
             if thin and not args.best_effort
             else ""
         )
+        limits = (f", {report.n_over_capacity} group(s) above capacity" if report.n_over_capacity else "") + (
+            f", {report.n_over_exposure} user(s) above the surplus exposure cap" if report.n_over_exposure else ""
+        )
         print(
             f"anonbandits verify: invalid decomposition: {report.n_short} pair(s) short of their "
-            f"demand, {report.n_off_support} placement(s) off a user's arms{schedule}{hint}",
+            f"demand, {report.n_off_support} placement(s) off a user's arms{schedule}{limits}{hint}",
             file=sys.stderr,
         )
     return 0 if report.valid else 1

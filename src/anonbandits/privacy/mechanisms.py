@@ -664,3 +664,42 @@ def guarantee(
         return eps, min(basic, eps_user), (delta if eps_user < basic else 0.0)
     ones = rdp(np.ones(len(keys), np.int64))
     return max(rdp_to_dp(row, delta, orders) for row in ones), eps_user, delta
+
+
+@checks(
+    mechanism=Rule(lambda v: isinstance(v, CentralLaplace | Distributed), "a CentralLaplace or Distributed mechanism"),
+    exposure=Rule(lambda v: isinstance(v, Mapping), "a mapping (c, n) -> per-user counts"),
+    delta=OPEN_UNIT,
+)
+def epsilon_by_user(mechanism: Mechanism, exposure: Mapping[tuple[int, int], np.ndarray], delta: float) -> np.ndarray:
+    """Each user's epsilon over a whole run, from the releases that held her rewards (``exposure`` as in
+    :func:`guarantee`): her RDP curves added up and converted at ``delta``, and for a pure mechanism the smaller
+    of that and basic composition ``sum c eps``. A user in no release has 0. The largest is at most
+    :func:`guarantee`'s per-user figure, which takes each bound's worst user before the smaller of the two.
+
+    Returns
+    -------
+    numpy.ndarray
+        (N,) float64; empty when ``exposure`` is.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> exposure = {(1, 10): np.array([0, 1, 4])}  # user 2 was in four releases of 10 rewards
+    >>> epsilon_by_user(CentralLaplace(0.5), exposure, 1e-6).round(3).tolist()
+    [0.0, 0.5, 2.0]
+    """
+    keys = np.array(sorted(exposure), dtype=np.int64).reshape(-1, 2)
+    if not keys.size:
+        return np.zeros(0)
+    counts = np.stack([np.asarray(exposure[(c, n)]) for c, n in keys.tolist()])  # (keys, users)
+    eps = mechanism.epsilon
+    curves = mechanism if isinstance(mechanism, Distributed) and not mechanism.pure else None
+    orders = REAL_ORDERS if curves is None else curves.orders
+    step = pure_dp_to_rdp(keys[:, 0][:, None] * eps, orders) if curves is None else curves.rdp(keys[:, 0], keys[:, 1])
+    rows, inverse = np.unique(counts.T @ step, axis=0, return_inverse=True)
+    out = np.array([rdp_to_dp(row, delta, orders) for row in rows])[inverse.ravel()]
+    out[counts.sum(axis=0) == 0] = 0.0
+    if mechanism.pure:
+        out = np.minimum(out, eps * (keys[:, 0] @ counts).astype(np.float64))
+    return out

@@ -216,7 +216,7 @@ def reference_batched(
         if anondecomp.check_u_batched(np.array(active), U).size:
             raise AnonBanditsError(f"batch {b}: the graph is not {U}-batched")
         graph = anondecomp.DemandGraph.from_batched(float(demand), np.array(active))
-        res = anondecomp.decompose(graph, C, method=decomposer, rng=decomposer_rng, improve=False)  # as the drivers
+        res = anondecomp.decompose(graph, C, method=decomposer, rng=decomposer_rng, improve=False, reseat=False)
         t0, complete = channel.t, True
         sums = [[0.0] * k for _ in range(n)]
         counts = [[0] * k for _ in range(n)]

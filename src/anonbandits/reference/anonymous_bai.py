@@ -255,7 +255,7 @@ def plain_decompose(
         wants = any(wanted[i][j] > 0 for i in range(n))
         if wants and sum(support[i][j] for i in range(n)) < C + 1:
             raise AnonBanditsError(f"batch {batch}: arm {j} is wanted but fewer than C + 1 = {C + 1} users can play it")
-    return anondecomp.decompose(graph, C, method=decomposer, rng=rng, improve=False)  # as the drivers do
+    return anondecomp.decompose(graph, C, method=decomposer, rng=rng, improve=False, reseat=False)  # as the drivers
 
 
 @oracle
