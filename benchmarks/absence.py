@@ -1,27 +1,51 @@
-"""Absent users on the Open Bandit Dataset: assignments until every demand is met, planned robustly or not.
+"""Absent users on OBD, the real and the catalogue families: assignments until every demand is met, planned
+robustly or not.
 
 Each user misses a block (one assignment) with probability A, independently (:mod:`anondecomp.absence`): the
 present users of an arm form its group, which releases when at least C+1 of them are present, and an absent user
 gets nothing. A schedule is run block by block (:func:`anondecomp.absence.simulate_received`) until every demand
 on the arms not at risk is met; when a plan ends first, the residual demand is re-planned
 (:func:`anondecomp.replan`, from an empty plan, with the same absence, so that both strategies re-plan alike) and
-run in turn. Strategies, at A = 1 %, 5 %, 10 % and C = 10, 50 on the pooled OBD type x item graph
-(:func:`anondecomp.bench.real.obd_graph`, the ``obp`` source archive fetched by ``real_graphs.obd_archive``):
+run in turn. The graphs (:data:`GRAPHS`, the table's ``graph`` column), each at A = 1 %, 5 %, 10 %:
 
-* ``plan-once-then-replan``: today's decomposition (``decompose(graph, C)``), then re-plans;
-* ``robust-then-replan``: ``decompose(graph, C, absence=A)`` (robust groups at confidence 0.95), then re-plans;
+* ``obd``: the pooled OBD type x item graph at C = 10 and C = 50 (:func:`anondecomp.bench.real.obd_graph`, the
+  ``obp`` source archive fetched by ``real_graphs.obd_archive``): few users, each with a demand of over a
+  thousand samples;
+* ``real NxM``: the ``real`` family's synthetic logs shaped like OBD (:func:`anondecomp.bench.real.powerlaw_log`,
+  seed 0, unit demands): 1500 users x 500 items at C = 10 and 10,000 x 100 at C = 50 (a size of
+  :data:`anondecomp.bench.suite.REAL_SYNTHETIC`). Not 3000 x 1000 at C = 50: there the residual demand after a
+  plan is scattered over many arms, ``auto``'s least-slack rounds miss its bound and its ``block`` fallback
+  takes about 5 minutes per re-plan (1500 x 500 at C = 50: 25 to 45 s), so 20 seeds would take hours;
+* ``catalogue NxM``: the catalogue family (``catalogue.FAMILY``: the same law with ``catalogue.MIN_ACTIVITY``
+  and the ``catalogue.MAX_ACTIVITY`` cap, C = 50, seed 0) at its smallest size, 30,000 users x 3,000 items
+  (about 10^6 demanded pairs); a robust decomposition takes about 10 s there and the 20 seeds of a strategy
+  1.5 to 4 minutes (``auto`` schedules it by sessions), so the full size is kept.
+
+On ``real 10000x100`` the first plans coincide (R = 50: each arm has enough users for robust groups at no cost)
+and both strategies stay well above the bound (1.3 at A = 10 %): about 1500 users share the largest demand (50
+items, the ``max_share`` cap), and the last of them to be served takes longer than the expectation the bound
+counts for one user.
+
+Strategies:
+
+* ``plan-once-then-replan``: today's default decomposition (``decompose(graph, C)``, method ``auto``, which
+  re-seats its groups to lower exposure: padders only up to C+1 per group), then re-plans;
+* ``robust-then-replan``: ``decompose(graph, C, absence=A)`` (robust groups at confidence 0.95, not re-seated),
+  then re-plans;
 * ``lower bound``: ``max_i (sum_j ceil(w_ij)) / (1 - A_i)``, the blocks the neediest user must be scheduled for
   in expectation (:func:`anondecomp.absence.user_demand_bound`).
 
-The first plans are computed once per (C, A) (``auto`` with its improvement step); the re-plans run ``auto``
-without it (``improve=False``: a re-plan is meant to be quick). Each strategy is run with 20 seeds (the
-presence draws); the table holds the mean assignments, the 95 % interval of the mean, the ratio to the bound,
-the re-plans and the unmet share of the demanded pairs after the first plan alone.
+The first plans are computed once per (graph, C, A) (``auto`` with its improvement step); the re-plans run
+``auto`` without it (``improve=False``: a re-plan is meant to be quick). Each strategy is run with 20 seeds (the
+presence draws) on every graph; the table holds the mean assignments, the 95 % interval of the mean, the ratio
+to the bound, the re-plans and the unmet share of the demanded pairs after the first plan alone.
+
+A full run takes about 32 minutes on 2 cores (the catalogue graph about 16 of them).
 
 Usage: python benchmarks/absence.py [--quick] [--seeds N] [--out DIR] [--plot-only]
-A full run writes docs/results/absence.csv and absence.png (assignments / lower bound against A, with the 95 %
-intervals); ``--quick`` (C = 10, A = 10 %, 3 seeds) writes build/benchmarks/; ``--plot-only`` redraws the plot
-from the table in the output directory.
+A full run writes docs/results/absence.csv and absence.png (assignments / lower bound against A, one panel per
+graph and C, with the 95 % intervals); ``--quick`` (OBD and real 1500x500 at C = 10, A = 10 %, 3 seeds) writes
+build/benchmarks/; ``--plot-only`` redraws the plot from the table in the output directory.
 """
 
 from __future__ import annotations
@@ -31,6 +55,7 @@ import csv
 import time
 from pathlib import Path
 
+import catalogue
 import numpy as np
 import scipy.sparse as sp
 from _output import results_dir
@@ -39,13 +64,25 @@ from real_graphs import obd_archive
 
 import anondecomp
 from anondecomp.absence import presence, simulate_received, user_demand_bound
-from anondecomp.bench.real import obd_graph
+from anondecomp.bench.real import obd_graph, powerlaw_log
 from anondecomp.io import atomic_open
 
 CONFIDENCE = 0.95
 STEP = 8  # blocks simulated between two checks of the demand
 MAX_ROUNDS = 50  # plans (the first and its re-plans) after which a run is recorded as unfinished
+ABSENCES = (0.01, 0.05, 0.10)
+SEEDS = 20
+CATALOGUE_USERS, CATALOGUE_ITEMS = catalogue.FAMILY[0]
+GRAPHS = (
+    ("obd", 10),
+    ("obd", 50),
+    ("real 1500x500", 10),
+    ("real 10000x100", 50),
+    (f"catalogue {CATALOGUE_USERS}x{CATALOGUE_ITEMS}", catalogue.C),
+)
+"""(graph, C) of a full run, in the table's order."""
 COLUMNS = (
+    "graph",
     "C",
     "absence",
     "strategy",
@@ -59,6 +96,26 @@ COLUMNS = (
     "finished",
     "seconds",
 )
+
+
+def build(name: str, C: int):
+    """The demand graph called ``name`` at ``C``."""
+    if name == "obd":
+        return obd_graph(obd_archive(), C)
+    family, size = name.split()
+    n_users, n_items = (int(n) for n in size.split("x"))
+    if family == "real":
+        return powerlaw_log(n_users, n_items, C, 0)
+    if family == "catalogue":
+        return powerlaw_log(
+            n_users,
+            n_items,
+            C,
+            catalogue.SEED,
+            max_share=catalogue.MAX_ACTIVITY / n_items,
+            min_activity=catalogue.MIN_ACTIVITY,
+        )
+    raise ValueError(f"unknown graph {name!r}")
 
 
 def run(graph, C: int, A: float, first: anondecomp.Decomposition, open_edges: np.ndarray, seed: int) -> dict:
@@ -87,43 +144,53 @@ def run(graph, C: int, A: float, first: anondecomp.Decomposition, open_edges: np
     return {"assignments": blocks, "replans": MAX_ROUNDS - 1, "unmet": unmet or 0.0, "finished": False}
 
 
-def cases(quick: bool) -> list[tuple[int, float]]:
-    return [(10, 0.10)] if quick else [(C, A) for C in (10, 50) for A in (0.01, 0.05, 0.10)]
+def cases(quick: bool) -> list[tuple[str, int, float]]:
+    """(graph, C, A) of a run, grouped by graph."""
+    if quick:
+        return [("obd", 10, 0.10), ("real 1500x500", 10, 0.10)]
+    return [(name, C, A) for name, C in GRAPHS for A in ABSENCES]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="C = 10, A = 10 %%, 3 seeds; output in build/benchmarks/")
-    parser.add_argument("--seeds", type=int, default=None, help="seeds per strategy (default 20, 3 with --quick)")
+    parser.add_argument(
+        "--quick", action="store_true", help="OBD and real 1500x500 at C = 10, A = 10 %%, 3 seeds; in build/benchmarks/"
+    )
+    parser.add_argument("--seeds", type=int, default=None, help=f"seeds per strategy (default {SEEDS}, 3 with --quick)")
     parser.add_argument("--out", help="output directory (default docs/results/, build/benchmarks/ with --quick)")
     parser.add_argument("--plot-only", action="store_true", help="redraw absence.png from the output's absence.csv")
     args = parser.parse_args()
-    seeds = args.seeds or (3 if args.quick else 20)
+    seeds = args.seeds or (3 if args.quick else SEEDS)
     out = Path(args.out) if args.out else results_dir(args.quick)
     if args.plot_only:
         plot(out / "absence.csv", out / "absence.png")
         return
     out.mkdir(parents=True, exist_ok=True)
-    archive = obd_archive()
-    rows, graphs, today = [], {}, {}
-    for C, A in cases(args.quick):
-        if C not in graphs:
-            graphs[C] = obd_graph(archive, C)
-            today[C] = anondecomp.decompose(graphs[C], C)
-        graph = graphs[C]
+    rows, graph, today, key = [], None, None, None
+    for name, C, A in cases(args.quick):
+        if (name, C) != key:
+            start = time.perf_counter()
+            key, graph = (name, C), build(name, C)
+            today = anondecomp.decompose(graph, C)
+            print(
+                f"{name} C={C}: {graph.n_users} users x {graph.n_arms} arms, {graph.nnz} pairs, "
+                f"default R={today.total_assignments} ({time.perf_counter() - start:.1f} s)",
+                flush=True,
+            )
         robust = anondecomp.decompose(graph, C, absence=A, confidence=CONFIDENCE)
         assert anondecomp.verify(graph, C, robust).valid
         open_edges = ~presence(graph, C, A, CONFIDENCE).at_risk[graph.edge_arms]
         bound = user_demand_bound(graph, A)
-        for name, first in (("plan-once-then-replan", today[C]), ("robust-then-replan", robust)):
+        for strategy, first in (("plan-once-then-replan", today), ("robust-then-replan", robust)):
             start = time.perf_counter()
             runs = [run(graph, C, A, first, open_edges, seed) for seed in range(seeds)]
             total = np.array([r["assignments"] for r in runs], dtype=float)
             rows.append(
                 {
+                    "graph": name,
                     "C": C,
                     "absence": A,
-                    "strategy": name,
+                    "strategy": strategy,
                     "seeds": seeds,
                     "first_R": first.total_assignments,
                     "assignments": round(total.mean(), 1),
@@ -137,9 +204,16 @@ def main() -> None:
             )
             print(", ".join(f"{k}={rows[-1][k]}" for k in COLUMNS), flush=True)
         rows.append(
-            {"C": C, "absence": A, "strategy": "lower bound", "assignments": round(bound, 1), "ratio_to_bound": 1.0}
+            {
+                "graph": name,
+                "C": C,
+                "absence": A,
+                "strategy": "lower bound",
+                "assignments": round(bound, 1),
+                "ratio_to_bound": 1.0,
+            }
         )
-        print(f"C={C}, absence={A}, lower bound={bound:.1f}", flush=True)
+        print(f"{name} C={C}, absence={A}, lower bound={bound:.1f}", flush=True)
     with atomic_open(out / "absence.csv", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=COLUMNS, restval="")
         writer.writeheader()
@@ -149,7 +223,8 @@ def main() -> None:
 
 
 def plot(table: Path, path: Path) -> None:
-    """Assignments / lower bound against the absence, one panel per C, one line per strategy (95 % intervals)."""
+    """Assignments / lower bound against the absence, one panel per (graph, C), one line per strategy (95 %
+    intervals)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -157,11 +232,13 @@ def plot(table: Path, path: Path) -> None:
 
     with open(table, newline="") as fh:
         rows = list(csv.DictReader(fh))
-    Cs = sorted({int(r["C"]) for r in rows})
-    fig, axes = plt.subplots(1, len(Cs), figsize=(5 * len(Cs), 3.8), sharey=True, squeeze=False)
-    for ax, C in zip(axes[0], Cs, strict=True):
+    panels = list(dict.fromkeys((r.get("graph", "obd"), int(r["C"])) for r in rows))
+    ncols = min(3, len(panels))
+    nrows = -(-len(panels) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols, 3.6 * nrows), sharey=True, squeeze=False)
+    for ax, (name, C) in zip(axes.flat, panels, strict=False):
         for strategy, style in (("plan-once-then-replan", "o--"), ("robust-then-replan", "s-")):
-            mine = [r for r in rows if int(r["C"]) == C and r["strategy"] == strategy]
+            mine = [r for r in rows if (r.get("graph", "obd"), int(r["C"])) == (name, C) and r["strategy"] == strategy]
             A = np.array([100 * float(r["absence"]) for r in mine])
             ratio = np.array([float(r["ratio_to_bound"]) for r in mine])
             # the interval of the mean, in units of the bound (assignments / ratio is the bound)
@@ -169,8 +246,12 @@ def plot(table: Path, path: Path) -> None:
             ax.errorbar(A, ratio, yerr=err, fmt=style, capsize=3, label=strategy)
         ax.axhline(1.0, color="grey", lw=0.8, label="lower bound")
         ax.axhline(1.15, color="grey", lw=0.8, ls=":", label="goal 1.15")
-        ax.set(title=f"OBD, C = {C}", xlabel="absence A (%)", xticks=[1, 5, 10])
-    axes[0][0].set_ylabel("assignments / lower bound")
+        title = "OBD" if name == "obd" else name
+        ax.set(title=f"{title}, C = {C}", xlabel="absence A (%)", xticks=[1, 5, 10])
+    for ax in axes.flat[len(panels) :]:
+        ax.set_visible(False)
+    for row in axes:
+        row[0].set_ylabel("assignments / lower bound")
     axes[0][0].legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)

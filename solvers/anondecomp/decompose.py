@@ -119,6 +119,10 @@ METHOD_TABLE: dict[str, Method] = {
 }
 
 METHODS = tuple(METHOD_TABLE)
+RESEAT_CELLS = 100_000_000
+"""Distinct assignments x users up to which ``auto`` re-seats its result by default (about 15 s and a second copy
+of the schedule at 3 x 10^7; a log of 10^6 users x 300 rounds is left as the method seats it unless
+``reseat=True``)."""
 CALENDAR_ROUNDS = 20_000
 """Lower bound (rounds) above which the session calendar is not tried as an alternative: it places one session
 at a time among all its rounds (a batch of a bandit run can need 10^5 rounds, and then takes minutes)."""
@@ -243,14 +247,15 @@ def decompose(
           :data:`~anondecomp.validation.DENSE_CELLS` cells or an output above
           :data:`~anondecomp.validation.OUTPUT_CELLS` cells instead of refusing (the command line's
           ``--allow-large``); it changes no decomposition the limits let through;
-        - ``reseat`` (bool; every method; default True for ``auto``, False for the others, which return the
-          paper's or their own seating): re-seat the decomposition so that it releases each user as little as it
-          can at the same R and coverage (:func:`anondecomp.exposure.reseat`: groups keep the users that need
-          them and padders up to C+1, the others move to hidden groups of at most C users); ``auto`` also
-          re-seats the session calendar and keeps it when its R is within 1 % and its total exposure lower
-          (unless its time limit cut it). ``info["exposure"]`` holds the exposure figures. The bandit layer
-          passes ``False``, so that its recorded runs stay as they were. Robust decompositions (absence above 0)
-          are never re-seated: their spare members are their robustness.
+        - ``reseat`` (bool; every method; default True for ``auto`` up to :data:`RESEAT_CELLS` distinct
+          assignments x users, False for the others, which return the paper's or their own seating): re-seat
+          the decomposition so that it releases each user as little as it can at the same R and coverage
+          (:func:`anondecomp.exposure.reseat`: groups keep the users that need them and padders up to C+1, the
+          others move to hidden groups of at most C users); ``auto`` also re-seats the session calendar of a
+          log and keeps it when its R is within 1 % and its total exposure lower (unless its time limit cut
+          it). ``info["exposure"]`` holds the exposure figures (the command line's ``--reseat yes|no``). The
+          bandit layer passes ``False``, so that its recorded runs stay as they were. Robust decompositions
+          (absence above 0) are never re-seated: their spare members are their robustness.
 
     Returns
     -------
@@ -320,7 +325,8 @@ def decompose(
             result = capacitated(graph, C, solve, capacity, best_effort)
         else:
             result = info.function(graph, C, best_effort=best_effort, **kwargs)
-            if not given.get("reseat", method == "auto") and max_surplus_exposure is None:
+            default = method == "auto" and result.n_distinct * graph.n_users <= RESEAT_CELLS
+            if not given.get("reseat", default) and max_surplus_exposure is None:
                 return result
             alternatives = _alternatives(graph, C, method, result, best_effort, max_surplus_exposure)
         best = least_exposed(result, alternatives, max_surplus_exposure, reseat=capacity is None)

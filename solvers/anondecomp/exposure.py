@@ -148,9 +148,9 @@ def exposure_bounds(graph: DemandGraph, C: int) -> ExposureBounds:
     Examples
     --------
     >>> import anondecomp
-    >>> g = anondecomp.DemandGraph.from_weights([[3, 0], [1, 0], [1, 1], [0, 1]])
-    >>> exposure_bounds(g, 2)
-    ExposureBounds(total=13, surplus=2)
+    >>> g = anondecomp.DemandGraph.from_weights([[3, 0], [1, 1], [1, 1], [0, 1]])
+    >>> exposure_bounds(g, 2)  # both met by the default decomposition
+    ExposureBounds(total=12, surplus=2)
     """
     N, K = graph.shape
     req, arms = drop_uncoverable(graph, C, graph.edge_required)[0], graph.edge_arms  # best effort: thin arms out
@@ -196,25 +196,24 @@ class _Seating:
     def __init__(self, graph: DemandGraph, C: int, remaining: np.ndarray, order: str, capacity: np.ndarray | None):
         self.graph, self.C, self.order = graph, C, order
         N, K = graph.shape
-        self.keys = graph.edge_users.astype(np.int64) * K + graph.edge_arms
         self.rem = remaining.astype(np.int64, copy=True)
         self.demand = np.maximum(user_demand(graph, C), 1)
         self.expo = np.zeros(N, dtype=np.int64)
         self.served = np.zeros(N, dtype=np.int64)
         self.deg = np.diff(graph.indptr)
-        self.users = np.arange(N, dtype=np.int64)
         # a moved user may be one of at most C users (a hidden group) on an arm, and at most its capacity
         self.hide_cap = np.full(K, C, dtype=np.int64) if capacity is None else np.minimum(capacity, C)
         self.capacity = capacity
         self.pieces = 0
-        self._last_row = np.full(len(self.users), -1, dtype=np.int64)
-        self._last_edges = np.zeros(len(self.users), dtype=np.int64)
+        self._sort_dtype = np.int16 if K <= np.iinfo(np.int16).max else np.int64  # int16: a radix sort
+        self._last_row = np.full(N, -1, dtype=np.int64)
+        self._last_edges = np.zeros(N, dtype=np.int64)
 
     def _edges(self, row: np.ndarray) -> np.ndarray:
         """Each user's edge in ``row``; looked up only for the users whose arm differs from the previous row's
         (a calendar's rows leave most users where they were)."""
         moved = np.flatnonzero(row != self._last_row)
-        self._last_edges[moved] = np.searchsorted(self.keys, moved * self.graph.n_arms + row[moved])
+        self._last_edges[moved] = edge_of(self.graph, moved, row[moved])
         self._last_row = row
         return self._last_edges.copy()
 
@@ -240,13 +239,10 @@ class _Seating:
             k = int(min(mult, self.rem[e[need]].min())) if need.any() else mult
             if len(out) == MAX_PIECES - 1:  # the rest in one piece: a user keeps its seat while it needs any
                 k = mult
-            new = self._seat(row, need, on, informative)
+            new, at = self._seat(row, e, need, on, informative)
             seen = np.bincount(new, minlength=K)[new] >= C + 1
             self.expo += k * seen
             # the samples counted: every user in a group on an arm it still needs, wherever the seating put it
-            at = e.copy()
-            moved = np.flatnonzero(new != row)
-            at[moved] = np.searchsorted(self.keys, moved * K + new[moved])
             served = np.flatnonzero(seen & (self.rem[at] > 0))
             got = np.minimum(self.rem[at[served]], k)
             self.served[served] += got
@@ -275,9 +271,12 @@ class _Seating:
         keep[idx[rank >= room[arms]]] = False
         return keep
 
-    def _seat(self, row: np.ndarray, need: np.ndarray, on: np.ndarray, informative: np.ndarray) -> np.ndarray:
-        """The new row: needing users stay, groups padded to C+1 from their arm's other users, every other user
-        of an informative arm moved to a hidden group where one has room."""
+    def _seat(
+        self, row: np.ndarray, e: np.ndarray, need: np.ndarray, on: np.ndarray, informative: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The new row and each user's edge in it (``e``: in ``row``): needing users stay, groups padded to C+1
+        from their arm's other users, every other user of an informative arm moved to a hidden group where one
+        has room."""
         C, K = self.C, self.graph.n_arms
         useful = np.bincount(row[need], minlength=K)
         member = need.copy()
@@ -290,14 +289,14 @@ class _Seating:
             rank = _ranks(arms)
             member[cand[rank < short[arms]]] = True
         movers = np.flatnonzero(on & ~member)
-        new = row.copy()
+        new, edges = row.copy(), e.copy()
         if len(movers):
-            self._hide(new, movers, informative)
+            self._hide(new, edges, movers, informative)
         if self.capacity is not None and (np.bincount(new, minlength=K) > self.capacity).any():
-            self._fit(new, member, need)
-        return new
+            self._fit(new, edges, member, need)
+        return new, edges
 
-    def _hide(self, new: np.ndarray, movers: np.ndarray, informative: np.ndarray) -> None:
+    def _hide(self, new: np.ndarray, edges: np.ndarray, movers: np.ndarray, informative: np.ndarray) -> None:
         """Move ``movers`` (sorted) in ``new`` to arms of their support that hold no group, at most C users (and
         the capacity) on each; a user that finds none in :data:`HIDE_PASSES` tries stays where it was. The arms
         of the groups dissolved (no member left) are opened in a second round, counting the movers still on
@@ -306,7 +305,7 @@ class _Seating:
         row = new.copy()
         on = informative[row]
         load = np.bincount(row[~on], minlength=K)
-        movers = self._hide_round(new, movers, informative, load)
+        movers = self._hide_round(new, edges, movers, informative, load)
         if len(movers):
             kept = on.copy()
             kept[movers] = False  # the movers left stay on their arms
@@ -314,22 +313,26 @@ class _Seating:
             closed[new[kept & informative[new]]] = True
             dissolved = informative & ~closed
             load = np.where(dissolved, np.bincount(new[movers], minlength=K), load)
-            self._hide_round(new, movers, ~dissolved, load)
+            self._hide_round(new, edges, movers, ~dissolved, load)
 
-    def _hide_round(self, new: np.ndarray, movers: np.ndarray, closed: np.ndarray, load: np.ndarray) -> np.ndarray:
-        """One round of :meth:`_hide` over the arms not ``closed`` (``load`` their users so far, updated): the
-        movers left."""
+    def _hide_round(
+        self, new: np.ndarray, edges: np.ndarray, movers: np.ndarray, closed: np.ndarray, load: np.ndarray
+    ) -> np.ndarray:
+        """One round of :meth:`_hide` over the arms not ``closed`` (``load`` their users so far, updated; ``new``
+        and ``edges`` too): the movers left."""
         K = self.graph.n_arms
         indptr, edge_arms = self.graph.indptr, self.graph.edge_arms
         deg = self.deg[movers]
         start = (movers + self.pieces) % deg
         for p in range(int(min(HIDE_PASSES, deg.max(initial=0)))):
-            arm = edge_arms[indptr[movers] + (start + p) % deg].astype(np.int64)
+            edge = indptr[movers] + (start + p) % deg
+            arm = edge_arms[edge].astype(np.int64)
             at = np.flatnonzero(~closed[arm])
-            at = at[np.argsort(arm[at], kind="stable")]
+            at = at[np.argsort(arm[at].astype(self._sort_dtype), kind="stable")]
             arms = arm[at]
             fits = load[arms] + _ranks(arms) < self.hide_cap[arms]
             new[movers[at[fits]]] = arms[fits]
+            edges[movers[at[fits]]] = edge[at[fits]]
             load += np.bincount(arms[fits], minlength=K)
             left = np.ones(len(movers), dtype=bool)
             left[at[fits]] = False
@@ -338,7 +341,7 @@ class _Seating:
                 break
         return movers
 
-    def _fit(self, new: np.ndarray, member: np.ndarray, need: np.ndarray) -> None:
+    def _fit(self, new: np.ndarray, edges: np.ndarray, member: np.ndarray, need: np.ndarray) -> None:
         """Re-seat every user of ``new`` that is not a ``member`` of a group by a flow over the room the
         capacities leave (a user may then join a group, or make one, on an arm with room). When they do not
         fit, the group most of them could sit on is dissolved (its users' samples wait for a later assignment),
@@ -351,6 +354,7 @@ class _Seating:
             placed = seat_flow(graph, movers, room)
             if placed is not None:
                 new[movers] = placed
+                edges[movers] = edge_of(graph, movers, placed)
                 return
             groups = np.bincount(new[member], minlength=K) > 0
             lo, hi = graph.indptr[movers], graph.indptr[movers + 1]
@@ -365,6 +369,22 @@ class _Seating:
             gone = member & (new == int(np.argmax(wanted)))
             member[gone] = False
             need[gone] = False
+
+
+def edge_of(graph: DemandGraph, users: np.ndarray, arms: np.ndarray) -> np.ndarray:
+    """The edge of each (user, arm) pair of the support: a binary search within each user's own edges (sorted by
+    arm), vectorised over the pairs, in log2 of the largest degree steps."""
+    lo, hi = graph.indptr[users].copy(), graph.indptr[users + 1].copy()
+    edge_arms = graph.edge_arms
+    while True:
+        open_ = lo < hi - 1
+        if not open_.any():
+            return lo
+        mid = (lo + hi) // 2
+        right = open_ & (edge_arms[np.minimum(mid, len(edge_arms) - 1)] <= arms)
+        left = open_ & ~right
+        lo[right] = mid[right]
+        hi[left] = mid[left]
 
 
 def _ranks(keys: np.ndarray) -> np.ndarray:

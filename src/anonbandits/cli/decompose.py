@@ -71,6 +71,13 @@ def add_parser(sub) -> None:
         "than S; the shortest decomposition found that meets it, or a one-line refusal (docs/platform.md)",
     )
     p.add_argument(
+        "--reseat",
+        choices=("yes", "no"),
+        default=None,
+        help="re-seat the decomposition so that each user is released as little as it can at the same R "
+        "(default: yes for --method auto up to RESEAT_CELLS distinct assignments x users, no for the other methods)",
+    )
+    p.add_argument(
         "--capacity",
         type=positive_int,
         default=None,
@@ -206,6 +213,8 @@ def method_options(args: argparse.Namespace) -> dict:
     options = {} if args.seed is None else {"seed": args.seed}
     if args.allow_large:
         options["allow_large"] = True
+    if args.reseat is not None:
+        options["reseat"] = args.reseat == "yes"
     if args.time_limit is not None:
         if "time_limit" in anondecomp.method_info(args.method).options:
             options["time_limit"] = args.time_limit
