@@ -32,10 +32,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from anondecomp.errors import InfeasibleError, InvalidInputError, MethodNotApplicableError
-from anondecomp.flows import seat_flow
+from anondecomp.flows import ranges, seat_flow
 from anondecomp.graph import DemandGraph, exact_sum, row_sums
 from anondecomp.result import Decomposition, arm_dtype
 from anondecomp.validation import checked, drop_uncoverable
+from anondecomp.verify import group_sizes
 
 ORDERS = ("ratio", "surplus")
 """How padders are chosen: ``"ratio"`` least exposure per unit of demand first (the default: it lowers the mean
@@ -46,12 +47,6 @@ every user that still needs any of it: valid, a little more exposure, and fewer 
 HIDE_PASSES = 8
 """Support arms a moved user tries, one per pass, before it stays where it was."""
 _BLOCK = 1 << 22  # (assignment, user) entries whose groups are counted at once
-
-
-def group_sizes(rows: np.ndarray, n_arms: int) -> np.ndarray:
-    """(b, N) int64: the number of users on each entry's arm in its assignment, for a (b, N) block of rows."""
-    at = np.arange(len(rows), dtype=np.int64)[:, None] * n_arms + rows.astype(np.int64)
-    return np.bincount(at.ravel(), minlength=len(rows) * n_arms)[at]
 
 
 @checked()
@@ -359,7 +354,7 @@ class _Seating:
             groups = np.bincount(new[member], minlength=K) > 0
             lo, hi = graph.indptr[movers], graph.indptr[movers + 1]
             # the group most of them could sit on, the fullest first among equals
-            wanted = np.bincount(graph.edge_arms[_ranges(lo, hi)], minlength=K) * groups * (len(movers) + 1)
+            wanted = np.bincount(graph.edge_arms[ranges(lo, hi - lo)], minlength=K) * groups * (len(movers) + 1)
             wanted = np.where(groups & (wanted > 0), wanted - np.maximum(room, 0), 0)
             if not wanted.any():
                 raise MethodNotApplicableError(
@@ -393,12 +388,6 @@ def _ranks(keys: np.ndarray) -> np.ndarray:
     first = np.ones(n, dtype=bool)
     first[1:] = keys[1:] != keys[:-1]
     return np.arange(n) - np.maximum.accumulate(np.where(first, np.arange(n), 0))
-
-
-def _ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """The concatenated integer ranges ``[lo_k, hi_k)``."""
-    n = hi - lo
-    return np.repeat(lo - np.cumsum(np.r_[0, n[:-1]]), n) + np.arange(n.sum())
 
 
 def reseat(

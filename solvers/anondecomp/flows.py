@@ -148,10 +148,8 @@ def seat_flow(graph, users: np.ndarray, room: np.ndarray) -> np.ndarray | None:
     """An arm of its support (``graph``, a DemandGraph) for each of ``users`` with at most ``room[j]`` of them
     on arm j, by a maximum flow (scipy.sparse.csgraph); ``None`` when they do not all fit."""
     n, K = len(users), graph.n_arms
-    starts, stops = graph.indptr[users], graph.indptr[users + 1]
-    deg = stops - starts
-    edge = np.repeat(starts - np.cumsum(np.r_[0, deg[:-1]]), deg) + np.arange(deg.sum())
-    arms = graph.edge_arms[edge].astype(np.int64)
+    deg = graph.indptr[users + 1] - graph.indptr[users]
+    arms = graph.edge_arms[ranges(graph.indptr[users], deg)].astype(np.int64)
     who = np.repeat(np.arange(n), deg)
     # nodes: 0 source, 1..n users, n+1..n+K arms, n+K+1 sink
     src = np.r_[np.zeros(n, np.int64), 1 + who, n + 1 + np.arange(K)]
@@ -169,3 +167,10 @@ def seat_flow(graph, users: np.ndarray, room: np.ndarray) -> np.ndarray | None:
     pos = sub.data > 0
     out[sub.row[pos]] = sub.col[pos]
     return out
+
+
+def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The concatenated index ranges ``starts[k] : starts[k] + lengths[k]`` (users' edges, from ``indptr``)."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    offsets = np.cumsum(lengths) - lengths
+    return np.repeat(np.asarray(starts, dtype=np.int64) - offsets, lengths) + np.arange(int(lengths.sum()))

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from anondecomp.flows import ranges
 from anondecomp.graph import DemandGraph
 from anondecomp.highs import load_model, new_highs
 from anondecomp.validation import Prepared
@@ -154,13 +155,6 @@ def _coverage(slots: np.ndarray, on: np.ndarray, n_edges: int) -> np.ndarray:
     support) and ``on`` (T, N) (the user's arm is open), and a last 0 for the pairs off the support."""
     hit = slots[on]
     return np.append(np.bincount(hit[hit >= 0], minlength=n_edges), 0)
-
-
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The concatenated index ranges ``starts[k] : starts[k] + lengths[k]``."""
-    lengths = np.asarray(lengths, dtype=np.int64)
-    offsets = np.cumsum(lengths) - lengths
-    return np.repeat(np.asarray(starts, dtype=np.int64) - offsets, lengths) + np.arange(int(lengths.sum()))
 
 
 def unique_samples(prep: Prepared, rounds: np.ndarray) -> np.ndarray:
@@ -472,7 +466,7 @@ def drop_round(prep: Prepared, rounds: np.ndarray, d: int, time_limit: float | N
     avail = is_open | cand
     # lost users: one variable per (kept round, edge of a lost user whose arm is available there), in the order
     # (round, user, arm); the table of the lost users' edges in every round is bounded first
-    lost_edges = _ranges(graph.indptr[lost], graph.indptr[lost + 1] - graph.indptr[lost])  # by user, then arm
+    lost_edges = ranges(graph.indptr[lost], graph.indptr[lost + 1] - graph.indptr[lost])  # by user, then arm
     if T * len(lost_edges) > MAX_CELLS:
         return None
     lt, lk = np.nonzero(avail[:, ea[lost_edges]])

@@ -39,6 +39,7 @@ from functools import cached_property
 
 import numpy as np
 
+from anondecomp.flows import ranges
 from anondecomp.graph import DemandGraph
 from anondecomp.highs import load_model, new_highs
 from anondecomp.validation import DENSE_CELLS, Prepared, checked, freeze_arrays
@@ -181,7 +182,7 @@ class UserTypes:
         T = len(rep)
         # each group's sequence (demand pairs, a separator, every pair) orders it as its dense row would sort
         n_rep = length[rep]
-        idx = _ranges(ptr[rep], n_rep)
+        idx = ranges(ptr[rep], n_rep)
         tid = np.repeat(np.arange(T), n_rep)
         a, v = arms[idx], values[idx]
         need = v > 0
@@ -195,7 +196,7 @@ class UserTypes:
         by_rank = np.empty(T, dtype=np.int64)
         by_rank[rank] = np.arange(T)
         rep = rep[by_rank]
-        idx = _ranges(ptr[rep], length[rep])
+        idx = ranges(ptr[rep], length[rep])
         return cls(
             np.bincount(of_user, minlength=T).astype(np.int64),
             of_user,
@@ -242,14 +243,6 @@ class UserTypes:
         return np.where(hit, at, -1)
 
 
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The indices ``starts[i] + arange(lengths[i])``, concatenated."""
-    lengths = np.asarray(lengths, dtype=np.int64)
-    ends = np.cumsum(lengths)
-    total = int(ends[-1]) if len(ends) else 0
-    return np.repeat(np.asarray(starts, dtype=np.int64) - (ends - lengths), lengths) + np.arange(total)
-
-
 def _row_hash(ptr: np.ndarray, arms: np.ndarray, values: np.ndarray) -> np.ndarray:
     """(N,) uint64 hash of each row's (arm, value) pairs: equal rows hash equal, others almost never.
 
@@ -289,7 +282,7 @@ def _group_rows(ptr: np.ndarray, arms: np.ndarray, values: np.ndarray) -> np.nda
         _, first, which = np.unique(group[pending], return_index=True, return_inverse=True)
         rep = pending[first][which.ravel()]
         n = length[pending]
-        mine, theirs = _ranges(ptr[pending], n), _ranges(ptr[rep], n)
+        mine, theirs = ranges(ptr[pending], n), ranges(ptr[rep], n)
         differs = (arms[mine] != arms[theirs]) | (values[mine] != values[theirs])
         bad = np.bincount(np.repeat(np.arange(len(pending)), n)[differs], minlength=len(pending)) > 0
         pending = pending[bad]

@@ -98,10 +98,21 @@ def coverage(
     return out.reshape(N, n_arms)
 
 
+def group_sizes(block: np.ndarray, n_arms: int) -> np.ndarray:
+    """(b, N) int64: the number of users on each entry's arm in its assignment, for a (b, N) block of assignments.
+
+    A histogram of b x n_arms cells while that is at most a few times the block's entries; past it (many arms,
+    few users) the (assignment, arm) keys are sorted instead, so memory stays in the block's entries."""
+    at = np.arange(len(block), dtype=np.int64)[:, None] * n_arms + block.astype(np.int64)
+    if len(block) * n_arms <= 4 * at.size:
+        return np.bincount(at.ravel(), minlength=len(block) * n_arms)[at]
+    _, inverse, counts = np.unique(at.ravel(), return_inverse=True, return_counts=True)
+    return counts[inverse].reshape(at.shape)
+
+
 def informative_entries(block: np.ndarray, C: int, n_arms: int) -> np.ndarray:
     """(b, N) bool: whether each entry of a block of assignments sits on an arm with >= C+1 users there."""
-    at = np.arange(len(block), dtype=np.int64)[:, None] * n_arms + block
-    return np.bincount(at.ravel(), minlength=len(block) * n_arms)[at] >= C + 1
+    return group_sizes(block, n_arms) >= C + 1
 
 
 def edge_coverage(
@@ -516,10 +527,13 @@ def _limits(graph: DemandGraph, C: int, a: np.ndarray, m: np.ndarray, capacity, 
         over = []
         for lo in range(0, len(a), step):
             block = a[lo : lo + step].astype(np.int64)
-            at = np.arange(len(block), dtype=np.int64)[:, None] * K + block
-            loads = np.bincount(at.ravel(), minlength=len(block) * K).reshape(len(block), K)
-            r, j = np.nonzero(loads > cap[None, :])
-            over += [(lo + int(x), graph.arms[y], int(loads[x, y]), int(cap[y])) for x, y in zip(r, j, strict=True)]
+            loads = group_sizes(block, K)
+            r, i = np.nonzero(loads > cap[block])
+            first = np.unique(r * K + block[r, i], return_index=True)[1]  # one line per (assignment, arm)
+            over += [
+                (lo + int(r[k]), graph.arms[block[r[k], i[k]]], int(loads[r[k], i[k]]), int(cap[block[r[k], i[k]]]))
+                for k in first
+            ]
         low, high = (int(cap.min()), int(cap.max())) if cap.size else (0, 0)
         out["capacity"] = f"{low}" if low == high else f"per arm ({low} to {high})"
         out["over_capacity"], out["n_over_capacity"] = over[:1000], len(over)

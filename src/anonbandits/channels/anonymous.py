@@ -733,18 +733,7 @@ class AnonymousChannel(RoundBooks):
         )
         if self.absence > 0:
             return self._serve_absent(learners, demand, batch, graph, partial)
-        res = decompose_demand(
-            learners,
-            demand,
-            self.C,
-            o.decomposer,
-            self._dec_rng,
-            batch,
-            graph=graph,
-            max_elicited=o.max_elicited,
-            best_effort=o.best_effort,
-            max_exposure=o.max_exposure,
-        )
+        res = self._plan(learners, demand, batch, graph)
         if not partial and self.t + res.total_assignments * elicitation_rounds(self.C) > self.horizon:
             return None
         t0 = self.t
@@ -1074,16 +1063,12 @@ class AnonymousChannel(RoundBooks):
             None if wanted is None else surplus.reshape(shape),
         )
 
-    def _serve_absent(
-        self, learners: BatchLearner, demand: np.ndarray, batch: int, graph: anondecomp.DemandGraph, partial: bool
-    ) -> Served | None:
-        """:meth:`serve_batch` with absent users: ``graph`` decomposed with groups robust to them, then the residual
-        demand (demand minus what was received) re-planned (``anondecomp.replan``) and elicited until every pair
-        has its demand (or the horizon cuts the batch); the learners get the estimates received."""
-        import anondecomp  # the solver layer, loaded with the first decomposed batch
-
-        o, r = self._options, elicitation_rounds(self.C)
-        plan = decompose_demand(
+    def _plan(
+        self, learners: BatchLearner, demand: np.ndarray, batch: int, graph: anondecomp.DemandGraph, **robust: Any
+    ) -> anondecomp.Decomposition:
+        """The batch's decomposition (:func:`decompose_demand`) with the options the channel was opened with."""
+        o = self._options
+        return decompose_demand(
             learners,
             demand,
             self.C,
@@ -1093,10 +1078,20 @@ class AnonymousChannel(RoundBooks):
             graph=graph,
             max_elicited=o.max_elicited,
             best_effort=o.best_effort,
-            absence=self.absence,
-            confidence=self.confidence,
             max_exposure=o.max_exposure,
+            **robust,
         )
+
+    def _serve_absent(
+        self, learners: BatchLearner, demand: np.ndarray, batch: int, graph: anondecomp.DemandGraph, partial: bool
+    ) -> Served | None:
+        """:meth:`serve_batch` with absent users: ``graph`` decomposed with groups robust to them, then the residual
+        demand (demand minus what was received) re-planned (``anondecomp.replan``) and elicited until every pair
+        has its demand (or the horizon cuts the batch); the learners get the estimates received."""
+        import anondecomp  # the solver layer, loaded with the first decomposed batch
+
+        o, r = self._options, elicitation_rounds(self.C)
+        plan = self._plan(learners, demand, batch, graph, absence=self.absence, confidence=self.confidence)
         first, target = plan, np.array(demand, dtype=np.int64)
         target[plan.uncovered[:, 0], plan.uncovered[:, 1]] = 0  # best effort: pairs no group can cover
         sums, noise = np.zeros(target.shape), np.zeros(target.shape)
