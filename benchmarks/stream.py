@@ -22,9 +22,12 @@ Logs:
 
 Every decomposition goes through the exact verifier (:func:`anondecomp.verify`). Seconds are the solver's own
 (building a window's graph is common to all three and not counted), wall time and process CPU time (the machine
-is shared: CPU time varies less). Written to ``docs/results/stream.csv`` and ``stream.png``; ``--quick`` runs
-3,000 users of 300 items over 4 windows and OBD's first 2 days (a window a day; only when build/obd/ holds the
-archive already: a quick run never downloads) into build/benchmarks/, never docs/results/.
+is shared: CPU time varies less). The total exposure of the cold and warm results
+(:func:`anondecomp.exposure.exposure_info`: user-blocks in a group of C+1 or more) is recorded beside them (the
+cold one is re-seated by the default, the warm one hides its free users itself). Written to
+``docs/results/stream.csv`` and ``stream.png``; ``--quick`` runs 3,000 users of 300 items over 4 windows and
+OBD's first 2 days (a window a day; only when build/obd/ holds the archive already: a quick run never downloads)
+into build/benchmarks/, never docs/results/.
 
 Usage: python benchmarks/stream.py [--quick] [--skip-obd]
 """
@@ -42,6 +45,7 @@ import numpy as np
 from _output import ROOT, results_dir
 
 import anondecomp
+from anondecomp.exposure import exposure_info
 from anondecomp.io import atomic_open
 from anondecomp.stream import InteractionLog, decompose_window, read_log, window_bounds, window_graph
 
@@ -64,6 +68,8 @@ COLUMNS = (
     "stream_seconds",
     "stream_cpu",
     "stream_plan",
+    "cold_exposure",
+    "warm_exposure",
     "verified",
 )
 
@@ -179,6 +185,8 @@ def run_log(name: str, log: InteractionLog, C: int, window: float, step: float) 
                 "stream_seconds": round(stream_s, 4),
                 "stream_cpu": round(stream_cpu, 4),
                 "stream_plan": stream.info["stream"],
+                "cold_exposure": exposure_info(cold)["exposure_total"],
+                "warm_exposure": exposure_info(warm)["exposure_total"],
                 "verified": verified,
             }
         )
@@ -206,6 +214,7 @@ def summary(rows: list[dict]) -> list[str]:
             for x in ("seconds", "cpu", "R")
         }
         kept = sum(r["stream_plan"] == "warm" for r in later)
+        exposure = sum(int(r["warm_exposure"]) for r in later) / sum(int(r["cold_exposure"]) for r in later)
         total = {how: sum(float(r[f"{how}_seconds"]) for r in later) for how in ("warm", "stream", "cold")}
         lines.append(
             f"{name}: {len(later)} warm-started windows; warm/cold time median "
@@ -213,7 +222,8 @@ def summary(rows: list[dict]) -> list[str]:
             f"{total['warm'] / total['cold']:.3f}), R warm/cold max {ratio['warm_R'].max():.4f} (mean "
             f"{ratio['warm_R'].mean():.4f}); stream/cold time median {np.median(ratio['stream_seconds']):.3f} (CPU "
             f"{np.median(ratio['stream_cpu']):.3f}, all windows {total['stream'] / total['cold']:.3f}), R stream/cold "
-            f"max {ratio['stream_R'].max():.4f}; the stream kept the warm result in {kept} of {len(later)}"
+            f"max {ratio['stream_R'].max():.4f}; the stream kept the warm result in {kept} of {len(later)}; total "
+            f"exposure warm/cold {exposure:.3f}"
         )
     return lines
 

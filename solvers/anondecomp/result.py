@@ -17,6 +17,8 @@ from anondecomp.validation import DENSE_CELLS, check_graph, check_int, check_int
 
 _CHUNK = 1 << 22  # (assignment, user) entries checked against the support at once
 _TABLE_CELLS = DENSE_CELLS  # users x arms up to which the support check uses a bitmap (50 MB at most)
+_SLICE_CELLS = 1 << 24  # users x arms of a slice of users when the whole bitmap would be larger (16 MB)
+_SLICE_USERS = 1024  # fewest users of a slice (fewer: so many arms that binary searches are cheaper)
 
 
 def arm_dtype(n_arms: int) -> np.dtype:
@@ -234,26 +236,47 @@ def _check_on_support(graph: DemandGraph, a: np.ndarray) -> None:
     if lo_hi[0] < 0 or lo_hi[1] >= K:
         r, i = np.argwhere((a < 0) | (a >= K))[0]
         raise InvalidInputError(f"assignment {r} puts user {graph.users[i]!r} on arm index {a[r, i]}, outside [0, {K})")
-    keys = graph.edge_users.astype(np.int64) * K + graph.edge_arms
-    users = np.arange(N, dtype=np.int64) * K
-    step = max(1, _CHUNK // max(N, 1))
-    table = None
-    if N * K <= _TABLE_CELLS:  # a bitmap of the support: one gather per entry instead of a binary search
-        table = np.zeros(N * K, dtype=bool)
+    # a bitmap of the support, one gather per entry instead of a binary search: of every user at once when
+    # users x arms is small, else of a slice of users at a time (memory O(_SLICE_CELLS), work O(edges + entries))
+    slice_users = N if N * K <= _TABLE_CELLS else _SLICE_CELLS // K
+    if slice_users < min(N, _SLICE_USERS):  # so many arms that a slice would be a few users: binary searches
+        _check_by_search(graph, a)
+        return
+    table = np.zeros(slice_users * K, dtype=bool)
+    for u0 in range(0, N, slice_users):
+        u1 = min(N, u0 + slice_users)
+        e0, e1 = int(graph.indptr[u0]), int(graph.indptr[u1])
+        keys = (graph.edge_users[e0:e1].astype(np.int64) - u0) * K + graph.edge_arms[e0:e1]
         table[keys] = True
+        base = np.arange(u1 - u0, dtype=np.int64) * K
+        step = max(1, _CHUNK // (u1 - u0))
+        for lo in range(0, len(a), step):
+            off = ~table[base[None, :] + a[lo : lo + step, u0:u1]]
+            if off.any():
+                r, i = np.argwhere(off)[0]
+                _off_support(graph, a, lo + r, u0 + i)
+        table[keys] = False
+
+
+def _check_by_search(graph: DemandGraph, a: np.ndarray) -> None:
+    """:func:`_check_on_support` by a binary search of each entry among the sorted (user, arm) keys."""
+    K = graph.n_arms
+    keys = graph.edge_users.astype(np.int64) * K + graph.edge_arms
+    users = np.arange(graph.n_users, dtype=np.int64) * K
+    step = max(1, _CHUNK // max(graph.n_users, 1))
     for lo in range(0, len(a), step):
         want = users[None, :] + a[lo : lo + step].astype(np.int64)
-        if table is not None:
-            off = ~table[want]
-        else:
-            at = np.minimum(np.searchsorted(keys, want), max(len(keys) - 1, 0))
-            off = keys[at] != want
+        at = np.minimum(np.searchsorted(keys, want), max(len(keys) - 1, 0))
+        off = keys[at] != want
         if off.any():
             r, i = np.argwhere(off)[0]
-            raise InvalidInputError(
-                f"assignment {lo + r} puts user {graph.users[i]!r} on arm "
-                f"{graph.arms[a[lo + r, i]]!r}, which is not in its support"
-            )
+            _off_support(graph, a, lo + r, i)
+
+
+def _off_support(graph: DemandGraph, a: np.ndarray, r: int, i: int) -> None:
+    raise InvalidInputError(
+        f"assignment {r} puts user {graph.users[i]!r} on arm {graph.arms[a[r, i]]!r}, which is not in its support"
+    )
 
 
 def compress(assignments: np.ndarray, multiplicities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -403,3 +403,80 @@ def test_cli_decompose_verify_replan_verify(tmp_path):
     left, _ = anondecomp.read_graph(residual)
     assert left.edge_required.tolist() == np.maximum(graph.edge_required - got, 0).tolist()
     assert json.loads(out.read_text())["absence"] == header["absence"]
+
+
+def _max_of_negative_binomials(demands, absences) -> float:
+    """E[max_i T_i] by the distribution of the maximum built one user at a time from negative binomial pmfs
+    (scipy.stats.nbinom: failures before the d-th success), truncated where the mass left is below 1e-13."""
+    from scipy.stats import nbinom
+
+    top = 0
+    cdf = np.ones(1)  # P(max <= t) for t = 0, 1, ...
+    for d, a in zip(demands, absences, strict=True):
+        if d == 0:
+            continue
+        t_max = int(nbinom.ppf(1 - 1e-13, d, 1 - a)) + d
+        top = max(top, t_max)
+        own = np.zeros(top + 1)
+        own[d : t_max + 1] = np.cumsum(nbinom.pmf(np.arange(t_max - d + 1), d, 1 - a))
+        own[t_max + 1 :] = 1.0
+        cdf = np.concatenate([cdf, np.full(top + 1 - len(cdf), cdf[-1])])[: top + 1] * own
+    return float(np.sum(1.0 - cdf))
+
+
+@pytest.mark.parametrize(
+    ("demands", "absences"),
+    [([5], [0.2]), ([3, 3], [0.1, 0.1]), ([7, 2, 7, 1], [0.3, 0.05, 0.3, 0.5]), ([40] * 30 + [12], [0.1] * 31)],
+)
+def test_completion_bound_is_the_expected_largest_negative_binomial(demands, absences):
+    from anondecomp.absence import completion_bound, user_demand_bound
+
+    w = np.array(demands, dtype=np.float64)[:, None]
+    g = DemandGraph.from_weights(w)
+    bound = completion_bound(g, np.array(absences))
+    assert bound == pytest.approx(_max_of_negative_binomials(demands, absences), abs=1e-7)
+    assert bound >= user_demand_bound(g, np.array(absences)) - 1e-9
+    if len(demands) == 1:  # one user: the negative binomial's mean d / (1 - A)
+        assert bound == pytest.approx(demands[0] / (1 - absences[0]), abs=1e-9)
+
+
+def test_completion_bound_is_above_a_simulated_schedule_of_every_block():
+    """Every user on its arm in every block (C = 0: every present user is served): the blocks until all are
+    served, simulated, average the completion bound."""
+    from anondecomp.absence import completion_bound
+
+    rng = np.random.default_rng(5)
+    demands, A = np.array([6, 9, 9, 4]), 0.25
+    present = rng.random((20_000, 80, len(demands))) >= A
+    done = (np.cumsum(present, axis=1) >= demands).argmax(axis=1).max(axis=1) + 1
+    g = DemandGraph.from_weights(demands.astype(np.float64)[:, None])
+    assert done.mean() == pytest.approx(completion_bound(g, A), abs=4 * done.std() / np.sqrt(len(done)))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_robust_auto_on_a_log_is_never_longer_than_the_session_calendar_or_its_own_route(seed):
+    """Robust ``auto`` on a log weighs the session calendar against its own route (least-slack rounds, block):
+    it is never longer than either, whether or not the improvement step runs."""
+    from anondecomp.absence import robust_decomposition
+    from anondecomp.bench.real import powerlaw_log
+    from anondecomp.methods.auto import auto_decomposition
+
+    graph, C, A = powerlaw_log(300, 60, 5, seed), 5, 0.1
+    calendar = anondecomp.decompose(graph, C, absence=A, method="sessions")
+    route = robust_decomposition(
+        graph, C, lambda g, c: auto_decomposition(g, c, best_effort=True, improve=False), A, None, False
+    )
+    robust = anondecomp.decompose(graph, C, absence=A, improve=False)
+    assert anondecomp.verify(graph, C, robust).valid
+    assert robust.total_assignments <= min(calendar.total_assignments, route.total_assignments)
+
+
+@pytest.mark.parametrize("bad", [1.0, -0.1, float("nan"), "0.1", [0.1, 0.2]])
+def test_the_bounds_refuse_a_bad_absence_in_one_line(bad):
+    from anondecomp.absence import completion_bound, user_demand_bound
+
+    g = DemandGraph.from_weights(np.ones((3, 1)))
+    for bound in (completion_bound, user_demand_bound):
+        with pytest.raises(InvalidInputError, match="^absence") as info:
+            bound(g, bad)
+        assert "\n" not in str(info.value)

@@ -358,3 +358,65 @@ def test_a_window_graph_is_built_sparse_from_a_log_too_large_for_dense(tmp_path)
     pq.write_table(table, tmp_path / "ring.parquet")
     (w,) = stream_windows(tmp_path / "ring.parquet", C=1, window="1d")
     assert (w.users, w.items, w.R) == (n, n, 2)
+
+
+def _calendar(seed: int, R: int, C: int) -> tuple[anondecomp.DemandGraph, np.ndarray]:
+    """A random graph of 60 users x 40 items and a calendar of groups: in each round a few items hold a group of
+    C+1 of their users; everyone else is free (-1)."""
+    from tests.solvers.strategies import supported_graph
+
+    graph = supported_graph(seed, N=60, K=40, C=C)
+    rng = np.random.default_rng(seed)
+    arm = np.full((R, graph.n_users), -1, dtype=np.int32)
+    for t in range(R):
+        for j in rng.choice(graph.n_arms, 3, replace=False):
+            users = graph.edge_users[graph.edge_arms == j]
+            users = users[arm[t, users] < 0]
+            if len(users) > C:
+                arm[t, rng.choice(users, C + 1, replace=False)] = j
+    return graph, arm
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_free_users_are_hidden_on_their_support_at_most_c_to_an_arm(seed):
+    from anondecomp.methods._common import park
+    from anondecomp.warm import _hide_free
+
+    C, R = 3, 10
+    graph, arm = _calendar(seed, R, C)
+    out = _hide_free(graph, arm, C)
+    free = arm < 0
+    assert (out[~free] == arm[~free]).all()  # group members stay
+    support = np.zeros((graph.n_users, graph.n_arms), dtype=bool)
+    support[graph.edge_users, graph.edge_arms] = True
+    assert support[np.arange(graph.n_users)[None, :], out].all()
+    rows = np.arange(R)[:, None]
+    members = np.zeros((R, graph.n_arms), dtype=np.int64)
+    np.add.at(members, (np.broadcast_to(rows, arm.shape)[~free], arm[~free]), 1)
+    parked = np.broadcast_to(park(graph)[None, :], out.shape)
+    exposed = free & (members[rows, out] > 0)  # a free user in a group: only one that could not hide
+    assert (out[exposed] == parked[exposed]).all()
+    assert exposed.sum() <= 0.05 * free.sum()
+    hidden = free & (members[rows, out] == 0) & (out != parked)  # hidden deliberately: at most C to an arm
+    placed = np.zeros((R, graph.n_arms), dtype=np.int64)
+    np.add.at(placed, (np.broadcast_to(rows, out.shape)[hidden], out[hidden]), 1)
+    assert placed.max() <= C
+
+
+def test_hiding_free_users_leaves_the_warm_plan_valid_and_barely_exposed():
+    from anondecomp.exposure import exposure_info
+
+    rng = np.random.default_rng(3)
+    graphs = []
+    for _ in range(2):
+        w = (rng.random((400, 120)) < 0.08) * rng.integers(1, 4, (400, 120))
+        graphs.append(anondecomp.DemandGraph.from_weights(w.astype(float)))
+    codes = np.arange(400), np.arange(120)
+    first = anondecomp.decompose(graphs[0], 5)
+    rounds, _, _ = warm_decomposition(graphs[1], 5, plan_seats(first, *codes), *codes)
+    rows, mult = merge_rounds(rounds)
+    warm = anondecomp.Decomposition(graphs[1], 5, "warm", rows, mult)
+    assert anondecomp.verify(graphs[1], 5, warm).valid
+    cold = anondecomp.decompose(graphs[1], 5)  # re-seated by default
+    # parked on their first support item, the free users would take it to 13,239 user-blocks against 7,958
+    assert exposure_info(warm)["exposure_total"] <= 1.05 * exposure_info(cold)["exposure_total"]
