@@ -341,15 +341,7 @@ def read_absence(path: str | os.PathLike, graph: DemandGraph) -> np.ndarray | No
         )
     if tuple(users) != graph.users:
         raise InvalidInputError(f"{path}: the absence column's users are not the graph's")
-    lo, hi = np.full(len(users), np.inf), np.full(len(users), -np.inf)
-    np.minimum.at(lo, u, values)
-    np.maximum.at(hi, u, values)
-    if (lo != hi).any():
-        i = int(np.argmax(lo != hi))
-        raise InvalidInputError(
-            f"{path}: user {users[i]!r} has absence {lo[i]:g} and {hi[i]:g}; give one value per user (on every row)"
-        )
-    return lo
+    return _one_per_key(values, u, users, path, "user", "absence")
 
 
 def read_capacity(path: str | os.PathLike, graph: DemandGraph) -> np.ndarray | None:
@@ -371,15 +363,21 @@ def read_capacity(path: str | os.PathLike, graph: DemandGraph) -> np.ndarray | N
             f"{path}: capacity of arm {graph.arms[arms[k]]!r} (row {k + 1}) is {values[k]:g}; it must be a whole "
             "number of users >= 1"
         )
-    lo, hi = np.full(graph.n_arms, np.inf), np.full(graph.n_arms, -np.inf)
-    np.minimum.at(lo, arms, values)
-    np.maximum.at(hi, arms, values)
+    return _one_per_key(values, arms, graph.arms, path, "arm", "capacity").astype(np.int64)
+
+
+def _one_per_key(values: np.ndarray, keys: np.ndarray, names, path, kind: str, field: str) -> np.ndarray:
+    """(len(names),) the one value each key gives on all its rows; two values for one key are refused in one
+    line naming it."""
+    lo, hi = np.full(len(names), np.inf), np.full(len(names), -np.inf)
+    np.minimum.at(lo, keys, values)
+    np.maximum.at(hi, keys, values)
     if (lo != hi).any():
-        j = int(np.argmax(lo != hi))
+        k = int(np.argmax(lo != hi))
         raise InvalidInputError(
-            f"{path}: arm {graph.arms[j]!r} has capacity {lo[j]:g} and {hi[j]:g}; give one value per arm (on every row)"
+            f"{path}: {kind} {names[k]!r} has {field} {lo[k]:g} and {hi[k]:g}; give one value per {kind} (on every row)"
         )
-    return lo.astype(np.int64)
+    return lo
 
 
 def _read_columns(path: str | os.PathLike, kind: str, columns: list[str]):

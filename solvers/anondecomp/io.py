@@ -314,14 +314,7 @@ def limits_from_header(header: dict, graph: DemandGraph, where: str) -> dict:
     out = {}
     try:
         if "capacity" in header:
-            value = header["capacity"]
-            if isinstance(value, dict):
-                unknown = sorted(set(value) - set(graph.arms))
-                missing = [a for a in graph.arms if a not in value]
-                if unknown or missing:
-                    what = f"names unknown arm {unknown[0]!r}" if unknown else f"does not give arm {missing[0]!r}"
-                    raise InvalidInputError(f"capacity {what} (one capacity per arm of the graph)")
-                value = [value[a] for a in graph.arms]
+            value = _one_per_name(header["capacity"], graph.arms, "capacity", "arm", "one capacity per arm")
             out["capacity"] = RULES["capacity"]("capacity", value, {"graph": graph})
         if "max_surplus_exposure" in header:
             value = header["max_surplus_exposure"]
@@ -329,6 +322,19 @@ def limits_from_header(header: dict, graph: DemandGraph, where: str) -> dict:
     except InvalidInputError as exc:
         raise InvalidInputError(f"{where}: {exc}") from None
     return out
+
+
+def _one_per_name(value: Any, names: tuple, field: str, kind: str, rule: str) -> Any:
+    """``value`` as a list in the order of ``names`` when it is a ``{name: value}`` mapping that gives every name
+    once and no other; any other ``value`` as it is (its rule checks it)."""
+    if not isinstance(value, dict):
+        return value
+    unknown = sorted(set(value) - set(names))
+    missing = [n for n in names if n not in value]
+    if unknown or missing:
+        what = f"names unknown {kind} {unknown[0]!r}" if unknown else f"does not give {kind} {missing[0]!r}"
+        raise InvalidInputError(f"{field} {what} ({rule} of the graph)")
+    return [value[n] for n in names]
 
 
 def absence_header(graph: DemandGraph, info: dict) -> dict:
@@ -354,13 +360,7 @@ def absence_from_header(header: dict, graph: DemandGraph, where: str) -> dict:
         return {}
     value, conf = header["absence"], header.get("confidence")
     try:
-        if isinstance(value, dict):
-            unknown = sorted(set(value) - set(graph.users))
-            missing = [u for u in graph.users if u not in value]
-            if unknown or missing:
-                what = f"names unknown user {unknown[0]!r}" if unknown else f"does not give user {missing[0]!r}"
-                raise InvalidInputError(f"absence {what} (one probability per user of the graph)")
-            value = [value[u] for u in graph.users]
+        value = _one_per_name(value, graph.users, "absence", "user", "one probability per user")
         absence = check_absence("absence", value, {"graph": graph})
         confidence = check_confidence("confidence", conf)
     except InvalidInputError as exc:
