@@ -372,7 +372,7 @@ def _whole_support(
     arms = np.flatnonzero(whole & (need > 0))
     if not len(arms):
         return np.empty((0, graph.n_users), dtype=np.int64), np.empty(0, dtype=np.int64)
-    order = np.argsort(graph.edge_arms, kind="stable")
+    order = graph.arm_order
     bounds = np.searchsorted(graph.edge_arms[order], np.stack([arms, arms + 1]))
     members = {int(j): graph.edge_users[order[lo:hi]] for j, lo, hi in zip(arms, *bounds, strict=True)}
     classes: list[tuple[set, list[int]]] = []

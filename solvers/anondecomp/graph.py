@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
 
 from anondecomp.errors import InvalidInputError
+from anondecomp.sorting import stable_order
 from anondecomp.validation import ALLOW_LARGE, DENSE_CELLS, checked, large_allowed
 
 MAX_DEMAND = 2**53
@@ -600,6 +602,14 @@ class DemandGraph:
     def arm_degrees(self) -> np.ndarray:
         """``|B_j|``: how many users may play each arm."""
         return np.bincount(self.edge_arms, minlength=self.n_arms)
+
+    @cached_property
+    def arm_order(self) -> np.ndarray:
+        """(E,) int64 the edges sorted by arm, stably (by user within an arm): arm j's edges are
+        ``arm_order[s[j]:s[j + 1]]`` for ``s`` the cumulative :attr:`arm_degrees`. Computed once (radix sort)."""
+        order = stable_order(self.edge_arms, self.n_arms)
+        order.flags.writeable = False
+        return order
 
     @property
     def wanted_arms(self) -> np.ndarray:

@@ -142,7 +142,7 @@ class EdgeIndex:
         g = self.graph
         starts = np.zeros(self.n_arms + 1, dtype=np.int64)
         np.cumsum(np.bincount(g.edge_arms, minlength=self.n_arms), out=starts[1:])
-        return g.edge_users[np.argsort(g.edge_arms, kind="stable")].astype(np.int64), starts
+        return g.edge_users[g.arm_order].astype(np.int64), starts
 
 
 def _padded(per_edge: np.ndarray) -> np.ndarray:

@@ -24,7 +24,7 @@ from anondecomp.stream import (
     window_graph,
     write_stream,
 )
-from anondecomp.warm import _trim, merge_rounds, plan_seats, warm_decomposition
+from anondecomp.warm import Seats, _trim, merge_rounds, plan_seats, warm_decomposition
 
 
 def write_csv(path: Path, rows: list[tuple], header: str = "user,item,timestamp") -> Path:
@@ -384,7 +384,9 @@ def test_free_users_are_hidden_on_their_support_at_most_c_to_an_arm(seed):
 
     C, R = 3, 10
     graph, arm = _calendar(seed, R, C)
-    out = _hide_free(graph, arm, C)
+    t, i = np.nonzero(arm >= 0)
+    members = Seats(t, i, arm[t, i].astype(np.int64), np.arange(graph.n_users), np.arange(graph.n_arms), R)
+    out = _hide_free(graph, arm.copy(), members, C)
     free = arm < 0
     assert (out[~free] == arm[~free]).all()  # group members stay
     support = np.zeros((graph.n_users, graph.n_arms), dtype=bool)

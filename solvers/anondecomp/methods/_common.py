@@ -25,7 +25,7 @@ def park(graph: DemandGraph) -> np.ndarray:
 def arm_users(graph: DemandGraph) -> tuple[np.ndarray, np.ndarray]:
     """The users of every arm: (users sorted by arm, then user; (K+1,) starts), so that arm j's users are
     ``users[start[j]:start[j + 1]]``."""
-    order = np.argsort(graph.edge_arms, kind="stable")
+    order = graph.arm_order
     start = np.zeros(graph.n_arms + 1, dtype=np.int64)
     np.cumsum(graph.arm_degrees, out=start[1:])
     return graph.edge_users[order], start
@@ -43,7 +43,7 @@ def arm_index(graph: DemandGraph) -> tuple[np.ndarray, np.ndarray]:
     :func:`arm_edges`."""
     start = np.zeros(graph.n_arms + 1, dtype=np.int64)
     np.cumsum(graph.arm_degrees, out=start[1:])
-    return np.argsort(graph.edge_arms, kind="stable"), start
+    return graph.arm_order, start
 
 
 def arm_edges(index: tuple[np.ndarray, np.ndarray], arms: np.ndarray) -> np.ndarray:

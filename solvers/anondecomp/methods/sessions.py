@@ -86,7 +86,7 @@ def session_rounds(
     graph, C1 = prep.graph, prep.C + 1
     N, K = graph.shape
     rem = prep.edge_required.copy()
-    by_arm = np.argsort(graph.edge_arms, kind="stable")
+    by_arm = graph.arm_order
     start = np.zeros(K + 1, dtype=np.int64)
     np.cumsum(graph.arm_degrees, out=start[1:])
     left = np.bincount(graph.edge_users, weights=rem, minlength=N).astype(np.int64)  # demand left per user
