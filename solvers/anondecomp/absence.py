@@ -28,7 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from anondecomp.errors import InvalidInputError, SolverError
+from anondecomp.errors import InvalidInputError, MethodNotApplicableError, SolverError
 from anondecomp.graph import DemandGraph
 from anondecomp.result import Decomposition, arm_dtype, compress
 from anondecomp.validation import (
@@ -452,7 +452,12 @@ def _stage(
         # arms (fewer than `size` users) and nothing else changed: it keeps its form (a batched graph's D)
         drops_them = not (whole & (pres.degrees >= size)).any()
         same = drops_them and np.array_equal(left, np.where(on_whole, 0, graph.edge_required))
-        core = solve(graph if same else graph_with_demand(graph, left * 1.0, left), size - 1)
+        try:
+            core = solve(graph if same else graph_with_demand(graph, left * 1.0, left), size - 1)
+        except MethodNotApplicableError as exc:  # its C+1 is the robust size: say so, or C+1 reads wrong
+            raise MethodNotApplicableError(
+                f"{exc} (with absent users C+1 is the robust group size {size}, for C = {pres.C})"
+            ) from None
         method = core.method
         rows = np.concatenate([rows, np.asarray(core.assignments, dtype=np.int64)])
         mult = np.concatenate([mult, core.multiplicities.astype(np.int64)])

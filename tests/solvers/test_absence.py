@@ -480,3 +480,10 @@ def test_the_bounds_refuse_a_bad_absence_in_one_line(bad):
         with pytest.raises(InvalidInputError, match="^absence") as info:
             bound(g, bad)
         assert "\n" not in str(info.value)
+
+
+def test_a_method_the_robust_size_rules_out_names_that_size():
+    g = anondecomp.DemandGraph.from_batched(10, np.ones((8, 2), bool))  # column sums of w/D: 4 per arm
+    assert anondecomp.decompose(g, 2, method="polytope").total_assignments == 10  # C+1 = 3
+    with pytest.raises(anondecomp.MethodNotApplicableError, match=r"the robust group size 6, for C = 2\)$"):
+        anondecomp.decompose(g, 2, method="polytope", absence=0.2)

@@ -40,11 +40,15 @@ below C). An absent user gets no reward, is in no sum and adds no pseudo-regret 
 drawn one by one (their groups differ), so the estimates of a pair are counted as actually received. A batch is
 decomposed with groups robust to A (``anondecomp.decompose(absence=A, confidence=Q)``) and what the absent
 users left short is re-planned (``anondecomp.replan``) until every pair has its demand: the learners get exactly
-what was received. At A = 0 nothing of this runs and no extra number is drawn.
+what was received (a method that does not apply to a robust batch or residual, such as ``polytope`` whose
+condition the robust size can break, gives way to ``auto``: :func:`with_robust_fallback`). At A = 0 nothing of
+this runs and no extra number is drawn.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -1099,16 +1103,20 @@ class AnonymousChannel(RoundBooks):
         t0, surplus, assignments, distinct, complete = self.t, 0, 0, 0, True
         for replans in range(MAX_REPLANS + 1):
             if replans:
-                plan = anondecomp.replan(
-                    graph,
-                    plan,
-                    received,
-                    method=o.decomposer,
-                    best_effort=o.best_effort,
-                    rng=self._dec_rng,
-                    improve=False,
-                    absence=self.absence,
-                    confidence=self.confidence,
+                plan = with_robust_fallback(
+                    functools.partial(
+                        anondecomp.replan,
+                        graph,
+                        plan,
+                        received,
+                        best_effort=o.best_effort,
+                        rng=self._dec_rng,
+                        improve=False,
+                        absence=self.absence,
+                        confidence=self.confidence,
+                    ),
+                    o.decomposer,
+                    self.absence,
                 )
                 _check_elicited(plan, self.n_users, o.max_elicited, batch)
             if not partial and self.t + plan.total_assignments * r > self.horizon:
@@ -1572,8 +1580,12 @@ def decompose_demand(
         robust["max_surplus_exposure"] = max_exposure
     # the method's own seating (reseat=False): the recorded runs of the bandit layer were made with it
     try:
-        res = anondecomp.decompose(
-            graph, C, method=decomposer, rng=rng, best_effort=best_effort, improve=False, reseat=False, **robust
+        res = with_robust_fallback(
+            functools.partial(
+                anondecomp.decompose, graph, C, rng=rng, best_effort=best_effort, improve=False, reseat=False, **robust
+            ),
+            decomposer,
+            absence,
         )
     except (anondecomp.InfeasibleError, anondecomp.MethodNotApplicableError) as exc:
         if max_exposure is None:
@@ -1586,6 +1598,24 @@ def decompose_demand(
             "user-assignments a batch elicits"
         )
     return res
+
+
+def with_robust_fallback(decompose: Callable[..., Any], method: str, absence: float) -> Any:
+    """``decompose(method=method)``, or, with an absence above 0 where the method does not apply,
+    ``decompose(method="auto")``.
+
+    Robust groups raise the group size a method must reach from C+1 to the robust size, so a method that applies
+    to a batch without absence may not apply with it (``polytope`` needs every arm's column sum of w/D to reach
+    that size) and never applies to most re-planned residuals. The batch then runs on ``auto``, which applies to
+    every graph; its record's ``method`` names the method used (``robust:...``)."""
+    import anondecomp  # the solver layer, loaded with the first decomposed batch
+
+    try:
+        return decompose(method=method)
+    except anondecomp.MethodNotApplicableError:
+        if absence == 0 or method == "auto":
+            raise
+        return decompose(method="auto")
 
 
 @fill

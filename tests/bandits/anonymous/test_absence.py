@@ -225,6 +225,45 @@ def test_anon_bai_pays_rounds_for_absence():
     assert absent.metrics["users_approx_optimal"] == 1.0 and absent.metrics["min_group_size"] >= 2
 
 
+def test_a_method_the_robust_size_rules_out_gives_way_to_auto_and_the_run_completes(monkeypatch):
+    """polytope applies to anon-bai's batches at C + 1 = 3 but not always at the robust size 6 (A = 0.2): those
+    batches and re-plans run on auto, and the run ends with every user's recommendation approx-optimal."""
+    import anonbandits.channels.anonymous as anonymous
+
+    refused: list[str] = []
+    fallback = anonymous.with_robust_fallback
+
+    def spy(decompose, method, absence):
+        def watched(**kw):
+            try:
+                return decompose(**kw)
+            except anondecomp.MethodNotApplicableError as exc:
+                refused.append(str(exc))
+                raise
+
+        return fallback(watched, method, absence)
+
+    monkeypatch.setattr(anonymous, "with_robust_fallback", spy)
+    run = simulate("anon-bai", seed=0, users=24, arms=3, C=2, gap=0.3, decomposer="polytope", absence=0.2)
+    assert refused and all("robust group size 6, for C = 2" in text for text in refused)
+    assert run.metrics["users_stopped"] == 1.0 and run.metrics["users_approx_optimal"] == 1.0
+    assert run.metrics["min_group_size"] >= 2
+
+
+def test_the_fallback_to_auto_is_only_for_a_method_that_does_not_apply_under_absence():
+    from anonbandits.channels.anonymous import with_robust_fallback
+
+    def decompose(method):
+        if method == "polytope":
+            raise anondecomp.MethodNotApplicableError("polytope does not apply")
+        return method
+
+    assert with_robust_fallback(decompose, "polytope", 0.1) == "auto"
+    assert with_robust_fallback(decompose, "greedy", 0.1) == "greedy"
+    with pytest.raises(anondecomp.MethodNotApplicableError):
+        with_robust_fallback(decompose, "polytope", 0.0)  # without absence the method's refusal stands
+
+
 def test_anon_batched_runs_under_absence_with_its_batched_graphs():
     instance = clustered_instance(40, 2, 0, 0.3, np.random.default_rng(0))
     run = anon_batched(instance, 2, 40_000, U=20, rng=np.random.default_rng(1), absence=0.1)
