@@ -1606,8 +1606,8 @@ def with_robust_fallback(decompose: Callable[..., Any], method: str, absence: fl
 
     Robust groups raise the group size a method must reach from C+1 to the robust size, so a method that applies
     to a batch without absence may not apply with it (``polytope`` needs every arm's column sum of w/D to reach
-    that size) and never applies to most re-planned residuals. The batch then runs on ``auto``, which applies to
-    every graph; its record's ``method`` names the method used (``robust:...``)."""
+    that size), nor, often, to a re-planned residual. The batch or re-plan then runs on ``auto``, which applies
+    to every graph; a batch's record names the method its plan ran on (``robust:...``)."""
     import anondecomp  # the solver layer, loaded with the first decomposed batch
 
     try:
