@@ -617,16 +617,19 @@ def completion_bound(graph: DemandGraph, absence) -> float:
     need, p = kinds[0], 1.0 - kinds[1]
     top = int(need.max())
     total, t0 = float(top), top
-    step = max(1, min(_BOUND_CELLS // len(need), top))  # the tail rarely reaches past 2D
+    widest = max(1, _BOUND_CELLS // len(need))
+    step = min(widest, top)  # the tail rarely reaches past 2D; it doubles when it does (absences near 1)
     while True:
         t = np.arange(t0, t0 + step, dtype=np.float64)[:, None]
-        # P(Binomial(t, p) >= d) as the regularised incomplete beta I_p(d, t - d + 1), exact for d <= t
-        log_f = np.log(np.where(t >= need, betainc(need, np.maximum(t - need + 1, 1), p), 0.0))
+        # P(Binomial(t, p) >= d) as the regularised incomplete beta I_p(d, t - d + 1), t >= D >= d; one below
+        # the smallest float is 0, its log -inf and its round's product 0
+        with np.errstate(divide="ignore"):
+            log_f = np.log(betainc(need, t - need + 1, p))
         tail = -np.expm1(log_f @ count.astype(np.float64))
         total += float(tail.sum())
         if tail[-1] < _BOUND_TOL:
             return total
-        t0 += step
+        t0, step = t0 + step, min(2 * step, widest)
 
 
 def describe_absence(given) -> str:

@@ -471,6 +471,16 @@ def test_robust_auto_on_a_log_is_never_longer_than_the_session_calendar_or_its_o
     assert robust.total_assignments <= min(calendar.total_assignments, route.total_assignments)
 
 
+def test_completion_bound_takes_tails_below_the_smallest_float_and_absences_near_one(recwarn):
+    from anondecomp.absence import completion_bound, user_demand_bound
+
+    many = DemandGraph.from_batched(2000, np.ones((3, 1), bool))  # P(present in all first 2000) = 0.5^2000 = 0
+    assert user_demand_bound(many, 0.5) < completion_bound(many, 0.5) < 1.02 * user_demand_bound(many, 0.5)
+    one = DemandGraph.from_weights(np.array([[2.0]]))  # a tail of millions of blocks, summed in doubling steps
+    assert completion_bound(one, 0.99999) == pytest.approx(2 / 1e-5, rel=1e-6)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
 @pytest.mark.parametrize("bad", [1.0, -0.1, float("nan"), "0.1", [0.1, 0.2]])
 def test_the_bounds_refuse_a_bad_absence_in_one_line(bad):
     from anondecomp.absence import completion_bound, user_demand_bound
