@@ -355,11 +355,10 @@ class _Calendar:
         self.arm = cal
         self.free = (cal < 0).T.copy()
         self.n_free = self.free.sum(axis=1)
-        self.columns = {int(j): k for k, j in enumerate(short_arms)}
         L, S = cal.shape[0], len(short_arms)
-        column = np.full(n_arms, -1, dtype=np.int64)
-        column[short_arms] = np.arange(S)
-        where = column[places.a]
+        self.column = np.full(n_arms, -1, dtype=np.int64)  # each short arm's column of ``seated``
+        self.column[short_arms] = np.arange(S)
+        where = self.column[places.a]
         mine = where >= 0
         self.seated = np.bincount(places.t[mine] * S + where[mine], minlength=L * S).reshape(L, S)
 
@@ -373,7 +372,7 @@ class _Calendar:
             grown = np.zeros((self.rounds, self.seated.shape[1]), dtype=np.int64)
             grown[: self.seated.shape[0]] = self.seated
             self.seated = grown
-        return self.seated[:, self.columns[j]]
+        return self.seated[:, self.column[j]]
 
     def grow(self) -> int:
         """Add a round in which every user is free; its index."""
