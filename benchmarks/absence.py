@@ -141,6 +141,32 @@ def open_demand(graph, C: int, A: float):
     return graph_with_demand(graph, weights, required), int(at_risk.sum()), share
 
 
+def play(graph, C: int, A: float, plan: anondecomp.Decomposition, rng: np.random.Generator, received: np.ndarray):
+    """Run ``plan``'s blocks in order, :data:`STEP` at a time, adding each pair's samples to ``received`` ((E,),
+    in place); yields the blocks run after each step."""
+    rows = np.repeat(np.arange(plan.n_distinct), plan.multiplicities)
+    for lo in range(0, len(rows), STEP):
+        chunk = rows[lo : lo + STEP]
+        received += simulate_received(graph, plan.assignments[chunk], np.ones(len(chunk), int), C, A, rng)
+        yield len(chunk)
+
+
+def replan_residual(graph, C: int, A: float, received: np.ndarray) -> anondecomp.Decomposition:
+    """The re-plan of what ``received`` ((E,)) leaves short, from an empty plan (both strategies alike)."""
+    empty = anondecomp.Decomposition(graph, C, "done", np.empty((0, graph.n_users), int), np.empty(0, int))
+    counts = sp.csr_array((received, (graph.edge_users, graph.edge_arms)), shape=graph.shape)
+    return anondecomp.replan(
+        graph,
+        empty,
+        counts,
+        absence=A,
+        confidence=CONFIDENCE,
+        improve=False,
+        best_effort=True,
+        time_limit=REPLAN_SECONDS,
+    )
+
+
 def run(graph, C: int, A: float, first: anondecomp.Decomposition, seed: int) -> dict:
     """Blocks run until every demand of ``graph`` is met, re-planning when a plan ends; and the unmet share of
     the demanded pairs after the first plan."""
@@ -148,29 +174,15 @@ def run(graph, C: int, A: float, first: anondecomp.Decomposition, seed: int) -> 
     need = graph.edge_required
     demanded = need > 0
     received = np.zeros(graph.nnz, dtype=np.int64)
-    empty = anondecomp.Decomposition(graph, C, "done", np.empty((0, graph.n_users), int), np.empty(0, int))
     plan, blocks, unmet = first, 0, None
     for rounds in range(1, MAX_ROUNDS + 1):
-        rows = np.repeat(np.arange(plan.n_distinct), plan.multiplicities)
-        for lo in range(0, len(rows), STEP):
-            chunk = rows[lo : lo + STEP]
-            received += simulate_received(graph, plan.assignments[chunk], np.ones(len(chunk), int), C, A, rng)
-            blocks += len(chunk)
+        for n in play(graph, C, A, plan, rng, received):
+            blocks += n
             if not (received < need).any():
                 return {"assignments": blocks, "replans": rounds - 1, "unmet": unmet or 0.0, "finished": True}
         if unmet is None:
             unmet = float(np.mean(received[demanded] < need[demanded]))
-        counts = sp.csr_array((received, (graph.edge_users, graph.edge_arms)), shape=graph.shape)
-        plan = anondecomp.replan(
-            graph,
-            empty,
-            counts,
-            absence=A,
-            confidence=CONFIDENCE,
-            improve=False,
-            best_effort=True,
-            time_limit=REPLAN_SECONDS,
-        )
+        plan = replan_residual(graph, C, A, received)
     return {"assignments": blocks, "replans": MAX_ROUNDS - 1, "unmet": unmet or 0.0, "finished": False}
 
 

@@ -497,3 +497,37 @@ def test_a_method_the_robust_size_rules_out_names_that_size():
     assert anondecomp.decompose(g, 2, method="polytope").total_assignments == 10  # C+1 = 3
     with pytest.raises(anondecomp.MethodNotApplicableError, match=r"the robust group size 6, for C = 2\)$"):
         anondecomp.decompose(g, 2, method="polytope", absence=0.2)
+
+
+@pytest.fixture
+def counting_bound(monkeypatch):
+    """benchmarks/absence_residual.py's bound on a residual decomposed with groups of the robust size."""
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from absence_residual import counting_bound
+
+    return counting_bound
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_residual_counting_bound_is_below_every_robust_decomposition(seed, counting_bound):
+    rng = np.random.default_rng(seed)
+    w = (rng.random((90, 12)) < 0.15) * 1.0  # a thin residual on a wide support
+    support = (rng.random((90, 12)) < 0.5) | (w > 0)
+    g = DemandGraph(w, w.astype(np.int64), [f"u{i}" for i in range(90)], [f"a{j}" for j in range(12)], support=support)
+    for method in ("auto", "sessions", "greedy"):
+        d = anondecomp.decompose(g, 3, method=method, absence=0.1, best_effort=True)
+        assert max(counting_bound(g, d.info["robust_size"], k)[1] for k in (5, 10, 20, 50)) <= d.total_assignments
+
+
+def test_the_residual_counting_bound_is_met_where_thin_items_share_their_users(counting_bound):
+    """10 items, each of the same 5 users (the robust size at C = 2, A = 0.1) and each wanted by one of them:
+    every group holds all 5, so 10 assignments, where each user wants only 2 samples."""
+    s, m = anondecomp.robust_group_size(2, 0.1, 0.95), 10
+    w = np.zeros((s, m))
+    w[np.arange(m) % s, np.arange(m)] = 1.0
+    g = DemandGraph.from_weights(w, support=np.ones((s, m), bool))
+    assert (s, g.lower_bound) == (5, 2)
+    assert counting_bound(g, s, s) == (s * m, m)
+    assert anondecomp.decompose(g, 2, method="sessions", absence=0.1).total_assignments == m
